@@ -1,0 +1,95 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** Both drivers' databases (and their transactions) are PgDatabases over one schema. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface DbHandle {
+  readonly db: Db;
+  readonly driver: "postgres" | "pglite";
+  /** Subscribe to a NOTIFY channel; returns the unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+  /** Run fn while holding a session-level advisory lock (migrations from several instances). */
+  withLock<T>(lockId: number, fn: (db: Db) => Promise<T>): Promise<T>;
+}
+
+export interface OpenDbOptions {
+  databaseUrl: string | null;
+  dataDir: string;
+  poolSize?: number;
+  pglite?: { pgliteWasmModule?: WebAssembly.Module; initdbWasmModule?: WebAssembly.Module; fsBundle?: Blob };
+}
+
+export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
+  if (opts.databaseUrl && opts.databaseUrl.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  const inMemory = opts.databaseUrl === "memory://";
+  if (!inMemory) mkdirSync(opts.dataDir, { recursive: true });
+  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, ...opts.pglite });
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: "pglite",
+    async listen(channel, onPayload) {
+      const unsub = await client.listen(channel, onPayload);
+      return async () => unsub();
+    },
+    async ping() {
+      await client.query("select 1");
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+    // PGlite is single-connection and in-process: there is no other instance to race.
+    withLock: (_lockId, fn) => fn(db),
+  };
+}
+
+function openPostgres(url: string, poolSize: number): DbHandle {
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: 60,
+    // A dead backend (terminated, failover) is dropped and a fresh one opened on next use.
+    max_lifetime: 60 * 30,
+  });
+  const db = drizzlePostgres(client, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: "postgres",
+    async listen(channel, onPayload) {
+      const sub = await client.listen(channel, onPayload);
+      return async () => sub.unlisten();
+    },
+    async ping() {
+      await client`select 1`;
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+    async withLock(lockId, fn) {
+      const one = postgres(url, { max: 1, onnotice: () => {} });
+      try {
+        await one`select pg_advisory_lock(${lockId})`;
+        return await fn(drizzlePostgres(one, { schema }) as unknown as Db);
+      } finally {
+        await one`select pg_advisory_unlock(${lockId})`.catch(() => {});
+        await one.end({ timeout: 5 });
+      }
+    },
+  };
+}
+
+export async function notify(db: Db, channel: string, payload: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${channel}, ${payload})`);
+}

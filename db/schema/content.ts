@@ -1,0 +1,82 @@
+import { sql } from "drizzle-orm";
+import { type AnyPgColumn, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { projects } from "./projects";
+
+export type NodeStatus = "draft" | "published" | "archived";
+export interface NodeSeo {
+  description?: string;
+  canonical?: string | null;
+  robots?: string | null;
+  og_image?: string | null;
+  noindex?: boolean;
+  [key: string]: unknown;
+}
+
+export const nodes = pgTable(
+  "nodes",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    parentId: uuid("parent_id").references((): AnyPgColumn => nodes.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    path: text("path").notNull(),
+    type: text("type").notNull(),
+    title: text("title").notNull(),
+    status: text("status").$type<NodeStatus>().notNull().default("draft"),
+    position: integer("position").notNull().default(0),
+    seo: jsonb("seo").$type<NodeSeo>().notNull().default({}),
+    publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("nodes_project_path_uq").on(t.projectId, t.path),
+    index("nodes_parent_position_idx").on(t.parentId, t.position, t.id),
+    index("nodes_project_status_idx").on(t.projectId, t.status, t.id),
+    // Collection entries (children of a collection) by each sort key, id as tie-breaker.
+    index("nodes_parent_updated_idx").on(t.parentId, t.status, t.updatedAt, t.id),
+    index("nodes_parent_created_idx").on(t.parentId, t.status, t.createdAt, t.id),
+    index("nodes_parent_title_idx").on(t.parentId, t.status, t.title, t.id),
+    index("nodes_project_path_prefix_idx").on(t.projectId, sql`${t.path} text_pattern_ops`),
+  ],
+);
+
+export const blocks = pgTable(
+  "blocks",
+  {
+    id: uuid("id").primaryKey(),
+    nodeId: uuid("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    order: integer("order").notNull(),
+    data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (t) => [index("blocks_node_order_idx").on(t.nodeId, t.order)],
+);
+
+export interface TranslationMeta {
+  title?: string;
+  slug?: string;
+  description?: string;
+  og_image?: string;
+  [key: string]: unknown;
+}
+
+export const translations = pgTable(
+  "translations",
+  {
+    id: uuid("id").primaryKey(),
+    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    nodeId: uuid("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
+    locale: text("locale").notNull(),
+    meta: jsonb("meta").$type<TranslationMeta>().notNull().default({}),
+    blocks: jsonb("blocks").$type<Record<string, Record<string, unknown>>>().notNull().default({}),
+    // draft translations (e.g. machine-translated, awaiting review) are not delivered.
+    status: text("status").$type<"draft" | "published">().notNull().default("published"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("translations_node_locale_uq").on(t.nodeId, t.locale),
+    index("translations_project_locale_idx").on(t.projectId, t.locale),
+  ],
+);

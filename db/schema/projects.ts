@@ -1,0 +1,23 @@
+import { bigint, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+export const projects = pgTable("projects", {
+  id: uuid("id").primaryKey(),
+  slug: text("slug").notNull().unique(),
+  name: text("name").notNull(),
+  defaultLocale: text("default_locale").notNull(),
+  locales: jsonb("locales").$type<string[]>().notNull(),
+  publicBaseUrl: text("public_base_url"),
+  // Bumped by every content write; delivery caches are keyed by it on every instance.
+  contentVersion: bigint("content_version", { mode: "number" }).notNull().default(1),
+  createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});
+
+export const themes = pgTable("themes", {
+  projectId: uuid("project_id").primaryKey().references(() => projects.id, { onDelete: "cascade" }),
+  logoUrl: text("logo_url"),
+  faviconUrl: text("favicon_url"),
+  accentColor: text("accent_color"),
+  nameOverride: text("name_override"),
+  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+});

@@ -1,0 +1,163 @@
+import { swagger } from "@elysiajs/swagger";
+import { Elysia } from "elysia";
+import { ValidationError } from "elysia/error";
+import type { AppDeps } from "./deps";
+import { AppError, type ErrorCode, errorBody } from "./errors";
+import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
+import { uuidv7 } from "./lib/ids";
+import { contentRoutes } from "./content/routes";
+import { keyRoutes } from "./keys/routes";
+import { projectRoutes } from "./projects/routes";
+import { themeRoutes } from "./theme/routes";
+import { translationRoutes } from "./translations/routes";
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
+
+interface RequestMeta {
+  id: string;
+  start: number;
+}
+
+/** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
+export function createApp(deps: AppDeps) {
+  const meta = new WeakMap<Request, RequestMeta>();
+  const { log } = deps;
+
+  return new Elysia({ normalize: true })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
+      meta.set(request, { id, start: performance.now() });
+      set.headers["x-request-id"] = id;
+      const declared = Number(request.headers.get("content-length") ?? "0");
+      if (declared > MAX_BODY_BYTES) {
+        set.status = 413;
+        set.headers["content-type"] = "application/json; charset=utf-8";
+        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      }
+    })
+    .onParse(async ({ request, contentType }) => {
+      const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+      if (type === "application/json" || type.endsWith("+json")) return parseJsonBody(await readBodyText(request)) ?? null;
+      if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
+    })
+    .onError(({ code, error, set, request }) => {
+      set.headers["content-type"] = "application/json; charset=utf-8";
+      if (error instanceof AppError) {
+        set.status = error.status;
+        if (error.headers) Object.assign(set.headers, error.headers);
+        return errorBody(error.code, error.message, error.details);
+      }
+      if (error instanceof ValidationError || code === "VALIDATION") {
+        set.status = 400;
+        return errorBody("invalid_request", "request validation failed", validationDetails(error));
+      }
+      const simple = ((): [number, ErrorCode, string] | null => {
+        switch (code) {
+          case "NOT_FOUND":
+            return [404, "not_found", "no such route"];
+          case "PARSE":
+            return [400, "invalid_request", "request body could not be parsed"];
+          case "INVALID_COOKIE_SIGNATURE":
+          case "INVALID_FILE_TYPE":
+            return [400, "invalid_request", "invalid request"];
+          default:
+            return null;
+        }
+      })();
+      if (simple) {
+        set.status = simple[0];
+        return errorBody(simple[1], simple[2]);
+      }
+      const status = typeof (error as { status?: unknown }).status === "number" ? (error as { status: number }).status : 500;
+      if (status === 413) {
+        set.status = 413;
+        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      }
+      // Unknown failure: log it (message only, no request data) and answer a generic 500.
+      const id = meta.get(request)?.id;
+      log.error("unhandled error", { request_id: id, err: error instanceof Error ? error.name + ": " + error.message : String(error) });
+      set.status = 500;
+      return errorBody("internal", "internal server error");
+    })
+    .onAfterResponse(({ request, set }) => {
+      const m = meta.get(request);
+      if (!m) return;
+      const url = new URL(request.url);
+      log.info("request", {
+        request_id: m.id,
+        method: request.method,
+        path: url.pathname, // never the query: it may carry codes or states
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: Math.round((performance.now() - m.start) * 100) / 100,
+      });
+    })
+    .use(
+      swagger({
+        path: "/swagger",
+        documentation: {
+          info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
+          components: {
+            securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
+          },
+        },
+        exclude: ["/swagger", "/swagger/json"],
+      }),
+    )
+    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
+    .get(
+      "/readyz",
+      async ({ set }) => {
+        try {
+          await withTimeout(deps.dbHandle.ping(), 2000);
+          return { status: "ready" };
+        } catch {
+          set.status = 503;
+          return errorBody("service_unavailable", "database is not answering");
+        }
+      },
+      { detail: { tags: ["ops"], summary: "Database answers" } },
+    )
+    .use(projectRoutes(deps))
+    .use(contentRoutes(deps))
+    .use(translationRoutes(deps))
+    .use(themeRoutes(deps))
+    .use(keyRoutes(deps));
+}
+
+export type App = ReturnType<typeof createApp>;
+
+function validationDetails(error: unknown): unknown {
+  if (!(error instanceof ValidationError)) return undefined;
+  const all = error.all.slice(0, 10).map((e) => {
+    const path = "path" in e && typeof e.path === "string" ? e.path : "";
+    return { in: error.type, field: path.replace(/^\//, "").replace(/\//g, ".") || null, message: "summary" in e && e.summary ? e.summary : e.message };
+  });
+  return { errors: all, field: all[0]?.field ?? null };
+}
+
+function parseForm(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    const prev = out[k];
+    // Duplicated parameters become arrays so that string schemas reject them (RFC 6749 §3.1).
+    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return out;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("timeout")), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}

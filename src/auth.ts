@@ -1,0 +1,89 @@
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { Elysia } from "elysia";
+import type { Db } from "../db/client";
+import { adminKeys } from "../db/schema";
+import type { AppDeps } from "./deps";
+import { AppError } from "./errors";
+import { hashToken } from "./lib/tokens";
+import type { Scope } from "./lib/scopes";
+import { type Project, resolveProject } from "./projects/service";
+
+export interface AdminCaller {
+  readonly kind: "admin_key";
+  readonly keyId: string;
+  readonly scopes: readonly string[];
+  /** null = may act on every project. */
+  readonly projectIds: readonly string[] | null;
+}
+
+export function bearerOf(authorization: string | null | undefined): string | null {
+  if (!authorization) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return m ? m[1] : null;
+}
+
+export async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
+  const token = bearerOf(authorization);
+  if (!token || !token.startsWith("cms_ak_")) throw new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer cms_ak_…)");
+  const [key] = await db
+    .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
+    .from(adminKeys)
+    .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
+    .limit(1);
+  if (!key) throw new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer cms_ak_…)");
+  // last_used_at at minute precision: one write per key per minute, not per request.
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
+    const minuteAgo = new Date(now.getTime() - 60_000);
+    await db
+      .update(adminKeys)
+      .set({ lastUsedAt: now })
+      .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, minuteAgo))));
+  }
+  return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
+}
+
+export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
+  if (!caller.scopes.includes(scope)) throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope });
+}
+
+export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
+  return caller.projectIds === null || caller.projectIds.includes(projectId);
+}
+
+/** Swagger detail for an admin route: tag, summary and the bearer scheme. */
+export const adminDoc = (tag: string, summary: string, description?: string) => ({
+  tags: [tag],
+  summary,
+  description,
+  security: [{ bearerAuth: [] }],
+});
+
+/**
+ * `scope: "x"` resolves `caller` after checking the scope;
+ * `projectScope: "x"` also resolves `project` from `:ref` (404 outside the key's project limit).
+ */
+const instanceIds = new WeakMap<AppDeps, string>();
+
+export function adminAuth(deps: AppDeps) {
+  const { db } = deps;
+  // One plugin instance per app (deduplicated by name + seed), several apps per process in tests.
+  let seed = instanceIds.get(deps);
+  if (!seed) instanceIds.set(deps, (seed = crypto.randomUUID()));
+  return new Elysia({ name: "admin-auth", seed }).macro({
+    scope: (scope: Scope) => ({
+      async resolve({ headers }: { headers: Record<string, string | undefined> }): Promise<{ caller: AdminCaller }> {
+        const caller = await authenticateAdminKey(db, headers.authorization, deps.now());
+        requireScope(caller, scope);
+        return { caller };
+      },
+    }),
+    projectScope: (scope: Scope) => ({
+      async resolve({ headers, params }: { headers: Record<string, string | undefined>; params: Record<string, string> }): Promise<{ caller: AdminCaller; project: Project }> {
+        const caller = await authenticateAdminKey(db, headers.authorization, deps.now());
+        requireScope(caller, scope);
+        const project = await resolveProject(db, params.ref ?? "", caller);
+        return { caller, project };
+      },
+    }),
+  });
+}

@@ -1,0 +1,156 @@
+// The only reader of the environment. Every problem is listed at once, at start-up.
+
+export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly databaseUrl: string | null;
+  readonly dataDir: string;
+  readonly secretKeys: readonly string[] | null;
+  readonly adminEmail: string | null;
+  readonly adminPassword: string | null;
+  readonly adminToken: string | null;
+  readonly aiAllowPrivateUrls: boolean;
+  readonly aiTimeoutMs: number;
+  readonly aiMaxResponseBytes: number;
+  readonly aiMaxConcurrentPerProject: number;
+  readonly mcpAllowedOrigins: readonly string[];
+  readonly logLevel: LogLevel;
+  readonly seedDemo: boolean;
+  readonly dbPoolSize: number;
+  readonly deliveryCacheControl: string;
+  readonly deliveryCacheEntries: number;
+  readonly oauthAccessTokenTtlSeconds: number;
+  readonly oauthRefreshTokenTtlSeconds: number;
+  readonly shutdownGraceMs: number;
+}
+
+/** Every variable with its default and meaning; the README table mirrors this list. */
+export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meaning: string]> = [
+  ["PORT", "3000", "HTTP port"],
+  ["HOST", "0.0.0.0", "interface to listen on"],
+  ["PUBLIC_URL", "http://localhost:$PORT", "public origin of this service (OAuth issuer, MCP resource); no trailing slash"],
+  ["DATABASE_URL", "(unset)", "postgres://… uses PostgreSQL through postgres.js; unset uses embedded PGlite in DATA_DIR; memory:// for an in-memory PGlite"],
+  ["DATA_DIR", "./data", "embedded database and generated secret key file"],
+  ["SECRET_KEYS", "(generated key file)", "comma-separated key ring for sealing provider keys, `id:base64key` each (32-byte keys), first = current"],
+  ["ADMIN_EMAIL", "(generated)", "owner user created on first start"],
+  ["ADMIN_PASSWORD", "(generated, printed once)", "owner password on first start"],
+  ["ADMIN_TOKEN", "(generated, printed once)", "root admin key (>= 32 characters) stored hashed on first start"],
+  ["AI_ALLOW_PRIVATE_URLS", "false", "allow http and private addresses as AI provider base_url (self-hosted models)"],
+  ["AI_TIMEOUT_MS", "60000", "timeout of one AI vendor call"],
+  ["AI_MAX_RESPONSE_BYTES", "2097152", "largest AI vendor response read"],
+  ["AI_MAX_CONCURRENT_PER_PROJECT", "4", "concurrent translate calls per project (per instance)"],
+  ["MCP_ALLOWED_ORIGINS", "(PUBLIC_URL origin)", "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
+  ["LOG_LEVEL", "info", "debug | info | warn | error | silent"],
+  ["SEED_DEMO", "true", "create the demo project on first start"],
+  ["DB_POOL_SIZE", "10", "PostgreSQL connections per instance"],
+  ["DELIVERY_CACHE_CONTROL", "public, max-age=60, stale-while-revalidate=300", "Cache-Control of delivery answers"],
+  ["DELIVERY_CACHE_ENTRIES", "5000", "rendered delivery answers kept in memory per instance"],
+  ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
+  ["OAUTH_REFRESH_TOKEN_TTL", "2592000", "OAuth refresh token lifetime, seconds"],
+  ["SHUTDOWN_GRACE_MS", "10000", "how long SIGTERM waits for in-flight requests"],
+];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n- ${problems.join("\n- ")}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env): Config {
+  const problems: string[] = [];
+  const str = (name: string): string | null => {
+    const v = env[name];
+    return v === undefined || v.trim() === "" ? null : v.trim();
+  };
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const v = str(name);
+    if (v === null) return def;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max}`);
+      return def;
+    }
+    return n;
+  };
+  const bool = (name: string, def: boolean): boolean => {
+    const v = str(name);
+    if (v === null) return def;
+    if (/^(true|1|yes)$/i.test(v)) return true;
+    if (/^(false|0|no)$/i.test(v)) return false;
+    problems.push(`${name} must be true or false`);
+    return def;
+  };
+
+  const port = int("PORT", 3000, 0, 65535);
+  let publicUrl = str("PUBLIC_URL") ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") problems.push("PUBLIC_URL must be http(s)");
+    publicUrl = publicUrl.replace(/\/+$/, "");
+  } catch {
+    problems.push("PUBLIC_URL must be an absolute URL");
+  }
+
+  const databaseUrl = str("DATABASE_URL");
+  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) {
+    problems.push("DATABASE_URL must start with postgres:// or memory://");
+  }
+
+  const secretKeys = str("SECRET_KEYS");
+  const ring = secretKeys ? secretKeys.split(",").map((s) => s.trim()).filter(Boolean) : null;
+  for (const k of ring ?? []) {
+    const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
+    if (!m || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
+  }
+
+  const adminToken = str("ADMIN_TOKEN");
+  if (adminToken !== null && adminToken.length < 32) problems.push("ADMIN_TOKEN must be at least 32 characters");
+  const adminEmail = str("ADMIN_EMAIL");
+  if (adminEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push("ADMIN_EMAIL must be an email address");
+  const adminPassword = str("ADMIN_PASSWORD");
+  if (adminPassword !== null && adminPassword.length < 8) problems.push("ADMIN_PASSWORD must be at least 8 characters");
+
+  const logLevel = (str("LOG_LEVEL") ?? "info").toLowerCase();
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn, error or silent");
+
+  const origins = str("MCP_ALLOWED_ORIGINS");
+  let publicOrigin = "";
+  try { publicOrigin = new URL(publicUrl).origin; } catch { /* reported above */ }
+
+  const config: Config = {
+    port,
+    host: str("HOST") ?? "0.0.0.0",
+    publicUrl,
+    databaseUrl,
+    dataDir: str("DATA_DIR") ?? "./data",
+    secretKeys: ring,
+    adminEmail,
+    adminPassword,
+    adminToken,
+    aiAllowPrivateUrls: bool("AI_ALLOW_PRIVATE_URLS", false),
+    aiTimeoutMs: int("AI_TIMEOUT_MS", 60_000, 1, 600_000),
+    aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
+    aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 4, 1, 1000),
+    mcpAllowedOrigins: origins ? origins.split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean) : [publicOrigin],
+    logLevel: logLevel as LogLevel,
+    seedDemo: bool("SEED_DEMO", true),
+    dbPoolSize: int("DB_POOL_SIZE", 10, 1, 500),
+    deliveryCacheControl: str("DELIVERY_CACHE_CONTROL") ?? "public, max-age=60, stale-while-revalidate=300",
+    deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 5000, 0, 10_000_000),
+    oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 3600, 60, 86_400),
+    oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, 300, 365 * 86_400),
+    shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 300_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return Object.freeze(config);
+}
+
+function base64Length(s: string): number {
+  const clean = s.replace(/=+$/, "");
+  return Math.floor((clean.length * 3) / 4);
+}

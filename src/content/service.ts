@@ -1,0 +1,312 @@
+import { and, asc, count, eq, inArray, isNull, like, max, ne, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { blocks, type NodeSeo, type NodeStatus, nodes } from "../../db/schema";
+import { AppError, isUniqueViolation, notFound } from "../errors";
+import { isUuid, uuidv7 } from "../lib/ids";
+import { bumpContentVersion, type Project } from "../projects/service";
+
+export type Node = typeof nodes.$inferSelect;
+export type Block = typeof blocks.$inferSelect;
+
+export interface BlockWire {
+  id: string;
+  type: string;
+  order: number;
+  data: Record<string, unknown>;
+}
+export interface NodeWire {
+  id: string;
+  project_id: string;
+  parent_id: string | null;
+  slug: string;
+  path: string;
+  type: string;
+  title: string;
+  status: NodeStatus;
+  position: number;
+  seo: Record<string, unknown>;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type NodeWithBlocksWire = NodeWire & { blocks: BlockWire[] };
+
+export function nodeToWire(n: Node): NodeWire {
+  return {
+    id: n.id,
+    project_id: n.projectId,
+    parent_id: n.parentId,
+    slug: n.slug,
+    path: n.path,
+    type: n.type,
+    title: n.title,
+    status: n.status,
+    position: n.position,
+    seo: n.seo,
+    published_at: n.publishedAt?.toISOString() ?? null,
+    created_at: n.createdAt.toISOString(),
+    updated_at: n.updatedAt.toISOString(),
+  };
+}
+export const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
+
+export interface NodeFilter {
+  type?: string;
+  status?: NodeStatus;
+  parent_id?: string; // node id or "root"
+  path_prefix?: string;
+  page?: number;
+  per_page?: number;
+}
+
+export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
+  const conds = [eq(nodes.projectId, projectId)];
+  if (f.type) conds.push(eq(nodes.type, f.type));
+  if (f.status) conds.push(eq(nodes.status, f.status));
+  if (f.parent_id === "root") conds.push(isNull(nodes.parentId));
+  else if (f.parent_id) {
+    if (!isUuid(f.parent_id)) throw new AppError("invalid_request", "parent_id must be a node id or `root`", { field: "parent_id" });
+    conds.push(eq(nodes.parentId, f.parent_id));
+  }
+  if (f.path_prefix) {
+    const prefix = f.path_prefix.replace(/^\/+|\/+$/g, "");
+    if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${escapeLike(prefix) + "/%"})`);
+  }
+  const page = f.page ?? 1;
+  const perPage = Math.min(f.per_page ?? 50, 500);
+  const where = and(...conds);
+  const [data, [{ total }]] = await Promise.all([
+    db.select().from(nodes).where(where).orderBy(asc(nodes.path), asc(nodes.id)).limit(perPage).offset((page - 1) * perPage),
+    db.select({ total: count() }).from(nodes).where(where),
+  ]);
+  return { data, total: Number(total), page, per_page: perPage };
+}
+
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => "\\" + c);
+}
+
+export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
+  if (!isUuid(id)) throw notFound("node");
+  const [n] = await db.select().from(nodes).where(and(eq(nodes.projectId, projectId), eq(nodes.id, id))).limit(1);
+  if (!n) throw notFound("node");
+  return n;
+}
+
+export async function getNodeByPath(db: Db, projectId: string, path: string): Promise<Node> {
+  const clean = path.replace(/^\/+|\/+$/g, "");
+  const [n] = await db.select().from(nodes).where(and(eq(nodes.projectId, projectId), eq(nodes.path, clean))).limit(1);
+  if (!n) throw notFound("node");
+  return n;
+}
+
+export async function getBlocks(db: Db, nodeId: string): Promise<Block[]> {
+  return db.select().from(blocks).where(eq(blocks.nodeId, nodeId)).orderBy(asc(blocks.order), asc(blocks.id));
+}
+
+export async function getNodeWithBlocks(db: Db, projectId: string, id: string): Promise<NodeWithBlocksWire> {
+  const n = await getNode(db, projectId, id);
+  return { ...nodeToWire(n), blocks: (await getBlocks(db, n.id)).map(blockToWire) };
+}
+
+export interface BlockInput {
+  id?: string;
+  type: string;
+  data?: Record<string, unknown>;
+}
+export interface NodeInput {
+  parent_id?: string | null;
+  slug?: string;
+  type?: string;
+  title?: string;
+  position?: number;
+  seo?: NodeSeo;
+  blocks?: BlockInput[];
+}
+
+const conflict = (path: string): AppError =>
+  new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
+
+async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw conflict(path);
+    throw err;
+  }
+}
+
+export async function createNode(db: Db, project: Project, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
+  const slug = input.slug!;
+  return withConflict(slug, () =>
+    db.transaction(async (tx) => {
+      const parent = input.parent_id ? await getNode(tx, project.id, input.parent_id).catch(() => null) : null;
+      if (input.parent_id && !parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
+      const path = parent ? `${parent.path}/${slug}` : slug;
+      const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
+      const [n] = await tx
+        .insert(nodes)
+        .values({
+          id: uuidv7(now.getTime()),
+          projectId: project.id,
+          parentId: parent?.id ?? null,
+          slug,
+          path,
+          type: input.type ?? "page",
+          title: input.title!,
+          status: "draft",
+          position,
+          seo: input.seo ?? {},
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+        .catch((err) => {
+          if (isUniqueViolation(err)) throw conflict(path);
+          throw err;
+        });
+      const written = input.blocks ? await writeBlocks(tx, n.id, input.blocks, now) : [];
+      await bumpContentVersion(tx, project.id);
+      return { ...nodeToWire(n), blocks: written.map(blockToWire) };
+    }),
+  );
+}
+
+async function nextPosition(db: Db, projectId: string, parentId: string | null): Promise<number> {
+  const [{ m }] = await db
+    .select({ m: max(nodes.position) })
+    .from(nodes)
+    .where(and(eq(nodes.projectId, projectId), parentId ? eq(nodes.parentId, parentId) : isNull(nodes.parentId)));
+  return m === null ? 0 : Number(m) + 1;
+}
+
+/**
+ * Writes the ordered block array of a node: blocks passed with an existing id keep it (so
+ * translations keep pointing at them), new ones get ids, blocks left out are deleted.
+ */
+export async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Date): Promise<Block[]> {
+  const existing = new Set((await db.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, nodeId))).map((b) => b.id));
+  const seen = new Set<string>();
+  const rows = input.map((b, order) => {
+    const keep = b.id && existing.has(b.id.toLowerCase()) ? b.id.toLowerCase() : null;
+    if (b.id && !keep) throw new AppError("invalid_request", `block id ${b.id} is not a block of this node`, { field: `blocks.${order}.id` });
+    if (keep && seen.has(keep)) throw new AppError("invalid_request", `block id ${keep} appears twice`, { field: `blocks.${order}.id` });
+    if (keep) seen.add(keep);
+    if (b.data !== undefined && (b.data === null || typeof b.data !== "object" || Array.isArray(b.data))) {
+      throw new AppError("invalid_request", "block data must be an object", { field: `blocks.${order}.data` });
+    }
+    return { id: keep ?? uuidv7(now.getTime()), nodeId, type: b.type, order, data: b.data ?? {} };
+  });
+  const removed = [...existing].filter((id) => !seen.has(id));
+  if (removed.length > 0) await db.delete(blocks).where(and(eq(blocks.nodeId, nodeId), inArray(blocks.id, removed)));
+  for (const r of rows) {
+    await db
+      .insert(blocks)
+      .values(r)
+      .onConflictDoUpdate({ target: blocks.id, set: { type: r.type, order: r.order, data: r.data } });
+  }
+  return rows;
+}
+
+export async function updateNode(db: Db, project: Project, id: string, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
+  return db.transaction(async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    let parentId = node.parentId;
+    let parentPath: string | null = null;
+    if (input.parent_id !== undefined) {
+      parentId = input.parent_id;
+      if (parentId) {
+        const parent = await getNode(tx, project.id, parentId).catch(() => null);
+        if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
+        if (parent.id === node.id || parent.path.startsWith(node.path + "/")) {
+          throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
+        }
+        parentPath = parent.path;
+      }
+    } else if (parentId) {
+      parentPath = node.path.slice(0, node.path.length - node.slug.length - 1);
+    }
+    const slug = input.slug ?? node.slug;
+    const path = parentPath ? `${parentPath}/${slug}` : slug;
+    const moved = path !== node.path;
+    const position =
+      input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
+
+    const [updated] = await withConflict(path, () =>
+      tx
+        .update(nodes)
+        .set({
+          parentId,
+          slug,
+          path,
+          position,
+          type: input.type ?? node.type,
+          title: input.title ?? node.title,
+          seo: input.seo ?? node.seo,
+          updatedAt: now,
+        })
+        .where(eq(nodes.id, node.id))
+        .returning(),
+    );
+    if (moved) {
+      // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
+      await withConflict(path, () =>
+        tx
+          .update(nodes)
+          .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
+          .where(and(eq(nodes.projectId, project.id), like(nodes.path, escapeLike(node.path) + "/%"), ne(nodes.id, node.id))),
+      );
+    }
+    const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
+    await bumpContentVersion(tx, project.id);
+    return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
+  });
+}
+
+export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
+  return db.transaction(async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    const written = await writeBlocks(tx, node.id, input, now);
+    await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
+    await bumpContentVersion(tx, project.id);
+    return written.map(blockToWire);
+  });
+}
+
+export type Transition = "publish" | "unpublish" | "archive" | "restore";
+
+const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeStatus }> = {
+  publish: { from: ["draft", "published"], to: "published" },
+  unpublish: { from: ["published", "draft"], to: "draft" },
+  archive: { from: ["draft", "published", "archived"], to: "archived" },
+  restore: { from: ["archived"], to: "draft" },
+};
+
+export async function transitionNode(db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> {
+  return db.transaction(async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    const rule = TRANSITIONS[action];
+    if (!rule.from.includes(node.status)) {
+      throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
+    }
+    const [updated] = await tx
+      .update(nodes)
+      .set({
+        status: rule.to,
+        publishedAt: rule.to === "published" ? (node.status === "published" ? node.publishedAt : now) : node.publishedAt,
+        updatedAt: now,
+      })
+      .where(eq(nodes.id, node.id))
+      .returning();
+    await bumpContentVersion(tx, project.id);
+    return nodeToWire(updated);
+  });
+}
+
+export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    await tx.delete(nodes).where(eq(nodes.id, node.id));
+    await bumpContentVersion(tx, project.id);
+  });
+}

@@ -1,0 +1,68 @@
+import type { Db } from "../db/client";
+import { createNode, transitionNode, updateNode } from "./content/service";
+import { type Project, createProject } from "./projects/service";
+import { updateTheme } from "./theme/service";
+import { upsertTranslation } from "./translations/service";
+
+const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: null } as const;
+
+/** The `demo` project: two locales, a home page, a blog collection with entries, a theme. */
+export async function seedDemo(db: Db, now: Date): Promise<Project> {
+  const project = await createProject(
+    db,
+    { slug: "demo", name: "Demo site", default_locale: "en", locales: ["en", "fr"], public_base_url: "https://demo.example.com" },
+    ROOT,
+    now,
+  );
+  const publish = async (id: string): Promise<void> => {
+    await transitionNode(db, project, id, "publish", now);
+  };
+
+  const home = await createNode(
+    db,
+    project,
+    {
+      slug: "home",
+      type: "page",
+      title: "Welcome",
+      seo: { description: "A headless content service demo." },
+      blocks: [
+        { type: "hero", data: { heading: "Welcome to the demo", text: "Content served fast, in every language." } },
+        { type: "text", data: { text: "This page comes from the delivery API: /api/p/demo/nodes/by-path/home" } },
+      ],
+    },
+    now,
+  );
+  await publish(home.id);
+  await upsertTranslation(
+    db,
+    project,
+    home.id,
+    "fr",
+    {
+      meta: { title: "Bienvenue", slug: "accueil", description: "Une démo de service de contenu headless." },
+      blocks: {
+        [home.blocks[0].id]: { heading: "Bienvenue dans la démo", text: "Du contenu servi vite, dans toutes les langues." },
+        [home.blocks[1].id]: { text: "Cette page vient de l'API de diffusion." },
+      },
+    },
+    now,
+  );
+
+  const blog = await createNode(db, project, { slug: "blog", type: "collection", title: "Blog", seo: { description: "News and notes." } }, now);
+  await publish(blog.id);
+  await upsertTranslation(db, project, blog.id, "fr", { meta: { title: "Blog", slug: "blog" } }, now);
+  const posts = [
+    ["hello-world", "Hello, world", "Our first post."],
+    ["release-notes", "Release notes", "What changed this month."],
+    ["i18n-done-right", "i18n done right", "Localised slugs, hreflang and sitemaps."],
+  ] as const;
+  for (const [slug, title, text] of posts) {
+    const post = await createNode(db, project, { parent_id: blog.id, slug, type: "entry", title, blocks: [{ type: "text", data: { text } }] }, now);
+    await publish(post.id);
+  }
+  const draft = await createNode(db, project, { parent_id: blog.id, slug: "coming-soon", type: "entry", title: "Coming soon" }, now);
+  await updateNode(db, project, draft.id, { seo: { description: "A draft: not delivered." } }, now);
+  await updateTheme(db, project, { accent_color: "#3b82f6", name_override: "Demo", logo_url: "/logo.svg", favicon_url: "/favicon.ico" }, now);
+  return project;
+}

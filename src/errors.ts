@@ -1,0 +1,104 @@
+// One error mapping for every non-OAuth route: closed code set, code → status, generic 500.
+
+export type ErrorCode =
+  | "invalid_request"
+  | "invalid_locale"
+  | "invalid_sort"
+  | "missing_parameter"
+  | "no_provider"
+  | "unauthorized"
+  | "insufficient_scope"
+  | "not_found"
+  | "sitemap_unavailable"
+  | "method_not_allowed"
+  | "conflict"
+  | "payload_too_large"
+  | "rate_limited"
+  | "provider_error"
+  | "provider_timeout"
+  | "service_unavailable"
+  | "internal";
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case "invalid_request":
+    case "invalid_locale":
+    case "invalid_sort":
+    case "missing_parameter":
+    case "no_provider":
+      return 400;
+    case "unauthorized":
+      return 401;
+    case "insufficient_scope":
+      return 403;
+    case "not_found":
+    case "sitemap_unavailable":
+      return 404;
+    case "method_not_allowed":
+      return 405;
+    case "conflict":
+      return 409;
+    case "payload_too_large":
+      return 413;
+    case "rate_limited":
+      return 429;
+    case "provider_error":
+      return 502;
+    case "service_unavailable":
+      return 503;
+    case "provider_timeout":
+      return 504;
+    case "internal":
+      return 500;
+  }
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+  get status(): number {
+    return statusOf(this.code);
+  }
+}
+
+export const notFound = (what = "resource"): AppError => new AppError("not_found", `${what} not found`);
+export const badRequest = (message: string, details?: unknown): AppError => new AppError("invalid_request", message, details);
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}
+
+export function errorResponse(err: AppError, extraHeaders?: Record<string, string>): Response {
+  return new Response(JSON.stringify(errorBody(err.code, err.message, err.details)), {
+    status: err.status,
+    headers: { "content-type": "application/json; charset=utf-8", ...err.headers, ...extraHeaders },
+  });
+}
+
+/** True for errors Postgres raises on a unique violation, whichever driver wrapped them. */
+export function isUniqueViolation(err: unknown): boolean {
+  return pgCode(err) === "23505";
+}
+export function isForeignKeyViolation(err: unknown): boolean {
+  return pgCode(err) === "23503";
+}
+function pgCode(err: unknown): string | null {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}

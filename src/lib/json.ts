@@ -1,0 +1,64 @@
+import { AppError } from "../errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_JSON_DEPTH = 32;
+
+/** Reads a request body as text, refusing more than `limit` bytes even without Content-Length. */
+export async function readBodyText(request: Request, limit: number = MAX_BODY_BYTES): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw tooLarge(limit);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  const buf = new Uint8Array(total);
+  let off = 0;
+  for (const c of chunks) {
+    buf.set(c, off);
+    off += c.byteLength;
+  }
+  return new TextDecoder("utf-8", { fatal: false }).decode(buf);
+}
+
+const tooLarge = (limit: number): AppError =>
+  new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
+
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError("invalid_request", "request body is not valid JSON");
+  }
+  if (depthOf(value, 0) > MAX_JSON_DEPTH) throw new AppError("invalid_request", `JSON nesting deeper than ${MAX_JSON_DEPTH}`);
+  return value;
+}
+
+function depthOf(v: unknown, d: number): number {
+  if (d > MAX_JSON_DEPTH) return d;
+  if (v === null || typeof v !== "object") return d;
+  let max = d + 1;
+  for (const child of Array.isArray(v) ? v : Object.values(v)) {
+    const cd = depthOf(child, d + 1);
+    if (cd > max) max = cd;
+    if (max > MAX_JSON_DEPTH) break;
+  }
+  return max;
+}
+
+export function rows<T>(result: unknown): T[] {
+  // postgres.js returns the rows array, PGlite an object with .rows.
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}

@@ -1,0 +1,165 @@
+import { eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { projects } from "../../db/schema";
+import type { AdminCaller } from "../auth";
+import { AppError, isUniqueViolation, notFound } from "../errors";
+import { isSlug, isUuid, uuidv7 } from "../lib/ids";
+import { canonicalLocale } from "../lib/locales";
+
+export type Project = typeof projects.$inferSelect;
+
+export interface ProjectWire {
+  id: string;
+  slug: string;
+  name: string;
+  default_locale: string;
+  locales: string[];
+  public_base_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function projectToWire(p: Project): ProjectWire {
+  return {
+    id: p.id,
+    slug: p.slug,
+    name: p.name,
+    default_locale: p.defaultLocale,
+    locales: p.locales,
+    public_base_url: p.publicBaseUrl,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/** Finds a project by id or slug; null when absent. */
+export async function findProject(db: Db, ref: string): Promise<Project | null> {
+  if (!isUuid(ref) && !isSlug(ref)) return null;
+  const [p] = await db
+    .select()
+    .from(projects)
+    .where(isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref))
+    .limit(1);
+  return p ?? null;
+}
+
+/** A project the caller may act on, or 404 (never 403: other projects are invisible). */
+export async function resolveProject(db: Db, ref: string, caller: AdminCaller | null): Promise<Project> {
+  const p = await findProject(db, ref);
+  if (!p || (caller && caller.projectIds !== null && !caller.projectIds.includes(p.id))) throw notFound("project");
+  return p;
+}
+
+export async function listProjects(db: Db, caller: AdminCaller): Promise<Project[]> {
+  const q = db.select().from(projects);
+  if (caller.projectIds === null) return q.orderBy(projects.createdAt, projects.id);
+  if (caller.projectIds.length === 0) return [];
+  return q.where(inArray(projects.id, [...caller.projectIds])).orderBy(projects.createdAt, projects.id);
+}
+
+export interface ProjectInput {
+  slug?: string;
+  name?: string;
+  default_locale?: string;
+  locales?: string[];
+  public_base_url?: string | null;
+}
+
+function normaliseLocales(defaultLocale: string, locales: readonly string[]): { def: string; list: string[] } {
+  const def = canonicalLocale(defaultLocale);
+  if (!def) throw new AppError("invalid_locale", `default_locale "${defaultLocale}" is not a BCP 47 tag`, { field: "default_locale" });
+  const list: string[] = [def];
+  for (const l of locales) {
+    const c = canonicalLocale(l);
+    if (!c) throw new AppError("invalid_locale", `locale "${l}" is not a BCP 47 tag`, { field: "locales" });
+    if (!list.includes(c)) list.push(c);
+  }
+  return { def, list };
+}
+
+export function normaliseBaseUrl(value: string | null | undefined, field = "public_base_url"): string | null {
+  if (value === null || value === undefined || value === "") return null;
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    throw new AppError("invalid_request", `${field} must be an absolute http(s) URL`, { field });
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new AppError("invalid_request", `${field} must be http(s)`, { field });
+  if (u.username || u.password || u.search || u.hash) throw new AppError("invalid_request", `${field} must not carry credentials, query or fragment`, { field });
+  return u.toString().replace(/\/+$/, "");
+}
+
+export async function createProject(db: Db, input: ProjectInput, caller: AdminCaller, now: Date): Promise<Project> {
+  if (caller.projectIds !== null) throw new AppError("insufficient_scope", "a key limited to some projects cannot create projects");
+  const { def, list } = normaliseLocales(input.default_locale ?? "en", input.locales ?? []);
+  try {
+    const [p] = await db
+      .insert(projects)
+      .values({
+        id: uuidv7(now.getTime()),
+        slug: input.slug!,
+        name: input.name!,
+        defaultLocale: def,
+        locales: list,
+        publicBaseUrl: normaliseBaseUrl(input.public_base_url),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    return p;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
+    throw err;
+  }
+}
+
+export async function updateProject(db: Db, project: Project, input: ProjectInput, now: Date): Promise<Project> {
+  const { def, list } = normaliseLocales(
+    input.default_locale ?? project.defaultLocale,
+    input.locales ?? (input.default_locale ? project.locales : project.locales),
+  );
+  try {
+    const [p] = await db
+      .update(projects)
+      .set({
+        slug: input.slug ?? project.slug,
+        name: input.name ?? project.name,
+        defaultLocale: def,
+        locales: list,
+        publicBaseUrl: input.public_base_url === undefined ? project.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+        updatedAt: now,
+        contentVersion: sql`${projects.contentVersion} + 1`,
+      })
+      .where(eq(projects.id, project.id))
+      .returning();
+    await notifyContentChange(db, project.id);
+    return p;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
+    throw err;
+  }
+}
+
+export async function deleteProject(db: Db, project: Project): Promise<void> {
+  await db.delete(projects).where(eq(projects.id, project.id));
+  await notifyContentChange(db, project.id);
+}
+
+export const CONTENT_CHANNEL = "cms_content";
+
+/**
+ * Every content write calls this (inside its transaction): the project's content version moves,
+ * so every instance's delivery cache for it is stale from the commit on.
+ */
+export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
+  await db
+    .update(projects)
+    .set({ contentVersion: sql`${projects.contentVersion} + 1` })
+    .where(eq(projects.id, projectId));
+  await notifyContentChange(db, projectId);
+}
+
+async function notifyContentChange(db: Db, projectId: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${projectId})`);
+}

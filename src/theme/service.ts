@@ -1,0 +1,58 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { themes } from "../../db/schema";
+import { AppError } from "../errors";
+import { bumpContentVersion, normaliseBaseUrl, type Project } from "../projects/service";
+
+export interface ThemeWire {
+  logo_url: string | null;
+  favicon_url: string | null;
+  accent_color: string | null;
+  name_override: string | null;
+}
+
+export async function getTheme(db: Db, projectId: string): Promise<ThemeWire> {
+  const [th] = await db.select().from(themes).where(eq(themes.projectId, projectId)).limit(1);
+  return {
+    logo_url: th?.logoUrl ?? null,
+    favicon_url: th?.faviconUrl ?? null,
+    accent_color: th?.accentColor ?? null,
+    name_override: th?.nameOverride ?? null,
+  };
+}
+
+export type ThemeInput = Partial<ThemeWire>;
+
+const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
+
+function assetUrl(value: string | null | undefined, field: string): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (value.startsWith("/") && !value.startsWith("//")) return value; // site-relative asset
+  return normaliseBaseUrl(value, field) === null ? null : new URL(value).toString();
+}
+
+/** Partial update: omitted fields are kept, null clears. */
+export async function updateTheme(db: Db, project: Project, input: ThemeInput, now: Date): Promise<ThemeWire> {
+  if (input.accent_color != null && !COLOR_RE.test(input.accent_color)) {
+    throw new AppError("invalid_request", "accent_color must be #rrggbb", { field: "accent_color" });
+  }
+  const current = await getTheme(db, project.id);
+  const next: ThemeWire = {
+    logo_url: input.logo_url === undefined ? current.logo_url : (assetUrl(input.logo_url, "logo_url") ?? null),
+    favicon_url: input.favicon_url === undefined ? current.favicon_url : (assetUrl(input.favicon_url, "favicon_url") ?? null),
+    accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
+    name_override: input.name_override === undefined ? current.name_override : input.name_override,
+  };
+  const row = {
+    logoUrl: next.logo_url,
+    faviconUrl: next.favicon_url,
+    accentColor: next.accent_color,
+    nameOverride: next.name_override,
+    updatedAt: now,
+  };
+  await db.transaction(async (tx) => {
+    await tx.insert(themes).values({ projectId: project.id, ...row }).onConflictDoUpdate({ target: themes.projectId, set: row });
+    await bumpContentVersion(tx, project.id);
+  });
+  return next;
+}

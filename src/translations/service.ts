@@ -1,0 +1,100 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { blocks, type TranslationMeta, translations } from "../../db/schema";
+import { getNode } from "../content/service";
+import { AppError, notFound } from "../errors";
+import { uuidv7 } from "../lib/ids";
+import { canonicalLocale } from "../lib/locales";
+import { bumpContentVersion, type Project } from "../projects/service";
+
+export type Translation = typeof translations.$inferSelect;
+
+export interface TranslationWire {
+  id: string;
+  node_id: string;
+  locale: string;
+  meta: Record<string, unknown>;
+  blocks: Record<string, Record<string, unknown>>;
+  status: "draft" | "published";
+  created_at: string;
+  updated_at: string;
+}
+
+export const translationToWire = (tr: Translation): TranslationWire => ({
+  id: tr.id,
+  node_id: tr.nodeId,
+  locale: tr.locale,
+  meta: tr.meta,
+  blocks: tr.blocks,
+  status: tr.status,
+  created_at: tr.createdAt.toISOString(),
+  updated_at: tr.updatedAt.toISOString(),
+});
+
+/** The project's spelling of a locale, or 400 invalid_locale. */
+export function projectLocale(project: Project, locale: string): string {
+  const c = canonicalLocale(locale);
+  const match = c ? project.locales.find((l) => l.toLowerCase() === c.toLowerCase()) : undefined;
+  if (!match) throw new AppError("invalid_locale", `locale "${locale}" is not one of this project's locales (${project.locales.join(", ")})`);
+  return match;
+}
+
+export async function listTranslations(db: Db, project: Project, nodeId: string): Promise<Translation[]> {
+  const node = await getNode(db, project.id, nodeId);
+  return db.select().from(translations).where(eq(translations.nodeId, node.id)).orderBy(asc(translations.locale));
+}
+
+export async function getTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<Translation> {
+  const loc = projectLocale(project, locale);
+  const node = await getNode(db, project.id, nodeId);
+  const [tr] = await db
+    .select()
+    .from(translations)
+    .where(and(eq(translations.nodeId, node.id), eq(translations.locale, loc)))
+    .limit(1);
+  if (!tr) throw notFound("translation");
+  return tr;
+}
+
+export interface TranslationInput {
+  meta?: TranslationMeta;
+  blocks?: Record<string, Record<string, unknown>>;
+  status?: "draft" | "published";
+}
+
+/** Creates or replaces the translation of a node into one of the project's other locales. */
+export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: TranslationInput, now: Date): Promise<Translation> {
+  const loc = projectLocale(project, locale);
+  if (loc === project.defaultLocale) {
+    throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
+  }
+  return db.transaction(async (tx) => {
+    const node = await getNode(tx, project.id, nodeId);
+    const blockMap: Record<string, Record<string, unknown>> = {};
+    const entries = Object.entries(input.blocks ?? {});
+    if (entries.length > 0) {
+      const ids = new Set((await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id));
+      for (const [id, data] of entries) {
+        if (!ids.has(id.toLowerCase())) throw new AppError("invalid_request", `block ${id} is not a block of this node`, { field: `blocks.${id}` });
+        if (!data || typeof data !== "object" || Array.isArray(data)) throw new AppError("invalid_request", "block overrides must be objects", { field: `blocks.${id}` });
+        blockMap[id.toLowerCase()] = data;
+      }
+    }
+    const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
+    const [tr] = await tx
+      .insert(translations)
+      .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
+      .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
+      .returning();
+    await bumpContentVersion(tx, project.id);
+    return tr;
+  });
+}
+
+export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
+  const tr = await getTranslation(db, project, nodeId, locale);
+  await db.transaction(async (tx) => {
+    await tx.delete(translations).where(eq(translations.id, tr.id));
+    await bumpContentVersion(tx, project.id);
+  });
+}
