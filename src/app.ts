@@ -5,7 +5,11 @@ import type { AppDeps } from "./deps";
 import { AppError, type ErrorCode, errorBody } from "./errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
+import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
+import { deliveryRoutes } from "./delivery/routes";
+import { mcpRoutes } from "./mcp/routes";
+import { oauthRoutes } from "./oauth/routes";
 import { keyRoutes } from "./keys/routes";
 import { projectRoutes } from "./projects/routes";
 import { themeRoutes } from "./theme/routes";
@@ -122,7 +126,11 @@ export function createApp(deps: AppDeps) {
     .use(contentRoutes(deps))
     .use(translationRoutes(deps))
     .use(themeRoutes(deps))
-    .use(keyRoutes(deps));
+    .use(keyRoutes(deps))
+    .use(aiRoutes(deps))
+    .use(deliveryRoutes(deps))
+    .use(mcpRoutes(deps))
+    .use(oauthRoutes(deps));
 }
 
 export type App = ReturnType<typeof createApp>;

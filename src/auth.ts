@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import { Elysia } from "elysia";
 import type { Db } from "../db/client";
-import { adminKeys } from "../db/schema";
+import { adminKeys, mcpTokens, oauthGrants, oauthTokens } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { hashToken } from "./lib/tokens";
@@ -86,4 +86,45 @@ export function adminAuth(deps: AppDeps) {
       },
     }),
   });
+}
+
+/** Who is calling /mcp: an MCP token or an OAuth access token, bound to one project. */
+export interface McpCaller {
+  readonly kind: "mcp_token" | "oauth";
+  readonly credentialId: string;
+  readonly projectId: string;
+  readonly scopes: readonly string[];
+  /** OAuth only: the user and client the grant belongs to. */
+  readonly userId: string | null;
+  readonly clientId: string | null;
+}
+
+/**
+ * Resolves a bearer presented to /mcp, checked against the database on every call so that a
+ * revoked or expired credential stops working at once on every instance. `resource` is the
+ * MCP resource URL; OAuth tokens issued for another resource are refused.
+ */
+export async function authenticateMcpBearer(db: Db, authorization: string | null | undefined, resource: string, now: Date): Promise<McpCaller | null> {
+  const token = bearerOf(authorization);
+  if (!token) return null;
+  if (token.startsWith("cms_mcp_")) {
+    const [row] = await db.select().from(mcpTokens).where(eq(mcpTokens.tokenHash, hashToken(token))).limit(1);
+    if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
+      await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
+    }
+    return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, scopes: row.scopes, userId: null, clientId: null };
+  }
+  if (token.startsWith("cms_at_")) {
+    const [row] = await db
+      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt })
+      .from(oauthTokens)
+      .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+      .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "access")))
+      .limit(1);
+    if (!row || row.grantRevoked || row.t.revokedAt || row.t.expiresAt.getTime() <= now.getTime()) return null;
+    if (row.t.resource !== resource) return null;
+    return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes: row.t.scopes, userId: row.t.userId, clientId: row.t.clientId };
+  }
+  return null;
 }

@@ -1,0 +1,107 @@
+import type { DbHandle } from "../db/client";
+import { createApp, type App } from "../src/app";
+import { type Config, loadConfig } from "../src/config";
+import type { AppDeps } from "../src/deps";
+import { createAdminKey } from "../src/keys/service";
+import { ADMIN_SCOPES } from "../src/lib/scopes";
+import { createLogger, type Logger } from "../src/lib/log";
+
+export async function testDb(): Promise<DbHandle> {
+  if (!globalThis.__testDb) throw new Error("tests/setup.ts was not preloaded");
+  return globalThis.__testDb;
+}
+
+export interface TestHarness {
+  app: App;
+  deps: AppDeps;
+  /** A key with every scope and no project limit. */
+  rootKey: string;
+  logs: string[];
+  request(method: string, path: string, opts?: RequestOpts): Promise<TestResponse>;
+}
+
+export interface RequestOpts {
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+  raw?: BodyInit;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export const BASE = "http://localhost";
+
+export async function harness(env: Record<string, string> = {}, overrides: Partial<AppDeps> = {}): Promise<TestHarness> {
+  const dbHandle = await testDb();
+  const config: Config = loadConfig({ LOG_LEVEL: "debug", PUBLIC_URL: BASE, SEED_DEMO: "false", ...env });
+  const logs: string[] = [];
+  const log: Logger = createLogger("debug", (l) => logs.push(l));
+  const deps: AppDeps = { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, ...overrides };
+  const app = createApp(deps);
+  const { plaintext } = await createAdminKey(deps.db, { name: "test-root", scopes: [...ADMIN_SCOPES] }, null, new Date());
+  const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? plaintext : opts.key;
+    if (key) headers.authorization = `Bearer ${key}`;
+    let body: BodyInit | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await app.handle(new Request(BASE + path, { method, headers, body }));
+    const text = await res.text();
+    let json: any = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  return { app, deps, rootKey: plaintext, logs, request };
+}
+
+let counter = 0;
+export function uniqueSlug(prefix = "p"): string {
+  counter += 1;
+  return `${prefix}-${Date.now().toString(36)}-${counter}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** A fresh project (two locales by default) created through the admin API. */
+export async function seedProject(
+  h: TestHarness,
+  input: { locales?: string[]; default_locale?: string; public_base_url?: string | null } = {},
+): Promise<{ id: string; slug: string }> {
+  const slug = uniqueSlug();
+  const res = await h.request("POST", "/admin/projects", {
+    body: { slug, name: slug, default_locale: input.default_locale ?? "en", locales: input.locales ?? ["en", "fr"], public_base_url: input.public_base_url ?? null },
+  });
+  if (res.status !== 201) throw new Error(`seedProject failed: ${res.status} ${res.text}`);
+  return { id: res.json.data.id, slug };
+}
+
+/** Creates a node through the admin API, optionally published. */
+export async function seedNode(
+  h: TestHarness,
+  ref: string,
+  input: Record<string, unknown> & { slug: string; title?: string },
+  publish = false,
+): Promise<any> {
+  const res = await h.request("POST", `/admin/p/${ref}/nodes`, { body: { title: input.slug, ...input } });
+  if (res.status !== 201) throw new Error(`seedNode failed: ${res.status} ${res.text}`);
+  if (publish) {
+    const p = await h.request("POST", `/admin/p/${ref}/nodes/${res.json.data.id}/publish`);
+    if (p.status !== 200) throw new Error(`publish failed: ${p.status} ${p.text}`);
+  }
+  return res.json.data;
+}
+
+export async function keyWith(h: TestHarness, scopes: string[], projectIds: string[] | null = null): Promise<string> {
+  const { plaintext } = await createAdminKey(h.deps.db, { name: "scoped", scopes, project_ids: projectIds }, null, new Date());
+  return plaintext;
+}

@@ -1,0 +1,20 @@
+// Preloaded by bun test: one database per run (PGlite in memory, or DATABASE_URL), migrated once.
+import { afterAll } from "bun:test";
+import { openDb, type DbHandle } from "../db/client";
+import { runMigrations } from "../db/migrate";
+
+declare global {
+  var __testDb: Promise<DbHandle> | undefined;
+}
+
+const url = process.env.DATABASE_URL && process.env.DATABASE_URL.startsWith("postgres") ? process.env.DATABASE_URL : "memory://";
+
+globalThis.__testDb ??= (async () => {
+  const handle = await openDb({ databaseUrl: url, dataDir: "", poolSize: 5 });
+  await runMigrations(handle);
+  return handle;
+})();
+
+afterAll(async () => {
+  // Each file's afterAll runs; the process exit closes the pool. Nothing to do per file.
+});
