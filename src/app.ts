@@ -45,8 +45,10 @@ export function createApp(deps: AppDeps) {
       if (type === "application/json" || type.endsWith("+json")) return parseJsonBody(await readBodyText(request)) ?? null;
       if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
     })
-    .onError(({ code, error, set, request }) => {
+    .onError(({ code, error: thrown, set, request }) => {
       set.headers["content-type"] = "application/json; charset=utf-8";
+      // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).
+      const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? ((thrown as { cause: AppError }).cause) : thrown;
       if (error instanceof AppError) {
         set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);
@@ -73,7 +75,7 @@ export function createApp(deps: AppDeps) {
         set.status = simple[0];
         return errorBody(simple[1], simple[2]);
       }
-      const status = typeof (error as { status?: unknown }).status === "number" ? (error as { status: number }).status : 500;
+      const status = (error as unknown as { status?: unknown }).status;
       if (status === 413) {
         set.status = 413;
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);

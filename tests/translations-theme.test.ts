@@ -1,0 +1,64 @@
+import { describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { themes, translations } from "../db/schema";
+import { harness, seedNode, seedProject } from "./helpers";
+
+describe("translations admin API", async () => {
+  const h = await harness();
+
+  test("upsert, read, list and delete a translation with block overrides", async () => {
+    const p = await seedProject(h, { locales: ["en", "fr", "de"] });
+    const n = await seedNode(h, p.slug, { slug: "page", blocks: [{ type: "text", data: { text: "Hello", style: { bold: true } } }] });
+    const blockId = n.blocks[0].id;
+    const put = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, {
+      body: { meta: { title: "Bonjour", slug: "page-fr" }, blocks: { [blockId]: { text: "Salut" } } },
+    });
+    expect(put.status).toBe(200);
+    expect(put.json.data).toMatchObject({ locale: "fr", meta: { title: "Bonjour", slug: "page-fr" }, blocks: { [blockId]: { text: "Salut" } }, status: "published" });
+    const again = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/FR`, { body: { meta: { title: "Bonjour 2" }, status: "draft" } });
+    expect(again.json.data.id).toBe(put.json.data.id);
+    expect(again.json.data.status).toBe("draft");
+    expect((await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`)).json.data.meta.title).toBe("Bonjour 2");
+    expect((await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/translations`)).json.data).toHaveLength(1);
+    expect((await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/translations/de`)).status).toBe(404);
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`)).status).toBe(204);
+    expect(await h.deps.db.select().from(translations).where(eq(translations.nodeId, n.id))).toHaveLength(0);
+  });
+
+  test("a locale outside the project is 400 invalid_locale and writes nothing", async () => {
+    const p = await seedProject(h);
+    const n = await seedNode(h, p.slug, { slug: "page", blocks: [{ type: "text" }] });
+    for (const loc of ["es", "xx-!!", "en"]) {
+      const r = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/${loc}`, { body: { meta: { title: "x" } } });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe("invalid_locale");
+    }
+    const unknownBlock = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { blocks: { [crypto.randomUUID()]: { text: "x" } } } });
+    expect(unknownBlock.status).toBe(400);
+    const badSlug = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { slug: "Not OK" } } });
+    expect(badSlug.status).toBe(400);
+    expect(await h.deps.db.select().from(translations).where(eq(translations.nodeId, n.id))).toHaveLength(0);
+  });
+});
+
+describe("theme admin API", async () => {
+  const h = await harness();
+
+  test("read defaults, partial update, validation", async () => {
+    const p = await seedProject(h);
+    const empty = await h.request("GET", `/admin/p/${p.slug}/theme`);
+    expect(empty.json.data).toEqual({ logo_url: null, favicon_url: null, accent_color: null, name_override: null });
+    const put = await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { accent_color: "#AABBCC", logo_url: "https://cdn.example.com/logo.png" } });
+    expect(put.status).toBe(200);
+    expect(put.json.data).toEqual({ logo_url: "https://cdn.example.com/logo.png", favicon_url: null, accent_color: "#aabbcc", name_override: null });
+    const patch = await h.request("PATCH", `/admin/p/${p.slug}/theme`, { body: { name_override: "Brand", logo_url: null } });
+    expect(patch.json.data).toEqual({ logo_url: null, favicon_url: null, accent_color: "#aabbcc", name_override: "Brand" });
+    for (const body of [{ accent_color: "blue" }, { accent_color: "#abc" }, { logo_url: "javascript:alert(1)" }, { favicon_url: "not a url" }]) {
+      const r = await h.request("PUT", `/admin/p/${p.slug}/theme`, { body });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe("invalid_request");
+    }
+    const [row] = await h.deps.db.select().from(themes).where(eq(themes.projectId, p.id));
+    expect(row).toMatchObject({ accentColor: "#aabbcc", nameOverride: "Brand", logoUrl: null });
+  });
+});
