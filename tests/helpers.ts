@@ -105,3 +105,35 @@ export async function keyWith(h: TestHarness, scopes: string[], projectIds: stri
   const { plaintext } = await createAdminKey(h.deps.db, { name: "scoped", scopes, project_ids: projectIds }, null, new Date());
   return plaintext;
 }
+
+/**
+ * A database of its own (for tests that need an empty one, e.g. bootstrap): a new PGlite in
+ * memory, or, when the run is on PostgreSQL, a new database on the same server, dropped after.
+ */
+export async function freshDatabase(): Promise<{ handle: DbHandle; url: string | null; drop(): Promise<void> }> {
+  const { openDb } = await import("../db/client");
+  const { runMigrations } = await import("../db/migrate");
+  const base = process.env.DATABASE_URL;
+  if (!base || !base.startsWith("postgres")) {
+    const handle = await openDb({ databaseUrl: "memory://", dataDir: "" });
+    await runMigrations(handle);
+    return { handle, url: null, drop: () => handle.close() };
+  }
+  const { default: postgres } = await import("postgres");
+  const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const handle = await openDb({ databaseUrl: url.toString(), dataDir: "", poolSize: 2 });
+  await runMigrations(handle);
+  return {
+    handle,
+    url: url.toString(),
+    async drop() {
+      await handle.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
