@@ -1,6 +1,8 @@
 import type { Db, DbHandle } from "../db/client";
 import type { Config } from "./config";
 import type { Logger } from "./lib/log";
+import type { KeyRing } from "./lib/seal";
+import type { Resolver } from "./lib/ssrf";
 
 /** Everything the app needs from outside; tests build it with their own database and vendors. */
 export interface AppDeps {
@@ -10,4 +12,8 @@ export interface AppDeps {
   readonly fetch: typeof fetch;
   readonly now: () => Date;
   readonly log: Logger;
+  /** Seals and opens provider API keys (SECRET_KEYS or the DATA_DIR key file). */
+  readonly keyRing: KeyRing;
+  /** DNS for the outbound URL guard; defaults to the system resolver. */
+  readonly resolveHost?: Resolver;
 }

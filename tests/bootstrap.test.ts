@@ -8,6 +8,7 @@ import { createApp } from "../src/app";
 import { bootstrap } from "../src/bootstrap";
 import { loadConfig } from "../src/config";
 import { silentLogger } from "../src/lib/log";
+import { createKeyRing, generateKeyEntry, parseKeyEntries } from "../src/lib/seal";
 import { hashToken } from "../src/lib/tokens";
 import { verifyUser } from "../src/users/service";
 import { freshDatabase } from "./helpers";
@@ -34,7 +35,8 @@ describe("first-start bootstrap", () => {
       const demoNodes = await db.select().from(nodes).where(eq(nodes.projectId, demo.id));
       expect(demoNodes.filter((n) => n.status === "published").length).toBeGreaterThanOrEqual(5);
       // The root key works against the admin API.
-      const deps = { config, db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger };
+      const keyRing = await createKeyRing(parseKeyEntries([generateKeyEntry()]));
+      const deps = { config, db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger, keyRing };
       const res = await createApp(deps).handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${first!.rootKey}` } }));
       expect(res.status).toBe(200);
     } finally {

@@ -5,6 +5,7 @@ import type { AppDeps } from "../src/deps";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { createLogger, type Logger } from "../src/lib/log";
+import { createKeyRing, generateKeyEntry, parseKeyEntries } from "../src/lib/seal";
 
 export async function testDb(): Promise<DbHandle> {
   if (!globalThis.__testDb) throw new Error("tests/setup.ts was not preloaded");
@@ -41,7 +42,8 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
   const config: Config = loadConfig({ LOG_LEVEL: "debug", PUBLIC_URL: BASE, SEED_DEMO: "false", ...env });
   const logs: string[] = [];
   const log: Logger = createLogger("debug", (l) => logs.push(l));
-  const deps: AppDeps = { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, ...overrides };
+  const keyRing = overrides.keyRing ?? (await createKeyRing(parseKeyEntries(config.secretKeys ?? [generateKeyEntry()])));
+  const deps: AppDeps = { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing, ...overrides };
   const app = createApp(deps);
   const { plaintext } = await createAdminKey(deps.db, { name: "test-root", scopes: [...ADMIN_SCOPES] }, null, new Date());
   const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<TestResponse> => {

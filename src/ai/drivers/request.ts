@@ -1,0 +1,154 @@
+// One outbound JSON POST to an AI vendor, with every failure mapped to a typed AppError:
+// bounded in time (headers and body), bounded in size, redirects never followed, and no
+// vendor text echoed unless it is free of the key.
+import { AppError } from "../../errors";
+
+export interface VendorRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: unknown;
+}
+
+export interface HttpOptions {
+  readonly fetch: typeof fetch;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  /** The API key, so that vendor error text repeating it is never passed on. */
+  readonly secret: string | null;
+}
+
+export type PostJson = (req: VendorRequest) => Promise<unknown>;
+
+const ERROR_BODY_LIMIT = 64 * 1024;
+const DEFAULT_RETRY_AFTER = 30;
+
+export function jsonPoster(opts: HttpOptions): PostJson {
+  return async (req) => {
+    const ctrl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctrl.abort();
+    }, opts.timeoutMs);
+    try {
+      let res: Response;
+      try {
+        res = await opts.fetch(req.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...req.headers },
+          body: JSON.stringify(req.body),
+          redirect: "manual",
+          signal: ctrl.signal,
+        });
+      } catch {
+        if (timedOut) throw timeout(opts.timeoutMs);
+        throw new AppError("provider_error", "could not reach the provider (connection failed)");
+      }
+      if (res.status >= 300 && res.status < 400) {
+        await discard(res);
+        throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
+      }
+      if (res.status < 200 || res.status >= 300) {
+        const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
+        throw upstreamError(res, text, opts.secret);
+      }
+      let text: string;
+      try {
+        text = await readCapped(res, opts.maxBytes);
+      } catch (err) {
+        if (err instanceof AppError) throw err;
+        if (timedOut) throw timeout(opts.timeoutMs);
+        throw new AppError("provider_error", "the provider's response could not be read");
+      }
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new AppError("provider_error", "the provider's response is not valid JSON");
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+const timeout = (ms: number): AppError => new AppError("provider_timeout", `the provider did not answer within ${ms} ms`);
+
+function upstreamError(res: Response, text: string, secret: string | null): AppError {
+  const status = res.status;
+  if (status === 401 || status === 403) {
+    return new AppError("provider_error", `the provider refused the API key (HTTP ${status}); check the provider's api_key`, { upstream_status: status });
+  }
+  if (status === 429) {
+    const seconds = retryAfterSeconds(res.headers);
+    return new AppError("rate_limited", `the provider is rate limiting this key; retry after ${seconds} s`, { upstream_status: status, retry_after: seconds }, { "retry-after": String(seconds) });
+  }
+  if (status >= 500) return new AppError("provider_error", `the provider failed (HTTP ${status})`, { upstream_status: status });
+  const detail = vendorMessage(text, secret);
+  return new AppError("provider_error", `the provider rejected the request (HTTP ${status})${detail ? `: ${detail}` : ""}`, { upstream_status: status });
+}
+
+/** Retry-After as seconds (delta or HTTP date; retry-after-ms too), clamped to 1..3600. */
+export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
+  const ms = Number(headers.get("retry-after-ms"));
+  const raw = headers.get("retry-after")?.trim() ?? "";
+  let s = Number.NaN;
+  if (/^\d+(\.\d+)?$/.test(raw)) s = Number(raw);
+  else if (raw) {
+    const at = Date.parse(raw);
+    if (!Number.isNaN(at)) s = (at - now) / 1000;
+  }
+  if (Number.isNaN(s) && Number.isFinite(ms) && ms > 0) s = ms / 1000;
+  if (Number.isNaN(s)) return DEFAULT_RETRY_AFTER;
+  return Math.min(3600, Math.max(1, Math.ceil(s)));
+}
+
+/** The vendor's own error message (both wire formats), shortened; dropped if it holds any part of the key. */
+function vendorMessage(text: string, secret: string | null): string | null {
+  let msg: unknown;
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
+    msg = typeof body.error === "string" ? body.error : (body.error?.message ?? body.message);
+  } catch {
+    return null;
+  }
+  if (typeof msg !== "string" || msg.trim() === "") return null;
+  const clean = msg.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 300);
+  if (secret && leaksSecret(clean, secret)) return null;
+  return clean;
+}
+
+/** True when text holds the secret or any 8-character run of it (vendors echo masked keys). */
+export function leaksSecret(text: string, secret: string): boolean {
+  if (secret.length < 8) return text.includes(secret);
+  for (let i = 0; i + 8 <= secret.length; i++) if (text.includes(secret.slice(i, i + 8))) return true;
+  return false;
+}
+
+async function readCapped(res: Response, limit: number): Promise<string> {
+  const declared = Number(res.headers.get("content-length") ?? "");
+  if (Number.isFinite(declared) && declared > limit) {
+    await discard(res);
+    throw tooLarge(limit);
+  }
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder("utf-8").decode(Buffer.concat(chunks));
+}
+
+const tooLarge = (limit: number): AppError => new AppError("provider_error", `the provider's response exceeds ${limit} bytes and was cut off`);
+
+async function discard(res: Response): Promise<void> {
+  await res.body?.cancel().catch(() => {});
+}

@@ -1,0 +1,368 @@
+import { and, asc, eq, isNotNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { aiProviders, projects } from "../../db/schema";
+import type { AdminCaller } from "../auth";
+import type { AppDeps } from "../deps";
+import { AppError, isUniqueViolation, notFound } from "../errors";
+import { isUuid, uuidv7 } from "../lib/ids";
+import { canonicalLocale } from "../lib/locales";
+import { SealError, sealedKeyId } from "../lib/seal";
+import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
+import type { Project } from "../projects/service";
+import { anthropicMessages } from "./drivers/anthropic";
+import { openaiCompatible } from "./drivers/openai-compatible";
+import { jsonPoster } from "./drivers/request";
+import { kindInfo, normaliseKind } from "./kinds";
+import { acquireSlot } from "./limiter";
+import { translationPrompt } from "./prompt";
+
+export type ProviderRow = typeof aiProviders.$inferSelect;
+
+export interface ProviderWire {
+  id: string;
+  project_id: string;
+  name: string;
+  kind: string;
+  model: string | null;
+  base_url: string | null;
+  effective_model: string;
+  effective_base_url: string;
+  api_key_hint: string | null;
+  capabilities: Record<string, unknown>;
+  is_default: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProviderInput {
+  name?: string;
+  kind?: string;
+  model?: string | null;
+  base_url?: string | null;
+  api_key?: string | null;
+  capabilities?: Record<string, unknown>;
+  is_default?: boolean;
+}
+
+export interface TranslateInput {
+  provider_id?: string;
+  from: string;
+  to: string;
+  text: string;
+  field?: string;
+}
+
+export interface TranslateResult {
+  translation: string;
+  provider: string;
+  model: string;
+}
+
+const MAX_TEXT_CHARS = 32_000;
+const MAX_CAPABILITIES_BYTES = 8 * 1024;
+const FIELD_RE = /^[A-Za-z0-9_.:[\]-]{1,200}$/;
+
+/** The masked read: never the key itself. */
+export function providerToWire(p: ProviderRow): ProviderWire {
+  const info = kindInfo(p.kind);
+  return {
+    id: p.id,
+    project_id: p.projectId,
+    name: p.name,
+    kind: p.kind,
+    model: p.model,
+    base_url: p.baseUrl,
+    effective_model: p.model ?? info.default_model,
+    effective_base_url: p.baseUrl ?? info.default_base_url,
+    api_key_hint: p.apiKeyHint,
+    capabilities: p.capabilities,
+    is_default: p.isDefault,
+    created_at: p.createdAt.toISOString(),
+    updated_at: p.updatedAt.toISOString(),
+  };
+}
+
+/** `sk-…a1b2`: a short vendor prefix and at most the last 4 characters, fewer for short keys. */
+export function apiKeyHint(key: string): string {
+  const tail = key.length >= 16 ? 4 : key.length >= 8 ? 2 : 0;
+  const prefix = key.length >= 16 ? (/^[A-Za-z]{2,4}[-_]/.exec(key)?.[0] ?? "") : "";
+  return `${prefix}…${tail ? key.slice(-tail) : ""}`;
+}
+
+const aadOf = (providerId: string, projectId: string): string => `ai_providers.api_key:${providerId}:${projectId}`;
+
+export async function listProviders(db: Db, projectId: string): Promise<ProviderRow[]> {
+  return db.select().from(aiProviders).where(eq(aiProviders.projectId, projectId)).orderBy(asc(aiProviders.createdAt), asc(aiProviders.id));
+}
+
+/** A provider the admin key may act on; another project's provider is 404 like a missing one. */
+export async function getProviderForCaller(db: Db, id: string, caller: AdminCaller): Promise<ProviderRow> {
+  if (!isUuid(id)) throw notFound("provider");
+  const [row] = await db.select().from(aiProviders).where(eq(aiProviders.id, id.toLowerCase())).limit(1);
+  if (!row || (caller.projectIds !== null && !caller.projectIds.includes(row.projectId))) throw notFound("provider");
+  return row;
+}
+
+/** The plain key, for the single unmasked read and for calls. Fails closed on any tampering. */
+export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<string | null> {
+  if (!row.apiKeySealed) return null;
+  try {
+    return await deps.keyRing.open(row.apiKeySealed, aadOf(row.id, row.projectId));
+  } catch (err) {
+    const reason = err instanceof SealError ? err.reason : "error";
+    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(row.apiKeySealed) });
+    throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again");
+  }
+}
+
+export async function createProvider(deps: AppDeps, project: Project, input: ProviderInput): Promise<ProviderRow> {
+  const now = deps.now();
+  const id = uuidv7(now.getTime());
+  const kind = checkKind(input.kind ?? "");
+  const baseUrl = await checkBaseUrl(deps, input.base_url);
+  const apiKey = checkApiKey(input.api_key);
+  const values = {
+    id,
+    projectId: project.id,
+    name: checkName(input.name ?? ""),
+    kind,
+    model: checkModel(input.model),
+    baseUrl,
+    apiKeySealed: apiKey ? await deps.keyRing.seal(apiKey, aadOf(id, project.id)) : null,
+    apiKeyHint: apiKey ? apiKeyHint(apiKey) : null,
+    capabilities: checkCapabilities(input.capabilities),
+    createdAt: now,
+    updatedAt: now,
+  };
+  return writeWithDefault(deps.db, project.id, now, async (tx, others) => {
+    // The project's first provider becomes its default unless the caller says otherwise.
+    const isDefault = input.is_default ?? others === 0;
+    if (isDefault) await clearDefault(tx, project.id, now);
+    const [row] = await tx.insert(aiProviders).values({ ...values, isDefault }).returning();
+    return row;
+  });
+}
+
+export async function updateProvider(deps: AppDeps, row: ProviderRow, input: ProviderInput): Promise<ProviderRow> {
+  const now = deps.now();
+  const set: Partial<typeof aiProviders.$inferInsert> = { updatedAt: now };
+  if (input.name !== undefined) set.name = checkName(input.name);
+  if (input.kind !== undefined) set.kind = checkKind(input.kind);
+  if (input.model !== undefined) set.model = checkModel(input.model);
+  if (input.base_url !== undefined) set.baseUrl = await checkBaseUrl(deps, input.base_url);
+  if (input.capabilities !== undefined) set.capabilities = checkCapabilities(input.capabilities);
+  if (input.api_key !== undefined) {
+    const apiKey = checkApiKey(input.api_key);
+    set.apiKeySealed = apiKey ? await deps.keyRing.seal(apiKey, aadOf(row.id, row.projectId)) : null;
+    set.apiKeyHint = apiKey ? apiKeyHint(apiKey) : null;
+  }
+  if (input.is_default !== undefined) set.isDefault = input.is_default;
+  return writeWithDefault(deps.db, row.projectId, now, async (tx) => {
+    if (input.is_default === true) await clearDefault(tx, row.projectId, now, row.id);
+    const [updated] = await tx.update(aiProviders).set(set).where(eq(aiProviders.id, row.id)).returning();
+    if (!updated) throw notFound("provider");
+    return updated;
+  });
+}
+
+export async function deleteProvider(db: Db, row: ProviderRow): Promise<void> {
+  await db.delete(aiProviders).where(eq(aiProviders.id, row.id));
+}
+
+/**
+ * Provider writes for one project are serialised on the project row, so "setting a default
+ * clears the others" holds under concurrency; the partial unique index is the backstop.
+ */
+async function writeWithDefault(db: Db, projectId: string, now: Date, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
+  try {
+    return await db.transaction(async (tx) => {
+      const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
+      if (!p) throw notFound("project");
+      const others = await tx.select({ id: aiProviders.id }).from(aiProviders).where(eq(aiProviders.projectId, projectId)).limit(1);
+      return fn(tx as unknown as Db, others.length);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });
+    throw err;
+  }
+}
+
+async function clearDefault(tx: Db, projectId: string, now: Date, except?: string): Promise<void> {
+  const rows = await tx
+    .select({ id: aiProviders.id })
+    .from(aiProviders)
+    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)));
+  for (const r of rows) {
+    if (r.id !== except) await tx.update(aiProviders).set({ isDefault: false, updatedAt: now }).where(eq(aiProviders.id, r.id));
+  }
+}
+
+function checkName(name: string): string {
+  const n = name.trim();
+  if (n.length < 1 || n.length > 200) throw new AppError("invalid_request", "name must be 1 to 200 characters", { field: "name" });
+  return n;
+}
+
+function checkKind(kind: string): string {
+  const k = normaliseKind(kind);
+  if (!k) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
+  return k;
+}
+
+function checkModel(model: string | null | undefined): string | null {
+  if (model === null || model === undefined) return null;
+  const m = model.trim();
+  if (m === "" || m.length > 200 || /[\u0000-\u001f\u007f]/.test(m)) throw new AppError("invalid_request", "model must be 1 to 200 printable characters", { field: "model" });
+  return m;
+}
+
+function checkApiKey(key: string | null | undefined): string | null {
+  if (key === null || key === undefined) return null;
+  const k = key.trim();
+  // The key travels in an HTTP header: whitespace or control characters inside are a paste error.
+  if (k === "" || k.length > 4096 || /[\s\u0000-\u001f\u007f]/.test(k)) throw new AppError("invalid_request", "api_key must be 1 to 4096 characters without spaces or control characters", { field: "api_key" });
+  return k;
+}
+
+function checkCapabilities(c: Record<string, unknown> | undefined): Record<string, unknown> {
+  if (c === undefined) return {};
+  if (c === null || typeof c !== "object" || Array.isArray(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
+  if (JSON.stringify(c).length > MAX_CAPABILITIES_BYTES) throw new AppError("invalid_request", `capabilities must be at most ${MAX_CAPABILITIES_BYTES} bytes of JSON`, { field: "capabilities" });
+  return c;
+}
+
+function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {
+  return {
+    allowPrivate: deps.config.aiAllowPrivateUrls,
+    resolve: deps.resolveHost ?? systemResolver,
+    unresolvable,
+    timeoutMs: Math.min(5000, deps.config.aiTimeoutMs),
+  };
+}
+
+/** Normalised base_url (no trailing slash) that passes the outbound guard, or 400. */
+async function checkBaseUrl(deps: AppDeps, value: string | null | undefined): Promise<string | null> {
+  if (value === null || value === undefined) return null;
+  let u: URL;
+  try {
+    u = new URL(value.trim());
+  } catch {
+    throw new AppError("invalid_request", "base_url must be an absolute URL", { field: "base_url" });
+  }
+  if (u.search || u.hash) throw new AppError("invalid_request", "base_url must not carry a query or fragment", { field: "base_url" });
+  const normalised = u.toString().replace(/\/+$/, "");
+  // Unresolvable names are accepted here and refused at call time, where the check runs again.
+  const check = await checkOutboundUrl(normalised, urlPolicy(deps, "accept"));
+  if (!check.ok) throw new AppError("invalid_request", `base_url ${check.reason}`, { field: "base_url" });
+  return normalised;
+}
+
+/**
+ * Translates text with the project's chosen (or default) provider and its stored key.
+ * One operation for the admin route and the MCP tools.
+ */
+export async function translateText(deps: AppDeps, project: Project, input: TranslateInput): Promise<TranslateResult> {
+  const from = canonicalLocale(input.from);
+  if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
+  const to = canonicalLocale(input.to);
+  if (!to) throw new AppError("invalid_locale", `to "${input.to}" is not a BCP 47 tag`, { field: "to" });
+  const text = input.text;
+  const chars = typeof text === "string" ? [...text].length : 0;
+  if (chars < 1 || chars > MAX_TEXT_CHARS || text.trim() === "") {
+    throw new AppError("invalid_request", `text must be 1 to ${MAX_TEXT_CHARS} characters and not only whitespace`, { field: "text" });
+  }
+  const field = input.field === undefined || input.field === "" ? null : input.field;
+  if (field !== null && !FIELD_RE.test(field)) throw new AppError("invalid_request", "field must be a field name such as title, seo.description or blocks.<id>.text", { field: "field" });
+
+  const provider = await chooseProvider(deps.db, project.id, input.provider_id);
+  if (provider.capabilities.translate === false) {
+    throw new AppError("invalid_request", `provider "${provider.name}" declares that it does not translate (capabilities.translate is false)`, { field: "provider_id" });
+  }
+  const info = kindInfo(provider.kind);
+  const model = provider.model ?? info.default_model;
+  const release = acquireSlot(deps.config, project.id);
+  const started = performance.now();
+  try {
+    const apiKey = await revealApiKey(deps, provider);
+    let baseUrl = info.default_base_url;
+    if (provider.baseUrl) {
+      // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS.
+      const check = await checkOutboundUrl(provider.baseUrl, urlPolicy(deps, "refuse"));
+      if (!check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
+      baseUrl = provider.baseUrl;
+    }
+    const driver = info.driver === "anthropic-messages" ? anthropicMessages : openaiCompatible;
+    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey });
+    const translation = await driver(post, {
+      baseUrl,
+      apiKey,
+      model,
+      system: translationPrompt({ from, to, field }),
+      text,
+      maxOutputTokens: Math.min(8192, 512 + chars * 2),
+    });
+    deps.log.info("ai translate", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars, ms: Math.round(performance.now() - started) });
+    return { translation, provider: provider.kind, model };
+  } catch (err) {
+    const code = err instanceof AppError ? err.code : "internal";
+    deps.log.warn("ai translate failed", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, error_code: code, ms: Math.round(performance.now() - started) });
+    throw err;
+  } finally {
+    release();
+  }
+}
+
+async function chooseProvider(db: Db, projectId: string, providerId: string | undefined): Promise<ProviderRow> {
+  if (providerId !== undefined && providerId !== null && providerId !== "") {
+    if (!isUuid(providerId)) throw notFound("provider");
+    const [row] = await db
+      .select()
+      .from(aiProviders)
+      .where(and(eq(aiProviders.id, providerId.toLowerCase()), eq(aiProviders.projectId, projectId)))
+      .limit(1);
+    if (!row) throw notFound("provider");
+    return row;
+  }
+  const [row] = await db
+    .select()
+    .from(aiProviders)
+    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))
+    .limit(1);
+  if (!row) throw new AppError("no_provider", "this project has no default AI provider; create one or pass provider_id");
+  return row;
+}
+
+export interface ResealReport {
+  resealed: number;
+  already_current: number;
+  failed: string[];
+}
+
+/** Re-seals every stored key under the key ring's current key (secrets:rotate). */
+export async function resealProviderKeys(deps: AppDeps): Promise<ResealReport> {
+  const report: ResealReport = { resealed: 0, already_current: 0, failed: [] };
+  const rows = await deps.db.select().from(aiProviders).where(isNotNull(aiProviders.apiKeySealed)).orderBy(asc(aiProviders.id));
+  for (const row of rows) {
+    const sealed = row.apiKeySealed!;
+    if (sealedKeyId(sealed) === deps.keyRing.currentId) {
+      report.already_current += 1;
+      continue;
+    }
+    let plain: string;
+    try {
+      plain = await deps.keyRing.open(sealed, aadOf(row.id, row.projectId));
+    } catch {
+      report.failed.push(row.id);
+      continue;
+    }
+    const next = await deps.keyRing.seal(plain, aadOf(row.id, row.projectId));
+    // Only if unchanged meanwhile: a concurrent PATCH of the key wins.
+    const done = await deps.db
+      .update(aiProviders)
+      .set({ apiKeySealed: next })
+      .where(and(eq(aiProviders.id, row.id), eq(aiProviders.apiKeySealed, sealed)))
+      .returning({ id: aiProviders.id });
+    if (done.length > 0) report.resealed += 1;
+  }
+  return report;
+}

@@ -1,0 +1,135 @@
+// Reversible secrets (provider API keys) sealed with AES-256-GCM through Web Crypto.
+// Wire form: v1:<key id>:<nonce b64url>:<ciphertext+tag b64url>. The additional data binds a
+// ciphertext to the row it belongs to, so a value copied into another row fails to open.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+const KEY_ID_RE = /^[A-Za-z0-9_-]{1,32}$/;
+const enc = new TextEncoder();
+const dec = new TextDecoder("utf-8", { fatal: true });
+
+export interface KeyRing {
+  /** Id of the key new values are sealed under (the first entry). */
+  readonly currentId: string;
+  readonly ids: readonly string[];
+  seal(plaintext: string, aad: string): Promise<string>;
+  /** Throws SealError when the value is malformed, its key is unknown, or it does not authenticate. */
+  open(sealed: string, aad: string): Promise<string>;
+}
+
+export class SealError extends Error {
+  constructor(readonly reason: "malformed" | "unknown_key" | "not_authentic") {
+    super(`sealed value cannot be opened: ${reason}`);
+    this.name = "SealError";
+  }
+}
+
+export interface KeyEntry {
+  readonly id: string;
+  readonly raw: Uint8Array;
+}
+
+/** Parses `id:base64key` entries (standard or url-safe base64 of exactly 32 bytes). */
+export function parseKeyEntries(specs: readonly string[]): KeyEntry[] {
+  const out: KeyEntry[] = [];
+  for (const spec of specs) {
+    const i = spec.indexOf(":");
+    const id = i > 0 ? spec.slice(0, i) : "";
+    if (!KEY_ID_RE.test(id)) throw new Error("secret key entries must be id:base64key with an id of [A-Za-z0-9_-]{1,32}");
+    const raw = fromB64(spec.slice(i + 1).trim());
+    if (!raw || raw.length !== 32) throw new Error(`secret key ${id} must be base64 of 32 bytes`);
+    if (out.some((e) => e.id === id)) throw new Error(`secret key id ${id} appears twice`);
+    out.push({ id, raw });
+  }
+  if (out.length === 0) throw new Error("the key ring is empty");
+  return out;
+}
+
+export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRing> {
+  if (entries.length === 0) throw new Error("the key ring is empty");
+  const keys = new Map<string, CryptoKey>();
+  for (const e of entries) {
+    keys.set(e.id, await crypto.subtle.importKey("raw", e.raw as BufferSource, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]));
+  }
+  const currentId = entries[0].id;
+  return {
+    currentId,
+    ids: entries.map((e) => e.id),
+    async seal(plaintext, aad) {
+      const nonce = crypto.getRandomValues(new Uint8Array(12));
+      const ct = await crypto.subtle.encrypt(
+        { name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 },
+        keys.get(currentId)!,
+        enc.encode(plaintext),
+      );
+      return `v1:${currentId}:${toB64(nonce)}:${toB64(new Uint8Array(ct))}`;
+    },
+    async open(sealed, aad) {
+      const parts = sealed.split(":");
+      if (parts.length !== 4 || parts[0] !== "v1") throw new SealError("malformed");
+      const key = keys.get(parts[1]);
+      if (!key) throw new SealError("unknown_key");
+      const nonce = fromB64(parts[2]);
+      const ct = fromB64(parts[3]);
+      if (!nonce || nonce.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
+      let pt: ArrayBuffer;
+      try {
+        pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce as BufferSource, additionalData: enc.encode(aad), tagLength: 128 }, key, ct as BufferSource);
+      } catch {
+        throw new SealError("not_authentic");
+      }
+      try {
+        return dec.decode(pt);
+      } catch {
+        throw new SealError("malformed");
+      }
+    },
+  };
+}
+
+/** The key id a sealed value names, or null when it is not in the v1 form. */
+export function sealedKeyId(sealed: string): string | null {
+  const parts = sealed.split(":");
+  return parts.length === 4 && parts[0] === "v1" ? parts[1] : null;
+}
+
+/** A fresh `id:base64key` entry; the id carries the creation date so rotations sort and read well. */
+export function generateKeyEntry(now: Date = new Date()): string {
+  const raw = crypto.getRandomValues(new Uint8Array(32));
+  const id = `k${now.toISOString().slice(0, 10).replace(/-/g, "")}${toB64(crypto.getRandomValues(new Uint8Array(3)))}`;
+  return `${id}:${Buffer.from(raw).toString("base64")}`;
+}
+
+/**
+ * Reads the key file (one `id:base64key` per line, first = current), creating it with one fresh
+ * key and mode 0600 when absent. `prependNew` adds a fresh current key (rotation).
+ */
+export function loadKeyFile(path: string, opts: { prependNew?: boolean } = {}): { entries: string[]; created: boolean } {
+  let created = false;
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true });
+    try {
+      // wx: two processes starting at once must not overwrite each other's key.
+      writeFileSync(path, generateKeyEntry() + "\n", { mode: 0o600, flag: "wx" });
+      created = true;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "EEXIST") throw err;
+    }
+  }
+  let entries = readFileSync(path, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  if (opts.prependNew) {
+    entries = [generateKeyEntry(), ...entries];
+    writeFileSync(path, entries.join("\n") + "\n", { mode: 0o600 });
+  }
+  chmodSync(path, 0o600);
+  return { entries, created };
+}
+
+function toB64(b: Uint8Array): string {
+  return Buffer.from(b).toString("base64url");
+}
+
+function fromB64(s: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s)) return null;
+  return new Uint8Array(Buffer.from(s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), "base64url"));
+}
