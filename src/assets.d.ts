@@ -1,0 +1,9 @@
+// Files imported with `with { type: "file" }` resolve to a path (inside $bunfs when compiled).
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+declare module "*.data" {
+  const path: string;
+  export default path;
+}

@@ -1,0 +1,42 @@
+// Bun-only edge: what the single executable (`bun build --compile`) carries inside itself.
+// PGlite looks for its WASM and data files next to its module, which does not exist inside the
+// compiled binary, so they are embedded here and handed to it explicitly; the migrations are
+// embedded too (SQL as assets, the journal as a module) and unpacked to a temporary folder.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import initdbWasmPath from "../node_modules/@electric-sql/pglite/dist/initdb.wasm" with { type: "file" };
+import pgliteDataPath from "../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
+import pgliteWasmPath from "../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
+import journal from "../db/migrations/meta/_journal.json";
+import type { OpenDbOptions } from "../db/client";
+
+export interface RuntimeAssets {
+  pglite?: OpenDbOptions["pglite"];
+  migrationsFolder?: string;
+}
+
+export const isCompiled = (): boolean => import.meta.url.includes("$bunfs") || Bun.embeddedFiles.length > 0;
+
+export async function compiledAssets(): Promise<RuntimeAssets> {
+  if (!isCompiled()) return {};
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
+    WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
+    WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),
+  ]);
+  const fsBundle = new Blob([await Bun.file(pgliteDataPath).arrayBuffer()]);
+  return { pglite: { pgliteWasmModule, initdbWasmModule, fsBundle }, migrationsFolder: await unpackMigrations() };
+}
+
+async function unpackMigrations(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), "cms-migrations-"));
+  mkdirSync(join(dir, "meta"));
+  writeFileSync(join(dir, "meta", "_journal.json"), JSON.stringify(journal));
+  const files = new Map(Bun.embeddedFiles.map((f) => [(f as Blob & { name: string }).name, f]));
+  for (const entry of journal.entries) {
+    const file = files.get(`${entry.tag}.sql`);
+    if (!file) throw new Error(`migration ${entry.tag}.sql is not embedded in this binary`);
+    writeFileSync(join(dir, `${entry.tag}.sql`), await file.text());
+  }
+  return dir;
+}
