@@ -2,6 +2,7 @@
 import { createApp } from "./app";
 import { bootstrap } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
+import { compiledAssets } from "./embedded";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { openRuntime } from "./runtime";
 
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const deps = await openRuntime(config);
+  const deps = await openRuntime(config, await compiledAssets());
   const { log } = deps;
   const first = await bootstrap(deps.db, config, deps.now());
   if (first) {
@@ -58,4 +59,16 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 }
 
-await main();
+/** `content-service healthcheck`: for container HEALTHCHECKs on images without curl. */
+async function healthcheck(): Promise<never> {
+  const port = loadConfig(process.env).port;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) });
+    process.exit(res.ok ? 0 : 1);
+  } catch {
+    process.exit(1);
+  }
+}
+
+if (process.argv[2] === "healthcheck") await healthcheck();
+else await main();
