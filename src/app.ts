@@ -8,6 +8,7 @@ import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
 import { deliveryRoutes } from "./delivery/routes";
+import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { keyRoutes } from "./keys/routes";
@@ -34,13 +35,16 @@ export function createApp(deps: AppDeps) {
       meta.set(request, { id, start: performance.now() });
       set.headers["x-request-id"] = id;
       const declared = Number(request.headers.get("content-length") ?? "0");
-      if (declared > MAX_BODY_BYTES) {
+      // /mcp enforces the same cap itself and answers in JSON-RPC form.
+      if (declared > MAX_BODY_BYTES && !isMcpPath(new URL(request.url).pathname)) {
         set.status = 413;
         set.headers["content-type"] = "application/json; charset=utf-8";
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
       }
     })
-    .onParse(async ({ request, contentType }) => {
+    .onParse(async ({ request, contentType, path }) => {
+      // The MCP transport reads /mcp bodies itself (malformed JSON is a JSON-RPC -32700 there).
+      if (isMcpPath(path)) return null;
       const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
       if (type === "application/json" || type.endsWith("+json")) return parseJsonBody(await readBodyText(request)) ?? null;
       if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));

@@ -17,6 +17,8 @@ export interface Config {
   readonly aiMaxResponseBytes: number;
   readonly aiMaxConcurrentPerProject: number;
   readonly mcpAllowedOrigins: readonly string[];
+  /** Extra Host values /mcp accepts besides the PUBLIC_URL host and loopback names. */
+  readonly mcpAllowedHosts: readonly string[];
   readonly logLevel: LogLevel;
   readonly seedDemo: boolean;
   readonly dbPoolSize: number;
@@ -43,6 +45,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["AI_MAX_RESPONSE_BYTES", "2097152", "largest AI vendor response read"],
   ["AI_MAX_CONCURRENT_PER_PROJECT", "4", "concurrent translate calls per project (per instance)"],
   ["MCP_ALLOWED_ORIGINS", "(PUBLIC_URL origin)", "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
+  ["MCP_ALLOWED_HOSTS", "(none)", "comma-separated extra Host header values accepted on /mcp (DNS-rebinding check); the PUBLIC_URL host and localhost/127.0.0.1/[::1] on any port are always accepted"],
   ["LOG_LEVEL", "info", "debug | info | warn | error | silent"],
   ["SEED_DEMO", "true", "create the demo project on first start"],
   ["DB_POOL_SIZE", "10", "PostgreSQL connections per instance"],
@@ -137,6 +140,7 @@ export function loadConfig(env: Env): Config {
     aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
     aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 4, 1, 1000),
     mcpAllowedOrigins: origins ? origins.split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean) : [publicOrigin],
+    mcpAllowedHosts: (str("MCP_ALLOWED_HOSTS") ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean),
     logLevel: logLevel as LogLevel,
     seedDemo: bool("SEED_DEMO", true),
     dbPoolSize: int("DB_POOL_SIZE", 10, 1, 500),

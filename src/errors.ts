@@ -8,6 +8,7 @@ export type ErrorCode =
   | "no_provider"
   | "unauthorized"
   | "insufficient_scope"
+  | "forbidden"
   | "not_found"
   | "sitemap_unavailable"
   | "method_not_allowed"
@@ -30,6 +31,7 @@ export function statusOf(code: ErrorCode): number {
     case "unauthorized":
       return 401;
     case "insufficient_scope":
+    case "forbidden":
       return 403;
     case "not_found":
     case "sitemap_unavailable":

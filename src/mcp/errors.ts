@@ -1,0 +1,26 @@
+// MCP's deliberate exception to the one error mapping: failures inside a tool become tool results
+// with isError (the agent reads and corrects them), never JSON-RPC errors or HTTP statuses.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AppError } from "../errors";
+import type { Logger } from "../lib/log";
+
+export function toolError(code: string, message: string, details?: unknown): CallToolResult {
+  const text = details === undefined ? `${code}: ${message}` : `${code}: ${message} (details: ${JSON.stringify(details)})`;
+  return { isError: true, content: [{ type: "text", text }] };
+}
+
+export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {
+  const list = missing.join(" and ");
+  return toolError(
+    "insufficient_scope",
+    `${tool} needs the ${list} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`,
+    { required: missing },
+  );
+}
+
+/** An AppError keeps its code and message (they are written for callers); anything else is logged and hidden. */
+export function errorResult(err: unknown, tool: string, log: Logger): CallToolResult {
+  if (err instanceof AppError) return toolError(err.code, err.message, err.details);
+  log.error("mcp tool failed", { tool, err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  return toolError("internal", "the tool failed unexpectedly; try again later");
+}

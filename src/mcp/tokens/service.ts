@@ -1,0 +1,95 @@
+import { and, desc, eq } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { mcpTokens } from "../../../db/schema";
+import type { AdminCaller } from "../../auth";
+import { AppError, notFound } from "../../errors";
+import { isUuid, uuidv7 } from "../../lib/ids";
+import { MCP_SCOPES } from "../../lib/scopes";
+import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
+import type { Project } from "../../projects/service";
+
+export type McpToken = typeof mcpTokens.$inferSelect;
+
+export interface McpTokenWire {
+  id: string;
+  name: string;
+  token_hint: string;
+  scopes: string[];
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+}
+
+export const tokenToWire = (t: McpToken): McpTokenWire => ({
+  id: t.id,
+  name: t.name,
+  token_hint: t.tokenHint,
+  scopes: t.scopes,
+  created_at: t.createdAt.toISOString(),
+  last_used_at: t.lastUsedAt?.toISOString() ?? null,
+  expires_at: t.expiresAt?.toISOString() ?? null,
+});
+
+export interface McpTokenInput {
+  name: string;
+  scopes?: string[];
+  expires_at?: string | null;
+}
+
+/**
+ * Mints a token for one project; the plaintext is returned once and only its SHA-256 is stored.
+ * Like admin keys, a caller can only hand out scopes it holds itself.
+ */
+export async function createMcpToken(
+  db: Db,
+  project: Project,
+  input: McpTokenInput,
+  caller: AdminCaller,
+  now: Date,
+): Promise<{ token: McpToken; plaintext: string }> {
+  const allowed = MCP_SCOPES as readonly string[];
+  const requested = input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s));
+  const scopes = [...new Set(requested)];
+  for (const s of scopes) {
+    if (!allowed.includes(s)) throw new AppError("invalid_request", `"${s}" is not an MCP scope`, { field: "scopes", allowed: MCP_SCOPES });
+    if (!caller.scopes.includes(s)) throw new AppError("insufficient_scope", `cannot grant ${s}: this key does not hold it`, { required: s });
+  }
+  if (scopes.length === 0) {
+    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", "an MCP token needs at least one of the scopes " + MCP_SCOPES.join(", "), { field: "scopes" });
+  }
+  let expiresAt: Date | null = null;
+  if (input.expires_at) {
+    expiresAt = new Date(input.expires_at);
+    if (Number.isNaN(expiresAt.getTime())) throw new AppError("invalid_request", "expires_at must be an RFC 3339 date-time", { field: "expires_at" });
+    if (expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
+  }
+  const plaintext = generateToken("cms_mcp_");
+  const [token] = await db
+    .insert(mcpTokens)
+    .values({
+      id: uuidv7(now.getTime()),
+      projectId: project.id,
+      name: input.name,
+      tokenHash: hashToken(plaintext),
+      tokenHint: tokenHint(plaintext),
+      scopes,
+      createdAt: now,
+      expiresAt,
+    })
+    .returning();
+  return { token, plaintext };
+}
+
+export async function listMcpTokens(db: Db, project: Project): Promise<McpToken[]> {
+  return db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
+}
+
+/** Deletes the row: the bearer check reads the table on every call, so the token stops working at once everywhere. */
+export async function deleteMcpToken(db: Db, project: Project, id: string): Promise<void> {
+  if (!isUuid(id)) throw notFound("MCP token");
+  const removed = await db
+    .delete(mcpTokens)
+    .where(and(eq(mcpTokens.projectId, project.id), eq(mcpTokens.id, id.toLowerCase())))
+    .returning({ id: mcpTokens.id });
+  if (removed.length === 0) throw notFound("MCP token");
+}
