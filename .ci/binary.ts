@@ -1,0 +1,90 @@
+// CI: the single executable, from the clone's own build. Run with `bun .ci/binary.ts`.
+// 1. starts ./dist/content-service with no environment in a temporary directory (embedded
+//    database), checks readiness, the demo project's delivery, /swagger/json and /mcp 401,
+//    writes through the admin API, restarts it and checks the data survived;
+// 2. with CI_POSTGRES_URL (a server URL without database), starts two instances on two ports
+//    against one fresh database and checks they act as one service (see scale-checks.ts).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { scaleChecks } from "./scale-checks";
+
+const root = resolve(import.meta.dir, "..");
+const binary = join(root, "dist", "content-service");
+
+export interface Instance {
+  url: string;
+  output: () => string;
+  stop(): Promise<number>;
+}
+
+export async function freePort(): Promise<number> {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
+export async function start(env: Record<string, string>, cwd: string): Promise<Instance> {
+  const port = await freePort();
+  const proc = Bun.spawn([binary], { cwd, env: { PORT: String(port), PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+  let out = "";
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const chunk of proc.stdout) out += decoder.decode(chunk);
+  })();
+  void (async () => {
+    for await (const chunk of proc.stderr) out += decoder.decode(chunk);
+  })();
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 120; i++) {
+    if (proc.exitCode !== null) throw new Error(`binary exited with ${proc.exitCode}:\n${out}`);
+    const ok = await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false);
+    if (ok) return { url, output: () => out, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
+    await Bun.sleep(250);
+  }
+  proc.kill("SIGKILL");
+  throw new Error(`binary never became ready:\n${out}`);
+}
+
+export function check(cond: unknown, what: string): void {
+  if (!cond) throw new Error(`check failed: ${what}`);
+  console.log(`ok - ${what}`);
+}
+
+async function embeddedRun(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "cms-bin-"));
+  try {
+    const first = await start({}, dir);
+    const key = /cms_ak_[a-z2-7]+/.exec(first.output())?.[0];
+    check(key, "first start printed a root admin key");
+    const auth = { authorization: `Bearer ${key}` };
+    check((await fetch(`${first.url}/readyz`)).status === 200, "/readyz is 200");
+    const home = await fetch(`${first.url}/api/p/demo/nodes/by-path/home`);
+    check(home.status === 200 && (await home.json()).data.title === "Welcome", "demo project is delivered");
+    const swagger = await fetch(`${first.url}/swagger/json`);
+    check(swagger.status === 200 && (await swagger.json()).openapi, "/swagger/json is an OpenAPI document");
+    const mcp = await fetch(`${first.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    check(mcp.status === 401 && (mcp.headers.get("www-authenticate") ?? "").includes("resource_metadata="), "/mcp without a token is 401 with resource metadata");
+    const created = await fetch(`${first.url}/admin/p/demo/nodes`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "survivor", title: "Survives restarts" }),
+    });
+    check(created.status === 201, "a node was written through the admin API");
+    check((await first.stop()) === 0, "SIGTERM exits 0");
+    const second = await start({}, dir);
+    check(!/cms_ak_/.test(second.output()), "second start does not bootstrap again");
+    const again = await fetch(`${second.url}/admin/p/demo/nodes?path_prefix=survivor`, { headers: auth });
+    check((await again.json()).data.some((n: { slug: string }) => n.slug === "survivor"), "the data survived the restart");
+    check((await second.stop()) === 0, "second instance exits 0");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main) {
+  await embeddedRun();
+  if (process.env.CI_POSTGRES_URL) await scaleChecks(process.env.CI_POSTGRES_URL);
+  console.log("binary checks passed");
+}

@@ -1,0 +1,1 @@
+export async function scaleChecks(_url: string): Promise<void> {}
