@@ -2,7 +2,7 @@ import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import type { AppDeps } from "./deps";
-import { AppError, type ErrorCode, errorBody } from "./errors";
+import { AppError, type ErrorCode, errorBody, isDatabaseUnavailable } from "./errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
@@ -83,6 +83,13 @@ export function createApp(deps: AppDeps) {
       if (status === 413) {
         set.status = 413;
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      }
+      if (isDatabaseUnavailable(error)) {
+        // The pool reconnects by itself on the next query; tell the client to retry shortly.
+        log.warn("database unavailable", { request_id: meta.get(request)?.id });
+        set.status = 503;
+        set.headers["retry-after"] = "1";
+        return errorBody("service_unavailable", "the database is not answering; retry shortly");
       }
       // Unknown failure: log it (message only, no request data) and answer a generic 500.
       const id = meta.get(request)?.id;

@@ -104,3 +104,32 @@ function pgCode(err: unknown): string | null {
   }
   return null;
 }
+
+const DB_DOWN_CODES = new Set([
+  "57P01", // admin_shutdown (terminated backend)
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "08000",
+  "08003",
+  "08006",
+  "08001",
+  "53300", // too_many_connections
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+]);
+
+/** True when the database is unreachable (not a bad query): the caller may retry. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e && typeof e === "object"; i++) {
+    const code = (e as { code?: unknown; errno?: unknown }).code ?? (e as { errno?: unknown }).errno;
+    if (typeof code === "string" && DB_DOWN_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
