@@ -27,8 +27,7 @@ export function contentRoutes(deps: AppDeps) {
   const nodeResponse = { 200: t.Object({ data: ContentModel.nodeWithBlocks }), ...errorResponses };
   let app = new Elysia({ prefix: "/admin/p/:ref/nodes" })
     .use(adminAuth(deps))
-    .get(
-      "/",
+    .get("",
       async ({ project, query }) => {
         const r = await listNodes(db, project.id, query);
         return { data: r.data.map(nodeToWire), total: r.total, page: r.page, per_page: r.per_page };
@@ -44,8 +43,7 @@ export function contentRoutes(deps: AppDeps) {
         detail: adminDoc("content", "List nodes (any status), filtered by type, status, parent or path prefix"),
       },
     )
-    .post(
-      "/",
+    .post("",
       async ({ project, body, set }) => {
         set.status = 201;
         return { data: await createNode(db, project, body, deps.now()) };

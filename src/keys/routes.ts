@@ -20,13 +20,12 @@ export function keyRoutes(deps: AppDeps) {
   const { db } = deps;
   return new Elysia({ prefix: "/admin/keys" })
     .use(adminAuth(deps))
-    .get("/", async ({ caller }) => ({ data: (await listAdminKeys(db, caller)).map(keyToWire) }), {
+    .get("", async ({ caller }) => ({ data: (await listAdminKeys(db, caller)).map(keyToWire) }), {
       scope: "keys:write",
       response: { 200: t.Object({ data: t.Array(Key) }), ...errorResponses },
       detail: adminDoc("keys", "List admin keys (hints only)"),
     })
-    .post(
-      "/",
+    .post("",
       async ({ body, caller, set }) => {
         const { key, plaintext } = await createAdminKey(db, body, caller, deps.now());
         set.status = 201;

@@ -9,13 +9,12 @@ export function projectRoutes(deps: AppDeps) {
   const { db } = deps;
   return new Elysia({ prefix: "/admin/projects" })
     .use(adminAuth(deps))
-    .get("/", async ({ caller }) => ({ data: (await listProjects(db, caller)).map(projectToWire) }), {
+    .get("", async ({ caller }) => ({ data: (await listProjects(db, caller)).map(projectToWire) }), {
       scope: "projects:read",
       response: { 200: t.Object({ data: t.Array(ProjectModel.project) }), ...errorResponses },
       detail: adminDoc("projects", "List the projects this key may act on"),
     })
-    .post(
-      "/",
+    .post("",
       async ({ body, caller, set }) => {
         set.status = 201;
         return { data: projectToWire(await createProject(db, body, caller, deps.now())) };

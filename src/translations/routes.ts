@@ -10,7 +10,7 @@ export function translationRoutes(deps: AppDeps) {
   const one = { 200: t.Object({ data: TranslationModel.translation }), ...errorResponses };
   return new Elysia({ prefix: "/admin/p/:ref/nodes/:id/translations" })
     .use(adminAuth(deps))
-    .get("/", async ({ project, params }) => ({ data: (await listTranslations(db, project, params.id)).map(translationToWire) }), {
+    .get("", async ({ project, params }) => ({ data: (await listTranslations(db, project, params.id)).map(translationToWire) }), {
       projectScope: "content:read",
       params: RefIdParams,
       response: { 200: t.Object({ data: t.Array(TranslationModel.translation) }), ...errorResponses },
