@@ -6,7 +6,8 @@ const Kind = t.String({ minLength: 1, maxLength: 32, description: "openai, anthr
 const Model = t.String({ minLength: 1, maxLength: 200, description: "model identifier; the kind's default model when unset" });
 const BaseUrl = t.String({ minLength: 1, maxLength: 2048, description: "OpenAI-compatible (or Anthropic) endpoint base, e.g. https://api.example.com/v1; the kind's default when unset" });
 const ApiKey = t.String({ minLength: 1, maxLength: 4096, description: "vendor API key; sealed at rest, never listed" });
-const Capabilities = t.Record(t.String({ maxLength: 64 }), t.Unknown(), { description: 'capability declaration, e.g. { "translate": true }' });
+// t.Unknown: Elysia would coerce an array into an object; the service insists on a plain object.
+const Capabilities = t.Unknown({ description: 'capability declaration, an object, e.g. { "translate": true }' });
 
 const provider = {
   id: Uuid,

@@ -40,7 +40,7 @@ export interface ProviderInput {
   model?: string | null;
   base_url?: string | null;
   api_key?: string | null;
-  capabilities?: Record<string, unknown>;
+  capabilities?: unknown;
   is_default?: boolean;
 }
 
@@ -224,11 +224,11 @@ function checkApiKey(key: string | null | undefined): string | null {
   return k;
 }
 
-function checkCapabilities(c: Record<string, unknown> | undefined): Record<string, unknown> {
+function checkCapabilities(c: unknown): Record<string, unknown> {
   if (c === undefined) return {};
   if (c === null || typeof c !== "object" || Array.isArray(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
   if (JSON.stringify(c).length > MAX_CAPABILITIES_BYTES) throw new AppError("invalid_request", `capabilities must be at most ${MAX_CAPABILITIES_BYTES} bytes of JSON`, { field: "capabilities" });
-  return c;
+  return c as Record<string, unknown>;
 }
 
 function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {
