@@ -10,6 +10,7 @@ import { contentRoutes } from "./content/routes";
 import { deliveryRoutes } from "./delivery/routes";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
+import { oauthFailureBeforeHandler } from "./oauth/errors";
 import { oauthRoutes } from "./oauth/routes";
 import { keyRoutes } from "./keys/routes";
 import { projectRoutes } from "./projects/routes";
@@ -53,6 +54,11 @@ export function createApp(deps: AppDeps) {
       set.headers["content-type"] = "application/json; charset=utf-8";
       // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).
       const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? ((thrown as { cause: AppError }).cause) : thrown;
+      if (code === "PARSE" || error instanceof AppError) {
+        // The OAuth JSON endpoints answer even a body they cannot read in the RFC error form.
+        const oauth = oauthFailureBeforeHandler(request, error instanceof AppError ? error.status : 400);
+        if (oauth) return oauth;
+      }
       if (error instanceof AppError) {
         set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);

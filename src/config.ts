@@ -26,6 +26,10 @@ export interface Config {
   readonly deliveryCacheEntries: number;
   readonly oauthAccessTokenTtlSeconds: number;
   readonly oauthRefreshTokenTtlSeconds: number;
+  readonly oauthRegisterRateLimit: number;
+  readonly oauthTokenRateLimit: number;
+  readonly oauthSignInRateLimit: number;
+  readonly trustProxy: boolean;
   readonly shutdownGraceMs: number;
 }
 
@@ -53,6 +57,10 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["DELIVERY_CACHE_ENTRIES", "5000", "rendered delivery answers kept in memory per instance"],
   ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
   ["OAUTH_REFRESH_TOKEN_TTL", "2592000", "OAuth refresh token lifetime, seconds"],
+  ["OAUTH_REGISTER_RATE_LIMIT", "20", "OAuth client registrations per client address per hour"],
+  ["OAUTH_TOKEN_RATE_LIMIT", "60", "OAuth token requests per client per minute"],
+  ["OAUTH_SIGNIN_RATE_LIMIT", "10", "consent-page sign-in attempts per client address per 15 minutes"],
+  ["TRUST_PROXY", "false", "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
   ["SHUTDOWN_GRACE_MS", "10000", "how long SIGTERM waits for in-flight requests"],
 ];
 
@@ -148,6 +156,10 @@ export function loadConfig(env: Env): Config {
     deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 5000, 0, 10_000_000),
     oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 3600, 60, 86_400),
     oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, 300, 365 * 86_400),
+    oauthRegisterRateLimit: int("OAUTH_REGISTER_RATE_LIMIT", 20, 1, 1_000_000),
+    oauthTokenRateLimit: int("OAUTH_TOKEN_RATE_LIMIT", 60, 1, 1_000_000),
+    oauthSignInRateLimit: int("OAUTH_SIGNIN_RATE_LIMIT", 10, 1, 1_000_000),
+    trustProxy: bool("TRUST_PROXY", false),
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 300_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);

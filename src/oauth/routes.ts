@@ -1,7 +1,238 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { adminAuth, adminDoc } from "../auth";
 import type { AppDeps } from "../deps";
+import { errorResponses } from "../lib/model";
+import { resolveProject } from "../projects/service";
+import { showAuthorization, submitAuthorization, type PageResult } from "./consent";
+import { OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson } from "./errors";
+import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
+import {
+  AuthorizationServerMetadata,
+  Client,
+  Grant,
+  GrantQuery,
+  OAuthErrorSchema,
+  ProtectedResourceMetadata,
+  RegisterRequestDoc,
+  RevokeRequestDoc,
+  TokenRequestDoc,
+  TokenResponse,
+} from "./model";
+import { clientAddress, hitRateLimit } from "./rate-limit";
+import { authenticateClient, deleteClient, listClients, listGrants, param, registerClient, revokeGrant } from "./service";
+import { newNonce } from "./session";
+import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
 
-// Placeholder: the oauth feature mounts its routes here.
-export function oauthRoutes(_deps: AppDeps) {
-  return new Elysia();
+const PREFLIGHT_HEADERS = {
+  ...OAUTH_CORS_HEADERS,
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
+  "access-control-max-age": "86400",
+};
+
+const oauthDoc = (summary: string, extra: Record<string, unknown> = {}) => ({ tags: ["oauth"], summary, ...extra });
+
+const isForm = (request: Request): boolean => (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
+
+const metadataResponse = (body: unknown): Response =>
+  new Response(JSON.stringify(body), {
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300", ...OAUTH_CORS_HEADERS },
+  });
+
+/** CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target. */
+function pageCsp(nonce: string, redirectUri: string | null): string {
+  let target = "";
+  if (redirectUri) {
+    const u = new URL(redirectUri);
+    target = u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
+  }
+  return `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+function pageResponse(r: PageResult, nonce: string): Response {
+  const headers = new Headers({
+    "cache-control": "no-store",
+    "x-frame-options": "DENY",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "content-security-policy": pageCsp(nonce, r.redirectUri),
+  });
+  for (const c of r.cookies) headers.append("set-cookie", c);
+  if (r.retryAfter) headers.set("retry-after", String(r.retryAfter));
+  if (r.location) {
+    headers.set("location", r.location);
+    return new Response(null, { status: r.status, headers });
+  }
+  headers.set("content-type", "text/html; charset=utf-8");
+  return new Response(r.html, { status: r.status, headers });
+}
+
+export function oauthRoutes(deps: AppDeps) {
+  const { db, config, log } = deps;
+
+  /** Runs an OAuth JSON endpoint: OAuthErrors in the RFC form, anything else a logged server_error. */
+  const guarded = async (fn: () => Promise<Response>): Promise<Response> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof OAuthError) return oauthErrorResponse(err);
+      log.error("oauth endpoint failed", { err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+      return oauthErrorResponse(new OAuthError("server_error", "internal server error"));
+    }
+  };
+
+  const limited = async (key: string, limit: number, windowSeconds: number): Promise<void> => {
+    const r = await hitRateLimit(db, key, limit, windowSeconds, deps.now());
+    if (!r.allowed) throw new OAuthError("rate_limited", "too many requests; retry later", 429, { "retry-after": String(r.retryAfter) });
+  };
+
+  const preflight = () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+  const preflightDoc = { detail: oauthDoc("CORS preflight", { hide: true }) };
+
+  return new Elysia()
+    .use(adminAuth(deps))
+    .get("/.well-known/oauth-protected-resource", () => metadataResponse(protectedResourceMetadata(config)), {
+      response: { 200: ProtectedResourceMetadata },
+      detail: oauthDoc("Protected resource metadata (RFC 9728)"),
+    })
+    .get("/.well-known/oauth-protected-resource/mcp", () => metadataResponse(protectedResourceMetadata(config)), {
+      response: { 200: ProtectedResourceMetadata },
+      detail: oauthDoc("Protected resource metadata of /mcp (RFC 9728, path-inserted form)"),
+    })
+    .get("/.well-known/oauth-authorization-server", () => metadataResponse(authorizationServerMetadata(config)), {
+      response: { 200: AuthorizationServerMetadata },
+      detail: oauthDoc("Authorization server metadata (RFC 8414)"),
+    })
+    .options("/.well-known/oauth-protected-resource", preflight, preflightDoc)
+    .options("/.well-known/oauth-protected-resource/mcp", preflight, preflightDoc)
+    .options("/.well-known/oauth-authorization-server", preflight, preflightDoc)
+    .options("/oauth/register", preflight, preflightDoc)
+    .options("/oauth/token", preflight, preflightDoc)
+    .options("/oauth/revoke", preflight, preflightDoc)
+    .post(
+      "/oauth/register",
+      ({ body, request, server }) =>
+        guarded(async () => {
+          const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
+          await limited(`oauth_register:${address}`, config.oauthRegisterRateLimit, 3600);
+          if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("json")) {
+            throw new OAuthError("invalid_client_metadata", "the body must be application/json");
+          }
+          const registered = await registerClient(db, body, deps.now());
+          log.info("oauth client registered", { client_id: registered.client_id, auth_method: registered.token_endpoint_auth_method });
+          return oauthJson(registered, 201);
+        }),
+      {
+        detail: oauthDoc("Register a client (RFC 7591)", {
+          requestBody: RegisterRequestDoc,
+          description: "Public (token_endpoint_auth_method none) or confidential clients; the client_secret is shown once. Rate limited per client address.",
+        }),
+        response: { 201: t.Object({ client_id: t.String(), client_secret: t.Optional(t.String()) }, { additionalProperties: true }), 400: OAuthErrorSchema, 429: OAuthErrorSchema },
+      },
+    )
+    .get(
+      "/oauth/authorize",
+      async ({ request }) => {
+        const url = new URL(request.url);
+        const nonce = newNonce();
+        const values = (name: string): string[] => url.searchParams.getAll(name).filter((v) => v !== "");
+        return pageResponse(await showAuthorization(deps, values, request.headers.get("cookie"), nonce), nonce);
+      },
+      {
+        detail: oauthDoc("Authorization endpoint: sign-in and consent page", {
+          description:
+            "Query: response_type=code, client_id, redirect_uri, code_challenge, code_challenge_method=S256, resource={PUBLIC_URL}/mcp, state, scope. An unknown client or redirect URI shows an error page; other errors redirect with error, state and iss.",
+        }),
+      },
+    )
+    .post(
+      "/oauth/authorize",
+      async ({ body, request, server }) => {
+        const nonce = newNonce();
+        const form = isForm(request) && body && typeof body === "object" ? (body as Record<string, unknown>) : {};
+        const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
+        return pageResponse(await submitAuthorization(deps, form, request.headers.get("cookie"), address, nonce), nonce);
+      },
+      { detail: oauthDoc("Submit sign-in, project choice or consent (form post from the authorization page; CSRF-protected)") },
+    )
+    .post(
+      "/oauth/token",
+      ({ body, request }) =>
+        guarded(async () => {
+          if (!isForm(request)) throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
+          const form = (body ?? {}) as Record<string, unknown>;
+          const client = await authenticateClient(db, form, request.headers.get("authorization"));
+          await limited(`oauth_token:${client.id}`, config.oauthTokenRateLimit, 60);
+          const grantType = param(form, "grant_type");
+          const now = deps.now();
+          if (grantType === "authorization_code") return oauthJson(await exchangeCode(db, client, form, config, now));
+          if (grantType === "refresh_token") return oauthJson(await refreshTokens(db, client, form, config, now));
+          if (grantType === null) throw new OAuthError("invalid_request", "grant_type is required");
+          throw new OAuthError("unsupported_grant_type", "supported: authorization_code, refresh_token");
+        }),
+      {
+        detail: oauthDoc("Token endpoint: authorization_code (PKCE S256) and refresh_token (rotating)", { requestBody: TokenRequestDoc }),
+        response: { 200: TokenResponse, 400: OAuthErrorSchema, 401: OAuthErrorSchema, 429: OAuthErrorSchema },
+      },
+    )
+    .post(
+      "/oauth/revoke",
+      ({ body, request }) =>
+        guarded(async () => {
+          if (!isForm(request)) throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
+          const form = (body ?? {}) as Record<string, unknown>;
+          const client = await authenticateClient(db, form, request.headers.get("authorization"));
+          await revokeToken(db, client, form, deps.now());
+          return oauthJson({}, 200);
+        }),
+      {
+        detail: oauthDoc("Revoke a token (RFC 7009); a refresh token revokes its whole authorization", { requestBody: RevokeRequestDoc }),
+        response: { 200: t.Object({}), 400: OAuthErrorSchema, 401: OAuthErrorSchema },
+      },
+    )
+    .get("/admin/oauth/clients", async ({ caller }) => ({ data: await listClients(db, caller) }), {
+      scope: "keys:write",
+      response: { 200: t.Object({ data: t.Array(Client) }), ...errorResponses },
+      detail: adminDoc("oauth", "List registered OAuth clients"),
+    })
+    .delete(
+      "/admin/oauth/clients/:id",
+      async ({ params, caller, set }) => {
+        await deleteClient(db, params.id, caller);
+        set.status = 204;
+        return undefined;
+      },
+      {
+        scope: "keys:write",
+        params: t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) }),
+        detail: adminDoc("oauth", "Delete an OAuth client", "Its consents, codes and tokens are deleted with it; its tokens stop working at once."),
+      },
+    )
+    .get(
+      "/admin/oauth/grants",
+      async ({ query, caller }) => {
+        const project = query.project ? await resolveProject(db, query.project, caller) : null;
+        const data = await listGrants(db, { project_id: project?.id, user_id: query.user_id, client_id: query.client_id, active: query.active }, caller);
+        return { data };
+      },
+      {
+        scope: "keys:write",
+        query: GrantQuery,
+        response: { 200: t.Object({ data: t.Array(Grant) }), ...errorResponses },
+        detail: adminDoc("oauth", "List OAuth consents (grants)", "Newest first, at most 1000."),
+      },
+    )
+    .delete(
+      "/admin/oauth/grants/:id",
+      async ({ params, caller, set }) => {
+        await revokeGrant(db, params.id, caller, deps.now());
+        set.status = 204;
+        return undefined;
+      },
+      {
+        scope: "keys:write",
+        params: t.Object({ id: t.String({ format: "uuid" }) }),
+        detail: adminDoc("oauth", "Revoke an OAuth consent", "Every access and refresh token of the consent stops working at once."),
+      },
+    );
 }

@@ -1,0 +1,138 @@
+import { asc } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { oauthCodes, oauthGrants, projects } from "../../db/schema";
+import type { UserRole } from "../../db/schema";
+import { uuidv7 } from "../lib/ids";
+import { ROLE_SCOPES } from "../lib/scopes";
+import { generateToken, hashToken } from "../lib/tokens";
+import type { OAuthErrorCode } from "./errors";
+import { matchRedirectUri, withParams } from "./redirect-uri";
+import { findClient, knownScopes, type OAuthClient } from "./service";
+
+export const CODE_TTL_MS = 10 * 60_000;
+const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
+const MAX_STATE = 2048;
+
+/** The parameters of an authorization request, as they travel between the page's steps. */
+export const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
+export type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
+
+export interface AuthorizationRequest {
+  readonly client: OAuthClient;
+  readonly redirectUri: string;
+  readonly state: string | null;
+  readonly codeChallenge: string;
+  readonly resource: string;
+  /** Requested MCP scopes (all of them when the client asked for none). */
+  readonly scopes: readonly string[];
+  /** What the page posts back: the request as received. */
+  readonly params: RequestParams;
+}
+
+export type ParsedRequest =
+  | { readonly kind: "ok"; readonly request: AuthorizationRequest }
+  /** Client or redirect URI not trustworthy: show an error page, never redirect (RFC 6749 §4.1.2.1). */
+  | { readonly kind: "page_error"; readonly message: string }
+  | { readonly kind: "redirect"; readonly location: string };
+
+/**
+ * Validates an authorization request. `values` maps a name to every value given for it, so a
+ * repeated parameter is refused (RFC 6749 §3.1).
+ */
+export async function parseAuthorizationRequest(db: Db, values: (name: string) => string[], issuer: string, resource: string): Promise<ParsedRequest> {
+  const clientIds = values("client_id");
+  if (clientIds.length !== 1 || !clientIds[0]) return { kind: "page_error", message: "The request names no client (client_id), or names more than one." };
+  const client = await findClient(db, clientIds[0]);
+  if (!client) return { kind: "page_error", message: "This application is not registered with this service." };
+
+  const redirects = values("redirect_uri");
+  if (redirects.length > 1) return { kind: "page_error", message: "The request carries more than one redirect_uri." };
+  let redirectUri: string | null;
+  if (redirects.length === 0) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : null;
+  else redirectUri = matchRedirectUri(client.redirectUris, redirects[0]) ? redirects[0] : null;
+  if (!redirectUri) return { kind: "page_error", message: "The redirect address of this request is not one the application registered." };
+
+  const params: RequestParams = { client_id: client.id, redirect_uri: redirectUri };
+  for (const name of REQUEST_PARAMS) {
+    const v = values(name);
+    if (v.length > 1) return fail(redirectUri, issuer, null, "invalid_request", `${name} is repeated`);
+    if (v.length === 1 && name !== "client_id" && name !== "redirect_uri") params[name] = v[0];
+  }
+  const state = params.state ?? null;
+  if (state !== null && state.length > MAX_STATE) return fail(redirectUri, issuer, null, "invalid_request", "state is too long");
+  const failHere = (error: OAuthErrorCode, description: string): ParsedRequest => fail(redirectUri, issuer, state, error, description);
+
+  if (!params.response_type) return failHere("invalid_request", "response_type is required");
+  if (params.response_type !== "code") return failHere("unsupported_response_type", "only response_type=code is supported");
+  if (!params.code_challenge) return failHere("invalid_request", "code_challenge is required (PKCE)");
+  if (params.code_challenge_method !== "S256") return failHere("invalid_request", "code_challenge_method must be S256");
+  if (!CHALLENGE_RE.test(params.code_challenge)) return failHere("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
+  // RFC 8707: the token is for one resource, this service's MCP endpoint.
+  if (!params.resource) return failHere("invalid_target", `resource is required: ${resource}`);
+  if (params.resource !== resource) return failHere("invalid_target", `unknown resource; this server issues tokens for ${resource}`);
+
+  const asked = params.scope ?? client.scope ?? "";
+  const scopes = asked.trim() === "" ? knownScopes("content:read content:write ai:read") : knownScopes(asked);
+  if (scopes.length === 0) return failHere("invalid_scope", "none of the requested scopes exists; supported: content:read content:write ai:read");
+
+  return { kind: "ok", request: { client, redirectUri, state, codeChallenge: params.code_challenge, resource, scopes, params } };
+}
+
+function fail(redirectUri: string, issuer: string, state: string | null, error: OAuthErrorCode, description: string): ParsedRequest {
+  return { kind: "redirect", location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }) };
+}
+
+/** Requested scopes the user's role holds: the only ones the consent page offers. */
+export function grantableScopes(request: AuthorizationRequest, role: UserRole): string[] {
+  const held = new Set<string>(ROLE_SCOPES[role] ?? []);
+  return request.scopes.filter((s) => held.has(s));
+}
+
+export interface ProjectChoice {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export async function projectChoices(db: Db): Promise<ProjectChoice[]> {
+  return db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(500);
+}
+
+/** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */
+export async function approve(
+  db: Db,
+  request: AuthorizationRequest,
+  input: { userId: string; projectId: string; scopes: readonly string[] },
+  issuer: string,
+  now: Date,
+): Promise<string> {
+  const code = generateToken("cms_code_");
+  const grantId = uuidv7(now.getTime());
+  await db.transaction(async (tx) => {
+    await tx.insert(oauthGrants).values({
+      id: grantId,
+      clientId: request.client.id,
+      userId: input.userId,
+      projectId: input.projectId,
+      scopes: [...input.scopes],
+      resource: request.resource,
+      createdAt: now,
+    });
+    await tx.insert(oauthCodes).values({
+      codeHash: hashToken(code),
+      grantId,
+      clientId: request.client.id,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      resource: request.resource,
+      scopes: [...input.scopes],
+      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
+      createdAt: now,
+    });
+  });
+  return withParams(request.redirectUri, { code, state: request.state, iss: issuer });
+}
+
+export function denial(request: AuthorizationRequest, issuer: string): string {
+  return withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.state, iss: issuer });
+}

@@ -1,0 +1,80 @@
+// OAuth's wire format (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1): the deliberate exception to
+// src/errors.ts. These endpoints answer `{ "error", "error_description" }` with the RFC's codes.
+
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "unsupported_response_type"
+  | "invalid_scope"
+  | "invalid_target"
+  | "access_denied"
+  | "server_error"
+  | "invalid_redirect_uri"
+  | "invalid_client_metadata"
+  | "rate_limited";
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+    readonly status: number = statusOf(error),
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.name = "OAuthError";
+  }
+}
+
+function statusOf(code: OAuthErrorCode): number {
+  switch (code) {
+    case "invalid_client":
+      return 401;
+    case "rate_limited":
+      return 429;
+    case "server_error":
+      return 500;
+    default:
+      return 400;
+  }
+}
+
+/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
+export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "www-authenticate, retry-after",
+};
+
+export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      // RFC 6749 §5.1: token answers (and their errors) must not be cached.
+      "cache-control": "no-store",
+      pragma: "no-cache",
+      ...OAUTH_CORS_HEADERS,
+      ...headers,
+    },
+  });
+}
+
+export function oauthErrorResponse(err: OAuthError): Response {
+  return oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
+}
+
+const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register"]);
+
+/**
+ * Failures the app raises before an OAuth handler runs (unparseable body, body too large):
+ * answered in the RFC form on the JSON endpoints; null elsewhere, so the app's own mapping applies.
+ */
+export function oauthFailureBeforeHandler(request: Request, status: number): Response | null {
+  const path = new URL(request.url).pathname.replace(/\/+$/, "");
+  if (!JSON_ENDPOINTS.has(path)) return null;
+  const code: OAuthErrorCode = path === "/oauth/register" ? "invalid_client_metadata" : "invalid_request";
+  const description = status === 413 ? "request body is too large" : "request body could not be parsed";
+  return oauthErrorResponse(new OAuthError(code, description, status === 413 ? 413 : 400));
+}

@@ -1,0 +1,38 @@
+import type { Config } from "../config";
+import { MCP_SCOPES } from "../lib/scopes";
+
+/** The one protected resource this server issues tokens for (RFC 8707 audience). */
+export const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
+
+/** RFC 9728 protected resource metadata for /mcp. */
+export function protectedResourceMetadata(config: Config): Record<string, unknown> {
+  return {
+    resource: mcpResource(config),
+    authorization_servers: [config.publicUrl],
+    scopes_supported: [...MCP_SCOPES],
+    bearer_methods_supported: ["header"],
+    resource_name: "Content Service MCP",
+  };
+}
+
+/** RFC 8414 authorization server metadata; the issuer is PUBLIC_URL exactly. */
+export function authorizationServerMetadata(config: Config): Record<string, unknown> {
+  const base = config.publicUrl;
+  const authMethods = ["none", "client_secret_post", "client_secret_basic"];
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    registration_endpoint: `${base}/oauth/register`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    scopes_supported: [...MCP_SCOPES],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    code_challenge_methods_supported: ["S256"],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${base}/swagger`,
+  };
+}

@@ -1,0 +1,120 @@
+import { t } from "elysia";
+import { Timestamp } from "../lib/model";
+
+// Wire shapes of the OAuth endpoints, for the OpenAPI document. The token, register and revoke
+// bodies are parsed by hand so that every failure answers in the RFC error form.
+
+export const OAuthErrorSchema = t.Object(
+  { error: t.String(), error_description: t.Optional(t.String()) },
+  { description: "RFC 6749 §5.2 / RFC 7591 §3.2.2 error" },
+);
+
+export const ProtectedResourceMetadata = t.Object({
+  resource: t.String(),
+  authorization_servers: t.Array(t.String()),
+  scopes_supported: t.Array(t.String()),
+  bearer_methods_supported: t.Array(t.String()),
+  resource_name: t.String(),
+});
+
+export const AuthorizationServerMetadata = t.Object({
+  issuer: t.String(),
+  authorization_endpoint: t.String(),
+  token_endpoint: t.String(),
+  registration_endpoint: t.String(),
+  revocation_endpoint: t.String(),
+  scopes_supported: t.Array(t.String()),
+  response_types_supported: t.Array(t.String()),
+  grant_types_supported: t.Array(t.String()),
+  token_endpoint_auth_methods_supported: t.Array(t.String()),
+  code_challenge_methods_supported: t.Array(t.String()),
+  authorization_response_iss_parameter_supported: t.Boolean(),
+});
+
+const formBody = (properties: Record<string, { type: "string"; description: string; enum?: string[] }>, required: string[]) => ({
+  required: true,
+  content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties, required } } },
+});
+
+export const TokenRequestDoc = formBody(
+  {
+    grant_type: { type: "string", enum: ["authorization_code", "refresh_token"], description: "grant" },
+    code: { type: "string", description: "authorization_code: the code" },
+    redirect_uri: { type: "string", description: "authorization_code: the redirect URI of the authorization request" },
+    code_verifier: { type: "string", description: "authorization_code: PKCE verifier (S256)" },
+    refresh_token: { type: "string", description: "refresh_token: the current refresh token (rotated on use)" },
+    resource: { type: "string", description: "RFC 8707 resource; must be {PUBLIC_URL}/mcp" },
+    scope: { type: "string", description: "refresh_token: narrower scope" },
+    client_id: { type: "string", description: "public clients, or client_secret_post" },
+    client_secret: { type: "string", description: "client_secret_post" },
+  },
+  ["grant_type"],
+);
+
+export const RevokeRequestDoc = formBody(
+  {
+    token: { type: "string", description: "access or refresh token" },
+    token_type_hint: { type: "string", description: "access_token or refresh_token (ignored)" },
+    client_id: { type: "string", description: "public clients, or client_secret_post" },
+    client_secret: { type: "string", description: "client_secret_post" },
+  },
+  ["token"],
+);
+
+export const RegisterRequestDoc = {
+  required: true,
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["redirect_uris"],
+        properties: {
+          redirect_uris: { type: "array", items: { type: "string" }, description: "https, http on loopback, or a private-use scheme" },
+          token_endpoint_auth_method: { type: "string", enum: ["none", "client_secret_post", "client_secret_basic"] },
+          grant_types: { type: "array", items: { type: "string", enum: ["authorization_code", "refresh_token"] } },
+          response_types: { type: "array", items: { type: "string", enum: ["code"] } },
+          client_name: { type: "string" },
+          scope: { type: "string" },
+        },
+      },
+    },
+  },
+};
+
+export const TokenResponse = t.Object({
+  access_token: t.String(),
+  token_type: t.Literal("Bearer"),
+  expires_in: t.Integer(),
+  refresh_token: t.Optional(t.String()),
+  scope: t.String(),
+});
+
+export const Grant = t.Object({
+  id: t.String({ format: "uuid" }),
+  client_id: t.String(),
+  client_name: t.Nullable(t.String()),
+  user_id: t.String({ format: "uuid" }),
+  user_email: t.String(),
+  project_id: t.String({ format: "uuid" }),
+  scopes: t.Array(t.String()),
+  resource: t.String(),
+  created_at: Timestamp,
+  revoked_at: t.Nullable(Timestamp),
+});
+
+export const Client = t.Object({
+  client_id: t.String(),
+  client_name: t.Nullable(t.String()),
+  redirect_uris: t.Array(t.String()),
+  token_endpoint_auth_method: t.String(),
+  grant_types: t.Array(t.String()),
+  scope: t.Nullable(t.String()),
+  created_at: Timestamp,
+});
+
+export const GrantQuery = t.Object({
+  project: t.Optional(t.String({ maxLength: 64, description: "project id or slug" })),
+  user_id: t.Optional(t.String({ format: "uuid" })),
+  client_id: t.Optional(t.String({ maxLength: 200 })),
+  active: t.Optional(t.BooleanString({ description: "only consents not revoked" })),
+});

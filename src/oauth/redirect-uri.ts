@@ -1,0 +1,59 @@
+// Redirect URI rules (RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §4.1): https anywhere, http only on
+// loopback, or a private-use scheme for native apps; no fragment, no credentials; exact match on use,
+// except that a loopback port may vary (native apps bind an ephemeral port).
+
+const MAX_LENGTH = 2000;
+// Schemes that run code, read local data or are not navigable redirect targets.
+const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "about:", "blob:", "filesystem:", "ws:", "wss:", "ftp:", "mailto:", "tel:", "sms:"]);
+const SCHEME_RE = /^[a-z][a-z0-9+.-]*:$/;
+
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/** Why a redirect URI may not be registered, or null when it may. */
+export function redirectUriProblem(raw: string): string | null {
+  if (raw.length === 0 || raw.length > MAX_LENGTH) return `a redirect URI must be 1 to ${MAX_LENGTH} characters`;
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) return "a redirect URI must not contain whitespace or control characters";
+  if (raw.includes("#")) return "a redirect URI must not contain a fragment";
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return "a redirect URI must be an absolute URI";
+  }
+  if (u.username || u.password) return "a redirect URI must not carry credentials";
+  if (u.protocol === "https:") return u.hostname ? null : "an https redirect URI needs a host";
+  if (u.protocol === "http:") return isLoopbackHost(u.hostname) ? null : "http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https";
+  if (FORBIDDEN_SCHEMES.has(u.protocol) || !SCHEME_RE.test(u.protocol)) return `the ${u.protocol} scheme is not allowed for redirect URIs`;
+  return null;
+}
+
+/** The registered URI the presented one matches, or null. */
+export function matchRedirectUri(registered: readonly string[], presented: string): string | null {
+  if (registered.includes(presented)) return presented;
+  let p: URL;
+  try {
+    p = new URL(presented);
+  } catch {
+    return null;
+  }
+  if (p.protocol !== "http:" || !isLoopbackHost(p.hostname) || presented.includes("#") || p.username || p.password) return null;
+  for (const r of registered) {
+    let u: URL;
+    try {
+      u = new URL(r);
+    } catch {
+      continue;
+    }
+    if (u.protocol === "http:" && u.hostname === p.hostname && u.pathname === p.pathname && u.search === p.search) return r;
+  }
+  return null;
+}
+
+/** Appends response parameters to a redirect URI, keeping its own query (RFC 6749 §3.1.2). */
+export function withParams(redirectUri: string, params: Record<string, string | null | undefined>): string {
+  const u = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) u.searchParams.append(k, v);
+  return u.toString();
+}

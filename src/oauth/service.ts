@@ -1,0 +1,282 @@
+import { and, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { oauthClients, oauthGrants, oauthTokens, projects, users } from "../../db/schema";
+import type { AdminCaller } from "../auth";
+import { AppError, notFound } from "../errors";
+import { uuidv7 } from "../lib/ids";
+import { MCP_SCOPES } from "../lib/scopes";
+import { generateToken, hashToken, safeEqual } from "../lib/tokens";
+import { OAuthError } from "./errors";
+import { redirectUriProblem } from "./redirect-uri";
+
+export type OAuthClient = typeof oauthClients.$inferSelect;
+export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
+
+const AUTH_METHODS: readonly AuthMethod[] = ["none", "client_secret_post", "client_secret_basic"];
+const GRANT_TYPES = ["authorization_code", "refresh_token"];
+const MAX_REDIRECT_URIS = 10;
+const URI_FIELDS = ["client_uri", "logo_uri", "tos_uri", "policy_uri"] as const;
+const TEXT_FIELDS = ["software_id", "software_version"] as const;
+
+const meta = (description: string): OAuthError => new OAuthError("invalid_client_metadata", description);
+
+function optionalString(body: Record<string, unknown>, field: string, max: number): string | null {
+  const v = body[field];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string" || v.length > max || /[\u0000-\u001f\u007f]/.test(v)) throw meta(`${field} must be a string of at most ${max} characters`);
+  return v;
+}
+
+function stringArray(body: Record<string, unknown>, field: string, max: number): string[] | null {
+  const v = body[field];
+  if (v === undefined || v === null) return null;
+  if (!Array.isArray(v) || v.length > max || !v.every((x) => typeof x === "string")) throw meta(`${field} must be an array of at most ${max} strings`);
+  return v as string[];
+}
+
+/** Known MCP scopes in a space-separated list, in canonical order; unknown ones are dropped. */
+export function knownScopes(scope: string | null | undefined): string[] {
+  const asked = new Set((scope ?? "").split(" ").filter(Boolean));
+  return MCP_SCOPES.filter((s) => asked.has(s));
+}
+
+/** RFC 7591 registration: validates the metadata, stores the client (secret hashed), answers what was registered. */
+export async function registerClient(db: Db, body: unknown, now: Date): Promise<Record<string, unknown>> {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw meta("the body must be a JSON object of client metadata");
+  const input = body as Record<string, unknown>;
+
+  const redirectUris = input.redirect_uris;
+  if (!Array.isArray(redirectUris) || redirectUris.length === 0) throw new OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty array");
+  if (redirectUris.length > MAX_REDIRECT_URIS) throw new OAuthError("invalid_redirect_uri", `at most ${MAX_REDIRECT_URIS} redirect URIs`);
+  for (const uri of redirectUris) {
+    if (typeof uri !== "string") throw new OAuthError("invalid_redirect_uri", "redirect URIs must be strings");
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError("invalid_redirect_uri", problem);
+  }
+
+  // RFC 7591 §2: the default method is client_secret_basic.
+  const method = (optionalString(input, "token_endpoint_auth_method", 64) ?? "client_secret_basic") as AuthMethod;
+  if (!AUTH_METHODS.includes(method)) throw meta(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
+
+  // Deliberately both by default (RFC 7591 says authorization_code only): MCP clients that omit the
+  // field still expect to refresh.
+  const grantTypes = stringArray(input, "grant_types", 10) ?? GRANT_TYPES;
+  if (grantTypes.some((g) => !GRANT_TYPES.includes(g))) throw meta("grant_types may contain only authorization_code and refresh_token");
+  if (!grantTypes.includes("authorization_code")) throw meta("grant_types must include authorization_code");
+  const responseTypes = stringArray(input, "response_types", 10) ?? ["code"];
+  if (responseTypes.length === 0 || responseTypes.some((r) => r !== "code")) throw meta("response_types may contain only code");
+
+  const clientName = optionalString(input, "client_name", 200);
+  const scope = knownScopes(optionalString(input, "scope", 1000)).join(" ") || null;
+  const extra: Record<string, unknown> = {};
+  for (const f of URI_FIELDS) {
+    const v = optionalString(input, f, 2000);
+    if (v === null || v === "") continue;
+    if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw meta(`${f} must be an http(s) URL`);
+    extra[f] = v;
+  }
+  for (const f of TEXT_FIELDS) {
+    const v = optionalString(input, f, 200);
+    if (v !== null) extra[f] = v;
+  }
+  const contacts = stringArray(input, "contacts", 10);
+  if (contacts) extra.contacts = contacts.map((c) => c.slice(0, 200));
+
+  const id = uuidv7(now.getTime());
+  const secret = method === "none" ? null : generateToken("cms_cs_");
+  await db.insert(oauthClients).values({
+    id,
+    secretHash: secret ? hashToken(secret) : null,
+    clientName,
+    redirectUris: [...new Set(redirectUris as string[])],
+    tokenEndpointAuthMethod: method,
+    grantTypes: [...new Set(grantTypes)],
+    responseTypes: ["code"],
+    scope,
+    metadata: extra,
+    createdAt: now,
+  });
+  return {
+    client_id: id,
+    client_id_issued_at: Math.floor(now.getTime() / 1000),
+    ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
+    redirect_uris: [...new Set(redirectUris as string[])],
+    token_endpoint_auth_method: method,
+    grant_types: [...new Set(grantTypes)],
+    response_types: ["code"],
+    ...(clientName !== null ? { client_name: clientName } : {}),
+    ...(scope !== null ? { scope } : {}),
+    ...extra,
+  };
+}
+
+export async function findClient(db: Db, clientId: string): Promise<OAuthClient | null> {
+  if (clientId.length === 0 || clientId.length > 200) return null;
+  const [c] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
+  return c ?? null;
+}
+
+type Form = Record<string, unknown>;
+
+/** One value of a form parameter: absent → null; repeated (RFC 6749 §3.2) → invalid_request. */
+export function param(form: Form, name: string): string | null {
+  const v = form[name];
+  if (v === undefined) return null;
+  if (typeof v !== "string") throw new OAuthError("invalid_request", `${name} must be given once`);
+  return v === "" ? null : v;
+}
+
+/**
+ * Client authentication at the token and revocation endpoints (RFC 6749 §2.3): HTTP Basic or
+ * client_secret in the body for confidential clients, client_id alone for public ones; never two methods.
+ */
+export async function authenticateClient(db: Db, form: Form, authorization: string | null): Promise<OAuthClient> {
+  const bodyId = param(form, "client_id");
+  const bodySecret = param(form, "client_secret");
+  let id = bodyId;
+  let secret = bodySecret;
+  const basic = authorization && /^Basic\s+/i.test(authorization) ? authorization.replace(/^Basic\s+/i, "").trim() : null;
+  const challenge = { "www-authenticate": 'Basic realm="oauth"' };
+  if (basic !== null) {
+    if (bodySecret !== null) throw new OAuthError("invalid_request", "use one client authentication method, not two");
+    const decoded = decodeBasic(basic);
+    if (!decoded) throw new OAuthError("invalid_client", "malformed Basic credentials", 401, challenge);
+    if (bodyId !== null && bodyId !== decoded.id) throw new OAuthError("invalid_request", "client_id differs from the Basic credentials");
+    [id, secret] = [decoded.id, decoded.secret];
+  }
+  if (id === null) throw new OAuthError("invalid_client", "client authentication is required (client_id)", 401, basic ? challenge : {});
+  const client = await findClient(db, id);
+  if (!client) throw new OAuthError("invalid_client", "unknown client", 401, basic ? challenge : {});
+  if (client.tokenEndpointAuthMethod === "none") {
+    if (secret !== null) throw new OAuthError("invalid_client", "this client is public and has no secret", 401, basic ? challenge : {});
+    return client;
+  }
+  if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) {
+    throw new OAuthError("invalid_client", "client authentication failed", 401, basic ? challenge : {});
+  }
+  return client;
+}
+
+function decodeBasic(value: string): { id: string; secret: string } | null {
+  let text: string;
+  try {
+    text = atob(value);
+  } catch {
+    return null;
+  }
+  const i = text.indexOf(":");
+  if (i < 0) return null;
+  try {
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
+    const dec = (s: string): string => decodeURIComponent(s.replace(/\+/g, " "));
+    return { id: dec(text.slice(0, i)), secret: dec(text.slice(i + 1)) };
+  } catch {
+    return null;
+  }
+}
+
+/** Revokes a grant and every token issued under it (a whole refresh-token family). */
+export async function revokeGrantFamily(db: Db, grantId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+    await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
+  });
+}
+
+// ---- administration of clients and consents (admin API, keys:write) ----
+
+export interface GrantWire {
+  id: string;
+  client_id: string;
+  client_name: string | null;
+  user_id: string;
+  user_email: string;
+  project_id: string;
+  scopes: string[];
+  resource: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface GrantFilter {
+  project_id?: string;
+  user_id?: string;
+  client_id?: string;
+  active?: boolean;
+}
+
+export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<GrantWire[]> {
+  const where: SQL[] = [];
+  if (filter.project_id) where.push(eq(oauthGrants.projectId, filter.project_id));
+  if (filter.user_id) where.push(eq(oauthGrants.userId, filter.user_id));
+  if (filter.client_id) where.push(eq(oauthGrants.clientId, filter.client_id));
+  if (filter.active) where.push(isNull(oauthGrants.revokedAt));
+  if (caller.projectIds !== null) {
+    if (caller.projectIds.length === 0) return [];
+    where.push(inArray(oauthGrants.projectId, [...caller.projectIds]));
+  }
+  const rows = await db
+    .select({ g: oauthGrants, email: users.email, clientName: oauthClients.clientName })
+    .from(oauthGrants)
+    .innerJoin(users, eq(users.id, oauthGrants.userId))
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
+    .innerJoin(projects, eq(projects.id, oauthGrants.projectId))
+    .where(and(...where))
+    .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
+    .limit(1000);
+  return rows.map(({ g, email, clientName }) => ({
+    id: g.id,
+    client_id: g.clientId,
+    client_name: clientName,
+    user_id: g.userId,
+    user_email: email,
+    project_id: g.projectId,
+    scopes: g.scopes,
+    resource: g.resource,
+    created_at: g.createdAt.toISOString(),
+    revoked_at: g.revokedAt?.toISOString() ?? null,
+  }));
+}
+
+/** Withdraws a consent: its tokens stop working at once on every instance. 404 outside the key's projects. */
+export async function revokeGrant(db: Db, grantId: string, caller: AdminCaller, now: Date): Promise<void> {
+  const [g] = await db.select({ projectId: oauthGrants.projectId }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
+  if (!g || (caller.projectIds !== null && !caller.projectIds.includes(g.projectId))) throw notFound("grant");
+  await revokeGrantFamily(db, grantId, now);
+}
+
+export interface ClientWire {
+  client_id: string;
+  client_name: string | null;
+  redirect_uris: string[];
+  token_endpoint_auth_method: string;
+  grant_types: string[];
+  scope: string | null;
+  created_at: string;
+}
+
+function requireUnlimited(caller: AdminCaller): void {
+  // Clients are not bound to a project: only a key valid for every project manages them.
+  if (caller.projectIds !== null) throw new AppError("insufficient_scope", "managing OAuth clients needs a key not limited to projects");
+}
+
+export async function listClients(db: Db, caller: AdminCaller): Promise<ClientWire[]> {
+  requireUnlimited(caller);
+  const rows = await db.select().from(oauthClients).orderBy(desc(oauthClients.createdAt)).limit(1000);
+  return rows.map((c) => ({
+    client_id: c.id,
+    client_name: c.clientName,
+    redirect_uris: c.redirectUris,
+    token_endpoint_auth_method: c.tokenEndpointAuthMethod,
+    grant_types: c.grantTypes,
+    scope: c.scope,
+    created_at: c.createdAt.toISOString(),
+  }));
+}
+
+/** Deletes a client; its grants, codes and tokens go with it (foreign keys cascade). */
+export async function deleteClient(db: Db, clientId: string, caller: AdminCaller): Promise<void> {
+  requireUnlimited(caller);
+  const deleted = await db.delete(oauthClients).where(eq(oauthClients.id, clientId)).returning({ id: oauthClients.id });
+  if (deleted.length === 0) throw notFound("client");
+}

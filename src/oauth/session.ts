@@ -1,0 +1,102 @@
+import { hmac } from "@oslojs/crypto/hmac";
+import { SHA256 } from "@oslojs/crypto/sha2";
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { systemState } from "../../db/schema";
+import { safeEqual } from "../lib/tokens";
+
+// The consent page keeps no server-side session: a CSRF nonce cookie, a form token that is an HMAC
+// of that nonce, and a short signed sign-in cookie bound to the same nonce. The HMAC key lives in
+// PostgreSQL (system_state), so every instance verifies what another one signed.
+
+const KEY_NAME = "oauth_page_key";
+export const SIGN_IN_TTL_MS = 15 * 60_000;
+const CSRF_TTL_S = 60 * 60;
+const NONCE_RE = /^[A-Za-z0-9_-]{22}$/;
+
+const keys = new WeakMap<Db, Promise<Uint8Array>>();
+
+export function pageKey(db: Db): Promise<Uint8Array> {
+  let k = keys.get(db);
+  if (!k) {
+    k = loadKey(db);
+    keys.set(db, k);
+    k.catch(() => keys.delete(db));
+  }
+  return k;
+}
+
+async function loadKey(db: Db): Promise<Uint8Array> {
+  const fresh = new Uint8Array(32);
+  crypto.getRandomValues(fresh);
+  await db.insert(systemState).values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } }).onConflictDoNothing();
+  const [row] = await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1);
+  return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
+}
+
+function mac(key: Uint8Array, purpose: string, message: string): string {
+  return encodeBase64urlNoPadding(hmac(SHA256, key, new TextEncoder().encode(`${purpose}\n${message}`)));
+}
+
+export interface CookieNames {
+  readonly csrf: string;
+  readonly signIn: string;
+  readonly secure: boolean;
+}
+
+/** `__Host-` names (Secure, Path=/, no Domain) when the service is served over https. */
+export function cookieNames(publicUrl: string): CookieNames {
+  const secure = publicUrl.startsWith("https:");
+  return secure
+    ? { csrf: "__Host-cms_oauth_csrf", signIn: "__Host-cms_oauth_session", secure }
+    : { csrf: "cms_oauth_csrf", signIn: "cms_oauth_session", secure };
+}
+
+export function setCookie(names: CookieNames, name: string, value: string, maxAgeSeconds: number): string {
+  return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${names.secure ? "; Secure" : ""}`;
+}
+
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(";")) {
+    const i = part.indexOf("=");
+    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
+  }
+  return null;
+}
+
+export function newNonce(): string {
+  const b = new Uint8Array(16);
+  crypto.getRandomValues(b);
+  return encodeBase64urlNoPadding(b);
+}
+
+export function validNonce(value: string | null): value is string {
+  return value !== null && NONCE_RE.test(value);
+}
+
+export const csrfCookie = (names: CookieNames, nonce: string): string => setCookie(names, names.csrf, nonce, CSRF_TTL_S);
+
+export function csrfToken(key: Uint8Array, nonce: string): string {
+  return mac(key, "csrf", nonce);
+}
+
+export function checkCsrf(key: Uint8Array, nonce: string | null, token: unknown): boolean {
+  return validNonce(nonce) && typeof token === "string" && safeEqual(token, csrfToken(key, nonce));
+}
+
+/** `<user id>.<expiry ms>.<mac>`, the mac covering the CSRF nonce too: the cookie works only in this browser's flow. */
+export function signInValue(key: Uint8Array, userId: string, nonce: string, now: Date): string {
+  const body = `${userId}.${now.getTime() + SIGN_IN_TTL_MS}`;
+  return `${body}.${mac(key, "sign-in", `${body}.${nonce}`)}`;
+}
+
+export function readSignIn(key: Uint8Array, value: string | null, nonce: string | null, now: Date): string | null {
+  if (!value || !validNonce(nonce)) return null;
+  const parts = value.split(".");
+  if (parts.length !== 3) return null;
+  const [userId, exp, sig] = parts;
+  if (!/^\d{1,16}$/.test(exp) || Number(exp) <= now.getTime()) return null;
+  return safeEqual(sig, mac(key, "sign-in", `${userId}.${exp}.${nonce}`)) ? userId : null;
+}

@@ -1,0 +1,136 @@
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { oauthCodes, oauthGrants, oauthTokens } from "../../db/schema";
+import type { Config } from "../config";
+import { uuidv7 } from "../lib/ids";
+import { generateToken, hashToken, safeEqual } from "../lib/tokens";
+import { OAuthError } from "./errors";
+import { knownScopes, type OAuthClient, param, revokeGrantFamily } from "./service";
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+type Form = Record<string, unknown>;
+const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
+const invalidGrant = (description: string): OAuthError => new OAuthError("invalid_grant", description);
+
+interface Family {
+  grantId: string;
+  clientId: string;
+  userId: string;
+  projectId: string;
+  resource: string;
+  scopes: readonly string[];
+}
+
+async function issue(db: Db, client: OAuthClient, family: Family, config: Config, now: Date): Promise<TokenResponse> {
+  const access = generateToken("cms_at_");
+  const refresh = client.grantTypes.includes("refresh_token") ? generateToken("cms_rt_") : null;
+  const base = { grantId: family.grantId, clientId: family.clientId, userId: family.userId, projectId: family.projectId, resource: family.resource, scopes: [...family.scopes], createdAt: now };
+  const rows: (typeof oauthTokens.$inferInsert)[] = [{ ...base, id: uuidv7(now.getTime()), kind: "access", tokenHash: hashToken(access), expiresAt: new Date(now.getTime() + config.oauthAccessTokenTtlSeconds * 1000) }];
+  if (refresh) rows.push({ ...base, id: uuidv7(now.getTime()), kind: "refresh", tokenHash: hashToken(refresh), expiresAt: new Date(now.getTime() + config.oauthRefreshTokenTtlSeconds * 1000) });
+  await db.insert(oauthTokens).values(rows);
+  return {
+    access_token: access,
+    token_type: "Bearer",
+    expires_in: config.oauthAccessTokenTtlSeconds,
+    ...(refresh ? { refresh_token: refresh } : {}),
+    scope: family.scopes.join(" "),
+  };
+}
+
+function checkResource(form: Form, bound: string): void {
+  const resource = param(form, "resource");
+  if (resource !== null && resource !== bound) throw new OAuthError("invalid_target", `this grant is for ${bound}`);
+}
+
+async function liveGrant(db: Db, grantId: string): Promise<void> {
+  const [g] = await db.select({ revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
+  if (!g || g.revokedAt) throw invalidGrant("the authorization was revoked");
+}
+
+/**
+ * authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6). The code is consumed by the first
+ * presentation whatever its outcome; a second presentation revokes what the first one issued.
+ */
+export async function exchangeCode(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
+  const code = param(form, "code");
+  if (!code) throw new OAuthError("invalid_request", "code is required");
+  const verifier = param(form, "code_verifier");
+  const redirectUri = param(form, "redirect_uri");
+  const hash = hashToken(code);
+  const [row] = await db.update(oauthCodes).set({ usedAt: now }).where(and(eq(oauthCodes.codeHash, hash), isNull(oauthCodes.usedAt))).returning();
+  if (!row) {
+    const [used] = await db.select({ grantId: oauthCodes.grantId, clientId: oauthCodes.clientId }).from(oauthCodes).where(eq(oauthCodes.codeHash, hash)).limit(1);
+    // RFC 9700 §4.5: a replayed code means it leaked; whatever it bought is withdrawn.
+    if (used) await revokeGrantFamily(db, used.grantId, now);
+    throw invalidGrant(used ? "the authorization code was already used" : "unknown authorization code");
+  }
+  if (row.clientId !== client.id) throw invalidGrant("the authorization code was issued to another client");
+  if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the authorization code has expired");
+  if (redirectUri === null ? client.redirectUris.length !== 1 || client.redirectUris[0] !== row.redirectUri : redirectUri !== row.redirectUri) {
+    throw invalidGrant("redirect_uri does not match the authorization request");
+  }
+  if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
+  if (!VERIFIER_RE.test(verifier) || !safeEqual(s256(verifier), row.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
+  checkResource(form, row.resource);
+  const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
+  if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
+  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes }, config, now);
+}
+
+function s256(verifier: string): string {
+  return encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier)));
+}
+
+/** refresh_token (RFC 6749 §6) with rotation; a used or revoked token presented again revokes its family (RFC 9700 §4.14.2). */
+export async function refreshTokens(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
+  if (!client.grantTypes.includes("refresh_token")) throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
+  const token = param(form, "refresh_token");
+  if (!token) throw new OAuthError("invalid_request", "refresh_token is required");
+  const [row] = await db.select().from(oauthTokens).where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "refresh"))).limit(1);
+  if (!row || row.clientId !== client.id) throw invalidGrant("unknown refresh token");
+  if (row.usedAt || row.revokedAt) {
+    await revokeGrantFamily(db, row.grantId, now);
+    throw invalidGrant("the refresh token was already used; every token of this authorization is revoked");
+  }
+  if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
+  await liveGrant(db, row.grantId);
+  checkResource(form, row.resource);
+  let scopes: readonly string[] = row.scopes;
+  const asked = param(form, "scope");
+  if (asked !== null) {
+    const narrowed = knownScopes(asked);
+    if (narrowed.length === 0 || asked.split(" ").filter(Boolean).some((s) => !row.scopes.includes(s))) {
+      throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
+    }
+    scopes = narrowed;
+  }
+  const consumed = await db.update(oauthTokens).set({ usedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt))).returning({ id: oauthTokens.id });
+  if (consumed.length === 0) {
+    // Lost a race with another presentation of the same token: that is reuse too.
+    await revokeGrantFamily(db, row.grantId, now);
+    throw invalidGrant("the refresh token was already used; every token of this authorization is revoked");
+  }
+  return issue(db, client, { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes }, config, now);
+}
+
+/**
+ * RFC 7009. Unknown tokens and tokens of another client answer 200 like success (§2.2), so the
+ * endpoint reveals nothing. A refresh token takes its whole grant with it (§2.1).
+ */
+export async function revokeToken(db: Db, client: OAuthClient, form: Form, now: Date): Promise<void> {
+  const token = param(form, "token");
+  if (!token) throw new OAuthError("invalid_request", "token is required");
+  const [row] = await db.select({ id: oauthTokens.id, kind: oauthTokens.kind, clientId: oauthTokens.clientId, grantId: oauthTokens.grantId }).from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(token))).limit(1);
+  if (!row || row.clientId !== client.id) return;
+  if (row.kind === "refresh") await revokeGrantFamily(db, row.grantId, now);
+  else await db.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.revokedAt)));
+}
