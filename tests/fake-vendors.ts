@@ -84,7 +84,13 @@ export async function startFakeVendors(): Promise<FakeVendors> {
     base: (scenario) => `${origin}/s/${scenario}`,
     received: (scenario) => requests.filter((r) => r.scenario === scenario),
     async stop() {
-      for (const release of hanging) release();
+      for (const release of hanging) {
+        try {
+          release();
+        } catch {
+          // the client went away first (aborted stream)
+        }
+      }
       await server.stop(true);
     },
   };
@@ -150,7 +156,7 @@ async function answer(scenario: string, protocol: "openai" | "anthropic", req: R
       return new Response(stream, { status: 200, headers: { "content-type": "application/json" } });
     }
     case "slow-ok":
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 500));
       return validated(protocol, req, body, key);
     case "ok":
       return validated(protocol, req, body, key);

@@ -283,7 +283,6 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   const release = acquireSlot(deps.config, project.id);
   const started = performance.now();
   try {
-    const apiKey = await revealApiKey(deps, provider);
     let baseUrl = info.default_base_url;
     if (provider.baseUrl) {
       // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS.
@@ -291,6 +290,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
       if (!check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
       baseUrl = provider.baseUrl;
     }
+    const apiKey = await revealApiKey(deps, provider);
     const driver = info.driver === "anthropic-messages" ? anthropicMessages : openaiCompatible;
     const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey });
     const translation = await driver(post, {
