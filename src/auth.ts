@@ -1,9 +1,12 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Db } from "../db/client";
 import { adminKeys, mcpTokens, oauthGrants, oauthTokens } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
+import { MemoryLimiter } from "./lib/memory-limiter";
+import { clientAddress } from "./oauth/rate-limit";
 import { hashToken } from "./lib/tokens";
 import type { Scope } from "./lib/scopes";
 import { type Project, resolveProject } from "./projects/service";
@@ -69,17 +72,31 @@ export function adminAuth(deps: AppDeps) {
   // One plugin instance per app (deduplicated by name + seed), several apps per process in tests.
   let seed = instanceIds.get(deps);
   if (!seed) instanceIds.set(deps, (seed = crypto.randomUUID()));
+  // Failed authentications per client address: after the limit, 429 until the window ends.
+  const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
+  const authenticate = async (authorization: string | undefined, request: Request, server: Server<unknown> | null): Promise<AdminCaller> => {
+    const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
+    const now = deps.now();
+    const wait = failures.blockedFor(address, now.getTime());
+    if (wait > 0) throw new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
+    try {
+      return await authenticateAdminKey(db, authorization, now);
+    } catch (err) {
+      if (err instanceof AppError && err.code === "unauthorized") failures.hit(address, now.getTime());
+      throw err;
+    }
+  };
   return new Elysia({ name: "admin-auth", seed }).macro({
     scope: (scope: Scope) => ({
-      async resolve({ headers }: { headers: Record<string, string | undefined> }): Promise<{ caller: AdminCaller }> {
-        const caller = await authenticateAdminKey(db, headers.authorization, deps.now());
+      async resolve({ headers, request, server }: { headers: Record<string, string | undefined>; request: Request; server: Server<unknown> | null }): Promise<{ caller: AdminCaller }> {
+        const caller = await authenticate(headers.authorization, request, server);
         requireScope(caller, scope);
         return { caller };
       },
     }),
     projectScope: (scope: Scope) => ({
-      async resolve({ headers, params }: { headers: Record<string, string | undefined>; params: Record<string, string> }): Promise<{ caller: AdminCaller; project: Project }> {
-        const caller = await authenticateAdminKey(db, headers.authorization, deps.now());
+      async resolve({ headers, params, request, server }: { headers: Record<string, string | undefined>; params: Record<string, string>; request: Request; server: Server<unknown> | null }): Promise<{ caller: AdminCaller; project: Project }> {
+        const caller = await authenticate(headers.authorization, request, server);
         requireScope(caller, scope);
         const project = await resolveProject(db, params.ref ?? "", caller);
         return { caller, project };
