@@ -1,22 +1,22 @@
 // POST /mcp: stateless Streamable HTTP. Each request gets its own McpServer and transport, bound
 // to the project and scopes its bearer resolves to, so any instance can answer any request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { authenticateMcpBearer, bearerOf } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
-import { AppError, type ErrorCode, errorBody } from "../errors";
-import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
+import { type ErrorCode, errorBody } from "../errors";
+import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES } from "../lib/scopes";
 import { findProject } from "../projects/service";
+import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
 import { buildMcpServer } from "./server";
+import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
 /** /mcp reads its own body (JSON-RPC errors, not the admin error body): the app's parser skips it. */
 export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === MCP_PATH + "/";
 
-// Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
-export const MAX_BATCH = 20;
+const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 
@@ -37,14 +37,16 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
     });
   }
 
-  const parsed = await readMessages(request);
-  if (parsed instanceof Response) return withHeaders(parsed, cors);
+  const read = await readMessages(request, TOOL_NAMES);
+  if (read instanceof Response) return withHeaders(read, cors);
+  const answered = onlyRejected(read);
+  if (answered) return withHeaders(answered, { ...cors, "cache-control": "no-store" });
 
   const server = buildMcpServer({ deps, db, project, caller, now });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
   try {
     await server.connect(transport);
-    const res = await transport.handleRequest(request, { parsedBody: parsed.body });
+    const res = await withRejected(await transport.handleRequest(request, { parsedBody: read.body }), read);
     return withHeaders(res, { ...cors, "cache-control": "no-store" });
   } finally {
     // JSON response mode: every answer is in `res` already, nothing streams after this point.
@@ -80,30 +82,6 @@ export function wwwAuthenticate(config: Config, tokenPresented: boolean): string
   const parts = [`resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`, `scope="${MCP_SCOPES.join(" ")}"`];
   if (tokenPresented) parts.push('error="invalid_token"');
   return `Bearer ${parts.join(", ")}`;
-}
-
-async function readMessages(request: Request): Promise<{ body: unknown } | Response> {
-  if (!isJsonPost(request)) return { body: undefined }; // the transport answers 406/415 without reading
-  let body: unknown;
-  try {
-    body = parseJsonBody(await readBodyText(request, MAX_BODY_BYTES));
-  } catch (err) {
-    if (err instanceof AppError && err.code === "payload_too_large") return rpcError(413, -32600, `Invalid Request: body exceeds ${MAX_BODY_BYTES} bytes`);
-    return rpcError(400, -32700, `Parse error: ${err instanceof AppError ? err.message : "invalid JSON"}`);
-  }
-  if (body === undefined) return rpcError(400, -32700, "Parse error: empty body");
-  const messages = Array.isArray(body) ? body : [body];
-  if (messages.length === 0) return rpcError(400, -32600, "Invalid Request: empty batch");
-  if (messages.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
-  // JSON that is not a JSON-RPC 2.0 message is an Invalid Request (-32600), not a parse error.
-  if (messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
-  return { body };
-}
-
-function isJsonPost(request: Request): boolean {
-  const accept = request.headers.get("accept") ?? "";
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
-  return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
 }
 
 /**
@@ -147,13 +125,6 @@ function httpError(status: number, code: ErrorCode, message: string, headers: Re
   return new Response(JSON.stringify(errorBody(code, message)), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
-}
-
-function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
-    status,
-    headers: { "content-type": "application/json" },
   });
 }
 

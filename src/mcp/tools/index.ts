@@ -1,3 +1,4 @@
+import { translateNodeTool, translateTextTool } from "./ai";
 import { getProjectTool, getThemeTool, getTranslationTool, listEntriesTool, updateThemeTool, upsertTranslationTool } from "./content";
 import { createNodeTool, getNodeTool, listNodesTool, reorderBlocksTool, transitionTools, updateNodeTool } from "./nodes";
 import type { ToolDef } from "./tool";
@@ -13,6 +14,8 @@ export const TOOLS: readonly ToolDef[] = [
   listEntriesTool,
   getTranslationTool,
   upsertTranslationTool,
+  translateNodeTool,
+  translateTextTool,
   getThemeTool,
   updateThemeTool,
   getProjectTool,

@@ -1,0 +1,104 @@
+// Reading a POST /mcp body before the SDK transport sees it, so each kind of bad input gets the
+// JSON-RPC error its spec prescribes: -32700 unparsable, -32600 not a request, -32602 bad params.
+import { ClientRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { AppError } from "../errors";
+import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
+
+// Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
+export const MAX_BATCH = 20;
+
+interface RpcErrorResponse {
+  jsonrpc: "2.0";
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+export interface ReadMessages {
+  /** What the transport should handle (undefined: let it read and refuse the request itself). */
+  body: unknown;
+  /** Requests answered here with -32602, to merge into the transport's answer. */
+  rejected: RpcErrorResponse[];
+  batch: boolean;
+}
+
+type RequestSchema = { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
+const REQUEST_SCHEMAS = new Map<string, RequestSchema>(
+  (ClientRequestSchema as unknown as { options: Array<RequestSchema & { shape: { method: { value: string } } }> }).options.map((s) => [s.shape.method.value, s]),
+);
+
+export async function readMessages(request: Request, toolNames: ReadonlySet<string>): Promise<ReadMessages | Response> {
+  if (!isJsonPost(request)) return { body: undefined, rejected: [], batch: false }; // the transport answers 406/415 unread
+  let body: unknown;
+  try {
+    body = parseJsonBody(await readBodyText(request, MAX_BODY_BYTES));
+  } catch (err) {
+    if (err instanceof AppError && err.code === "payload_too_large") return rpcError(413, -32600, `Invalid Request: body exceeds ${MAX_BODY_BYTES} bytes`);
+    return rpcError(400, -32700, `Parse error: ${err instanceof AppError ? err.message : "invalid JSON"}`);
+  }
+  if (body === undefined) return rpcError(400, -32700, "Parse error: empty body");
+  const batch = Array.isArray(body);
+  const messages: unknown[] = Array.isArray(body) ? body : [body];
+  if (messages.length === 0) return rpcError(400, -32600, "Invalid Request: empty batch");
+  if (messages.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
+  if (messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
+
+  const rejected: RpcErrorResponse[] = [];
+  const kept = messages.filter((m) => {
+    const e = paramsError(m as Record<string, unknown>, toolNames);
+    if (e) rejected.push(e);
+    return !e;
+  });
+  return { body: batch ? kept : kept[0], rejected, batch };
+}
+
+/** -32602 for a known method whose params do not fit, or a tools/call naming no tool of ours. */
+function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>): RpcErrorResponse | null {
+  if (typeof m.method !== "string" || !("id" in m)) return null; // notifications and responses pass
+  const id = m.id as string | number;
+  const schema = REQUEST_SCHEMAS.get(m.method);
+  if (!schema) return null; // the SDK answers -32601
+  const r = schema.safeParse(m);
+  if (!r.success) {
+    const issues = (r.error?.issues ?? []).slice(0, 5).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
+    return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${issues.join("; ")}` } };
+  }
+  if (m.method === "tools/call") {
+    const name = (m.params as { name: string }).name;
+    if (!toolNames.has(name)) return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
+  }
+  return null;
+}
+
+/** The transport's answer with the requests rejected here added, in one JSON body. */
+export async function withRejected(res: Response, read: ReadMessages): Promise<Response> {
+  if (read.rejected.length === 0) return res;
+  let answers: unknown[] = [];
+  if (res.status === 200 && (res.headers.get("content-type") ?? "").includes("application/json")) {
+    const json: unknown = await res.json();
+    answers = Array.isArray(json) ? json : [json];
+  } else if (res.status !== 202 && res.status !== 204) {
+    return res; // the transport refused the whole request (406, 415, 400): that answer stands
+  }
+  const all = [...answers, ...read.rejected];
+  return new Response(JSON.stringify(read.batch ? all : all[0]), { status: 200, headers: { "content-type": "application/json" } });
+}
+
+/** The answer when nothing is left for the transport: every request was rejected here. */
+export function onlyRejected(read: ReadMessages): Response | null {
+  const left = read.batch ? (read.body as unknown[]).length : read.body === undefined ? 0 : 1;
+  if (read.rejected.length === 0 || left > 0) return null;
+  return new Response(JSON.stringify(read.batch ? read.rejected : read.rejected[0]), { status: 200, headers: { "content-type": "application/json" } });
+}
+
+function isJsonPost(request: Request): boolean {
+  const accept = request.headers.get("accept") ?? "";
+  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
+}
+
+export function rpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}

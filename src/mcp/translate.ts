@@ -1,0 +1,127 @@
+// translate_node: the node's title, SEO description and the text-like strings of its blocks,
+// machine-translated with the project's provider and stored as a draft translation for review.
+import type { AppDeps } from "../deps";
+import { translateText } from "../ai/service";
+import { getNodeWithBlocks } from "../content/service";
+import { AppError } from "../errors";
+import type { Project } from "../projects/service";
+import { getTranslation, projectLocale, type Translation, upsertTranslation } from "../translations/service";
+import { deepMerge, isPlainObject } from "./service";
+
+export const MAX_NODE_FIELDS = 200;
+// Keys whose string values are identifiers, links, styling or code, never prose.
+const SKIP_KEY_RE =
+  /^(id|.*_id|.*Id|type|kind|variant|style|class|classname|slug|href|url|.*_url|.*Url|src|srcset|image|icon|color|colour|anchor|target|rel|lang|locale|format|layout|align|theme|size|width|height|key|ref|path|email|tel|phone|embed|video|code|language|mime|mimetype)$/i;
+const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
+
+type Path = Array<string | number>;
+interface Leaf {
+  blockId: string;
+  path: Path;
+  text: string;
+}
+
+export interface TranslateNodeInput {
+  node_id: string;
+  locale: string;
+  provider_id?: string;
+}
+
+export interface TranslateNodeResult {
+  translation: Translation;
+  translated_fields: Array<{ field: string; chars: number }>;
+  provider: string | null;
+  model: string | null;
+}
+
+export async function translateNode(deps: AppDeps, project: Project, input: TranslateNodeInput, now: Date): Promise<TranslateNodeResult> {
+  const to = projectLocale(project, input.locale);
+  if (to === project.defaultLocale) throw new AppError("invalid_locale", `"${to}" is the project's default locale, the language the node is written in`);
+  const node = await getNodeWithBlocks(deps.db, project.id, input.node_id);
+
+  const jobs: Array<{ field: string; text: string; apply(t: string): void }> = [];
+  const meta: Record<string, unknown> = {};
+  const overrides: Record<string, Record<string, unknown>> = {};
+  jobs.push({ field: "title", text: node.title, apply: (t) => (meta.title = t) });
+  const description = node.seo.description;
+  if (typeof description === "string" && !NOT_PROSE_RE.test(description)) {
+    jobs.push({ field: "seo.description", text: description, apply: (t) => (meta.description = t) });
+  }
+  for (const b of node.blocks) {
+    for (const leaf of textLeaves(b.id, b.data, [])) {
+      jobs.push({ field: fieldName(leaf), text: leaf.text, apply: (t) => setOverride(overrides, b.data, leaf, t) });
+    }
+  }
+  if (jobs.length > MAX_NODE_FIELDS) {
+    throw new AppError("invalid_request", `this node has ${jobs.length} text fields; translate_node handles at most ${MAX_NODE_FIELDS} (use translate_text and upsert_translation)`);
+  }
+
+  let provider: string | null = null;
+  let model: string | null = null;
+  // One field at a time: a node never holds more than one of the project's translation slots.
+  for (const job of jobs) {
+    const r = await withSlotRetry(() => translateText(deps, project, { provider_id: input.provider_id, from: project.defaultLocale, to, text: job.text, field: job.field }));
+    job.apply(r.translation);
+    provider = r.provider;
+    model = r.model;
+  }
+
+  const existing = await getTranslation(deps.db, project, node.id, to).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === "not_found") return null;
+    throw err;
+  });
+  const blockIds = new Set(node.blocks.map((b) => b.id));
+  const blocks: Record<string, Record<string, unknown>> = {};
+  for (const [id, o] of Object.entries(existing?.blocks ?? {})) if (blockIds.has(id)) blocks[id] = o;
+  for (const [id, o] of Object.entries(overrides)) blocks[id] = deepMerge(blocks[id] ?? {}, o);
+  // Machine output replaces the translated fields and keeps the rest (a localised slug, say); it awaits review as a draft.
+  const translation = await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now);
+  return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider, model };
+}
+
+/** Prose strings of a block's data, skipping identifier, link and style keys. */
+function textLeaves(blockId: string, value: unknown, path: Path): Leaf[] {
+  if (typeof value === "string") {
+    const key = [...path].reverse().find((p) => typeof p === "string");
+    if (typeof key === "string" && SKIP_KEY_RE.test(key)) return [];
+    return NOT_PROSE_RE.test(value) || !/\p{L}/u.test(value) ? [] : [{ blockId, path, text: value }];
+  }
+  if (Array.isArray(value)) return value.flatMap((v, i) => textLeaves(blockId, v, [...path, i]));
+  if (isPlainObject(value)) return Object.entries(value).flatMap(([k, v]) => textLeaves(blockId, v, [...path, k]));
+  return [];
+}
+
+function fieldName(leaf: Leaf): string {
+  const name = ["blocks", leaf.blockId, ...leaf.path].join(".").replace(/[^A-Za-z0-9_.:[\]-]/g, "_");
+  return name.length > 200 ? name.slice(0, 200) : name;
+}
+
+/**
+ * Writes a translated leaf into the block's override. Overrides deep-merge over objects but
+ * replace arrays, so a leaf inside an array carries the whole (copied) array with it.
+ */
+function setOverride(overrides: Record<string, Record<string, unknown>>, base: Record<string, unknown>, leaf: Leaf, text: string): void {
+  const root = (overrides[leaf.blockId] ??= {});
+  let target: Record<string, unknown> | unknown[] = root;
+  let source: unknown = base;
+  for (let i = 0; i < leaf.path.length - 1; i++) {
+    const key = leaf.path[i];
+    source = (source as Record<string | number, unknown>)[key];
+    const holder = target as Record<string | number, unknown>;
+    // Inside a copied array every element already exists; above it, objects stay partial.
+    if (holder[key] === undefined) holder[key] = Array.isArray(source) ? structuredClone(source) : {};
+    target = holder[key] as Record<string, unknown> | unknown[];
+  }
+  (target as Record<string | number, unknown>)[leaf.path[leaf.path.length - 1]] = text;
+}
+
+async function withSlotRetry<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "rate_limited") || attempt >= 5) throw err;
+      await Bun.sleep(250 * (attempt + 1));
+    }
+  }
+}
