@@ -1,7 +1,10 @@
 // npm run cli -- <command> [--flag value]: operator tasks against the configured database.
+import { join } from "node:path";
+import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
 import { ADMIN_SCOPES } from "./lib/scopes";
+import { generateKeyEntry, loadKeyFile } from "./lib/seal";
 import { openRuntime } from "./runtime";
 import { createUser } from "./users/service";
 
@@ -9,7 +12,11 @@ const USAGE = `usage: npm run cli -- <command>
   users:create --email E --password P [--role owner|editor|viewer]
   keys:create  --name N [--scopes a,b] [--projects id1,id2]
   keys:list
-  keys:revoke  <id>`;
+  keys:revoke  <id>
+  secrets:generate            print a new id:base64key entry for SECRET_KEYS
+  secrets:rotate [--new-key]  re-seal every provider key under the current key
+                              (--new-key first adds a new current key to DATA_DIR/secret.key;
+                              with SECRET_KEYS, put the new entry first yourself)`;
 
 function flags(argv: string[]): { positional: string[]; opts: Record<string, string> } {
   const opts: Record<string, string> = {};
@@ -31,7 +38,19 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     out(USAGE);
     return command ? 0 : 2;
   }
-  const deps = await openRuntime(loadConfig({ ...env, LOG_LEVEL: "silent" }));
+  if (command === "secrets:generate") {
+    out(generateKeyEntry());
+    return 0;
+  }
+  const config = loadConfig({ ...env, LOG_LEVEL: "silent" });
+  if (command === "secrets:rotate" && "new-key" in opts) {
+    if (config.secretKeys || config.databaseUrl === "memory://") {
+      out("error: --new-key works on the DATA_DIR key file; with SECRET_KEYS, put a new entry (secrets:generate) first and run secrets:rotate");
+      return 2;
+    }
+    loadKeyFile(join(config.dataDir, "secret.key"), { prependNew: true });
+  }
+  const deps = await openRuntime(config);
   const now = new Date();
   try {
     switch (command) {
@@ -56,6 +75,11 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         await revokeAdminKey(deps.db, positional[0] ?? "", null, now);
         out(JSON.stringify({ revoked: positional[0] }));
         return 0;
+      case "secrets:rotate": {
+        const report = await resealProviderKeys(deps);
+        out(JSON.stringify({ current_key: deps.keyRing.currentId, ...report }));
+        return report.failed.length > 0 ? 1 : 0;
+      }
       default:
         out(USAGE);
         return 2;
