@@ -1,0 +1,157 @@
+// What the OAuth tests share: a browser stand-in for the consent page, PKCE, users, raw token calls.
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeBase64urlNoPadding } from "@oslojs/encoding";
+import type { UserRole } from "../db/schema";
+import { createUser } from "../src/users/service";
+import type { TestHarness } from "./helpers";
+
+export type Fetcher = (request: Request) => Promise<Response>;
+
+/** The few cookies a browser would keep for one origin. */
+export class CookieJar {
+  readonly cookies = new Map<string, string>();
+  store(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(";");
+      const i = pair.indexOf("=");
+      const name = pair.slice(0, i).trim();
+      const value = pair.slice(i + 1).trim();
+      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a));
+      if (expired || value === "") this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
+  }
+}
+
+const unescape = (s: string): string => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+
+/** The hidden inputs of the page's form, as a browser would submit them. */
+export function hiddenFields(html: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescape(m[1])] = unescape(m[2]);
+  return out;
+}
+
+export interface BrowserOptions {
+  email: string;
+  password: string;
+  projectId: string;
+  /** Scopes to leave ticked; default: every offered one. */
+  scopes?: string[];
+  action?: "approve" | "deny";
+  jar?: CookieJar;
+}
+
+export interface BrowserResult {
+  /** Where the final 302/303 sends the browser (the client's redirect URI with code or error). */
+  location: string;
+  pages: string[];
+  jar: CookieJar;
+}
+
+/** Follows the authorization page as a user would: sign in, pick the project, consent. */
+export async function authorizeInBrowser(fetcher: Fetcher, authorizeUrl: string, opts: BrowserOptions): Promise<BrowserResult> {
+  const jar = opts.jar ?? new CookieJar();
+  const pages: string[] = [];
+  const origin = new URL(authorizeUrl).origin;
+  const send = async (req: Request): Promise<Response> => {
+    const res = await fetcher(req);
+    jar.store(res);
+    return res;
+  };
+  let res = await send(new Request(authorizeUrl, { headers: { cookie: jar.header() } }));
+  for (let step = 0; step < 5; step++) {
+    const location = res.headers.get("location");
+    if (location) return { location, pages, jar };
+    const html = await res.text();
+    pages.push(html);
+    if (res.status !== 200) throw new Error(`authorization page answered ${res.status}: ${html.slice(0, 500)}`);
+    const form = new URLSearchParams(hiddenFields(html));
+    const stepName = form.get("step");
+    if (stepName === "signin") {
+      form.set("email", opts.email);
+      form.set("password", opts.password);
+    } else if (stepName === "project") {
+      form.set("project", opts.projectId);
+    } else if (stepName === "consent") {
+      form.set("action", opts.action ?? "approve");
+      const offered = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => unescape(m[1]));
+      for (const s of opts.scopes ?? offered) form.append("grant_scope", s);
+    } else throw new Error(`unexpected page: ${html.slice(0, 500)}`);
+    res = await send(
+      new Request(`${origin}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header(), origin },
+        body: form.toString(),
+      }),
+    );
+  }
+  throw new Error("the authorization page did not finish");
+}
+
+export function pkce(): { verifier: string; challenge: string } {
+  const b = new Uint8Array(32);
+  crypto.getRandomValues(b);
+  const verifier = encodeBase64urlNoPadding(b);
+  return { verifier, challenge: encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier))) };
+}
+
+let userCounter = 0;
+export async function seedUser(h: TestHarness, role: UserRole = "editor"): Promise<{ id: string; email: string; password: string }> {
+  userCounter += 1;
+  const email = `user-${Date.now().toString(36)}-${userCounter}-${Math.random().toString(36).slice(2, 6)}@example.com`;
+  const password = `pw-${crypto.randomUUID()}`;
+  const u = await createUser(h.deps.db, { email, password, role }, new Date());
+  return { id: u.id, email, password };
+}
+
+export function authorizeUrl(base: string, params: Record<string, string | undefined>): string {
+  const u = new URL(`${base}/oauth/authorize`);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.append(k, v);
+  return u.toString();
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  json: any;
+  text: string;
+}
+
+export async function reply(res: Response): Promise<Reply> {
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+/** POST of a form to a path of the app (token, revoke). */
+export async function postForm(fetcher: Fetcher, base: string, path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Reply> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) for (const x of Array.isArray(v) ? v : [v]) body.append(k, x);
+  return reply(await fetcher(new Request(base + path, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: body.toString() })));
+}
+
+/** One JSON-RPC call to /mcp with a bearer. */
+export async function mcpRpc(fetcher: Fetcher, base: string, token: string | null, method: string, params: unknown = {}): Promise<Reply> {
+  return reply(
+    await fetcher(
+      new Request(`${base}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+      }),
+    ),
+  );
+}
