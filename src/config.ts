@@ -26,6 +26,8 @@ export interface Config {
   readonly deliveryCacheEntries: number;
   readonly deliveryCacheMaxBytes: number;
   readonly deliveryVersionCheckMs: number;
+  readonly deliveryCacheMaxBytes: number;
+  readonly deliveryVersionCheckMs: number;
   readonly oauthAccessTokenTtlSeconds: number;
   readonly oauthRefreshTokenTtlSeconds: number;
   readonly oauthRegisterRateLimit: number;
@@ -58,6 +60,8 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["DB_POOL_SIZE", "10", "PostgreSQL connections per instance"],
   ["DELIVERY_CACHE_CONTROL", "public, max-age=60, stale-while-revalidate=300", "Cache-Control of delivery answers"],
   ["DELIVERY_CACHE_ENTRIES", "5000", "rendered delivery answers kept in memory per instance"],
+  ["DELIVERY_CACHE_MAX_BYTES", "67108864", "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
+  ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
   ["DELIVERY_CACHE_MAX_BYTES", "67108864", "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
   ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
   ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
@@ -160,6 +164,8 @@ export function loadConfig(env: Env): Config {
     dbPoolSize: int("DB_POOL_SIZE", 10, 1, 500),
     deliveryCacheControl: str("DELIVERY_CACHE_CONTROL") ?? "public, max-age=60, stale-while-revalidate=300",
     deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 5000, 0, 10_000_000),
+    deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, 0, 2 ** 40),
+    deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),
     deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, 0, 2 ** 40),
     deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),
     oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 3600, 60, 86_400),

@@ -1,7 +1,178 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
+import { AppError, notFound } from "../errors";
+import { isUuid } from "../lib/ids";
+import { getTheme } from "../theme/service";
+import type { DeliveryProject } from "./cache";
+import { type Plan, DeliveryEngine } from "./engine";
+import { CORS_HEADERS, JSON_TYPE, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
+import { DeliveryDocs, queryParam } from "./model";
+import {
+  deliveryLocale,
+  entriesQuery,
+  getNodeById,
+  getNodeByPath,
+  getNodeTranslation,
+  listEntries,
+  listPublishedNodes,
+  pathSegments,
+} from "./service";
+import { planShard, planSitemap, robotsTxt, sitemapIndex, sitemapUrlset } from "./sitemap";
 
-// Placeholder: the delivery feature mounts its routes here.
-export function deliveryRoutes(_deps: AppDeps) {
-  return new Elysia();
+type Query = Record<string, unknown>;
+const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
+
+/**
+ * Public read API under /api/p/{ref}: anonymous, GET/HEAD/OPTIONS, open CORS (set here rather
+ * than by @elysiajs/cors, whose onRequest hook and `/*` OPTIONS route would apply to every route
+ * of the app, admin and OAuth included).
+ */
+export function deliveryRoutes(deps: AppDeps) {
+  const { db } = deps;
+  const engine = new DeliveryEngine(deps);
+  const serve = async (request: Request, set: { headers: Record<string, unknown> }, ref: string, make: (p: DeliveryProject) => Plan) => {
+    try {
+      return await engine.serve(request, ref, make);
+    } catch (err) {
+      // Unexpected failure: the global handler answers 500; a browser must still be able to read it.
+      Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
+      throw err;
+    }
+  };
+  const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
+
+  const byPath = (request: Request, set: { headers: Record<string, unknown> }, ref: string, raw: string, query: Query) =>
+    serve(request, set, ref, (p) => {
+      const locale = deliveryLocale(p, queryParam(query, "locale"));
+      const segs = pathSegments(raw);
+      if (!segs) throw notFound("node");
+      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
+    });
+
+  return new Elysia({ name: "delivery", prefix: "/api/p/:ref" })
+    .get("/nodes/by-path", ({ request, set, params, query }) => byPath(request, set, params.ref, "", query), {
+      detail: { ...DeliveryDocs.byPath, hide: true },
+    })
+    .get("/nodes/by-path/*", ({ request, set, params, query }) => byPath(request, set, params.ref, params["*"], query), {
+      detail: DeliveryDocs.byPath,
+    })
+    .get(
+      "/nodes/:id",
+      ({ request, set, params, query }) =>
+        serve(request, set, params.ref, (p) => {
+          const locale = deliveryLocale(p, queryParam(query, "locale"));
+          return json(`id ${locale} ${params.id.toLowerCase()}`, async () => ({ data: await getNodeById(db, p, params.id, locale) }));
+        }),
+      { detail: DeliveryDocs.byId },
+    )
+    .get(
+      "/nodes",
+      ({ request, set, params }) =>
+        serve(request, set, params.ref, (p) => ({
+          key: "nodes",
+          type: JSON_TYPE,
+          stream: async () => nodesJson(listPublishedNodes(db, p.id)),
+        })),
+      { detail: DeliveryDocs.list },
+    )
+    .get(
+      "/entries",
+      ({ request, set, params, query }) =>
+        serve(request, set, params.ref, (p) => {
+          const q = entriesQuery({
+            collection: queryParam(query, "collection"),
+            page: queryParam(query, "page"),
+            per_page: queryParam(query, "per_page"),
+            q: queryParam(query, "q"),
+            sort: queryParam(query, "sort"),
+          });
+          const segs = pathSegments(q.collection);
+          if (!segs) throw notFound("collection");
+          return json("entries " + JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort]), () => listEntries(db, p, q));
+        }),
+      { detail: DeliveryDocs.entries },
+    )
+    .get(
+      "/translations/nodes/:nodeId",
+      ({ request, set, params, query }) =>
+        serve(request, set, params.ref, (p) => {
+          const raw = queryParam(query, "locale");
+          if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
+          const locale = deliveryLocale(p, raw);
+          return json(`tr ${locale} ${params.nodeId.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, params.nodeId, locale) }));
+        }),
+      { detail: DeliveryDocs.translation },
+    )
+    .get(
+      "/sitemap.xml",
+      ({ request, set, params }) =>
+        serve(request, set, params.ref, (p) => ({
+          key: "sitemap " + normalRef(params.ref),
+          type: XML_TYPE,
+          stream: async () => {
+            const { plan, hidden } = await planSitemap(db, p);
+            if (plan.kind === "index") return sitemapIndex(`${deps.config.publicUrl}/api/p/${normalRef(params.ref)}`, plan.shards);
+            return sitemapUrlset(db, p, hidden, plan.after, plan.limit);
+          },
+        })),
+      { detail: DeliveryDocs.sitemap },
+    )
+    .get(
+      "/robots.txt",
+      ({ request, set, params }) => serve(request, set, params.ref, (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })),
+      { detail: DeliveryDocs.robots },
+    )
+    .get(
+      "/theme",
+      ({ request, set, params }) => serve(request, set, params.ref, (p) => json("theme", () => getTheme(db, p.id))),
+      { detail: DeliveryDocs.theme },
+    )
+    .get(
+      "/:file",
+      ({ request, set, params }) =>
+        serve(request, set, params.ref, (p) => {
+          const m = SHARD_RE.exec(params.file);
+          if (!m) throw notFound("route");
+          const n = Number(m[1]);
+          return {
+            key: `shard ${n}`,
+            type: XML_TYPE,
+            stream: async () => {
+              const { plan, hidden } = await planShard(db, p, n);
+              if (plan.kind !== "urlset") throw notFound("sitemap shard");
+              return sitemapUrlset(db, p, hidden, plan.after, plan.limit);
+            },
+          };
+        }),
+      { detail: DeliveryDocs.shard },
+    )
+    .options("/", ({ request }) => preflight(request), { detail: { hide: true } })
+    .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
+    .all("/", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } })
+    .all("/*", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } });
+
+  function other(request: Request, set: { headers: Record<string, unknown> }, ref: string): Promise<Response> | Response {
+    if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.method);
+    return serve(request, set, ref, () => {
+      throw notFound("route");
+    });
+  }
+}
+
+function normalRef(ref: string): string {
+  return isUuid(ref) ? ref.toLowerCase() : ref;
+}
+
+async function* nodesJson(pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
+  yield '{"data":[';
+  let first = true;
+  for await (const page of pages) {
+    let out = "";
+    for (const row of page) {
+      out += (first ? "" : ",") + JSON.stringify(row);
+      first = false;
+    }
+    yield out;
+  }
+  yield "]}";
 }

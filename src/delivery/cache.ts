@@ -1,0 +1,203 @@
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { projects, themes } from "../../db/schema";
+import { isSlug, isUuid } from "../lib/ids";
+
+/** What delivery needs to know about a project; reloaded whenever its content version moves. */
+export interface DeliveryProject {
+  readonly id: string;
+  readonly slug: string;
+  readonly name: string;
+  readonly defaultLocale: string;
+  readonly locales: readonly string[];
+  readonly publicBaseUrl: string | null;
+  /** theme name_override, else the project name (og:site_name, JSON-LD WebSite). */
+  readonly siteName: string;
+  readonly version: number;
+}
+
+/** One rendered answer, kept as bytes-ready text with its precomputed headers. */
+export interface CachedAnswer {
+  readonly version: number;
+  readonly status: number;
+  readonly body: string;
+  readonly etag: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface CacheOptions {
+  maxEntries: number;
+  maxBytes: number;
+  /** Safety net: a project's version is re-read at least this often even when no NOTIFY arrives. */
+  checkIntervalMs: number;
+  clock?: () => number;
+}
+
+interface ProjectState {
+  project: DeliveryProject;
+  checkedAt: number;
+}
+
+/**
+ * Per-instance delivery cache: project rows by ref (re-validated every checkIntervalMs, dropped on
+ * NOTIFY) and rendered answers keyed by (project, route), valid only for the content version they
+ * were rendered at. Bounded by entry count and total size (LRU).
+ */
+export class DeliveryCache {
+  private readonly states = new Map<string, ProjectState>();
+  private readonly refsById = new Map<string, Set<string>>();
+  private readonly loading = new Map<string, Promise<DeliveryProject | null>>();
+  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly inflight = new Map<string, Promise<CachedAnswer>>();
+  private bytes = 0;
+  /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
+  private epoch = 0;
+  private readonly clock: () => number;
+  readonly maxEntryBytes: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: CacheOptions,
+  ) {
+    this.clock = opts.clock ?? (() => performance.now());
+    this.maxEntryBytes = Math.floor(opts.maxBytes / 8);
+  }
+
+  /** The project behind an id or slug, or null; at most checkIntervalMs old (or fresher after a NOTIFY). */
+  project(ref: string): DeliveryProject | null | Promise<DeliveryProject | null> {
+    const key = normaliseRef(ref);
+    if (key === null) return null;
+    const st = this.states.get(key);
+    if (st && this.clock() - st.checkedAt < this.opts.checkIntervalMs) return st.project;
+    let pending = this.loading.get(key);
+    if (!pending) {
+      pending = this.load(key).finally(() => this.loading.delete(key));
+      this.loading.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async load(key: string): Promise<DeliveryProject | null> {
+    const epoch = this.epoch;
+    const started = this.clock();
+    const p = await loadProject(this.db, key);
+    const previous = this.states.get(key);
+    if (previous) this.forget(previous.project.id, key);
+    if (!p) return null;
+    // A NOTIFY during the read may describe a write the read did not see: re-check on next use.
+    const checkedAt = epoch === this.epoch ? started : -Infinity;
+    this.states.set(key, { project: p, checkedAt });
+    let refs = this.refsById.get(p.id);
+    if (!refs) this.refsById.set(p.id, (refs = new Set()));
+    refs.add(key);
+    return p;
+  }
+
+  private forget(projectId: string, key: string): void {
+    this.states.delete(key);
+    const refs = this.refsById.get(projectId);
+    refs?.delete(key);
+    if (refs && refs.size === 0) this.refsById.delete(projectId);
+  }
+
+  /** A content write happened in this project (NOTIFY from any instance). */
+  invalidate(projectId: string): void {
+    this.epoch += 1;
+    const refs = this.refsById.get(projectId);
+    if (!refs) return;
+    for (const key of refs) this.states.delete(key);
+    this.refsById.delete(projectId);
+  }
+
+  /** Every project must be re-read before its next answer (e.g. the NOTIFY connection was lost). */
+  invalidateAll(): void {
+    this.epoch += 1;
+    this.states.clear();
+    this.refsById.clear();
+  }
+
+  get(project: DeliveryProject, route: string): CachedAnswer | null {
+    const key = project.id + " " + route;
+    const hit = this.entries.get(key);
+    if (!hit || hit.version !== project.version) return null;
+    // LRU: re-insert so the Map's insertion order is the recency order.
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit;
+  }
+
+  /** Cached answer, or the produced one (one producer per key and version at a time). */
+  async getOrRender(project: DeliveryProject, route: string, produce: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
+    const hit = this.get(project, route);
+    if (hit) return hit;
+    const flightKey = project.id + " " + project.version + " " + route;
+    let flight = this.inflight.get(flightKey);
+    if (!flight) {
+      flight = produce()
+        .then((answer) => {
+          if (answer.status === 200) this.put(project, route, answer);
+          return answer;
+        })
+        .finally(() => this.inflight.delete(flightKey));
+      this.inflight.set(flightKey, flight);
+    }
+    return flight;
+  }
+
+  put(project: DeliveryProject, route: string, answer: CachedAnswer): void {
+    const size = answer.body.length;
+    if (this.opts.maxEntries === 0 || size > this.maxEntryBytes) return;
+    const key = project.id + " " + route;
+    const old = this.entries.get(key);
+    if (old) {
+      this.entries.delete(key);
+      this.bytes -= old.body.length;
+    }
+    this.entries.set(key, answer);
+    this.bytes += size;
+    for (const [k, v] of this.entries) {
+      if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= v.body.length;
+    }
+  }
+
+  stats(): { entries: number; bytes: number; projects: number } {
+    return { entries: this.entries.size, bytes: this.bytes, projects: this.states.size };
+  }
+}
+
+function normaliseRef(ref: string): string | null {
+  if (isUuid(ref)) return ref.toLowerCase();
+  return isSlug(ref) ? ref : null;
+}
+
+async function loadProject(db: Db, ref: string): Promise<DeliveryProject | null> {
+  const [row] = await db
+    .select({
+      id: projects.id,
+      slug: projects.slug,
+      name: projects.name,
+      defaultLocale: projects.defaultLocale,
+      locales: projects.locales,
+      publicBaseUrl: projects.publicBaseUrl,
+      version: projects.contentVersion,
+      nameOverride: themes.nameOverride,
+    })
+    .from(projects)
+    .leftJoin(themes, eq(themes.projectId, projects.id))
+    .where(isUuid(ref) ? eq(projects.id, ref) : eq(projects.slug, ref))
+    .limit(1);
+  if (!row) return null;
+  const locales = row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales];
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    defaultLocale: row.defaultLocale,
+    locales,
+    publicBaseUrl: row.publicBaseUrl,
+    siteName: row.nameOverride || row.name,
+    version: Number(row.version),
+  };
+}

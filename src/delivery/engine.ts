@@ -1,0 +1,130 @@
+// Serves delivery answers from the per-instance cache, rendering on a miss. Cross-instance
+// freshness: every content write bumps projects.content_version and NOTIFYs `cms_content`; this
+// instance drops the project's state on the NOTIFY, and independently re-reads each project's row
+// at least every DELIVERY_VERSION_CHECK_MS, so a lost notification delays a write by that much at most.
+import type { AppDeps } from "../deps";
+import { AppError, notFound } from "../errors";
+import { CONTENT_CHANNEL } from "../projects/service";
+import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
+import { answerHeaders, errorAnswer, etagMatches, makeAnswer, notModified, respond } from "./http";
+
+/** A rendered answer: the whole body at once (cached with a hash ETag). */
+export interface BodyPlan {
+  key: string;
+  type: string;
+  body: () => Promise<string>;
+}
+/** A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small. */
+export interface StreamPlan {
+  key: string;
+  type: string;
+  stream: () => Promise<AsyncGenerator<string>>;
+}
+export type Plan = BodyPlan | StreamPlan;
+
+const LISTEN_RETRY_MS = 5000;
+/** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
+const RENDER_REVISION = "1";
+
+export class DeliveryEngine {
+  readonly cache: DeliveryCache;
+  private listening: Promise<void> | null = null;
+  private listenRetryAt = 0;
+  private readonly cacheControl: string;
+
+  constructor(private readonly deps: AppDeps) {
+    const c = deps.config;
+    this.cache = new DeliveryCache(deps.db, {
+      maxEntries: c.deliveryCacheEntries,
+      maxBytes: c.deliveryCacheMaxBytes,
+      checkIntervalMs: c.deliveryVersionCheckMs,
+    });
+    this.cacheControl = c.deliveryCacheControl;
+  }
+
+  /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
+  private ensureListening(): void {
+    if (this.listening !== null || Date.now() < this.listenRetryAt) return;
+    this.listening = this.deps.dbHandle.listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId)).then(
+      // Writes before the subscription took effect were not notified: re-read every project once.
+      () => this.cache.invalidateAll(),
+      (err: unknown) => {
+        this.deps.log.warn("delivery: LISTEN failed; relying on version checks", { err: err instanceof Error ? err.message : String(err) });
+        this.listening = null;
+        this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
+      },
+    );
+  }
+
+  async serve(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Promise<Response> {
+    this.ensureListening();
+    try {
+      const found = this.cache.project(ref);
+      const project = found instanceof Promise ? await found : found;
+      if (!project) throw notFound("project");
+      const plan = make(project);
+      const hit = this.cache.get(project, plan.key);
+      if (hit) return respond(request, hit);
+      if ("body" in plan) {
+        const answer = await this.cache.getOrRender(project, plan.key, async () =>
+          makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl),
+        );
+        return respond(request, answer);
+      }
+      return await this.streamed(request, project, plan);
+    } catch (err) {
+      if (err instanceof AppError) return respond(request, await errorAnswer(err, this.cacheControl));
+      throw err;
+    }
+  }
+
+  private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
+    const etag = await versionEtag(project, plan.key, this.deps.config.publicUrl);
+    const inm = request.headers.get("if-none-match");
+    if (inm !== null && etagMatches(inm, etag)) return notModified(etag, this.cacheControl);
+    const chunks = await plan.stream();
+    const headers = answerHeaders(plan.type, etag, this.cacheControl);
+    const keep: string[] = [];
+    let kept = 0;
+    const limit = this.cache.maxEntryBytes;
+    const encoder = new TextEncoder();
+    const log = this.deps.log;
+    const cache = this.cache;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const { value, done } = await chunks.next();
+          if (done) {
+            controller.close();
+            if (kept <= limit) {
+              const answer: CachedAnswer = { version: project.version, status: 200, body: keep.join(""), etag, headers };
+              cache.put(project, plan.key, answer);
+            }
+            return;
+          }
+          if (kept <= limit) {
+            kept += value.length;
+            if (kept <= limit) keep.push(value);
+            else keep.length = 0;
+          }
+          controller.enqueue(encoder.encode(value));
+        } catch (err) {
+          log.error("delivery: stream failed", { err: err instanceof Error ? err.name + ": " + err.message : String(err) });
+          controller.error(err);
+        }
+      },
+      async cancel() {
+        await chunks.return(undefined);
+      },
+    });
+    return new Response(body, { status: 200, headers });
+  }
+}
+
+async function versionEtag(project: DeliveryProject, key: string, publicUrl: string): Promise<string> {
+  const input = new TextEncoder().encode([RENDER_REVISION, project.id, project.version, publicUrl, key].join("\n"));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
+  let bin = "";
+  for (const b of digest.subarray(0, 16)) bin += String.fromCharCode(b);
+  return `"v${btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}"`;
+}

@@ -1,0 +1,92 @@
+// HTTP mechanics of delivery answers: open CORS, strong ETags, conditional GET. Web-standard only
+// (Request, Response, Headers, Web Crypto), so the delivery core runs on any fetch-style runtime.
+import { type AppError, errorBody } from "../errors";
+import type { CachedAnswer } from "./cache";
+
+export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+
+/** On every delivery answer. Never Allow-Credentials: delivery is anonymous. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "ETag, X-Request-Id",
+};
+
+export const JSON_TYPE = "application/json; charset=utf-8";
+export const XML_TYPE = "application/xml; charset=utf-8";
+export const TEXT_TYPE = "text/plain; charset=utf-8";
+
+const encoder = new TextEncoder();
+
+/** Strong validator: the first 128 bits of SHA-256 over the exact bytes sent. */
+export async function strongEtag(body: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body)));
+  return `"${base64url(digest.subarray(0, 16))}"`;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function answerHeaders(contentType: string, etag: string, cacheControl: string): Record<string, string> {
+  return { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
+}
+
+export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
+  const etag = await strongEtag(body);
+  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl) };
+}
+
+export async function errorAnswer(err: AppError, cacheControl: string): Promise<CachedAnswer> {
+  const body = JSON.stringify(errorBody(err.code, err.message, err.details));
+  return makeAnswer(0, err.status, body, JSON_TYPE, cacheControl);
+}
+
+/**
+ * If-None-Match uses the weak comparison (RFC 9110 §13.1.2): W/ prefixes are ignored; `*` matches
+ * any current representation.
+ */
+export function etagMatches(ifNoneMatch: string, etag: string): boolean {
+  if (ifNoneMatch.trim() === "*") return true;
+  for (const part of ifNoneMatch.split(",")) {
+    let tag = part.trim();
+    if (tag.startsWith("W/")) tag = tag.slice(2);
+    if (tag === etag) return true;
+  }
+  return false;
+}
+
+/** 304 without a body, carrying the validator and caching headers of the 200 it stands for. */
+export function notModified(etag: string, cacheControl: string): Response {
+  return new Response(null, { status: 304, headers: { etag, "cache-control": cacheControl, ...CORS_HEADERS } });
+}
+
+/** The answer itself, or 304 when the client already holds these bytes (2xx only, RFC 9110 §13.1). */
+export function respond(request: Request, answer: CachedAnswer): Response {
+  if (answer.status === 200) {
+    const inm = request.headers.get("if-none-match");
+    if (inm !== null && etagMatches(inm, answer.etag)) return notModified(answer.etag, answer.headers["cache-control"]);
+  }
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+const HEADER_LIST_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
+
+/** CORS preflight: any origin, read methods only, the requested headers echoed back. */
+export function preflight(request: Request): Response {
+  const headers: Record<string, string> = {
+    ...CORS_HEADERS,
+    "access-control-allow-methods": ALLOWED_METHODS,
+    "access-control-max-age": "86400",
+    vary: "Access-Control-Request-Headers",
+  };
+  const asked = request.headers.get("access-control-request-headers");
+  if (asked && asked.length <= 1024 && HEADER_LIST_RE.test(asked.trim())) headers["access-control-allow-headers"] = asked.trim();
+  return new Response(null, { status: 204, headers });
+}
+
+export function methodNotAllowed(method: string): Response {
+  const body = JSON.stringify(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));
+  return new Response(body, { status: 405, headers: { "content-type": JSON_TYPE, allow: ALLOWED_METHODS, ...CORS_HEADERS } });
+}

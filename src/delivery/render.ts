@@ -1,0 +1,235 @@
+// Pure rendering of a delivery node: locale merge, localised paths, SEO. No I/O here.
+import type { DeliveryProject } from "./cache";
+
+/** A node of the ancestor chain as the chain query returns it (root first, the node last). */
+export interface ChainNode {
+  id: string;
+  parent_id: string | null;
+  slug: string;
+  path: string;
+  type: string;
+  title: string;
+  status: string;
+  seo: Record<string, unknown>;
+  published_at: string | null;
+  updated_at: string;
+  /** Published translations: locale → meta. */
+  tr: Record<string, Record<string, unknown>>;
+}
+
+export interface BlockRow {
+  id: string;
+  type: string;
+  order: number;
+  data: Record<string, unknown>;
+}
+
+export interface Breadcrumb {
+  title: string;
+  path: string;
+  href: string;
+}
+
+export interface RenderableNode {
+  id: string;
+  parent_id: string | null;
+  slug: string;
+  type: string;
+  title: string;
+  locale: string;
+  path: string;
+  blocks: BlockRow[];
+  seo: {
+    canonical: string;
+    robots: string;
+    og: Record<string, string | null>;
+    twitter: Record<string, string | null>;
+    hreflang: { locale: string; href: string }[];
+    jsonld: Record<string, unknown>;
+    breadcrumbs: Breadcrumb[];
+  };
+  translated: boolean;
+}
+
+const ARTICLE_TYPES = new Set(["entry", "article", "post", "news", "blog-post"]);
+const TEXT_BLOCK_TYPES = new Set(["text", "paragraph", "richtext", "rich-text", "rich_text", "markdown", "html", "body"]);
+const TEXT_FIELDS = ["text", "body", "content", "markdown", "html", "value"];
+const DESCRIPTION_MAX = 160;
+
+const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+
+/** Locales in which the project publishes this node: the default one, plus each published translation. */
+export function nodeLocales(project: DeliveryProject, node: ChainNode): string[] {
+  return project.locales.filter((l) => l === project.defaultLocale || node.tr[l] !== undefined);
+}
+
+/** The slug of a node in a locale: the published translation's slug, else the base slug. */
+export function localSlug(project: DeliveryProject, node: ChainNode, locale: string): string {
+  if (locale === project.defaultLocale) return node.slug;
+  return str(node.tr[locale]?.slug) ?? node.slug;
+}
+
+export function localTitle(project: DeliveryProject, node: ChainNode, locale: string): string {
+  if (locale === project.defaultLocale) return node.title;
+  return str(node.tr[locale]?.title) ?? node.title;
+}
+
+/** Public URL of a path in a locale: absolute under public_base_url, else a site-relative path. */
+export function publicUrl(project: DeliveryProject, locale: string, path: string): string {
+  const rel = locale === project.defaultLocale ? `/${path}` : `/${locale}/${path}`;
+  return (project.publicBaseUrl ?? "") + rel;
+}
+
+function absolute(project: DeliveryProject, url: string | null): string | null {
+  if (url === null) return null;
+  if (url.startsWith("/") && !url.startsWith("//") && project.publicBaseUrl) return project.publicBaseUrl + url;
+  return url;
+}
+
+/**
+ * Deep merge of a translation's block override over the base data: objects merge key by key,
+ * anything else (arrays, scalars, null) replaces.
+ */
+export function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const key of Object.keys(override)) {
+    const o = override[key];
+    const b = out[key];
+    const value = isPlainObject(o) && isPlainObject(b) ? deepMerge(b, o) : o;
+    // defineProperty: a "__proto__" key stays data and never reaches the prototype.
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function firstText(blocks: BlockRow[]): string | null {
+  for (const b of blocks) {
+    if (!TEXT_BLOCK_TYPES.has(b.type)) continue;
+    for (const f of TEXT_FIELDS) {
+      const v = str(b.data[f]);
+      if (v) return summarise(v);
+    }
+  }
+  return null;
+}
+
+function firstImage(blocks: BlockRow[]): string | null {
+  for (const b of blocks) {
+    if (b.type !== "image") continue;
+    const v = str(b.data.url) ?? str(b.data.src);
+    if (v) return v;
+  }
+  return null;
+}
+
+/** Plain text for a meta description: tags and markdown marks removed, cut at a word near 160 chars. */
+export function summarise(text: string): string | null {
+  const plain = text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/[#*_`>~]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  if (plain === "") return null;
+  if (plain.length <= DESCRIPTION_MAX) return plain;
+  const cut = plain.slice(0, DESCRIPTION_MAX - 1);
+  const space = cut.lastIndexOf(" ");
+  return (space > DESCRIPTION_MAX / 2 ? cut.slice(0, space) : cut).trimEnd() + "…";
+}
+
+/** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
+export function renderNode(
+  project: DeliveryProject,
+  chain: ChainNode[],
+  baseBlocks: BlockRow[],
+  overrides: Record<string, Record<string, unknown>> | null,
+  locale: string,
+): RenderableNode {
+  const node = chain[chain.length - 1];
+  const isDefault = locale === project.defaultLocale;
+  const meta = isDefault ? {} : (node.tr[locale] ?? {});
+  const translated = !isDefault && node.tr[locale] !== undefined;
+
+  const blocks = baseBlocks.map((b) => {
+    const o = translated ? overrides?.[b.id] : undefined;
+    return { id: b.id, type: b.type, order: b.order, data: isPlainObject(o) ? deepMerge(b.data, o) : b.data };
+  });
+
+  const breadcrumbs: Breadcrumb[] = [];
+  let path = "";
+  for (const c of chain) {
+    path = path === "" ? localSlug(project, c, locale) : `${path}/${localSlug(project, c, locale)}`;
+    breadcrumbs.push({ title: localTitle(project, c, locale), path, href: publicUrl(project, locale, path) });
+  }
+
+  const title = localTitle(project, node, locale);
+  const seo = node.seo;
+  const pick = (field: string): unknown => (meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
+  const ownUrl = publicUrl(project, locale, path);
+  const canonical = str(meta.canonical) ?? (isDefault ? str(seo.canonical) : null) ?? ownUrl;
+  const noindex = pick("noindex") === true;
+  const robots = str(pick("robots")) ?? (noindex ? "noindex,follow" : "index,follow");
+  // A translation without its own description prefers its (merged, localised) text over the base one.
+  const description = translated
+    ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description))
+    : (str(seo.description) ?? firstText(blocks));
+  const image = absolute(project, str(pick("og_image")) ?? firstImage(blocks));
+  const article = ARTICLE_TYPES.has(node.type);
+
+  const hreflang = nodeLocales(project, node).map((l) => ({ locale: l, href: publicUrl(project, l, localPath(project, chain, l)) }));
+  hreflang.push({ locale: "x-default", href: publicUrl(project, project.defaultLocale, localPath(project, chain, project.defaultLocale)) });
+
+  const jsonld: Record<string, unknown> = {
+    "@context": "https://schema.org",
+    "@type": article ? "Article" : "WebPage",
+    ...(article ? { headline: title.slice(0, 110) } : {}),
+    name: title,
+    url: canonical,
+    inLanguage: locale,
+    ...(description ? { description } : {}),
+    ...(image ? { image } : {}),
+    ...(node.published_at ? { datePublished: node.published_at } : {}),
+    dateModified: node.updated_at,
+    isPartOf: { "@type": "WebSite", name: project.siteName, url: (project.publicBaseUrl ?? "") + "/" },
+    breadcrumb: {
+      "@type": "BreadcrumbList",
+      itemListElement: breadcrumbs.map((b, i) => ({ "@type": "ListItem", position: i + 1, name: b.title, item: b.href })),
+    },
+  };
+
+  return {
+    id: node.id,
+    parent_id: node.parent_id,
+    slug: localSlug(project, node, locale),
+    type: node.type,
+    title,
+    locale,
+    path,
+    blocks,
+    seo: {
+      canonical,
+      robots,
+      og: {
+        type: article ? "article" : "website",
+        title,
+        description,
+        image,
+        url: canonical,
+        locale: locale.replace(/-/g, "_"),
+        site_name: project.siteName,
+      },
+      twitter: { card: image ? "summary_large_image" : "summary", title, description, image },
+      hreflang,
+      jsonld,
+      breadcrumbs,
+    },
+    translated,
+  };
+}
+
+export function localPath(project: DeliveryProject, chain: ChainNode[], locale: string): string {
+  return chain.map((c) => localSlug(project, c, locale)).join("/");
+}

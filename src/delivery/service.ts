@@ -1,0 +1,303 @@
+// Delivery reads: published content only, each cold read in one SQL statement.
+//
+// Visibility rule: a node is delivered only when it is `published` AND every ancestor is
+// `published` too. A published child of a draft or archived node is invisible on every delivery
+// endpoint (by-path, by-id, translations, node list, entries, sitemap), because its URL path runs
+// through a page that does not exist publicly; it reappears, unchanged, when the ancestor is
+// published again. Invisible and other projects' nodes answer exactly like ids that never existed.
+//
+// Localised slugs: a published translation's meta.slug replaces the node's slug in that locale; a
+// node's path in a locale is built from each ancestor's localised slug (falling back to its base
+// slug). In a non-default locale by-path resolves only the localised path (the base path of a
+// translated node is not an alias), so every page has one URL per locale. Two siblings claiming the
+// same localised slug resolve deterministically: an explicit translated slug beats a base slug,
+// then the older node (smaller UUIDv7) wins.
+import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { nodes } from "../../db/schema";
+import { type NodeWire, escapeLike, nodeToWire } from "../content/service";
+import { AppError, notFound } from "../errors";
+import { isUuid } from "../lib/ids";
+import { rows } from "../lib/json";
+import { canonicalLocale } from "../lib/locales";
+import type { DeliveryProject } from "./cache";
+import { type BlockRow, type ChainNode, type RenderableNode, renderNode } from "./render";
+
+const MAX_DEPTH = 64;
+const MAX_PATH_CHARS = 2048;
+const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/** The project's spelling of `locale` (omitted = default), or 400 invalid_locale. */
+export function deliveryLocale(project: DeliveryProject, locale: string | undefined): string {
+  if (locale === undefined || locale === "") return project.defaultLocale;
+  const c = canonicalLocale(locale);
+  const match = c ? project.locales.find((l) => l.toLowerCase() === c.toLowerCase()) : undefined;
+  if (!match) throw new AppError("invalid_locale", `locale "${locale.slice(0, 40)}" is not one of this project's locales (${project.locales.join(", ")})`, { field: "locale" });
+  return match;
+}
+
+/** Slug segments of a by-path request, or null when it cannot name a node (empty, `a//b`, too long). */
+export function pathSegments(raw: string): string[] | null {
+  let path: string;
+  try {
+    path = decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+  path = path.replace(/^\/+|\/+$/g, "");
+  if (path === "" || path.length > MAX_PATH_CHARS) return null;
+  const segs = path.split("/");
+  if (segs.length > MAX_DEPTH || segs.some((s) => s === "")) return null;
+  return segs;
+}
+
+interface ChainRow extends ChainNode {
+  depth: number;
+  blocks: BlockRow[] | null;
+  overrides: Record<string, Record<string, unknown>> | null;
+}
+
+const nodeNotFound = (): AppError => notFound("node");
+
+/**
+ * The node's ancestor chain with its blocks and translations, in one statement. `start` selects
+ * the node (by id or base path); `walk` is the CTE resolving a localised path, when used.
+ */
+function chainQuery(projectId: string, locale: string, start: SQL, walk: SQL | null): SQL {
+  return sql`with recursive ${walk ?? sql``} chain as (
+    select n.id, n.parent_id, n.slug, n.path, n.type, n.title, n.status, n.seo, n.published_at, n.updated_at, 0 as depth
+    from nodes n where n.project_id = ${projectId} and ${start}
+    union all
+    select a.id, a.parent_id, a.slug, a.path, a.type, a.title, a.status, a.seo, a.published_at, a.updated_at, c.depth + 1
+    from chain c join nodes a on a.id = c.parent_id
+    where a.project_id = ${projectId} and c.depth < ${sql.raw(String(MAX_DEPTH))}
+  )
+  select c.id, c.parent_id, c.slug, c.path, c.type, c.title, c.status, c.seo, c.depth,
+    ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at,
+    coalesce((select json_object_agg(t.locale, t.meta) from translations t
+              where t.node_id = c.id and t.status = 'published'), '{}'::json) as tr,
+    case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
+                                        order by b."order", b.id) from blocks b where b.node_id = c.id) end as blocks,
+    case when c.depth = 0 then (select t.blocks from translations t
+                                where t.node_id = c.id and t.locale = ${locale} and t.status = 'published') end as overrides
+  from chain c order by c.depth desc`;
+}
+
+/**
+ * Walks a localised path down from the roots: at each level a child matches by its published
+ * translation's slug in `locale`, or by its base slug when that translation sets no slug.
+ */
+function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
+  const path = segs.join("/");
+  const seg = sql`(string_to_array(${path}, '/'))[w.depth + 1]`;
+  return sql`walk(id, path, depth, rank) as (
+    select null::uuid, ''::text, 0, ''::text
+    union all
+    select x.id, x.path, w.depth + 1, w.rank || x.r
+    from walk w cross join lateral (
+      select n.id, n.path, '1'::text as r from nodes n
+      where n.project_id = ${projectId} and n.status = 'published'
+        and n.path = (case when w.depth = 0 then '' else w.path || '/' end) || ${seg}
+        and not exists (select 1 from translations t where t.node_id = n.id and t.locale = ${locale}
+                        and t.status = 'published' and coalesce(t.meta->>'slug', '') <> '')
+      union all
+      select n.id, n.path, '0'::text from translations t join nodes n on n.id = t.node_id
+      where t.project_id = ${projectId} and t.locale = ${locale} and t.status = 'published' and t.meta->>'slug' = ${seg}
+        and n.project_id = ${projectId} and n.status = 'published' and n.parent_id is not distinct from w.id
+    ) x
+    where w.depth < ${segs.length}
+  ),`;
+}
+
+async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
+  const chain = rows<ChainRow>(await db.execute(query));
+  if (chain.length === 0 || chain[0].parent_id !== null) return null;
+  if (chain.some((c) => c.status !== "published")) return null;
+  return chain;
+}
+
+function render(project: DeliveryProject, chain: ChainRow[], locale: string): RenderableNode {
+  const node = chain[chain.length - 1];
+  return renderNode(project, chain, node.blocks ?? [], node.overrides, locale);
+}
+
+export async function getNodeByPath(db: Db, project: DeliveryProject, rawPath: string, locale: string): Promise<RenderableNode> {
+  const segs = pathSegments(rawPath);
+  if (!segs) throw nodeNotFound();
+  const q =
+    locale === project.defaultLocale
+      ? chainQuery(project.id, locale, sql`n.path = ${segs.join("/")}`, null)
+      : chainQuery(
+          project.id,
+          locale,
+          sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`,
+          walkQuery(project.id, locale, segs),
+        );
+  const chain = await loadChain(db, q);
+  if (!chain) throw nodeNotFound();
+  return render(project, chain, locale);
+}
+
+export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
+  if (!isUuid(id)) throw nodeNotFound();
+  const chain = await loadChain(db, chainQuery(project.id, locale, sql`n.id = ${id.toLowerCase()}`, null));
+  if (!chain) throw nodeNotFound();
+  return render(project, chain, locale);
+}
+
+/** The published node merged with a published translation; 404 when the locale has none. */
+export async function getNodeTranslation(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
+  const node = await getNodeById(db, project, id, locale);
+  if (!node.translated) throw notFound("translation");
+  return node;
+}
+
+// ---- visibility in bulk (node list, sitemap) ----
+
+/**
+ * Path prefixes ("a/b/") that hide published descendants: drafts and archived nodes with a
+ * published child. Usually empty or tiny, so page queries filter with one LIKE ANY.
+ */
+export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[]> {
+  const found = rows<{ path: string }>(
+    await db.execute(sql`select h.path from nodes h
+      where h.project_id = ${projectId} and h.status in ('draft', 'archived')
+        and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
+      order by h.path`),
+  ).map((r) => r.path + "/");
+  found.sort();
+  const kept: string[] = [];
+  for (const p of found) if (!kept.some((k) => p.startsWith(k))) kept.push(p);
+  return kept;
+}
+
+/** SQL condition: the node is published and no ancestor hides it. */
+export function visibleCondition(projectId: string, hidden: string[]): SQL {
+  const base = and(eq(nodes.projectId, projectId), eq(nodes.status, "published"))!;
+  if (hidden.length === 0) return base;
+  const patterns = hidden.map((h) => escapeLike(h) + "%").join("\n");
+  return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
+}
+
+/** Every visible node as a raw row (admin wire form), in path order, `pageSize` rows per query. */
+export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 500): AsyncGenerator<NodeWire[]> {
+  const visible = visibleCondition(projectId, await hiddenPrefixes(db, projectId));
+  let after: string | null = null;
+  for (;;) {
+    const page = await db
+      .select()
+      .from(nodes)
+      .where(after === null ? visible : and(visible, gt(nodes.path, after)))
+      .orderBy(asc(nodes.path))
+      .limit(pageSize);
+    if (page.length > 0) yield page.map(nodeToWire);
+    if (page.length < pageSize) return;
+    after = page[page.length - 1].path;
+  }
+}
+
+// ---- entries ----
+
+export interface EntrySummary {
+  id: string;
+  slug: string;
+  title: string;
+  path: string;
+  updated_at: string;
+}
+export interface EntriesPage {
+  data: EntrySummary[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+export const SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
+export type EntrySort = (typeof SORTS)[number];
+
+// The id tie-breaker makes the order total, so no entry can appear on two pages.
+const ORDER: Record<EntrySort, string> = {
+  updated_at: "e.updated_at asc, e.id asc",
+  "-updated_at": "e.updated_at desc, e.id desc",
+  title: "e.title asc, e.id asc",
+  "-title": "e.title desc, e.id desc",
+  created_at: "e.created_at asc, e.id asc",
+  "-created_at": "e.created_at desc, e.id desc",
+  position: "e.position asc, e.id asc",
+};
+
+export interface EntriesInput {
+  collection: string | undefined;
+  page: string | undefined;
+  per_page: string | undefined;
+  q: string | undefined;
+  sort: string | undefined;
+}
+export interface EntriesQuery {
+  collection: string;
+  page: number;
+  perPage: number;
+  q: string | null;
+  sort: EntrySort;
+}
+
+const positiveInt = (value: string, field: string): number => {
+  if (!/^\d{1,9}$/.test(value.trim()) || Number(value) < 1) {
+    throw new AppError("invalid_request", `${field} must be an integer of at least 1`, { field });
+  }
+  return Number(value);
+};
+
+/** Validated, normalised entries query (also the cache key's source). */
+export function entriesQuery(input: EntriesInput): EntriesQuery {
+  if (input.collection === undefined || input.collection.trim() === "") {
+    throw new AppError("missing_parameter", "collection is required (the collection's slug path)", { field: "collection" });
+  }
+  const page = input.page === undefined ? 1 : positiveInt(input.page, "page");
+  const perPage = input.per_page === undefined ? 20 : Math.min(positiveInt(input.per_page, "per_page"), 100);
+  const sort = input.sort === undefined || input.sort === "" ? "-updated_at" : input.sort;
+  if (!(SORTS as readonly string[]).includes(sort)) {
+    throw new AppError("invalid_sort", `sort must be one of ${SORTS.join(", ")}`, { field: "sort", allowed: SORTS });
+  }
+  const q = input.q?.trim() ?? "";
+  if (q.length > 200) throw new AppError("invalid_request", "q must be at most 200 characters", { field: "q" });
+  return { collection: input.collection, page, perPage, q: q === "" ? null : q, sort: sort as EntrySort };
+}
+
+/** A page of a visible collection's published children; unknown or invisible collection → 404. */
+export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<EntriesPage> {
+  const segs = pathSegments(input.collection);
+  if (!segs) throw notFound("collection");
+  const match = input.q === null ? sql`` : sql`and (e.title ilike ${"%" + escapeLike(input.q) + "%"} or e.slug ilike ${"%" + escapeLike(input.q) + "%"})`;
+  const result = rows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
+    await db.execute(sql`with recursive chain as (
+      select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
+      where n.project_id = ${project.id} and n.path = ${segs.join("/")}
+      union all
+      select a.id, a.parent_id, a.status, a.type, c.depth + 1 from chain c join nodes a on a.id = c.parent_id
+      where a.project_id = ${project.id} and c.depth < ${sql.raw(String(MAX_DEPTH))}
+    ), col as (
+      select c.id from chain c where c.depth = 0 and c.type = 'collection'
+        and not exists (select 1 from chain x where x.status <> 'published')
+        and exists (select 1 from chain x where x.parent_id is null)
+    )
+    select (select id from col) as collection_id,
+      (select count(*) from nodes e where e.parent_id = (select id from col) and e.status = 'published' ${match})::int as total,
+      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at
+    from (select 1) one left join lateral (
+      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position from nodes e
+      where e.parent_id = (select id from col) and e.status = 'published' ${match}
+      order by ${sql.raw(ORDER[input.sort])}
+      limit ${input.perPage} offset ${(input.page - 1) * input.perPage}
+    ) e on true
+    order by ${sql.raw(ORDER[input.sort])}`),
+  );
+  if (result.length === 0 || result[0].collection_id === null) throw notFound("collection");
+  return {
+    data: result.filter((r) => r.id !== null).map((r) => ({ id: r.id!, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at })),
+    total: Number(result[0].total),
+    page: input.page,
+    per_page: input.perPage,
+  };
+}
+
