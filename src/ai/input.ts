@@ -1,0 +1,67 @@
+// Validation of provider input: one place for the rules the admin API and any other caller share.
+import type { AppDeps } from "../deps";
+import { AppError } from "../errors";
+import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
+import { normaliseKind } from "./kinds";
+
+const MAX_CAPABILITIES_BYTES = 8 * 1024;
+
+export function checkName(name: string): string {
+  const n = name.trim();
+  if (n.length < 1 || n.length > 200) throw new AppError("invalid_request", "name must be 1 to 200 characters", { field: "name" });
+  return n;
+}
+
+export function checkKind(kind: string): string {
+  const k = normaliseKind(kind);
+  if (!k) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
+  return k;
+}
+
+export function checkModel(model: string | null | undefined): string | null {
+  if (model === null || model === undefined) return null;
+  const m = model.trim();
+  if (m === "" || m.length > 200 || /[\u0000-\u001f\u007f]/.test(m)) throw new AppError("invalid_request", "model must be 1 to 200 printable characters", { field: "model" });
+  return m;
+}
+
+export function checkApiKey(key: string | null | undefined): string | null {
+  if (key === null || key === undefined) return null;
+  const k = key.trim();
+  // The key travels in an HTTP header: whitespace or control characters inside are a paste error.
+  if (k === "" || k.length > 4096 || /[\s\u0000-\u001f\u007f]/.test(k)) throw new AppError("invalid_request", "api_key must be 1 to 4096 characters without spaces or control characters", { field: "api_key" });
+  return k;
+}
+
+export function checkCapabilities(c: unknown): Record<string, unknown> {
+  if (c === undefined) return {};
+  if (c === null || typeof c !== "object" || Array.isArray(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
+  if (JSON.stringify(c).length > MAX_CAPABILITIES_BYTES) throw new AppError("invalid_request", `capabilities must be at most ${MAX_CAPABILITIES_BYTES} bytes of JSON`, { field: "capabilities" });
+  return c as Record<string, unknown>;
+}
+
+export function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {
+  return {
+    allowPrivate: deps.config.aiAllowPrivateUrls,
+    resolve: deps.resolveHost ?? systemResolver,
+    unresolvable,
+    timeoutMs: Math.min(5000, deps.config.aiTimeoutMs),
+  };
+}
+
+/** Normalised base_url (no trailing slash) that passes the outbound guard, or 400. */
+export async function checkBaseUrl(deps: AppDeps, value: string | null | undefined): Promise<string | null> {
+  if (value === null || value === undefined) return null;
+  let u: URL;
+  try {
+    u = new URL(value.trim());
+  } catch {
+    throw new AppError("invalid_request", "base_url must be an absolute URL", { field: "base_url" });
+  }
+  if (u.search || u.hash) throw new AppError("invalid_request", "base_url must not carry a query or fragment", { field: "base_url" });
+  const normalised = u.toString().replace(/\/+$/, "");
+  // Unresolvable names are accepted here and refused at call time, where the check runs again.
+  const check = await checkOutboundUrl(normalised, urlPolicy(deps, "accept"));
+  if (!check.ok) throw new AppError("invalid_request", `base_url ${check.reason}`, { field: "base_url" });
+  return normalised;
+}
