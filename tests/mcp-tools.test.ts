@@ -254,7 +254,7 @@ describe("MCP tools: happy and error paths", async () => {
     const uri = second.resources[4].uri;
     const read = await client.readResource({ uri });
     expect(read.contents[0]).toMatchObject({ uri, mimeType: "application/json" });
-    expect(JSON.parse(read.contents[0].text as string)).toMatchObject({ slug: "n-104", blocks: [] });
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ slug: "n-104", blocks: [] });
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates[0].uriTemplate).toBe(`cms://${p.slug}/nodes/{id}`);
 
