@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { oauthClients, oauthCodes, oauthGrants, oauthTokens } from "../db/schema";
+import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, reply, seedUser } from "./oauth.helpers";
@@ -437,6 +437,37 @@ describe("OAuth 2.1 authorization server", async () => {
     const [tok] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(narrowed.json.access_token)));
     const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok.grantId));
     expect(grant.revokedAt).not.toBeNull();
+  });
+
+  test("a refreshed token never carries scopes the user's role lost", async () => {
+    const owner = await seedUser(h, "editor");
+    const clientId = await publicClient();
+    const t = await exchange(clientId, await authorize(clientId, { user: owner }));
+    expect(t.json.scope).toBe("content:read content:write ai:read");
+    await h.deps.db.update(users).set({ role: "viewer" }).where(eq(users.id, owner.id));
+    const r = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: t.json.refresh_token });
+    expect(r.status).toBe(200);
+    expect(r.json.scope).toBe("content:read ai:read");
+    const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(r.json.access_token)));
+    expect(row.scopes).toEqual(["content:read", "ai:read"]);
+  });
+
+  test("over https the page's cookies are __Host- and Secure", async () => {
+    const secure = await harness({ ...HIGH_LIMITS, PUBLIC_URL: "https://cms.example" });
+    const clientId = await publicClient();
+    const { challenge } = pkce();
+    const res = await secure.app.handle(
+      new Request(authorizeUrl("https://cms.example", { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", resource: "https://cms.example/mcp" })),
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie()[0]).toMatch(/^__Host-cms_oauth_csrf=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/);
+    const r = await authorizeInBrowser((req) => secure.app.handle(req), authorizeUrl("https://cms.example", { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", resource: "https://cms.example/mcp" }), {
+      email: editor.email,
+      password: editor.password,
+      projectId: project.id,
+    });
+    expect(new URL(r.location).searchParams.get("iss")).toBe("https://cms.example");
+    expect([...r.jar.cookies.keys()]).toEqual(["__Host-cms_oauth_csrf"]);
   });
 
   test("a refresh token of another client or for another resource is refused", async () => {

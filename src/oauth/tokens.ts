@@ -2,9 +2,10 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { oauthCodes, oauthGrants, oauthTokens } from "../../db/schema";
+import { oauthCodes, oauthGrants, oauthTokens, users } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
+import { ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
 import { knownScopes, type OAuthClient, param, revokeGrantFamily } from "./service";
@@ -104,14 +105,19 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
   await liveGrant(db, row.grantId);
   checkResource(form, row.resource);
-  let scopes: readonly string[] = row.scopes;
+  // The user's role may have narrowed since the consent: a refreshed token never outgrows it.
+  const [owner] = await db.select({ role: users.role }).from(users).where(eq(users.id, row.userId)).limit(1);
+  const held = new Set<string>(owner ? ROLE_SCOPES[owner.role] ?? [] : []);
+  let scopes: readonly string[] = row.scopes.filter((s) => held.has(s));
+  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes");
   const asked = param(form, "scope");
   if (asked !== null) {
     const narrowed = knownScopes(asked);
     if (narrowed.length === 0 || asked.split(" ").filter(Boolean).some((s) => !row.scopes.includes(s))) {
       throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
     }
-    scopes = narrowed;
+    scopes = narrowed.filter((s) => held.has(s));
+    if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the requested scopes");
   }
   const consumed = await db.update(oauthTokens).set({ usedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt))).returning({ id: oauthTokens.id });
   if (consumed.length === 0) {
