@@ -56,6 +56,9 @@ describe("first-start bootstrap", () => {
       expect(key.scopes.length).toBe(7);
       expect(await verifyUser(fresh.handle.db, "ops@example.com", "correct horse")).not.toBeNull();
       expect(await fresh.handle.db.select().from(projects).where(eq(projects.slug, "demo"))).toHaveLength(0);
+      const deps = { config, db: fresh.handle.db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger, keyRing: await createKeyRing(parseKeyEntries([generateKeyEntry()])) };
+      const res = await createApp(deps).handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${token}` } }));
+      expect(res.status).toBe(200);
     } finally {
       await fresh.drop();
     }
