@@ -10,14 +10,14 @@ export function mcpTokenRoutes(deps: AppDeps) {
   const { db } = deps;
   return new Elysia({ prefix: "/admin/p/:ref/ai/mcp/tokens" })
     .use(adminAuth(deps))
-    .get("/", async ({ project }) => ({ data: (await listMcpTokens(db, project)).map(tokenToWire) }), {
+    .get("", async ({ project }) => ({ data: (await listMcpTokens(db, project)).map(tokenToWire) }), {
       projectScope: "ai:read",
       params: RefParams,
       response: { 200: t.Object({ data: t.Array(McpTokenModel.token) }), ...errorResponses },
       detail: adminDoc("mcp", "List the project's MCP tokens (hints only, never the token)"),
     })
     .post(
-      "/",
+      "",
       async ({ project, caller, body, set }) => {
         const { token, plaintext } = await createMcpToken(db, project, body, caller, deps.now());
         const w = tokenToWire(token);
@@ -34,7 +34,7 @@ export function mcpTokenRoutes(deps: AppDeps) {
       },
     )
     .delete(
-      "/",
+      "",
       async ({ project, query, body, set }) => {
         const id = query.id ?? body?.id;
         if (!id) throw new AppError("missing_parameter", "give the token id as ?id= or a JSON body { \"id\" }", { field: "id" });
