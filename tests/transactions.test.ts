@@ -1,0 +1,51 @@
+// A write interrupted half-way leaves no partial state: a database trigger makes one row of a
+// multi-row write fail, and the rows written before it in the same operation must be rolled back.
+import { afterAll, describe, expect, test } from "bun:test";
+import { asc, eq } from "drizzle-orm";
+import { blocks, nodes } from "../db/schema";
+import { harness, seedNode, seedProject } from "./helpers";
+
+describe("multi-row writes are atomic", async () => {
+  const h = await harness();
+  const exec = (q: string) => h.deps.dbHandle.db.execute(q as never);
+  await exec(`create or replace function cms_test_explode() returns trigger language plpgsql as $$
+    begin raise exception 'injected fault'; end $$`);
+  await exec(`drop trigger if exists cms_test_nodes_explode on nodes`);
+  await exec(`create trigger cms_test_nodes_explode before update on nodes for each row
+    when (new.title = 'explode-on-update' and new.path is distinct from old.path) execute function cms_test_explode()`);
+  await exec(`drop trigger if exists cms_test_blocks_explode on blocks`);
+  await exec(`create trigger cms_test_blocks_explode before insert or update on blocks for each row
+    when (new.type = 'explode') execute function cms_test_explode()`);
+  afterAll(async () => {
+    await exec(`drop trigger if exists cms_test_nodes_explode on nodes`);
+    await exec(`drop trigger if exists cms_test_blocks_explode on blocks`);
+  });
+
+  test("a move that fails on a descendant rewrites no path at all", async () => {
+    const p = await seedProject(h);
+    const a = await seedNode(h, p.slug, { slug: "a" });
+    const b = await seedNode(h, p.slug, { slug: "b", parent_id: a.id });
+    await seedNode(h, p.slug, { slug: "c", parent_id: b.id });
+    await seedNode(h, p.slug, { slug: "d", parent_id: b.id, title: "explode-on-update" });
+    const before = await h.deps.db.select({ id: nodes.id, path: nodes.path }).from(nodes).where(eq(nodes.projectId, p.id)).orderBy(asc(nodes.id));
+    const r = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${a.id}`, { body: { slug: "moved" } });
+    expect(r.status).toBe(500);
+    expect(r.json.error.code).toBe("internal");
+    expect(r.text).not.toContain("injected");
+    const after = await h.deps.db.select({ id: nodes.id, path: nodes.path }).from(nodes).where(eq(nodes.projectId, p.id)).orderBy(asc(nodes.id));
+    expect(after).toEqual(before);
+  });
+
+  test("a block array write that fails half-way keeps the old blocks", async () => {
+    const p = await seedProject(h);
+    const n = await seedNode(h, p.slug, { slug: "page", blocks: [{ type: "one" }, { type: "two" }, { type: "three" }] });
+    const before = await h.deps.db.select().from(blocks).where(eq(blocks.nodeId, n.id)).orderBy(asc(blocks.order));
+    // Keeps the third block, deletes the others, adds one, then fails on the last.
+    const r = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/blocks`, {
+      body: [{ id: n.blocks[2].id, type: "three", data: { changed: true } }, { type: "new" }, { type: "explode" }],
+    });
+    expect(r.status).toBe(500);
+    const after = await h.deps.db.select().from(blocks).where(eq(blocks.nodeId, n.id)).orderBy(asc(blocks.order));
+    expect(after).toEqual(before);
+  });
+});
