@@ -26,13 +26,12 @@ export interface Config {
   readonly deliveryCacheEntries: number;
   readonly deliveryCacheMaxBytes: number;
   readonly deliveryVersionCheckMs: number;
-  readonly deliveryCacheMaxBytes: number;
-  readonly deliveryVersionCheckMs: number;
   readonly oauthAccessTokenTtlSeconds: number;
   readonly oauthRefreshTokenTtlSeconds: number;
   readonly oauthRegisterRateLimit: number;
   readonly oauthTokenRateLimit: number;
   readonly oauthSignInRateLimit: number;
+  readonly oauthClientMetadataDocuments: boolean;
   readonly trustProxy: boolean;
   readonly shutdownGraceMs: number;
   readonly adminAuthFailureLimit: number;
@@ -62,13 +61,12 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["DELIVERY_CACHE_ENTRIES", "5000", "rendered delivery answers kept in memory per instance"],
   ["DELIVERY_CACHE_MAX_BYTES", "67108864", "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
   ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
-  ["DELIVERY_CACHE_MAX_BYTES", "67108864", "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
-  ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
   ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
   ["OAUTH_REFRESH_TOKEN_TTL", "2592000", "OAuth refresh token lifetime, seconds"],
   ["OAUTH_REGISTER_RATE_LIMIT", "20", "OAuth client registrations per client address per hour"],
   ["OAUTH_TOKEN_RATE_LIMIT", "60", "OAuth token requests per client per minute"],
   ["OAUTH_SIGNIN_RATE_LIMIT", "10", "consent-page sign-in attempts per client address per 15 minutes"],
+  ["OAUTH_CLIENT_METADATA_DOCUMENTS", "true", "accept https URLs as OAuth client_id and fetch the client's metadata document (set false without outbound internet access)"],
   ["TRUST_PROXY", "false", "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
   ["SHUTDOWN_GRACE_MS", "10000", "how long SIGTERM waits for in-flight requests"],
   ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
@@ -166,13 +164,12 @@ export function loadConfig(env: Env): Config {
     deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 5000, 0, 10_000_000),
     deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, 0, 2 ** 40),
     deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),
-    deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, 0, 2 ** 40),
-    deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),
     oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 3600, 60, 86_400),
     oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, 300, 365 * 86_400),
     oauthRegisterRateLimit: int("OAUTH_REGISTER_RATE_LIMIT", 20, 1, 1_000_000),
     oauthTokenRateLimit: int("OAUTH_TOKEN_RATE_LIMIT", 60, 1, 1_000_000),
     oauthSignInRateLimit: int("OAUTH_SIGNIN_RATE_LIMIT", 10, 1, 1_000_000),
+    oauthClientMetadataDocuments: bool("OAUTH_CLIENT_METADATA_DOCUMENTS", true),
     trustProxy: bool("TRUST_PROXY", false),
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 300_000),
     adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 30, 1, 1_000_000),

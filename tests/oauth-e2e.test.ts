@@ -21,7 +21,13 @@ describe("OAuth end to end", async () => {
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => h!.app.handle(r) });
   const base = `http://127.0.0.1:${server.port}`;
   const mcpUrl = new URL(`${base}/mcp`);
-  h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base });
+  // What the server fetches from outside: only client metadata documents, served from this map.
+  const documents = new Map<string, unknown>();
+  const outbound = (async (input: RequestInfo | URL) => {
+    const doc = documents.get(input instanceof Request ? input.url : String(input));
+    return doc ? Response.json(doc) : new Response("not found", { status: 404 });
+  }) as typeof fetch;
+  h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base }, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const project = await seedProject(h);
   const user = await seedUser(h, "editor");
   afterAll(() => server.stop(true));
@@ -29,6 +35,7 @@ describe("OAuth end to end", async () => {
   /** An OAuthClientProvider whose "browser" is the headless page walk. */
   class HeadlessProvider implements OAuthClientProvider {
     readonly redirectUrl = "http://127.0.0.1:47001/callback";
+    constructor(readonly clientMetadataUrl?: string) {}
     private info: OAuthClientInformationMixed | undefined;
     private saved: OAuthTokens | undefined;
     private verifier = "";
@@ -119,6 +126,24 @@ describe("OAuth end to end", async () => {
     expect((await again.callTool({ name: "get_project", arguments: {} })).structuredContent).toMatchObject({ project: { id: project.id } });
     await again.close();
     expect(provider.redirects).toBe(1);
+  });
+
+  test("MCP SDK with a Client ID Metadata Document instead of registration", async () => {
+    const metadataUrl = `https://sdk-${crypto.randomUUID().slice(0, 8)}.example/oauth/client.json`;
+    const provider = new HeadlessProvider(metadataUrl);
+    documents.set(metadataUrl, { ...provider.clientMetadata, client_id: metadataUrl, client_name: "SDK via metadata document" });
+    const before = await h!.request("GET", "/admin/oauth/clients");
+    expect(await auth(provider, { serverUrl: mcpUrl })).toBe("REDIRECT");
+    expect(provider.clientInformation()?.client_id).toBe(metadataUrl);
+    expect(await auth(provider, { serverUrl: mcpUrl, authorizationCode: provider.code! })).toBe("AUTHORIZED");
+    const client = new Client({ name: "sdk-cimd", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    expect((await client.callTool({ name: "get_project", arguments: {} })).structuredContent).toMatchObject({ project: { id: project.id } });
+    await client.close();
+    // No registration happened: the only new client is the document's URL.
+    const after = await h!.request("GET", "/admin/oauth/clients");
+    const added = after.json.data.filter((c: { client_id: string }) => !before.json.data.some((b: { client_id: string }) => b.client_id === c.client_id));
+    expect(added.map((c: { client_id: string }) => c.client_id)).toEqual([metadataUrl]);
   });
 
   test("oauth4webapi: 401 → discovery → registration → authorize → token → tools/call → refresh → revoke", async () => {

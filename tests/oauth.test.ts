@@ -637,3 +637,96 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(await h.deps.db.select().from(oauthTokens).where(and(eq(oauthTokens.grantId, code.grantId)))).toHaveLength(0);
   });
 });
+
+describe("OAuth Client ID Metadata Documents", async () => {
+  const docs = new Map<string, () => Response>();
+  const fetched: Array<{ url: string; redirect: string | undefined }> = [];
+  const fakeFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    fetched.push({ url, redirect: init?.redirect });
+    const doc = docs.get(url);
+    return doc ? doc() : new Response("not found", { status: 404 });
+  }) as typeof fetch;
+  const resolveHost = async (host: string): Promise<string[]> => (host === "internal.example" ? ["10.0.0.5"] : ["93.184.216.34"]);
+  let clock = Date.now();
+  const h = await harness(HIGH_LIMITS, { fetch: fakeFetch, resolveHost, now: () => new Date(clock) });
+  const fetcher: Fetcher = (r) => h.app.handle(r);
+  const project = await seedProject(h);
+  const user = await seedUser(h, "editor");
+  const serve = (url: string, body: unknown, init: ResponseInit = {}) =>
+    docs.set(url, () => new Response(typeof body === "string" ? body : JSON.stringify(body), { headers: { "content-type": "application/json" }, ...init }));
+  const urlFor = (clientId: string, challenge: string, redirect = REDIRECT) =>
+    authorizeUrl(BASE, { response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256", state: "cimd", resource: RESOURCE });
+
+  test("an https client_id is fetched, shown with its host, and works through to /mcp", async () => {
+    const as = await h.request("GET", "/.well-known/oauth-authorization-server", { key: null });
+    expect(as.json.client_id_metadata_document_supported).toBe(true);
+    const clientId = `https://agent-${crypto.randomUUID().slice(0, 8)}.example/oauth/client.json`;
+    serve(clientId, { client_id: clientId, client_name: "Doc Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
+    const { verifier, challenge } = pkce();
+    const before = fetched.length;
+    const r = await authorizeInBrowser(fetcher, urlFor(clientId, challenge), { email: user.email, password: user.password, projectId: project.id });
+    expect(r.pages[0]).toContain(`published by <strong>${new URL(clientId).host}</strong>`);
+    expect(r.pages[0]).toContain("Doc Agent");
+    // One fetch for the whole walk (the row is reused for an hour), never following redirects.
+    expect(fetched.slice(before)).toEqual([{ url: clientId, redirect: "manual" }]);
+    const code = new URL(r.location).searchParams.get("code")!;
+    const t = await postForm(fetcher, BASE, "/oauth/token", { grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT, resource: RESOURCE });
+    expect(t.status).toBe(200);
+    expect((await mcpRpc(fetcher, BASE, t.json.access_token, "tools/call", { name: "get_project", arguments: {} })).json.result.structuredContent.project.id).toBe(project.id);
+    const [row] = await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId));
+    expect(row).toMatchObject({ clientName: "Doc Agent", tokenEndpointAuthMethod: "none", secretHash: null, redirectUris: [REDIRECT] });
+
+    // An hour later the document is read again, and a change in it applies.
+    clock += 61 * 60_000;
+    serve(clientId, { client_id: clientId, client_name: "Doc Agent v2", redirect_uris: ["http://127.0.0.1:5/new"] });
+    const stale = await fetcher(new Request(urlFor(clientId, challenge)));
+    expect(stale.status).toBe(400);
+    expect(await stale.text()).toContain("not one the application registered");
+    expect((await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)))[0].clientName).toBe("Doc Agent v2");
+  });
+
+  test("unusable documents and addresses give an error page, never a redirect", async () => {
+    const { challenge } = pkce();
+    const id = (name: string) => `https://${name}-${crypto.randomUUID().slice(0, 8)}.example/client.json`;
+    const cases: Array<[string, () => void, string]> = [];
+    const mismatch = id("mismatch");
+    cases.push([mismatch, () => serve(mismatch, { client_id: "https://other.example/client.json", redirect_uris: [REDIRECT] }), "client_id is not the document"]);
+    const secret = id("secret");
+    cases.push([secret, () => serve(secret, { client_id: secret, redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_basic" }), "must be none"]);
+    const big = id("big");
+    cases.push([big, () => serve(big, { client_id: big, redirect_uris: [REDIRECT], padding: "x".repeat(6000) }), "larger than"]);
+    const moved = id("moved");
+    cases.push([moved, () => docs.set(moved, () => new Response(null, { status: 302, headers: { location: "https://evil.example/doc.json" } })), "HTTP 302"]);
+    const notJson = id("notjson");
+    cases.push([notJson, () => serve(notJson, "<html>"), "not JSON"]);
+    const badRedirect = id("badredirect");
+    cases.push([badRedirect, () => serve(badRedirect, { client_id: badRedirect, redirect_uris: ["http://evil.example/cb"] }), "loopback"]);
+    cases.push(["https://internal.example/client.json", () => serve("https://internal.example/client.json", { client_id: "https://internal.example/client.json", redirect_uris: [REDIRECT] }), "not at a public https address"]);
+    for (const [clientId, setup, message] of cases) {
+      setup();
+      const res = await fetcher(new Request(urlFor(clientId, challenge)));
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      expect(await res.text()).toContain(message);
+      expect(await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId))).toHaveLength(0);
+    }
+    expect(fetched.some((f) => f.url.startsWith("https://internal.example"))).toBe(false);
+    // Not a metadata-document URL (no path): an unknown client, nothing fetched.
+    const count = fetched.length;
+    expect((await fetcher(new Request(urlFor("https://agent.example", challenge)))).status).toBe(400);
+    expect(fetched.length).toBe(count);
+  });
+
+  test("switched off, an https client_id is just an unknown client", async () => {
+    const off = await harness({ ...HIGH_LIMITS, OAUTH_CLIENT_METADATA_DOCUMENTS: "false" }, { fetch: fakeFetch, resolveHost });
+    const clientId = `https://off-${crypto.randomUUID().slice(0, 8)}.example/client.json`;
+    serve(clientId, { client_id: clientId, redirect_uris: [REDIRECT] });
+    const count = fetched.length;
+    const res = await off.app.handle(new Request(urlFor(clientId, pkce().challenge)));
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("not registered");
+    expect(fetched.length).toBe(count);
+    expect((await off.request("GET", "/.well-known/oauth-authorization-server", { key: null })).json.client_id_metadata_document_supported).toBe(false);
+  });
+});

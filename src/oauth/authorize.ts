@@ -7,7 +7,7 @@ import { ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
-import { findClient, knownScopes, type OAuthClient } from "./service";
+import { knownScopes, type OAuthClient } from "./service";
 
 export const CODE_TTL_MS = 10 * 60_000;
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -29,6 +29,9 @@ export interface AuthorizationRequest {
   readonly params: RequestParams;
 }
 
+/** Finds the client a client_id names: null when unknown, a reason when it cannot be used. */
+export type ClientLookup = (clientId: string) => Promise<OAuthClient | string | null>;
+
 export type ParsedRequest =
   | { readonly kind: "ok"; readonly request: AuthorizationRequest }
   /** Client or redirect URI not trustworthy: show an error page, never redirect (RFC 6749 §4.1.2.1). */
@@ -39,11 +42,12 @@ export type ParsedRequest =
  * Validates an authorization request. `values` maps a name to every value given for it, so a
  * repeated parameter is refused (RFC 6749 §3.1).
  */
-export async function parseAuthorizationRequest(db: Db, values: (name: string) => string[], issuer: string, resource: string): Promise<ParsedRequest> {
+export async function parseAuthorizationRequest(lookup: ClientLookup, values: (name: string) => string[], issuer: string, resource: string): Promise<ParsedRequest> {
   const clientIds = values("client_id");
   if (clientIds.length !== 1 || !clientIds[0]) return { kind: "page_error", message: "The request names no client (client_id), or names more than one." };
-  const client = await findClient(db, clientIds[0]);
-  if (!client) return { kind: "page_error", message: "This application is not registered with this service." };
+  const client = await lookup(clientIds[0]);
+  if (client === null) return { kind: "page_error", message: "This application is not registered with this service." };
+  if (typeof client === "string") return { kind: "page_error", message: client };
 
   const redirects = values("redirect_uri");
   if (redirects.length > 1) return { kind: "page_error", message: "The request carries more than one redirect_uri." };

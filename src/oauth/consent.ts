@@ -4,9 +4,11 @@ import type { AppDeps } from "../deps";
 import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
 import { getUser, type User, verifyUser } from "../users/service";
-import { approve, type AuthorizationRequest, denial, grantableScopes, parseAuthorizationRequest, projectChoices } from "./authorize";
+import { approve, type AuthorizationRequest, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest, projectChoices } from "./authorize";
 import { consentPage, errorPage, type FlowView, projectPage, signInPage } from "./pages";
+import { isMetadataClientId, metadataClient } from "./cimd";
 import { mcpResource } from "./metadata";
+import { findClient } from "./service";
 import { hitRateLimit } from "./rate-limit";
 import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, readSignIn, setCookie, SIGN_IN_TTL_MS, signInValue, validNonce } from "./session";
 
@@ -42,12 +44,26 @@ const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> 
 });
 
 function view(f: Flow, error: string | null = null): FlowView {
-  return { nonce: f.pageNonce, csrf: csrfToken(f.key, f.nonce), clientName: f.request.client.clientName, redirectUri: f.request.redirectUri, params: f.request.params, error };
+  const { client } = f.request;
+  return {
+    nonce: f.pageNonce,
+    csrf: csrfToken(f.key, f.nonce),
+    clientName: client.clientName,
+    clientHost: client.metadata.cimd === true ? new URL(client.id).host : null,
+    redirectUri: f.request.redirectUri,
+    params: f.request.params,
+    error,
+  };
 }
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
-async function begin(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string, isGet: boolean): Promise<Flow | PageResult> {
-  const parsed = await parseAuthorizationRequest(deps.db, values, deps.config.publicUrl, mcpResource(deps.config));
+async function begin(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
+  const lookup: ClientLookup = async (id) => {
+    if (!deps.config.oauthClientMetadataDocuments || !isMetadataClientId(id)) return findClient(deps.db, id);
+    const r = await metadataClient(deps, id, address);
+    return r.ok ? r.client : r.reason;
+  };
+  const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, mcpResource(deps.config));
   if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message), location: null, cookies: [], redirectUri: null };
   if (parsed.kind === "redirect") return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
   const names = cookieNames(deps.config.publicUrl);
@@ -57,8 +73,8 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
 }
 
 /** GET /oauth/authorize: the sign-in page, or the next step when this browser signed in moments ago. */
-export async function showAuthorization(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string): Promise<PageResult> {
-  const f = await begin(deps, values, cookieHeader, pageNonce, true);
+export async function showAuthorization(deps: AppDeps, values: Values, cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
+  const f = await begin(deps, values, cookieHeader, pageNonce, address, true);
   if (!("request" in f)) return f;
   const user = await signedInUser(f, cookieHeader);
   return user ? chooseProject(f, user, null) : page(f, 200, signInPage(view(f)));
@@ -75,7 +91,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
     const v = form[name];
     return typeof v === "string" ? (v === "" ? [] : [v]) : Array.isArray(v) ? v.map(String) : [];
   };
-  const f = await begin(deps, values, cookieHeader, pageNonce, false);
+  const f = await begin(deps, values, cookieHeader, pageNonce, address, false);
   if (!("request" in f)) return f;
   // The nonce must come from the cookie this browser already holds: a fresh one proves nothing.
   if (!checkCsrf(f.key, readCookie(cookieHeader, cookieNames(deps.config.publicUrl).csrf), form.csrf_token)) {

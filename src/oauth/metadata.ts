@@ -33,6 +33,7 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     revocation_endpoint_auth_methods_supported: authMethods,
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
+    client_id_metadata_document_supported: config.oauthClientMetadataDocuments,
     service_documentation: `${base}/swagger`,
   };
 }

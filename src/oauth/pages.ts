@@ -85,6 +85,8 @@ export interface FlowView {
   nonce: string;
   csrf: string;
   clientName: string | null;
+  /** Host that publishes the client's metadata document (a verified identity), when it has one. */
+  clientHost: string | null;
   redirectUri: string;
   params: RequestParams;
   error?: string | null;
@@ -100,8 +102,11 @@ function hiddenFields(v: FlowView, step: string): string {
 
 function clientLine(v: FlowView): string {
   const name = v.clientName ? `<strong>${escapeHtml(v.clientName)}</strong>` : "<strong>An unnamed application</strong>";
+  const origin = v.clientHost
+    ? `The application is published by <strong>${escapeHtml(v.clientHost)}</strong>; the name is what it calls itself.`
+    : "The name is what the application calls itself.";
   return `<p>${name} wants to connect to your content through MCP.</p>
-<p class="muted">The name is what the application calls itself. After you decide you will be sent to <code>${escapeHtml(v.redirectUri)}</code>.</p>`;
+<p class="muted">${origin} After you decide you will be sent to <code>${escapeHtml(v.redirectUri)}</code>.</p>`;
 }
 
 const errorBlock = (e: string | null | undefined): string => (e ? `<p role="alert" class="error" id="form-error">${escapeHtml(e)}</p>` : "");

@@ -132,11 +132,12 @@ export function oauthRoutes(deps: AppDeps) {
     )
     .get(
       "/oauth/authorize",
-      async ({ request }) => {
+      async ({ request, server }) => {
         const url = new URL(request.url);
         const nonce = newNonce();
         const values = (name: string): string[] => url.searchParams.getAll(name).filter((v) => v !== "");
-        return pageResponse(await showAuthorization(deps, values, request.headers.get("cookie"), nonce), nonce);
+        const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
+        return pageResponse(await showAuthorization(deps, values, request.headers.get("cookie"), address, nonce), nonce);
       },
       {
         detail: oauthDoc("Authorization endpoint: sign-in and consent page", {
