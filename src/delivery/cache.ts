@@ -36,6 +36,7 @@ export interface CacheOptions {
 interface ProjectState {
   project: DeliveryProject;
   checkedAt: number;
+  generation: number;
 }
 
 /**
@@ -52,6 +53,8 @@ export class DeliveryCache {
   private bytes = 0;
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
+  /** Bumped by expireAll: states of an older generation are re-validated before use. */
+  private generation = 0;
   private readonly clock: () => number;
   readonly maxEntryBytes: number;
 
@@ -68,7 +71,7 @@ export class DeliveryCache {
     const key = normaliseRef(ref);
     if (key === null) return null;
     const st = this.states.get(key);
-    if (st && this.clock() - st.checkedAt < this.opts.checkIntervalMs) return st.project;
+    if (st && st.generation === this.generation && this.clock() - st.checkedAt < this.opts.checkIntervalMs) return st.project;
     let pending = this.loading.get(key);
     if (!pending) {
       pending = this.load(key).finally(() => this.loading.delete(key));
@@ -79,6 +82,7 @@ export class DeliveryCache {
 
   private async load(key: string): Promise<DeliveryProject | null> {
     const epoch = this.epoch;
+    const generation = this.generation;
     const started = this.clock();
     const p = await loadProject(this.db, key);
     const previous = this.states.get(key);
@@ -86,7 +90,7 @@ export class DeliveryCache {
     if (!p) return null;
     // A NOTIFY during the read may describe a write the read did not see: re-check on next use.
     const checkedAt = epoch === this.epoch ? started : -Infinity;
-    this.states.set(key, { project: p, checkedAt });
+    this.states.set(key, { project: p, checkedAt, generation });
     let refs = this.refsById.get(p.id);
     if (!refs) this.refsById.set(p.id, (refs = new Set()));
     refs.add(key);
@@ -109,11 +113,13 @@ export class DeliveryCache {
     this.refsById.delete(projectId);
   }
 
-  /** Every project must be re-read before its next answer (e.g. the NOTIFY connection was lost). */
-  invalidateAll(): void {
+  /**
+   * Every project is re-validated (one cheap read) before its next answer: called when this
+   * instance takes a write, so it reads its own writes without waiting for the NOTIFY.
+   */
+  expireAll(): void {
     this.epoch += 1;
-    this.states.clear();
-    this.refsById.clear();
+    this.generation += 1;
   }
 
   get(project: DeliveryProject, route: string): CachedAnswer | null {

@@ -45,9 +45,9 @@ export class DeliveryEngine {
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
   private ensureListening(): void {
     if (this.listening !== null || Date.now() < this.listenRetryAt) return;
+    // A write committed before the subscription takes effect is caught by the version check.
     this.listening = this.deps.dbHandle.listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId)).then(
-      // Writes before the subscription took effect were not notified: re-read every project once.
-      () => this.cache.invalidateAll(),
+      () => undefined,
       (err: unknown) => {
         this.deps.log.warn("delivery: LISTEN failed; relying on version checks", { err: err instanceof Error ? err.message : String(err) });
         this.listening = null;

@@ -92,10 +92,20 @@ export const DeliveryDocs = {
   }),
 };
 
+/** The query string of a request (parsed here: Elysia collapses repeated parameters). */
+export function queryOf(request: Request): URLSearchParams {
+  const url = request.url;
+  const q = url.indexOf("?");
+  if (q < 0) return EMPTY;
+  const hash = url.indexOf("#", q);
+  return new URLSearchParams(hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash));
+}
+const EMPTY = new URLSearchParams();
+
 /** One query parameter as a string; a repeated parameter is ambiguous and refused. */
-export function queryParam(query: Record<string, unknown>, name: string): string | undefined {
-  const v = query[name];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") throw new AppError("invalid_request", `${name} must be given once`, { field: name });
-  return v;
+export function queryParam(query: URLSearchParams, name: string): string | undefined {
+  const all = query.getAll(name);
+  if (all.length === 0) return undefined;
+  if (all.length > 1) throw new AppError("invalid_request", `${name} must be given once`, { field: name });
+  return all[0];
 }

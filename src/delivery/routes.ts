@@ -6,7 +6,7 @@ import { getTheme } from "../theme/service";
 import type { DeliveryProject } from "./cache";
 import { type Plan, DeliveryEngine } from "./engine";
 import { CORS_HEADERS, JSON_TYPE, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
-import { DeliveryDocs, queryParam } from "./model";
+import { DeliveryDocs, queryOf, queryParam } from "./model";
 import {
   deliveryLocale,
   entriesQuery,
@@ -19,7 +19,6 @@ import {
 } from "./service";
 import { planShard, planSitemap, robotsTxt, sitemapIndex, sitemapUrlset } from "./sitemap";
 
-type Query = Record<string, unknown>;
 const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
 
 /**
@@ -41,26 +40,33 @@ export function deliveryRoutes(deps: AppDeps) {
   };
   const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
 
-  const byPath = (request: Request, set: { headers: Record<string, unknown> }, ref: string, raw: string, query: Query) =>
+  const byPath = (request: Request, set: { headers: Record<string, unknown> }, ref: string, raw: string) =>
     serve(request, set, ref, (p) => {
-      const locale = deliveryLocale(p, queryParam(query, "locale"));
+      const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const segs = pathSegments(raw);
       if (!segs) throw notFound("node");
       return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
     });
 
-  return new Elysia({ name: "delivery", prefix: "/api/p/:ref" })
-    .get("/nodes/by-path", ({ request, set, params, query }) => byPath(request, set, params.ref, "", query), {
+  return new Elysia({ prefix: "/api/p/:ref" })
+    // onRequest runs for every route of the app (Elysia has no scoped onRequest). A request that may
+    // write content (admin, MCP) makes this instance re-validate project versions on the next read,
+    // so it always reads its own writes; other instances learn them by NOTIFY or the version check.
+    .onRequest(({ request }) => {
+      const m = request.method;
+      if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
+    })
+    .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
       detail: { ...DeliveryDocs.byPath, hide: true },
     })
-    .get("/nodes/by-path/*", ({ request, set, params, query }) => byPath(request, set, params.ref, params["*"], query), {
+    .get("/nodes/by-path/*", ({ request, set, params }) => byPath(request, set, params.ref, params["*"]), {
       detail: DeliveryDocs.byPath,
     })
     .get(
       "/nodes/:id",
-      ({ request, set, params, query }) =>
+      ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => {
-          const locale = deliveryLocale(p, queryParam(query, "locale"));
+          const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
           return json(`id ${locale} ${params.id.toLowerCase()}`, async () => ({ data: await getNodeById(db, p, params.id, locale) }));
         }),
       { detail: DeliveryDocs.byId },
@@ -77,8 +83,9 @@ export function deliveryRoutes(deps: AppDeps) {
     )
     .get(
       "/entries",
-      ({ request, set, params, query }) =>
+      ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => {
+          const query = queryOf(request);
           const q = entriesQuery({
             collection: queryParam(query, "collection"),
             page: queryParam(query, "page"),
@@ -94,9 +101,9 @@ export function deliveryRoutes(deps: AppDeps) {
     )
     .get(
       "/translations/nodes/:nodeId",
-      ({ request, set, params, query }) =>
+      ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => {
-          const raw = queryParam(query, "locale");
+          const raw = queryParam(queryOf(request), "locale");
           if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
           const locale = deliveryLocale(p, raw);
           return json(`tr ${locale} ${params.nodeId.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, params.nodeId, locale) }));

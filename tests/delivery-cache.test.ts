@@ -1,0 +1,198 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { type Db, type DbHandle, openDb } from "../db/client";
+import { get, patchNode, until } from "./delivery.helpers";
+import { harness, seedNode, seedProject, testDb } from "./helpers";
+
+const BASE = "https://site.example";
+const CC = "public, max-age=5, stale-while-revalidate=7";
+
+/** The test database's Db with its select/execute calls counted. */
+function countingDb(db: Db): { db: Db; calls: () => number } {
+  let n = 0;
+  const proxy = new Proxy(db, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (typeof v === "function" && (prop === "select" || prop === "execute")) {
+        return (...args: unknown[]) => {
+          n += 1;
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      }
+      return v;
+    },
+  });
+  return { db: proxy, calls: () => n };
+}
+
+/** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
+async function secondHandle(): Promise<DbHandle> {
+  const url = process.env.DATABASE_URL;
+  if (url && url.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
+  return testDb();
+}
+
+/** The same database with NOTIFY never delivered: only the version check can refresh this instance. */
+function deafHandle(handle: DbHandle): DbHandle {
+  return { ...handle, db: handle.db, listen: async () => async () => {} };
+}
+
+describe("delivery: HTTP caching", async () => {
+  const h = await harness({ DELIVERY_CACHE_CONTROL: CC });
+  const p = await seedProject(h, { public_base_url: BASE });
+  const page = await seedNode(h, p.slug, { slug: "page", title: "Page" }, true);
+  const col = await seedNode(h, p.slug, { slug: "col", title: "Col", type: "collection" }, true);
+  await seedNode(h, p.slug, { slug: "entry", title: "Entry", parent_id: col.id }, true);
+  const paths = ["/nodes/by-path/page", `/nodes/${page.id}`, "/nodes", "/entries?collection=col", "/sitemap.xml", "/sitemap-1.xml", "/robots.txt", "/theme"];
+
+  test("every answer has a strong ETag and the configured Cache-Control; If-None-Match gives 304", async () => {
+    for (const path of paths) {
+      const url = `/api/p/${p.slug}${path}`;
+      const res = await get(h, url);
+      expect(res.status).toBe(200);
+      const etag = res.headers.get("etag")!;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{16,}"$/);
+      expect(res.headers.get("cache-control")).toBe(CC);
+      const again = await get(h, url);
+      expect(again.headers.get("etag")).toBe(etag);
+      expect(again.text).toBe(res.text);
+      for (const inm of [etag, `W/${etag}`, `"nope", ${etag}`, "*"]) {
+        const nm = await get(h, url, { "if-none-match": inm });
+        expect(nm.status).toBe(304);
+        expect(nm.text).toBe("");
+        expect(nm.headers.get("etag")).toBe(etag);
+        expect(nm.headers.get("cache-control")).toBe(CC);
+        expect(nm.headers.get("access-control-allow-origin")).toBe("*");
+      }
+      const other = await get(h, url, { "if-none-match": '"something-else"' });
+      expect(other.status).toBe(200);
+      expect(other.text).toBe(res.text);
+    }
+  });
+
+  test("errors carry an ETag too but never turn into 304", async () => {
+    const res = await get(h, `/api/p/${p.slug}/nodes/by-path/missing`);
+    expect(res.status).toBe(404);
+    const etag = res.headers.get("etag")!;
+    expect(etag).toMatch(/^"/);
+    const again = await get(h, `/api/p/${p.slug}/nodes/by-path/missing`, { "if-none-match": etag });
+    expect(again.status).toBe(404);
+    expect(again.json.error.code).toBe("not_found");
+  });
+
+  test("a write changes the ETag on this instance at once (reads its own writes)", async () => {
+    for (const path of paths) {
+      const url = `/api/p/${p.slug}${path}`;
+      const before = await get(h, url);
+      await patchNode(h, p.slug, page.id, { title: `Page ${path}` });
+      const after = await get(h, url, { "if-none-match": before.headers.get("etag")! });
+      if (path === "/robots.txt" || path === "/theme" || path.startsWith("/entries")) {
+        // These bytes do not depend on the page title: same ETag, still 304.
+        expect(after.status).toBe(304);
+      } else {
+        expect(after.status).toBe(200);
+        expect(after.headers.get("etag")).not.toBe(before.headers.get("etag"));
+      }
+    }
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/page`)).json.data.title).toBe("Page /theme");
+  });
+});
+
+describe("delivery: the cache does no database work on a hit", async () => {
+  const base = await harness();
+  const counted = countingDb(base.deps.db);
+  const h = await harness({ DELIVERY_CACHE_ENTRIES: "2", DELIVERY_VERSION_CHECK_MS: "60000" }, { db: counted.db });
+  const p = await seedProject(h, { public_base_url: BASE });
+  for (const s of ["a", "b", "c"]) await seedNode(h, p.slug, { slug: s, title: s }, true);
+  const read = (s: string) => get(h, `/api/p/${p.slug}/nodes/by-path/${s}`);
+
+  test("a hot read issues no query; the entry bound evicts the least recently used", async () => {
+    await read("a");
+    const afterMiss = counted.calls();
+    for (let i = 0; i < 20; i++) expect((await read("a")).status).toBe(200);
+    expect(counted.calls()).toBe(afterMiss);
+    await read("b");
+    await read("a"); // a is now the most recent
+    const beforeC = counted.calls();
+    await read("c"); // evicts b
+    expect(counted.calls()).toBeGreaterThan(beforeC);
+    const afterC = counted.calls();
+    await read("a");
+    expect(counted.calls()).toBe(afterC);
+    await read("b");
+    expect(counted.calls()).toBeGreaterThan(afterC);
+  });
+});
+
+describe("delivery: several instances on one database", async () => {
+  const handles: DbHandle[] = [];
+  afterAll(async () => {
+    for (const hd of handles) if (hd !== (await testDb())) await hd.close();
+  });
+
+  test("a write through one instance changes the ETag on another within a second (NOTIFY)", async () => {
+    const a = await harness();
+    const other = await secondHandle();
+    handles.push(other);
+    const b = await harness({}, { db: other.db, dbHandle: other });
+    const p = await seedProject(a, { public_base_url: BASE });
+    const n = await seedNode(a, p.slug, { slug: "shared", title: "v1" }, true);
+    const url = `/api/p/${p.slug}/nodes/by-path/shared`;
+    const first = await get(b, url);
+    expect(first.json.data.title).toBe("v1");
+    const etag = first.headers.get("etag")!;
+    const sitemapEtag = (await get(b, `/api/p/${p.slug}/sitemap.xml`)).headers.get("etag");
+    // B subscribes on first use; let the LISTEN take effect before the write.
+    await new Promise((r) => setTimeout(r, 100));
+    await patchNode(a, p.slug, n.id, { title: "v2" });
+    const seen = await until(() => get(b, url), (r) => r.headers.get("etag") !== etag, 1000);
+    expect(seen.elapsed).toBeLessThan(1000);
+    expect(seen.value.json.data.title).toBe("v2");
+    expect((await get(b, `/api/p/${p.slug}/sitemap.xml`)).headers.get("etag")).not.toBe(sitemapEtag);
+    // And the reverse direction.
+    await patchNode(b, p.slug, n.id, { title: "v3" });
+    const back = await until(() => get(a, url), (r) => r.json?.data?.title === "v3", 1000);
+    expect(back.elapsed).toBeLessThan(1000);
+  });
+
+  test("without NOTIFY the version check still shows a write within a second; it is the only bound", async () => {
+    const a = await harness();
+    const shared = await testDb();
+    const checked = await harness({ DELIVERY_VERSION_CHECK_MS: "200" }, { dbHandle: deafHandle(shared) });
+    const stale = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { dbHandle: deafHandle(shared) });
+    const p = await seedProject(a, { public_base_url: BASE });
+    const n = await seedNode(a, p.slug, { slug: "page", title: "old" }, true);
+    const url = `/api/p/${p.slug}/nodes/by-path/page`;
+    const etag = (await get(checked, url)).headers.get("etag");
+    expect((await get(stale, url)).headers.get("etag")).toBe(etag);
+    await patchNode(a, p.slug, n.id, { title: "new" });
+    const seen = await until(() => get(checked, url), (r) => r.headers.get("etag") !== etag, 1500);
+    expect(seen.value.json.data.title).toBe("new");
+    expect(seen.elapsed).toBeLessThan(1000);
+    // The deaf instance with a one-minute check keeps serving its cached answer: hits do not read the database.
+    const still = await get(stale, url);
+    expect(still.headers.get("etag")).toBe(etag);
+    expect(still.json.data.title).toBe("old");
+  });
+
+  test("renaming or deleting a project is seen by every instance", async () => {
+    const a = await harness();
+    const other = await secondHandle();
+    handles.push(other);
+    const b = await harness({}, { db: other.db, dbHandle: other });
+    const p = await seedProject(a);
+    await seedNode(a, p.slug, { slug: "page", title: "x" }, true);
+    expect((await get(b, `/api/p/${p.slug}/theme`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    const renamed = `${p.slug}-new`;
+    expect((await a.request("PATCH", `/admin/projects/${p.id}`, { body: { slug: renamed } })).status).toBe(200);
+    const gone = await until(() => get(b, `/api/p/${p.slug}/theme`), (r) => r.status === 404, 1000);
+    expect(gone.value.status).toBe(404);
+    expect((await get(b, `/api/p/${renamed}/nodes/by-path/page`)).status).toBe(200);
+    expect((await get(a, `/api/p/${p.slug}/theme`)).status).toBe(404);
+    expect((await a.request("DELETE", `/admin/projects/${p.id}`)).status).toBe(204);
+    const deleted = await until(() => get(b, `/api/p/${renamed}/nodes/by-path/page`), (r) => r.status === 404, 1000);
+    expect(deleted.value.json.error.code).toBe("not_found");
+    expect((await get(a, `/api/p/${p.id}/theme`)).status).toBe(404);
+  });
+});
+
