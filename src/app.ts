@@ -38,6 +38,8 @@ export function createApp(deps: AppDeps) {
       const declared = Number(request.headers.get("content-length") ?? "0");
       // /mcp enforces the same cap itself and answers in JSON-RPC form.
       if (declared > MAX_BODY_BYTES && !isMcpPath(new URL(request.url).pathname)) {
+        const oauth = oauthFailureBeforeHandler(request, 413);
+        if (oauth) return oauth;
         set.status = 413;
         set.headers["content-type"] = "application/json; charset=utf-8";
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);

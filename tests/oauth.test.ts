@@ -502,6 +502,18 @@ describe("OAuth 2.1 authorization server", async () => {
     expect((await token({ grant_type: "refresh_token", refresh_token: "x", client_id: pub, client_secret: "x" })).json.error).toBe("invalid_client");
   });
 
+  test("bodies the app cannot read still answer in the RFC form on the OAuth endpoints", async () => {
+    const big = await h.request("POST", "/oauth/token", { key: null, raw: `code=${"x".repeat(1024 * 1024 + 10)}`, headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(big.status).toBe(413);
+    expect(big.json.error).toBe("invalid_request");
+    const deep = await h.request("POST", "/oauth/authorize", { key: null, raw: `${"[".repeat(40)}${"]".repeat(40)}`, headers: { "content-type": "application/json" } });
+    expect(deep.status).toBe(400);
+    expect(deep.json).toEqual({ error: "invalid_request", error_description: "request body could not be parsed" });
+    // The admin routes keep the app's own error body.
+    const admin = await h.request("POST", "/admin/projects", { raw: "{", headers: { "content-type": "application/json" } });
+    expect(admin.json.error.code).toBe("invalid_request");
+  });
+
   test("the token endpoint is rate limited per client", async () => {
     const limited = await harness({ ...HIGH_LIMITS, OAUTH_TOKEN_RATE_LIMIT: "3" });
     const clientId = await publicClient();

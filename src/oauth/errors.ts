@@ -65,7 +65,8 @@ export function oauthErrorResponse(err: OAuthError): Response {
   return oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
 }
 
-const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register"]);
+// The authorization endpoint too: a browser's form always parses, so whatever fails here is no page's.
+const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);
 
 /**
  * Failures the app raises before an OAuth handler runs (unparseable body, body too large):
