@@ -470,6 +470,20 @@ describe("OAuth 2.1 authorization server", async () => {
     expect([...r.jar.cookies.keys()]).toEqual(["__Host-cms_oauth_csrf"]);
   });
 
+  test("no refresh token for a client without the grant; an expired refresh token is refused", async () => {
+    const codeOnly = await publicClient({ grant_types: ["authorization_code"] });
+    const t = await exchange(codeOnly, await authorize(codeOnly));
+    expect(t.status).toBe(200);
+    expect(t.json.refresh_token).toBeUndefined();
+    expect((await token({ grant_type: "refresh_token", client_id: codeOnly, refresh_token: "cms_rt_x" })).json.error).toBe("unauthorized_client");
+
+    const clientId = await publicClient();
+    const t2 = await exchange(clientId, await authorize(clientId));
+    const later = await harness(HIGH_LIMITS, { now: () => new Date(Date.now() + 31 * 86_400_000) });
+    const expired = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: t2.json.refresh_token }, {}, (r) => later.app.handle(r));
+    expect(expired.json).toEqual({ error: "invalid_grant", error_description: "the refresh token has expired" });
+  });
+
   test("a refresh token of another client or for another resource is refused", async () => {
     const alice = await publicClient();
     const bob = await publicClient();
