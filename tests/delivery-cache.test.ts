@@ -97,6 +97,67 @@ describe("delivery: HTTP caching", async () => {
   });
 });
 
+describe("delivery: gzip negotiation", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { public_base_url: BASE });
+  const long = "lorem ipsum dolor sit amet ".repeat(200);
+  await seedNode(h, p.slug, { slug: "big", title: "Big", blocks: [{ type: "text", data: { text: long } }] }, true);
+  const raw = async (path: string, headers: Record<string, string>): Promise<{ res: Response; bytes: Uint8Array }> => {
+    const res = await h.app.handle(new Request(`http://localhost/api/p/${p.slug}${path}`, { headers }));
+    return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+  };
+
+  test("answers of 1 KiB and more are gzip-encoded for clients that take it, with their own ETag and Vary", async () => {
+    for (const path of ["/nodes/by-path/big", "/sitemap.xml", "/nodes"]) {
+      const plain = await raw(path, {});
+      expect(plain.res.headers.get("content-encoding")).toBeNull();
+      expect(plain.res.headers.get("vary")).toBe("Accept-Encoding");
+      const text = new TextDecoder().decode(plain.bytes);
+      const rounds: Uint8Array[] = [];
+      const etags: string[] = [];
+      // A fresh instance streams the first gzip answer; the second comes from the cache.
+      const fresh = await harness();
+      const freshRaw = async (headers: Record<string, string>) => {
+        const res = await fresh.app.handle(new Request(`http://localhost/api/p/${p.slug}${path}`, { headers }));
+        return { res, bytes: new Uint8Array(await res.arrayBuffer()) };
+      };
+      for (let round = 0; round < 2; round++) {
+        const gz = await freshRaw({ "accept-encoding": "br, gzip;q=0.8, deflate" });
+        rounds.push(gz.bytes);
+        etags.push(gz.res.headers.get("etag")!);
+        expect(gz.res.status).toBe(200);
+        expect(gz.res.headers.get("content-encoding")).toBe("gzip");
+        expect(gz.res.headers.get("vary")).toBe("Accept-Encoding");
+        const etag = gz.res.headers.get("etag")!;
+        expect(etag).not.toBe(plain.res.headers.get("etag"));
+        expect(etag).toMatch(/^"[^"]+"$/);
+        expect(new TextDecoder().decode(Bun.gunzipSync(gz.bytes))).toBe(text);
+        if (path !== "/sitemap.xml" && path !== "/nodes") expect(gz.bytes.length).toBeLessThan(plain.bytes.length / 5);
+        const nm = await raw(path, { "accept-encoding": "gzip", "if-none-match": etag });
+        expect(nm.res.status).toBe(304);
+        expect(nm.res.headers.get("etag")).toBe(etag);
+        expect(nm.res.headers.get("vary")).toBe("Accept-Encoding");
+        // the identity ETag does not validate the gzip representation
+        expect((await raw(path, { "accept-encoding": "gzip", "if-none-match": plain.res.headers.get("etag")! })).res.status).toBe(200);
+      }
+      // One strong ETag, one byte sequence, whether streamed or served from the cache.
+      expect(etags[1]).toBe(etags[0]);
+      expect(Buffer.compare(Buffer.from(rounds[0]), Buffer.from(rounds[1]))).toBe(0);
+    }
+  });
+
+  test("gzip;q=0 or no gzip means identity; small answers are never compressed and do not vary", async () => {
+    for (const ae of ["gzip;q=0", "br", "identity", "*;q=0"]) {
+      const r = await raw("/nodes/by-path/big", { "accept-encoding": ae });
+      expect(r.res.headers.get("content-encoding")).toBeNull();
+    }
+    expect((await raw("/nodes/by-path/big", { "accept-encoding": "*" })).res.headers.get("content-encoding")).toBe("gzip");
+    const theme = await raw("/theme", { "accept-encoding": "gzip" });
+    expect(theme.res.headers.get("content-encoding")).toBeNull();
+    expect(theme.res.headers.get("vary")).toBeNull();
+  });
+});
+
 describe("delivery: the cache does no database work on a hit", async () => {
   const base = await harness();
   const counted = countingDb(base.deps.db);

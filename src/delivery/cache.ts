@@ -23,6 +23,14 @@ export interface CachedAnswer {
   readonly body: string;
   readonly etag: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The gzip representation, made on the first request that accepts it. */
+  gzip?: Promise<GzipAnswer>;
+}
+
+export interface GzipAnswer {
+  readonly body: ArrayBuffer;
+  readonly etag: string;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 export interface CacheOptions {

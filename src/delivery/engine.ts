@@ -6,7 +6,7 @@ import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { answerHeaders, errorAnswer, etagMatches, makeAnswer, notModified, respond } from "./http";
+import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, gzipStream, makeAnswer, notModified, respond } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
 export interface BodyPlan {
@@ -80,10 +80,12 @@ export class DeliveryEngine {
 
   private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
     const etag = await versionEtag(project, plan.key, this.deps.config.publicUrl);
+    const gzip = acceptsGzip(request);
+    const sentEtag = gzip ? gzipEtag(etag) : etag;
     const inm = request.headers.get("if-none-match");
-    if (inm !== null && etagMatches(inm, etag)) return notModified(etag, this.cacheControl);
+    if (inm !== null && etagMatches(inm, sentEtag)) return notModified(sentEtag, this.cacheControl, "Accept-Encoding");
     const chunks = await plan.stream();
-    const headers = answerHeaders(plan.type, etag, this.cacheControl);
+    const headers = answerHeaders(plan.type, etag, this.cacheControl, true);
     const keep: string[] = [];
     let kept = 0;
     const limit = this.cache.maxEntryBytes;
@@ -117,6 +119,7 @@ export class DeliveryEngine {
         await chunks.return(undefined);
       },
     });
+    if (gzip) return new Response(gzipStream(body), { status: 200, headers: { ...headers, etag: sentEtag, "content-encoding": "gzip" } });
     return new Response(body, { status: 200, headers });
   }
 }

@@ -1,7 +1,7 @@
 // HTTP mechanics of delivery answers: open CORS, strong ETags, conditional GET. Web-standard only
 // (Request, Response, Headers, Web Crypto), so the delivery core runs on any fetch-style runtime.
 import { type AppError, errorBody } from "../errors";
-import type { CachedAnswer } from "./cache";
+import type { CachedAnswer, GzipAnswer } from "./cache";
 
 export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
@@ -29,13 +29,50 @@ function base64url(bytes: Uint8Array): string {
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-export function answerHeaders(contentType: string, etag: string, cacheControl: string): Record<string, string> {
-  return { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
+/** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
+export const GZIP_MIN_BYTES = 1024;
+
+export function answerHeaders(contentType: string, etag: string, cacheControl: string, compressible: boolean): Record<string, string> {
+  const h: Record<string, string> = { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
+  if (compressible) h.vary = "Accept-Encoding";
+  return h;
 }
 
 export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
   const etag = await strongEtag(body);
-  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl) };
+  const compressible = status === 200 && body.length >= GZIP_MIN_BYTES;
+  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, compressible) };
+}
+
+/** True when the client takes gzip (listed, or `*`, and not refused with q=0). */
+export function acceptsGzip(request: Request): boolean {
+  const ae = request.headers.get("accept-encoding");
+  if (ae === null) return false;
+  let star = false;
+  for (const part of ae.toLowerCase().split(",")) {
+    const [coding, ...params] = part.split(";");
+    const name = coding.trim();
+    if (name !== "gzip" && name !== "*") continue;
+    const q = params.map((x) => x.trim()).find((x) => x.startsWith("q="));
+    const ok = q === undefined || Number(q.slice(2)) > 0;
+    if (name === "gzip") return ok;
+    star = ok;
+  }
+  return star;
+}
+
+/** The gzip representation's validator: a different representation, so a different strong ETag. */
+export const gzipEtag = (etag: string): string => etag.slice(0, -1) + '.gz"';
+
+export function gzipStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  return body.pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+}
+
+async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
+  const bytes = encoder.encode(answer.body);
+  const body = await new Response(gzipStream(new Blob([bytes]).stream())).arrayBuffer();
+  const etag = gzipEtag(answer.etag);
+  return { body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
 }
 
 export async function errorAnswer(err: AppError, cacheControl: string): Promise<CachedAnswer> {
@@ -58,17 +95,31 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** 304 without a body, carrying the validator and caching headers of the 200 it stands for. */
-export function notModified(etag: string, cacheControl: string): Response {
-  return new Response(null, { status: 304, headers: { etag, "cache-control": cacheControl, ...CORS_HEADERS } });
+export function notModified(etag: string, cacheControl: string, vary: string | undefined): Response {
+  const headers: Record<string, string> = { etag, "cache-control": cacheControl, ...CORS_HEADERS };
+  if (vary !== undefined) headers.vary = vary;
+  return new Response(null, { status: 304, headers });
 }
 
-/** The answer itself, or 304 when the client already holds these bytes (2xx only, RFC 9110 §13.1). */
-export function respond(request: Request, answer: CachedAnswer): Response {
+/**
+ * The answer itself (gzip-encoded when the client takes it and it is worth it), or 304 when the
+ * client already holds these bytes (2xx only, RFC 9110 §13.1).
+ */
+export function respond(request: Request, answer: CachedAnswer): Response | Promise<Response> {
+  if (answer.status === 200 && answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer);
   if (answer.status === 200) {
     const inm = request.headers.get("if-none-match");
-    if (inm !== null && etagMatches(inm, answer.etag)) return notModified(answer.etag, answer.headers["cache-control"]);
+    if (inm !== null && etagMatches(inm, answer.etag)) return notModified(answer.etag, answer.headers["cache-control"], answer.headers.vary);
   }
   return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+async function respondGzip(request: Request, answer: CachedAnswer): Promise<Response> {
+  answer.gzip ??= gzipOf(answer);
+  const gz = await answer.gzip;
+  const inm = request.headers.get("if-none-match");
+  if (inm !== null && etagMatches(inm, gz.etag)) return notModified(gz.etag, gz.headers["cache-control"], gz.headers.vary);
+  return new Response(gz.body, { status: 200, headers: gz.headers });
 }
 
 const HEADER_LIST_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
