@@ -32,7 +32,7 @@ describe("OAuth 2.1 authorization server", async () => {
   /** Runs the authorization page for a client and returns the code and what it was bound to. */
   async function authorize(
     clientId: string,
-    opts: { user?: { email: string; password: string }; projectId?: string; scope?: string; redirect?: string; h?: TestHarness } = {},
+    opts: { user?: { email: string; password: string }; projectId?: string; scope?: string; redirect?: string; app?: Fetcher } = {},
   ) {
     const { verifier, challenge } = pkce();
     const state = crypto.randomUUID();
@@ -48,8 +48,7 @@ describe("OAuth 2.1 authorization server", async () => {
       scope: opts.scope,
     });
     const user = opts.user ?? editor;
-    const app = opts.h ?? h;
-    const result = await authorizeInBrowser((r) => app.app.handle(r), url, { email: user.email, password: user.password, projectId: opts.projectId ?? project.id });
+    const result = await authorizeInBrowser(opts.app ?? fetcher, url, { email: user.email, password: user.password, projectId: opts.projectId ?? project.id });
     const loc = new URL(result.location);
     expect(loc.searchParams.get("state")).toBe(state);
     expect(loc.searchParams.get("iss")).toBe(BASE);
@@ -380,7 +379,11 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(expired.json.error_description).toContain("expired");
 
     const other = await harness(HIGH_LIMITS);
-    const fresh = await authorize(clientId);
+    // The browser's requests land on either instance: page, sign-in and consent state is shared.
+    let turn = 0;
+    const either: Fetcher = (r) => (turn++ % 2 === 0 ? other : h).app.handle(r);
+    const fresh = await authorize(clientId, { app: either });
+    expect(turn).toBeGreaterThanOrEqual(4);
     const redeemed = await exchange(clientId, fresh, {}, (r) => other.app.handle(r));
     expect(redeemed.status).toBe(200);
     expect(await mcpWorks(redeemed.json.access_token)).toBe(200);
