@@ -7,6 +7,7 @@ import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
+import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { deliveryRoutes } from "./delivery/routes";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
@@ -125,8 +126,11 @@ export function createApp(deps: AppDeps) {
           components: {
             securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
           },
+          paths: DELIVERY_OPENAPI_PATHS,
         },
         exclude: ["/swagger", "/swagger/json"],
+        // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
+        excludeStaticFile: false,
       }),
     )
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })

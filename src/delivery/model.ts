@@ -37,7 +37,7 @@ export const DeliveryDocs = {
   byPath: doc(
     "Published node by slug path",
     "The rest of the path after by-path/ is the node's slug path in the requested locale (localised slugs apply). An empty path is 404.",
-    [{ name: "*", in: "path", required: true, description: "slug path, e.g. blog/hello-world", schema: { type: "string" } }, locale],
+    [{ name: "path", in: "path", required: true, description: "slug path, e.g. blog/hello-world", schema: { type: "string" } }, locale],
     { 200: renderable, 400: { description: "invalid_locale" }, 404: { description: "not_found" } },
   ),
   byId: doc(
@@ -90,6 +90,11 @@ export const DeliveryDocs = {
   theme: doc("Tenant brand", "The bare object { logo_url, favicon_url, accent_color, name_override }.", [], {
     200: { description: "{ logo_url, favicon_url, accent_color, name_override }" },
   }),
+};
+
+/** Swagger leaves wildcard routes out, so the by-path route is described here (merged in app.ts). */
+export const DELIVERY_OPENAPI_PATHS = {
+  "/api/p/{ref}/nodes/by-path/{path}": { get: DeliveryDocs.byPath },
 };
 
 /** The query string of a request (parsed here: Elysia collapses repeated parameters). */
