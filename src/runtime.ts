@@ -2,14 +2,15 @@ import { openDb, type DbHandle } from "../db/client";
 import { runMigrations } from "../db/migrate";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
+import type { RuntimeAssets } from "./embedded";
 import { join } from "node:path";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
 
 /** Opens and migrates the configured database and assembles the app's dependencies. */
-export async function openRuntime(config: Config): Promise<AppDeps> {
-  const dbHandle: DbHandle = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
-  await runMigrations(dbHandle);
+export async function openRuntime(config: Config, assets: RuntimeAssets = {}): Promise<AppDeps> {
+  const dbHandle: DbHandle = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pglite: assets.pglite });
+  await runMigrations(dbHandle, assets.migrationsFolder);
   const log = createLogger(config.logLevel);
   return {
     config,
@@ -35,4 +36,3 @@ export async function openKeyRing(config: Config, log: Logger, opts: { prependNe
   if (config.databaseUrl) log.warn("SECRET_KEYS is unset: sealing provider keys with the local key file; instances sharing this database need the same SECRET_KEYS", { path });
   return createKeyRing(parseKeyEntries(entries));
 }
-
