@@ -3,6 +3,7 @@ import { createApp } from "./app";
 import { bootstrap } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
 import { compiledAssets } from "./embedded";
+import { purgeExpired } from "./housekeeping";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { openRuntime } from "./runtime";
 
@@ -36,6 +37,15 @@ async function main(): Promise<void> {
   }
   const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024 });
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
+
+  // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
+  const purge = setInterval(() => {
+    purgeExpired(deps.db, deps.now()).then(
+      (n) => log.info("purged expired rows", n),
+      () => log.warn("purge failed; will retry next hour"),
+    );
+  }, 3_600_000);
+  purge.unref();
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
