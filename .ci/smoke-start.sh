@@ -21,4 +21,7 @@ curl -fsS "http://127.0.0.1:$PORT/swagger/json" | grep -q '"openapi"' || { echo 
 KEY="$(grep -o 'cms_ak_[a-z2-7]*' "$LOG" | head -1)"
 [ -n "$KEY" ] || { cat "$LOG"; echo "no root key printed"; exit 1; }
 curl -fsS -H "authorization: Bearer $KEY" "http://127.0.0.1:$PORT/admin/projects/demo" | grep -q '"slug":"demo"' || { echo "demo project missing"; exit 1; }
-echo "smoke: ready, swagger, demo project OK on port $PORT"
+curl -fsS "http://127.0.0.1:$PORT/api/p/demo/nodes/by-path/home" | grep -q '"title":"Welcome"' || { echo "demo delivery missing"; exit 1; }
+code="$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'content-type: application/json' "http://127.0.0.1:$PORT/mcp" -d '{}')"
+[ "$code" = 401 ] || { echo "/mcp without a token answered $code, not 401"; exit 1; }
+echo "smoke: ready, swagger, demo project, delivery, /mcp 401 OK on port $PORT"
