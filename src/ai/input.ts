@@ -5,10 +5,16 @@ import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
 import { normaliseKind } from "./kinds";
 
 const MAX_CAPABILITIES_BYTES = 8 * 1024;
+const MAX_BASE_URL_CHARS = 2048;
+const CONTROL_RE = /[\u0000-\u001f\u007f]/;
+
+// PostgreSQL stores neither NUL in text nor \u0000 or a lone surrogate in jsonb: such input is
+// a 400 here, not a failed insert (500).
+const printable = (s: string): boolean => !CONTROL_RE.test(s) && s.isWellFormed();
 
 export function checkName(name: string): string {
   const n = name.trim();
-  if (n.length < 1 || n.length > 200) throw new AppError("invalid_request", "name must be 1 to 200 characters", { field: "name" });
+  if (n.length < 1 || n.length > 200 || !printable(n)) throw new AppError("invalid_request", "name must be 1 to 200 printable characters", { field: "name" });
   return n;
 }
 
@@ -21,15 +27,16 @@ export function checkKind(kind: string): string {
 export function checkModel(model: string | null | undefined): string | null {
   if (model === null || model === undefined) return null;
   const m = model.trim();
-  if (m === "" || m.length > 200 || /[\u0000-\u001f\u007f]/.test(m)) throw new AppError("invalid_request", "model must be 1 to 200 printable characters", { field: "model" });
+  if (m === "" || m.length > 200 || !printable(m)) throw new AppError("invalid_request", "model must be 1 to 200 printable characters", { field: "model" });
   return m;
 }
 
 export function checkApiKey(key: string | null | undefined): string | null {
   if (key === null || key === undefined) return null;
   const k = key.trim();
-  // The key travels in an HTTP header: whitespace or control characters inside are a paste error.
-  if (k === "" || k.length > 4096 || /[\s\u0000-\u001f\u007f]/.test(k)) throw new AppError("invalid_request", "api_key must be 1 to 4096 characters without spaces or control characters", { field: "api_key" });
+  // The key travels in an HTTP header: vendors' keys are visible ASCII, and anything else (a
+  // space, a control or non-ASCII character) is a paste error that would only fail at call time.
+  if (k === "" || k.length > 4096 || !/^[\x21-\x7e]+$/.test(k)) throw new AppError("invalid_request", "api_key must be 1 to 4096 visible ASCII characters (no spaces)", { field: "api_key" });
   return k;
 }
 
@@ -37,7 +44,16 @@ export function checkCapabilities(c: unknown): Record<string, unknown> {
   if (c === undefined) return {};
   if (c === null || typeof c !== "object" || Array.isArray(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
   if (JSON.stringify(c).length > MAX_CAPABILITIES_BYTES) throw new AppError("invalid_request", `capabilities must be at most ${MAX_CAPABILITIES_BYTES} bytes of JSON`, { field: "capabilities" });
+  if (!storableJson(c)) throw new AppError("invalid_request", "capabilities must not contain NUL characters or unpaired surrogates", { field: "capabilities" });
   return c as Record<string, unknown>;
+}
+
+/** True when every string and key can be stored in jsonb (no \u0000, no lone surrogate). */
+function storableJson(v: unknown): boolean {
+  if (typeof v === "string") return !v.includes("\u0000") && v.isWellFormed();
+  if (v === null || typeof v !== "object") return true;
+  if (Array.isArray(v)) return v.every(storableJson);
+  return Object.entries(v).every(([k, x]) => storableJson(k) && storableJson(x));
 }
 
 export function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {
@@ -60,6 +76,8 @@ export async function checkBaseUrl(deps: AppDeps, value: string | null | undefin
   }
   if (u.search || u.hash) throw new AppError("invalid_request", "base_url must not carry a query or fragment", { field: "base_url" });
   const normalised = u.toString().replace(/\/+$/, "");
+  // Percent-encoding can grow the input several times over; the stored form has the limit.
+  if (normalised.length > MAX_BASE_URL_CHARS) throw new AppError("invalid_request", `base_url must be at most ${MAX_BASE_URL_CHARS} characters once normalised`, { field: "base_url" });
   // Unresolvable names are accepted here and refused at call time, where the check runs again.
   const check = await checkOutboundUrl(normalised, urlPolicy(deps, "accept"));
   if (!check.ok) throw new AppError("invalid_request", `base_url ${check.reason}`, { field: "base_url" });

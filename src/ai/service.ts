@@ -224,15 +224,18 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   const started = performance.now();
   try {
     let baseUrl = info.default_base_url;
+    let addresses: readonly string[] = [];
     if (provider.baseUrl) {
-      // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS.
+      // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call
+      // then connects to the addresses checked here, never to a fresh DNS answer.
       const check = await checkOutboundUrl(provider.baseUrl, urlPolicy(deps, "refuse"));
       if (!check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
       baseUrl = provider.baseUrl;
+      addresses = check.addresses;
     }
     const apiKey = await revealApiKey(deps, provider);
     const driver = info.driver === "anthropic-messages" ? anthropicMessages : openaiCompatible;
-    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey });
+    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses });
     const translation = await driver(post, {
       baseUrl,
       apiKey,

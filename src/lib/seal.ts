@@ -1,7 +1,7 @@
 // Reversible secrets (provider API keys) sealed with AES-256-GCM through Web Crypto.
 // Wire form: v1:<key id>:<nonce b64url>:<ciphertext+tag b64url>. The additional data binds a
 // ciphertext to the row it belongs to, so a value copied into another row fails to open.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
 const KEY_ID_RE = /^[A-Za-z0-9_-]{1,32}$/;
@@ -108,21 +108,60 @@ export function loadKeyFile(path: string, opts: { prependNew?: boolean } = {}): 
   let created = false;
   if (!existsSync(path)) {
     mkdirSync(dirname(path), { recursive: true });
-    try {
-      // wx: two processes starting at once must not overwrite each other's key.
-      writeFileSync(path, generateKeyEntry() + "\n", { mode: 0o600, flag: "wx" });
-      created = true;
-    } catch (err) {
-      if ((err as { code?: string }).code !== "EEXIST") throw err;
-    }
+    // Published complete or not at all: a second process starting at once either wins the
+    // link (and its key is the one) or reads the whole file, never an empty one.
+    created = publishKeyFile(path, generateKeyEntry() + "\n", "create");
   }
   let entries = readFileSync(path, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
   if (opts.prependNew) {
     entries = [generateKeyEntry(), ...entries];
-    writeFileSync(path, entries.join("\n") + "\n", { mode: 0o600 });
+    // Rename over the old file: a crash mid-write must not leave a truncated key file, which
+    // would make every sealed provider key unreadable.
+    publishKeyFile(path, entries.join("\n") + "\n", "replace");
   }
   chmodSync(path, 0o600);
   return { entries, created };
+}
+
+/**
+ * Writes a key file next to its final path (mode 0600, synced), then links it into place
+ * ("create": false when the file already exists) or renames it over the old one ("replace").
+ */
+function publishKeyFile(path: string, content: string, mode: "create" | "replace"): boolean {
+  const tmp = `${path}.${process.pid}.${toB64(crypto.getRandomValues(new Uint8Array(6)))}.tmp`;
+  const fd = openSync(tmp, "wx", 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    if (mode === "replace") {
+      renameSync(tmp, path);
+      return true;
+    }
+    try {
+      linkSync(tmp, path);
+      return true;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === "EEXIST") return false;
+      // File systems without hard links: exclusive create, the small window accepted.
+      if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS") {
+        try {
+          writeFileSync(path, content, { mode: 0o600, flag: "wx" });
+          return true;
+        } catch (e) {
+          if ((e as { code?: string }).code === "EEXIST") return false;
+          throw e;
+        }
+      }
+      throw err;
+    }
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }
 
 function toB64(b: Uint8Array): string {

@@ -233,6 +233,30 @@ export async function checkOutboundUrl(raw: string, policy: UrlPolicy): Promise<
   return verdict(cls) ?? { ok: true, url, addresses };
 }
 
+/** Where a guarded request connects once its host passed the check. */
+export interface PinnedTarget {
+  /** The URL with its host replaced by the checked address (unchanged when there is none). */
+  readonly url: string;
+  /** The original authority, for the Host header; null when the URL is unchanged. */
+  readonly host: string | null;
+  /** The original name for TLS SNI and certificate verification (https only). */
+  readonly serverName: string | null;
+}
+
+/**
+ * Pins a request to one of the addresses the guard checked. Fetching the name instead would
+ * resolve it again, and an answer that changed since the check (DNS rebinding, TTL 0) would
+ * reach an address the guard never saw. The certificate is still verified against the name.
+ */
+export function pinnedTarget(raw: string, address: string | null | undefined): PinnedTarget {
+  if (!address) return { url: raw, host: null, serverName: null };
+  const u = new URL(raw);
+  const host = u.host;
+  const name = u.hostname.replace(/\.$/, "");
+  u.hostname = address.includes(":") ? `[${address}]` : address;
+  return { url: u.toString(), host, serverName: u.protocol === "https:" ? name : null };
+}
+
 export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -2,6 +2,7 @@
 // bounded in time (headers and body), bounded in size, redirects never followed, and no
 // vendor text echoed unless it is free of the key.
 import { AppError } from "../../errors";
+import { pinnedTarget } from "../../lib/ssrf";
 
 export interface VendorRequest {
   readonly url: string;
@@ -15,6 +16,11 @@ export interface HttpOptions {
   readonly maxBytes: number;
   /** The API key, so that vendor error text repeating it is never passed on. */
   readonly secret: string | null;
+  /**
+   * Addresses the outbound guard checked for the URL's host name: the request connects to them
+   * (in order, the next one when a connection fails) instead of resolving the name again.
+   */
+  readonly addresses?: readonly string[];
 }
 
 export type PostJson = (req: VendorRequest) => Promise<unknown>;
@@ -31,19 +37,26 @@ export function jsonPoster(opts: HttpOptions): PostJson {
       ctrl.abort();
     }, opts.timeoutMs);
     try {
-      let res: Response;
-      try {
-        res = await opts.fetch(req.url, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", ...req.headers },
-          body: JSON.stringify(req.body),
-          redirect: "manual",
-          signal: ctrl.signal,
-        });
-      } catch {
-        if (timedOut) throw timeout(opts.timeoutMs);
-        throw new AppError("provider_error", "could not reach the provider (connection failed)");
+      const body = JSON.stringify(req.body);
+      const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
+      let res: Response | null = null;
+      for (const address of targets) {
+        const target = pinnedTarget(req.url, address);
+        try {
+          res = await opts.fetch(target.url, {
+            method: "POST",
+            headers: { "content-type": "application/json", accept: "application/json", ...req.headers, ...(target.host ? { host: target.host } : {}) },
+            body,
+            redirect: "manual",
+            signal: ctrl.signal,
+            ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
+          });
+          break;
+        } catch {
+          if (timedOut) throw timeout(opts.timeoutMs);
+        }
       }
+      if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)");
       if (res.status >= 300 && res.status < 400) {
         await discard(res);
         throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });

@@ -1,0 +1,303 @@
+// Review fixes in the AI module: outbound calls pinned to the addresses the SSRF guard checked
+// (no second DNS answer), input PostgreSQL cannot store refused as 400, API keys checked for
+// what an HTTP header carries, the one-default rule under concurrency, and key-file writes
+// that never leave a partial file.
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { and, eq } from "drizzle-orm";
+import { aiProviders } from "../db/schema";
+import { loadKeyFile } from "../src/lib/seal";
+import { pinnedTarget } from "../src/lib/ssrf";
+import { fakeTranslation, startFakeVendors } from "./fake-vendors";
+import { harness, seedProject, type TestHarness, type TestResponse } from "./helpers";
+
+// Self-signed, for vendor.pin.test only (valid to 2046): proves the pinned https call still
+// verifies the certificate against the provider's host name.
+const PIN_CERT = `-----BEGIN CERTIFICATE-----
+MIIBpDCCAUugAwIBAgIUSkjEXhOeGFMFB9LVsxT8UDvjgAwwCgYIKoZIzj0EAwIw
+GjEYMBYGA1UEAwwPdmVuZG9yLnBpbi50ZXN0MB4XDTI2MTEyMjAxMDc0NFoXDTQ2
+MTExNzAxMDc0NFowGjEYMBYGA1UEAwwPdmVuZG9yLnBpbi50ZXN0MFkwEwYHKoZI
+zj0CAQYIKoZIzj0DAQcDQgAEDSUQHmqRf47Et3HukGtqcScTkQzOqJoofJ++mHL1
+5glRrwKCEXHNRoh2/KeV5lsRXcygeYGIJmjJ2EeqwWL57qNvMG0wHQYDVR0OBBYE
+FIj96zqmAl5b/trUdgzXHGnxm50dMB8GA1UdIwQYMBaAFIj96zqmAl5b/trUdgzX
+HGnxm50dMA8GA1UdEwEB/wQFMAMBAf8wGgYDVR0RBBMwEYIPdmVuZG9yLnBpbi50
+ZXN0MAoGCCqGSM49BAMCA0cAMEQCICiisZ+pNPbRY7JcYWEfIKSmXHrwJNc7hv74
+lr1OtbnFAiBYw/qndHivMOjj+Jq358wa1CqJHx0eaN5DkHTuhbnrXg==
+-----END CERTIFICATE-----
+`;
+const PIN_KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgUprvJFvL2h+FEI+X
+xbE329nfz8hCv+nQWCe6ZIBtSeKhRANCAAQNJRAeapF/jsS3ce6Qa2pxJxORDM6o
+mih8n76YcvXmCVGvAoIRcc1GiHb8p5XmWxFdzKB5gYgmaMnYR6rBYvnu
+-----END PRIVATE KEY-----
+`;
+
+const vendors = await startFakeVendors();
+afterAll(() => vendors.stop());
+
+const createProvider = (h: TestHarness, ref: string, body: Record<string, unknown>): Promise<TestResponse> =>
+  h.request("POST", `/admin/p/${ref}/ai/providers`, { body: { name: "p", kind: "openai", ...body } });
+const translate = (h: TestHarness, ref: string, body: Record<string, unknown> = {}): Promise<TestResponse> =>
+  h.request("POST", `/admin/p/${ref}/ai/translate`, { body: { from: "en", to: "fr", text: "Hello", ...body } });
+
+interface Sent {
+  url: string;
+  headers: Record<string, string>;
+  tls: unknown;
+}
+
+/** A fetch that records where it was told to connect and answers like an OpenAI endpoint. */
+function recordingFetch(sent: Sent[], refuse: (url: string) => boolean = () => false): typeof fetch {
+  return (async (input: string | URL | Request, init?: RequestInit & { tls?: unknown }) => {
+    const url = String(input);
+    sent.push({ url, headers: Object.fromEntries(new Headers(init?.headers)), tls: init?.tls });
+    if (refuse(url)) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    return Response.json({ choices: [{ finish_reason: "stop", message: { content: "Bonjour" } }] });
+  }) as typeof fetch;
+}
+
+describe("review: outbound calls connect to the addresses the guard checked", () => {
+  test("pinnedTarget keeps the path, moves the name to Host and (https) to the TLS server name", () => {
+    expect(pinnedTarget("https://api.example.com/v1/chat/completions", "93.184.216.34")).toEqual({
+      url: "https://93.184.216.34/v1/chat/completions",
+      host: "api.example.com",
+      serverName: "api.example.com",
+    });
+    expect(pinnedTarget("https://api.example.com.:8443/v1/messages", "2606:2800:220:1::1")).toEqual({
+      url: "https://[2606:2800:220:1::1]:8443/v1/messages",
+      host: "api.example.com.:8443",
+      serverName: "api.example.com",
+    });
+    expect(pinnedTarget("http://llm.internal:11434/v1/x", "10.0.0.5")).toEqual({ url: "http://10.0.0.5:11434/v1/x", host: "llm.internal:11434", serverName: null });
+    expect(pinnedTarget("https://1.2.3.4/v1", null)).toEqual({ url: "https://1.2.3.4/v1", host: null, serverName: null });
+  });
+
+  test("a name is resolved once, by the guard: the vendor call goes to that address, never to a new DNS answer", async () => {
+    const dns: Record<string, string[]> = { "llm.pin.example": ["93.184.216.34"] };
+    const sent: Sent[] = [];
+    const h = await harness({}, { resolveHost: async (host) => dns[host] ?? [], fetch: recordingFetch(sent) });
+    const p = await seedProject(h);
+    const created = await createProvider(h, p.id, { base_url: "https://llm.pin.example/v1", api_key: "sk-pin-0123456789abcdef" });
+    expect(created.status).toBe(201);
+
+    const ok = await translate(h, p.id);
+    expect(ok.status).toBe(200);
+    expect(ok.json.data.translation).toBe("Bonjour");
+    expect(sent).toHaveLength(1);
+    // The connection target is the checked address; the name travels only in Host and SNI.
+    expect(sent[0].url).toBe("https://93.184.216.34/v1/chat/completions");
+    expect(sent[0].headers.host).toBe("llm.pin.example");
+    expect(sent[0].headers.authorization).toBe("Bearer sk-pin-0123456789abcdef");
+    expect(sent[0].tls).toEqual({ serverName: "llm.pin.example" });
+  });
+
+  test("several addresses: every one is checked, and the next is tried when a connection fails", async () => {
+    const sent: Sent[] = [];
+    const h = await harness({}, {
+      resolveHost: async () => ["2606:2800:220:1:248:1893:25c8:1946", "93.184.216.34"],
+      fetch: recordingFetch(sent, (url) => url.includes("[2606:")),
+    });
+    const p = await seedProject(h);
+    expect((await createProvider(h, p.id, { base_url: "https://multi.pin.example/v1" })).status).toBe(201);
+    expect((await translate(h, p.id)).status).toBe(200);
+    expect(sent.map((s) => s.url)).toEqual([
+      "https://[2606:2800:220:1:248:1893:25c8:1946]/v1/chat/completions",
+      "https://93.184.216.34/v1/chat/completions",
+    ]);
+
+    // When no address answers, the caller gets the connection error, not a 500.
+    const down: Sent[] = [];
+    const hd = await harness({}, { resolveHost: async () => ["93.184.216.34", "93.184.216.35"], fetch: recordingFetch(down, () => true) });
+    const q = await seedProject(hd);
+    expect((await createProvider(hd, q.id, { base_url: "https://down.pin.example/v1" })).status).toBe(201);
+    const res = await translate(hd, q.id);
+    expect(res.status).toBe(502);
+    expect(res.json.error).toEqual({ code: "provider_error", message: "could not reach the provider (connection failed)" });
+    expect(down).toHaveLength(2);
+  });
+
+  test("real loopback vendor behind a name the system cannot resolve: reached through the guard's answer", async () => {
+    // vendor.pin.test exists only in the guard's resolver; without pinning the call would resolve
+    // the name itself (and fail, or, with a rebinding DNS server, go somewhere else).
+    const port = new URL(vendors.origin).port;
+    const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" }, { resolveHost: async (host) => (host === "vendor.pin.test" ? ["127.0.0.1"] : []) });
+    const p = await seedProject(h);
+    expect((await createProvider(h, p.id, { base_url: `http://vendor.pin.test:${port}/s/ok`, api_key: "sk-loop-0123456789abcdef" })).status).toBe(201);
+    const before = vendors.requests.length;
+    const res = await translate(h, p.id, { text: "Pinned" });
+    expect(res.status).toBe(200);
+    expect(res.json.data.translation).toBe(fakeTranslation("Pinned"));
+    expect(vendors.requests.length).toBe(before + 1);
+    expect(vendors.requests[before].headers.host).toBe(`vendor.pin.test:${port}`);
+    expect(vendors.requests[before].headers.authorization).toBe("Bearer sk-loop-0123456789abcdef");
+  });
+
+  test("https: the pinned connection still verifies the certificate against the provider's name", async () => {
+    const seenHosts: string[] = [];
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      tls: { cert: PIN_CERT, key: PIN_KEY },
+      fetch(req) {
+        seenHosts.push(req.headers.get("host") ?? "");
+        return Response.json({ choices: [{ finish_reason: "stop", message: { content: "Bonjour (tls)" } }] });
+      },
+    });
+    try {
+      // Trust the test CA; everything else (URL, Host, serverName) is what the driver chose.
+      const withCa = ((input: string | URL | Request, init?: RequestInit & { tls?: Record<string, unknown> }) =>
+        fetch(input, { ...init, tls: { ...init?.tls, ca: PIN_CERT } } as RequestInit)) as typeof fetch;
+      const resolveHost = async (host: string): Promise<string[]> => (host.endsWith(".pin.test") ? ["127.0.0.1"] : []);
+      const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" }, { fetch: withCa, resolveHost });
+      const p = await seedProject(h);
+      const good = await createProvider(h, p.id, { base_url: `https://vendor.pin.test:${server.port}/v1` });
+      expect(good.status).toBe(201);
+      const res = await translate(h, p.id, { provider_id: good.json.data.id });
+      expect(res.status).toBe(200);
+      expect(res.json.data.translation).toBe("Bonjour (tls)");
+      expect(seenHosts).toEqual([`vendor.pin.test:${server.port}`]);
+
+      // Same address, another name: the certificate does not match, so the call is refused.
+      const wrong = await createProvider(h, p.id, { base_url: `https://other.pin.test:${server.port}/v1` });
+      expect(wrong.status).toBe(201);
+      const refused = await translate(h, p.id, { provider_id: wrong.json.data.id });
+      expect(refused.status).toBe(502);
+      expect(refused.json.error.code).toBe("provider_error");
+      expect(seenHosts).toHaveLength(1);
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
+describe("review: provider input PostgreSQL cannot store is a 400, never a 500", () => {
+  test("NUL and unpaired surrogates in name, model and capabilities; nothing written", async () => {
+    const h = await harness();
+    const p = await seedProject(h);
+    const raw = (json: string): Promise<TestResponse> =>
+      h.request("POST", `/admin/p/${p.id}/ai/providers`, { raw: json, headers: { "content-type": "application/json" } });
+    const cases: Array<[TestResponse, string]> = [
+      [await createProvider(h, p.id, { name: "bad\u0000name" }), "name"],
+      [await createProvider(h, p.id, { name: "tab\tname" }), "name"],
+      [await raw('{"name":"a\\ud800","kind":"openai"}'), "name"],
+      [await raw('{"name":"a","kind":"openai","model":"m\\udfff"}'), "model"],
+      [await createProvider(h, p.id, { capabilities: { note: "x\u0000y" } }), "capabilities"],
+      [await createProvider(h, p.id, { capabilities: { "\u0000": true } }), "capabilities"],
+      [await createProvider(h, p.id, { capabilities: { deep: [{ list: ["ok", "\u0000"] }] } }), "capabilities"],
+      [await raw('{"name":"a","kind":"openai","capabilities":{"x":"\\ud800"}}'), "capabilities"],
+      [await raw('{"name":"a","kind":"openai","capabilities":{"\\udc00":1}}'), "capabilities"],
+    ];
+    for (const [res, field] of cases) {
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("invalid_request");
+      expect(res.json.error.details.field).toBe(field);
+    }
+    expect(await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).toEqual([]);
+
+    // PATCH runs the same checks; the row is unchanged.
+    const ok = await createProvider(h, p.id, { name: "kept", capabilities: { translate: true, note: "é ✓" } });
+    expect(ok.status).toBe(201);
+    const id = ok.json.data.id as string;
+    for (const body of [{ name: "b\u0000" }, { model: "m\u0000" }, { capabilities: { x: "\u0000" } }]) {
+      const res = await h.request("PATCH", `/admin/ai/providers/${id}`, { body });
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("invalid_request");
+    }
+    const [row] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, id));
+    expect(row.name).toBe("kept");
+    expect(row.model).toBeNull();
+    expect(row.capabilities).toEqual({ translate: true, note: "é ✓" });
+    expect(h.logs.some((l) => l.includes("unhandled error"))).toBe(false);
+  });
+
+  test("api_key must be visible ASCII: a key that cannot travel in a header is refused when stored, not at call time", async () => {
+    const h = await harness();
+    const p = await seedProject(h);
+    for (const api_key of ["sk-abcdefghijklmnop-é", "sk-abcdefghijklmnop€", "sk-abc defghijklmnop", "sk-abcdefghij\u00a0klmnop"]) {
+      const res = await createProvider(h, p.id, { api_key });
+      expect(res.status).toBe(400);
+      expect(res.json.error.details.field).toBe("api_key");
+      // The refused key is not echoed.
+      expect(res.text).not.toContain("abcdefghij");
+    }
+    expect(await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).toEqual([]);
+    const ok = await createProvider(h, p.id, { api_key: "  sk-proj_AZaz09-._~+/=  " });
+    expect(ok.status).toBe(201);
+    expect(ok.json.data.api_key_hint).toBe("sk-…~+/=");
+    const patched = await h.request("PATCH", `/admin/ai/providers/${ok.json.data.id}`, { body: { api_key: "sk-ключ-0123456789" } });
+    expect(patched.status).toBe(400);
+    const read = await h.request("GET", `/admin/ai/providers/${ok.json.data.id}`);
+    expect(read.json.data.api_key).toBe("sk-proj_AZaz09-._~+/=");
+  });
+
+  test("base_url is limited after normalisation (percent-encoding grows it)", async () => {
+    const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" });
+    const p = await seedProject(h);
+    const res = await createProvider(h, p.id, { base_url: `http://127.0.0.1:9/${"é".repeat(400)}` });
+    expect(res.status).toBe(400);
+    expect(res.json.error.details.field).toBe("base_url");
+    expect(await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).toEqual([]);
+  });
+});
+
+describe("review: one default provider per project under concurrency", () => {
+  const defaults = async (h: TestHarness, projectId: string): Promise<string[]> =>
+    (await h.deps.db.select({ id: aiProviders.id }).from(aiProviders).where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))).map((r) => r.id);
+
+  test("concurrent first creations: exactly one becomes the default", async () => {
+    const h = await harness();
+    const p = await seedProject(h);
+    const res = await Promise.all(Array.from({ length: 6 }, (_, i) => createProvider(h, p.id, { name: `p${i}` })));
+    expect(res.map((r) => r.status)).toEqual(Array(6).fill(201));
+    expect(res.filter((r) => r.json.data.is_default)).toHaveLength(1);
+    expect(await defaults(h, p.id)).toEqual([res.find((r) => r.json.data.is_default)!.json.data.id]);
+  });
+
+  test("concurrent set-default PATCHes and creations: never two defaults, never a 500", async () => {
+    const h = await harness();
+    const p = await seedProject(h);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await createProvider(h, p.id, { name: `p${i}` })).json.data.id);
+    const results = await Promise.all([
+      ...ids.map((id) => h.request("PATCH", `/admin/ai/providers/${id}`, { body: { is_default: true } })),
+      ...Array.from({ length: 3 }, (_, i) => createProvider(h, p.id, { name: `n${i}`, is_default: true })),
+    ]);
+    for (const r of results) expect([200, 201, 409]).toContain(r.status);
+    const winners = await defaults(h, p.id);
+    expect(winners).toHaveLength(1);
+    // The answer of the last successful writer matches the database.
+    const list = await h.request("GET", `/admin/p/${p.id}/ai/providers`);
+    expect(list.json.data.filter((x: { is_default: boolean }) => x.is_default).map((x: { id: string }) => x.id)).toEqual(winners);
+  });
+});
+
+describe("review: the key file is published whole", () => {
+  test("first creation and rotation write a complete 0600 file through a temporary file; rotation replaces it by rename", () => {
+    const dir = mkdtempSync(join(tmpdir(), "review-keyfile-"));
+    try {
+      const file = join(dir, "nested", "secret.key");
+      const first = loadKeyFile(file);
+      expect(first.created).toBe(true);
+      expect(first.entries).toHaveLength(1);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(dir, "nested"))).toEqual(["secret.key"]);
+
+      const again = loadKeyFile(file);
+      expect(again).toEqual({ entries: first.entries, created: false });
+
+      const inode = statSync(file).ino;
+      const rotated = loadKeyFile(file, { prependNew: true });
+      expect(rotated.entries).toHaveLength(2);
+      expect(rotated.entries[1]).toBe(first.entries[0]);
+      expect(readFileSync(file, "utf8")).toBe(rotated.entries.join("\n") + "\n");
+      // A new file renamed into place: a crash mid-write leaves the old file, never a truncated one.
+      expect(statSync(file).ino).not.toBe(inode);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(dir, "nested"))).toEqual(["secret.key"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
