@@ -242,6 +242,38 @@ describe("review: provider input PostgreSQL cannot store is a 400, never a 500",
   });
 });
 
+describe("review: translation output and kinds", () => {
+  test("a vendor answer with NUL or unpaired surrogates comes back storable (it may be written to jsonb)", async () => {
+    const answer = "Bon\u0000jour \ud800<b>{name}</b>";
+    const vendorFetch = (async () => Response.json({ choices: [{ finish_reason: "stop", message: { content: answer } }] })) as unknown as typeof fetch;
+    const h = await harness({}, { fetch: vendorFetch });
+    const p = await seedProject(h);
+    expect((await createProvider(h, p.id, { api_key: "sk-out-0123456789abcdef" })).status).toBe(201);
+    const res = await translate(h, p.id);
+    expect(res.status).toBe(200);
+    expect(res.json.data.translation).toBe("Bonjour \ufffd<b>{name}</b>");
+    // What an MCP translate_node does with it: store it in a translation (jsonb).
+    const node = await h.request("POST", `/admin/p/${p.id}/nodes`, { body: { slug: "n", title: "Hello" } });
+    const stored = await h.request("PUT", `/admin/p/${p.id}/nodes/${node.json.data.id}/translations/fr`, { body: { meta: { title: res.json.data.translation } } });
+    expect(stored.status).toBe(200);
+
+    // Only NUL: nothing left to return is the empty-content error, not an empty translation.
+    const nul = (async () => Response.json({ choices: [{ message: { content: "\u0000\u0000 " } }] })) as unknown as typeof fetch;
+    const hn = await harness({}, { fetch: nul });
+    const q = await seedProject(hn);
+    await createProvider(hn, q.id, {});
+    const empty = await translate(hn, q.id);
+    expect(empty.status).toBe(502);
+    expect(empty.json.error.message).toMatch(/empty content/);
+  });
+
+  test("the anthropic kind defaults to a model the vendor still serves (Claude 3.5 Haiku was retired in February 2026)", async () => {
+    const h = await harness();
+    const kinds = (await h.request("GET", "/admin/ai/kinds")).json.data as Array<{ kind: string; default_model: string }>;
+    expect(kinds.find((k) => k.kind === "anthropic")!.default_model).toBe("claude-haiku-4-5");
+  });
+});
+
 describe("review: one default provider per project under concurrency", () => {
   const defaults = async (h: TestHarness, projectId: string): Promise<string[]> =>
     (await h.deps.db.select({ id: aiProviders.id }).from(aiProviders).where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))).map((r) => r.id);

@@ -236,7 +236,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
     const apiKey = await revealApiKey(deps, provider);
     const driver = info.driver === "anthropic-messages" ? anthropicMessages : openaiCompatible;
     const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses });
-    const translation = await driver(post, {
+    const raw = await driver(post, {
       baseUrl,
       apiKey,
       model,
@@ -244,6 +244,10 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
       text,
       maxOutputTokens: Math.min(8192, 512 + chars * 2),
     });
+    // Callers store translations (MCP translate_node writes jsonb): NUL and unpaired surrogates,
+    // which PostgreSQL refuses, never leave here.
+    const translation = clean(raw);
+    if (translation.trim() === "") throw new AppError("provider_error", "the provider returned no translation (empty content)");
     deps.log.info("ai translate", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars, ms: Math.round(performance.now() - started) });
     return { translation, provider: provider.kind, model };
   } catch (err) {
@@ -254,6 +258,8 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
     release();
   }
 }
+
+const clean = (text: string): string => text.replace(/\u0000/g, "").toWellFormed();
 
 async function chooseProvider(db: Db, projectId: string, providerId: string | undefined): Promise<ProviderRow> {
   if (providerId !== undefined && providerId !== null && providerId !== "") {
