@@ -49,3 +49,43 @@ describe("multi-row writes are atomic", async () => {
     expect(after).toEqual(before);
   });
 });
+
+describe("refresh token rotation is atomic", async () => {
+  const { oauthClients, oauthGrants, oauthTokens } = await import("../db/schema");
+  const { uuidv7 } = await import("../src/lib/ids");
+  const { generateToken, hashToken } = await import("../src/lib/tokens");
+  const { createUser } = await import("../src/users/service");
+  const h = await harness();
+  const exec = (q: string) => h.deps.dbHandle.db.execute(q as never);
+
+  test("a failure while storing the new tokens leaves the old refresh token unspent and usable", async () => {
+    const p = await seedProject(h);
+    const user = await createUser(h.deps.db, { email: `rot-${uuidv7()}@example.com`, password: "a-long-password", role: "owner" }, new Date());
+    const clientId = `rotation-${uuidv7()}`;
+    await h.deps.db.insert(oauthClients).values({ id: clientId, redirectUris: ["https://c.example/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code", "refresh_token"], responseTypes: ["code"] });
+    const grantId = uuidv7();
+    const resource = `${h.deps.config.publicUrl}/mcp`;
+    await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId, userId: user.id, projectId: p.id, scopes: ["content:read"], resource });
+    const refresh = generateToken("cms_rt_");
+    const refreshId = uuidv7();
+    await h.deps.db.insert(oauthTokens).values({ id: refreshId, tokenHash: hashToken(refresh), kind: "refresh", grantId, clientId, userId: user.id, projectId: p.id, scopes: ["content:read"], resource, expiresAt: new Date(Date.now() + 86_400_000) });
+    const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh, client_id: clientId }).toString();
+    const post = () => h.request("POST", "/oauth/token", { raw: form, key: null, headers: { "content-type": "application/x-www-form-urlencoded" } });
+
+    await exec(`create or replace function cms_test_explode() returns trigger language plpgsql as $$ begin raise exception 'injected fault'; end $$`);
+    await exec(`create trigger cms_test_tokens_explode before insert on oauth_tokens for each row when (new.client_id = '${clientId}') execute function cms_test_explode()`);
+    try {
+      const failed = await post();
+      expect(failed.status).toBe(500);
+      expect(failed.text).not.toContain("injected");
+    } finally {
+      await exec(`drop trigger if exists cms_test_tokens_explode on oauth_tokens`);
+    }
+    const [old] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.id, refreshId));
+    expect(old.usedAt).toBeNull();
+    expect(await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.grantId, grantId))).toHaveLength(1);
+    const ok = await post();
+    expect(ok.status).toBe(200);
+    expect(ok.json.refresh_token).toMatch(/^cms_rt_/);
+  });
+});

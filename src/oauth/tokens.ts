@@ -119,13 +119,19 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
     scopes = narrowed.filter((s) => held.has(s));
     if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the requested scopes");
   }
-  const consumed = await db.update(oauthTokens).set({ usedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt))).returning({ id: oauthTokens.id });
-  if (consumed.length === 0) {
+  // Spending the old token and storing its successors is one transaction: a failure half-way
+  // leaves the old refresh token usable rather than a client with no tokens at all.
+  const issued = await db.transaction(async (tx) => {
+    const consumed = await tx.update(oauthTokens).set({ usedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt))).returning({ id: oauthTokens.id });
+    if (consumed.length === 0) return null;
+    return issue(tx, client, { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes }, config, now);
+  });
+  if (!issued) {
     // Lost a race with another presentation of the same token: that is reuse too.
     await revokeGrantFamily(db, row.grantId, now);
     throw invalidGrant("the refresh token was already used; every token of this authorization is revoked");
   }
-  return issue(db, client, { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes }, config, now);
+  return issued;
 }
 
 /**
