@@ -6,7 +6,7 @@ import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, gzipStream, makeAnswer, notModified, respond } from "./http";
+import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, gzipStream, makeAnswer, notModified, type Outcome, respond } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
 export interface BodyPlan {
@@ -56,24 +56,43 @@ export class DeliveryEngine {
     );
   }
 
-  async serve(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Promise<Response> {
+  /**
+   * The answer to a delivery read. A cache hit of a fresh project is answered synchronously (no
+   * promise, no query); everything else goes through serveAsync.
+   */
+  serve(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Outcome | Promise<Outcome> {
     this.ensureListening();
+    const found = this.cache.project(ref);
+    if (found !== null && !(found instanceof Promise)) {
+      let plan: Plan | null = null;
+      try {
+        plan = make(found);
+      } catch {
+        // invalid input: answered (with its error) below
+      }
+      const hit = plan && this.cache.get(found, plan.key);
+      if (hit) return respond(request, hit);
+    }
+    return this.serveAsync(request, ref, make);
+  }
+
+  private async serveAsync(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Promise<Outcome> {
     try {
       const found = this.cache.project(ref);
       const project = found instanceof Promise ? await found : found;
       if (!project) throw notFound("project");
       const plan = make(project);
       const hit = this.cache.get(project, plan.key);
-      if (hit) return respond(request, hit);
+      if (hit) return await respond(request, hit);
       if ("body" in plan) {
         const answer = await this.cache.getOrRender(project, plan.key, async () =>
           makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl),
         );
-        return respond(request, answer);
+        return await respond(request, answer);
       }
       return await this.streamed(request, project, plan);
     } catch (err) {
-      if (err instanceof AppError) return respond(request, await errorAnswer(err, this.cacheControl));
+      if (err instanceof AppError) return await respond(request, await errorAnswer(err, this.cacheControl));
       throw err;
     }
   }

@@ -102,24 +102,35 @@ export function notModified(etag: string, cacheControl: string, vary: string | u
 }
 
 /**
+ * A finished answer as plain parts: the framework adapter sends it without wrapping it in a
+ * stream (Elysia re-wraps Response objects whenever hooks set headers, which costs on hot reads).
+ */
+export interface Reply {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  body: string | ArrayBuffer;
+}
+export type Outcome = Reply | Response;
+
+/**
  * The answer itself (gzip-encoded when the client takes it and it is worth it), or 304 when the
  * client already holds these bytes (2xx only, RFC 9110 §13.1).
  */
-export function respond(request: Request, answer: CachedAnswer): Response | Promise<Response> {
-  if (answer.status === 200 && answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer);
+export function respond(request: Request, answer: CachedAnswer): Outcome | Promise<Outcome> {
   if (answer.status === 200) {
+    if (answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer);
     const inm = request.headers.get("if-none-match");
     if (inm !== null && etagMatches(inm, answer.etag)) return notModified(answer.etag, answer.headers["cache-control"], answer.headers.vary);
   }
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  return answer;
 }
 
-async function respondGzip(request: Request, answer: CachedAnswer): Promise<Response> {
+async function respondGzip(request: Request, answer: CachedAnswer): Promise<Outcome> {
   answer.gzip ??= gzipOf(answer);
   const gz = await answer.gzip;
   const inm = request.headers.get("if-none-match");
   if (inm !== null && etagMatches(inm, gz.etag)) return notModified(gz.etag, gz.headers["cache-control"], gz.headers.vary);
-  return new Response(gz.body, { status: 200, headers: gz.headers });
+  return { status: 200, headers: gz.headers, body: gz.body };
 }
 
 const HEADER_LIST_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
@@ -137,7 +148,7 @@ export function preflight(request: Request): Response {
   return new Response(null, { status: 204, headers });
 }
 
-export function methodNotAllowed(method: string): Response {
+export function methodNotAllowed(method: string): Reply {
   const body = JSON.stringify(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));
-  return new Response(body, { status: 405, headers: { "content-type": JSON_TYPE, allow: ALLOWED_METHODS, ...CORS_HEADERS } });
+  return { status: 405, headers: { "content-type": JSON_TYPE, allow: ALLOWED_METHODS, ...CORS_HEADERS }, body };
 }

@@ -5,7 +5,7 @@ import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
 import type { DeliveryProject } from "./cache";
 import { type Plan, DeliveryEngine } from "./engine";
-import { CORS_HEADERS, JSON_TYPE, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
+import { CORS_HEADERS, JSON_TYPE, type Outcome, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import {
   deliveryLocale,
@@ -19,6 +19,9 @@ import {
 } from "./service";
 import { planShard, planSitemap, robotsTxt, sitemapIndex, sitemapUrlset } from "./sitemap";
 
+interface Ctx {
+  set: { headers: Record<string, string | number>; status?: number | string };
+}
 const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
 
 /**
@@ -29,18 +32,32 @@ const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
 export function deliveryRoutes(deps: AppDeps) {
   const { db } = deps;
   const engine = new DeliveryEngine(deps);
-  const serve = async (request: Request, set: { headers: Record<string, unknown> }, ref: string, make: (p: DeliveryProject) => Plan) => {
+  // The engine answers with plain parts (sent through Elysia's own fast path: a string or bytes
+  // body with set.status and set.headers) or, for streams and 304s, a Response.
+  const send = (set: Ctx["set"], out: Outcome): string | ArrayBuffer | Response => {
+    if (out instanceof Response) return out;
+    Object.assign(set.headers, out.headers);
+    set.status = out.status;
+    return out.body;
+  };
+  const failed = (set: Ctx["set"], err: unknown): never => {
+    // Unexpected failure: the global handler answers 500; a browser must still be able to read it.
+    Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
+    throw err;
+  };
+  const serve = (request: Request, set: Ctx["set"], ref: string, make: (p: DeliveryProject) => Plan) => {
+    let out: Outcome | Promise<Outcome>;
     try {
-      return await engine.serve(request, ref, make);
+      out = engine.serve(request, ref, make);
     } catch (err) {
-      // Unexpected failure: the global handler answers 500; a browser must still be able to read it.
-      Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
-      throw err;
+      return failed(set, err);
     }
+    if (out instanceof Promise) return out.then((o) => send(set, o), (err: unknown) => failed(set, err));
+    return send(set, out);
   };
   const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
 
-  const byPath = (request: Request, set: { headers: Record<string, unknown> }, ref: string, raw: string) =>
+  const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) =>
     serve(request, set, ref, (p) => {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const segs = pathSegments(raw);
@@ -158,8 +175,8 @@ export function deliveryRoutes(deps: AppDeps) {
     .all("/", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } })
     .all("/*", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } });
 
-  function other(request: Request, set: { headers: Record<string, unknown> }, ref: string): Promise<Response> | Response {
-    if (request.method !== "GET" && request.method !== "HEAD") return methodNotAllowed(request.method);
+  function other(request: Request, set: Ctx["set"], ref: string) {
+    if (request.method !== "GET" && request.method !== "HEAD") return send(set, methodNotAllowed(request.method));
     return serve(request, set, ref, () => {
       throw notFound("route");
     });

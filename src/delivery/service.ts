@@ -30,6 +30,7 @@ const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'Y
 /** The project's spelling of `locale` (omitted = default), or 400 invalid_locale. */
 export function deliveryLocale(project: DeliveryProject, locale: string | undefined): string {
   if (locale === undefined || locale === "") return project.defaultLocale;
+  if (project.locales.includes(locale)) return locale;
   const c = canonicalLocale(locale);
   const match = c ? project.locales.find((l) => l.toLowerCase() === c.toLowerCase()) : undefined;
   if (!match) throw new AppError("invalid_locale", `locale "${locale.slice(0, 40)}" is not one of this project's locales (${project.locales.join(", ")})`, { field: "locale" });
