@@ -333,3 +333,23 @@ describe("review: the key file is published whole", () => {
     }
   });
 });
+
+describe("review: cloud metadata addresses beyond AWS are refused even with AI_ALLOW_PRIVATE_URLS", () => {
+  test("GCP and Scaleway IPv6 metadata, Oracle classic IPv4 metadata: forbidden, in every spelling", async () => {
+    const { checkOutboundUrl, classifyHost } = await import("../src/lib/ssrf");
+    for (const host of ["[fd20:ce::254]", "[fd20:00ce:0000::0254]", "[fd00:42::42]", "192.0.0.192", "3221225664", "0xc00000c0"]) {
+      expect(`${host}: ${classifyHost(new URL(`https://${host}/`).hostname)}`).toBe(`${host}: forbidden`);
+    }
+    // Neighbours stay ordinary private addresses.
+    for (const host of ["[fd20:ce::253]", "[fd00:42::43]", "192.0.0.193"]) expect(classifyHost(new URL(`https://${host}/`).hostname)).toBe("private");
+    const policy = { allowPrivate: true, unresolvable: "refuse" as const, resolve: async (h: string) => (h === "gcp.meta.example" ? ["fd20:ce::254"] : []) };
+    const named = await checkOutboundUrl("http://gcp.meta.example/v1", policy);
+    expect(named.ok).toBe(false);
+    expect(named.ok ? "" : named.reason).toMatch(/metadata/);
+    const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" });
+    const p = await seedProject(h);
+    const res = await createProvider(h, p.id, { base_url: "http://[fd20:ce::254]/computeMetadata/v1" });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toMatch(/metadata/);
+  });
+});

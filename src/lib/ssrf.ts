@@ -28,6 +28,7 @@ const V4_RANGES: readonly Range[] = [
   [[169, 254], 16, "forbidden"],
   [[100, 100, 100, 200], 32, "forbidden"], // Alibaba Cloud metadata
   [[168, 63, 129, 16], 32, "forbidden"], // Azure wireserver
+  [[192, 0, 0, 192], 32, "forbidden"], // Oracle Cloud (classic) metadata
   [[224], 4, "forbidden"],
   [[255, 255, 255, 255], 32, "forbidden"],
   [[10], 8, "private"],
@@ -47,6 +48,8 @@ const V4_RANGES: readonly Range[] = [
 const V6_RANGES: readonly Range[] = [
   [[], 128, "forbidden"], // :: (all zero)
   [[0xfd, 0x00, 0x0e, 0xc2], 32, "forbidden"], // AWS IMDS/DNS/NTP (fd00:ec2::254 …)
+  [[0xfd, 0x20, 0x00, 0xce, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x54], 128, "forbidden"], // GCP metadata (fd20:ce::254)
+  [[0xfd, 0x00, 0x00, 0x42, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x42], 128, "forbidden"], // Scaleway metadata (fd00:42::42)
   [[0xfe, 0x80], 10, "forbidden"],
   [[0xff], 8, "forbidden"],
   [[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], 128, "private"],
