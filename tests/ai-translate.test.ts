@@ -266,7 +266,7 @@ describe("inline translation through the providers", async () => {
     const q = await seedProject(hr);
     const r = await provider(q.id, { kind: "openai", base_url: "https://llm.rebind.example/v1" }, hr);
     expect((await translate(q.id, { provider_id: r.id }, hr)).status).toBe(200);
-    expect(fetched).toEqual(["https://llm.rebind.example/v1/chat/completions"]);
+    expect(fetched).toEqual(["https://93.184.216.34/v1/chat/completions"]);
     dns["llm.rebind.example"] = ["127.0.0.1"];
     const rebound = await translate(q.id, { provider_id: r.id }, hr);
     expect(rebound.status).toBe(502);
@@ -309,7 +309,7 @@ describe("inline translation through the providers", async () => {
     expect(await translateText(h.deps, project, { from: "en", to: "de", text: "Hi", field: "title" })).toEqual({
       translation: fakeTranslation("Hi"),
       provider: "anthropic",
-      model: "claude-3-5-haiku-latest",
+      model: "claude-haiku-4-5",
     });
     const err = await translateText(h.deps, project, { provider_id: crypto.randomUUID(), from: "en", to: "de", text: "Hi" }).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
