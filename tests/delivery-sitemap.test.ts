@@ -35,6 +35,13 @@ describe("delivery: sitemap", async () => {
     await translate(h, p.slug, a.id, "fr", { meta: { slug: "a-fr" } });
     await translate(h, p.slug, b.id, "fr", { meta: { title: "B fr" } });
     await translate(h, p.slug, b.id, "pt-BR", { meta: { slug: "b-pt" }, status: "draft" });
+    // A noindex ancestor is not listed, but its localised slug still shapes its descendants' URLs.
+    const docs = await seedNode(h, p.slug, { slug: "docs", title: "Docs", seo: { noindex: true } }, true);
+    const guide = await seedNode(h, p.slug, { slug: "guide", title: "Guide", parent_id: docs.id }, true);
+    const intro = await seedNode(h, p.slug, { slug: "intro", title: "Intro", parent_id: guide.id }, true);
+    await translate(h, p.slug, docs.id, "fr", { meta: { slug: "documents" } });
+    await translate(h, p.slug, guide.id, "fr", { meta: { slug: "guide-fr" } });
+    await translate(h, p.slug, intro.id, "fr", { meta: { title: "Intro fr" } });
     const res = await get(h, `/api/p/${p.slug}/sitemap.xml`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
@@ -46,7 +53,18 @@ describe("delivery: sitemap", async () => {
     const base = "https://ex.example/site&co";
     const urls = urlsOf(res.text);
     // noindex pages and draft translations are not listed
-    expect(urls.map((u) => u.loc).sort()).toEqual([`${base}/a`, `${base}/fr/a-fr`, `${base}/a/b`, `${base}/fr/a-fr/b`].sort());
+    expect(urls.map((u) => u.loc).sort()).toEqual(
+      [
+        `${base}/a`,
+        `${base}/fr/a-fr`,
+        `${base}/a/b`,
+        `${base}/fr/a-fr/b`,
+        `${base}/docs/guide`,
+        `${base}/fr/documents/guide-fr`,
+        `${base}/docs/guide/intro`,
+        `${base}/fr/documents/guide-fr/intro`,
+      ].sort(),
+    );
     const bEn = urls.find((u) => u.loc === `${base}/a/b`)!;
     expect(bEn.alternates).toEqual({ en: `${base}/a/b`, fr: `${base}/fr/a-fr/b`, "x-default": `${base}/a/b` });
     expect(urls.find((u) => u.loc === `${base}/fr/a-fr/b`)!.alternates).toEqual(bEn.alternates);

@@ -9,7 +9,7 @@ import { publicUrl } from "./render";
 import { hiddenPrefixes, visibleCondition } from "./service";
 
 export const SHARD_SIZE = 5000;
-const PAGE_SIZE = 500;
+const PAGE_SIZE = 1000;
 /** Ancestor slugs remembered while streaming; cleared past this, so memory stays flat. */
 const KNOWN_MAX = 20_000;
 
@@ -83,30 +83,40 @@ interface LocaleInfo {
 /**
  * A urlset with one <url> per (visible node, locale it is published in): the default locale, and
  * each project locale with a published translation. Each lists every version as an xhtml:link
- * alternate plus x-default (the default-locale URL).
+ * alternate plus x-default (the default-locale URL). One query per page of nodes, which also
+ * brings each node's own translations; ancestors come first in path order, so their localised
+ * slugs are usually known already (otherwise one small query per page fetches them).
  */
 export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], after: string | null, limit: number): AsyncGenerator<string> {
   yield `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
   const cond = sitemapCondition(project.id, hidden);
   const others = project.locales.filter((l) => l !== project.defaultLocale);
+  const own = others.length === 0
+    ? sql`null`
+    : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T})) from translations t
+           where t.node_id = ${nodes.id} and t.status = 'published')`;
   const known = new Map<string, Map<string, LocaleInfo>>();
   let remaining = limit;
   let cursor = after;
   while (remaining > 0) {
     const take = Math.min(PAGE_SIZE, remaining);
-    const page = await db
-      .select({ path: nodes.path, updatedAt: nodes.updatedAt })
-      .from(nodes)
-      .where(cursor === null ? cond : and(cond, gt(nodes.path, cursor)))
-      .orderBy(asc(nodes.path))
-      .limit(take);
+    const page = rows<{ path: string; updated_at: string; tr: [string, string | null, string][] | null }>(
+      await db.execute(sql`select ${nodes.path} as path, ${ISO_N} as updated_at, ${own} as tr from ${nodes}
+        where ${cursor === null ? cond : and(cond, gt(nodes.path, cursor))}
+        order by ${nodes.path} limit ${take}`),
+    );
     if (page.length === 0) break;
     if (others.length > 0) {
       if (known.size > KNOWN_MAX) known.clear();
-      await learnTranslations(db, project, page.map((p) => p.path), known);
+      for (const r of page) {
+        const m = new Map<string, LocaleInfo>();
+        for (const [locale, slug, updatedAt] of r.tr ?? []) m.set(locale, { slug: slug && slug.trim() !== "" ? slug : null, updatedAt });
+        known.set(r.path, m);
+      }
+      await learnAncestors(db, project, page.map((p) => p.path), known);
     }
     let out = "";
-    for (const node of page) out += urlEntries(project, others, node.path, node.updatedAt.toISOString(), known);
+    for (const node of page) out += urlEntries(project, others, node.path, node.updated_at, known);
     yield out;
     remaining -= page.length;
     cursor = page[page.length - 1].path;
@@ -115,21 +125,22 @@ export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: s
   yield "</urlset>\n";
 }
 
-/** Loads published translations (slug, updated_at) of these paths and of their ancestors not yet known. */
-async function learnTranslations(db: Db, project: DeliveryProject, paths: string[], known: Map<string, Map<string, LocaleInfo>>): Promise<void> {
+const ISO_N = sql.raw(`to_char("nodes"."updated_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const ISO_T = sql.raw(`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/** Loads published translation slugs of the ancestors of these paths that are not known yet. */
+async function learnAncestors(db: Db, project: DeliveryProject, paths: string[], known: Map<string, Map<string, LocaleInfo>>): Promise<void> {
   const wanted = new Set<string>();
   for (const p of paths) {
-    const segs = p.split("/");
-    for (let i = 1; i <= segs.length; i++) {
-      const prefix = segs.slice(0, i).join("/");
+    for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
+      const prefix = p.slice(0, i);
       if (!known.has(prefix)) wanted.add(prefix);
     }
   }
   if (wanted.size === 0) return;
   for (const w of wanted) known.set(w, new Map());
   const found = rows<{ path: string; locale: string; slug: string | null; updated_at: string }>(
-    await db.execute(sql`select n.path, t.locale, t.meta->>'slug' as slug,
-        to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as updated_at
+    await db.execute(sql`select n.path, t.locale, t.meta->>'slug' as slug, ${ISO_T} as updated_at
       from nodes n join translations t on t.node_id = n.id
       where n.project_id = ${project.id} and t.status = 'published'
         and n.path = any (string_to_array(${[...wanted].join("\n")}, E'\\n'))`),
