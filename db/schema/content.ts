@@ -78,5 +78,7 @@ export const translations = pgTable(
   (t) => [
     uniqueIndex("translations_node_locale_uq").on(t.nodeId, t.locale),
     index("translations_project_locale_idx").on(t.projectId, t.locale),
+    // Delivery resolves localised paths by the translated slug (by-path in a non-default locale).
+    index("translations_project_locale_slug_idx").on(t.projectId, t.locale, sql`(${t.meta}->>'slug')`),
   ],
 );

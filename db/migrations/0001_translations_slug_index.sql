@@ -1,0 +1,1 @@
+CREATE INDEX "translations_project_locale_slug_idx" ON "translations" USING btree ("project_id","locale",("meta"->>'slug'));
