@@ -23,8 +23,12 @@ describe("OAuth end to end", async () => {
   const mcpUrl = new URL(`${base}/mcp`);
   // What the server fetches from outside: only client metadata documents, served from this map.
   const documents = new Map<string, unknown>();
-  const outbound = (async (input: RequestInfo | URL) => {
-    const doc = documents.get(input instanceof Request ? input.url : String(input));
+  const outbound = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    // The server connects to the checked address and names the host in the Host header.
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const host = (init?.headers as Record<string, string> | undefined)?.host;
+    if (host) url.host = host;
+    const doc = documents.get(url.toString());
     return doc ? Response.json(doc) : new Response("not found", { status: 404 });
   }) as typeof fetch;
   h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base }, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });

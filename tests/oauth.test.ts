@@ -671,7 +671,13 @@ describe("OAuth Client ID Metadata Documents", async () => {
   const docs = new Map<string, () => Response>();
   const fetched: Array<{ url: string; redirect: string | undefined }> = [];
   const fakeFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
+    // The server connects to the address its guard checked and names the host in the Host header.
+    const connected = new URL(input instanceof Request ? input.url : String(input));
+    const host = (init?.headers as Record<string, string> | undefined)?.host;
+    expect(connected.hostname).toBe("93.184.216.34");
+    const logical = new URL(connected);
+    if (host) logical.host = host;
+    const url = logical.toString();
     fetched.push({ url, redirect: init?.redirect });
     const doc = docs.get(url);
     return doc ? doc() : new Response("not found", { status: 404 });

@@ -5,7 +5,7 @@
 import { eq } from "drizzle-orm";
 import { oauthClients } from "../../db/schema";
 import type { AppDeps } from "../deps";
-import { checkOutboundUrl, systemResolver } from "../lib/ssrf";
+import { checkOutboundUrl, pinnedTarget, systemResolver } from "../lib/ssrf";
 import { hitRateLimit } from "./rate-limit";
 import { redirectUriProblem } from "./redirect-uri";
 import { findClient, knownScopes, type OAuthClient } from "./service";
@@ -44,7 +44,7 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
   // The guard's own reasons speak of AI settings; the page only needs to say it is refused.
   if (!check.ok) return { ok: false, reason: "the client's metadata document is not at a public https address" };
 
-  const doc = await fetchDocument(deps, clientId);
+  const doc = await fetchDocument(deps, clientId, check.addresses[0] ?? null);
   if (typeof doc === "string") return { ok: false, reason: doc };
   const parsed = parseDocument(doc, clientId);
   if (typeof parsed === "string") return { ok: false, reason: `the client's metadata document is not usable: ${parsed}` };
@@ -65,11 +65,18 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
   return { ok: true, client };
 }
 
-async function fetchDocument(deps: AppDeps, url: string): Promise<unknown> {
+async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<unknown> {
   let res: Response;
   try {
-    // No redirects (the document must live at the client_id itself), a short timeout, a small cap.
-    res = await deps.fetch(url, { redirect: "manual", headers: { accept: "application/json" }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    // Connect to the address the guard checked (no second DNS lookup to rebind); no redirects (the
+    // document must live at the client_id itself), a short timeout, a small cap.
+    const target = pinnedTarget(url, address);
+    res = await deps.fetch(target.url, {
+      redirect: "manual",
+      headers: { accept: "application/json", ...(target.host ? { host: target.host } : {}) },
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+      ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
+    });
   } catch {
     return "the client's metadata document could not be fetched";
   }
