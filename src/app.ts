@@ -2,8 +2,8 @@ import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import type { AppDeps } from "./deps";
-import { AppError, type ErrorCode, errorBody, isDatabaseUnavailable } from "./errors";
-import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
+import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable } from "./errors";
+import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
@@ -45,12 +45,22 @@ export function createApp(deps: AppDeps) {
         set.headers["content-type"] = "application/json; charset=utf-8";
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
       }
+      // A NUL (%00) in the path or query can never name anything storable: refuse it up front.
+      if (/%00/.test(request.url)) {
+        set.status = 400;
+        set.headers["content-type"] = "application/json; charset=utf-8";
+        return errorBody("invalid_request", "the URL must not contain NUL characters");
+      }
     })
     .onParse(async ({ request, contentType, path }) => {
       // The MCP transport reads /mcp bodies itself (malformed JSON is a JSON-RPC -32700 there).
       if (isMcpPath(path)) return null;
       const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
-      if (type === "application/json" || type.endsWith("+json")) return parseJsonBody(await readBodyText(request)) ?? null;
+      if (type === "application/json" || type.endsWith("+json")) {
+        const body = parseJsonBody(await readBodyText(request));
+        assertStorableStrings(body);
+        return body ?? null;
+      }
       if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
     })
     .onError(({ code, error: thrown, set, request }) => {
@@ -102,7 +112,7 @@ export function createApp(deps: AppDeps) {
       }
       // Unknown failure: log it (message only, no request data) and answer a generic 500.
       const id = meta.get(request)?.id;
-      log.error("unhandled error", { request_id: id, err: error instanceof Error ? error.name + ": " + error.message : String(error) });
+      log.error("unhandled error", { request_id: id, ...describeError(error) });
       set.status = 500;
       return errorBody("internal", "internal server error");
     })
@@ -172,6 +182,7 @@ function validationDetails(error: unknown): unknown {
 function parseForm(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of new URLSearchParams(text)) {
+    if (!isStorableText(k) || !isStorableText(v)) throw new AppError("invalid_request", "form fields must not contain NUL characters or unpaired surrogates");
     const prev = out[k];
     // Duplicated parameters become arrays so that string schemas reject them (RFC 6749 §3.1).
     out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];

@@ -87,20 +87,31 @@ export function adminAuth(deps: AppDeps) {
       throw err;
     }
   };
+  // Authentication runs in `transform`, before schema validation: a caller without a valid key or
+  // scope learns 401/403 (and a foreign project 404), never how its body would have been judged.
+  const resolved = new WeakMap<Request, { caller: AdminCaller; project: Project | null }>();
+  type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
+  const check = async ({ request, server, params }: Ctx, scope: Scope, withProject: boolean): Promise<void> => {
+    const caller = await authenticate(request.headers.get("authorization") ?? undefined, request, server);
+    requireScope(caller, scope);
+    const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
+    resolved.set(request, { caller, project });
+  };
+  const take = (request: Request): { caller: AdminCaller; project: Project | null } => {
+    const r = resolved.get(request);
+    if (!r) throw new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer …)");
+    return r;
+  };
   return new Elysia({ name: "admin-auth", seed }).macro({
     scope: (scope: Scope) => ({
-      async resolve({ headers, request, server }: { headers: Record<string, string | undefined>; request: Request; server: Server<unknown> | null }): Promise<{ caller: AdminCaller }> {
-        const caller = await authenticate(headers.authorization, request, server);
-        requireScope(caller, scope);
-        return { caller };
-      },
+      transform: (ctx: Ctx) => check(ctx, scope, false),
+      resolve: ({ request }: { request: Request }): { caller: AdminCaller } => ({ caller: take(request).caller }),
     }),
     projectScope: (scope: Scope) => ({
-      async resolve({ headers, params, request, server }: { headers: Record<string, string | undefined>; params: Record<string, string>; request: Request; server: Server<unknown> | null }): Promise<{ caller: AdminCaller; project: Project }> {
-        const caller = await authenticate(headers.authorization, request, server);
-        requireScope(caller, scope);
-        const project = await resolveProject(db, params.ref ?? "", caller);
-        return { caller, project };
+      transform: (ctx: Ctx) => check(ctx, scope, true),
+      resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
+        const r = take(request);
+        return { caller: r.caller, project: r.project! };
       },
     }),
   });

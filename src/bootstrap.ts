@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { systemState } from "../db/schema";
 import type { Config } from "./config";
@@ -31,7 +30,6 @@ export async function bootstrap(db: Db, config: Config, now: Date): Promise<Boot
     await createUser(tx, { email, password, role: "owner" }, now);
     const { plaintext } = await createAdminKey(tx, { name: "root" }, null, now, config.adminToken ?? undefined);
     if (config.seedDemo) await seedDemo(tx, now);
-    await tx.execute(sql`select 1`);
     return {
       email,
       password: config.adminPassword ? null : password,

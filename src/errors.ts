@@ -133,3 +133,25 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * What may be logged about an unexpected error: its name, PostgreSQL code and constraint, and
+ * where it was thrown; never a driver message, which carries the query and its parameters
+ * (hashes, sealed keys, content).
+ */
+export function describeError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { name: typeof err };
+  const out: Record<string, unknown> = { name: err.name };
+  const code = pgCode(err);
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const c = (e as { constraint_name?: unknown; constraint?: unknown }).constraint_name ?? (e as { constraint?: unknown }).constraint;
+    if (typeof c === "string") out.constraint = c;
+    e = (e as { cause?: unknown }).cause;
+  }
+  if (code) out.pg_code = code;
+  else if (!/^Failed query/.test(err.message)) out.message = err.message.split("\n")[0].slice(0, 200);
+  const frame = err.stack?.split("\n").find((l) => /^\s+at /.test(l));
+  if (frame) out.at = frame.trim().slice(0, 200);
+  return out;
+}

@@ -165,3 +165,59 @@ describe("content admin API", async () => {
     expect(await h.deps.db.select().from(blocks).where(eq(blocks.nodeId, n.id))).toHaveLength(0);
   });
 });
+
+describe("authentication comes before validation; unstorable input is refused", async () => {
+  const h = await harness();
+
+  test("a bad body from a caller without a key, scope or project is 401, 403 or 404, never 400", async () => {
+    const a = await seedProject(h);
+    const b = await seedProject(h);
+    const bad = { slug: "Not A Slug", title: 42 };
+    expect((await h.request("POST", `/admin/p/${a.slug}/nodes`, { key: null, body: bad })).status).toBe(401);
+    expect((await h.request("POST", `/admin/p/${a.slug}/nodes`, { key: await keyWith(h, ["content:read"]), body: bad })).status).toBe(403);
+    expect((await h.request("POST", `/admin/p/${b.slug}/nodes`, { key: await keyWith(h, ["content:write"], [a.id]), body: bad })).status).toBe(404);
+    expect((await h.request("POST", "/admin/projects", { key: null, body: { slug: 5 } })).status).toBe(401);
+    expect((await h.request("POST", `/admin/p/${a.slug}/nodes`, { body: bad })).status).toBe(400);
+  });
+
+  test("NUL characters and unpaired surrogates in bodies, paths and queries are 400, nothing written", async () => {
+    const p = await seedProject(h);
+    const count = async (): Promise<number> => (await h.deps.db.select().from(nodes).where(eq(nodes.projectId, p.id))).length;
+    for (const title of ["a\u0000b", "x\ud800y"]) {
+      const r = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "nul", title } });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe("invalid_request");
+    }
+    const inData = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "nul", title: "ok", blocks: [{ type: "t", data: { ["k\u0000"]: 1 } }] } });
+    expect(inData.status).toBe(400);
+    expect((await h.request("GET", `/admin/p/${p.slug}/nodes?type=%00`)).status).toBe(400);
+    expect((await h.request("GET", `/admin/p/${p.slug}/nodes?path_prefix=a%00`)).status).toBe(400);
+    expect((await h.request("GET", `/api/p/${p.slug}/nodes/by-path/a%00b`, { key: null })).status).toBe(400);
+    expect(await count()).toBe(0);
+  });
+
+  test("paths are capped at 1024 characters, also for descendants after a move", async () => {
+    const p = await seedProject(h);
+    let parent: string | null = null;
+    const seg = "s".repeat(60);
+    for (let i = 0; i < 16; i++) parent = (await seedNode(h, p.slug, { slug: `${seg}${i}`.slice(-62), parent_id: parent })).id;
+    const deep = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "x".repeat(60), title: "too deep", parent_id: parent } });
+    expect(deep.status).toBe(400);
+    const other = await seedNode(h, p.slug, { slug: "y".repeat(60) });
+    const all = await h.request("GET", `/admin/p/${p.slug}/nodes?per_page=100`);
+    const root = all.json.data.find((n: any) => n.parent_id === null && n.slug !== other.slug);
+    const move = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${root.id}`, { body: { parent_id: other.id } });
+    expect(move.status).toBe(400);
+    const after = await h.request("GET", `/admin/p/${p.slug}/nodes/${root.id}`);
+    expect(after.json.data.parent_id).toBeNull();
+  });
+
+  test("slugs shaped like ids, empty project limits and backslash asset paths are refused", async () => {
+    expect((await h.request("POST", "/admin/projects", { body: { slug: crypto.randomUUID(), name: "x" } })).status).toBe(400);
+    const empty = await h.request("POST", "/admin/keys", { body: { name: "none", project_ids: [] } });
+    expect(empty.status).toBe(400);
+    const p = await seedProject(h);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { logo_url: "/\\evil.example/x.png" } })).status).toBe(400);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { logo_url: "/img/logo.png" } })).status).toBe(200);
+  });
+});

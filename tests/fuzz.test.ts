@@ -48,7 +48,8 @@ function fromSchema(s: Schema | undefined, depth = 0): fc.Arbitrary<unknown> {
 }
 
 describe("fuzzing every OpenAPI route", async () => {
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" });
+  // A high failure limit: the fuzzer sends garbage keys on purpose and must keep reaching every route.
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000" });
   const a = await seedProject(h);
   const b = await seedProject(h);
   const nodeA = await seedNode(h, a.slug, { slug: "home", blocks: [{ type: "text", data: { text: "A" } }] }, true);

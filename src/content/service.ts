@@ -124,6 +124,15 @@ export interface NodeInput {
   blocks?: BlockInput[];
 }
 
+/** Longest slug path a node (or, after a move, its deepest descendant) may have. */
+export const MAX_PATH_LENGTH = 1024;
+
+function checkPathLength(path: string, longest: number = path.length): void {
+  if (longest > MAX_PATH_LENGTH) {
+    throw new AppError("invalid_request", `node paths are limited to ${MAX_PATH_LENGTH} characters (this write would make one ${longest} long)`, { field: "slug", path: path.slice(0, 200) });
+  }
+}
+
 const conflict = (path: string): AppError =>
   new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
 
@@ -140,9 +149,11 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
   const slug = input.slug!;
   return withConflict(slug, () =>
     db.transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
       const parent = input.parent_id ? await getNode(tx, project.id, input.parent_id).catch(() => null) : null;
       if (input.parent_id && !parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
       const path = parent ? `${parent.path}/${slug}` : slug;
+      checkPathLength(path);
       const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
       const [n] = await tx
         .insert(nodes)
@@ -166,7 +177,6 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
           throw err;
         });
       const written = input.blocks ? await writeBlocks(tx, n.id, input.blocks, now) : [];
-      await bumpContentVersion(tx, project.id);
       return { ...nodeToWire(n), blocks: written.map(blockToWire) };
     }),
   );
@@ -210,6 +220,7 @@ export async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], n
 
 export async function updateNode(db: Db, project: Project, id: string, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
   return db.transaction(async (tx) => {
+    await bumpContentVersion(tx, project.id);
     const node = await getNode(tx, project.id, id);
     let parentId = node.parentId;
     let parentPath: string | null = null;
@@ -229,6 +240,13 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
     const slug = input.slug ?? node.slug;
     const path = parentPath ? `${parentPath}/${slug}` : slug;
     const moved = path !== node.path;
+    if (moved) {
+      const [{ longest }] = await tx
+        .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
+        .from(nodes)
+        .where(and(eq(nodes.projectId, project.id), like(nodes.path, escapeLike(node.path) + "/%")));
+      checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
+    }
     const position =
       input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
 
@@ -258,17 +276,16 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
       );
     }
     const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
-    await bumpContentVersion(tx, project.id);
     return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
   });
 }
 
 export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
   return db.transaction(async (tx) => {
+    await bumpContentVersion(tx, project.id);
     const node = await getNode(tx, project.id, id);
     const written = await writeBlocks(tx, node.id, input, now);
     await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
-    await bumpContentVersion(tx, project.id);
     return written.map(blockToWire);
   });
 }
@@ -284,6 +301,7 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
 
 export async function transitionNode(db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> {
   return db.transaction(async (tx) => {
+    await bumpContentVersion(tx, project.id);
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) {
@@ -298,15 +316,14 @@ export async function transitionNode(db: Db, project: Project, id: string, actio
       })
       .where(eq(nodes.id, node.id))
       .returning();
-    await bumpContentVersion(tx, project.id);
     return nodeToWire(updated);
   });
 }
 
 export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {
   await db.transaction(async (tx) => {
+    await bumpContentVersion(tx, project.id);
     const node = await getNode(tx, project.id, id);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
-    await bumpContentVersion(tx, project.id);
   });
 }

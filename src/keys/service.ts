@@ -53,6 +53,8 @@ export async function createAdminKey(
   }
   let projectIds = input.project_ids ?? null;
   if (projectIds) {
+    // An empty list would be a key for no project, visible to every project-limited key manager.
+    if (projectIds.length === 0) throw new AppError("invalid_request", "project_ids must list at least one project (or be null for all)", { field: "project_ids" });
     projectIds = [...new Set(projectIds.map((p) => p.toLowerCase()))];
     if (projectIds.some((p) => !isUuid(p))) throw new AppError("invalid_request", "project_ids must be project ids", { field: "project_ids" });
   }

@@ -45,6 +45,26 @@ export function parseJsonBody(text: string): unknown {
   return value;
 }
 
+/** PostgreSQL text and jsonb cannot hold NUL or unpaired surrogates: refuse them at the door. */
+export function isStorableText(s: string): boolean {
+  return !s.includes("\u0000") && s.isWellFormed();
+}
+
+export function assertStorableStrings(v: unknown, path: readonly string[] = []): void {
+  const bad = (): AppError =>
+    new AppError("invalid_request", "text must not contain NUL characters or unpaired surrogates", path.length > 0 ? { field: path.join(".") } : undefined);
+  if (typeof v === "string") {
+    if (!isStorableText(v)) throw bad();
+  } else if (Array.isArray(v)) {
+    v.forEach((x, i) => assertStorableStrings(x, [...path, String(i)]));
+  } else if (v !== null && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      if (!isStorableText(k)) throw bad();
+      assertStorableStrings(x, [...path, k]);
+    }
+  }
+}
+
 function depthOf(v: unknown, d: number): number {
   if (d > MAX_JSON_DEPTH) return d;
   if (v === null || typeof v !== "object") return d;

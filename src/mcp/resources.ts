@@ -8,7 +8,7 @@ import {
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { getNodeWithBlocks, listNodes } from "../content/service";
-import { AppError } from "../errors";
+import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
 import type { ToolContext } from "./tools/tool";
 
@@ -95,6 +95,6 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
 /** The SDK would put an exception's message in the JSON-RPC error: log it and answer a generic one. */
 function hidden(ctx: ToolContext, err: unknown): McpError {
   if (err instanceof McpError) return err;
-  ctx.deps.log.error("mcp resource read failed", { err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+  ctx.deps.log.error("mcp resource read failed", describeError(err));
   return new McpError(ErrorCode.InternalError, "internal error");
 }

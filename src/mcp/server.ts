@@ -1,3 +1,4 @@
+import { assertStorableStrings } from "../lib/json";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorResult, missingScopeError } from "./errors";
@@ -46,6 +47,7 @@ function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef): void 
       const missing = tool.scopes.filter((s) => !ctx.caller.scopes.includes(s));
       if (missing.length > 0) return missingScopeError(tool.name, missing, ctx.caller.scopes);
       try {
+        assertStorableStrings(args);
         const out = (await tool.run(ctx, args as never)) as Record<string, unknown>;
         return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
       } catch (err) {

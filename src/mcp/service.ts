@@ -15,7 +15,7 @@ import {
 } from "../content/service";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
-import type { Project } from "../projects/service";
+import { bumpContentVersion, type Project } from "../projects/service";
 import { projectLocale } from "../translations/service";
 
 /** A node by id or by its slug path (any status). */
@@ -29,6 +29,7 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
 /** Puts a node's blocks in the given order; the ids must be exactly the node's current blocks. */
 export async function reorderBlocks(db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> {
   return db.transaction(async (tx) => {
+    await bumpContentVersion(tx, project.id);
     const node = await getNode(tx, project.id, nodeId);
     const current = await getBlocks(tx, node.id);
     const byId = new Map(current.map((b) => [b.id, b]));

@@ -1,3 +1,4 @@
+import { describeError } from "../errors";
 import { Elysia, t } from "elysia";
 import { adminAuth, adminDoc } from "../auth";
 import type { AppDeps } from "../deps";
@@ -76,7 +77,7 @@ export function oauthRoutes(deps: AppDeps) {
       return await fn();
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err);
-      log.error("oauth endpoint failed", { err: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+      log.error("oauth endpoint failed", describeError(err));
       return oauthErrorResponse(new OAuthError("server_error", "internal server error"));
     }
   };

@@ -90,8 +90,14 @@ export function normaliseBaseUrl(value: string | null | undefined, field = "publ
   return u.toString().replace(/\/+$/, "");
 }
 
+/** A slug shaped like a UUID would make `{ref}` ambiguous. */
+function checkSlug(slug: string | undefined): void {
+  if (slug !== undefined && isUuid(slug)) throw new AppError("invalid_request", "slug must not look like an id (UUID)", { field: "slug" });
+}
+
 export async function createProject(db: Db, input: ProjectInput, caller: AdminCaller, now: Date): Promise<Project> {
   if (caller.projectIds !== null) throw new AppError("insufficient_scope", "a key limited to some projects cannot create projects");
+  checkSlug(input.slug);
   const { def, list } = normaliseLocales(input.default_locale ?? "en", input.locales ?? []);
   try {
     const [p] = await db
@@ -115,26 +121,29 @@ export async function createProject(db: Db, input: ProjectInput, caller: AdminCa
 }
 
 export async function updateProject(db: Db, project: Project, input: ProjectInput, now: Date): Promise<Project> {
-  const { def, list } = normaliseLocales(
-    input.default_locale ?? project.defaultLocale,
-    input.locales ?? (input.default_locale ? project.locales : project.locales),
-  );
+  checkSlug(input.slug);
   try {
-    const [p] = await db
-      .update(projects)
-      .set({
-        slug: input.slug ?? project.slug,
-        name: input.name ?? project.name,
-        defaultLocale: def,
-        locales: list,
-        publicBaseUrl: input.public_base_url === undefined ? project.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
-        updatedAt: now,
-        contentVersion: sql`${projects.contentVersion} + 1`,
-      })
-      .where(eq(projects.id, project.id))
-      .returning();
-    await notifyContentChange(db, project.id);
-    return p;
+    return await db.transaction(async (tx) => {
+      // Lock and re-read the row: concurrent partial updates must not lose each other's fields.
+      const [current] = await tx.select().from(projects).where(eq(projects.id, project.id)).for("update");
+      if (!current) throw notFound("project");
+      const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
+      const [p] = await tx
+        .update(projects)
+        .set({
+          slug: input.slug ?? current.slug,
+          name: input.name ?? current.name,
+          defaultLocale: def,
+          locales: list,
+          publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+          updatedAt: now,
+          contentVersion: sql`${projects.contentVersion} + 1`,
+        })
+        .where(eq(projects.id, current.id))
+        .returning();
+      await notifyContentChange(tx, current.id);
+      return p;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
     throw err;
@@ -149,8 +158,10 @@ export async function deleteProject(db: Db, project: Project): Promise<void> {
 export const CONTENT_CHANNEL = "cms_content";
 
 /**
- * Every content write calls this (inside its transaction): the project's content version moves,
- * so every instance's delivery cache for it is stale from the commit on.
+ * Every content write calls this FIRST inside its transaction: the update locks the project's
+ * row, so a project's content writes are serialised (a move and a create under the moved node
+ * cannot interleave, two crossing moves cannot make a cycle); the content version moves and the
+ * notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
 export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
   await db

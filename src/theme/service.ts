@@ -27,7 +27,11 @@ const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
 
 function assetUrl(value: string | null | undefined, field: string): string | null | undefined {
   if (value === undefined || value === null) return value;
-  if (value.startsWith("/") && !value.startsWith("//")) return value; // site-relative asset
+  // Site-relative asset; browsers read "/\\" like "//" (another host), so backslashes and controls are refused.
+  if (value.startsWith("/") && !value.startsWith("//")) {
+    if (/[\\\u0000-\u001f\u007f]/.test(value)) throw new AppError("invalid_request", `${field} must not contain backslashes or control characters`, { field });
+    return value;
+  }
   return normaliseBaseUrl(value, field) === null ? null : new URL(value).toString();
 }
 
@@ -36,23 +40,18 @@ export async function updateTheme(db: Db, project: Project, input: ThemeInput, n
   if (input.accent_color != null && !COLOR_RE.test(input.accent_color)) {
     throw new AppError("invalid_request", "accent_color must be #rrggbb", { field: "accent_color" });
   }
-  const current = await getTheme(db, project.id);
-  const next: ThemeWire = {
-    logo_url: input.logo_url === undefined ? current.logo_url : (assetUrl(input.logo_url, "logo_url") ?? null),
-    favicon_url: input.favicon_url === undefined ? current.favicon_url : (assetUrl(input.favicon_url, "favicon_url") ?? null),
-    accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
-    name_override: input.name_override === undefined ? current.name_override : input.name_override,
-  };
-  const row = {
-    logoUrl: next.logo_url,
-    faviconUrl: next.favicon_url,
-    accentColor: next.accent_color,
-    nameOverride: next.name_override,
-    updatedAt: now,
-  };
-  await db.transaction(async (tx) => {
-    await tx.insert(themes).values({ projectId: project.id, ...row }).onConflictDoUpdate({ target: themes.projectId, set: row });
+  return db.transaction(async (tx) => {
+    // Locks the project first, so concurrent partial updates cannot lose each other's fields.
     await bumpContentVersion(tx, project.id);
+    const current = await getTheme(tx, project.id);
+    const next: ThemeWire = {
+      logo_url: input.logo_url === undefined ? current.logo_url : (assetUrl(input.logo_url, "logo_url") ?? null),
+      favicon_url: input.favicon_url === undefined ? current.favicon_url : (assetUrl(input.favicon_url, "favicon_url") ?? null),
+      accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
+      name_override: input.name_override === undefined ? current.name_override : input.name_override,
+    };
+    const row = { logoUrl: next.logo_url, faviconUrl: next.favicon_url, accentColor: next.accent_color, nameOverride: next.name_override, updatedAt: now };
+    await tx.insert(themes).values({ projectId: project.id, ...row }).onConflictDoUpdate({ target: themes.projectId, set: row });
+    return next;
   });
-  return next;
 }

@@ -69,6 +69,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
     throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
   }
   return db.transaction(async (tx) => {
+    await bumpContentVersion(tx, project.id);
     const node = await getNode(tx, project.id, nodeId);
     const blockMap: Record<string, Record<string, unknown>> = {};
     const entries = Object.entries(input.blocks ?? {});
@@ -86,7 +87,6 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
       .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
       .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
       .returning();
-    await bumpContentVersion(tx, project.id);
     return tr;
   });
 }
@@ -94,7 +94,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
   await db.transaction(async (tx) => {
-    await tx.delete(translations).where(eq(translations.id, tr.id));
     await bumpContentVersion(tx, project.id);
+    await tx.delete(translations).where(eq(translations.id, tr.id));
   });
 }
