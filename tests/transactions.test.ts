@@ -89,3 +89,32 @@ describe("refresh token rotation is atomic", async () => {
     expect(ok.json.refresh_token).toMatch(/^cms_rt_/);
   });
 });
+
+describe("concurrent tree writes are serialised per project", async () => {
+  const h = await harness();
+
+  test("crossing moves never make a cycle; a create under a node being renamed gets the new path", async () => {
+    for (let round = 0; round < 5; round++) {
+      const p = await seedProject(h);
+      const a = await seedNode(h, p.slug, { slug: "a" });
+      const b = await seedNode(h, p.slug, { slug: "b" });
+      const [ra, rb] = await Promise.all([
+        h.request("PATCH", `/admin/p/${p.slug}/nodes/${a.id}`, { body: { parent_id: b.id } }),
+        h.request("PATCH", `/admin/p/${p.slug}/nodes/${b.id}`, { body: { parent_id: a.id } }),
+      ]);
+      expect([ra.status, rb.status].sort()).toEqual([200, 400]);
+      const rows = await h.deps.db.select().from(nodes).where(eq(nodes.projectId, p.id));
+      expect(rows.filter((n) => n.parentId === null)).toHaveLength(1);
+
+      const [renamed, child] = await Promise.all([
+        h.request("PATCH", `/admin/p/${p.slug}/nodes/${a.id}`, { body: { slug: "renamed" } }),
+        h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "kid", title: "kid", parent_id: a.id } }),
+      ]);
+      expect(renamed.status).toBe(200);
+      expect(child.status).toBe(201);
+      const [kid] = await h.deps.db.select().from(nodes).where(eq(nodes.id, child.json.data.id));
+      const [parent] = await h.deps.db.select().from(nodes).where(eq(nodes.id, a.id));
+      expect(kid.path).toBe(`${parent.path}/kid`);
+    }
+  });
+});
