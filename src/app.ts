@@ -30,7 +30,7 @@ export function createApp(deps: AppDeps) {
   const meta = new WeakMap<Request, RequestMeta>();
   const { log } = deps;
 
-  return new Elysia({ normalize: true })
+  return new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();

@@ -212,6 +212,16 @@ describe("authentication comes before validation; unstorable input is refused", 
     expect(after.json.data.parent_id).toBeNull();
   });
 
+  test("arrays where objects belong (seo, block data) are 400, never stored as {\"0\": …}", async () => {
+    const p = await seedProject(h);
+    for (const body of [{ slug: "a", title: "a", seo: [1, 2] }, { slug: "a", title: "a", blocks: [{ type: "t", data: [1] }] }]) {
+      const r = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body });
+      expect(r.status).toBe(400);
+      expect(r.json.error.code).toBe("invalid_request");
+    }
+    expect(await h.deps.db.select().from(nodes).where(eq(nodes.projectId, p.id))).toHaveLength(0);
+  });
+
   test("slugs shaped like ids, empty project limits and backslash asset paths are refused", async () => {
     expect((await h.request("POST", "/admin/projects", { body: { slug: crypto.randomUUID(), name: "x" } })).status).toBe(400);
     const empty = await h.request("POST", "/admin/keys", { body: { name: "none", project_ids: [] } });
