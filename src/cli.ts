@@ -9,7 +9,7 @@ import { openRuntime } from "./runtime";
 import { createUser } from "./users/service";
 
 const USAGE = `usage: npm run cli -- <command>
-  users:create --email E --password P [--role owner|editor|viewer]
+  users:create --email E [--password P] [--role owner|editor|viewer]   (password from stdin when omitted)
   keys:create  --name N [--scopes a,b] [--projects id1,id2]
   keys:list
   keys:revoke  <id>
@@ -57,7 +57,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case "users:create": {
         const role = (opts.role ?? "editor") as "owner" | "editor" | "viewer";
         if (!["owner", "editor", "viewer"].includes(role)) throw new Error("--role must be owner, editor or viewer");
-        const u = await createUser(deps.db, { email: opts.email ?? "", password: opts.password ?? "", role }, now);
+        // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
+        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0];
+        const u = await createUser(deps.db, { email: opts.email ?? "", password, role }, now);
         out(JSON.stringify({ id: u.id, email: u.email, role: u.role }));
         return 0;
       }

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import { openDb } from "../db/client";
 import { adminKeys, nodes, projects, users } from "../db/schema";
 import { createApp } from "../src/app";
 import { bootstrap } from "../src/bootstrap";
@@ -81,7 +82,8 @@ describe("CLI", () => {
       await fresh.handle.close();
     }
     const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
-      const p = Bun.spawn([process.execPath, "src/cli.ts", ...args], { env, stdout: "pipe", stderr: "pipe", cwd: join(import.meta.dir, "..") });
+      const stdin = args[0] === "--stdin" ? new Blob([args.splice(0, 2)[1]]) : "ignore";
+      const p = Bun.spawn([process.execPath, "src/cli.ts", ...args], { env, stdin, stdout: "pipe", stderr: "pipe", cwd: join(import.meta.dir, "..") });
       const out = await new Response(p.stdout).text();
       return { code: await p.exited, out };
     };
@@ -89,6 +91,8 @@ describe("CLI", () => {
       const u = await cli("users:create", "--email", "ed@example.com", "--password", "a-long-password", "--role", "editor");
       expect(u.code).toBe(0);
       expect(JSON.parse(u.out)).toMatchObject({ email: "ed@example.com", role: "editor" });
+      const fromStdin = await cli("--stdin", "piped-password-123\n", "users:create", "--email", "piped@example.com", "--role", "viewer");
+      expect(fromStdin.code).toBe(0);
       const k = await cli("keys:create", "--name", "deploy", "--scopes", "content:read,content:write");
       expect(k.code).toBe(0);
       const created = JSON.parse(k.out);
@@ -101,6 +105,10 @@ describe("CLI", () => {
       expect((await cli("keys:list")).out).toMatch(/"revoked_at":"\d{4}-/);
       expect((await cli("users:create", "--email", "bad", "--password", "x")).code).toBe(1);
       expect((await cli("nonsense")).code).toBe(2);
+      // The password read from standard input is the one stored.
+      const check = fresh.url ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
+      expect(await verifyUser(check.db, "piped@example.com", "piped-password-123")).not.toBeNull();
+      if (!fresh.url) await check.close();
     } finally {
       if (fresh.url) await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
