@@ -39,7 +39,11 @@ export interface CacheOptions {
   /** Safety net: a project's version is re-read at least this often even when no NOTIFY arrives. */
   checkIntervalMs: number;
   clock?: () => number;
+  /** Called when a re-validation failed and the known project is served as it was. */
+  onStale?: (err: unknown) => void;
 }
+
+const STALE_RETRY_MS = 1000;
 
 interface ProjectState {
   project: DeliveryProject;
@@ -92,7 +96,18 @@ export class DeliveryCache {
     const epoch = this.epoch;
     const generation = this.generation;
     const started = this.clock();
-    const p = await loadProject(this.db, key);
+    let p: DeliveryProject | null;
+    try {
+      p = await loadProject(this.db, key);
+    } catch (err) {
+      // Stale-if-error: while the database does not answer, a project already known keeps being
+      // served from the cache (no write can happen meanwhile); the next check waits a second.
+      const known = this.states.get(key);
+      if (!known) throw err;
+      this.opts.onStale?.(err);
+      known.checkedAt = this.clock() - this.opts.checkIntervalMs + STALE_RETRY_MS;
+      return known.project;
+    }
     const previous = this.states.get(key);
     if (previous) this.forget(previous.project.id, key);
     if (!p) return null;

@@ -3,10 +3,10 @@
 // instance drops the project's state on the NOTIFY, and independently re-reads each project's row
 // at least every DELIVERY_VERSION_CHECK_MS, so a lost notification delays a write by that much at most.
 import type { AppDeps } from "../deps";
-import { AppError, notFound } from "../errors";
+import { AppError, notFound, describeError } from "../errors";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, gzipStream, makeAnswer, notModified, type Outcome, respond } from "./http";
+import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
 export interface BodyPlan {
@@ -38,6 +38,8 @@ export class DeliveryEngine {
       maxEntries: c.deliveryCacheEntries,
       maxBytes: c.deliveryCacheMaxBytes,
       checkIntervalMs: c.deliveryVersionCheckMs,
+      onStale: (err) =>
+        deps.log.warn("delivery: project re-validation failed; serving cached answers", { err: err instanceof Error ? err.name : String(err) }),
     });
     this.cacheControl = c.deliveryCacheControl;
   }
@@ -49,7 +51,7 @@ export class DeliveryEngine {
     this.listening = this.deps.dbHandle.listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId)).then(
       () => undefined,
       (err: unknown) => {
-        this.deps.log.warn("delivery: LISTEN failed; relying on version checks", { err: err instanceof Error ? err.message : String(err) });
+        this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
         this.listening = null;
         this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
       },
@@ -99,10 +101,14 @@ export class DeliveryEngine {
 
   private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
     const etag = await versionEtag(project, plan.key, this.deps.config.publicUrl);
-    const gzip = acceptsGzip(request);
-    const sentEtag = gzip ? gzipEtag(etag) : etag;
     const inm = request.headers.get("if-none-match");
-    if (inm !== null && etagMatches(inm, sentEtag)) return notModified(sentEtag, this.cacheControl, "Accept-Encoding");
+    if (inm !== null) {
+      if (etagMatches(inm, etag)) return notModified(etag, this.cacheControl, "Accept-Encoding");
+      const gz = gzipEtag(etag);
+      if (acceptsGzip(request) && etagMatches(inm, gz)) return notModified(gz, this.cacheControl, "Accept-Encoding");
+    }
+    // Sent as is: gzip output depends on how the stream is pulled, and one strong ETag must
+    // always mean the same bytes. Once cached, the answer is compressed in one deterministic pass.
     const chunks = await plan.stream();
     const headers = answerHeaders(plan.type, etag, this.cacheControl, true);
     const keep: string[] = [];
@@ -130,7 +136,7 @@ export class DeliveryEngine {
           }
           controller.enqueue(encoder.encode(value));
         } catch (err) {
-          log.error("delivery: stream failed", { err: err instanceof Error ? err.name + ": " + err.message : String(err) });
+          log.error("delivery: stream failed", describeError(err));
           controller.error(err);
         }
       },
@@ -138,7 +144,6 @@ export class DeliveryEngine {
         await chunks.return(undefined);
       },
     });
-    if (gzip) return new Response(gzipStream(body), { status: 200, headers: { ...headers, etag: sentEtag, "content-encoding": "gzip" } });
     return new Response(body, { status: 200, headers });
   }
 }

@@ -64,13 +64,11 @@ export function acceptsGzip(request: Request): boolean {
 /** The gzip representation's validator: a different representation, so a different strong ETag. */
 export const gzipEtag = (etag: string): string => etag.slice(0, -1) + '.gz"';
 
-export function gzipStream(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
-  return body.pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
-}
-
+/** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
   const bytes = encoder.encode(answer.body);
-  const body = await new Response(gzipStream(new Blob([bytes]).stream())).arrayBuffer();
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const body = await new Response(stream).arrayBuffer();
   const etag = gzipEtag(answer.etag);
   return { body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
 }
