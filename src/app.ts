@@ -116,18 +116,7 @@ export function createApp(deps: AppDeps) {
       set.status = 500;
       return errorBody("internal", "internal server error");
     })
-    .onAfterResponse(({ request, set }) => {
-      const m = meta.get(request);
-      if (!m) return;
-      const url = new URL(request.url);
-      log.info("request", {
-        request_id: m.id,
-        method: request.method,
-        path: url.pathname, // never the query: it may carry codes or states
-        status: typeof set.status === "number" ? set.status : 200,
-        ms: Math.round((performance.now() - m.start) * 100) / 100,
-      });
-    })
+    .use(accessLog(deps, meta))
     .use(
       swagger({
         path: "/swagger",
@@ -169,6 +158,28 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * One info line per request. Registered only when info lines are written: an afterResponse hook
+ * costs several microseconds per request even when the logger drops the line (a cached delivery
+ * read takes about as long).
+ */
+function accessLog(deps: AppDeps, meta: WeakMap<Request, RequestMeta>) {
+  const plugin = new Elysia();
+  if (deps.config.logLevel !== "debug" && deps.config.logLevel !== "info") return plugin;
+  return plugin.onAfterResponse({ as: "global" }, ({ request, set }) => {
+    const m = meta.get(request);
+    if (!m) return;
+    const url = new URL(request.url);
+    deps.log.info("request", {
+      request_id: m.id,
+      method: request.method,
+      path: url.pathname, // never the query: it may carry codes or states
+      status: typeof set.status === "number" ? set.status : 200,
+      ms: Math.round((performance.now() - m.start) * 100) / 100,
+    });
+  });
+}
 
 function validationDetails(error: unknown): unknown {
   if (!(error instanceof ValidationError)) return undefined;

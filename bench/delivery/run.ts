@@ -24,6 +24,8 @@ const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = join(HERE, "../..");
 const BUN = process.execPath;
 const work = mkdtempSync(join(tmpdir(), "cms-bench-"));
+// wrk sends no Accept-Encoding; everything here asks for the same identity bytes.
+const IDENTITY = { headers: { "accept-encoding": "identity" } };
 
 interface WrkResult {
   rps: number;
@@ -141,7 +143,7 @@ async function main(): Promise<void> {
   const sizes: Record<string, number> = {};
   for (const c of cases) {
     for (const path of c.rotate ?? [c.path]) {
-      const res = await fetch(base + path);
+      const res = await fetch(base + path, IDENTITY);
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       const body = new Uint8Array(await res.arrayBuffer());
       const headers: Record<string, string> = {};
@@ -165,7 +167,7 @@ async function main(): Promise<void> {
       await sql`select pg_notify('cms_content', ${site.projectId})`;
       await Bun.sleep(30);
       const t0 = performance.now();
-      const res = await fetch(base + c.path);
+      const res = await fetch(base + c.path, IDENTITY);
       await res.arrayBuffer();
       times.push(performance.now() - t0);
     }
@@ -215,7 +217,7 @@ async function main(): Promise<void> {
   await bare.exited;
 
   // Sitemap memory: every shard of the big site, streamed with the cache off, then with it on.
-  const memory: Record<string, { shards: number; bytes: number; rssStartMb: number; rssPeakMb: number; rssEndMb: number; ms: number }> = {};
+  const memory: Record<string, { shards: number; bytes: number; rssStartMb: number; rssPeakMb: number; rssEndMb: number; rssAfterMb: number[]; ms: number }> = {};
   for (const [label, env] of [
     ["cache off (DELIVERY_CACHE_ENTRIES=0)", { DELIVERY_CACHE_ENTRIES: "0" }],
     ["cache on (defaults: 5000 entries, 64 MiB)", {}],
@@ -230,12 +232,13 @@ async function main(): Promise<void> {
       peak = Math.max(peak, await rssKb(pid).catch(() => 0));
     }, 50);
     const t0 = performance.now();
-    const index = await (await fetch(`${base}/api/p/bench-big/sitemap.xml`)).text();
+    const index = await (await fetch(`${base}/api/p/bench-big/sitemap.xml`, IDENTITY)).text();
     const shards = [...index.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
     let bytes = 0;
+    const after: number[] = [];
     for (let round = 0; round < 2; round++) {
       for (const shard of shards) {
-        const res = await fetch(shard);
+        const res = await fetch(shard, IDENTITY);
         if (res.status !== 200) throw new Error(`${shard}: ${res.status}`);
         const reader = res.body!.getReader();
         for (;;) {
@@ -243,12 +246,13 @@ async function main(): Promise<void> {
           if (done) break;
           bytes += value.length;
         }
+        after.push((await rssKb(pid)) / 1024);
       }
     }
     const elapsed = performance.now() - t0;
     clearInterval(sampler);
     await Bun.sleep(100);
-    memory[label] = { shards: shards.length, bytes, rssStartMb: rssStart / 1024, rssPeakMb: peak / 1024, rssEndMb: (await rssKb(pid)) / 1024, ms: elapsed };
+    memory[label] = { shards: shards.length, bytes, rssStartMb: rssStart / 1024, rssPeakMb: peak / 1024, rssEndMb: (await rssKb(pid)) / 1024, rssAfterMb: after, ms: elapsed };
     await server.stop();
   }
   await sql.end();
@@ -267,10 +271,11 @@ async function main(): Promise<void> {
     if (r.service.errors) console.log(`  (service: ${r.service.errors})`);
   }
   console.log(`| by-path, default locale, LOG_LEVEL=info | | ${f(withLogging.rps)} | ${f(withLogging.p50, 2)} | ${f(withLogging.p99, 2)} | | ${f(withLogging.rps / results[cases[0].name].bare.rps, 2)} | |`);
-  console.log(`\n| sitemap run (${f(BIG_NODES)} nodes, every shard twice) | shards | MB sent | RSS start MB | RSS peak MB | RSS end MB | seconds |`);
-  console.log(`|---|---:|---:|---:|---:|---:|---:|`);
+  const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[Math.min(i, m.rssAfterMb.length) - 1]);
+  console.log(`\n| sitemap run (${f(BIG_NODES)} nodes, every shard twice) | shards | MB sent | RSS start | after 1 shard | after 5 | after 20 | after 40 | peak | seconds |`);
+  console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const [label, m] of Object.entries(memory)) {
-    console.log(`| ${label} | ${m.shards} | ${f(m.bytes / 1e6, 1)} | ${f(m.rssStartMb)} | ${f(m.rssPeakMb)} | ${f(m.rssEndMb)} | ${f(m.ms / 1000, 1)} |`);
+    console.log(`| ${label} | ${m.shards} | ${f(m.bytes / 1e6, 1)} | ${f(m.rssStartMb)} | ${at(m, 1)} | ${at(m, 5)} | ${at(m, 20)} | ${at(m, 40)} | ${f(m.rssPeakMb)} | ${f(m.ms / 1000, 1)} |`);
   }
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s; results in bench/delivery/results.json`);
 }

@@ -2,6 +2,9 @@
 let lastMs = 0;
 let seq = 0;
 
+// Byte → two hex digits; a table lookup (request ids are minted on every request).
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 export function uuidv7(now: number = Date.now()): string {
   const b = new Uint8Array(16);
   crypto.getRandomValues(b);
@@ -24,7 +27,8 @@ export function uuidv7(now: number = Date.now()): string {
   b[6] = 0x70 | ((seq >>> 8) & 0x0f);
   b[7] = seq & 0xff;
   b[8] = (b[8] & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  let h = "";
+  for (let i = 0; i < 16; i++) h += HEX[b[i]];
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
