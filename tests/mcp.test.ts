@@ -120,7 +120,10 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const good = await mint(`${BASE}/mcp`);
     const client = await m.connect(good);
     expect((await call(client, "get_project")).project.id).toBe(p.id);
-    expect(await callError(client, "create_node", { slug: "x", title: "x" })).toContain("content:write");
+    // content:write is missing but the editor's role holds it: the MCP scope challenge (403) lets the client step up.
+    const denied = await m.post({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_node", arguments: { slug: "x", title: "x" } } }, { token: good });
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get("www-authenticate")).toContain('error="insufficient_scope", scope="content:read content:write"');
     expect((await m.post(INIT(), { token: await mint("https://elsewhere.example/mcp") })).status).toBe(401);
     await db.update(oauthGrants).set({ revokedAt: new Date() }).where(eq(oauthGrants.id, grantId));
     expect((await m.post(INIT(), { token: good })).status).toBe(401);

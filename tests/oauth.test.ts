@@ -190,9 +190,8 @@ describe("OAuth 2.1 authorization server", async () => {
       [{ ...base, code_challenge_method: undefined }, "invalid_request"],
       [{ ...base, code_challenge: "short" }, "invalid_request"],
       [{ ...base, resource: "https://elsewhere.example/mcp" }, "invalid_target"],
-      [{ ...base, resource: undefined }, "invalid_target"],
+      [{ ...base, resource: `${BASE}/admin` }, "invalid_target"],
       [{ ...base, response_type: "token" }, "unsupported_response_type"],
-      [{ ...base, scope: "admin:everything" }, "invalid_scope"],
     ];
     for (const [params, error] of cases) {
       const res = await fetcher(new Request(authorizeUrl(BASE, params)));
@@ -334,10 +333,11 @@ describe("OAuth 2.1 authorization server", async () => {
     const call = await mcpRpc(fetcher, BASE, res.json.access_token, "tools/call", { name: "get_project", arguments: {} });
     expect(call.status).toBe(200);
     expect(call.json.result.structuredContent.project.id).toBe(project.id);
-    // content:write was not granted: the write tool names the missing scope.
+    // content:write was not granted (the editor could grant it): the MCP scope challenge names it.
     const write = await mcpRpc(fetcher, BASE, res.json.access_token, "tools/call", { name: "create_node", arguments: { slug: "x", title: "x", type: "page" } });
-    expect(write.json.result.isError).toBe(true);
-    expect(JSON.stringify(write.json.result.content)).toContain("content:write");
+    expect(write.status).toBe(403);
+    expect(write.json.error).toMatchObject({ code: "insufficient_scope", details: { required: ["content:write"] } });
+    expect(write.headers.get("www-authenticate")).toContain('scope="content:read content:write ai:read"');
   });
 
   test("PKCE: a wrong or missing verifier fails, and the code is spent", async () => {

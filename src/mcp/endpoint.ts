@@ -1,12 +1,15 @@
 // POST /mcp: stateless Streamable HTTP. Each request gets its own McpServer and transport, bound
 // to the project and scopes its bearer resolves to, so any instance can answer any request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { authenticateMcpBearer, bearerOf } from "../auth";
+import { eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { users } from "../../db/schema";
+import { authenticateMcpBearer, bearerOf, type McpCaller } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
 import { type ErrorCode, errorBody } from "../errors";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { MCP_SCOPES } from "../lib/scopes";
+import { MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
 import { findProject } from "../projects/service";
 import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
 import { buildMcpServer } from "./server";
@@ -17,6 +20,7 @@ export const MCP_PATH = "/mcp";
 export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === MCP_PATH + "/";
 
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
+const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 
@@ -28,7 +32,9 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
 
   const authorization = request.headers.get("authorization");
   const now = deps.now();
-  const caller = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
+  const authenticated = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
+  const current = authenticated ? await withCurrentRole(db, authenticated) : null;
+  const caller = current?.caller ?? null;
   const project = caller ? await findProject(db, caller.projectId) : null;
   if (!caller || !project) {
     return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", {
@@ -39,6 +45,8 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
 
   const read = await readMessages(request, TOOL_NAMES);
   if (read instanceof Response) return withHeaders(read, cors);
+  const challenge = scopeChallenge(config, read.body, caller, current?.roleScopes ?? null);
+  if (challenge) return withHeaders(challenge, cors);
   const answered = onlyRejected(read);
   if (answered) return withHeaders(answered, { ...cors, "cache-control": "no-store" });
 
@@ -52,6 +60,51 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
     // JSON response mode: every answer is in `res` already, nothing streams after this point.
     await server.close().catch(() => {});
   }
+}
+
+/**
+ * An OAuth access token speaks for a user: it never carries more than the user's role holds now,
+ * so a narrowed role takes effect on the next request, not at the next refresh. Null when the
+ * user is gone or holds none of the token's scopes any more (the token is as good as revoked).
+ */
+async function withCurrentRole(db: Db, caller: McpCaller): Promise<{ caller: McpCaller; roleScopes: readonly string[] | null } | null> {
+  if (caller.kind !== "oauth" || caller.userId === null) return { caller, roleScopes: null };
+  const [user] = await db.select({ role: users.role }).from(users).where(eq(users.id, caller.userId)).limit(1);
+  const roleScopes: readonly string[] = user ? (ROLE_SCOPES[user.role] ?? []) : [];
+  const scopes = caller.scopes.filter((s) => roleScopes.includes(s));
+  return scopes.length === 0 ? null : { caller: { ...caller, scopes }, roleScopes };
+}
+
+/** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources. */
+function requiredScopes(body: unknown): string[] {
+  const needed = new Set<string>();
+  for (const m of Array.isArray(body) ? body : body === undefined ? [] : [body]) {
+    if (m === null || typeof m !== "object" || !("id" in m)) continue;
+    const { method, params } = m as { method?: unknown; params?: { name?: unknown } };
+    if (method === "tools/call") for (const s of TOOL_SCOPES.get(String(params?.name)) ?? []) needed.add(s);
+    if (method === "resources/list" || method === "resources/read") needed.add("content:read");
+  }
+  return MCP_SCOPES.filter((s) => needed.has(s));
+}
+
+/**
+ * The MCP authorization spec's scope challenge (2025-06-18 and 2025-11-25, RFC 6750 §3.1): an OAuth
+ * token lacking a scope the call needs gets 403 `insufficient_scope` naming the scopes to ask for,
+ * so the client can send its user back to consent for more. Only when the user could consent to
+ * them: otherwise (and for MCP tokens, which cannot be stepped up) the tool answers a tool error
+ * naming the missing scope, which the agent can read.
+ */
+function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleScopes: readonly string[] | null): Response | null {
+  if (caller.kind !== "oauth" || roleScopes === null) return null;
+  const missing = requiredScopes(body).filter((s) => !caller.scopes.includes(s));
+  if (missing.length === 0 || !missing.every((s) => roleScopes.includes(s))) return null;
+  // 2025-11-25 recommends asking for what the token holds plus what is missing, so the new token loses nothing.
+  const scope = MCP_SCOPES.filter((s) => caller.scopes.includes(s) || missing.includes(s)).join(" ");
+  const message = `this call needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}, which the access token lacks; authorize again with scope "${scope}"`;
+  return httpError(403, "insufficient_scope", message, {
+    "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
+    "cache-control": "no-store",
+  }, { required: missing });
 }
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */
@@ -121,8 +174,8 @@ function corsHeaders(config: Config, request: Request): Record<string, string> {
   return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" };
 }
 
-function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(errorBody(code, message)), {
+function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, details?: unknown): Response {
+  return new Response(JSON.stringify(errorBody(code, message, details)), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });

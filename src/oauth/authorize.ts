@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { oauthCodes, oauthGrants, projects } from "../../db/schema";
 import type { UserRole } from "../../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { ROLE_SCOPES } from "../lib/scopes";
+import { MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
@@ -42,7 +42,12 @@ export type ParsedRequest =
  * Validates an authorization request. `values` maps a name to every value given for it, so a
  * repeated parameter is refused (RFC 6749 §3.1).
  */
-export async function parseAuthorizationRequest(lookup: ClientLookup, values: (name: string) => string[], issuer: string, resource: string): Promise<ParsedRequest> {
+export async function parseAuthorizationRequest(
+  lookup: ClientLookup,
+  values: (name: string) => string[],
+  issuer: string,
+  resolveResource: (raw: string | undefined) => string | null,
+): Promise<ParsedRequest> {
   const clientIds = values("client_id");
   if (clientIds.length !== 1 || !clientIds[0]) return { kind: "page_error", message: "The request names no client (client_id), or names more than one." };
   const client = await lookup(clientIds[0]);
@@ -71,13 +76,13 @@ export async function parseAuthorizationRequest(lookup: ClientLookup, values: (n
   if (!params.code_challenge) return failHere("invalid_request", "code_challenge is required (PKCE)");
   if (params.code_challenge_method !== "S256") return failHere("invalid_request", "code_challenge_method must be S256");
   if (!CHALLENGE_RE.test(params.code_challenge)) return failHere("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
-  // RFC 8707: the token is for one resource, this service's MCP endpoint.
-  if (!params.resource) return failHere("invalid_target", `resource is required: ${resource}`);
-  if (params.resource !== resource) return failHere("invalid_target", `unknown resource; this server issues tokens for ${resource}`);
+  // RFC 8707: the token is for one resource, this service's MCP endpoint (the default when absent).
+  const resource = resolveResource(params.resource);
+  if (!resource) return failHere("invalid_target", `unknown resource; this server issues tokens for ${resolveResource(undefined)}`);
 
-  const asked = params.scope ?? client.scope ?? "";
-  const scopes = asked.trim() === "" ? knownScopes("content:read content:write ai:read") : knownScopes(asked);
-  if (scopes.length === 0) return failHere("invalid_scope", "none of the requested scopes exists; supported: content:read content:write ai:read");
+  // RFC 6749 §3.3: scopes this server does not know (openid, offline_access…) are ignored; a request
+  // naming none of ours is treated like one naming no scope, and the consent page shows what is granted.
+  const scopes = knownScopes(params.scope).length > 0 ? knownScopes(params.scope) : knownScopes(client.scope).length > 0 ? knownScopes(client.scope) : [...MCP_SCOPES];
 
   return { kind: "ok", request: { client, redirectUri, state, codeChallenge: params.code_challenge, resource, scopes, params } };
 }

@@ -7,7 +7,7 @@ import { getUser, type User, verifyUser } from "../users/service";
 import { approve, type AuthorizationRequest, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest, projectChoices } from "./authorize";
 import { consentPage, errorPage, type FlowView, projectPage, signInPage } from "./pages";
 import { isMetadataClientId, metadataClient } from "./cimd";
-import { mcpResource } from "./metadata";
+import { resolveResource } from "./metadata";
 import { findClient } from "./service";
 import { hitRateLimit } from "./rate-limit";
 import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, readSignIn, setCookie, SIGN_IN_TTL_MS, signInValue, validNonce } from "./session";
@@ -63,7 +63,7 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
     const r = await metadataClient(deps, id, address);
     return r.ok ? r.client : r.reason;
   };
-  const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, mcpResource(deps.config));
+  const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) => resolveResource(deps.config, raw));
   if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message), location: null, cookies: [], redirectUri: null };
   if (parsed.kind === "redirect") return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
   const names = cookieNames(deps.config.publicUrl);
@@ -139,7 +139,10 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
   const user = email && password ? await verifyUser(deps.db, email, password) : null;
   if (!user) return page(f, 401, signInPage({ ...view(f, "The email or password is not correct."), email }));
   const names = cookieNames(deps.config.publicUrl);
-  f.cookies = [...f.cookies, setCookie(names, names.signIn, signInValue(f.key, user.id, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
+  // A fresh nonce at sign-in (session fixation): a nonce planted in this browser before, whose form
+  // token its planter could read off a page, is worth nothing once somebody signs in with it.
+  f.nonce = newNonce();
+  f.cookies = [csrfCookie(names, f.nonce), setCookie(names, names.signIn, signInValue(f.key, user.id, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
   return chooseProject(f, user, null);
 }
 

@@ -4,6 +4,33 @@ import { MCP_SCOPES } from "../lib/scopes";
 /** The one protected resource this server issues tokens for (RFC 8707 audience). */
 export const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
 
+/**
+ * The resource an RFC 8707 `resource` parameter names, or null when it names another server.
+ * This server protects exactly one resource, so what clients really send is accepted as it:
+ * the canonical URI, the same with a trailing slash (URL libraries add one), the bare origin
+ * (clients deriving the resource from the server's origin), in any spelling a URL parser
+ * normalises (scheme and host case, default port). A query or fragment, another origin or another
+ * path is another resource. Absent, it is the default resource (RFC 8707 §2: the authorization
+ * server may assume one; some MCP clients, e.g. older Claude Code and Codex, omit it).
+ */
+export function resolveResource(config: Config, raw: string | null | undefined): string | null {
+  const canonical = mcpResource(config);
+  if (raw === null || raw === undefined || raw === "" || raw === canonical) return canonical;
+  let asked: URL;
+  let ours: URL;
+  try {
+    asked = new URL(raw);
+    ours = new URL(canonical);
+  } catch {
+    return null;
+  }
+  if (asked.origin !== ours.origin || asked.search !== "" || asked.hash !== "" || raw.includes("#") || raw.includes("?")) return null;
+  if (asked.username !== "" || asked.password !== "") return null;
+  const base = new URL(config.publicUrl).pathname.replace(/\/+$/, "");
+  const path = asked.pathname.replace(/\/$/, "");
+  return path === `${base}/mcp` || path === base ? canonical : null;
+}
+
 /** RFC 9728 protected resource metadata for /mcp. */
 export function protectedResourceMetadata(config: Config): Record<string, unknown> {
   return {

@@ -159,12 +159,15 @@ export function oauthRoutes(deps: AppDeps) {
     )
     .post(
       "/oauth/token",
-      ({ body, request }) =>
+      ({ body, request, server }) =>
         guarded(async () => {
           if (!isForm(request)) throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
           const form = (body ?? {}) as Record<string, unknown>;
           const client = await authenticateClient(db, form, request.headers.get("authorization"));
-          await limited(`oauth_token:${client.id}`, config.oauthTokenRateLimit, 60);
+          // Per client and address: a public client_id is no secret, so a limit per client alone would let
+          // anyone lock its users out, and a metadata-document client_id is shared by all of a vendor's users.
+          const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
+          await limited(`oauth_token:${client.id}:${address}`, config.oauthTokenRateLimit, 60);
           const grantType = param(form, "grant_type");
           const now = deps.now();
           if (grantType === "authorization_code") return oauthJson(await exchangeCode(db, client, form, config, now));

@@ -142,7 +142,8 @@ export async function authenticateClient(db: Db, form: Form, authorization: stri
     const decoded = decodeBasic(basic);
     if (!decoded) throw new OAuthError("invalid_client", "malformed Basic credentials", 401, challenge);
     if (bodyId !== null && bodyId !== decoded.id) throw new OAuthError("invalid_request", "client_id differs from the Basic credentials");
-    [id, secret] = [decoded.id, decoded.secret];
+    // A public client may send Basic with an empty password (RFC 6749 §2.3.1 encodes "id:"): no secret.
+    [id, secret] = [decoded.id, decoded.secret === "" ? null : decoded.secret];
   }
   if (id === null) throw new OAuthError("invalid_client", "client authentication is required (client_id)", 401, basic ? challenge : {});
   const client = await findClient(db, id);

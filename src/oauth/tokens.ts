@@ -8,6 +8,7 @@ import { uuidv7 } from "../lib/ids";
 import { ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
+import { resolveResource } from "./metadata";
 import { knownScopes, type OAuthClient, param, revokeGrantFamily } from "./service";
 
 export interface TokenResponse {
@@ -47,9 +48,10 @@ async function issue(db: Db, client: OAuthClient, family: Family, config: Config
   };
 }
 
-function checkResource(form: Form, bound: string): void {
+/** RFC 8707 at the token endpoint: a `resource` given must name the resource the grant is bound to. */
+function checkResource(form: Form, bound: string, config: Config): void {
   const resource = param(form, "resource");
-  if (resource !== null && resource !== bound) throw new OAuthError("invalid_target", `this grant is for ${bound}`);
+  if (resource !== null && resolveResource(config, resource) !== bound) throw new OAuthError("invalid_target", `this grant is for ${bound}`);
 }
 
 async function liveGrant(db: Db, grantId: string): Promise<void> {
@@ -81,7 +83,7 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   }
   if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
   if (!VERIFIER_RE.test(verifier) || !safeEqual(s256(verifier), row.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
-  checkResource(form, row.resource);
+  checkResource(form, row.resource, config);
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
   if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
   return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes }, config, now);
@@ -104,7 +106,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   }
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
   await liveGrant(db, row.grantId);
-  checkResource(form, row.resource);
+  checkResource(form, row.resource, config);
   // The user's role may have narrowed since the consent: a refreshed token never outgrows it.
   const [owner] = await db.select({ role: users.role }).from(users).where(eq(users.id, row.userId)).limit(1);
   const held = new Set<string>(owner ? ROLE_SCOPES[owner.role] ?? [] : []);

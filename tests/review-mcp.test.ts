@@ -1,0 +1,213 @@
+// Review fixes of /mcp: the MCP scope challenge (403 insufficient_scope) for OAuth tokens, and an
+// OAuth token never outliving the scopes its user's role holds.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { extractWWWAuthenticateParams, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import { eq } from "drizzle-orm";
+import type { UserRole } from "../db/schema";
+import { nodes, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
+import { uuidv7 } from "../src/lib/ids";
+import { generateToken, hashToken } from "../src/lib/tokens";
+import { BASE, harness, seedProject, type TestHarness } from "./helpers";
+import { authorizeInBrowser, type Fetcher, mcpRpc, seedUser } from "./oauth.helpers";
+
+const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
+
+/** An OAuth access token for `scopes`, issued to a fresh user of `role` (rows as the token endpoint writes them). */
+async function mintOAuth(h: TestHarness, projectId: string, role: UserRole, scopes: string[]): Promise<{ token: string; userId: string }> {
+  const db = h.deps.db;
+  const user = await seedUser(h, role);
+  const clientId = `review-${uuidv7()}`;
+  await db.insert(oauthClients).values({ id: clientId, redirectUris: ["http://127.0.0.1/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
+  const grantId = uuidv7();
+  await db.insert(oauthGrants).values({ id: grantId, clientId, userId: user.id, projectId, scopes, resource: `${BASE}/mcp` });
+  const token = generateToken("cms_at_");
+  await db.insert(oauthTokens).values({
+    id: uuidv7(), tokenHash: hashToken(token), kind: "access", grantId, clientId, userId: user.id, projectId,
+    scopes, resource: `${BASE}/mcp`, expiresAt: new Date(Date.now() + 3_600_000),
+  });
+  return { token, userId: user.id };
+}
+
+const rpc = (body: unknown) => JSON.stringify(body);
+
+describe("MCP review fixes: scope challenge and role changes", async () => {
+  const h = await harness();
+  const fetcher: Fetcher = (r) => h.app.handle(r);
+  const project = await seedProject(h);
+  const createNode = (slug: string) => ({ name: "create_node", arguments: { slug, title: slug } });
+  const nodeCount = async (path: string) => (await h.deps.db.select().from(nodes).where(eq(nodes.path, path))).length;
+
+  test("an OAuth token lacking a tool's scope its user could grant: 403 insufficient_scope with the challenge the SDK reads", async () => {
+    const { token } = await mintOAuth(h, project.id, "editor", ["content:read"]);
+    const res = await fetcher(
+      new Request(`${BASE}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}`, origin: BASE },
+        body: rpc({ jsonrpc: "2.0", id: 7, method: "tools/call", params: createNode("challenged") }),
+      }),
+    );
+    expect(res.status).toBe(403);
+    const header = res.headers.get("www-authenticate")!;
+    expect(header).toStartWith('Bearer error="insufficient_scope", scope="content:read content:write", ');
+    // The SDK's own parser finds what it needs to step up.
+    const parsed = extractWWWAuthenticateParams(res);
+    expect(parsed.error).toBe("insufficient_scope");
+    expect(parsed.scope).toBe("content:read content:write");
+    expect(parsed.resourceMetadataUrl?.href).toBe(RESOURCE_METADATA);
+    expect(res.headers.get("access-control-allow-origin")).toBe(BASE);
+    expect(res.headers.get("access-control-expose-headers")).toContain("www-authenticate");
+    expect(await res.json()).toEqual({
+      error: {
+        code: "insufficient_scope",
+        message: 'this call needs the content:write scope, which the access token lacks; authorize again with scope "content:read content:write"',
+        details: { required: ["content:write"] },
+      },
+    });
+    expect(await nodeCount("challenged")).toBe(0);
+
+    // Resources need content:read; translate_node needs content:write and ai:read.
+    const translator = await mintOAuth(h, project.id, "editor", ["ai:read"]);
+    const list = await mcpRpc(fetcher, BASE, translator.token, "resources/list", {});
+    expect(list.status).toBe(403);
+    expect(list.headers.get("www-authenticate")).toContain('scope="content:read ai:read"');
+    const both = await mcpRpc(fetcher, BASE, translator.token, "tools/call", { name: "translate_node", arguments: { node_id: uuidv7(), locale: "fr" } });
+    expect(both.status).toBe(403);
+    expect(both.json.error.details).toEqual({ required: ["content:write"] });
+    // What the token does hold still works.
+    expect((await mcpRpc(fetcher, BASE, token, "tools/call", { name: "get_project", arguments: {} })).status).toBe(200);
+    expect((await mcpRpc(fetcher, BASE, token, "tools/list", {})).status).toBe(200);
+  });
+
+  test("no challenge when re-authorizing cannot help: a scope the user's role lacks, or an MCP token, is a tool error", async () => {
+    const viewer = await mintOAuth(h, project.id, "viewer", ["content:read"]);
+    const res = await mcpRpc(fetcher, BASE, viewer.token, "tools/call", createNode("viewer-write"));
+    expect(res.status).toBe(200);
+    expect(res.headers.get("www-authenticate")).toBeNull();
+    expect(res.json.result.isError).toBe(true);
+    expect(res.json.result.content[0].text).toStartWith("insufficient_scope: create_node needs the content:write scope");
+    expect(await nodeCount("viewer-write")).toBe(0);
+
+    const mcp = await h.request("POST", `/admin/p/${project.slug}/ai/mcp/tokens`, { body: { name: "reader", scopes: ["content:read"] } });
+    const byToken = await mcpRpc(fetcher, BASE, mcp.json.data.token, "tools/call", createNode("token-write"));
+    expect(byToken.status).toBe(200);
+    expect(byToken.json.result.isError).toBe(true);
+    expect(await nodeCount("token-write")).toBe(0);
+  });
+
+  test("a narrowed role takes effect on the next request, not at the next refresh", async () => {
+    const { token, userId } = await mintOAuth(h, project.id, "editor", ["content:read", "content:write"]);
+    const made = await mcpRpc(fetcher, BASE, token, "tools/call", createNode("before-demotion"));
+    expect(made.json.result.isError).toBeFalsy();
+    expect(await nodeCount("before-demotion")).toBe(1);
+
+    await h.deps.db.update(users).set({ role: "viewer" }).where(eq(users.id, userId));
+    const refused = await mcpRpc(fetcher, BASE, token, "tools/call", createNode("after-demotion"));
+    expect(refused.status).toBe(200);
+    expect(refused.json.result.isError).toBe(true);
+    expect(refused.json.result.content[0].text).toContain("content:write");
+    expect(await nodeCount("after-demotion")).toBe(0);
+    const read = await mcpRpc(fetcher, BASE, token, "tools/call", { name: "get_project", arguments: {} });
+    expect(read.json.result.isError).toBeFalsy();
+    const init = await mcpRpc(fetcher, BASE, token, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } });
+    expect(init.json.result.instructions).toContain("This credential holds the scopes: content:read.");
+
+    // A token none of whose scopes the role still holds is as good as revoked.
+    const writer = await mintOAuth(h, project.id, "editor", ["content:write"]);
+    expect((await mcpRpc(fetcher, BASE, writer.token, "tools/list", {})).status).toBe(200);
+    await h.deps.db.update(users).set({ role: "viewer" }).where(eq(users.id, writer.userId));
+    const gone = await mcpRpc(fetcher, BASE, writer.token, "tools/list", {});
+    expect(gone.status).toBe(401);
+    expect(gone.headers.get("www-authenticate")).toContain('error="invalid_token"');
+
+    // Restoring the role restores what the consent granted (never more).
+    await h.deps.db.update(users).set({ role: "editor" }).where(eq(users.id, userId));
+    const again = await mcpRpc(fetcher, BASE, token, "tools/call", createNode("after-restore"));
+    expect(again.json.result.isError).toBeFalsy();
+  });
+
+  test("a deleted user's tokens stop at once", async () => {
+    const { token, userId } = await mintOAuth(h, project.id, "owner", ["content:read"]);
+    expect((await mcpRpc(fetcher, BASE, token, "tools/list", {})).status).toBe(200);
+    await h.deps.db.delete(users).where(eq(users.id, userId));
+    expect((await mcpRpc(fetcher, BASE, token, "tools/list", {})).status).toBe(401);
+  });
+});
+
+describe("MCP scope challenge with the SDK's own client: step-up re-authorization", async () => {
+  let h: TestHarness | null = null;
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => h!.app.handle(r) });
+  const base = `http://127.0.0.1:${server.port}`;
+  const mcpUrl = new URL(`${base}/mcp`);
+  h = await harness({ OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000", PUBLIC_URL: base });
+  const project = await seedProject(h);
+  const user = await seedUser(h, "editor");
+  afterAll(() => server.stop(true));
+  const browser: Fetcher = (r) => fetch(r, { redirect: "manual" });
+
+  /** Ticks only `tick` on the consent page: the user grants less than asked, then more when asked again. */
+  class StepUpProvider implements OAuthClientProvider {
+    readonly redirectUrl = "http://127.0.0.1:47002/callback";
+    private info: OAuthClientInformationMixed | undefined;
+    private saved: OAuthTokens | undefined;
+    private verifier = "";
+    tick: string[] = ["content:read"];
+    code: string | null = null;
+    asked: string[] = [];
+    get clientMetadata(): OAuthClientMetadata {
+      // No refresh_token grant: the SDK would refresh first on a 403, which cannot add scopes.
+      return { client_name: "step-up", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    }
+    clientInformation() {
+      return this.info;
+    }
+    saveClientInformation(info: OAuthClientInformationMixed): void {
+      this.info = info;
+    }
+    tokens() {
+      return this.saved;
+    }
+    saveTokens(tokens: OAuthTokens): void {
+      this.saved = tokens;
+    }
+    saveCodeVerifier(v: string): void {
+      this.verifier = v;
+    }
+    codeVerifier(): string {
+      return this.verifier;
+    }
+    async redirectToAuthorization(url: URL): Promise<void> {
+      this.asked.push(url.searchParams.get("scope") ?? "");
+      const r = await authorizeInBrowser(browser, url.href, { email: user.email, password: user.password, projectId: project.id, scopes: this.tick });
+      this.code = new URL(r.location).searchParams.get("code");
+    }
+  }
+
+  test("403 → the SDK asks the user for the token's scopes plus the missing one → the retried call succeeds", async () => {
+    const provider = new StepUpProvider();
+    const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+    const c1 = new Client({ name: "step-up", version: "1.0.0" });
+    expect(await c1.connect(first).catch((e) => e)).toBeInstanceOf(UnauthorizedError);
+    await first.finishAuth(provider.code!);
+    expect(provider.tokens()?.scope).toBe("content:read");
+
+    const transport = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+    const client = new Client({ name: "step-up", version: "1.0.0" });
+    await client.connect(transport);
+    expect((await client.callTool({ name: "get_project", arguments: {} })).isError).toBeFalsy();
+
+    provider.tick = ["content:read", "content:write"];
+    const stepped = await client.callTool({ name: "create_node", arguments: { slug: "stepped-up", title: "Stepped up" } }).catch((e) => e);
+    expect(stepped).toBeInstanceOf(UnauthorizedError);
+    expect(provider.asked.at(-1)).toBe("content:read content:write");
+    await transport.finishAuth(provider.code!);
+    expect(provider.tokens()?.scope).toBe("content:read content:write");
+
+    const retried = await client.callTool({ name: "create_node", arguments: { slug: "stepped-up", title: "Stepped up" } });
+    expect(retried.isError).toBeFalsy();
+    expect((await h!.deps.db.select().from(nodes).where(eq(nodes.projectId, project.id))).map((n) => n.path)).toContain("stepped-up");
+    await client.close();
+  });
+});

@@ -1,0 +1,195 @@
+// Review fixes of the OAuth server: what real MCP clients send (resource forms, foreign scopes,
+// Basic with an empty password), session fixation on the consent page, the token rate limit key.
+import { describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { oauthCodes, oauthGrants, oauthTokens } from "../db/schema";
+import { hashToken } from "../src/lib/tokens";
+import { BASE, harness, seedProject } from "./helpers";
+import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
+
+const RESOURCE = `${BASE}/mcp`;
+const REDIRECT = "http://127.0.0.1:43124/callback";
+const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
+
+describe("OAuth review fixes", async () => {
+  const h = await harness(HIGH_LIMITS);
+  const fetcher: Fetcher = (r) => h.app.handle(r);
+  const project = await seedProject(h);
+  const editor = await seedUser(h, "editor");
+
+  async function publicClient(): Promise<string> {
+    const res = await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Review Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });
+    if (res.status !== 201) throw new Error(res.text);
+    return res.json.client_id;
+  }
+
+  const params = (clientId: string, challenge: string, extra: Record<string, string | undefined>) => ({
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "st",
+    ...extra,
+  });
+
+  /** Consent as a browser would, returning the code and the offered scopes. */
+  async function codeFor(clientId: string, extra: Record<string, string | undefined>) {
+    const { verifier, challenge } = pkce();
+    const r = await authorizeInBrowser(fetcher, authorizeUrl(BASE, params(clientId, challenge, extra)), { email: editor.email, password: editor.password, projectId: project.id });
+    const code = new URL(r.location).searchParams.get("code");
+    if (!code) throw new Error(`no code: ${r.location}`);
+    const offered = [...r.pages.at(-1)!.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => m[1]);
+    return { code, verifier, offered };
+  }
+
+  const token = (form: Record<string, string>, headers: Record<string, string> = {}) => postForm(fetcher, BASE, "/oauth/token", form, headers);
+
+  test("resource: the trailing-slash, origin and differently spelled forms of our MCP URL are accepted and bound canonically; others are invalid_target", async () => {
+    const clientId = await publicClient();
+    for (const resource of [`${BASE}/mcp/`, "HTTP://LOCALHOST/mcp", `${BASE}:80/mcp`, BASE, `${BASE}/`]) {
+      const { challenge } = pkce();
+      const res = await fetcher(new Request(authorizeUrl(BASE, params(clientId, challenge, { resource }))));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("location")).toBeNull();
+    }
+    for (const resource of ["https://elsewhere.example/mcp", `${BASE}/mcp?tenant=2`, `${BASE}/mcp#x`, `${BASE}/admin`, "http://localhost:8080/mcp", "https://localhost/mcp", "not a url", `${BASE}/mcp/x`]) {
+      const { challenge } = pkce();
+      const res = await fetcher(new Request(authorizeUrl(BASE, params(clientId, challenge, { resource }))));
+      expect(res.status).toBe(302);
+      const loc = new URL(res.headers.get("location")!);
+      expect(loc.searchParams.get("error")).toBe("invalid_target");
+      expect(loc.searchParams.get("state")).toBe("st");
+    }
+
+    // A whole flow with the trailing-slash form: the grant, the code and the tokens carry the canonical URI.
+    const a = await codeFor(clientId, { resource: `${RESOURCE}/` });
+    const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
+    expect(code.resource).toBe(RESOURCE);
+    const foreign = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, resource: "https://elsewhere.example/mcp" });
+    expect(foreign.status).toBe(400);
+    expect(foreign.json.error).toBe("invalid_target");
+
+    const b = await codeFor(clientId, { resource: `${RESOURCE}/` });
+    const ok = await token({ grant_type: "authorization_code", client_id: clientId, code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT, resource: `${RESOURCE}/` });
+    expect(ok.status).toBe(200);
+    const [access] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(ok.json.access_token)));
+    expect(access.resource).toBe(RESOURCE);
+    expect((await mcpRpc(fetcher, BASE, ok.json.access_token, "tools/call", { name: "get_project", arguments: {} })).status).toBe(200);
+    const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: ok.json.refresh_token, resource: BASE });
+    expect(refreshed.status).toBe(200);
+    const wrong = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: refreshed.json.refresh_token, resource: `${BASE}/other` });
+    expect(wrong.json.error).toBe("invalid_target");
+  });
+
+  test("resource omitted (Codex, older Claude Code): the one resource this server protects is the default", async () => {
+    const clientId = await publicClient();
+    const a = await codeFor(clientId, { resource: undefined });
+    const res = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT });
+    expect(res.status).toBe(200);
+    const [access] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(res.json.access_token)));
+    expect(access.resource).toBe(RESOURCE);
+    const call = await mcpRpc(fetcher, BASE, res.json.access_token, "tools/call", { name: "get_project", arguments: {} });
+    expect(call.status).toBe(200);
+    expect(call.json.result.structuredContent.project.id).toBe(project.id);
+  });
+
+  test("scope naming none of ours (offline_access, openid) is ignored: every MCP scope the user holds is offered", async () => {
+    const clientId = await publicClient();
+    const all = await codeFor(clientId, { resource: RESOURCE, scope: "openid offline_access" });
+    expect(all.offered).toEqual(["content:read", "content:write", "ai:read"]);
+    const res = await token({ grant_type: "authorization_code", client_id: clientId, code: all.code, code_verifier: all.verifier, redirect_uri: REDIRECT });
+    expect(res.json.scope).toBe("content:read content:write ai:read");
+    const some = await codeFor(clientId, { resource: RESOURCE, scope: "offline_access content:read" });
+    expect(some.offered).toEqual(["content:read"]);
+  });
+
+  test("a public client sending Basic with an empty password (id:) is a public client", async () => {
+    const clientId = await publicClient();
+    const a = await codeFor(clientId, { resource: RESOURCE });
+    const basic = `Basic ${btoa(`${encodeURIComponent(clientId)}:`)}`;
+    const res = await token({ grant_type: "authorization_code", code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, resource: RESOURCE }, { authorization: basic });
+    expect(res.status).toBe(200);
+    expect(res.json.access_token).toMatch(/^cms_at_/);
+    // A non-empty password is still refused for a client that has none.
+    const b = await codeFor(clientId, { resource: RESOURCE });
+    const withSecret = await token({ grant_type: "authorization_code", code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT }, { authorization: `Basic ${btoa(`${clientId}:guess`)}` });
+    expect(withSecret.status).toBe(401);
+    expect(withSecret.json.error).toBe("invalid_client");
+  });
+
+  test("session fixation: signing in replaces the CSRF nonce, so a form token learnt for a planted nonce is worthless", async () => {
+    const clientId = await publicClient();
+    const { challenge } = pkce();
+    const url = authorizeUrl(BASE, params(clientId, challenge, { resource: RESOURCE }));
+    // The attacker fetches the page with a nonce of their choosing and reads the form token for it…
+    const planted = "PlantedNonce0123456789";
+    const attackerPage = await fetcher(new Request(url, { headers: { cookie: `cms_oauth_csrf=${planted}` } }));
+    expect(attackerPage.headers.getSetCookie()).toEqual([]); // the server adopts a valid nonce it is shown
+    const attackerFields = hiddenFields(await attackerPage.text());
+
+    // …then plants the nonce in the victim's browser, and the victim signs in.
+    const jar = new CookieJar();
+    jar.cookies.set("cms_oauth_csrf", planted);
+    const page = await fetcher(new Request(url, { headers: { cookie: jar.header() } }));
+    const fields = hiddenFields(await page.text());
+    expect(fields.csrf_token).toBe(attackerFields.csrf_token);
+    const signedIn = await fetcher(
+      new Request(`${BASE}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+        body: new URLSearchParams({ ...fields, email: editor.email, password: editor.password }).toString(),
+      }),
+    );
+    expect(signedIn.status).toBe(200);
+    jar.store(signedIn);
+    expect(jar.cookies.get("cms_oauth_csrf")).not.toBe(planted);
+    const consentFields = hiddenFields(await signedIn.text());
+    expect(consentFields.csrf_token).not.toBe(attackerFields.csrf_token);
+
+    // The attacker's forged approval, riding on the victim's cookies, is refused and issues nothing.
+    const codesBefore = (await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.clientId, clientId))).length;
+    const forged = await fetcher(
+      new Request(`${BASE}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+        body: new URLSearchParams({ ...attackerFields, step: "consent", project: project.id, action: "approve", grant_scope: "content:read" }).toString(),
+      }),
+    );
+    expect(forged.status).toBe(403);
+    expect(forged.headers.get("location")).toBeNull();
+    expect((await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.clientId, clientId))).length).toBe(codesBefore);
+
+    // The victim's own page goes on working with the new token.
+    const post = (form: Record<string, string>) =>
+      fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }));
+    let current = consentFields;
+    if (current.step === "project") {
+      const chosen = await post({ ...current, project: project.id });
+      expect(chosen.status).toBe(200);
+      current = hiddenFields(await chosen.text());
+    }
+    expect(current.step).toBe("consent");
+    const own = await post({ ...current, project: project.id, action: "approve", grant_scope: "content:read" });
+    expect(own.status).toBe(303);
+    expect(new URL(own.headers.get("location")!).searchParams.get("code")).toMatch(/^cms_code_/);
+  });
+
+  test("the token rate limit counts per client and address: another address is not locked out by someone hammering a public client_id", async () => {
+    const limited = await harness({ ...HIGH_LIMITS, OAUTH_TOKEN_RATE_LIMIT: "2", TRUST_PROXY: "true" });
+    const reg = await limited.request("POST", "/oauth/register", { key: null, body: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });
+    const clientId = reg.json.client_id;
+    const send = (addr: string) =>
+      postForm((r) => limited.app.handle(r), BASE, "/oauth/token", { grant_type: "refresh_token", client_id: clientId, refresh_token: "cms_rt_unknown" }, { "x-forwarded-for": addr });
+    const attacker = `198.51.100.${Math.floor(Math.random() * 250)}`;
+    expect((await send(attacker)).json.error).toBe("invalid_grant");
+    expect((await send(attacker)).json.error).toBe("invalid_grant");
+    const third = await send(attacker);
+    expect(third.status).toBe(429);
+    expect(third.json.error).toBe("rate_limited");
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+    const victim = await send(`203.0.113.${Math.floor(Math.random() * 250)}`);
+    expect(victim.status).toBe(400);
+    expect(victim.json.error).toBe("invalid_grant");
+  });
+});
