@@ -175,6 +175,39 @@ describe("OAuth review fixes", async () => {
     expect(new URL(own.headers.get("location")!).searchParams.get("code")).toMatch(/^cms_code_/);
   });
 
+  test("races: five simultaneous redemptions of one code give one answer, and the reuse withdraws it", async () => {
+    const clientId = await publicClient();
+    const a = await codeFor(clientId, { resource: RESOURCE });
+    const form = { grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, resource: RESOURCE };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => token(form)));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 200)) expect(r.json.error).toBe("invalid_grant");
+    // The replay revoked the authorization: what the winner got is dead, on /mcp and at the token endpoint.
+    expect((await mcpRpc(fetcher, BASE, ok[0].json.access_token, "tools/list", {})).status).toBe(401);
+    expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: ok[0].json.refresh_token })).json.error).toBe("invalid_grant");
+    const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code.grantId));
+    expect(grant.revokedAt).not.toBeNull();
+  });
+
+  test("races: five simultaneous presentations of one refresh token rotate it once and revoke the family", async () => {
+    const clientId = await publicClient();
+    const a = await codeFor(clientId, { resource: RESOURCE });
+    const first = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT });
+    expect(first.status).toBe(200);
+    const form = { grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => token(form)));
+    const ok = answers.filter((r) => r.status === 200);
+    expect(ok).toHaveLength(1);
+    for (const r of answers.filter((x) => x.status !== 200)) expect(r.json.error).toBe("invalid_grant");
+    const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(first.json.refresh_token)));
+    const family = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.grantId, row.grantId));
+    expect(family.filter((t) => t.kind === "refresh")).toHaveLength(2); // the original and exactly one successor
+    for (const t of [first.json.access_token, ok[0].json.access_token]) expect((await mcpRpc(fetcher, BASE, t, "tools/list", {})).status).toBe(401);
+    expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: ok[0].json.refresh_token })).json.error).toBe("invalid_grant");
+  });
+
   test("the token rate limit counts per client and address: another address is not locked out by someone hammering a public client_id", async () => {
     const limited = await harness({ ...HIGH_LIMITS, OAUTH_TOKEN_RATE_LIMIT: "2", TRUST_PROXY: "true" });
     const reg = await limited.request("POST", "/oauth/register", { key: null, body: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });
