@@ -175,6 +175,34 @@ describe("OAuth review fixes", async () => {
     expect(new URL(own.headers.get("location")!).searchParams.get("code")).toMatch(/^cms_code_/);
   });
 
+  test("RFC 9700 §4.11.2: an invalid request of an https client is not redirected before the user signs in (no open redirector)", async () => {
+    const reg = await h.request("POST", "/oauth/register", { key: null, body: { redirect_uris: ["https://phish.example/land"], token_endpoint_auth_method: "none" } });
+    const clientId = reg.json.client_id;
+    const { challenge } = pkce();
+    const bad = { response_type: "code", client_id: clientId, redirect_uri: "https://phish.example/land", state: "s&<", resource: RESOURCE };
+    for (const query of [bad, { ...bad, code_challenge: challenge, code_challenge_method: "plain" }, { ...bad, code_challenge: challenge, code_challenge_method: "S256", response_type: "token" }]) {
+      const res = await fetcher(new Request(authorizeUrl(BASE, query)));
+      expect(res.status).toBe(400);
+      expect(res.headers.get("location")).toBeNull();
+      expect(res.headers.get("content-type")).toContain("text/html");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      const html = await res.text();
+      const link = /<a href="([^"]+)"/.exec(html)![1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+      const back = new URL(link);
+      expect(`${back.origin}${back.pathname}`).toBe("https://phish.example/land");
+      expect(back.searchParams.get("error")).toMatch(/^(invalid_request|unsupported_response_type)$/);
+      expect(back.searchParams.get("state")).toBe("s&<");
+      expect(back.searchParams.get("iss")).toBe(BASE);
+      expect(html).toContain("phish.example");
+      expect(html).not.toContain("s&<");
+    }
+    // A loopback (or private-use scheme) client still gets the RFC 6749 redirect: nothing to phish there.
+    const loopback = await publicClient();
+    const res = await fetcher(new Request(authorizeUrl(BASE, { ...bad, client_id: loopback, redirect_uri: REDIRECT })));
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.get("location")!).searchParams.get("error")).toBe("invalid_request");
+  });
+
   test("races: five simultaneous redemptions of one code give one answer, and the reuse withdraws it", async () => {
     const clientId = await publicClient();
     const a = await codeFor(clientId, { resource: RESOURCE });

@@ -5,7 +5,8 @@ import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
 import { getUser, type User, verifyUser } from "../users/service";
 import { approve, type AuthorizationRequest, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest, projectChoices } from "./authorize";
-import { consentPage, errorPage, type FlowView, projectPage, signInPage } from "./pages";
+import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
+import { isLoopbackHost } from "./redirect-uri";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
 import { findClient } from "./service";
@@ -56,6 +57,16 @@ function view(f: Flow, error: string | null = null): FlowView {
   };
 }
 
+/**
+ * Error redirects that cannot serve phishing: to a loopback address or a private-use scheme, both
+ * ending in an app on the user's own device (which waits for the answer).
+ */
+function redirectsUnattended(location: string): boolean {
+  const u = new URL(location);
+  if (u.protocol === "https:") return false;
+  return u.protocol !== "http:" || isLoopbackHost(u.hostname);
+}
+
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
 async function begin(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
   const lookup: ClientLookup = async (id) => {
@@ -65,7 +76,13 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
   };
   const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) => resolveResource(deps.config, raw));
   if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message), location: null, cookies: [], redirectUri: null };
-  if (parsed.kind === "redirect") return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
+  if (parsed.kind === "redirect") {
+    if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
+    // RFC 9700 §4.11.2: anyone can register a client, so an error found before the user signed in
+    // must not turn this server into an open redirector to a web address: the user is told, and decides.
+    const u = new URL(parsed.location);
+    return { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host), location: null, cookies: [], redirectUri: null };
+  }
   const names = cookieNames(deps.config.publicUrl);
   const existing = readCookie(cookieHeader, names.csrf);
   const nonce = validNonce(existing) ? existing : newNonce();

@@ -81,6 +81,18 @@ export function errorPage(nonce: string, message: string): string {
   });
 }
 
+/** A refused request of a registered client: the reason, and a link back that the user chooses to follow. */
+export function errorReturnPage(nonce: string, message: string, location: string, host: string): string {
+  return layout({
+    nonce,
+    title: "Authorization request refused",
+    body: `<h1>This authorization request cannot continue</h1>
+<p role="alert" class="error">${escapeHtml(message)}</p>
+<p class="muted">The application that sent you here made an invalid request. You can return to it at <strong>${escapeHtml(host)}</strong>, which will be told why.</p>
+<p><a href="${escapeHtml(location)}" rel="noreferrer">Return to ${escapeHtml(host)}</a></p>`,
+  });
+}
+
 export interface FlowView {
   nonce: string;
   csrf: string;
