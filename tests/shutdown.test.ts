@@ -1,0 +1,50 @@
+// SIGTERM on the real process (`bun src/main.ts`): new connections are refused, a request in
+// flight finishes with its answer, the database is closed and the process exits 0.
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { startFakeVendors } from "./fake-vendors";
+
+test("SIGTERM drains an in-flight request, then exits 0", async () => {
+  const vendors = await startFakeVendors();
+  const port = await (async () => {
+    const s = Bun.serve({ port: 0, fetch: () => new Response() });
+    const p = s.port!;
+    s.stop(true);
+    return p;
+  })();
+  const token = `shutdown-test-root-token-${crypto.randomUUID()}`;
+  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: join(import.meta.dir, ".."),
+    env: { ...process.env, DATABASE_URL: "memory://", PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN: token, SEED_DEMO: "false", AI_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "info", SHUTDOWN_GRACE_MS: "10000" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  void (async () => {
+    for await (const c of proc.stdout) out += new TextDecoder().decode(c);
+  })();
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; i < 200 && !(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)); i++) await Bun.sleep(100);
+    const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    expect((await fetch(`${base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "drain", name: "drain" }) })).status).toBe(201);
+    const prov = await fetch(`${base}/admin/p/drain/ai/providers`, { method: "POST", headers: auth, body: JSON.stringify({ name: "slow", kind: "openai", api_key: "sk-drain-1234", base_url: vendors.base("slow-ok") }) });
+    expect(prov.status).toBe(201);
+
+    // The vendor answers after 500 ms; SIGTERM arrives while the call is in flight.
+    const inFlight = fetch(`${base}/admin/p/drain/ai/translate`, { method: "POST", headers: auth, body: JSON.stringify({ from: "en", to: "fr", text: "Hello" }) });
+    await Bun.sleep(150);
+    proc.kill("SIGTERM");
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect((await res.json()).data.translation).toContain("Hello");
+    expect(await proc.exited).toBe(0);
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    expect(out).toContain('"msg":"shutting down"');
+    expect(out).toContain('"msg":"stopped"');
+    expect(out).not.toContain("sk-drain-1234");
+  } finally {
+    proc.kill("SIGKILL");
+    await vendors.stop();
+  }
+}, 60_000);
