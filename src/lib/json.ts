@@ -1,3 +1,4 @@
+import { readCappedText } from "./stream";
 import { AppError } from "../errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -7,27 +8,9 @@ export const MAX_JSON_DEPTH = 32;
 export async function readBodyText(request: Request, limit: number = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const buf = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    buf.set(c, off);
-    off += c.byteLength;
-  }
-  return new TextDecoder("utf-8", { fatal: false }).decode(buf);
+  const text = await readCappedText(request.body, limit);
+  if (text === null) throw tooLarge(limit);
+  return text;
 }
 
 const tooLarge = (limit: number): AppError =>

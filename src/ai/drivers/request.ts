@@ -3,6 +3,7 @@
 // vendor text echoed unless it is free of the key.
 import { AppError } from "../../errors";
 import { pinnedTarget } from "../../lib/ssrf";
+import { readCappedText } from "../../lib/stream";
 
 export interface VendorRequest {
   readonly url: string;
@@ -143,21 +144,9 @@ async function readCapped(res: Response, limit: number): Promise<string> {
     await discard(res);
     throw tooLarge(limit);
   }
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder("utf-8").decode(Buffer.concat(chunks));
+  const text = await readCappedText(res.body, limit);
+  if (text === null) throw tooLarge(limit);
+  return text;
 }
 
 const tooLarge = (limit: number): AppError => new AppError("provider_error", `the provider's response exceeds ${limit} bytes and was cut off`);
