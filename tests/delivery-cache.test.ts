@@ -194,6 +194,45 @@ describe("delivery: the cache does no database work on a hit", async () => {
   });
 });
 
+describe("delivery: database outages", async () => {
+  test("known projects keep being served from the cache; other reads are 503 with CORS", async () => {
+    const base = await harness();
+    let down = false;
+    const flaky = new Proxy(base.deps.db, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
+        return (...args: unknown[]) => {
+          if (down) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const h = await harness({ DELIVERY_VERSION_CHECK_MS: "50" }, { db: flaky });
+    const p = await seedProject(base);
+    await seedNode(base, p.slug, { slug: "cached", title: "Cached" }, true);
+    await seedNode(base, p.slug, { slug: "cold", title: "Cold" }, true);
+    const url = `/api/p/${p.slug}/nodes/by-path/cached`;
+    const before = await get(h, url);
+    expect(before.status).toBe(200);
+    down = true;
+    await new Promise((r) => setTimeout(r, 120));
+    for (let i = 0; i < 3; i++) {
+      const during = await get(h, url);
+      expect(during.status).toBe(200);
+      expect(during.headers.get("etag")).toBe(before.headers.get("etag"));
+    }
+    const cold = await get(h, `/api/p/${p.slug}/nodes/by-path/cold`);
+    expect(cold.status).toBe(503);
+    expect(cold.json.error.code).toBe("service_unavailable");
+    expect(cold.headers.get("access-control-allow-origin")).toBe("*");
+    expect(cold.headers.get("cache-control")).toBe("no-store");
+    down = false;
+    const back = await until(() => get(h, `/api/p/${p.slug}/nodes/by-path/cold`), (r) => r.status === 200, 2000);
+    expect(back.value.json.data.title).toBe("Cold");
+  });
+});
+
 describe("delivery: several instances on one database", async () => {
   const handles: DbHandle[] = [];
   afterAll(async () => {

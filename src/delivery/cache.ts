@@ -59,7 +59,7 @@ interface ProjectState {
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
   private readonly refsById = new Map<string, Set<string>>();
-  private readonly loading = new Map<string, Promise<DeliveryProject | null>>();
+  private readonly loading = new Map<string, { generation: number; promise: Promise<DeliveryProject | null> }>();
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
   private bytes = 0;
@@ -78,18 +78,33 @@ export class DeliveryCache {
     this.maxEntryBytes = Math.floor(opts.maxBytes / 8);
   }
 
-  /** The project behind an id or slug, or null; at most checkIntervalMs old (or fresher after a NOTIFY). */
+  /**
+   * The project behind an id or slug, or null. A known project is answered at once: past the
+   * check interval it is re-validated in the background (a hot read never waits for the
+   * database; a write whose NOTIFY was lost shows after the interval plus one query). After a
+   * NOTIFY, or a write taken by this instance, the next read waits for the fresh row.
+   */
   project(ref: string): DeliveryProject | null | Promise<DeliveryProject | null> {
     const key = normaliseRef(ref);
     if (key === null) return null;
     const st = this.states.get(key);
-    if (st && st.generation === this.generation && this.clock() - st.checkedAt < this.opts.checkIntervalMs) return st.project;
-    let pending = this.loading.get(key);
-    if (!pending) {
-      pending = this.load(key).finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
+    if (st && st.generation === this.generation) {
+      if (this.clock() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
+      return st.project;
     }
-    return pending;
+    const pending = this.loading.get(key);
+    // A load begun before this instance's last write may have missed it: start another.
+    if (pending && pending.generation === this.generation) return pending.promise;
+    return this.startLoad(key);
+  }
+
+  private startLoad(key: string): Promise<DeliveryProject | null> {
+    const entry = { generation: this.generation, promise: null as unknown as Promise<DeliveryProject | null> };
+    entry.promise = this.load(key).finally(() => {
+      if (this.loading.get(key) === entry) this.loading.delete(key);
+    });
+    this.loading.set(key, entry);
+    return entry.promise;
   }
 
   private async load(key: string): Promise<DeliveryProject | null> {
@@ -106,14 +121,15 @@ export class DeliveryCache {
       if (!known) throw err;
       this.opts.onStale?.(err);
       known.checkedAt = this.clock() - this.opts.checkIntervalMs + STALE_RETRY_MS;
+      known.generation = this.generation;
       return known.project;
     }
     const previous = this.states.get(key);
     if (previous) this.forget(previous.project.id, key);
     if (!p) return null;
-    // A NOTIFY during the read may describe a write the read did not see: re-check on next use.
-    const checkedAt = epoch === this.epoch ? started : -Infinity;
-    this.states.set(key, { project: p, checkedAt, generation });
+    // A NOTIFY during the read may describe a write the read did not see: the next use waits
+    // for another read.
+    this.states.set(key, { project: p, checkedAt: started, generation: epoch === this.epoch ? generation : -1 });
     let refs = this.refsById.get(p.id);
     if (!refs) this.refsById.set(p.id, (refs = new Set()));
     refs.add(key);
