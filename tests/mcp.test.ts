@@ -267,7 +267,7 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   });
 
   test("wrong Accept is 406, wrong Content-Type 415 (from the SDK transport)", async () => {
-    expect((await m.post(INIT(), { token, headers: { accept: "application/json" } })).status).toBe(406);
+    expect((await m.post(INIT(), { token, headers: { accept: "text/html" } })).status).toBe(406);
     const res = await m.post(null, { token, raw: JSON.stringify(INIT()), headers: { "content-type": "text/plain" } });
     expect(res.status).toBe(415);
   });

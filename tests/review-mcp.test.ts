@@ -211,3 +211,50 @@ describe("MCP scope challenge with the SDK's own client: step-up re-authorizatio
     await client.close();
   });
 });
+
+describe("MCP review fixes: Accept negotiation for clients that send less than both types", async () => {
+  const h = await harness();
+  const project = await seedProject(h);
+  const created = await h.request("POST", `/admin/p/${project.slug}/ai/mcp/tokens`, { body: { name: "accept" } });
+  const token: string = created.json.data.token;
+  const post = (accept: string | null, body: unknown) => {
+    const headers: Record<string, string> = { "content-type": "application/json", authorization: `Bearer ${token}` };
+    if (accept !== null) headers.accept = accept;
+    return h.app.handle(new Request(`${BASE}/mcp`, { method: "POST", headers, body: JSON.stringify(body) }));
+  };
+  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+  const getProject = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_project", arguments: {} } };
+
+  test("application/json alone, */* or no Accept at all: answered in JSON", async () => {
+    for (const accept of ["application/json", "*/*", null, "application/json; q=1.0", "application/*"]) {
+      const res = await post(accept, init);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect((await res.json()).result.protocolVersion).toBe("2025-06-18");
+      const call = await post(accept, getProject);
+      expect((await call.json()).result.structuredContent.project.id).toBe(project.id);
+    }
+  });
+
+  test("text/event-stream alone: the same answer as one server-sent event", async () => {
+    for (const body of [init, getProject, { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "no_such_tool", arguments: {} } }]) {
+      const res = await post("text/event-stream", body);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("text/event-stream");
+      const text = await res.text();
+      expect(text).toStartWith("event: message\ndata: ");
+      expect(text).toEndWith("\n\n");
+      const msg = JSON.parse(text.slice("event: message\ndata: ".length));
+      expect(msg.id).toBe(body.id);
+    }
+    const notification = await post("text/event-stream", { jsonrpc: "2.0", method: "notifications/initialized" });
+    expect(notification.status).toBe(202);
+  });
+
+  test("an Accept naming neither is still 406, and a bad token is still 401 whatever the Accept", async () => {
+    const res = await post("text/html", init);
+    expect(res.status).toBe(406);
+    const anon = await h.app.handle(new Request(`${BASE}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(init) }));
+    expect(anon.status).toBe(401);
+  });
+});

@@ -43,23 +43,52 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
     });
   }
 
-  const read = await readMessages(request, TOOL_NAMES);
+  const { request: forTransport, answer } = negotiate(request);
+  const read = await readMessages(forTransport, TOOL_NAMES);
   if (read instanceof Response) return withHeaders(read, cors);
   const challenge = scopeChallenge(config, read.body, caller, current?.roleScopes ?? null);
   if (challenge) return withHeaders(challenge, cors);
   const answered = onlyRejected(read);
-  if (answered) return withHeaders(answered, { ...cors, "cache-control": "no-store" });
+  if (answered) return withHeaders(answer === "sse" ? await asEventStream(answered) : answered, { ...cors, "cache-control": "no-store" });
 
   const server = buildMcpServer({ deps, db, project, caller, now });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
   try {
     await server.connect(transport);
-    const res = await withRejected(await transport.handleRequest(request, { parsedBody: read.body }), read);
-    return withHeaders(res, { ...cors, "cache-control": "no-store" });
+    const res = await withRejected(await transport.handleRequest(forTransport, { parsedBody: read.body }), read);
+    return withHeaders(answer === "sse" ? await asEventStream(res) : res, { ...cors, "cache-control": "no-store" });
   } finally {
     // JSON response mode: every answer is in `res` already, nothing streams after this point.
     await server.close().catch(() => {});
   }
+}
+
+/**
+ * The transport wants `Accept: application/json, text/event-stream` (the spec's MUST), yet real
+ * clients send less: only application/json (Claude Code and the Claude Agent SDK at times, plain
+ * JSON-RPC clients), `*\/*` or nothing (curl), or only text/event-stream (claude.ai's connector
+ * proxy at times). Every answer here is one JSON body, so any of them can be served: JSON when the
+ * client takes it, else the same body as one server-sent event. Anything else stays a 406.
+ */
+function negotiate(request: Request): { request: Request; answer: "json" | "sse" } {
+  const accept = request.headers.get("accept");
+  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0].trim().toLowerCase());
+  const json = types.some((t) => t === "application/json" || t === "application/*" || t === "*/*");
+  const sse = types.some((t) => t === "text/event-stream" || t === "text/*");
+  const answer = json ? "json" : "sse";
+  // Neither (a 406 from the transport), or both spelled out already: the request goes on as it is.
+  if ((!json && !sse) || (types.includes("application/json") && types.includes("text/event-stream"))) return { request, answer };
+  const headers = new Headers(request.headers);
+  headers.set("accept", "application/json, text/event-stream");
+  return { request: new Request(request, { headers }), answer };
+}
+
+/** A JSON answer re-sent as one server-sent event, for a client that accepts only text/event-stream. */
+async function asEventStream(res: Response): Promise<Response> {
+  if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("application/json")) return res;
+  const headers = new Headers(res.headers);
+  headers.set("content-type", "text/event-stream");
+  return new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers });
 }
 
 /**
