@@ -254,3 +254,37 @@ describe("OAuth review fixes", async () => {
     expect(victim.json.error).toBe("invalid_grant");
   });
 });
+
+describe("OAuth review fixes: long Client ID Metadata Document URLs", async () => {
+  const documents = new Map<string, unknown>();
+  const outbound = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const host = (init?.headers as Record<string, string> | undefined)?.host;
+    if (host) url.host = host;
+    const doc = documents.get(url.toString());
+    return doc ? Response.json(doc) : new Response("not found", { status: 404 });
+  }) as typeof fetch;
+  const h = await harness(HIGH_LIMITS, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
+  const fetcher: Fetcher = (r) => h.app.handle(r);
+  const project = await seedProject(h);
+  const user = await seedUser(h, "editor");
+
+  test("a metadata-document client_id longer than 200 characters is the same client at the authorization and token endpoints", async () => {
+    const clientId = `https://agent.example/clients/${"a".repeat(400)}/metadata.json`;
+    documents.set(clientId, { client_id: clientId, client_name: "Long Id Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" });
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(BASE, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "long", resource: RESOURCE });
+    const r = await authorizeInBrowser(fetcher, url, { email: user.email, password: user.password, projectId: project.id });
+    const code = new URL(r.location).searchParams.get("code")!;
+    expect(code).toMatch(/^cms_code_/);
+    const res = await postForm(fetcher, BASE, "/oauth/token", { grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT, resource: RESOURCE });
+    expect(res.status).toBe(200);
+    expect(res.json.access_token).toMatch(/^cms_at_/);
+    const grants = await h.request("GET", `/admin/oauth/grants?client_id=${encodeURIComponent(clientId)}`);
+    expect(grants.status).toBe(200);
+    expect(grants.json.data).toHaveLength(1);
+    const removed = await h.request("DELETE", `/admin/oauth/clients/${encodeURIComponent(clientId)}`);
+    expect(removed.status).toBe(204);
+    expect((await mcpRpc(fetcher, BASE, res.json.access_token, "tools/list", {})).status).toBe(401);
+  });
+});

@@ -8,7 +8,7 @@ import type { AppDeps } from "../deps";
 import { checkOutboundUrl, pinnedTarget, systemResolver } from "../lib/ssrf";
 import { hitRateLimit } from "./rate-limit";
 import { redirectUriProblem } from "./redirect-uri";
-import { findClient, knownScopes, type OAuthClient } from "./service";
+import { findClient, knownScopes, MAX_CLIENT_ID_LENGTH, type OAuthClient } from "./service";
 
 const MAX_DOCUMENT_BYTES = 5 * 1024;
 const REFRESH_AFTER_MS = 60 * 60_000;
@@ -16,7 +16,7 @@ const FETCH_TIMEOUT_MS = 5000;
 
 /** The draft's rules for a client_id URL: https, a path, no dot segments, fragment or credentials. */
 export function isMetadataClientId(id: string): boolean {
-  if (!id.startsWith("https://") || id.length > 2000) return false;
+  if (!id.startsWith("https://") || id.length > MAX_CLIENT_ID_LENGTH) return false;
   let u: URL;
   try {
     u = new URL(id);

@@ -115,6 +115,6 @@ export const Client = t.Object({
 export const GrantQuery = t.Object({
   project: t.Optional(t.String({ maxLength: 64, description: "project id or slug" })),
   user_id: t.Optional(t.String({ format: "uuid" })),
-  client_id: t.Optional(t.String({ maxLength: 200 })),
+  client_id: t.Optional(t.String({ maxLength: 2000 })),
   active: t.Optional(t.BooleanString({ description: "only consents not revoked" })),
 });

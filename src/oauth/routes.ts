@@ -20,7 +20,7 @@ import {
   TokenResponse,
 } from "./model";
 import { clientAddress, hitRateLimit } from "./rate-limit";
-import { authenticateClient, deleteClient, listClients, listGrants, param, registerClient, revokeGrant } from "./service";
+import { authenticateClient, deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, param, registerClient, revokeGrant } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
 
@@ -209,7 +209,7 @@ export function oauthRoutes(deps: AppDeps) {
       },
       {
         scope: "keys:write",
-        params: t.Object({ id: t.String({ minLength: 1, maxLength: 200 }) }),
+        params: t.Object({ id: t.String({ minLength: 1, maxLength: MAX_CLIENT_ID_LENGTH }) }),
         detail: adminDoc("oauth", "Delete an OAuth client", "Its consents, codes and tokens are deleted with it; its tokens stop working at once."),
       },
     )

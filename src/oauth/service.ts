@@ -15,6 +15,8 @@ export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
 const AUTH_METHODS: readonly AuthMethod[] = ["none", "client_secret_post", "client_secret_basic"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 const MAX_REDIRECT_URIS = 10;
+/** Registered client ids are UUIDs; metadata-document client ids are https URLs of up to this length. */
+export const MAX_CLIENT_ID_LENGTH = 2000;
 const URI_FIELDS = ["client_uri", "logo_uri", "tos_uri", "policy_uri"] as const;
 const TEXT_FIELDS = ["software_id", "software_version"] as const;
 
@@ -111,7 +113,7 @@ export async function registerClient(db: Db, body: unknown, now: Date): Promise<
 }
 
 export async function findClient(db: Db, clientId: string): Promise<OAuthClient | null> {
-  if (clientId.length === 0 || clientId.length > 200) return null;
+  if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH) return null;
   const [c] = await db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
   return c ?? null;
 }
