@@ -104,6 +104,26 @@ describe("OAuth review fixes", async () => {
     expect(some.offered).toEqual(["content:read"]);
   });
 
+  test("refresh: scopes this service does not define are ignored like at authorization; ours outside the grant are refused", async () => {
+    const clientId = await publicClient();
+    const a = await codeFor(clientId, { resource: RESOURCE, scope: "content:read ai:read offline_access" });
+    const first = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT });
+    expect(first.json.scope).toBe("content:read ai:read");
+    // The client re-sends what it first asked for.
+    const again = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token, scope: "content:read ai:read offline_access" });
+    expect(again.status).toBe(200);
+    expect(again.json.scope).toBe("content:read ai:read");
+    const only = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: again.json.refresh_token, scope: "offline_access" });
+    expect(only.json.scope).toBe("content:read ai:read");
+    const narrowed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: only.json.refresh_token, scope: "openid ai:read" });
+    expect(narrowed.json.scope).toBe("ai:read");
+    for (const scope of ["content:read", "content:write", "ai:read keys:write"]) {
+      const wider = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: narrowed.json.refresh_token, scope });
+      expect(wider.status).toBe(400);
+      expect(wider.json.error).toBe("invalid_scope");
+    }
+  });
+
   test("a public client sending Basic with an empty password (id:) is a public client", async () => {
     const clientId = await publicClient();
     const a = await codeFor(clientId, { resource: RESOURCE });

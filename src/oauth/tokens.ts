@@ -5,7 +5,7 @@ import type { Db } from "../../db/client";
 import { oauthCodes, oauthGrants, oauthTokens, users } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
-import { ROLE_SCOPES } from "../lib/scopes";
+import { isScope, ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
 import { resolveResource } from "./metadata";
@@ -113,12 +113,12 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   let scopes: readonly string[] = row.scopes.filter((s) => held.has(s));
   if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes");
   const asked = param(form, "scope");
-  if (asked !== null) {
-    const narrowed = knownScopes(asked);
-    if (narrowed.length === 0 || asked.split(" ").filter(Boolean).some((s) => !row.scopes.includes(s))) {
-      throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
-    }
-    scopes = narrowed.filter((s) => held.has(s));
+  // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
+  // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.
+  const ours = asked === null ? [] : asked.split(" ").filter((s) => isScope(s));
+  if (ours.some((s) => !row.scopes.includes(s))) throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
+  if (ours.length > 0) {
+    scopes = knownScopes(ours.join(" ")).filter((s) => held.has(s));
     if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the requested scopes");
   }
   // Spending the old token and storing its successors is one transaction: a failure half-way
