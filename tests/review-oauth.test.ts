@@ -124,6 +124,23 @@ describe("OAuth review fixes", async () => {
     }
   });
 
+  test("registration without token_endpoint_auth_method (VS Code and others) is a public client that needs no secret", async () => {
+    const reg = await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Omits method", redirect_uris: ["http://127.0.0.1:33418"] } });
+    expect(reg.status).toBe(201);
+    expect(reg.json.token_endpoint_auth_method).toBe("none");
+    expect(reg.json.client_secret).toBeUndefined();
+    const { verifier, challenge } = pkce();
+    const url = authorizeUrl(BASE, { response_type: "code", client_id: reg.json.client_id, redirect_uri: "http://127.0.0.1:33418", code_challenge: challenge, code_challenge_method: "S256", state: "vs", resource: RESOURCE });
+    const r = await authorizeInBrowser(fetcher, url, { email: editor.email, password: editor.password, projectId: project.id });
+    const code = new URL(r.location).searchParams.get("code")!;
+    const res = await token({ grant_type: "authorization_code", client_id: reg.json.client_id, code, code_verifier: verifier, redirect_uri: "http://127.0.0.1:33418", resource: RESOURCE });
+    expect(res.status).toBe(200);
+    expect(res.json.refresh_token).toMatch(/^cms_rt_/);
+    // Asking for a secret still gets one.
+    const conf = await h.request("POST", "/oauth/register", { key: null, body: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "client_secret_post" } });
+    expect(conf.json.client_secret).toMatch(/^cms_cs_/);
+  });
+
   test("a public client sending Basic with an empty password (id:) is a public client", async () => {
     const clientId = await publicClient();
     const a = await codeFor(clientId, { resource: RESOURCE });

@@ -56,8 +56,10 @@ export async function registerClient(db: Db, body: unknown, now: Date): Promise<
     if (problem) throw new OAuthError("invalid_redirect_uri", problem);
   }
 
-  // RFC 7591 §2: the default method is client_secret_basic.
-  const method = (optionalString(input, "token_endpoint_auth_method", 64) ?? "client_secret_basic") as AuthMethod;
+  // RFC 7591 §2 makes client_secret_basic the default, but MCP clients that omit the field (VS Code and
+  // others) go on as public PKCE clients and never send a secret. The server may substitute a value
+  // (§3.2.1) and answers the one it registered: omitted means public; a client wanting a secret asks.
+  const method = (optionalString(input, "token_endpoint_auth_method", 64) ?? "none") as AuthMethod;
   if (!AUTH_METHODS.includes(method)) throw meta(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
 
   // Deliberately both by default (RFC 7591 says authorization_code only): MCP clients that omit the
