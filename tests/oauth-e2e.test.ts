@@ -9,6 +9,7 @@ import { eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { oauthTokens } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
+import { REFRESH_REUSE_GRACE_MS } from "../src/oauth/tokens";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, type Fetcher, seedUser } from "./oauth.helpers";
 
@@ -220,12 +221,18 @@ describe("OAuth end to end", async () => {
     expect(refreshed.access_token).not.toBe(tokens.access_token);
     expect((await rpc(refreshed.access_token, "tools/call", { name: "get_project", arguments: {} })).status).toBe(200);
 
-    // Reusing the first refresh token is refused and takes the family down.
-    const reuse = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, tokenOpts);
-    const reuseError = await oauth.processRefreshTokenResponse(as, client, reuse).catch((e) => e);
-    expect(reuseError).toBeInstanceOf(oauth.ResponseBodyError);
-    expect((reuseError as oauth.ResponseBodyError).error).toBe("invalid_grant");
-    expect(await rpc(refreshed.access_token, "tools/list").catch((e) => e)).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    // Reusing the first refresh token (past the grace for parallel refreshes) is refused and takes the family down.
+    const realNow = h!.deps.now;
+    (h!.deps as { now: () => Date }).now = () => new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 5_000);
+    try {
+      const reuse = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, tokenOpts);
+      const reuseError = await oauth.processRefreshTokenResponse(as, client, reuse).catch((e) => e);
+      expect(reuseError).toBeInstanceOf(oauth.ResponseBodyError);
+      expect((reuseError as oauth.ResponseBodyError).error).toBe("invalid_grant");
+      expect(await rpc(refreshed.access_token, "tools/list").catch((e) => e)).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
+    } finally {
+      (h!.deps as { now: () => Date }).now = realNow;
+    }
 
     // A fresh authorization, then RFC 7009 revocation of its refresh token.
     const v2 = oauth.generateRandomCodeVerifier();

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
+import { REFRESH_REUSE_GRACE_MS } from "../src/oauth/tokens";
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, reply, seedUser } from "./oauth.helpers";
 
@@ -416,7 +417,7 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(unknown.json.error).toBe("invalid_client");
   });
 
-  test("refresh rotates; presenting a used refresh token revokes the whole family", async () => {
+  test("refresh rotates; presenting a used refresh token (past the parallel-refresh grace) revokes the whole family", async () => {
     const clientId = await publicClient();
     const first = await exchange(clientId, await authorize(clientId));
     const second = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token, resource: RESOURCE });
@@ -432,7 +433,9 @@ describe("OAuth 2.1 authorization server", async () => {
     const wider = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: narrowed.json.refresh_token, scope: "content:read keys:write" });
     expect(wider.json.error).toBe("invalid_scope");
 
-    const replay = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token });
+    // Past the grace for parallel refreshes (REFRESH_REUSE_GRACE_MS), a used refresh token is reuse.
+    const later = await harness(HIGH_LIMITS, { now: () => new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 5_000) });
+    const replay = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token }, {}, (r) => later.app.handle(r));
     expect(replay.status).toBe(400);
     expect(replay.json.error).toBe("invalid_grant");
     expect(await mcpWorks(narrowed.json.access_token)).toBe(401);

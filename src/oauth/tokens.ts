@@ -93,6 +93,17 @@ function s256(verifier: string): string {
   return encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier)));
 }
 
+/**
+ * How long a rotated refresh token may be presented again by its client for a sibling pair instead of
+ * counting as reuse. MCP hosts (Claude, Codex, Claude Code) run tool calls in parallel: when the access
+ * token expires, each call refreshes with the same stored refresh token at once. Strict single use would
+ * revoke the whole family on every such burst and force the user to authorize again every hour; past
+ * this window a used token is reuse and revokes the family (RFC 9700 §4.14.2).
+ */
+export const REFRESH_REUSE_GRACE_MS = 60_000;
+
+const withinGrace = (usedAt: Date, now: Date): boolean => now.getTime() - usedAt.getTime() <= REFRESH_REUSE_GRACE_MS;
+
 /** refresh_token (RFC 6749 §6) with rotation; a used or revoked token presented again revokes its family (RFC 9700 §4.14.2). */
 export async function refreshTokens(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
   if (!client.grantTypes.includes("refresh_token")) throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
@@ -100,10 +111,11 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   if (!token) throw new OAuthError("invalid_request", "refresh_token is required");
   const [row] = await db.select().from(oauthTokens).where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "refresh"))).limit(1);
   if (!row || row.clientId !== client.id) throw invalidGrant("unknown refresh token");
-  if (row.usedAt || row.revokedAt) {
+  const reused = async (): Promise<never> => {
     await revokeGrantFamily(db, row.grantId, now);
     throw invalidGrant("the refresh token was already used; every token of this authorization is revoked");
-  }
+  };
+  if (row.revokedAt || (row.usedAt && !withinGrace(row.usedAt, now))) return reused();
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
   await liveGrant(db, row.grantId);
   checkResource(form, row.resource, config);
@@ -121,19 +133,24 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
     scopes = knownScopes(ours.join(" ")).filter((s) => held.has(s));
     if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the requested scopes");
   }
+  const family: Family = { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes };
+  // A parallel presentation within the grace: a sibling pair, so whichever pair the client keeps works.
+  if (row.usedAt) return issue(db, client, family, config, now);
   // Spending the old token and storing its successors is one transaction: a failure half-way
   // leaves the old refresh token usable rather than a client with no tokens at all.
   const issued = await db.transaction(async (tx) => {
     const consumed = await tx.update(oauthTokens).set({ usedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt))).returning({ id: oauthTokens.id });
     if (consumed.length === 0) return null;
-    return issue(tx, client, { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes }, config, now);
+    return issue(tx, client, family, config, now);
   });
-  if (!issued) {
-    // Lost a race with another presentation of the same token: that is reuse too.
-    await revokeGrantFamily(db, row.grantId, now);
-    throw invalidGrant("the refresh token was already used; every token of this authorization is revoked");
+  if (issued) return issued;
+  // Lost a race with another presentation of the same token: a sibling when that one was a moment ago.
+  const [again] = await db.select({ usedAt: oauthTokens.usedAt, revokedAt: oauthTokens.revokedAt }).from(oauthTokens).where(eq(oauthTokens.id, row.id)).limit(1);
+  if (again && !again.revokedAt && again.usedAt && withinGrace(again.usedAt, now)) {
+    await liveGrant(db, row.grantId);
+    return issue(db, client, family, config, now);
   }
-  return issued;
+  return reused();
 }
 
 /**
