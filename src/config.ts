@@ -35,6 +35,7 @@ export interface Config {
   readonly trustProxy: boolean;
   readonly shutdownGraceMs: number;
   readonly adminAuthFailureLimit: number;
+  readonly oauthRefreshReuseGraceSeconds: number;
 }
 
 /** Every variable with its default and meaning; the README table mirrors this list. */
@@ -64,11 +65,12 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
   ["OAUTH_REFRESH_TOKEN_TTL", "2592000", "OAuth refresh token lifetime, seconds"],
   ["OAUTH_REGISTER_RATE_LIMIT", "20", "OAuth client registrations per client address per hour"],
-  ["OAUTH_TOKEN_RATE_LIMIT", "60", "OAuth token requests per client per minute"],
+  ["OAUTH_TOKEN_RATE_LIMIT", "60", "OAuth token requests per client and address per minute"],
   ["OAUTH_SIGNIN_RATE_LIMIT", "10", "consent-page sign-in attempts per client address per 15 minutes"],
   ["OAUTH_CLIENT_METADATA_DOCUMENTS", "true", "accept https URLs as OAuth client_id and fetch the client's metadata document (set false without outbound internet access)"],
   ["TRUST_PROXY", "false", "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
   ["SHUTDOWN_GRACE_MS", "10000", "how long SIGTERM waits for in-flight requests"],
+  ["OAUTH_REFRESH_REUSE_GRACE", "0", "seconds a rotated refresh token may be presented again for a sibling pair (clients refreshing in parallel); 0 = strict single use"],
   ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
 ];
 
@@ -173,6 +175,7 @@ export function loadConfig(env: Env): Config {
     trustProxy: bool("TRUST_PROXY", false),
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 300_000),
     adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 30, 1, 1_000_000),
+    oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 0, 300),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

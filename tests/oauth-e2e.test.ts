@@ -9,7 +9,8 @@ import { eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { oauthTokens } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
-import { REFRESH_REUSE_GRACE_MS } from "../src/oauth/tokens";
+/** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
+const REFRESH_REUSE_GRACE_MS = 60_000;
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, type Fetcher, seedUser } from "./oauth.helpers";
 

@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
-import { REFRESH_REUSE_GRACE_MS } from "../src/oauth/tokens";
+/** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
+const REFRESH_REUSE_GRACE_MS = 60_000;
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, reply, seedUser } from "./oauth.helpers";
 
@@ -443,6 +444,17 @@ describe("OAuth 2.1 authorization server", async () => {
     const [tok] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(narrowed.json.access_token)));
     const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok.grantId));
     expect(grant.revokedAt).not.toBeNull();
+  });
+
+  test("by default (strict single use) an immediate replay of a used refresh token revokes the whole family", async () => {
+    const clientId = await publicClient();
+    const first = await exchange(clientId, await authorize(clientId));
+    const second = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token });
+    expect(second.status).toBe(200);
+    const replay = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token });
+    expect(replay.json.error).toBe("invalid_grant");
+    expect(await mcpWorks(second.json.access_token)).toBe(401);
+    expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: second.json.refresh_token })).json.error).toBe("invalid_grant");
   });
 
   test("a refreshed token never carries scopes the user's role lost", async () => {

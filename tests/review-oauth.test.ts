@@ -4,7 +4,8 @@ import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { oauthCodes, oauthGrants, oauthTokens } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
-import { REFRESH_REUSE_GRACE_MS } from "../src/oauth/tokens";
+/** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
+const REFRESH_REUSE_GRACE_MS = 60_000;
 import { BASE, harness, seedProject } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
 
@@ -13,7 +14,7 @@ const REDIRECT = "http://127.0.0.1:43124/callback";
 const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 
 describe("OAuth review fixes", async () => {
-  const h = await harness(HIGH_LIMITS);
+  const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
   const editor = await seedUser(h, "editor");
@@ -276,7 +277,7 @@ describe("OAuth review fixes", async () => {
     expect(next.status).toBe(200);
 
     // Past the grace the same presentation is reuse: the whole family, siblings included, is revoked.
-    const later = await harness(HIGH_LIMITS, { now: () => new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 5_000) });
+    const later = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60" }, { now: () => new Date(Date.now() + REFRESH_REUSE_GRACE_MS + 5_000) });
     const replay = await postForm((r) => later.app.handle(r), BASE, "/oauth/token", form);
     expect(replay.status).toBe(400);
     expect(replay.json.error).toBe("invalid_grant");

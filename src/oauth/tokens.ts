@@ -94,15 +94,14 @@ function s256(verifier: string): string {
 }
 
 /**
- * How long a rotated refresh token may be presented again by its client for a sibling pair instead of
- * counting as reuse. MCP hosts (Claude, Codex, Claude Code) run tool calls in parallel: when the access
- * token expires, each call refreshes with the same stored refresh token at once. Strict single use would
- * revoke the whole family on every such burst and force the user to authorize again every hour; past
- * this window a used token is reuse and revokes the family (RFC 9700 §4.14.2).
+ * How long (OAUTH_REFRESH_REUSE_GRACE, default 0 = strict single use as RFC 9700 §4.14.2 asks) a
+ * rotated refresh token may be presented again by its client for a sibling pair instead of counting
+ * as reuse. MCP hosts that run tool calls in parallel may all refresh with the same stored token when
+ * the access token expires; operators serving such hosts can allow a short window (e.g. 60 s).
+ * Past the window a used token is reuse and revokes the family.
  */
-export const REFRESH_REUSE_GRACE_MS = 60_000;
-
-const withinGrace = (usedAt: Date, now: Date): boolean => now.getTime() - usedAt.getTime() <= REFRESH_REUSE_GRACE_MS;
+const withinGrace = (usedAt: Date, now: Date, config: Config): boolean =>
+  config.oauthRefreshReuseGraceSeconds > 0 && now.getTime() - usedAt.getTime() <= config.oauthRefreshReuseGraceSeconds * 1000;
 
 /** refresh_token (RFC 6749 §6) with rotation; a used or revoked token presented again revokes its family (RFC 9700 §4.14.2). */
 export async function refreshTokens(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
@@ -115,7 +114,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
     await revokeGrantFamily(db, row.grantId, now);
     throw invalidGrant("the refresh token was already used; every token of this authorization is revoked");
   };
-  if (row.revokedAt || (row.usedAt && !withinGrace(row.usedAt, now))) return reused();
+  if (row.revokedAt || (row.usedAt && !withinGrace(row.usedAt, now, config))) return reused();
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
   await liveGrant(db, row.grantId);
   checkResource(form, row.resource, config);
@@ -146,7 +145,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   if (issued) return issued;
   // Lost a race with another presentation of the same token: a sibling when that one was a moment ago.
   const [again] = await db.select({ usedAt: oauthTokens.usedAt, revokedAt: oauthTokens.revokedAt }).from(oauthTokens).where(eq(oauthTokens.id, row.id)).limit(1);
-  if (again && !again.revokedAt && again.usedAt && withinGrace(again.usedAt, now)) {
+  if (again && !again.revokedAt && again.usedAt && withinGrace(again.usedAt, now, config)) {
     await liveGrant(db, row.grantId);
     return issue(db, client, family, config, now);
   }
