@@ -2,13 +2,13 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthGrants, oauthTokens } from "../db/schema";
+import { adminKeys, mcpTokens, oauthGrants, oauthTokens, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./oauth/rate-limit";
 import { hashToken } from "./lib/tokens";
-import type { Scope } from "./lib/scopes";
+import { ROLE_SCOPES, type Scope } from "./lib/scopes";
 import { type Project, resolveProject } from "./projects/service";
 
 export interface AdminCaller {
@@ -126,6 +126,8 @@ export interface McpCaller {
   /** OAuth only: the user and client the grant belongs to. */
   readonly userId: string | null;
   readonly clientId: string | null;
+  /** OAuth only: the scopes the user's role holds now (a grant never outlives a narrowed role). */
+  readonly roleScopes: readonly string[] | null;
 }
 
 /**
@@ -142,18 +144,23 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
       await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
     }
-    return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, scopes: row.scopes, userId: null, clientId: null };
+    return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
   }
   if (token.startsWith("cms_at_")) {
     const [row] = await db
-      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt })
+      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, role: users.role })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
+      .innerJoin(users, eq(users.id, oauthTokens.userId))
       .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "access")))
       .limit(1);
     if (!row || row.grantRevoked || row.t.revokedAt || row.t.expiresAt.getTime() <= now.getTime()) return null;
     if (row.t.resource !== resource) return null;
-    return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes: row.t.scopes, userId: row.t.userId, clientId: row.t.clientId };
+    // Capped by the user's current role on every request: a narrowed role narrows live tokens at once.
+    const roleScopes: readonly string[] = ROLE_SCOPES[row.role] ?? [];
+    const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
+    if (scopes.length === 0) return null;
+    return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
   }
   return null;
 }

@@ -5,7 +5,7 @@ import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
-import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, reply, seedUser } from "./oauth.helpers";
+import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
 
 const RESOURCE = `${BASE}/mcp`;
 const REDIRECT = "http://127.0.0.1:43123/callback";

@@ -1,15 +1,12 @@
 // POST /mcp: stateless Streamable HTTP. Each request gets its own McpServer and transport, bound
 // to the project and scopes its bearer resolves to, so any instance can answer any request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { eq } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { users } from "../../db/schema";
 import { authenticateMcpBearer, bearerOf, type McpCaller } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
 import { type ErrorCode, errorBody } from "../errors";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
+import { MCP_SCOPES } from "../lib/scopes";
 import { findProject } from "../projects/service";
 import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
 import { buildMcpServer } from "./server";
@@ -33,8 +30,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const authorization = request.headers.get("authorization");
   const now = deps.now();
   const authenticated = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
-  const current = authenticated ? await withCurrentRole(db, authenticated) : null;
-  const caller = current?.caller ?? null;
+  const caller = authenticated;
   const project = caller ? await findProject(db, caller.projectId) : null;
   if (!caller || !project) {
     return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", {
@@ -46,7 +42,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const { request: forTransport, answer } = negotiate(request);
   const read = await readMessages(forTransport, TOOL_NAMES);
   if (read instanceof Response) return withHeaders(read, cors);
-  const challenge = scopeChallenge(config, read.body, caller, current?.roleScopes ?? null);
+  const challenge = scopeChallenge(config, read.body, caller, caller.roleScopes);
   if (challenge) return withHeaders(challenge, cors);
   const answered = onlyRejected(read);
   if (answered) return withHeaders(answer === "sse" ? await asEventStream(answered) : answered, { ...cors, "cache-control": "no-store" });
@@ -96,14 +92,6 @@ async function asEventStream(res: Response): Promise<Response> {
  * so a narrowed role takes effect on the next request, not at the next refresh. Null when the
  * user is gone or holds none of the token's scopes any more (the token is as good as revoked).
  */
-async function withCurrentRole(db: Db, caller: McpCaller): Promise<{ caller: McpCaller; roleScopes: readonly string[] | null } | null> {
-  if (caller.kind !== "oauth" || caller.userId === null) return { caller, roleScopes: null };
-  const [user] = await db.select({ role: users.role }).from(users).where(eq(users.id, caller.userId)).limit(1);
-  const roleScopes: readonly string[] = user ? (ROLE_SCOPES[user.role] ?? []) : [];
-  const scopes = caller.scopes.filter((s) => roleScopes.includes(s));
-  return scopes.length === 0 ? null : { caller: { ...caller, scopes }, roleScopes };
-}
-
 /** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources. */
 function requiredScopes(body: unknown): string[] {
   const needed = new Set<string>();
