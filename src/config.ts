@@ -112,7 +112,9 @@ export function loadConfig(env: Env): Config {
   try {
     const u = new URL(publicUrl);
     if (u.protocol !== "http:" && u.protocol !== "https:") problems.push("PUBLIC_URL must be http(s)");
-    publicUrl = publicUrl.replace(/\/+$/, "");
+    // Canonical form (lower-case host, no default port, no trailing slash): it is the OAuth issuer
+    // and the MCP resource, which clients compare as strings.
+    publicUrl = (u.origin + u.pathname).replace(/\/+$/, "");
   } catch {
     problems.push("PUBLIC_URL must be an absolute URL");
   }

@@ -115,3 +115,9 @@ describe("CLI", () => {
     }
   }, 60_000);
 });
+
+test("PUBLIC_URL is canonicalised (it is the OAuth issuer and MCP resource)", () => {
+  expect(loadConfig({ PUBLIC_URL: "HTTPS://CMS.Example.com:443/" }).publicUrl).toBe("https://cms.example.com");
+  expect(loadConfig({ PUBLIC_URL: "http://localhost:8080/base/" }).publicUrl).toBe("http://localhost:8080/base");
+  expect(loadConfig({ PORT: "4000" }).publicUrl).toBe("http://localhost:4000");
+});
