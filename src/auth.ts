@@ -6,7 +6,7 @@ import { adminKeys, mcpTokens, oauthGrants, oauthTokens, users } from "../db/sch
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
-import { clientAddress } from "./oauth/rate-limit";
+import { clientAddress } from "./lib/rate-limit";
 import { hashToken } from "./lib/tokens";
 import { ROLE_SCOPES, type Scope } from "./lib/scopes";
 import { type Project, resolveProject } from "./projects/service";

@@ -6,7 +6,8 @@ import { eq } from "drizzle-orm";
 import { oauthClients } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { checkOutboundUrl, pinnedTarget, systemResolver } from "../lib/ssrf";
-import { hitRateLimit } from "./rate-limit";
+import { hitRateLimit } from "../lib/rate-limit";
+import { readCappedText } from "../lib/stream";
 import { redirectUriProblem } from "./redirect-uri";
 import { findClient, knownScopes, MAX_CLIENT_ID_LENGTH, type OAuthClient } from "./service";
 
@@ -84,22 +85,11 @@ async function fetchDocument(deps: AppDeps, url: string, address: string | null)
     await res.body?.cancel().catch(() => {});
     return `the client's metadata document answered HTTP ${res.status}`;
   }
-  const reader = res.body?.getReader();
-  if (!reader) return "the client's metadata document is empty";
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_DOCUMENT_BYTES) {
-      await reader.cancel().catch(() => {});
-      return `the client's metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes`;
-    }
-    chunks.push(value);
-  }
+  const text = await readCappedText(res.body, MAX_DOCUMENT_BYTES);
+  if (text === null) return `the client's metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes`;
+  if (text === "") return "the client's metadata document is empty";
   try {
-    return JSON.parse(new TextDecoder().decode(Buffer.concat(chunks)));
+    return JSON.parse(text);
   } catch {
     return "the client's metadata document is not JSON";
   }

@@ -10,7 +10,7 @@ import { isLoopbackHost } from "./redirect-uri";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
 import { findClient } from "./service";
-import { hitRateLimit } from "./rate-limit";
+import { hitRateLimit } from "../lib/rate-limit";
 import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, readSignIn, setCookie, SIGN_IN_TTL_MS, signInValue, validNonce } from "./session";
 
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */

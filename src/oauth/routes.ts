@@ -19,7 +19,7 @@ import {
   TokenRequestDoc,
   TokenResponse,
 } from "./model";
-import { clientAddress, hitRateLimit } from "./rate-limit";
+import { clientAddress, hitRateLimit } from "../lib/rate-limit";
 import { authenticateClient, deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, param, registerClient, revokeGrant } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
