@@ -352,7 +352,11 @@ describe("delivery: CORS and methods", async () => {
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
       expect(res.headers.get("access-control-allow-credentials")).toBeNull();
       expect(res.headers.get("access-control-expose-headers")).toContain("ETag");
+      expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
     }
+    const traced = await get(h, `/api/p/${p.slug}/theme`, { "x-request-id": "trace-123" });
+    expect(traced.headers.get("x-request-id")).toBe("trace-123");
+    expect((await get(h, `/api/p/${p.slug}/theme`, { "x-request-id": "trace-124" })).headers.get("x-request-id")).toBe("trace-124");
   });
 
   test("preflight: 204 allowing GET/HEAD/OPTIONS and the requested headers", async () => {
