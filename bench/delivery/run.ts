@@ -19,6 +19,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3);
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
+const MEMORY_ROUNDS = 10;
 const BIG_NODES = Number(process.env.BENCH_BIG_NODES ?? 100_000);
 const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = join(HERE, "../..");
@@ -236,7 +237,7 @@ async function main(): Promise<void> {
     const shards = [...index.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
     let bytes = 0;
     const after: number[] = [];
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < MEMORY_ROUNDS; round++) {
       for (const shard of shards) {
         const res = await fetch(shard, IDENTITY);
         if (res.status !== 200) throw new Error(`${shard}: ${res.status}`);
@@ -246,8 +247,8 @@ async function main(): Promise<void> {
           if (done) break;
           bytes += value.length;
         }
-        after.push((await rssKb(pid)) / 1024);
       }
+      after.push((await rssKb(pid)) / 1024);
     }
     const elapsed = performance.now() - t0;
     clearInterval(sampler);
@@ -271,11 +272,14 @@ async function main(): Promise<void> {
     if (r.service.errors) console.log(`  (service: ${r.service.errors})`);
   }
   console.log(`| by-path, default locale, LOG_LEVEL=info | | ${f(withLogging.rps)} | ${f(withLogging.p50, 2)} | ${f(withLogging.p99, 2)} | | ${f(withLogging.rps / results[cases[0].name].bare.rps, 2)} | |`);
-  const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[Math.min(i, m.rssAfterMb.length) - 1]);
-  console.log(`\n| sitemap run (${f(BIG_NODES)} nodes, every shard 4 times), RSS MB | shards | MB sent | start | after 1 shard | after 5 | after 20 | after 40 | after 80 | peak | seconds |`);
+  const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[i - 1]);
+  console.log(`\n| sitemap: every shard of ${f(BIG_NODES)} nodes read ${MEMORY_ROUNDS} times; RSS MB | shards | MB sent | start | after round 1 | round 2 | round 5 | round 10 | rounds 2-10 min-max | peak | seconds |`);
   console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const [label, m] of Object.entries(memory)) {
-    console.log(`| ${label} | ${m.shards} | ${f(m.bytes / 1e6, 1)} | ${f(m.rssStartMb)} | ${at(m, 1)} | ${at(m, 5)} | ${at(m, 20)} | ${at(m, 40)} | ${at(m, 80)} | ${f(m.rssPeakMb)} | ${f(m.ms / 1000, 1)} |`);
+    const later = m.rssAfterMb.slice(1);
+    console.log(
+      `| ${label} | ${m.shards} | ${f(m.bytes / 1e6, 1)} | ${f(m.rssStartMb)} | ${at(m, 1)} | ${at(m, 2)} | ${at(m, 5)} | ${at(m, 10)} | ${f(Math.min(...later))}-${f(Math.max(...later))} | ${f(m.rssPeakMb)} | ${f(m.ms / 1000, 1)} |`,
+    );
   }
   log(`done in ${((performance.now() - started) / 1000).toFixed(0)} s; results in bench/delivery/results.json`);
 }
