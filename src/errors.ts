@@ -92,6 +92,11 @@ export function errorResponse(err: AppError, extraHeaders?: Record<string, strin
 export function isUniqueViolation(err: unknown): boolean {
   return pgCode(err) === "23505";
 }
+/** A deadlock or serialization failure: the transaction lost a race and may simply be run again. */
+export function isRetryableConflict(err: unknown): boolean {
+  const code = pgCode(err);
+  return code === "40P01" || code === "40001";
+}
 export function isForeignKeyViolation(err: unknown): boolean {
   return pgCode(err) === "23503";
 }

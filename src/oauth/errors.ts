@@ -12,6 +12,7 @@ export type OAuthErrorCode =
   | "invalid_target"
   | "access_denied"
   | "server_error"
+  | "temporarily_unavailable"
   | "invalid_redirect_uri"
   | "invalid_client_metadata"
   | "rate_limited";
@@ -36,6 +37,8 @@ function statusOf(code: OAuthErrorCode): number {
       return 429;
     case "server_error":
       return 500;
+    case "temporarily_unavailable":
+      return 503;
     default:
       return 400;
   }

@@ -1,4 +1,4 @@
-import { describeError } from "../errors";
+import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { Elysia, t } from "elysia";
 import { adminAuth, adminDoc } from "../auth";
 import type { AppDeps } from "../deps";
@@ -72,11 +72,14 @@ export function oauthRoutes(deps: AppDeps) {
   const { db, config, log } = deps;
 
   /** Runs an OAuth JSON endpoint: OAuthErrors in the RFC form, anything else a logged server_error. */
-  const guarded = async (fn: () => Promise<Response>): Promise<Response> => {
+  const guarded = async (fn: () => Promise<Response>, attempt = 1): Promise<Response> => {
     try {
       return await fn();
     } catch (err) {
       if (err instanceof OAuthError) return oauthErrorResponse(err);
+      // Concurrent presentations of one code or refresh token may deadlock in PostgreSQL: run again.
+      if (isRetryableConflict(err) && attempt < 3) return guarded(fn, attempt + 1);
+      if (isDatabaseUnavailable(err)) return oauthErrorResponse(new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }));
       log.error("oauth endpoint failed", describeError(err));
       return oauthErrorResponse(new OAuthError("server_error", "internal server error"));
     }
