@@ -125,6 +125,15 @@ describe("delivery: renderable nodes", async () => {
     expect(en.json.data.seo.breadcrumbs.map((b: any) => b.path)).toEqual(["about", "about/team"]);
   });
 
+  test("a translated slug that collides with a sibling's base slug wins in that locale", async () => {
+    const plain = await seedNode(h, p.slug, { slug: "news", title: "News" }, true);
+    const other = await seedNode(h, p.slug, { slug: "actus", title: "Actus" }, true);
+    await translate(h, p.slug, other.id, "fr", { meta: { slug: "news" } });
+    expect((await get(h, api("/nodes/by-path/news?locale=fr"))).json.data.id).toBe(other.id);
+    expect((await get(h, api("/nodes/by-path/news"))).json.data.id).toBe(plain.id);
+    expect((await get(h, api("/nodes/by-path/actus?locale=fr"))).status).toBe(404);
+  });
+
   test("a locale without a published translation serves the base content, translated: false", async () => {
     const res = await get(h, api("/nodes/by-path/about?locale=de"));
     expect(res.status).toBe(200);
