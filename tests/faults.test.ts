@@ -2,17 +2,19 @@ import { describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createApp } from "../src/app";
-import { harness, seedNode, seedProject } from "./helpers";
+import { freshDatabase, harness, seedNode, seedProject } from "./helpers";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 // These faults need a PostgreSQL server to take away; CI's PostgreSQL pass runs them.
 describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
   test("terminated backends give clean errors, never 500, and the service recovers by itself", async () => {
-    const h = await harness();
+    // A database of its own: terminating backends must not disturb the pool the other tests share.
+    const fresh = await freshDatabase();
+    const h = await harness({}, { db: fresh.handle.db, dbHandle: fresh.handle });
     const p = await seedProject(h);
     await seedNode(h, p.slug, { slug: "before" });
-    const killer = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+    const killer = postgres(fresh.url!, { max: 1, onnotice: () => {} });
     try {
       await killer`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
       const statuses: number[] = [];
@@ -29,6 +31,7 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
       expect((await h.request("GET", "/readyz", { key: null })).status).toBe(200);
     } finally {
       await killer.end();
+      await fresh.drop();
     }
   });
 

@@ -248,7 +248,6 @@ describe("OAuth review fixes", async () => {
     const form = { grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, resource: RESOURCE };
     const answers = await Promise.all(Array.from({ length: 5 }, () => token(form)));
     const ok = answers.filter((r) => r.status === 200);
-    if (answers.some((r) => r.status !== 200 && r.json?.error !== "invalid_grant")) console.log("DEBUG", JSON.stringify(answers.map((r) => [r.status, r.json])), h.logs.filter((l) => l.includes("failed")).slice(-5));
     // At most one presentation wins; a loser's replay may revoke the grant before the winner is
     // answered, in which case nobody gets tokens. Either way the code bought nothing that survives.
     expect(ok.length).toBeLessThanOrEqual(1);
