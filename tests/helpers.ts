@@ -37,6 +37,18 @@ export interface TestResponse {
 
 export const BASE = "http://localhost";
 
+/** A response read once: status, headers, text, and the JSON body when there is one. */
+export async function readReply(res: Response): Promise<TestResponse> {
+  const text = await res.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
 export async function harness(env: Record<string, string> = {}, overrides: Partial<AppDeps> = {}): Promise<TestHarness> {
   const dbHandle = await testDb();
   const config: Config = loadConfig({ LOG_LEVEL: "debug", PUBLIC_URL: BASE, SEED_DEMO: "false", ...env });
@@ -55,15 +67,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
       body = JSON.stringify(opts.body);
       headers["content-type"] ??= "application/json";
     }
-    const res = await app.handle(new Request(BASE + path, { method, headers, body }));
-    const text = await res.text();
-    let json: any = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      json = null;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    return readReply(await app.handle(new Request(BASE + path, { method, headers, body })));
   };
   return { app, deps, rootKey: plaintext, logs, request };
 }

@@ -2,7 +2,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { AppDeps } from "../src/deps";
-import { harness, type TestHarness } from "./helpers";
+import { harness, readReply, type TestHarness } from "./helpers";
 
 export interface McpHarness {
   h: TestHarness;
@@ -49,15 +49,7 @@ export async function mcpHarness(env: Record<string, string> = {}, overrides: Pa
         ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
         ...opts.headers,
       };
-      const res = await fetch(url, { method: "POST", headers, body: opts.raw ?? JSON.stringify(body) });
-      const text = await res.text();
-      let json: any = null;
-      try {
-        json = text ? JSON.parse(text) : null;
-      } catch {
-        json = null;
-      }
-      return { status: res.status, headers: res.headers, text, json };
+      return readReply(await fetch(url, { method: "POST", headers, body: opts.raw ?? JSON.stringify(body) }));
     },
     stop() {
       for (const c of clients) void c.close().catch(() => {});

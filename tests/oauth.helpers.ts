@@ -3,7 +3,7 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import type { UserRole } from "../db/schema";
 import { createUser } from "../src/users/service";
-import type { TestHarness } from "./helpers";
+import { readReply, type TestHarness } from "./helpers";
 
 export type Fetcher = (request: Request) => Promise<Response>;
 
@@ -121,16 +121,7 @@ export interface Reply {
   text: string;
 }
 
-export async function reply(res: Response): Promise<Reply> {
-  const text = await res.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  return { status: res.status, headers: res.headers, json, text };
-}
+export const reply: (res: Response) => Promise<Reply> = readReply;
 
 /** POST of a form to a path of the app (token, revoke). */
 export async function postForm(fetcher: Fetcher, base: string, path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Reply> {
