@@ -62,6 +62,9 @@ export class DeliveryCache {
   private readonly loading = new Map<string, { generation: number; promise: Promise<DeliveryProject | null> }>();
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
+  /** Bytes of each cached answer's gzip representation, once made; counted in `bytes` too. */
+  private readonly extra = new WeakMap<CachedAnswer, number>();
+  private readonly keyOf = new WeakMap<CachedAnswer, string>();
   private bytes = 0;
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
@@ -194,16 +197,33 @@ export class DeliveryCache {
     if (this.opts.maxEntries === 0 || size > this.maxEntryBytes) return;
     const key = project.id + " " + route;
     const old = this.entries.get(key);
-    if (old) {
-      this.entries.delete(key);
-      this.bytes -= old.body.length;
-    }
+    if (old) this.remove(key, old);
     this.entries.set(key, answer);
+    this.keyOf.set(answer, key);
     this.bytes += size;
+    this.evict();
+  }
+
+  /** A cached answer got its gzip representation: it counts against the byte bound from now on. */
+  grow(answer: CachedAnswer, bytes: number): void {
+    const key = this.keyOf.get(answer);
+    if (key === undefined || this.entries.get(key) !== answer || this.extra.has(answer)) return;
+    this.extra.set(answer, bytes);
+    this.bytes += bytes;
+    this.evict();
+  }
+
+  private remove(key: string, answer: CachedAnswer): void {
+    this.entries.delete(key);
+    this.bytes -= answer.body.length + (this.extra.get(answer) ?? 0);
+    this.extra.delete(answer);
+    this.keyOf.delete(answer);
+  }
+
+  private evict(): void {
     for (const [k, v] of this.entries) {
       if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) break;
-      this.entries.delete(k);
-      this.bytes -= v.body.length;
+      this.remove(k, v);
     }
   }
 

@@ -31,6 +31,7 @@ export class DeliveryEngine {
   private listening: Promise<void> | null = null;
   private listenRetryAt = 0;
   private readonly cacheControl: string;
+  private readonly countGzip = (answer: CachedAnswer, bytes: number): void => this.cache.grow(answer, bytes);
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -73,7 +74,7 @@ export class DeliveryEngine {
         // invalid input: answered (with its error) below
       }
       const hit = plan && this.cache.get(found, plan.key);
-      if (hit) return respond(request, hit);
+      if (hit) return respond(request, hit, this.countGzip);
     }
     return this.serveAsync(request, ref, make);
   }
@@ -85,12 +86,12 @@ export class DeliveryEngine {
       if (!project) throw notFound("project");
       const plan = make(project);
       const hit = this.cache.get(project, plan.key);
-      if (hit) return await respond(request, hit);
+      if (hit) return await respond(request, hit, this.countGzip);
       if ("body" in plan) {
         const answer = await this.cache.getOrRender(project, plan.key, async () =>
           makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl),
         );
-        return await respond(request, answer);
+        return await respond(request, answer, this.countGzip);
       }
       return await this.streamed(request, project, plan);
     } catch (err) {
@@ -101,15 +102,22 @@ export class DeliveryEngine {
 
   private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
     const etag = await versionEtag(project, plan.key, this.deps.config.publicUrl);
+    // Planned first: a shard past the end or a sitemap without base URL is 404 even to a client
+    // sending `If-None-Match: *` or a guessed tag (RFC 9110 §13.1.2: 304 stands for a 200 only).
+    // The generators are lazy, so a 304 still reads no page of rows.
+    const chunks = await plan.stream();
     const inm = request.headers.get("if-none-match");
     if (inm !== null) {
-      if (etagMatches(inm, etag)) return notModified(etag, this.cacheControl, "Accept-Encoding");
-      const gz = gzipEtag(etag);
-      if (acceptsGzip(request) && etagMatches(inm, gz)) return notModified(gz, this.cacheControl, "Accept-Encoding");
+      let tag: string | null = null;
+      if (etagMatches(inm, etag)) tag = etag;
+      else if (acceptsGzip(request) && etagMatches(inm, gzipEtag(etag))) tag = gzipEtag(etag);
+      if (tag !== null) {
+        await chunks.return(undefined);
+        return notModified(tag, this.cacheControl, "Accept-Encoding");
+      }
     }
     // Sent as is: gzip output depends on how the stream is pulled, and one strong ETag must
     // always mean the same bytes. Once cached, the answer is compressed in one deterministic pass.
-    const chunks = await plan.stream();
     const headers = answerHeaders(plan.type, etag, this.cacheControl, true);
     const keep: string[] = [];
     let kept = 0;

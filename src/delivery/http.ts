@@ -114,17 +114,23 @@ export type Outcome = Reply | Response;
  * The answer itself (gzip-encoded when the client takes it and it is worth it), or 304 when the
  * client already holds these bytes (2xx only, RFC 9110 §13.1).
  */
-export function respond(request: Request, answer: CachedAnswer): Outcome | Promise<Outcome> {
+export function respond(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Outcome | Promise<Outcome> {
   if (answer.status === 200) {
-    if (answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer);
+    if (answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer, onGzip);
     const inm = request.headers.get("if-none-match");
     if (inm !== null && etagMatches(inm, answer.etag)) return notModified(answer.etag, answer.headers["cache-control"], answer.headers.vary);
   }
   return answer;
 }
 
-async function respondGzip(request: Request, answer: CachedAnswer): Promise<Outcome> {
-  answer.gzip ??= gzipOf(answer);
+/** Told the size of a gzip representation when it is made (the cache counts it against its bound). */
+export type GzipHook = (answer: CachedAnswer, bytes: number) => void;
+
+async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Promise<Outcome> {
+  if (answer.gzip === undefined) {
+    answer.gzip = gzipOf(answer);
+    if (onGzip) answer.gzip.then((gz) => onGzip(answer, gz.body.byteLength), () => {});
+  }
   const gz = await answer.gzip;
   const inm = request.headers.get("if-none-match");
   if (inm !== null && etagMatches(inm, gz.etag)) return notModified(gz.etag, gz.headers["cache-control"], gz.headers.vary);

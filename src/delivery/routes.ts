@@ -63,7 +63,7 @@ export function deliveryRoutes(deps: AppDeps) {
   const serve = (request: Request, set: Ctx["set"], ref: string, make: (p: DeliveryProject) => Plan) => {
     let out: Outcome | Promise<Outcome>;
     try {
-      out = engine.serve(request, ref, make);
+      out = engine.serve(request, ref ?? "", make);
     } catch (err) {
       return failed(set, err);
     }
@@ -91,7 +91,7 @@ export function deliveryRoutes(deps: AppDeps) {
     .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
       detail: { ...DeliveryDocs.byPath, hide: true },
     })
-    .get("/nodes/by-path/*", ({ request, set, params }) => byPath(request, set, params.ref, params["*"]), {
+    .get("/nodes/by-path/*", ({ request, set, params }) => byPath(request, set, params.ref, params["*"] ?? ""), {
       detail: DeliveryDocs.byPath,
     })
     .get(
@@ -99,7 +99,9 @@ export function deliveryRoutes(deps: AppDeps) {
       ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => {
           const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-          return json(`id ${locale} ${params.id.toLowerCase()}`, async () => ({ data: await getNodeById(db, p, params.id, locale) }));
+          // Elysia gives null for a parameter that is not valid percent-encoding: no such node.
+          const id = params.id ?? "";
+          return json(`id ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeById(db, p, id, locale) }));
         }),
       { detail: DeliveryDocs.byId },
     )
@@ -138,7 +140,8 @@ export function deliveryRoutes(deps: AppDeps) {
           const raw = queryParam(queryOf(request), "locale");
           if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
           const locale = deliveryLocale(p, raw);
-          return json(`tr ${locale} ${params.nodeId.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, params.nodeId, locale) }));
+          const id = params.nodeId ?? "";
+          return json(`tr ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, id, locale) }));
         }),
       { detail: DeliveryDocs.translation },
     )
@@ -170,7 +173,7 @@ export function deliveryRoutes(deps: AppDeps) {
       "/:file",
       ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => {
-          const m = SHARD_RE.exec(params.file);
+          const m = SHARD_RE.exec(params.file ?? "");
           if (!m) throw notFound("route");
           const n = Number(m[1]);
           return {
@@ -199,6 +202,7 @@ export function deliveryRoutes(deps: AppDeps) {
 }
 
 function normalRef(ref: string): string {
+  if (typeof ref !== "string") return "";
   return isUuid(ref) ? ref.toLowerCase() : ref;
 }
 

@@ -242,11 +242,15 @@ export interface EntriesQuery {
   sort: EntrySort;
 }
 
+/** A whole number of at least 1 written in decimal digits (any length), else 400. */
 const positiveInt = (value: string, field: string): number => {
-  if (!/^\d{1,9}$/.test(value.trim()) || Number(value) < 1) {
+  const v = value.trim();
+  if (!/^\d+$/.test(v) || !/[1-9]/.test(v)) {
     throw new AppError("invalid_request", `${field} must be an integer of at least 1`, { field });
   }
-  return Number(value);
+  // Above 2^53 a number no longer names one page; Infinity tells per_page to clamp.
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : Number.POSITIVE_INFINITY;
 };
 
 /** Validated, normalised entries query (also the cache key's source). */
@@ -255,6 +259,10 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
     throw new AppError("missing_parameter", "collection is required (the collection's slug path)", { field: "collection" });
   }
   const page = input.page === undefined ? 1 : positiveInt(input.page, "page");
+  if (page > Number.MAX_SAFE_INTEGER) {
+    throw new AppError("invalid_request", `page must be at most ${Number.MAX_SAFE_INTEGER}`, { field: "page" });
+  }
+  // Above 100 is clamped, however large (decisions.md); 0 and non-numbers are 400.
   const perPage = input.per_page === undefined ? 20 : Math.min(positiveInt(input.per_page, "per_page"), 100);
   const sort = input.sort === undefined || input.sort === "" ? "-updated_at" : input.sort;
   if (!(SORTS as readonly string[]).includes(sort)) {
@@ -289,7 +297,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
       select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position from nodes e
       where e.parent_id = (select id from col) and e.status = 'published' ${match}
       order by ${sql.raw(ORDER[input.sort])}
-      limit ${input.perPage} offset ${(input.page - 1) * input.perPage}
+      limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
     ) e on true
     order by ${sql.raw(ORDER[input.sort])}`),
   );
