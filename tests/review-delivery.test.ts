@@ -1,8 +1,10 @@
 // Review of the delivery API: regressions for the problems found (each test fails without its fix).
 import { describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import { bumpContentVersion } from "../src/projects/service";
 import { DeliveryCache } from "../src/delivery/cache";
 import { makeAnswer, respond } from "../src/delivery/http";
-import { get } from "./delivery.helpers";
+import { get, translate, urlsOf, xmlProblem } from "./delivery.helpers";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 
 const NOT_FOUND = { error: { code: "not_found", message: "node not found" } };
@@ -137,5 +139,36 @@ describe("review: the gzip representation counts against the cache's byte bound"
     expect(bb.length).toBeGreaterThan(0);
     expect(Buffer.from(ab).equals(Buffer.from(bb))).toBe(true);
     expect(JSON.parse(new TextDecoder().decode(Bun.gunzipSync(ab))).data.slug).toBe("big");
+  });
+});
+
+describe("review: the sitemap leaves out translations marked noindex", async () => {
+  const h: TestHarness = await harness();
+  const BASE = "https://www.example.com";
+  const p = await seedProject(h, { locales: ["en", "fr"], public_base_url: BASE });
+  const about = await seedNode(h, p.slug, { slug: "about", title: "About" }, true);
+  const team = await seedNode(h, p.slug, { slug: "team", title: "Team", parent_id: about.id }, true);
+  await translate(h, p.slug, about.id, "fr", { meta: { title: "À propos", slug: "a-propos" } });
+  await translate(h, p.slug, team.id, "fr", { meta: { title: "Équipe", slug: "equipe" } });
+  // The admin schema drops meta fields it does not declare (noindex among them); render honours a
+  // stored one, so the sitemap must too. Written directly, with the version bump every write makes.
+  await h.deps.db.transaction(async (tx) => {
+    await bumpContentVersion(tx, p.id);
+    await tx.execute(sql`update translations set meta = meta || '{"noindex": true}'::jsonb where node_id = ${about.id} and locale = 'fr'`);
+  });
+
+  test("the fr page says noindex, so its URL is neither a <url> nor an alternate; its slug still localises the child", async () => {
+    const fr = await get(h, `/api/p/${p.slug}/nodes/by-path/a-propos?locale=fr`);
+    expect(fr.status).toBe(200);
+    expect(fr.json.data.seo.robots).toBe("noindex,follow");
+    const res = await get(h, `/api/p/${p.slug}/sitemap.xml`);
+    expect(res.status).toBe(200);
+    expect(xmlProblem(res.text)).toBeNull();
+    const urls = urlsOf(res.text);
+    expect(urls.map((u) => u.loc).sort()).toEqual([`${BASE}/about`, `${BASE}/about/team`, `${BASE}/fr/a-propos/equipe`]);
+    const aboutUrl = urls.find((u) => u.loc === `${BASE}/about`)!;
+    expect(aboutUrl.alternates).toEqual({ en: `${BASE}/about`, "x-default": `${BASE}/about` });
+    const teamFr = urls.find((u) => u.loc === `${BASE}/fr/a-propos/equipe`)!;
+    expect(teamFr.alternates).toEqual({ en: `${BASE}/about/team`, fr: `${BASE}/fr/a-propos/equipe`, "x-default": `${BASE}/about/team` });
   });
 });

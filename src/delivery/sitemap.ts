@@ -78,6 +78,8 @@ export async function* sitemapIndex(apiBase: string, shards: number): AsyncGener
 interface LocaleInfo {
   slug: string | null;
   updatedAt: string;
+  /** The translation sets noindex: its URL is left out (its slug still localises descendants). */
+  noindex: boolean;
 }
 
 /**
@@ -93,14 +95,14 @@ export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: s
   const others = project.locales.filter((l) => l !== project.defaultLocale);
   const own = others.length === 0
     ? sql`null`
-    : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T})) from translations t
+    : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, t.meta->'noindex' = 'true'::jsonb)) from translations t
            where t.node_id = ${nodes.id} and t.status = 'published')`;
   const known = new Map<string, Map<string, LocaleInfo>>();
   let remaining = limit;
   let cursor = after;
   while (remaining > 0) {
     const take = Math.min(PAGE_SIZE, remaining);
-    const page = rows<{ path: string; updated_at: string; tr: [string, string | null, string][] | null }>(
+    const page = rows<{ path: string; updated_at: string; tr: [string, string | null, string, boolean | null][] | null }>(
       await db.execute(sql`select ${nodes.path} as path, ${ISO_N} as updated_at, ${own} as tr from ${nodes}
         where ${cursor === null ? cond : and(cond, gt(nodes.path, cursor))}
         order by ${nodes.path} limit ${take}`),
@@ -110,7 +112,9 @@ export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: s
       if (known.size > KNOWN_MAX) known.clear();
       for (const r of page) {
         const m = new Map<string, LocaleInfo>();
-        for (const [locale, slug, updatedAt] of r.tr ?? []) m.set(locale, { slug: slug && slug.trim() !== "" ? slug : null, updatedAt });
+        for (const [locale, slug, updatedAt, noindex] of r.tr ?? []) {
+          m.set(locale, { slug: slug && slug.trim() !== "" ? slug : null, updatedAt, noindex: noindex === true });
+        }
         known.set(r.path, m);
       }
       await learnAncestors(db, project, page.map((p) => p.path), known);
@@ -145,7 +149,7 @@ async function learnAncestors(db: Db, project: DeliveryProject, paths: string[],
       where n.project_id = ${project.id} and t.status = 'published'
         and n.path = any (string_to_array(${[...wanted].join("\n")}, E'\\n'))`),
   );
-  for (const r of found) known.get(r.path)?.set(r.locale, { slug: r.slug && r.slug.trim() !== "" ? r.slug : null, updatedAt: r.updated_at });
+  for (const r of found) known.get(r.path)?.set(r.locale, { slug: r.slug && r.slug.trim() !== "" ? r.slug : null, updatedAt: r.updated_at, noindex: false });
 }
 
 function localisedPath(path: string, locale: string, known: Map<string, Map<string, LocaleInfo>>): string {
@@ -165,7 +169,8 @@ function urlEntries(project: DeliveryProject, others: string[], path: string, up
   ];
   for (const l of others) {
     const tr = own?.get(l);
-    if (!tr) continue;
+    // A noindex translation renders robots "noindex": listing it would submit a URL search engines must drop.
+    if (!tr || tr.noindex) continue;
     versions.push({ locale: l, href: publicUrl(project, l, localisedPath(path, l, known)), lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt });
   }
   let links = "";
