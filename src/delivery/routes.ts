@@ -88,6 +88,12 @@ export function deliveryRoutes(deps: AppDeps) {
       const m = request.method;
       if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
     })
+    // And again once the write's handler returned (its transaction committed): a read that ran
+    // during the write may have re-validated the old version.
+    .onAfterHandle({ as: "global" }, ({ request }) => {
+      const m = request.method;
+      if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
+    })
     .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
       detail: { ...DeliveryDocs.byPath, hide: true },
     })
