@@ -58,6 +58,9 @@ export interface TranslationMeta {
   slug?: string;
   description?: string;
   og_image?: string;
+  canonical?: string | null;
+  robots?: string | null;
+  noindex?: boolean;
   [key: string]: unknown;
 }
 

@@ -7,8 +7,11 @@ const Meta = t.Object(
     slug: t.Optional(t.String({ pattern: "^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$" })),
     description: t.Optional(t.String({ maxLength: 1000 })),
     og_image: t.Optional(t.String({ maxLength: 2048 })),
+    canonical: t.Optional(t.Nullable(t.String({ maxLength: 2048, description: "overrides the canonical URL in this locale" }))),
+    robots: t.Optional(t.Nullable(t.String({ maxLength: 200 }))),
+    noindex: t.Optional(t.Boolean({ description: "robots noindex in this locale; also leaves it out of the sitemap" })),
   },
-  { additionalProperties: true, description: "localised title, slug and SEO fields" },
+  { description: "localised title, slug and SEO fields (other fields are ignored)" },
 );
 
 export const TranslationModel = {

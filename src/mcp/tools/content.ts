@@ -66,7 +66,7 @@ export const upsertTranslationTool = defineTool({
   name: "upsert_translation",
   title: "Write a translation",
   description:
-    "Create or replace a node's translation into a locale other than the project's default. meta holds the localised title, slug (a localised path segment), description and og_image; " +
+    "Create or replace a node's translation into a locale other than the project's default. meta holds the localised title, slug (a localised path segment), description, og_image, canonical, robots and noindex; " +
     "blocks maps block ids (from get_node) to partial data deep-merged over the base block. " +
     "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced.",
   scopes: ["content:write"],
@@ -79,6 +79,9 @@ export const upsertTranslationTool = defineTool({
         slug: Slug.optional(),
         description: z.string().max(1000).optional(),
         og_image: z.string().max(2048).optional(),
+        canonical: z.string().max(2048).nullable().optional(),
+        robots: z.string().max(200).nullable().optional(),
+        noindex: z.boolean().optional(),
       })
       .optional(),
     blocks: z.record(z.uuid(), z.record(z.string(), z.unknown())).optional().describe("block id → partial block data"),
