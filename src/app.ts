@@ -8,7 +8,7 @@ import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
-import { deliveryRoutes } from "./delivery/routes";
+import { createDelivery } from "./delivery/routes";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
@@ -28,6 +28,7 @@ interface RequestMeta {
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
 export function createApp(deps: AppDeps) {
   const meta = new WeakMap<Request, RequestMeta>();
+  const delivery = createDelivery(deps);
   const { log } = deps;
 
   return new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
@@ -35,6 +36,9 @@ export function createApp(deps: AppDeps) {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
       meta.set(request, { id, start: performance.now() });
+      // Hot delivery reads (a fresh cached answer) are answered here, before routing.
+      const fast = delivery.fastRead(request, id);
+      if (fast !== null) return fast;
       set.headers["x-request-id"] = id;
       const declared = Number(request.headers.get("content-length") ?? "0");
       // /mcp enforces the same cap itself and answers in JSON-RPC form.
@@ -152,7 +156,7 @@ export function createApp(deps: AppDeps) {
     .use(themeRoutes(deps))
     .use(keyRoutes(deps))
     .use(aiRoutes(deps))
-    .use(deliveryRoutes(deps))
+    .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps));
 }

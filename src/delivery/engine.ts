@@ -64,19 +64,25 @@ export class DeliveryEngine {
    * promise, no query); everything else goes through serveAsync.
    */
   serve(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Outcome | Promise<Outcome> {
+    return this.cached(request, ref, make) ?? this.serveAsync(request, ref, make);
+  }
+
+  /**
+   * A cache hit of a fresh project, or null when the read needs more (a miss, a stale or unknown
+   * project, invalid input): synchronous apart from a first gzip, no promise, no query.
+   */
+  cached(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Outcome | Promise<Outcome> | null {
     this.ensureListening();
     const found = this.cache.project(ref);
-    if (found !== null && !(found instanceof Promise)) {
-      let plan: Plan | null = null;
-      try {
-        plan = make(found);
-      } catch {
-        // invalid input: answered (with its error) below
-      }
-      const hit = plan && this.cache.get(found, plan.key);
-      if (hit) return respond(request, hit, this.countGzip);
+    if (found === null || found instanceof Promise) return null;
+    let plan: Plan;
+    try {
+      plan = make(found);
+    } catch {
+      return null; // invalid input: answered (with its error) by serveAsync
     }
-    return this.serveAsync(request, ref, make);
+    const hit = this.cache.get(found, plan.key);
+    return hit ? respond(request, hit, this.countGzip) : null;
   }
 
   private async serveAsync(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Promise<Outcome> {

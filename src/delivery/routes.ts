@@ -29,7 +29,7 @@ const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
  * than by @elysiajs/cors, whose onRequest hook and `/*` OPTIONS route would apply to every route
  * of the app, admin and OAuth included).
  */
-export function deliveryRoutes(deps: AppDeps) {
+export function createDelivery(deps: AppDeps) {
   const { db } = deps;
   const engine = new DeliveryEngine(deps);
   // The engine answers with plain parts or, for streams and 304s, a Response. Plain parts become a
@@ -72,15 +72,65 @@ export function deliveryRoutes(deps: AppDeps) {
   };
   const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
 
-  const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) =>
-    serve(request, set, ref, (p) => {
-      const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-      const segs = pathSegments(raw);
-      if (!segs) throw notFound("node");
-      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
+  const byPathPlan = (request: Request, raw: string) => (p: DeliveryProject): Plan => {
+    const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+    const segs = pathSegments(raw);
+    if (!segs) throw notFound("node");
+    return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
+  };
+  // Elysia gives null for a parameter that is not valid percent-encoding: no such node.
+  const byIdPlan = (request: Request, id: string | null) => (p: DeliveryProject): Plan => {
+    const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+    const key = (id ?? "").toLowerCase();
+    return json(`id ${locale} ${key}`, async () => ({ data: await getNodeById(db, p, id ?? "", locale) }));
+  };
+  const entriesPlan = (request: Request) => (p: DeliveryProject): Plan => {
+    const query = queryOf(request);
+    const q = entriesQuery({
+      collection: queryParam(query, "collection"),
+      page: queryParam(query, "page"),
+      per_page: queryParam(query, "per_page"),
+      q: queryParam(query, "q"),
+      sort: queryParam(query, "sort"),
     });
+    const segs = pathSegments(q.collection);
+    if (!segs) throw notFound("collection");
+    return json("entries " + JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort]), () => listEntries(db, p, q));
+  };
+  const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) => serve(request, set, ref, byPathPlan(request, raw));
 
-  return new Elysia({ prefix: "/api/p/:ref" })
+  /**
+   * Hot reads answered before routing (called from the app's onRequest): a GET of a node by path or
+   * id, or an entries page, whose answer is cached for the project's current version. Anything else
+   * (a miss, HEAD, percent-encoded paths, errors) returns null and takes the routed way.
+   */
+  const fastRead = (request: Request, requestId: string): Response | null => {
+    if (request.method !== "GET") return null;
+    const url = request.url;
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    if (!url.startsWith("/api/p/", pathStart)) return null;
+    const q = url.indexOf("?", pathStart);
+    const path = url.slice(pathStart + 7, q < 0 ? undefined : q);
+    const slash = path.indexOf("/");
+    if (slash <= 0 || path.includes("%") || url.includes("#")) return null;
+    const ref = path.slice(0, slash);
+    const rest = path.slice(slash + 1);
+    let make: ((p: DeliveryProject) => Plan) | null = null;
+    if (rest.startsWith("nodes/by-path/")) make = byPathPlan(request, rest.slice(14));
+    else if (rest === "entries") make = entriesPlan(request);
+    else if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) make = byIdPlan(request, rest.slice(6));
+    if (make === null) return null;
+    const out = engine.cached(request, ref, make);
+    if (out === null || out instanceof Promise) return null;
+    if (out instanceof Response) {
+      out.headers.set("x-request-id", requestId);
+      return out;
+    }
+    if (out.status !== 200) return null;
+    return send({ headers: { "x-request-id": requestId } }, out) as Response;
+  };
+
+  const routes = new Elysia({ prefix: "/api/p/:ref" })
     // onRequest runs for every route of the app (Elysia has no scoped onRequest). A request that may
     // write content (admin, MCP) makes this instance re-validate project versions on the next read,
     // so it always reads its own writes; other instances learn them by NOTIFY or the version check.
@@ -103,12 +153,7 @@ export function deliveryRoutes(deps: AppDeps) {
     .get(
       "/nodes/:id",
       ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => {
-          const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-          // Elysia gives null for a parameter that is not valid percent-encoding: no such node.
-          const id = params.id ?? "";
-          return json(`id ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeById(db, p, id, locale) }));
-        }),
+        serve(request, set, params.ref, byIdPlan(request, params.id)),
       { detail: DeliveryDocs.byId },
     )
     .get(
@@ -124,19 +169,7 @@ export function deliveryRoutes(deps: AppDeps) {
     .get(
       "/entries",
       ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => {
-          const query = queryOf(request);
-          const q = entriesQuery({
-            collection: queryParam(query, "collection"),
-            page: queryParam(query, "page"),
-            per_page: queryParam(query, "per_page"),
-            q: queryParam(query, "q"),
-            sort: queryParam(query, "sort"),
-          });
-          const segs = pathSegments(q.collection);
-          if (!segs) throw notFound("collection");
-          return json("entries " + JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort]), () => listEntries(db, p, q));
-        }),
+        serve(request, set, params.ref, entriesPlan(request)),
       { detail: DeliveryDocs.entries },
     )
     .get(
@@ -198,6 +231,7 @@ export function deliveryRoutes(deps: AppDeps) {
     .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
     .all("/", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } })
     .all("/*", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } });
+  return { routes, fastRead };
 
   function other(request: Request, set: Ctx["set"], ref: string) {
     if (request.method !== "GET" && request.method !== "HEAD") return send(set, methodNotAllowed(request.method));

@@ -1,0 +1,37 @@
+// Hot reads answered before routing (the app's onRequest) must be the same answers the routes give.
+import { expect, test } from "bun:test";
+import { harness, seedNode, seedProject } from "./helpers";
+
+test("a hot read answered before routing equals the routed answer, with the request id, and 304s", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { public_base_url: "https://x.example" });
+  const col = await seedNode(h, p.slug, { slug: "blog", type: "collection" }, true);
+  const post = await seedNode(h, p.slug, { slug: "post", parent_id: col.id, blocks: [{ type: "text", data: { text: "hi" } }] }, true);
+  const urls = [`/api/p/${p.slug}/nodes/by-path/blog/post`, `/api/p/${p.id}/nodes/${post.id}?locale=fr`, `/api/p/${p.slug}/entries?collection=blog&sort=title`];
+  const pick = (r: { status: number; headers: Headers; text: string }) => ({
+    status: r.status,
+    body: r.text,
+    etag: r.headers.get("etag"),
+    type: r.headers.get("content-type"),
+    cache: r.headers.get("cache-control"),
+    cors: r.headers.get("access-control-allow-origin"),
+    vary: r.headers.get("vary"),
+  });
+  for (const url of urls) {
+    const routed = await h.request("GET", url, { key: null, headers: { "x-request-id": "first" } });
+    const hot = await h.request("GET", url, { key: null, headers: { "x-request-id": "second" } });
+    expect(routed.status).toBe(200);
+    expect(pick(hot)).toEqual(pick(routed));
+    expect(hot.headers.get("x-request-id")).toBe("second");
+    const notModified = await h.request("GET", url, { key: null, headers: { "if-none-match": hot.headers.get("etag")!, "x-request-id": "third" } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe("");
+    expect(notModified.headers.get("x-request-id")).toBe("third");
+    const head = await h.app.handle(new Request(`http://localhost${url}`, { method: "HEAD" }));
+    expect(head.status).toBe(200);
+  }
+  // A write makes the next read take the routed way again and see the change.
+  await h.request("PATCH", `/admin/p/${p.slug}/nodes/${post.id}`, { body: { title: "Changed" } });
+  const fresh = await h.request("GET", urls[0], { key: null });
+  expect(fresh.json.data.title).toBe("Changed");
+});
