@@ -30,6 +30,7 @@ export function createApp(deps: AppDeps) {
   const meta = new WeakMap<Request, RequestMeta>();
   const delivery = createDelivery(deps);
   const { log } = deps;
+  const logAccess = accessLogOn(deps);
 
   return new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
     .onRequest(({ request, set }) => {
@@ -38,7 +39,11 @@ export function createApp(deps: AppDeps) {
       meta.set(request, { id, start: performance.now() });
       // Hot delivery reads (a fresh cached answer) are answered here, before routing.
       const fast = delivery.fastRead(request, id);
-      if (fast !== null) return fast;
+      if (fast !== null) {
+        // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
+        if (logAccess) writeAccessLine(deps, meta, request, fast.status);
+        return fast;
+      }
       set.headers["x-request-id"] = id;
       const declared = Number(request.headers.get("content-length") ?? "0");
       // /mcp enforces the same cap itself and answers in JSON-RPC form.
@@ -170,18 +175,22 @@ export type App = ReturnType<typeof createApp>;
  */
 function accessLog(deps: AppDeps, meta: WeakMap<Request, RequestMeta>) {
   const plugin = new Elysia();
-  if (deps.config.logLevel !== "debug" && deps.config.logLevel !== "info") return plugin;
-  return plugin.onAfterResponse({ as: "global" }, ({ request, set }) => {
-    const m = meta.get(request);
-    if (!m) return;
-    const url = new URL(request.url);
-    deps.log.info("request", {
-      request_id: m.id,
-      method: request.method,
-      path: url.pathname, // never the query: it may carry codes or states
-      status: typeof set.status === "number" ? set.status : 200,
-      ms: Math.round((performance.now() - m.start) * 100) / 100,
-    });
+  if (!accessLogOn(deps)) return plugin;
+  return plugin.onAfterResponse({ as: "global" }, ({ request, set }) => writeAccessLine(deps, meta, request, typeof set.status === "number" ? set.status : 200));
+}
+
+const accessLogOn = (deps: AppDeps): boolean => deps.config.logLevel === "debug" || deps.config.logLevel === "info";
+
+function writeAccessLine(deps: AppDeps, meta: WeakMap<Request, RequestMeta>, request: Request, status: number): void {
+  const m = meta.get(request);
+  if (!m) return;
+  const url = new URL(request.url);
+  deps.log.info("request", {
+    request_id: m.id,
+    method: request.method,
+    path: url.pathname, // never the query: it may carry codes or states
+    status,
+    ms: Math.round((performance.now() - m.start) * 100) / 100,
   });
 }
 

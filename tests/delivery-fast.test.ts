@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { harness, seedNode, seedProject } from "./helpers";
 
-test("a hot read answered before routing equals the routed answer, with the request id, and 304s", async () => {
+test("a hot read answered before routing equals the routed answer, with the request id, 304s and its access-log line", async () => {
   const h = await harness();
   const p = await seedProject(h, { public_base_url: "https://x.example" });
   const col = await seedNode(h, p.slug, { slug: "blog", type: "collection" }, true);
@@ -27,6 +27,12 @@ test("a hot read answered before routing equals the routed answer, with the requ
     expect(notModified.status).toBe(304);
     expect(notModified.text).toBe("");
     expect(notModified.headers.get("x-request-id")).toBe("third");
+    await Bun.sleep(2);
+    // Hot reads are access-logged like routed ones.
+    const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    expect(lines.find((l) => l.request_id === "second")?.status).toBe(200);
+    expect(lines.find((l) => l.request_id === "third")?.status).toBe(304);
+    h.logs.length = 0;
     const head = await h.app.handle(new Request(`http://localhost${url}`, { method: "HEAD" }));
     expect(head.status).toBe(200);
   }
