@@ -36,6 +36,7 @@ export interface Config {
   readonly shutdownGraceMs: number;
   readonly adminAuthFailureLimit: number;
   readonly oauthRefreshReuseGraceSeconds: number;
+  readonly oauthRequireResource: boolean;
 }
 
 /** Every variable with its default and meaning; the README table mirrors this list. */
@@ -71,6 +72,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["TRUST_PROXY", "false", "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
   ["SHUTDOWN_GRACE_MS", "10000", "how long SIGTERM waits for in-flight requests"],
   ["OAUTH_REFRESH_REUSE_GRACE", "0", "seconds a rotated refresh token may be presented again for a sibling pair (clients refreshing in parallel); 0 = strict single use"],
+  ["OAUTH_REQUIRE_RESOURCE", "true", "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
   ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
 ];
 
@@ -178,6 +180,7 @@ export function loadConfig(env: Env): Config {
     shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 300_000),
     adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 30, 1, 1_000_000),
     oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 0, 300),
+    oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE", true),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

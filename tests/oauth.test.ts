@@ -182,7 +182,7 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(otherPort.status).toBe(200);
   });
 
-  test("authorize: missing PKCE, plain, foreign resource and other errors redirect with state and iss", async () => {
+  test("authorize: missing PKCE, plain, missing or foreign resource and other errors redirect with state and iss", async () => {
     const clientId = await publicClient();
     const { challenge } = pkce();
     const base = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st-9", resource: RESOURCE };
@@ -193,6 +193,7 @@ describe("OAuth 2.1 authorization server", async () => {
       [{ ...base, code_challenge: "short" }, "invalid_request"],
       [{ ...base, resource: "https://elsewhere.example/mcp" }, "invalid_target"],
       [{ ...base, resource: `${BASE}/admin` }, "invalid_target"],
+      [{ ...base, resource: undefined }, "invalid_target"], // required by default (OAUTH_REQUIRE_RESOURCE)
       [{ ...base, response_type: "token" }, "unsupported_response_type"],
     ];
     for (const [params, error] of cases) {

@@ -14,7 +14,7 @@ const REDIRECT = "http://127.0.0.1:43124/callback";
 const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 
 describe("OAuth review fixes", async () => {
-  const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60" });
+  const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60", OAUTH_REQUIRE_RESOURCE: "false" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
   const editor = await seedUser(h, "editor");
@@ -84,7 +84,7 @@ describe("OAuth review fixes", async () => {
     expect(wrong.json.error).toBe("invalid_target");
   });
 
-  test("resource omitted (Codex, older Claude Code): the one resource this server protects is the default", async () => {
+  test("with OAUTH_REQUIRE_RESOURCE=false, an omitted resource (Codex, older Claude Code) means the one resource this server protects", async () => {
     const clientId = await publicClient();
     const a = await codeFor(clientId, { resource: undefined });
     const res = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT });

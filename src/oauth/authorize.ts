@@ -76,9 +76,9 @@ export async function parseAuthorizationRequest(
   if (!params.code_challenge) return failHere("invalid_request", "code_challenge is required (PKCE)");
   if (params.code_challenge_method !== "S256") return failHere("invalid_request", "code_challenge_method must be S256");
   if (!CHALLENGE_RE.test(params.code_challenge)) return failHere("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
-  // RFC 8707: the token is for one resource, this service's MCP endpoint (the default when absent).
+  // RFC 8707: the token is for one resource, this service's MCP endpoint (absent: see OAUTH_REQUIRE_RESOURCE).
   const resource = resolveResource(params.resource);
-  if (!resource) return failHere("invalid_target", `unknown resource; this server issues tokens for ${resolveResource(undefined)}`);
+  if (!resource) return failHere("invalid_target", `resource is missing or unknown (RFC 8707); this server issues tokens for ${issuer}/mcp`);
 
   // RFC 6749 §3.3: scopes this server does not know (openid, offline_access…) are ignored; a request
   // naming none of ours is treated like one naming no scope, and the consent page shows what is granted.

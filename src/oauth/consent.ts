@@ -74,7 +74,11 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
     const r = await metadataClient(deps, id, address);
     return r.ok ? r.client : r.reason;
   };
-  const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) => resolveResource(deps.config, raw));
+  const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) =>
+    // Issue 6 and the MCP authorization spec require `resource`; OAUTH_REQUIRE_RESOURCE=false lets
+    // clients that omit it get a token for the one resource this server protects.
+    (raw === undefined || raw === "") && deps.config.oauthRequireResource ? null : resolveResource(deps.config, raw),
+  );
   if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message), location: null, cookies: [], redirectUri: null };
   if (parsed.kind === "redirect") {
     if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
