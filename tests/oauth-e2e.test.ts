@@ -2,9 +2,9 @@
 // client auth, and oauth4webapi. Each starts from nothing but the /mcp URL.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { auth, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { oauthTokens } from "../db/schema";
@@ -12,7 +12,7 @@ import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
-import { authorizeInBrowser, type Fetcher, seedUser } from "./oauth.helpers";
+import { authorizeInBrowser, type Fetcher, MemoryClientProvider, metadataDocumentFetch, seedUser } from "./oauth.helpers";
 
 const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 // A browser does not follow the final redirect to a loopback client here: we read its Location.
@@ -25,26 +25,18 @@ describe("OAuth end to end", async () => {
   const mcpUrl = new URL(`${base}/mcp`);
   // What the server fetches from outside: only client metadata documents, served from this map.
   const documents = new Map<string, unknown>();
-  const outbound = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    // The server connects to the checked address and names the host in the Host header.
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const host = (init?.headers as Record<string, string> | undefined)?.host;
-    if (host) url.host = host;
-    const doc = documents.get(url.toString());
-    return doc ? Response.json(doc) : new Response("not found", { status: 404 });
-  }) as typeof fetch;
+  const outbound = metadataDocumentFetch(documents);
   h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base }, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const project = await seedProject(h);
   const user = await seedUser(h, "editor");
   afterAll(() => server.stop(true));
 
   /** An OAuthClientProvider whose "browser" is the headless page walk. */
-  class HeadlessProvider implements OAuthClientProvider {
+  class HeadlessProvider extends MemoryClientProvider {
     readonly redirectUrl = "http://127.0.0.1:47001/callback";
-    constructor(readonly clientMetadataUrl?: string) {}
-    private info: OAuthClientInformationMixed | undefined;
-    private saved: OAuthTokens | undefined;
-    private verifier = "";
+    constructor(readonly clientMetadataUrl?: string) {
+      super();
+    }
     private lastState = "";
     code: string | null = null;
     redirects = 0;
@@ -60,24 +52,6 @@ describe("OAuth end to end", async () => {
     state(): string {
       this.lastState = crypto.randomUUID();
       return this.lastState;
-    }
-    clientInformation() {
-      return this.info;
-    }
-    saveClientInformation(info: OAuthClientInformationMixed): void {
-      this.info = info;
-    }
-    tokens() {
-      return this.saved;
-    }
-    saveTokens(tokens: OAuthTokens): void {
-      this.saved = tokens;
-    }
-    saveCodeVerifier(v: string): void {
-      this.verifier = v;
-    }
-    codeVerifier(): string {
-      return this.verifier;
     }
     async redirectToAuthorization(url: URL): Promise<void> {
       this.redirects += 1;

@@ -1,4 +1,6 @@
 // What the OAuth tests share: a browser stand-in for the consent page, PKCE, users, raw token calls.
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import type { UserRole } from "../db/schema";
@@ -145,4 +147,49 @@ export async function mcpRpc(fetcher: Fetcher, base: string, token: string | nul
       }),
     ),
   );
+}
+
+/**
+ * An MCP SDK OAuthClientProvider keeping its registration, tokens and verifier in memory;
+ * subclasses say how they register and how their "browser" walks the authorization page.
+ */
+export abstract class MemoryClientProvider implements OAuthClientProvider {
+  abstract readonly redirectUrl: string;
+  abstract get clientMetadata(): OAuthClientMetadata;
+  abstract redirectToAuthorization(url: URL): Promise<void>;
+  private info: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier = "";
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed): void {
+    this.info = info;
+  }
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+  saveCodeVerifier(v: string): void {
+    this.verifier = v;
+  }
+  codeVerifier(): string {
+    return this.verifier;
+  }
+}
+
+/**
+ * The outbound fetch of a test app serving client metadata documents from a map. The server
+ * connects to the address its guard checked and names the host in the Host header.
+ */
+export function metadataDocumentFetch(documents: Map<string, unknown>): typeof fetch {
+  return (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const host = (init?.headers as Record<string, string> | undefined)?.host;
+    if (host) url.host = host;
+    const doc = documents.get(url.toString());
+    return doc ? Response.json(doc) : new Response("not found", { status: 404 });
+  }) as typeof fetch;
 }

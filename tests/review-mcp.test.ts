@@ -2,16 +2,16 @@
 // OAuth token never outliving the scopes its user's role holds.
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { extractWWWAuthenticateParams, type OAuthClientProvider, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import type { UserRole } from "../db/schema";
 import { nodes, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
 import { BASE, harness, seedProject, type TestHarness } from "./helpers";
-import { authorizeInBrowser, type Fetcher, mcpRpc, seedUser } from "./oauth.helpers";
+import { authorizeInBrowser, type Fetcher, MemoryClientProvider, mcpRpc, seedUser } from "./oauth.helpers";
 
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -148,35 +148,14 @@ describe("MCP scope challenge with the SDK's own client: step-up re-authorizatio
   const browser: Fetcher = (r) => fetch(r, { redirect: "manual" });
 
   /** Ticks only `tick` on the consent page: the user grants less than asked, then more when asked again. */
-  class StepUpProvider implements OAuthClientProvider {
+  class StepUpProvider extends MemoryClientProvider {
     readonly redirectUrl = "http://127.0.0.1:47002/callback";
-    private info: OAuthClientInformationMixed | undefined;
-    private saved: OAuthTokens | undefined;
-    private verifier = "";
     tick: string[] = ["content:read"];
     code: string | null = null;
     asked: string[] = [];
     get clientMetadata(): OAuthClientMetadata {
       // No refresh_token grant: the SDK would refresh first on a 403, which cannot add scopes.
       return { client_name: "step-up", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" };
-    }
-    clientInformation() {
-      return this.info;
-    }
-    saveClientInformation(info: OAuthClientInformationMixed): void {
-      this.info = info;
-    }
-    tokens() {
-      return this.saved;
-    }
-    saveTokens(tokens: OAuthTokens): void {
-      this.saved = tokens;
-    }
-    saveCodeVerifier(v: string): void {
-      this.verifier = v;
-    }
-    codeVerifier(): string {
-      return this.verifier;
     }
     async redirectToAuthorization(url: URL): Promise<void> {
       this.asked.push(url.searchParams.get("scope") ?? "");

@@ -7,7 +7,7 @@ import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
 import { BASE, harness, seedProject } from "./helpers";
-import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
+import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, metadataDocumentFetch, pkce, postForm, seedUser } from "./oauth.helpers";
 
 const RESOURCE = `${BASE}/mcp`;
 const REDIRECT = "http://127.0.0.1:43124/callback";
@@ -326,13 +326,7 @@ describe("OAuth review fixes", async () => {
 
 describe("OAuth review fixes: long Client ID Metadata Document URLs", async () => {
   const documents = new Map<string, unknown>();
-  const outbound = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const host = (init?.headers as Record<string, string> | undefined)?.host;
-    if (host) url.host = host;
-    const doc = documents.get(url.toString());
-    return doc ? Response.json(doc) : new Response("not found", { status: 404 });
-  }) as typeof fetch;
+  const outbound = metadataDocumentFetch(documents);
   const h = await harness(HIGH_LIMITS, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
