@@ -25,6 +25,16 @@ const provider = {
   updated_at: Timestamp,
 };
 
+const ProviderCreate = t.Object({
+    name: Name,
+    kind: Kind,
+    model: t.Optional(t.Nullable(Model)),
+    base_url: t.Optional(t.Nullable(BaseUrl)),
+    api_key: t.Optional(t.Nullable(ApiKey)),
+    capabilities: t.Optional(Capabilities),
+    is_default: t.Optional(t.Boolean()),
+  });
+
 export const AiModel = {
   provider: t.Object(provider),
   providerWithKey: t.Object({ ...provider, api_key: t.Nullable(t.String({ description: "the plain key (this read only)" })) }),
@@ -36,24 +46,9 @@ export const AiModel = {
     default_model: t.String(),
     aliases: t.Array(t.String()),
   }),
-  create: t.Object({
-    name: Name,
-    kind: Kind,
-    model: t.Optional(t.Nullable(Model)),
-    base_url: t.Optional(t.Nullable(BaseUrl)),
-    api_key: t.Optional(t.Nullable(ApiKey)),
-    capabilities: t.Optional(Capabilities),
-    is_default: t.Optional(t.Boolean()),
-  }),
-  update: t.Object({
-    name: t.Optional(Name),
-    kind: t.Optional(Kind),
-    model: t.Optional(t.Nullable(Model)),
-    base_url: t.Optional(t.Nullable(BaseUrl)),
-    api_key: t.Optional(t.Nullable(ApiKey)),
-    capabilities: t.Optional(Capabilities),
-    is_default: t.Optional(t.Boolean()),
-  }),
+  create: ProviderCreate,
+  // PATCH: any field of the create body; omitted fields are kept (api_key: null clears the key).
+  update: t.Partial(ProviderCreate),
   translate: t.Object({
     provider_id: t.Optional(t.String({ format: "uuid", description: "provider to use; the project's default provider when omitted" })),
     from: t.String({ minLength: 1, maxLength: 35, description: "BCP 47 tag of the text's language" }),

@@ -50,6 +50,10 @@ export function nodeToWire(n: Node): NodeWire {
 }
 export const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
 
+/** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
+export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
+export type EntrySort = (typeof ENTRY_SORTS)[number];
+
 export interface NodeFilter {
   type?: string;
   status?: NodeStatus;

@@ -15,7 +15,7 @@
 import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
-import { type NodeWire, escapeLike, nodeToWire } from "../content/service";
+import { ENTRY_SORTS, type EntrySort, type NodeWire, escapeLike, nodeToWire } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
@@ -213,8 +213,6 @@ export interface EntriesPage {
   per_page: number;
 }
 
-export const SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
-export type EntrySort = (typeof SORTS)[number];
 
 // The id tie-breaker makes the order total, so no entry can appear on two pages.
 const ORDER: Record<EntrySort, string> = {
@@ -265,8 +263,8 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
   // Above 100 is clamped, however large (decisions.md); 0 and non-numbers are 400.
   const perPage = input.per_page === undefined ? 20 : Math.min(positiveInt(input.per_page, "per_page"), 100);
   const sort = input.sort === undefined || input.sort === "" ? "-updated_at" : input.sort;
-  if (!(SORTS as readonly string[]).includes(sort)) {
-    throw new AppError("invalid_sort", `sort must be one of ${SORTS.join(", ")}`, { field: "sort", allowed: SORTS });
+  if (!(ENTRY_SORTS as readonly string[]).includes(sort)) {
+    throw new AppError("invalid_sort", `sort must be one of ${ENTRY_SORTS.join(", ")}`, { field: "sort", allowed: ENTRY_SORTS });
   }
   const q = input.q?.trim() ?? "";
   if (q.length > 200) throw new AppError("invalid_request", "q must be at most 200 characters", { field: "q" });

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { nodes, translations } from "../../db/schema";
 import {
   type BlockWire,
+  type EntrySort,
   escapeLike,
   getBlocks,
   getNode,
@@ -89,8 +90,6 @@ export function deepMerge(base: Record<string, unknown>, over: Record<string, un
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
-export type EntrySort = (typeof ENTRY_SORTS)[number];
 
 export interface EntryQuery {
   collection: string; // slug path or node id

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { projectToWire } from "../../projects/service";
 import { getTheme, updateTheme } from "../../theme/service";
 import { getTranslation, translationToWire, upsertTranslation } from "../../translations/service";
-import { ENTRY_SORTS, listEntries } from "../service";
+import { ENTRY_SORTS } from "../../content/service";
+import { listEntries } from "../service";
 import { Locale, NodeId, NodeStatus, Page, ProjectOut, Slug, ThemeOut, TranslationOut } from "./schemas";
 import { defineTool, IDEMPOTENT_WRITE, READ_ONLY } from "./tool";
 
