@@ -1,5 +1,6 @@
 // Hot reads answered before routing (the app's onRequest) must be the same answers the routes give.
 import { expect, test } from "bun:test";
+import { createDelivery } from "../src/delivery/routes";
 import { harness, seedNode, seedProject } from "./helpers";
 
 test("a hot read answered before routing equals the routed answer, with the request id, 304s and its access-log line", async () => {
@@ -40,4 +41,21 @@ test("a hot read answered before routing equals the routed answer, with the requ
   await h.request("PATCH", `/admin/p/${p.slug}/nodes/${post.id}`, { body: { title: "Changed" } });
   const fresh = await h.request("GET", urls[0], { key: null });
   expect(fresh.json.data.title).toBe("Changed");
+});
+
+test("the pre-routing path really answers hot reads, and declines misses, HEAD and encoded paths", async () => {
+  const h = await harness();
+  const p = await seedProject(h);
+  await seedNode(h, p.slug, { slug: "page" }, true);
+  const delivery = createDelivery(h.deps);
+  const url = `http://localhost/api/p/${p.slug}/nodes/by-path/page`;
+  expect(delivery.fastRead(new Request(url), "r0")).toBeNull(); // a miss takes the routed way
+  const routed = await delivery.routes.handle(new Request(url));
+  expect(routed.status).toBe(200);
+  const fast = delivery.fastRead(new Request(url), "r1");
+  expect(fast).not.toBeNull();
+  expect(await fast!.text()).toBe(await routed.text());
+  expect(fast!.headers.get("x-request-id")).toBe("r1");
+  expect(delivery.fastRead(new Request(url, { method: "HEAD" }), "r2")).toBeNull();
+  expect(delivery.fastRead(new Request(`http://localhost/api/p/${p.slug}/nodes/by-path/pa%67e`), "r3")).toBeNull();
 });
