@@ -52,7 +52,14 @@ test("the pre-routing path really answers hot reads, and declines misses, HEAD a
   expect(delivery.fastRead(new Request(url), "r0")).toBeNull(); // a miss takes the routed way
   const routed = await delivery.routes.handle(new Request(url));
   expect(routed.status).toBe(200);
-  const fast = delivery.fastRead(new Request(url), "r1");
+  // Until this engine's LISTEN is up (PostgreSQL) a project's version is re-checked on read, which
+  // is the routed way; once it is, the cached answer is served before routing.
+  let fast: Response | null = null;
+  for (let i = 0; i < 50 && fast === null; i++) {
+    await Bun.sleep(20);
+    await delivery.routes.handle(new Request(url));
+    fast = delivery.fastRead(new Request(url), "r1");
+  }
   expect(fast).not.toBeNull();
   expect(await fast!.text()).toBe(await routed.text());
   expect(fast!.headers.get("x-request-id")).toBe("r1");
