@@ -1,6 +1,7 @@
 import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
+import { insufficientScopeChallenge } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable } from "./errors";
 import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
@@ -84,6 +85,8 @@ export function createApp(deps: AppDeps) {
       if (error instanceof AppError) {
         set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);
+        // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
+        if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
         return errorBody(error.code, error.message, error.details);
       }
       if (error instanceof ValidationError || code === "VALIDATION") {
