@@ -10,6 +10,7 @@ import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
+import { explorerRoutes } from "./explorer";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
@@ -144,6 +145,8 @@ export function createApp(deps: AppDeps) {
         excludeStaticFile: false,
       }),
     )
+    // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
+    .use(explorerRoutes())
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
     .get(
       "/readyz",
