@@ -71,7 +71,11 @@ let gzipped: Promise<Uint8Array<ArrayBuffer>> | null = null;
 const gzippedScript = (): Promise<Uint8Array<ArrayBuffer>> =>
   (gzipped ??= Bun.file(explorerAsset.path)
     .bytes()
-    .then((b) => Bun.gzipSync(b)));
+    .then((b) => Bun.gzipSync(b))
+    .catch((err: unknown) => {
+      gzipped = null; // a failed read is tried again by the next request, not remembered
+      throw err;
+    }));
 
 const acceptsGzip = (request: Request): boolean => /\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "");
 
