@@ -4,7 +4,7 @@
 //    writes through the admin API, restarts it and checks the data survived;
 // 2. with CI_POSTGRES_URL (a server URL without database), starts two instances on two ports
 //    against one fresh database and checks they act as one service (see scale-checks.ts).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { scaleChecks } from "./scale-checks";
@@ -64,6 +64,7 @@ async function embeddedRun(): Promise<void> {
     check(home.status === 200 && (await home.json()).data.title === "Welcome", "demo project is delivered");
     const swagger = await fetch(`${first.url}/swagger/json`);
     check(swagger.status === 200 && (await swagger.json()).openapi, "/swagger/json is an OpenAPI document");
+    await explorerChecks(first.url);
     const mcp = await fetch(`${first.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
     check(mcp.status === 401 && (mcp.headers.get("www-authenticate") ?? "").includes("resource_metadata="), "/mcp without a token is 401 with resource metadata");
     const created = await fetch(`${first.url}/admin/p/demo/nodes`, {
@@ -81,6 +82,17 @@ async function embeddedRun(): Promise<void> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The explorer's page and its pinned script come from inside the binary, under a CSP. */
+async function explorerChecks(url: string): Promise<void> {
+  const page = await fetch(`${url}/swagger`);
+  const html = await page.text();
+  check(page.status === 200 && (page.headers.get("content-security-policy") ?? "").includes("script-src 'self';") && !/https?:/.test(html), "/swagger is served with a CSP and no remote script");
+  const pkg = JSON.parse(readFileSync(join(root, "node_modules", "@scalar", "api-reference", "package.json"), "utf8")) as { version: string };
+  const shipped = readFileSync(join(root, "node_modules", "@scalar", "api-reference", "dist", "browser", "standalone.js"));
+  const bundle = await fetch(`${url}/swagger/assets/scalar-api-reference-${pkg.version}.js`, { headers: { "accept-encoding": "identity" } });
+  check(bundle.status === 200 && Buffer.from(await bundle.arrayBuffer()).equals(shipped), `the explorer's script (@scalar/api-reference ${pkg.version}) is embedded in the binary, byte for byte`);
 }
 
 if (import.meta.main) {

@@ -1,6 +1,7 @@
 import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
+import { insufficientScopeChallenge } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable } from "./errors";
 import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
@@ -9,6 +10,7 @@ import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
+import { explorerRoutes } from "./explorer";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
@@ -84,6 +86,8 @@ export function createApp(deps: AppDeps) {
       if (error instanceof AppError) {
         set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);
+        // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
+        if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
         return errorBody(error.code, error.message, error.details);
       }
       if (error instanceof ValidationError || code === "VALIDATION") {
@@ -141,6 +145,8 @@ export function createApp(deps: AppDeps) {
         excludeStaticFile: false,
       }),
     )
+    // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
+    .use(explorerRoutes())
     .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
     .get(
       "/readyz",

@@ -7,3 +7,7 @@ declare module "*.data" {
   const path: string;
   export default path;
 }
+declare module "*/dist/browser/standalone.js" {
+  const path: string;
+  export default path;
+}

@@ -8,7 +8,7 @@ import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { hashToken } from "./lib/tokens";
-import { ROLE_SCOPES, type Scope } from "./lib/scopes";
+import { isScope, ROLE_SCOPES, type Scope } from "./lib/scopes";
 import { type Project, resolveProject } from "./projects/service";
 
 export interface AdminCaller {
@@ -25,16 +25,30 @@ export function bearerOf(authorization: string | null | undefined): string | nul
   return m ? m[1] : null;
 }
 
+// RFC 6750 §3 challenges of the admin API: none without credentials, invalid_token, insufficient_scope.
+const ADMIN_REALM = 'Bearer realm="admin"';
+const adminUnauthorized = (presented: boolean): AppError =>
+  new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer cms_ak_…)", undefined, {
+    "www-authenticate": presented ? `${ADMIN_REALM}, error="invalid_token"` : ADMIN_REALM,
+  });
+
+/** The WWW-Authenticate value of an admin 403: insufficient_scope, naming the scope when one is missing. */
+export function insufficientScopeChallenge(scope: unknown): string {
+  const named = typeof scope === "string" && isScope(scope);
+  return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
+}
+
 export async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
   const token = bearerOf(authorization);
+  if (!token) throw adminUnauthorized(false);
   // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
-  if (!token || token.length < 20 || token.length > 512) throw new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer cms_ak_…)");
+  if (token.length < 20 || token.length > 512) throw adminUnauthorized(true);
   const [key] = await db
     .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
     .from(adminKeys)
     .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
     .limit(1);
-  if (!key) throw new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer cms_ak_…)");
+  if (!key) throw adminUnauthorized(true);
   // last_used_at at minute precision: one write per key per minute, not per request.
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
     const minuteAgo = new Date(now.getTime() - 60_000);
@@ -47,7 +61,9 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
 }
 
 export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
-  if (!caller.scopes.includes(scope)) throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope });
+  if (!caller.scopes.includes(scope)) {
+    throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
+  }
 }
 
 export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
@@ -66,24 +82,36 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
  * `scope: "x"` resolves `caller` after checking the scope;
  * `projectScope: "x"` also resolves `project` from `:ref` (404 outside the key's project limit).
  */
-const instanceIds = new WeakMap<AppDeps, string>();
+interface AdminAuthState {
+  /** One plugin instance per app (deduplicated by name + seed), several apps per process in tests. */
+  readonly seed: string;
+  /** Failed authentications per client address, shared by every admin route group of the app. */
+  readonly failures: MemoryLimiter;
+}
+const appStates = new WeakMap<AppDeps, AdminAuthState>();
+
+function adminAuthState(deps: AppDeps): AdminAuthState {
+  let state = appStates.get(deps);
+  if (!state) appStates.set(deps, (state = { seed: crypto.randomUUID(), failures: new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000) }));
+  return state;
+}
 
 export function adminAuth(deps: AppDeps) {
   const { db } = deps;
-  // One plugin instance per app (deduplicated by name + seed), several apps per process in tests.
-  let seed = instanceIds.get(deps);
-  if (!seed) instanceIds.set(deps, (seed = crypto.randomUUID()));
-  // Failed authentications per client address: after the limit, 429 until the window ends.
-  const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
+  const { seed, failures } = adminAuthState(deps);
+  // The key is checked first and only a failure counts or is refused with 429: a valid key works
+  // from a blocked address (administrators behind one NAT or proxy as a guesser). This is no useful
+  // oracle: a key carries 160 random bits (ADMIN_TOKEN at least 32 characters), far beyond online guessing.
   const authenticate = async (authorization: string | undefined, request: Request, server: Server<unknown> | null): Promise<AdminCaller> => {
     const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
     const now = deps.now();
-    const wait = failures.blockedFor(address, now.getTime());
-    if (wait > 0) throw new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
     try {
       return await authenticateAdminKey(db, authorization, now);
     } catch (err) {
-      if (err instanceof AppError && err.code === "unauthorized") failures.hit(address, now.getTime());
+      if (!(err instanceof AppError) || err.code !== "unauthorized") throw err;
+      const wait = failures.blockedFor(address, now.getTime());
+      if (wait > 0) throw new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
+      failures.hit(address, now.getTime());
       throw err;
     }
   };
@@ -99,7 +127,7 @@ export function adminAuth(deps: AppDeps) {
   };
   const take = (request: Request): { caller: AdminCaller; project: Project | null } => {
     const r = resolved.get(request);
-    if (!r) throw new AppError("unauthorized", "a valid admin key is required (Authorization: Bearer …)");
+    if (!r) throw adminUnauthorized(false);
     return r;
   };
   return new Elysia({ name: "admin-auth", seed }).macro({

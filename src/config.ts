@@ -28,6 +28,7 @@ export interface Config {
   readonly deliveryVersionCheckMs: number;
   readonly oauthAccessTokenTtlSeconds: number;
   readonly oauthRefreshTokenTtlSeconds: number;
+  readonly oauthRefreshFamilyTtlSeconds: number;
   readonly oauthRegisterRateLimit: number;
   readonly oauthTokenRateLimit: number;
   readonly oauthSignInRateLimit: number;
@@ -65,6 +66,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
   ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
   ["OAUTH_REFRESH_TOKEN_TTL", "2592000", "OAuth refresh token lifetime, seconds"],
+  ["OAUTH_REFRESH_FAMILY_TTL", "7776000", "absolute lifetime of an OAuth authorization, seconds from the user's consent: no refresh past it, however fresh the refresh token (the user authorizes again)"],
   ["OAUTH_REGISTER_RATE_LIMIT", "20", "OAuth client registrations per client address per hour"],
   ["OAUTH_TOKEN_RATE_LIMIT", "60", "OAuth token requests per client and address per minute"],
   ["OAUTH_SIGNIN_RATE_LIMIT", "10", "consent-page sign-in attempts per client address per 15 minutes"],
@@ -172,6 +174,7 @@ export function loadConfig(env: Env): Config {
     deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),
     oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 3600, 60, 86_400),
     oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, 300, 365 * 86_400),
+    oauthRefreshFamilyTtlSeconds: int("OAUTH_REFRESH_FAMILY_TTL", 90 * 86_400, 3600, 10 * 365 * 86_400),
     oauthRegisterRateLimit: int("OAUTH_REGISTER_RATE_LIMIT", 20, 1, 1_000_000),
     oauthTokenRateLimit: int("OAUTH_TOKEN_RATE_LIMIT", 60, 1, 1_000_000),
     oauthSignInRateLimit: int("OAUTH_SIGNIN_RATE_LIMIT", 10, 1, 1_000_000),

@@ -9,12 +9,18 @@ import initdbWasmPath from "../node_modules/@electric-sql/pglite/dist/initdb.was
 import pgliteDataPath from "../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
 import pgliteWasmPath from "../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 import journal from "../db/migrations/meta/_journal.json";
+// The API explorer's script (a pinned dependency), served by the service itself: no CDN at run time.
+import explorerScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
+import explorerPackage from "../node_modules/@scalar/api-reference/package.json";
 import type { OpenDbOptions } from "../db/client";
 
 export interface RuntimeAssets {
   pglite?: OpenDbOptions["pglite"];
   migrationsFolder?: string;
 }
+
+/** The explorer's bundle (a path, inside $bunfs when compiled) and the version it is pinned at. */
+export const explorerAsset = { path: explorerScript, version: explorerPackage.version } as const;
 
 export const isCompiled = (): boolean => import.meta.url.includes("$bunfs") || Bun.embeddedFiles.length > 0;
 

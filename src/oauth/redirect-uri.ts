@@ -29,24 +29,21 @@ export function redirectUriProblem(raw: string): string | null {
   return null;
 }
 
-/** The registered URI the presented one matches, or null. */
+// A loopback http URI split into its authority up to the port, and everything after the port, as written.
+const LOOPBACK_RE = /^(http:\/\/(?:localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]))(?::\d{1,5})?([/?].*)?$/s;
+
+/**
+ * The registered URI the presented one matches, or null. The match is on the exact string
+ * (OAuth 2.1 §2.3.1): no dot-segment or percent-encoding normalisation, so `/x/../callback` and
+ * `/%2e%2e/callback` are other URIs. The one exception is the port of a loopback URI (RFC 8252 §7.3).
+ */
 export function matchRedirectUri(registered: readonly string[], presented: string): string | null {
   if (registered.includes(presented)) return presented;
-  let p: URL;
-  try {
-    p = new URL(presented);
-  } catch {
-    return null;
-  }
-  if (p.protocol !== "http:" || !isLoopbackHost(p.hostname) || presented.includes("#") || p.username || p.password) return null;
+  const p = LOOPBACK_RE.exec(presented);
+  if (!p || redirectUriProblem(presented) !== null) return null;
   for (const r of registered) {
-    let u: URL;
-    try {
-      u = new URL(r);
-    } catch {
-      continue;
-    }
-    if (u.protocol === "http:" && u.hostname === p.hostname && u.pathname === p.pathname && u.search === p.search) return r;
+    const m = LOOPBACK_RE.exec(r);
+    if (m && m[1] === p[1] && (m[2] ?? "") === (p[2] ?? "")) return r;
   }
   return null;
 }

@@ -30,19 +30,23 @@ interface Family {
   projectId: string;
   resource: string;
   scopes: readonly string[];
+  /** Nothing of the family outlives this (OAUTH_REFRESH_FAMILY_TTL after the consent). */
+  endsAt: Date;
 }
 
 async function issue(db: Db, client: OAuthClient, family: Family, config: Config, now: Date): Promise<TokenResponse> {
   const access = generateToken("cms_at_");
   const refresh = client.grantTypes.includes("refresh_token") ? generateToken("cms_rt_") : null;
+  const until = (ttlSeconds: number): Date => new Date(Math.min(now.getTime() + ttlSeconds * 1000, family.endsAt.getTime()));
+  const accessExpiresAt = until(config.oauthAccessTokenTtlSeconds);
   const base = { grantId: family.grantId, clientId: family.clientId, userId: family.userId, projectId: family.projectId, resource: family.resource, scopes: [...family.scopes], createdAt: now };
-  const rows: (typeof oauthTokens.$inferInsert)[] = [{ ...base, id: uuidv7(now.getTime()), kind: "access", tokenHash: hashToken(access), expiresAt: new Date(now.getTime() + config.oauthAccessTokenTtlSeconds * 1000) }];
-  if (refresh) rows.push({ ...base, id: uuidv7(now.getTime()), kind: "refresh", tokenHash: hashToken(refresh), expiresAt: new Date(now.getTime() + config.oauthRefreshTokenTtlSeconds * 1000) });
+  const rows: (typeof oauthTokens.$inferInsert)[] = [{ ...base, id: uuidv7(now.getTime()), kind: "access", tokenHash: hashToken(access), expiresAt: accessExpiresAt }];
+  if (refresh) rows.push({ ...base, id: uuidv7(now.getTime()), kind: "refresh", tokenHash: hashToken(refresh), expiresAt: until(config.oauthRefreshTokenTtlSeconds) });
   await db.insert(oauthTokens).values(rows);
   return {
     access_token: access,
     token_type: "Bearer",
-    expires_in: config.oauthAccessTokenTtlSeconds,
+    expires_in: Math.max(1, Math.ceil((accessExpiresAt.getTime() - now.getTime()) / 1000)),
     ...(refresh ? { refresh_token: refresh } : {}),
     scope: family.scopes.join(" "),
   };
@@ -54,9 +58,21 @@ function checkResource(form: Form, bound: string, config: Config): void {
   if (resource !== null && resolveResource(config, resource) !== bound) throw new OAuthError("invalid_target", `this grant is for ${bound}`);
 }
 
-async function liveGrant(db: Db, grantId: string): Promise<void> {
-  const [g] = await db.select({ revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
+/**
+ * The end of a grant's token family: an absolute lifetime from the consent, however often the
+ * family was refreshed (each refresh token alone would let it slide forever).
+ */
+function familyEnd(grantCreatedAt: Date, config: Config, now: Date): Date {
+  const end = new Date(grantCreatedAt.getTime() + config.oauthRefreshFamilyTtlSeconds * 1000);
+  if (end.getTime() <= now.getTime()) throw invalidGrant("this authorization has reached its maximum lifetime; the user must authorize again");
+  return end;
+}
+
+/** The grant's family end, when the grant is neither revoked nor past its lifetime. */
+async function liveGrant(db: Db, grantId: string, config: Config, now: Date): Promise<Date> {
+  const [g] = await db.select({ revokedAt: oauthGrants.revokedAt, createdAt: oauthGrants.createdAt }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
   if (!g || g.revokedAt) throw invalidGrant("the authorization was revoked");
+  return familyEnd(g.createdAt, config, now);
 }
 
 /**
@@ -86,7 +102,8 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   checkResource(form, row.resource, config);
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
   if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
-  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes }, config, now);
+  const endsAt = familyEnd(grant.createdAt, config, now);
+  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes, endsAt }, config, now);
 }
 
 function s256(verifier: string): string {
@@ -116,7 +133,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   };
   if (row.revokedAt || (row.usedAt && !withinGrace(row.usedAt, now, config))) return reused();
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
-  await liveGrant(db, row.grantId);
+  const endsAt = await liveGrant(db, row.grantId, config, now);
   checkResource(form, row.resource, config);
   // The user's role may have narrowed since the consent: a refreshed token never outgrows it.
   const [owner] = await db.select({ role: users.role }).from(users).where(eq(users.id, row.userId)).limit(1);
@@ -132,7 +149,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
     scopes = knownScopes(ours.join(" ")).filter((s) => held.has(s));
     if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the requested scopes");
   }
-  const family: Family = { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes };
+  const family: Family = { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes, endsAt };
   // A parallel presentation within the grace: a sibling pair, so whichever pair the client keeps works.
   if (row.usedAt) return issue(db, client, family, config, now);
   // Spending the old token and storing its successors is one transaction: a failure half-way
@@ -146,7 +163,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   // Lost a race with another presentation of the same token: a sibling when that one was a moment ago.
   const [again] = await db.select({ usedAt: oauthTokens.usedAt, revokedAt: oauthTokens.revokedAt }).from(oauthTokens).where(eq(oauthTokens.id, row.id)).limit(1);
   if (again && !again.revokedAt && again.usedAt && withinGrace(again.usedAt, now, config)) {
-    await liveGrant(db, row.grantId);
+    await liveGrant(db, row.grantId, config, now);
     return issue(db, client, family, config, now);
   }
   return reused();
