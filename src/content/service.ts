@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { blocks, type NodeSeo, type NodeStatus, nodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
+import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
 
 export type Node = typeof nodes.$inferSelect;
@@ -59,8 +60,8 @@ export interface NodeFilter {
   status?: NodeStatus;
   parent_id?: string; // node id or "root"
   path_prefix?: string;
-  page?: number;
-  per_page?: number;
+  page?: number | string; // bounded by readPaging (src/lib/paging.ts)
+  per_page?: number | string;
 }
 
 export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
@@ -76,8 +77,7 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
     const prefix = f.path_prefix.replace(/^\/+|\/+$/g, "");
     if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${escapeLike(prefix) + "/%"})`);
   }
-  const page = f.page ?? 1;
-  const perPage = Math.min(f.per_page ?? 50, 500);
+  const { page, perPage } = readPaging(f, { defaultPerPage: 50 });
   const where = and(...conds);
   const [data, [{ total }]] = await Promise.all([
     db.select().from(nodes).where(where).orderBy(asc(nodes.path), asc(nodes.id)).limit(perPage).offset((page - 1) * perPage),
