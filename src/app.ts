@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import { insufficientScopeChallenge } from "./auth";
 import type { AppDeps } from "./deps";
-import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable } from "./errors";
+import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
@@ -115,6 +115,11 @@ export function createApp(deps: AppDeps) {
       if (status === 413) {
         set.status = 413;
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      }
+      const vanished = vanishedRow(error);
+      if (vanished) {
+        set.status = vanished.status;
+        return errorBody(vanished.code, vanished.message);
       }
       if (isDatabaseUnavailable(error)) {
         // The pool reconnects by itself on the next query; tell the client to retry shortly.

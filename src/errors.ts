@@ -100,6 +100,28 @@ export function isRetryableConflict(err: unknown): boolean {
 export function isForeignKeyViolation(err: unknown): boolean {
   return pgCode(err) === "23503";
 }
+/**
+ * A write whose parent row was deleted under it (a project or node deleted by a concurrent
+ * request) fails its foreign key (23503): that is 404 of what vanished, never 500. Every foreign
+ * key cascades on delete, so a 23503 always means the referenced row is gone; drizzle-kit names
+ * the constraint `<table>_<column>_<referenced table>_<referenced column>_fk`.
+ */
+export function vanishedRow(err: unknown): AppError | null {
+  if (!isForeignKeyViolation(err)) return null;
+  const table = /_(projects|nodes|oauth_clients|oauth_grants|users)_id_fk$/.exec(constraintOf(err) ?? "")?.[1];
+  const what = table ? VANISHED[table] : "resource";
+  return new AppError("not_found", `${what} not found`);
+}
+const VANISHED: Record<string, string> = { projects: "project", nodes: "node", oauth_clients: "OAuth client", oauth_grants: "OAuth grant", users: "user" };
+function constraintOf(err: unknown): string | null {
+  let e: unknown = err;
+  for (let i = 0; i < 4 && e && typeof e === "object"; i++) {
+    const c = (e as { constraint_name?: unknown; constraint?: unknown }).constraint_name ?? (e as { constraint?: unknown }).constraint;
+    if (typeof c === "string") return c;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
 function pgCode(err: unknown): string | null {
   let e: unknown = err;
   for (let i = 0; i < 4 && e && typeof e === "object"; i++) {

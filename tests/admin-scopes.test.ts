@@ -1,35 +1,210 @@
 // Every admin route in the OpenAPI document: no key → 401, a key without the route's scope → 403
-// insufficient_scope naming that scope, and the named scope alone is enough to get past the check.
-import { describe, expect, test } from "bun:test";
+// insufficient_scope naming that scope, and the named scope alone is enough to run the operation.
+// Each route gets a fixture of its own (a project with a node, a translation, a provider, an MCP
+// token, an admin key, an OAuth client and consent), so no check can pass on a 404 left behind by
+// an earlier check, and each "enough" check asserts the operation's own answer and its effect.
+import { afterAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { adminKeys, oauthGrants } from "../db/schema";
+import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
-import { harness, keyWith, seedNode, seedProject } from "./helpers";
+import { startFakeVendors } from "./fake-vendors";
+import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness, type TestResponse, uniqueSlug } from "./helpers";
+import { seedUser } from "./oauth.helpers";
+
+interface Fixture {
+  project: { id: string; slug: string };
+  node: { id: string; blocks: Array<{ id: string }> };
+  providerId: string;
+  tokenId: string;
+  keyId: string;
+  clientId: string;
+  grantId: string;
+}
+
+interface Case {
+  /** Arranges the fixture with the root key (e.g. archive before restore). */
+  before?: (h: TestHarness, f: Fixture) => Promise<void>;
+  url: (f: Fixture) => string;
+  body?: (f: Fixture) => unknown;
+  /** The operation's own answer: status and what its body must hold. */
+  expect: (res: TestResponse, f: Fixture) => void;
+  /** Its effect, read back with the root key or from the database. */
+  after?: (h: TestHarness, f: Fixture) => Promise<void>;
+}
+
+const rootGet = async (h: TestHarness, url: string): Promise<TestResponse> => h.request("GET", url);
+const ok = (status: number, data?: (d: any, f: Fixture) => void) => (res: TestResponse, f: Fixture) => {
+  expect({ status: res.status, body: res.status === status ? "" : res.text }).toEqual({ status, body: "" });
+  if (data) data(res.json?.data, f);
+};
+const gone = (url: (f: Fixture) => string) => async (h: TestHarness, f: Fixture) => {
+  expect((await rootGet(h, url(f))).status).toBe(404);
+};
+const P = (f: Fixture): string => `/admin/p/${f.project.slug}`;
+const N = (f: Fixture): string => `${P(f)}/nodes/${f.node.id}`;
+
+/** Keyed "METHOD path" exactly as the OpenAPI document writes it. */
+const CASES: Record<string, Case> = {
+  "GET /admin/projects": { url: () => "/admin/projects", expect: ok(200, (d, f) => expect(d.map((p: any) => p.id)).toContain(f.project.id)) },
+  "POST /admin/projects": { url: () => "/admin/projects", body: () => ({ slug: uniqueSlug("s"), name: "Made by scope" }), expect: ok(201, (d) => expect(d.name).toBe("Made by scope")) },
+  "GET /admin/projects/{ref}": { url: (f) => `/admin/projects/${f.project.slug}`, expect: ok(200, (d, f) => expect(d.id).toBe(f.project.id)) },
+  "PATCH /admin/projects/{ref}": {
+    url: (f) => `/admin/projects/${f.project.slug}`,
+    body: () => ({ name: "renamed" }),
+    expect: ok(200, (d) => expect(d.name).toBe("renamed")),
+  },
+  "DELETE /admin/projects/{ref}": { url: (f) => `/admin/projects/${f.project.slug}`, expect: ok(204), after: gone((f) => `/admin/projects/${f.project.id}`) },
+  "GET /admin/p/{ref}/nodes": { url: (f) => `${P(f)}/nodes`, expect: ok(200, (d, f) => expect(d.map((n: any) => n.id)).toEqual([f.node.id])) },
+  "POST /admin/p/{ref}/nodes": { url: (f) => `${P(f)}/nodes`, body: () => ({ slug: "made", title: "Made" }), expect: ok(201, (d) => expect(d.path).toBe("made")) },
+  "GET /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(200, (d, f) => expect(d.blocks.map((b: any) => b.id)).toEqual([f.node.blocks[0].id])) },
+  "PATCH /admin/p/{ref}/nodes/{id}": { url: N, body: () => ({ title: "Patched" }), expect: ok(200, (d) => expect(d.title).toBe("Patched")) },
+  "DELETE /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(204), after: gone(N) },
+  "PUT /admin/p/{ref}/nodes/{id}/blocks": { url: (f) => `${N(f)}/blocks`, body: () => [{ type: "quote", data: { text: "q" } }], expect: ok(200, (d) => expect(d.map((b: any) => b.type)).toEqual(["quote"])) },
+  "POST /admin/p/{ref}/nodes/{id}/publish": { url: (f) => `${N(f)}/publish`, expect: ok(200, (d) => expect(d.status).toBe("published")) },
+  "POST /admin/p/{ref}/nodes/{id}/unpublish": {
+    before: async (h, f) => void (await h.request("POST", `${N(f)}/publish`)),
+    url: (f) => `${N(f)}/unpublish`,
+    expect: ok(200, (d) => expect(d.status).toBe("draft")),
+  },
+  "POST /admin/p/{ref}/nodes/{id}/archive": { url: (f) => `${N(f)}/archive`, expect: ok(200, (d) => expect(d.status).toBe("archived")) },
+  "POST /admin/p/{ref}/nodes/{id}/restore": {
+    before: async (h, f) => void (await h.request("POST", `${N(f)}/archive`)),
+    url: (f) => `${N(f)}/restore`,
+    expect: ok(200, (d) => expect(d.status).toBe("draft")),
+  },
+  "GET /admin/p/{ref}/nodes/{id}/translations": { url: (f) => `${N(f)}/translations`, expect: ok(200, (d) => expect(d.map((t: any) => t.locale)).toEqual(["fr"])) },
+  "GET /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(200, (d) => expect(d.meta.title).toBe("Bonjour")) },
+  "PUT /admin/p/{ref}/nodes/{id}/translations/{locale}": {
+    url: (f) => `${N(f)}/translations/fr`,
+    body: () => ({ meta: { title: "Salut" } }),
+    expect: ok(200, (d) => expect(d.meta.title).toBe("Salut")),
+  },
+  "DELETE /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(204), after: gone((f) => `${N(f)}/translations/fr`) },
+  "GET /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, expect: ok(200, (d) => expect(d).toHaveProperty("accent_color")) },
+  "PUT /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ accent_color: "#123456" }), expect: ok(200, (d) => expect(d.accent_color).toBe("#123456")) },
+  "PATCH /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ name_override: "Brand" }), expect: ok(200, (d) => expect(d.name_override).toBe("Brand")) },
+  "GET /admin/keys": { url: () => "/admin/keys", expect: ok(200, (d, f) => expect(d.map((k: any) => k.id)).toContain(f.keyId)) },
+  "POST /admin/keys": { url: () => "/admin/keys", body: () => ({ name: "minted", scopes: ["keys:write"] }), expect: ok(201, (d) => expect(d.scopes).toEqual(["keys:write"])) },
+  "DELETE /admin/keys/{id}": {
+    url: (f) => `/admin/keys/${f.keyId}`,
+    expect: ok(204),
+    after: async (h, f) => {
+      const [k] = await h.deps.db.select({ revokedAt: adminKeys.revokedAt }).from(adminKeys).where(eq(adminKeys.id, f.keyId));
+      expect(k.revokedAt).not.toBeNull();
+    },
+  },
+  "GET /admin/ai/kinds": { url: () => "/admin/ai/kinds", expect: ok(200, (d) => expect(d.map((k: any) => k.kind)).toContain("anthropic")) },
+  "GET /admin/p/{ref}/ai/providers": { url: (f) => `${P(f)}/ai/providers`, expect: ok(200, (d, f) => expect(d.map((p: any) => p.id)).toEqual([f.providerId])) },
+  "POST /admin/p/{ref}/ai/providers": {
+    url: (f) => `${P(f)}/ai/providers`,
+    body: () => ({ name: "second", kind: "openai", base_url: "http://127.0.0.1:9/v1" }),
+    expect: ok(201, (d) => expect(d.name).toBe("second")),
+  },
+  "GET /admin/ai/providers/{id}": { url: (f) => `/admin/ai/providers/${f.providerId}`, expect: ok(200, (d) => expect(d.api_key).toBe("sk-scope-check-1234")) },
+  "PATCH /admin/ai/providers/{id}": { url: (f) => `/admin/ai/providers/${f.providerId}`, body: () => ({ name: "patched" }), expect: ok(200, (d) => expect(d.name).toBe("patched")) },
+  "DELETE /admin/ai/providers/{id}": { url: (f) => `/admin/ai/providers/${f.providerId}`, expect: ok(204), after: gone((f) => `/admin/ai/providers/${f.providerId}`) },
+  "POST /admin/p/{ref}/ai/translate": {
+    url: (f) => `${P(f)}/ai/translate`,
+    body: () => ({ from: "en", to: "fr", text: "Hello" }),
+    expect: ok(200, (d) => expect(d).toMatchObject({ translation: "[translated] Hello", provider: "openai" })),
+  },
+  "GET /admin/p/{ref}/ai/mcp/tokens": { url: (f) => `${P(f)}/ai/mcp/tokens`, expect: ok(200, (d, f) => expect(d.map((t: any) => t.id)).toEqual([f.tokenId])) },
+  // The route check passes on ai:write alone; a token then needs an MCP scope the key holds, which
+  // ai:write is not: the handler's own refusal (a different message) proves it was reached.
+  "POST /admin/p/{ref}/ai/mcp/tokens": {
+    url: (f) => `${P(f)}/ai/mcp/tokens`,
+    body: () => ({ name: "minted" }),
+    expect: (res) => {
+      expect(res.status).toBe(403);
+      expect(res.json.error.message).toContain("an MCP token needs at least one of the scopes");
+    },
+  },
+  "DELETE /admin/p/{ref}/ai/mcp/tokens": {
+    url: (f) => `${P(f)}/ai/mcp/tokens?id=${f.tokenId}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/ai/mcp/tokens`)).json.data).toEqual([]),
+  },
+  "DELETE /admin/p/{ref}/ai/mcp/tokens/{id}": {
+    url: (f) => `${P(f)}/ai/mcp/tokens/${f.tokenId}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/ai/mcp/tokens`)).json.data).toEqual([]),
+  },
+  "GET /admin/oauth/clients": { url: () => "/admin/oauth/clients", expect: ok(200, (d, f) => expect(d.map((c: any) => c.client_id)).toContain(f.clientId)) },
+  "DELETE /admin/oauth/clients/{id}": {
+    url: (f) => `/admin/oauth/clients/${encodeURIComponent(f.clientId)}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, "/admin/oauth/clients")).json.data.map((c: any) => c.client_id)).not.toContain(f.clientId),
+  },
+  "GET /admin/oauth/grants": { url: (f) => `/admin/oauth/grants?project=${f.project.slug}`, expect: ok(200, (d, f) => expect(d.map((g: any) => g.id)).toEqual([f.grantId])) },
+  "DELETE /admin/oauth/grants/{id}": {
+    url: (f) => `/admin/oauth/grants/${f.grantId}`,
+    expect: ok(204),
+    after: async (h, f) => {
+      const [g] = await h.deps.db.select({ revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.id, f.grantId));
+      expect(g.revokedAt).not.toBeNull();
+    },
+  },
+};
 
 describe("scope checks on every admin route", async () => {
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000" });
-  const p = await seedProject(h);
-  const node = await seedNode(h, p.slug, { slug: "n" });
+  const vendors = await startFakeVendors();
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "100000" });
+  afterAll(() => vendors.stop());
+  const user = await seedUser(h, "owner");
   const spec = (await h.request("GET", "/swagger/json", { key: null })).json as { paths: Record<string, Record<string, unknown>> };
   const routes = Object.entries(spec.paths)
     .filter(([path]) => path.startsWith("/admin"))
-    .flatMap(([path, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), url: path.replace("{ref}", p.slug).replace("{id}", node.id).replace("{locale}", "fr") })));
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
   const noScopes = await keyWith(h, []);
 
-  test("the document lists the admin routes of every feature", () => {
-    const all = routes.map((r) => r.url).join(" ");
+  async function fixture(): Promise<Fixture> {
+    const project = await seedProject(h);
+    const node = await seedNode(h, project.slug, { slug: "n", blocks: [{ type: "text", data: { text: "hello" } }] });
+    const put = async (path: string, body: unknown, status: number): Promise<TestResponse> => {
+      const res = await h.request(path.startsWith("POST ") ? "POST" : "PUT", path.replace(/^(POST|PUT) /, ""), { body });
+      if (res.status !== status) throw new Error(`fixture ${path}: ${res.status} ${res.text}`);
+      return res;
+    };
+    await put(`PUT /admin/p/${project.slug}/nodes/${node.id}/translations/fr`, { meta: { title: "Bonjour" } }, 200);
+    const provider = await put(`POST /admin/p/${project.slug}/ai/providers`, { name: "p", kind: "openai", base_url: vendors.base("ok"), api_key: "sk-scope-check-1234" }, 201);
+    const token = await put(`POST /admin/p/${project.slug}/ai/mcp/tokens`, { name: "t" }, 201);
+    const key = await put("POST /admin/keys", { name: "victim", scopes: ["content:read"] }, 201);
+    const client = await put("POST /oauth/register", { client_name: "scope check", redirect_uris: ["http://127.0.0.1:5555/cb"], token_endpoint_auth_method: "none" }, 201);
+    const grantId = uuidv7();
+    await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId: client.json.client_id, userId: user.id, projectId: project.id, scopes: ["content:read"], resource: `${BASE}/mcp` });
+    return { project, node, providerId: provider.json.data.id, tokenId: token.json.data.id, keyId: key.json.data.id, clientId: client.json.client_id, grantId };
+  }
+
+  test("the document lists the admin routes of every feature, and every one has a case here", () => {
+    const all = routes.join(" ");
     for (const part of ["/admin/projects", "/nodes", "/theme", "/admin/keys", "/ai/providers", "/ai/translate", "/ai/mcp/tokens", "/admin/oauth/grants", "/admin/ai/kinds"]) expect(all).toContain(part);
+    expect(routes.filter((r) => !CASES[r])).toEqual([]);
+    expect(Object.keys(CASES).filter((r) => !routes.includes(r))).toEqual([]);
   });
 
-  test("no key is 401, a key without the scope is 403 naming it, and that scope alone passes the check", async () => {
-    for (const { method, url } of routes) {
-      const anon = await h.request(method, url, { key: null, body: method === "GET" || method === "DELETE" ? undefined : {} });
-      expect({ method, url, status: anon.status }).toEqual({ method, url, status: 401 });
-      const denied = await h.request(method, url, { key: noScopes, body: method === "GET" || method === "DELETE" ? undefined : {} });
-      expect({ method, url, status: denied.status, code: denied.json?.error?.code }).toEqual({ method, url, status: 403, code: "insufficient_scope" });
+  test("no key is 401, a key without the scope is 403 naming it, and that scope alone runs the operation", async () => {
+    for (const route of routes) {
+      const c = CASES[route];
+      const method = route.split(" ")[0];
+      const f = await fixture();
+      await c.before?.(h, f);
+      const url = c.url(f);
+      const body = c.body?.(f) ?? (method === "GET" || method === "DELETE" ? undefined : {});
+      const anon = await h.request(method, url, { key: null, body });
+      expect({ route, status: anon.status }).toEqual({ route, status: 401 });
+      const denied = await h.request(method, url, { key: noScopes, body });
+      expect({ route, status: denied.status, code: denied.json?.error?.code }).toEqual({ route, status: 403, code: "insufficient_scope" });
       const named = ADMIN_SCOPES.filter((s) => denied.json.error.message.includes(s));
-      expect({ method, url, named: named.length }).toEqual({ method, url, named: 1 });
+      expect({ route, named: named.length }).toEqual({ route, named: 1 });
       const enough = await keyWith(h, named);
-      const allowed = await h.request(method, url, { key: enough, body: method === "GET" || method === "DELETE" ? undefined : {} });
-      expect({ method, url, passed: allowed.status !== 401 && allowed.status !== 403 }).toEqual({ method, url, passed: true });
+      const allowed = await h.request(method, url, { key: enough, body });
+      try {
+        c.expect(allowed, f);
+        await c.after?.(h, f);
+      } catch (err) {
+        throw new Error(`${route} with ${named[0]} alone: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
-  });
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { Slug, Timestamp, Uuid } from "../lib/model";
+import { MAX_PAGE, MAX_PER_PAGE } from "../lib/paging";
 
 const Seo = t.Object(
   {
@@ -68,7 +69,8 @@ export const ContentModel = {
     status: t.Optional(NodeStatus),
     parent_id: t.Optional(t.String({ description: "a node id, or `root` for top-level nodes", maxLength: 36 })),
     path_prefix: t.Optional(t.String({ maxLength: 2048 })),
-    page: t.Optional(t.Integer({ minimum: 1, default: 1 })),
-    per_page: t.Optional(t.Integer({ minimum: 1, maximum: 500, default: 50 })),
+    // Read as text and bounded by readPaging, so every list answers the same 400 naming the limit.
+    page: t.Optional(t.String({ description: `page number, an integer from 1 to ${MAX_PAGE} (default 1)`, examples: ["1"] })),
+    per_page: t.Optional(t.String({ description: `an integer from 1 to ${MAX_PER_PAGE} (default 50)`, examples: ["50"] })),
   }),
 };

@@ -1,8 +1,9 @@
 import { and, asc, count, eq, inArray, isNull, like, max, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { blocks, type NodeSeo, type NodeStatus, nodes } from "../../db/schema";
+import { blocks, type NodeSeo, type NodeStatus, nodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
+import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
 
 export type Node = typeof nodes.$inferSelect;
@@ -59,8 +60,8 @@ export interface NodeFilter {
   status?: NodeStatus;
   parent_id?: string; // node id or "root"
   path_prefix?: string;
-  page?: number;
-  per_page?: number;
+  page?: number | string; // bounded by readPaging (src/lib/paging.ts)
+  per_page?: number | string;
 }
 
 export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
@@ -76,8 +77,7 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
     const prefix = f.path_prefix.replace(/^\/+|\/+$/g, "");
     if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${escapeLike(prefix) + "/%"})`);
   }
-  const page = f.page ?? 1;
-  const perPage = Math.min(f.per_page ?? 50, 500);
+  const { page, perPage } = readPaging(f, { defaultPerPage: 50 });
   const where = and(...conds);
   const [data, [{ total }]] = await Promise.all([
     db.select().from(nodes).where(where).orderBy(asc(nodes.path), asc(nodes.id)).limit(perPage).offset((page - 1) * perPage),
@@ -212,7 +212,10 @@ export async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], n
     return { id: keep ?? uuidv7(now.getTime()), nodeId, type: b.type, order, data: b.data ?? {} };
   });
   const removed = [...existing].filter((id) => !seen.has(id));
-  if (removed.length > 0) await db.delete(blocks).where(and(eq(blocks.nodeId, nodeId), inArray(blocks.id, removed)));
+  if (removed.length > 0) {
+    await db.delete(blocks).where(and(eq(blocks.nodeId, nodeId), inArray(blocks.id, removed)));
+    await pruneOverrides(db, nodeId, removed, now);
+  }
   for (const r of rows) {
     await db
       .insert(blocks)
@@ -220,6 +223,18 @@ export async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], n
       .onConflictDoUpdate({ target: blocks.id, set: { type: r.type, order: r.order, data: r.data } });
   }
   return rows;
+}
+
+/**
+ * Translations drop their overrides of deleted blocks in the same transaction: a translation read
+ * back is always a valid write (an override of a block the node lacks is refused with 400).
+ */
+async function pruneOverrides(db: Db, nodeId: string, removed: readonly string[], now: Date): Promise<void> {
+  const keys = sql`array[${sql.join(removed.map((id) => sql`${id}`), sql`, `)}]::text[]`;
+  await db
+    .update(translations)
+    .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
+    .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
 }
 
 export async function updateNode(db: Db, project: Project, id: string, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {

@@ -1,4 +1,5 @@
 import { AppError } from "../errors";
+import { MAX_PAGE } from "../lib/paging";
 
 // Delivery routes validate their own query strings (no Elysia schema), so that every answer,
 // errors included, is built here with its CORS, ETag and Cache-Control headers. These OpenAPI
@@ -57,7 +58,7 @@ export const DeliveryDocs = {
     "Published children of the collection node at the given slug path. sort: updated_at, -updated_at (default), title, -title, created_at, -created_at, position; ties broken by id.",
     [
       { name: "collection", in: "query", required: true, description: "slug path of a node of type collection", schema: { type: "string" } },
-      { name: "page", in: "query", description: "page number, from 1 (default 1)", schema: { type: "integer", minimum: 1 } },
+      { name: "page", in: "query", description: `page number, from 1 to ${MAX_PAGE} (default 1)`, schema: { type: "integer", minimum: 1, maximum: MAX_PAGE } },
       { name: "per_page", in: "query", description: "1..100 (default 20; above 100 is clamped)", schema: { type: "integer", minimum: 1 } },
       { name: "q", in: "query", description: "case-insensitive substring of title or slug", schema: { type: "string", maxLength: 200 } },
       { name: "sort", in: "query", description: "sort key; - prefix for descending", schema: { type: "string" } },

@@ -20,6 +20,7 @@ import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
 import { canonicalLocale } from "../lib/locales";
+import { readPaging } from "../lib/paging";
 import type { DeliveryProject } from "./cache";
 import { type BlockRow, type ChainNode, type RenderableNode, renderNode } from "./render";
 
@@ -240,28 +241,13 @@ export interface EntriesQuery {
   sort: EntrySort;
 }
 
-/** A whole number of at least 1 written in decimal digits (any length), else 400. */
-const positiveInt = (value: string, field: string): number => {
-  const v = value.trim();
-  if (!/^\d+$/.test(v) || !/[1-9]/.test(v)) {
-    throw new AppError("invalid_request", `${field} must be an integer of at least 1`, { field });
-  }
-  // Above 2^53 a number no longer names one page; Infinity tells per_page to clamp.
-  const n = Number(v);
-  return Number.isSafeInteger(n) ? n : Number.POSITIVE_INFINITY;
-};
-
 /** Validated, normalised entries query (also the cache key's source). */
 export function entriesQuery(input: EntriesInput): EntriesQuery {
   if (input.collection === undefined || input.collection.trim() === "") {
     throw new AppError("missing_parameter", "collection is required (the collection's slug path)", { field: "collection" });
   }
-  const page = input.page === undefined ? 1 : positiveInt(input.page, "page");
-  if (page > Number.MAX_SAFE_INTEGER) {
-    throw new AppError("invalid_request", `page must be at most ${Number.MAX_SAFE_INTEGER}`, { field: "page" });
-  }
-  // Above 100 is clamped, however large (decisions.md); 0 and non-numbers are 400.
-  const perPage = input.per_page === undefined ? 20 : Math.min(positiveInt(input.per_page, "per_page"), 100);
+  // The shared paging bound; per_page above 100 is clamped, however large (decisions.md).
+  const { page, perPage } = readPaging(input, { defaultPerPage: 20, clampPerPage: true });
   const sort = input.sort === undefined || input.sort === "" ? "-updated_at" : input.sort;
   if (!(ENTRY_SORTS as readonly string[]).includes(sort)) {
     throw new AppError("invalid_sort", `sort must be one of ${ENTRY_SORTS.join(", ")}`, { field: "sort", allowed: ENTRY_SORTS });

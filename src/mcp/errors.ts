@@ -1,7 +1,7 @@
 // MCP's deliberate exception to the one error mapping: failures inside a tool become tool results
 // with isError (the agent reads and corrects them), never JSON-RPC errors or HTTP statuses.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AppError, describeError } from "../errors";
+import { AppError, describeError, vanishedRow } from "../errors";
 import type { Logger } from "../lib/log";
 
 export function toolError(code: string, message: string, details?: unknown): CallToolResult {
@@ -21,6 +21,8 @@ export function missingScopeError(tool: string, missing: readonly string[], held
 /** An AppError keeps its code and message (they are written for callers); anything else is logged and hidden. */
 export function errorResult(err: unknown, tool: string, log: Logger): CallToolResult {
   if (err instanceof AppError) return toolError(err.code, err.message, err.details);
+  const vanished = vanishedRow(err);
+  if (vanished) return toolError(vanished.code, vanished.message);
   log.error("mcp tool failed", { tool, ...describeError(err) });
   return toolError("internal", "the tool failed unexpectedly; try again later");
 }

@@ -10,6 +10,7 @@ import {
 import { getNodeWithBlocks, listNodes } from "../content/service";
 import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
+import { MAX_PAGE } from "../lib/paging";
 import type { ToolContext } from "./tools/tool";
 
 export const RESOURCE_PAGE_SIZE = 100;
@@ -27,7 +28,7 @@ function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 1;
   try {
     const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { p?: unknown };
-    if (typeof v.p === "number" && Number.isInteger(v.p) && v.p >= 1 && v.p <= 1_000_000) return v.p;
+    if (typeof v.p === "number" && Number.isInteger(v.p) && v.p >= 1 && v.p <= MAX_PAGE) return v.p;
   } catch {
     // fall through: a cursor this server did not issue
   }

@@ -16,6 +16,7 @@ import {
 } from "../content/service";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
+import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
 import { projectLocale } from "../translations/service";
 
@@ -126,8 +127,7 @@ export async function listEntries(db: Db, projectId: string, query: EntryQuery):
     const pattern = `%${escapeLike(query.q)}%`;
     conds.push(sql`(${nodes.title} ilike ${pattern} or ${nodes.slug} ilike ${pattern})`);
   }
-  const page = query.page ?? 1;
-  const perPage = Math.min(query.per_page ?? 20, 100);
+  const { page, perPage } = readPaging(query, { defaultPerPage: 20 });
   const where = and(...conds);
   const [data, [{ total }]] = await Promise.all([
     db

@@ -164,10 +164,13 @@ export const CONTENT_CHANNEL = "cms_content";
  * notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
 export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
-  await db
+  const locked = await db
     .update(projects)
     .set({ contentVersion: sql`${projects.contentVersion} + 1` })
-    .where(eq(projects.id, projectId));
+    .where(eq(projects.id, projectId))
+    .returning({ id: projects.id });
+  // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
+  if (locked.length === 0) throw notFound("project");
   await notifyContentChange(db, projectId);
 }
 

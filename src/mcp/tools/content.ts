@@ -4,7 +4,7 @@ import { getTheme, updateTheme } from "../../theme/service";
 import { getTranslation, translationToWire, upsertTranslation } from "../../translations/service";
 import { ENTRY_SORTS } from "../../content/service";
 import { listEntries } from "../service";
-import { Locale, NodeId, NodeStatus, Page, ProjectOut, Slug, ThemeOut, TranslationOut } from "./schemas";
+import { Locale, NodeId, NodeStatus, Page, PerPage, ProjectOut, Slug, ThemeOut, TranslationOut } from "./schemas";
 import { defineTool, IDEMPOTENT_WRITE, READ_ONLY } from "./tool";
 
 export const listEntriesTool = defineTool({
@@ -21,7 +21,7 @@ export const listEntriesTool = defineTool({
     sort: z.enum(ENTRY_SORTS).optional(),
     status: NodeStatus.optional(),
     page: Page,
-    per_page: z.number().int().min(1).max(100).optional(),
+    per_page: PerPage(20),
   }),
   output: z.object({
     collection: z.object({ id: z.string(), path: z.string(), title: z.string() }),

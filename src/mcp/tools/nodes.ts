@@ -2,7 +2,7 @@ import { z } from "zod";
 import { createNode, listNodes, nodeToWire, type Transition, transitionNode, updateNode } from "../../content/service";
 import { AppError } from "../../errors";
 import { findNode, getLocalizedNode, reorderBlocks } from "../service";
-import { BlockOut, BlocksIn, Locale, NodeId, NodeOut, NodeStatus, NodeWithBlocksOut, Page, SeoIn, Slug } from "./schemas";
+import { BlockOut, BlocksIn, Locale, NodeId, NodeOut, NodeStatus, NodeWithBlocksOut, Page, PerPage, SeoIn, Slug } from "./schemas";
 import { defineTool, IDEMPOTENT_WRITE, READ_ONLY, type ToolDef, WRITE } from "./tool";
 
 export const listNodesTool = defineTool({
@@ -19,7 +19,7 @@ export const listNodesTool = defineTool({
     parent_id: z.union([NodeId, z.literal("root")]).optional().describe('children of this node id, or "root" for top-level nodes'),
     path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
     page: Page,
-    per_page: z.number().int().min(1).max(100).optional().describe("1-100, default 50"),
+    per_page: PerPage(50),
   }),
   output: z.object({ nodes: z.array(NodeOut), total: z.number().int(), page: z.number().int(), per_page: z.number().int() }),
   annotations: READ_ONLY,

@@ -1,6 +1,7 @@
 // Zod schemas shared by the MCP tools: the same limits as the admin REST models (src/*/model.ts).
 import { z } from "zod";
 import { SLUG_RE } from "../../lib/ids";
+import { MAX_PAGE, MAX_PER_PAGE, pagingMessage } from "../../lib/paging";
 
 export const NodeId = z.uuid().describe("node id (UUID)");
 export const Slug = z.string().regex(SLUG_RE, "lowercase letters, digits and inner hyphens, 1-64 characters");
@@ -77,4 +78,7 @@ export const ProjectOut = z.object({
   updated_at: z.string(),
 });
 
-export const Page = z.number().int().min(1).max(100_000).optional().describe("page number, from 1 (default 1)");
+// The one paging bound (src/lib/paging.ts), with its message naming the limit.
+export const Page = z.number().int(pagingMessage("page")).min(1, pagingMessage("page")).max(MAX_PAGE, pagingMessage("page")).optional().describe(`page number, from 1 to ${MAX_PAGE} (default 1)`);
+export const PerPage = (byDefault: number) =>
+  z.number().int(pagingMessage("per_page")).min(1, pagingMessage("per_page")).max(MAX_PER_PAGE, pagingMessage("per_page")).optional().describe(`1-${MAX_PER_PAGE}, default ${byDefault}`);
