@@ -25,6 +25,14 @@ const edits = [
     "    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n",
     "    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n    query = errorResponse = null\n",
   ],
+  // The array-type lookup every new connection makes is awaited by no one: when its backend is
+  // terminated, the rejection is unhandled and ends the process. The error reaches the waiting
+  // query through errored(); the lookup runs again on the next connection.
+  [
+    "connection.js",
+    "        return fetchArrayTypes()\n",
+    "        return fetchArrayTypes().catch(noop) // " + MARK + "\n",
+  ],
   // A write scheduled before the socket closed must not throw from setImmediate (uncatchable).
   [
     "connection.js",
