@@ -51,6 +51,15 @@ function expectSurvivedAndServes(run: { code: number | null; stderr: string; rep
   return report;
 }
 
+test("the installed postgres.js carries db/patch-postgres.mjs (postinstall) in every build of it", async () => {
+  const root = join(import.meta.dir, "..", "node_modules", "postgres");
+  for (const dir of ["src", "cjs/src", "cf/src"]) {
+    const connection = await Bun.file(join(root, dir, "connection.js")).text();
+    const index = await Bun.file(join(root, dir, "index.js")).text();
+    expect({ dir, connection: connection.split("patched: porsager/postgres#1199").length - 1, index: index.split("patched: porsager/postgres#1199").length - 1 }).toEqual({ dir, connection: 4, index: 2 });
+  }
+});
+
 describe.if(pgUrl !== null)("postgres.js with terminated backends (porsager/postgres#1199)", () => {
   test("a transaction whose backend is terminated fails cleanly; the pool serves at once", async () => {
     const report = expectSurvivedAndServes(await runScenario("transaction"));
