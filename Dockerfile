@@ -5,6 +5,8 @@ WORKDIR /src
 COPY package.json package-lock.json bunfig.toml tsconfig.json ./
 RUN bun install --frozen-lockfile --ignore-scripts || bun install --ignore-scripts
 COPY db ./db
+# Scripts were skipped above: apply the postgres.js fix for terminated backends (README, "Database faults").
+RUN bun db/patch-postgres.mjs
 COPY src ./src
 ARG BUILD_SCRIPT=build
 RUN bun run ${BUILD_SCRIPT} && mkdir -p /out/data && cp dist/content-service* /out/ 2>/dev/null; ls -la /out

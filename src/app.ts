@@ -33,6 +33,9 @@ export function createApp(deps: AppDeps) {
   const delivery = createDelivery(deps);
   const { log } = deps;
   const logAccess = accessLogOn(deps);
+  // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
+  // one successful ping does not mean the pool serves (terminated backends, a flapping server).
+  let dbFailedAt = Number.NEGATIVE_INFINITY;
 
   return new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
     .onRequest(({ request, set }) => {
@@ -123,6 +126,7 @@ export function createApp(deps: AppDeps) {
       }
       if (isDatabaseUnavailable(error)) {
         // The pool reconnects by itself on the next query; tell the client to retry shortly.
+        dbFailedAt = performance.now();
         log.warn("database unavailable", { request_id: meta.get(request)?.id });
         set.status = 503;
         set.headers["retry-after"] = "1";
@@ -158,6 +162,7 @@ export function createApp(deps: AppDeps) {
       async ({ set }) => {
         try {
           await withTimeout(deps.dbHandle.ping(), 2000);
+          if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
           return { status: "ready" };
         } catch {
           set.status = 503;
@@ -224,6 +229,9 @@ function parseForm(text: string): Record<string, string | string[]> {
   }
   return out;
 }
+
+/** How long /readyz answers 503 after a request failed because the database did not answer. */
+const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return new Promise<T>((resolve, reject) => {
