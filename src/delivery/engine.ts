@@ -24,7 +24,7 @@ export type Plan = BodyPlan | StreamPlan;
 
 const LISTEN_RETRY_MS = 5000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
-const RENDER_REVISION = "1";
+const RENDER_REVISION = "2";
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
