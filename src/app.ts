@@ -9,6 +9,7 @@ import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
+import { homeRoutes } from "./home/routes";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
@@ -155,6 +156,7 @@ export function createApp(deps: AppDeps) {
       },
       { detail: { tags: ["ops"], summary: "Database answers" } },
     )
+    .use(homeRoutes(deps))
     .use(projectRoutes(deps))
     .use(contentRoutes(deps))
     .use(translationRoutes(deps))
