@@ -133,7 +133,7 @@ export function summarise(text: string): string | null {
     text
       .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
       .replace(/<[^>]*>/g, " ")
-      .replace(/[#*_`>~]+/g, " "),
+      .replace(/(?<!&)#+|[*_`>~]+/g, " "), // not the # of a numeric character reference
   )
     .replace(/\s+/g, " ")
     .trim();
