@@ -11,6 +11,7 @@ import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
 import { explorerRoutes } from "./explorer";
+import { homeRoutes } from "./home/routes";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
@@ -171,6 +172,7 @@ export function createApp(deps: AppDeps) {
       },
       { detail: { tags: ["ops"], summary: "Database answers" } },
     )
+    .use(homeRoutes(deps))
     .use(projectRoutes(deps))
     .use(contentRoutes(deps))
     .use(translationRoutes(deps))

@@ -23,6 +23,7 @@ export interface Config {
   readonly seedDemo: boolean;
   readonly dbPoolSize: number;
   readonly deliveryCacheControl: string;
+  readonly deliveryErrorCacheControl: string;
   readonly deliveryCacheEntries: number;
   readonly deliveryCacheMaxBytes: number;
   readonly deliveryVersionCheckMs: number;
@@ -61,6 +62,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["SEED_DEMO", "true", "create the demo project on first start"],
   ["DB_POOL_SIZE", "10", "PostgreSQL connections per instance"],
   ["DELIVERY_CACHE_CONTROL", "public, max-age=60, stale-while-revalidate=300", "Cache-Control of delivery answers"],
+  ["DELIVERY_ERROR_CACHE_CONTROL", "public, max-age=5", "Cache-Control of delivery error answers (404 included), kept short so a page published now is not held as a 404 by a CDN"],
   ["DELIVERY_CACHE_ENTRIES", "5000", "rendered delivery answers kept in memory per instance"],
   ["DELIVERY_CACHE_MAX_BYTES", "67108864", "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
   ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
@@ -169,6 +171,7 @@ export function loadConfig(env: Env): Config {
     seedDemo: bool("SEED_DEMO", true),
     dbPoolSize: int("DB_POOL_SIZE", 10, 1, 500),
     deliveryCacheControl: str("DELIVERY_CACHE_CONTROL") ?? "public, max-age=60, stale-while-revalidate=300",
+    deliveryErrorCacheControl: str("DELIVERY_ERROR_CACHE_CONTROL") ?? "public, max-age=5",
     deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 5000, 0, 10_000_000),
     deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, 0, 2 ** 40),
     deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),

@@ -74,9 +74,11 @@ describe("delivery: renderable nodes", async () => {
       { locale: "x-default", href: `${BASE}/about` },
     ]);
     expect(d.seo.breadcrumbs).toEqual([{ title: "About us", path: "about", href: `${BASE}/about` }]);
-    expect(d.seo.jsonld).toMatchObject({
-      "@context": "https://schema.org",
+    expect(d.seo.jsonld["@context"]).toBe("https://schema.org");
+    expect(d.seo.jsonld["@graph"]).toHaveLength(1);
+    expect(d.seo.jsonld["@graph"][0]).toMatchObject({
       "@type": "WebPage",
+      "@id": `${BASE}/about#webpage`,
       name: "About us",
       url: `${BASE}/about`,
       inLanguage: "en",
@@ -85,8 +87,8 @@ describe("delivery: renderable nodes", async () => {
       isPartOf: { "@type": "WebSite", name: p.slug, url: `${BASE}/` },
       breadcrumb: { "@type": "BreadcrumbList", itemListElement: [{ "@type": "ListItem", position: 1, name: "About us", item: `${BASE}/about` }] },
     });
-    expect(typeof d.seo.jsonld.datePublished).toBe("string");
-    expect(typeof d.seo.jsonld.dateModified).toBe("string");
+    expect(typeof d.seo.jsonld["@graph"][0].datePublished).toBe("string");
+    expect(typeof d.seo.jsonld["@graph"][0].dateModified).toBe("string");
   });
 
   test("a translated locale: localised slug path, merged meta and deep-merged block overrides", async () => {
@@ -98,7 +100,7 @@ describe("delivery: renderable nodes", async () => {
     expect(d.blocks[1].data).toEqual({ text: "<p>We **make**   things.</p>" });
     expect(d.seo.canonical).toBe(`${BASE}/fr/a-propos`);
     expect(d.seo.og).toMatchObject({ title: "À propos", description: "Qui nous sommes", url: `${BASE}/fr/a-propos`, locale: "fr" });
-    expect(d.seo.jsonld).toMatchObject({ name: "À propos", inLanguage: "fr", url: `${BASE}/fr/a-propos` });
+    expect(d.seo.jsonld["@graph"][0]).toMatchObject({ name: "À propos", inLanguage: "fr", url: `${BASE}/fr/a-propos` });
     expect(d.seo.hreflang).toEqual([
       { locale: "en", href: `${BASE}/about` },
       { locale: "fr", href: `${BASE}/fr/a-propos` },
@@ -139,7 +141,9 @@ describe("delivery: renderable nodes", async () => {
     expect(res.status).toBe(200);
     expect(res.json.data).toMatchObject({ title: "About us", slug: "about", path: "about", locale: "de", translated: false });
     expect(res.json.data.blocks[3].data).toEqual({ a: { x: 1, y: 2 }, list: [1, 2], s: "base" });
-    expect(res.json.data.seo.canonical).toBe(`${BASE}/de/about`);
+    // A fallback is canonical to the version it shows (decisions.md), and names no hreflang cluster.
+    expect(res.json.data.seo.canonical).toBe(`${BASE}/about`);
+    expect(res.json.data.seo.hreflang).toEqual([]);
     // the draft translation's slug does not route
     expect((await get(h, api("/nodes/by-path/ueber-uns?locale=de"))).status).toBe(404);
     const def = await get(h, api("/nodes/by-path/about?locale=en"));
@@ -222,7 +226,8 @@ describe("delivery: renderable nodes", async () => {
     expect(after.seo.canonical).toBe(`${BASE}/seo-page`);
     expect(after.seo.og.description).toBe("not the description");
     expect(after.seo.twitter.card).toBe("summary");
-    expect(after.seo.jsonld).toMatchObject({ "@type": "Article", headline: "SEO page" });
+    expect(after.seo.jsonld["@graph"].map((n: any) => n["@type"])).toEqual(["WebPage", "Article"]);
+    expect(after.seo.jsonld["@graph"][1]).toMatchObject({ "@type": "Article", headline: "SEO page" });
     expect(after.seo.og.type).toBe("article");
   });
 
@@ -252,7 +257,7 @@ describe("delivery: renderable nodes", async () => {
     expect(seo.breadcrumbs.map((b: any) => b.href)).toEqual(["/fr/docs", "/fr/docs/debut"]);
     expect(seo.og.url).toBe("/fr/docs/debut");
     expect(seo.og.image).toBeNull();
-    expect(seo.jsonld.isPartOf.url).toBe("/");
+    expect(seo.jsonld["@graph"][0].isPartOf.url).toBe("/");
     expect(res.text).not.toContain("undefined");
     expect(res.text).not.toContain("null/");
   });

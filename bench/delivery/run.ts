@@ -234,7 +234,8 @@ async function main(): Promise<void> {
     }, 50);
     const t0 = performance.now();
     const index = await (await fetch(`${base}/api/p/bench-big/sitemap.xml`, IDENTITY)).text();
-    const shards = [...index.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
+    // The index names shards on the public site (which proxies them here): read them from the API.
+    const shards = [...index.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => `${base}/api/p/bench-big/${m[1].slice(m[1].lastIndexOf("/") + 1)}`);
     let bytes = 0;
     const after: number[] = [];
     for (let round = 0; round < MEMORY_ROUNDS; round++) {

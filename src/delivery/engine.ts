@@ -24,13 +24,14 @@ export type Plan = BodyPlan | StreamPlan;
 
 const LISTEN_RETRY_MS = 5000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
-const RENDER_REVISION = "1";
+const RENDER_REVISION = "2";
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
   private listening: Promise<void> | null = null;
   private listenRetryAt = 0;
   private readonly cacheControl: string;
+  private readonly errorCacheControl: string;
   private readonly countGzip = (answer: CachedAnswer, bytes: number): void => this.cache.grow(answer, bytes);
 
   constructor(private readonly deps: AppDeps) {
@@ -43,6 +44,7 @@ export class DeliveryEngine {
         deps.log.warn("delivery: project re-validation failed; serving cached answers", { err: err instanceof Error ? err.name : String(err) }),
     });
     this.cacheControl = c.deliveryCacheControl;
+    this.errorCacheControl = c.deliveryErrorCacheControl;
   }
 
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
@@ -101,7 +103,7 @@ export class DeliveryEngine {
       }
       return await this.streamed(request, project, plan);
     } catch (err) {
-      if (err instanceof AppError) return await respond(request, await errorAnswer(err, this.cacheControl));
+      if (err instanceof AppError) return await respond(request, await errorAnswer(err, this.errorCacheControl));
       throw err;
     }
   }

@@ -27,7 +27,7 @@ function doc(summary: string, description: string, parameters: Param[], response
   return {
     tags: ["delivery"],
     summary,
-    description: description + " Anonymous; CORS open; strong ETag with If-None-Match → 304; Cache-Control from DELIVERY_CACHE_CONTROL.",
+    description: description + " Anonymous; CORS open; strong ETag with If-None-Match → 304; Cache-Control from DELIVERY_CACHE_CONTROL (errors: DELIVERY_ERROR_CACHE_CONTROL).",
     security: [],
     parameters: [ref, ...parameters],
     responses: { ...responses, 304: { description: "Not modified (If-None-Match matched the ETag)" } },
@@ -77,13 +77,13 @@ export const DeliveryDocs = {
   ),
   sitemap: doc(
     "Sitemap",
-    "A urlset (one <url> per published node and locale, with xhtml:link alternates and x-default), or above 5000 nodes a sitemapindex of sitemap-{n}.xml shards.",
+    "A urlset (one <url> per indexable node version: published, default locale or published translation, not noindex, canonical to itself; with its hreflang set as xhtml:link alternates), or a sitemapindex of {public_base_url}/sitemap-{n}.xml shards above 5,000 nodes or when one file would pass 50,000 URLs or 45 MiB.",
     [],
     { 200: { description: "application/xml" }, 404: { description: "sitemap_unavailable (no public_base_url)" } },
   ),
   shard: doc(
     "Sitemap shard",
-    "The n-th run of 5000 nodes (path order) as a urlset; past the end → 404.",
+    "The n-th shard (path order; at most 5,000 nodes, 50,000 URLs, 45 MiB) as a urlset; past the end → 404.",
     [{ name: "file", in: "path", required: true, description: "sitemap-{n}.xml", schema: { type: "string" } }],
     { 200: { description: "application/xml" }, 404: { description: "not_found, sitemap_unavailable" } },
   ),

@@ -1,5 +1,8 @@
 // Pure rendering of a delivery node: locale merge, localised paths, SEO. No I/O here.
+import { decodeHTML } from "entities";
 import type { DeliveryProject } from "./cache";
+import { pageJsonLd } from "./jsonld";
+import { absoluteUrl, fallbackSeo, hreflangSet, type VersionSeo, versionSeo } from "./seo";
 
 /** A node of the ancestor chain as the chain query returns it (root first, the node last). */
 export interface ChainNode {
@@ -80,12 +83,6 @@ export function publicUrl(project: DeliveryProject, locale: string, path: string
   return (project.publicBaseUrl ?? "") + rel;
 }
 
-function absolute(project: DeliveryProject, url: string | null): string | null {
-  if (url === null) return null;
-  if (url.startsWith("/") && !url.startsWith("//") && project.publicBaseUrl) return project.publicBaseUrl + url;
-  return url;
-}
-
 /**
  * Deep merge of a translation's block override over the base data: objects merge key by key,
  * anything else (arrays, scalars, null) replaces.
@@ -126,11 +123,18 @@ function firstImage(blocks: BlockRow[]): string | null {
   return null;
 }
 
-/** Plain text for a meta description: tags and markdown marks removed, cut at a word near 160 chars. */
+/**
+ * Plain text for a meta description: scripts, styles, tags and markdown marks removed, HTML
+ * entities decoded (`fish &amp; chips` → `fish & chips`; decoded last, so an encoded `&lt;b&gt;`
+ * stays visible text), cut at a word near 160 chars.
+ */
 export function summarise(text: string): string | null {
-  const plain = text
-    .replace(/<[^>]*>/g, " ")
-    .replace(/[#*_`>~]+/g, " ")
+  const plain = decodeHTML(
+    text
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
+      .replace(/<[^>]*>/g, " ")
+      .replace(/(?<!&)#+|[*_`>~]+/g, " "), // not the # of a numeric character reference
+  )
     .replace(/\s+/g, " ")
     .trim();
   if (plain === "") return null;
@@ -168,37 +172,43 @@ export function renderNode(
   const title = localTitle(project, node, locale);
   const seo = node.seo;
   const pick = (field: string): unknown => (meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
-  const ownUrl = publicUrl(project, locale, path);
-  const canonical = str(meta.canonical) ?? (isDefault ? str(seo.canonical) : null) ?? ownUrl;
-  const noindex = pick("noindex") === true;
-  const robots = str(pick("robots")) ?? (noindex ? "noindex,follow" : "index,follow");
+
+  // Every published version of the node, judged by the one indexability rule (seo.ts).
+  const defaultUrl = publicUrl(project, project.defaultLocale, localPath(project, chain, project.defaultLocale));
+  const versions = nodeLocales(project, node).map((l) => {
+    const href = l === project.defaultLocale ? defaultUrl : publicUrl(project, l, localPath(project, chain, l));
+    return { locale: l, href, seo: versionSeo(project, seo, l === project.defaultLocale ? null : node.tr[l], href, defaultUrl) };
+  });
+  const own: VersionSeo = isDefault || translated
+    ? versions.find((v) => v.locale === locale)!.seo
+    : fallbackSeo(versions.find((v) => v.locale === project.defaultLocale)!.seo);
+  const { canonical, robots } = own;
+  // A page that is not itself indexable names no cluster: hreflang links only between indexable pages.
+  const hreflang = own.indexable
+    ? hreflangSet(project.defaultLocale, versions.map((v) => ({ locale: v.locale, href: v.href, indexable: v.seo.indexable })))
+    : [];
+  // A fallback shows the default locale's content: its language is that one.
+  const language = isDefault || translated ? locale : project.defaultLocale;
+
   // A translation without its own description prefers its (merged, localised) text over the base one.
   const description = translated
     ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description))
     : (str(seo.description) ?? firstText(blocks));
-  const image = absolute(project, str(pick("og_image")) ?? firstImage(blocks));
+  const image = absoluteUrl(project, str(pick("og_image")) ?? firstImage(blocks));
   const article = ARTICLE_TYPES.has(node.type);
 
-  const hreflang = nodeLocales(project, node).map((l) => ({ locale: l, href: publicUrl(project, l, localPath(project, chain, l)) }));
-  hreflang.push({ locale: "x-default", href: publicUrl(project, project.defaultLocale, localPath(project, chain, project.defaultLocale)) });
-
-  const jsonld: Record<string, unknown> = {
-    "@context": "https://schema.org",
-    "@type": article ? "Article" : "WebPage",
-    ...(article ? { headline: title.slice(0, 110) } : {}),
-    name: title,
+  const jsonld = pageJsonLd({
+    article,
     url: canonical,
-    inLanguage: locale,
-    ...(description ? { description } : {}),
-    ...(image ? { image } : {}),
-    ...(node.published_at ? { datePublished: node.published_at } : {}),
-    dateModified: node.updated_at,
-    isPartOf: { "@type": "WebSite", name: project.siteName, url: (project.publicBaseUrl ?? "") + "/" },
-    breadcrumb: {
-      "@type": "BreadcrumbList",
-      itemListElement: breadcrumbs.map((b, i) => ({ "@type": "ListItem", position: i + 1, name: b.title, item: b.href })),
-    },
-  };
+    title,
+    language,
+    description,
+    image,
+    publishedAt: node.published_at,
+    modifiedAt: node.updated_at,
+    site: { name: project.siteName, url: (project.publicBaseUrl ?? "") + "/" },
+    breadcrumbs,
+  });
 
   return {
     id: node.id,
@@ -218,7 +228,7 @@ export function renderNode(
         description,
         image,
         url: canonical,
-        locale: locale.replace(/-/g, "_"),
+        locale: language.replace(/-/g, "_"),
         site_name: project.siteName,
       },
       twitter: { card: image ? "summary_large_image" : "summary", title, description, image },

@@ -17,7 +17,7 @@ import {
   listPublishedNodes,
   pathSegments,
 } from "./service";
-import { planShard, planSitemap, robotsTxt, sitemapIndex, sitemapUrlset } from "./sitemap";
+import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
 interface Ctx {
   set: { headers: Record<string, string | number>; status?: number | string };
@@ -190,11 +190,7 @@ export function createDelivery(deps: AppDeps) {
         serve(request, set, params.ref, (p) => ({
           key: "sitemap " + normalRef(params.ref),
           type: XML_TYPE,
-          stream: async () => {
-            const { plan, hidden } = await planSitemap(db, p);
-            if (plan.kind === "index") return sitemapIndex(`${deps.config.publicUrl}/api/p/${normalRef(params.ref)}`, plan.shards);
-            return sitemapUrlset(db, p, hidden, plan.after, plan.limit);
-          },
+          stream: () => sitemapXml(db, p),
         })),
       { detail: DeliveryDocs.sitemap },
     )
@@ -218,11 +214,7 @@ export function createDelivery(deps: AppDeps) {
           return {
             key: `shard ${n}`,
             type: XML_TYPE,
-            stream: async () => {
-              const { plan, hidden } = await planShard(db, p, n);
-              if (plan.kind !== "urlset") throw notFound("sitemap shard");
-              return sitemapUrlset(db, p, hidden, plan.after, plan.limit);
-            },
+            stream: () => shardXml(db, p, n),
           };
         }),
       { detail: DeliveryDocs.shard },

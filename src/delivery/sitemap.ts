@@ -1,20 +1,42 @@
 // sitemaps.org XML, produced page by page (keyset on path) so memory does not grow with the site.
-import { type SQL, and, asc, count, gt, sql } from "drizzle-orm";
+//
+// What is listed: one <url> per indexable (node, locale) version, by the rule of seo.ts that also
+// writes each page's robots, canonical and hreflang: a visible node, the default locale or a
+// published translation (never a fallback), not noindex (flag or robots string), canonical to
+// itself. Each <url> carries the node's hreflang set (its indexable versions, plus x-default when
+// the default version is one of them).
+//
+// Shards: more than 5,000 listed nodes, or more than would fit one file (50,000 URLs, or 50 MB
+// less a margin: a node with L locales gives L URLs of L+1 alternates each), give a
+// <sitemapindex> of sitemap-{n}.xml. Shard boundaries come from one streamed pass that sizes each
+// node's entries exactly; the plan (a few paths per shard) is remembered per content version.
+import { type SQL, and, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
 import type { DeliveryProject } from "./cache";
 import { publicUrl } from "./render";
+import { hreflangSet, type SeoFields, versionSeo } from "./seo";
 import { hiddenPrefixes, visibleCondition } from "./service";
 
-export const SHARD_SIZE = 5000;
+export interface ShardLimits {
+  nodes: number;
+  urls: number;
+  /** UTF-8 bytes of the whole file, head and tail included. */
+  bytes: number;
+}
+
+/** The interface's 5,000 nodes; sitemaps.org's 50,000 URLs and 50 MiB (52,428,800 bytes) less 10%. */
+export const SHARD_LIMITS: ShardLimits = { nodes: 5000, urls: 50_000, bytes: 47_185_920 };
 const PAGE_SIZE = 1000;
 /** Ancestor slugs remembered while streaming; cleared past this, so memory stays flat. */
 const KNOWN_MAX = 20_000;
 
 const XMLNS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
+const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
+const URLSET_TAIL = "</urlset>\n";
 
 export function xmlEscape(s: string): string {
   return s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"));
@@ -26,111 +48,163 @@ export function robotsTxt(project: DeliveryProject): string {
   return lines.join("\n") + "\n";
 }
 
-export function requireBaseUrl(project: DeliveryProject): void {
+export function requireBaseUrl(project: DeliveryProject): string {
   if (!project.publicBaseUrl) {
     throw new AppError("sitemap_unavailable", "this project has no public_base_url, so it has no sitemap");
   }
+  return project.publicBaseUrl;
 }
 
-/** Nodes listed in the sitemap: visible ones, except those marked noindex. */
-function sitemapCondition(projectId: string, hidden: string[]): SQL {
-  return and(visibleCondition(projectId, hidden), sql`coalesce(${nodes.seo}->'noindex', 'false'::jsonb) <> 'true'::jsonb`)!;
+/** One shard: the nodes after `after` (exclusive, null = from the start) up to `last` (inclusive), in path order. */
+export interface Shard {
+  after: string | null;
+  last: string;
 }
 
-export type SitemapPlan =
-  | { kind: "urlset"; after: string | null; limit: number }
-  | { kind: "index"; shards: number };
+/** sitemap.xml: the one urlset when everything fits a file, else the index of its shards. */
+export async function sitemapXml(db: Db, project: DeliveryProject, limits: ShardLimits = SHARD_LIMITS): Promise<AsyncGenerator<string>> {
+  const base = requireBaseUrl(project);
+  const { hidden, shards } = await shardPlan(db, project, limits);
+  if (shards.length > 1) return sitemapIndex(base, shards.length);
+  return sitemapUrlset(db, project, hidden, shards[0] ?? null);
+}
 
-/** sitemap.xml: one urlset up to SHARD_SIZE nodes, else an index of ceil(n / SHARD_SIZE) shards. */
-export async function planSitemap(db: Db, project: DeliveryProject): Promise<{ plan: SitemapPlan; hidden: string[] }> {
+/** sitemap-{n}.xml, n from 1; past the end → 404. */
+export async function shardXml(db: Db, project: DeliveryProject, n: number, limits: ShardLimits = SHARD_LIMITS): Promise<AsyncGenerator<string>> {
   requireBaseUrl(project);
-  const hidden = await hiddenPrefixes(db, project.id);
-  const [{ n }] = await db.select({ n: count() }).from(nodes).where(sitemapCondition(project.id, hidden));
-  const total = Number(n);
-  if (total <= SHARD_SIZE) return { plan: { kind: "urlset", after: null, limit: SHARD_SIZE }, hidden };
-  return { plan: { kind: "index", shards: Math.ceil(total / SHARD_SIZE) }, hidden };
+  const { hidden, shards } = await shardPlan(db, project, limits);
+  // A site that fits one file has the one shard too (its sitemap.xml), so an index just fetched
+  // before a deletion still resolves.
+  if (n > Math.max(shards.length, 1)) throw notFound("sitemap shard");
+  return sitemapUrlset(db, project, hidden, shards[n - 1] ?? null);
 }
 
-/** sitemap-{n}.xml: the n-th run of SHARD_SIZE nodes in path order; past the end → 404. */
-export async function planShard(db: Db, project: DeliveryProject, shard: number): Promise<{ plan: SitemapPlan; hidden: string[] }> {
-  requireBaseUrl(project);
-  const hidden = await hiddenPrefixes(db, project.id);
-  const cond = sitemapCondition(project.id, hidden);
-  // The shard's first node must exist; the path just before it is the keyset start.
-  const skip = (shard - 1) * SHARD_SIZE;
-  const bounds = await db
-    .select({ path: nodes.path })
-    .from(nodes)
-    .where(cond)
-    .orderBy(asc(nodes.path))
-    .offset(Math.max(skip - 1, 0))
-    .limit(skip === 0 ? 1 : 2);
-  if (bounds.length < (skip === 0 ? 1 : 2)) throw notFound("sitemap shard");
-  return { plan: { kind: "urlset", after: skip === 0 ? null : bounds[0].path, limit: SHARD_SIZE }, hidden };
-}
-
-export async function* sitemapIndex(apiBase: string, shards: number): AsyncGenerator<string> {
+/**
+ * Shards live on the same site as the index (sitemaps.org: an index names sitemaps of its own
+ * site): the site proxies /sitemap*.xml and /robots.txt to this API.
+ */
+export async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenerator<string> {
   yield `${XML_HEAD}<sitemapindex ${XMLNS}>\n`;
-  for (let i = 1; i <= shards; i++) yield `<sitemap><loc>${xmlEscape(`${apiBase}/sitemap-${i}.xml`)}</loc></sitemap>\n`;
+  for (let i = 1; i <= shards; i++) yield `<sitemap><loc>${xmlEscape(`${publicBaseUrl}/sitemap-${i}.xml`)}</loc></sitemap>\n`;
   yield "</sitemapindex>\n";
+}
+
+// ---- the shard plan ----
+
+interface Plan {
+  hidden: string[];
+  shards: Shard[];
+}
+/**
+ * Plans by project content version (a write bumps it). Bounded and tiny (a few strings per
+ * shard): it spares the full sizing pass when a crawler fetches the index and then every shard.
+ */
+const plans = new Map<string, Promise<Plan>>();
+const PLANS_MAX = 64;
+
+function shardPlan(db: Db, project: DeliveryProject, limits: ShardLimits): Promise<Plan> {
+  const key = [project.id, project.version, project.publicBaseUrl, project.defaultLocale, project.locales.join(","), limits.nodes, limits.urls, limits.bytes].join("\n");
+  const known = plans.get(key);
+  if (known) return known;
+  const made = makePlan(db, project, limits);
+  plans.set(key, made);
+  if (plans.size > PLANS_MAX) plans.delete(plans.keys().next().value!);
+  made.catch(() => plans.delete(key));
+  return made;
+}
+
+async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): Promise<Plan> {
+  const hidden = await hiddenPrefixes(db, project.id);
+  const shards: Shard[] = [];
+  const empty = utf8Length(URLSET_HEAD) + utf8Length(URLSET_TAIL);
+  let after: string | null = null;
+  let last: string | null = null;
+  let count = { nodes: 0, urls: 0, bytes: empty };
+  for await (const page of listedNodes(db, project, hidden, null)) {
+    for (const node of page) {
+      const bytes = entriesLength(node);
+      const full = count.nodes + 1 > limits.nodes || count.urls + node.urls.length > limits.urls || count.bytes + bytes > limits.bytes;
+      // A node's entries are never split: a node alone over a limit gets a shard of its own.
+      if (full && count.nodes > 0) {
+        shards.push({ after, last: last! });
+        after = last;
+        count = { nodes: 0, urls: 0, bytes: empty };
+      }
+      count.nodes += 1;
+      count.urls += node.urls.length;
+      count.bytes += bytes;
+      last = node.path;
+    }
+  }
+  if (count.nodes > 0) shards.push({ after, last: last! });
+  return { hidden, shards };
+}
+
+// ---- listed versions, page by page ----
+
+interface ListedNode {
+  path: string;
+  /** The indexable versions: one <url> each. */
+  urls: { href: string; lastmod: string }[];
+  /** The hreflang set shared by those <url>s. */
+  alternates: { locale: string; href: string }[];
 }
 
 interface LocaleInfo {
   slug: string | null;
   updatedAt: string;
-  /** The translation sets noindex: its URL is left out (its slug still localises descendants). */
-  noindex: boolean;
+  /** The translation's SEO fields (noindex, robots, canonical); null for an ancestor's. */
+  meta: SeoFields | null;
 }
 
+const ISO_N = sql.raw(`to_char("nodes"."updated_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const ISO_T = sql.raw(`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noindex', 'robots', ${col}->'robots', 'canonical', ${col}->'canonical')`;
+
 /**
- * A urlset with one <url> per (visible node, locale it is published in): the default locale, and
- * each project locale with a published translation. Each lists every version as an xhtml:link
- * alternate plus x-default (the default-locale URL). One query per page of nodes, which also
- * brings each node's own translations; ancestors come first in path order, so their localised
- * slugs are usually known already (otherwise one small query per page fetches them).
+ * Visible nodes in path order after `shard.after` up to `shard.last` (or all of them), PAGE_SIZE
+ * per query, each with its indexable versions; nodes with none are left out. One query per page
+ * also brings each node's own published translations; ancestors come first in path order, so
+ * their localised slugs are usually known already (otherwise one small query per page fetches them).
  */
-export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], after: string | null, limit: number): AsyncGenerator<string> {
-  yield `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
-  const cond = sitemapCondition(project.id, hidden);
+async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<ListedNode[]> {
+  const visible = visibleCondition(project.id, hidden);
+  const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
   const others = project.locales.filter((l) => l !== project.defaultLocale);
   const own = others.length === 0
     ? sql`null`
-    : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, t.meta->'noindex' = 'true'::jsonb)) from translations t
+    : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
            where t.node_id = ${nodes.id} and t.status = 'published')`;
   const known = new Map<string, Map<string, LocaleInfo>>();
-  let remaining = limit;
-  let cursor = after;
-  while (remaining > 0) {
-    const take = Math.min(PAGE_SIZE, remaining);
-    const page = rows<{ path: string; updated_at: string; tr: [string, string | null, string, boolean | null][] | null }>(
-      await db.execute(sql`select ${nodes.path} as path, ${ISO_N} as updated_at, ${own} as tr from ${nodes}
+  let cursor = shard?.after ?? null;
+  for (;;) {
+    const page = rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null }>(
+      await db.execute(sql`select ${nodes.path} as path, ${ISO_N} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr from ${nodes}
         where ${cursor === null ? cond : and(cond, gt(nodes.path, cursor))}
-        order by ${nodes.path} limit ${take}`),
+        order by ${nodes.path} limit ${PAGE_SIZE}`),
     );
-    if (page.length === 0) break;
+    if (page.length === 0) return;
     if (others.length > 0) {
       if (known.size > KNOWN_MAX) known.clear();
       for (const r of page) {
         const m = new Map<string, LocaleInfo>();
-        for (const [locale, slug, updatedAt, noindex] of r.tr ?? []) {
-          m.set(locale, { slug: slug && slug.trim() !== "" ? slug : null, updatedAt, noindex: noindex === true });
+        for (const [locale, slug, updatedAt, meta] of r.tr ?? []) {
+          m.set(locale, { slug: slug && slug.trim() !== "" ? slug : null, updatedAt, meta });
         }
         known.set(r.path, m);
       }
       await learnAncestors(db, project, page.map((p) => p.path), known);
     }
-    let out = "";
-    for (const node of page) out += urlEntries(project, others, node.path, node.updated_at, known);
+    const out: ListedNode[] = [];
+    for (const r of page) {
+      const node = listed(project, others, r.path, r.updated_at, r.seo, known);
+      if (node.urls.length > 0) out.push(node);
+    }
     yield out;
-    remaining -= page.length;
+    if (page.length < PAGE_SIZE) return;
     cursor = page[page.length - 1].path;
-    if (page.length < take) break;
   }
-  yield "</urlset>\n";
 }
-
-const ISO_N = sql.raw(`to_char("nodes"."updated_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
-const ISO_T = sql.raw(`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** Loads published translation slugs of the ancestors of these paths that are not known yet. */
 async function learnAncestors(db: Db, project: DeliveryProject, paths: string[], known: Map<string, Map<string, LocaleInfo>>): Promise<void> {
@@ -149,7 +223,7 @@ async function learnAncestors(db: Db, project: DeliveryProject, paths: string[],
       where n.project_id = ${project.id} and t.status = 'published'
         and n.path = any (string_to_array(${[...wanted].join("\n")}, E'\\n'))`),
   );
-  for (const r of found) known.get(r.path)?.set(r.locale, { slug: r.slug && r.slug.trim() !== "" ? r.slug : null, updatedAt: r.updated_at, noindex: false });
+  for (const r of found) known.get(r.path)?.set(r.locale, { slug: r.slug && r.slug.trim() !== "" ? r.slug : null, updatedAt: r.updated_at, meta: null });
 }
 
 function localisedPath(path: string, locale: string, known: Map<string, Map<string, LocaleInfo>>): string {
@@ -162,21 +236,80 @@ function localisedPath(path: string, locale: string, known: Map<string, Map<stri
   return out.join("/");
 }
 
-function urlEntries(project: DeliveryProject, others: string[], path: string, updatedAt: string, known: Map<string, Map<string, LocaleInfo>>): string {
+function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>): ListedNode {
   const own = known.get(path);
-  const versions: { locale: string; href: string; lastmod: string }[] = [
-    { locale: project.defaultLocale, href: publicUrl(project, project.defaultLocale, path), lastmod: updatedAt },
-  ];
+  const defaultUrl = publicUrl(project, project.defaultLocale, path);
+  const versions = [{ locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable }];
   for (const l of others) {
     const tr = own?.get(l);
-    // A noindex translation renders robots "noindex": listing it would submit a URL search engines must drop.
-    if (!tr || tr.noindex) continue;
-    versions.push({ locale: l, href: publicUrl(project, l, localisedPath(path, l, known)), lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt });
+    if (!tr) continue; // no published translation: a fallback, never listed
+    const href = publicUrl(project, l, localisedPath(path, l, known));
+    versions.push({ locale: l, href, lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt, indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
   }
+  return {
+    path,
+    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod })),
+    alternates: hreflangSet(project.defaultLocale, versions),
+  };
+}
+
+// ---- XML ----
+
+function alternatesXml(node: ListedNode): string {
   let links = "";
-  for (const v of versions) links += `<xhtml:link rel="alternate" hreflang="${xmlEscape(v.locale)}" href="${xmlEscape(v.href)}"/>`;
-  links += `<xhtml:link rel="alternate" hreflang="x-default" href="${xmlEscape(versions[0].href)}"/>`;
+  for (const a of node.alternates) links += `<xhtml:link rel="alternate" hreflang="${xmlEscape(a.locale)}" href="${xmlEscape(a.href)}"/>`;
+  return links;
+}
+
+function urlXml(u: { href: string; lastmod: string }, links: string): string {
+  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}</url>\n`;
+}
+
+function entriesXml(node: ListedNode): string {
+  const links = alternatesXml(node);
   let out = "";
-  for (const v of versions) out += `<url><loc>${xmlEscape(v.href)}</loc><lastmod>${v.lastmod}</lastmod>${links}</url>\n`;
+  for (const u of node.urls) out += urlXml(u, links);
   return out;
+}
+
+/** The UTF-8 length of entriesXml(node), without building the L × L text. */
+function entriesLength(node: ListedNode): number {
+  const links = utf8Length(alternatesXml(node));
+  let total = 0;
+  for (const u of node.urls) total += utf8Length(urlXml(u, "")) + links;
+  return total;
+}
+
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      n += 4;
+      i += 1;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Text handed to the stream at a time: a page of a 100-locale site is a gigabyte of XML. */
+const CHUNK_CHARS = 64 * 1024;
+
+/** A urlset of one shard (or of the whole site), streamed. */
+export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<string> {
+  yield URLSET_HEAD;
+  for await (const page of listedNodes(db, project, hidden, shard)) {
+    let out = "";
+    for (const node of page) {
+      out += entriesXml(node);
+      if (out.length >= CHUNK_CHARS) {
+        yield out;
+        out = "";
+      }
+    }
+    if (out !== "") yield out;
+  }
+  yield URLSET_TAIL;
 }
