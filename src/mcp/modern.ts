@@ -124,6 +124,8 @@ function checkWire(m: Message, method: string, id: Id, headers: Headers): Respon
   const header = headers.get("mcp-protocol-version")?.trim();
   if (!header) return rpcReply(400, id, { code: HEADER_MISMATCH, message: "Header mismatch: the MCP-Protocol-Version header is required" });
   const meta = metaOf(m);
+  // A version named only in the header (no _meta at all) that is not this one: say which are served.
+  if (meta?.[PROTOCOL_VERSION] === undefined && header !== MODERN_VERSION) return unsupported(id, header);
   const missing = [PROTOCOL_VERSION, CLIENT_CAPABILITIES].filter((k) => meta?.[k] === undefined);
   if (missing.length > 0) {
     return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta must carry ${missing.join(" and ")}` });
@@ -137,9 +139,7 @@ function checkWire(m: Message, method: string, id: Id, headers: Headers): Respon
   if (header !== version) {
     return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: MCP-Protocol-Version header ${quote(header)} does not match _meta ${quote(version)}` });
   }
-  if (version !== MODERN_VERSION) {
-    return rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested: version } });
-  }
+  if (version !== MODERN_VERSION) return unsupported(id, version);
   const mcpMethod = headers.get("mcp-method")?.trim();
   if (mcpMethod !== method) {
     const what = mcpMethod === undefined ? "the Mcp-Method header is required" : `Mcp-Method header ${quote(mcpMethod)} does not match the body's method ${quote(method)}`;
@@ -156,6 +156,10 @@ function checkWire(m: Message, method: string, id: Id, headers: Headers): Respon
     }
   }
   return null;
+}
+
+function unsupported(id: Id, requested: string): Response {
+  return rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested } });
 }
 
 /** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
