@@ -106,7 +106,8 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     await reject(await modern("resources/read", { uri }, { headers: { "mcp-name": `cms://${p.slug}/nodes/${uuidv7()}` } }));
     await reject(await modern("prompts/get", { name: "write_seo", arguments: { path: "home" } }, { headers: { "mcp-name": "translate_page" } }));
 
-    for (const headers of [{ "MCP-METHOD": "tools/list" }, { "mcp-method": "  tools/list  " }]) {
+    const variants: Array<Record<string, string>> = [{ "MCP-METHOD": "tools/list" }, { "mcp-method": "  tools/list  " }];
+    for (const headers of variants) {
       const ok = await modern("tools/list", {}, { headers });
       expect(ok.status).toBe(200);
       expect(ok.json.result.tools.length).toBe(17);

@@ -80,7 +80,7 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     const review = await client.getPrompt({ name: "review_before_publish", arguments: { path: "blog/hello" } });
     expect((review.messages[0].content as { text: string }).text).toContain("fr, de");
 
-    const bad = [
+    const bad: Array<{ name: string; arguments: Record<string, string> }> = [
       { name: "translate_page", arguments: { path: "blog/hello", locale: "en" } }, // the default locale
       { name: "translate_page", arguments: { path: "blog/hello", locale: "xx" } },
       { name: "translate_page", arguments: { path: "blog/hello" } },
@@ -139,6 +139,19 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
       const err = await client.readResource({ uri }).catch((e: any) => e);
       expect(err.code).toBe(-32002);
     }
+  });
+
+  test("a token without content:read gets no page content through prompts or completions", async () => {
+    const { token: aiOnly } = await m.token(p.slug, { name: "ai only", scopes: ["ai:read"] });
+    const narrow = await m.connect(aiOnly);
+    const prompt = await narrow.getPrompt({ name: "write_seo", arguments: { path: "about" } }).catch((e: any) => e);
+    expect(prompt.code).toBe(-32602);
+    expect(String(prompt.message)).toContain("content:read");
+    const completion = await narrow.complete({ ref: { type: "ref/prompt", name: "write_seo" }, argument: { name: "path", value: "" } }).catch((e: any) => e);
+    expect(completion.code).toBe(-32602);
+    expect(String(completion.message)).not.toContain("about");
+    // Listing prompts reads nothing of the project.
+    expect((await narrow.listPrompts()).prompts).toHaveLength(4);
   });
 
   test("logging/setLevel answers {}", async () => {

@@ -115,14 +115,14 @@ async function asEventStream(res: Response): Promise<Response> {
  * so a narrowed role takes effect on the next request, not at the next refresh. Null when the
  * user is gone or holds none of the token's scopes any more (the token is as good as revoked).
  */
-/** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources. */
+/** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources, prompts and completions. */
 function requiredScopes(body: unknown): string[] {
   const needed = new Set<string>();
   for (const m of Array.isArray(body) ? body : body === undefined ? [] : [body]) {
     if (m === null || typeof m !== "object" || !("id" in m)) continue;
     const { method, params } = m as { method?: unknown; params?: { name?: unknown } };
     if (method === "tools/call") for (const s of TOOL_SCOPES.get(String(params?.name)) ?? []) needed.add(s);
-    if (method === "resources/list" || method === "resources/read") needed.add("content:read");
+    if (method === "resources/list" || method === "resources/read" || method === "prompts/get" || method === "completion/complete") needed.add("content:read");
   }
   return MCP_SCOPES.filter((s) => needed.has(s));
 }
