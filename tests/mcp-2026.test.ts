@@ -3,6 +3,7 @@
 // same endpoint still answers an initialize the 2025-11-25 way.
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
+import fc from "fast-check";
 import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { seedNode, seedProject } from "./helpers";
@@ -183,6 +184,38 @@ describe("MCP 2026-07-28 on /mcp", async () => {
       expect(res.status).toBe(405);
       expect(res.headers.get("allow")).toBe("POST");
     }
+  });
+
+  test("fuzzed _meta, headers and methods: always a JSON-RPC answer with the request's id, never a 500, never another project's data", async () => {
+    const version = fc.oneof(fc.constant(V), fc.constant("2025-11-25"), fc.string({ maxLength: 12 }), fc.integer(), fc.constant(null));
+    const meta = fc.option(
+      fc.record(
+        {
+          "io.modelcontextprotocol/protocolVersion": version,
+          "io.modelcontextprotocol/clientCapabilities": fc.oneof(fc.constant({}), fc.constant([]), fc.string({ maxLength: 5 }), fc.constant(null)),
+          "io.modelcontextprotocol/clientInfo": fc.oneof(fc.constant({ name: "x", version: "1" }), fc.integer()),
+        },
+        { requiredKeys: [] },
+      ),
+      { nil: null },
+    );
+    const method = fc.constantFrom("server/discover", "tools/list", "tools/call", "resources/read", "prompts/get", "completion/complete", "initialize", "ping", "x/y");
+    const header = fc.option(fc.oneof(fc.constant(V), fc.string({ maxLength: 20 }).filter((h) => /^[\x21-\x7e]*$/.test(h))), { nil: null });
+    await fc.assert(
+      fc.asyncProperty(meta, method, header, header, header, fc.oneof(fc.integer({ min: 1 }), fc.uuid()), async (meta, method, pv, mm, mn, id) => {
+        const params = method === "tools/call" ? { name: "get_project", arguments: {} } : method === "resources/read" ? { uri: `cms://${other.slug}/nodes/${foreign.id}` } : {};
+        const r = await modern(method, params, { meta, id, headers: { "mcp-protocol-version": pv, "mcp-method": mm ?? method, "mcp-name": mn } });
+        expect(r.status).not.toBe(500);
+        if (r.status === 401 || r.status === 403) throw new Error(`unexpected ${r.status}`);
+        expect([200, 202, 400, 404]).toContain(r.status);
+        if (r.status !== 202) {
+          expect(r.json.jsonrpc).toBe("2.0");
+          expect(r.json.id).toBe(id);
+        }
+        expect(r.text).not.toContain("Secret");
+      }),
+      { numRuns: 150 },
+    );
   });
 
   test("the same endpoint still speaks 2025-11-25 after initialize, with logging", async () => {

@@ -56,20 +56,20 @@ type Id = string | number | null;
 type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 
 /**
- * A dual-era server picks the revision from how the client opens (basic/versioning): modern
- * `_meta`, server/discover, or an MCP-Protocol-Version header naming no legacy revision select this
- * one; an initialize without modern `_meta`, or anything else, stays on 2025-11-25.
+ * A dual-era server picks the revision from how the client opens (basic/versioning):
+ * server/discover, an MCP-Protocol-Version header naming no legacy revision, or `_meta` declaring
+ * a version that is not a legacy one select this one (and its checks then apply in full);
+ * anything else (an initialize from a 2025 client, the requests after it) stays on 2025-11-25.
  */
 export function isModernRequest(body: unknown, headers: Headers): boolean {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
   const m = body as Message;
-  const meta = metaOf(m);
-  const declared = meta?.[PROTOCOL_VERSION];
-  if (declared !== undefined) return typeof declared !== "string" || !LEGACY_VERSIONS.has(declared);
-  if (m.method === "initialize") return false;
   if (m.method === "server/discover") return true;
   const header = headers.get("mcp-protocol-version")?.trim();
-  return header !== undefined && header !== "" && !LEGACY_VERSIONS.has(header);
+  // Present but naming no legacy revision (empty included): the modern checks answer it, with its id.
+  if (header !== undefined && !LEGACY_VERSIONS.has(header)) return true;
+  const declared = metaOf(m)?.[PROTOCOL_VERSION];
+  return declared !== undefined && (typeof declared !== "string" || !LEGACY_VERSIONS.has(declared));
 }
 
 function metaOf(m: Message): Record<string, unknown> | null {
