@@ -184,5 +184,22 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     );
     expect(plain.headers.get("content-type")).toContain("application/json");
     expect(plain.json.result.structuredContent.translated_fields).toHaveLength(3);
+
+    // 2026-07-28: the same call with a progressToken is a stream of notifications/progress (no log messages: logging is not adopted there), then the result.
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, progressToken: "t-1" };
+    const modern = await m.post(
+      { jsonrpc: "2.0", id: "m-1", method: "tools/call", params: { name: "translate_node", arguments: { node_id: hello.id, locale: "de" }, _meta: meta } },
+      { token, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "translate_node" } },
+    );
+    expect(modern.status).toBe(200);
+    expect(modern.headers.get("content-type")).toBe("text/event-stream");
+    const events = modern.text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    expect(events.slice(0, 3).map((e) => [e.method, e.params.progressToken, e.params.progress, e.params.total])).toEqual([
+      ["notifications/progress", "t-1", 1, 3],
+      ["notifications/progress", "t-1", 2, 3],
+      ["notifications/progress", "t-1", 3, 3],
+    ]);
+    expect(events).toHaveLength(4);
+    expect(events[3]).toMatchObject({ jsonrpc: "2.0", id: "m-1", result: { resultType: "complete", structuredContent: { translated_fields: expect.any(Array) } } });
   });
 });

@@ -102,6 +102,7 @@ export async function handleModern(body: unknown, headers: Headers, rejected: { 
   // Params the SDK's schema refuses (or a tool that does not exist), found while reading the body.
   if (rejected) return rpcReply(200, id, rejected.error);
   const ctx = build();
+  if (m.method === "tools/call" && wantsProgress(m) && (headers.get("accept") ?? "").includes("text/event-stream")) return streamed(ctx, m, id as string | number);
   try {
     if (m.method === "server/discover") {
       return rpcReply(200, id, undefined, complete("server/discover", {
@@ -111,12 +112,43 @@ export async function handleModern(body: unknown, headers: Headers, rejected: { 
         _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
       }));
     }
-    const answer = await dispatch(ctx.server, { jsonrpc: "2.0", id: id as string | number, method: m.method, params: m.params as Record<string, unknown> });
+    const answer = await dispatch(ctx.server, request(m, id as string | number));
     if ("error" in answer) return rpcReply(answer.error.code === METHOD_NOT_FOUND ? 404 : 200, id, modernError(m, answer.error));
     return rpcReply(200, id, undefined, complete(m.method, answer.result));
   } finally {
     await ctx.server.close().catch(() => {});
   }
+}
+
+const request = (m: Message, id: string | number) => ({ jsonrpc: "2.0" as const, id, method: m.method as string, params: m.params as Record<string, unknown> });
+const wantsProgress = (m: Message): boolean => {
+  const token = metaOf(m)?.progressToken;
+  return typeof token === "string" || typeof token === "number";
+};
+
+/**
+ * A tools/call that asked for progress (a progressToken) from a client taking a stream: the
+ * response is a server-sent event stream scoped to the request, its notifications/progress as they
+ * happen, then the result (streamable-http, Receiving Messages).
+ */
+function streamed(ctx: ModernContext, m: Message, id: string | number): Response {
+  const encoder = new TextEncoder();
+  const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        const answer = await dispatch(ctx.server, request(m, id), (n) => controller.enqueue(event(n)));
+        const final = "error" in answer ? { jsonrpc: "2.0", id, error: modernError(m, answer.error) } : { jsonrpc: "2.0", id, result: complete("tools/call", answer.result) };
+        controller.enqueue(event(final));
+        controller.close();
+      } catch (err) {
+        controller.error(err);
+      } finally {
+        await ctx.server.close().catch(() => {});
+      }
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "x-accel-buffering": "no" } });
 }
 
 /** The checks of streamable-http "Server Validation" and basic/versioning, in the order the revision states them. */
@@ -186,8 +218,8 @@ function modernError(m: Message, error: { code: number; message: string; data?: 
 }
 
 /** Hands one request to the McpServer through an in-process transport and waits for its answer. */
-async function dispatch(server: McpServer, request: { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }) {
-  const transport = new OneRequestTransport();
+async function dispatch(server: McpServer, request: { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }, notify?: (n: JSONRPCMessage) => void) {
+  const transport = new OneRequestTransport(notify);
   await server.connect(transport);
   return transport.ask(request);
 }
@@ -199,15 +231,17 @@ class OneRequestTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private answer: ((a: Answer) => void) | null = null;
+  constructor(private readonly notify?: (n: JSONRPCMessage) => void) {}
 
   async start(): Promise<void> {}
   async close(): Promise<void> {
     this.onclose?.();
   }
   async send(message: JSONRPCMessage): Promise<void> {
-    // Only the final answer travels: this revision has no request-scoped notifications here (no log level, no stream).
     if ("result" in message) this.answer?.({ result: message.result as Record<string, unknown> });
     else if ("error" in message) this.answer?.({ error: message.error });
+    // Request-scoped notifications (progress) travel only when the answer is a stream.
+    else if ("method" in message && !("id" in message)) this.notify?.(message);
   }
   ask(request: JSONRPCMessage): Promise<Answer> {
     return new Promise((resolve) => {

@@ -60,7 +60,7 @@ export function buildMcpServer(ctx: ToolContext, era: Era = "legacy"): BuiltServ
   const text = instructions(ctx);
   const capabilities = capabilitiesFor(era);
   const server = new McpServer(SERVER_INFO, { capabilities, instructions: text, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
-  for (const tool of TOOLS) registerTool(server, ctx, tool);
+  for (const tool of TOOLS) registerTool(server, ctx, tool, era);
   registerNodeResources(server, ctx);
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
@@ -95,7 +95,7 @@ function toolIcon(t: Tool): Icon {
   return t.annotations?.readOnlyHint ? ICONS.read : ICONS.write;
 }
 
-function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef): void {
+function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef, era: Era): void {
   server.registerTool(
     tool.name,
     {
@@ -109,13 +109,14 @@ function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef): void 
       const missing = tool.scopes.filter((s) => !ctx.caller.scopes.includes(s));
       if (missing.length > 0) return missingScopeError(tool.name, missing, ctx.caller.scopes);
       const token = extra._meta?.progressToken;
-      // Progress only for a client that asked (a progressToken) on a stream that can carry it.
+      // Progress only for a client that asked (a progressToken); the endpoint streams such answers.
       const progress: ToolContext["progress"] =
         token === undefined
           ? undefined
           : async (done, total, message) => {
               await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message } });
-              await extra.sendNotification({ method: "notifications/message", params: { level: "info", logger: tool.name, data: message } });
+              // Logging is 2025-11-25's (deprecated in 2026-07-28, which this server does not adopt).
+              if (era === "legacy") await extra.sendNotification({ method: "notifications/message", params: { level: "info", logger: tool.name, data: message } });
             };
       try {
         assertStorableStrings(args);
