@@ -23,7 +23,8 @@ trap cleanup EXIT
 PORT="$(free_port)"
 PROXY_PORT="$(free_port)"
 # The suite's DNS-rebinding probe sends the Origin of the URL it was given (the proxy): allow exactly that one.
-(cd "$ROOT" && env -u DATABASE_URL PORT="$PORT" DATA_DIR="$WORK/data" SEED_DEMO=true MCP_ALLOWED_ORIGINS="http://127.0.0.1:$PROXY_PORT" \
+# exec: $! is the service itself, so the trap stops it (not only a subshell).
+(cd "$ROOT" && exec env -u DATABASE_URL PORT="$PORT" DATA_DIR="$WORK/data" SEED_DEMO=true MCP_ALLOWED_ORIGINS="http://127.0.0.1:$PROXY_PORT" \
   bun src/main.ts >"$WORK/server.log" 2>&1) &
 PID=$!
 for _ in $(seq 1 120); do
