@@ -42,8 +42,9 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
       expect(list.json.result.tools.length).toBeGreaterThan(10);
     }
     const bad = await m.post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, { token, headers: { "mcp-protocol-version": "1999-01-01" } });
+    // A version no revision knows is answered the 2026-07-28 way: which versions are served, with the request's id.
     expect(bad.status).toBe(400);
-    expect(bad.json.error.code).toBe(-32000);
+    expect(bad.json).toMatchObject({ id: 2, error: { code: -32022, data: { supported: ["2026-07-28", "2025-11-25"], requested: "1999-01-01" } } });
   });
 
   test("tools/list: every tool with a description naming its scope, an input schema and an output schema", async () => {

@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { UserRole } from "../db/schema";
 import { nodes, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
@@ -38,7 +38,8 @@ describe("MCP review fixes: scope challenge and role changes", async () => {
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
   const createNode = (slug: string) => ({ name: "create_node", arguments: { slug, title: slug } });
-  const nodeCount = async (path: string) => (await h.deps.db.select().from(nodes).where(eq(nodes.path, path))).length;
+  // Scoped to this run's project: a reused PostgreSQL database keeps earlier runs' nodes of the same path.
+  const nodeCount = async (path: string) => (await h.deps.db.select().from(nodes).where(and(eq(nodes.projectId, project.id), eq(nodes.path, path)))).length;
 
   test("an OAuth token lacking a tool's scope its user could grant: 403 insufficient_scope with the challenge the SDK reads", async () => {
     const { token } = await mintOAuth(h, project.id, "editor", ["content:read"]);

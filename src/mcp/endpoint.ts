@@ -9,6 +9,7 @@ import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES } from "../lib/scopes";
 import { findProject } from "../projects/service";
 import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
+import { handleModern, isModernRequest } from "./modern";
 import { buildMcpServer } from "./server";
 import { TOOLS } from "./tools";
 
@@ -18,7 +19,7 @@ export const isMcpPath = (path: string): boolean => path === MCP_PATH || path ==
 
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, t.scopes]));
-const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id";
+const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 
 export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Response> {
@@ -44,19 +45,41 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   if (read instanceof Response) return withHeaders(read, cors);
   const challenge = scopeChallenge(config, read.body, caller, caller.roleScopes);
   if (challenge) return withHeaders(challenge, cors);
+  const headers = { ...cors, "cache-control": "no-store" };
+  const ctx = { deps, db, project, caller, now };
+  if (isModernRequest(read.original, request.headers)) {
+    const res = await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern"));
+    return withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
+  }
   const answered = onlyRejected(read);
-  if (answered) return withHeaders(answer === "sse" ? await asEventStream(answered) : answered, { ...cors, "cache-control": "no-store" });
+  if (answered) return withHeaders(answer === "sse" ? await asEventStream(answered) : answered, headers);
 
-  const server = buildMcpServer({ deps, db, project, caller, now });
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+  const { server } = buildMcpServer(ctx, "legacy");
+  // A tools/call that asked for progress, from a client that takes a stream, is answered as one:
+  // its notifications/progress and notifications/message arrive while the tool runs.
+  const stream = !read.batch && wantsProgress(read.body) && (request.headers.get("accept") ?? "").includes("text/event-stream");
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, maxRequestBodySize: MAX_BODY_BYTES });
+  let open = false;
   try {
     await server.connect(transport);
     const res = await withRejected(await transport.handleRequest(forTransport, { parsedBody: read.body }), read);
-    return withHeaders(answer === "sse" ? await asEventStream(res) : res, { ...cors, "cache-control": "no-store" });
+    if (stream && res.body && (res.headers.get("content-type") ?? "").includes("text/event-stream")) {
+      open = true;
+      // The stream ends with the tool's answer; the server is closed then, not before.
+      const body = res.body.pipeThrough(new TransformStream({ flush: () => void server.close().catch(() => {}) }));
+      return withHeaders(new Response(body, { status: res.status, headers: res.headers }), { ...headers, "x-accel-buffering": "no" });
+    }
+    return withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
   } finally {
     // JSON response mode: every answer is in `res` already, nothing streams after this point.
-    await server.close().catch(() => {});
+    if (!open) await server.close().catch(() => {});
   }
+}
+
+function wantsProgress(body: unknown): boolean {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const m = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+  return m.method === "tools/call" && m.params?._meta?.progressToken !== undefined;
 }
 
 /**
@@ -92,14 +115,14 @@ async function asEventStream(res: Response): Promise<Response> {
  * so a narrowed role takes effect on the next request, not at the next refresh. Null when the
  * user is gone or holds none of the token's scopes any more (the token is as good as revoked).
  */
-/** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources. */
+/** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources, prompts and completions. */
 function requiredScopes(body: unknown): string[] {
   const needed = new Set<string>();
   for (const m of Array.isArray(body) ? body : body === undefined ? [] : [body]) {
     if (m === null || typeof m !== "object" || !("id" in m)) continue;
     const { method, params } = m as { method?: unknown; params?: { name?: unknown } };
     if (method === "tools/call") for (const s of TOOL_SCOPES.get(String(params?.name)) ?? []) needed.add(s);
-    if (method === "resources/list" || method === "resources/read") needed.add("content:read");
+    if (method === "resources/list" || method === "resources/read" || method === "prompts/get" || method === "completion/complete") needed.add("content:read");
   }
   return MCP_SCOPES.filter((s) => needed.has(s));
 }

@@ -19,6 +19,8 @@ export interface ReadMessages {
   /** Requests answered here with -32602, to merge into the transport's answer. */
   rejected: RpcErrorResponse[];
   batch: boolean;
+  /** The parsed body as sent (undefined when it was not read). */
+  original: unknown;
 }
 
 type RequestSchema = { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
@@ -27,7 +29,7 @@ const REQUEST_SCHEMAS = new Map<string, RequestSchema>(
 );
 
 export async function readMessages(request: Request, toolNames: ReadonlySet<string>): Promise<ReadMessages | Response> {
-  if (!isJsonPost(request)) return { body: undefined, rejected: [], batch: false }; // the transport answers 406/415 unread
+  if (!isJsonPost(request)) return { body: undefined, rejected: [], batch: false, original: undefined }; // the transport answers 406/415 unread
   let body: unknown;
   try {
     body = parseJsonBody(await readBodyText(request, MAX_BODY_BYTES));
@@ -48,7 +50,7 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
     if (e) rejected.push(e);
     return !e;
   });
-  return { body: batch ? kept : kept[0], rejected, batch };
+  return { body: batch ? kept : kept[0], rejected, batch, original: body };
 }
 
 /** -32602 for a known method whose params do not fit, or a tools/call naming no tool of ours. */

@@ -1,4 +1,5 @@
-// Nodes as MCP resources: cms://{project slug}/nodes/{node id}, listed with an opaque cursor.
+// Nodes as MCP resources: cms://{project slug}/nodes/{node id}, listed with an opaque cursor, and
+// templates reading a node by id or by path, in any of the project's locales.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   ErrorCode,
@@ -7,10 +8,11 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { getNodeWithBlocks, listNodes } from "../content/service";
+import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service";
 import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { MAX_PAGE } from "../lib/paging";
+import { getLocalizedNode } from "./service";
 import type { ToolContext } from "./tools/tool";
 
 export const RESOURCE_PAGE_SIZE = 100;
@@ -67,10 +69,17 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
   low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       {
-        uriTemplate: `cms://${slug}/nodes/{id}`,
+        uriTemplate: byIdTemplate(slug),
         name: "node",
-        title: "Content node",
-        description: "A node of this project with its ordered blocks (JSON), by node id",
+        title: "Content node by id",
+        description: `A node of this project with its ordered blocks (JSON), by node id; ?locale= one of ${ctx.project.locales.join(", ")} reads it translated (default ${ctx.project.defaultLocale})`,
+        mimeType: MIME,
+      },
+      {
+        uriTemplate: byPathTemplate(slug),
+        name: "node-by-path",
+        title: "Content node by path",
+        description: "A node of this project with its ordered blocks (JSON), by slug path (e.g. blog/hello); ?locale= reads it translated",
         mimeType: MIME,
       },
     ],
@@ -79,18 +88,46 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
   low.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     requireRead(ctx);
     const uri = req.params.uri;
-    const prefix = `cms://${slug}/nodes/`;
-    const id = uri.startsWith(prefix) ? uri.slice(prefix.length) : "";
+    const ref = parseNodeUri(slug, uri);
     // Another project's URI reads as unknown, exactly like a missing node.
-    if (!isUuid(id)) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
+    if (!ref) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
     try {
-      const node = await getNodeWithBlocks(ctx.db, ctx.project.id, id);
+      const id = ref.id ?? (await getNodeByPath(ctx.db, ctx.project.id, ref.path ?? "")).id;
+      const node = ref.locale === undefined ? await getNodeWithBlocks(ctx.db, ctx.project.id, id) : await getLocalizedNode(ctx.db, ctx.project, id, ref.locale);
       return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(node) }] };
     } catch (err) {
-      if (err instanceof AppError && err.code === "not_found") throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
+      if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
       throw hidden(ctx, err);
     }
   });
+}
+
+export const byIdTemplate = (slug: string): string => `cms://${slug}/nodes/{id}{?locale}`;
+export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+path}{?locale}`;
+
+/** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else. */
+export function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== "cms:" || url.host !== slug || url.hash !== "") return null;
+  const keys = [...url.searchParams.keys()];
+  if (keys.some((k) => k !== "locale") || keys.length > 1) return null;
+  const locale = url.searchParams.get("locale") ?? undefined;
+  const m = /^\/(nodes|paths)\/(.+)$/.exec(url.pathname);
+  if (!m) return null;
+  let rest: string;
+  try {
+    rest = decodeURIComponent(m[2]);
+  } catch {
+    return null;
+  }
+  if (m[1] === "nodes") return isUuid(rest) ? { id: rest, locale } : null;
+  const path = rest.replace(/^\/+|\/+$/g, "");
+  return path === "" ? null : { path, locale };
 }
 
 /** The SDK would put an exception's message in the JSON-RPC error: log it and answer a generic one. */

@@ -1,12 +1,30 @@
 import { assertStorableStrings } from "../lib/json";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Icon, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { registerCompletions } from "./completions";
 import { errorResult, missingScopeError } from "./errors";
+import { portableSchema } from "./portable-schema";
+import { registerPrompts } from "./prompts";
 import { registerNodeResources } from "./resources";
 import { TOOLS } from "./tools";
 import type { ToolContext, ToolDef } from "./tools/tool";
 
-export const SERVER_INFO = { name: "content-service", title: "Content Service", version: "0.1.0" } as const;
+const svg = (body: string): Icon => ({
+  src: `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`).toString("base64")}`,
+  mimeType: "image/svg+xml",
+  sizes: ["any"],
+});
+const ICONS = {
+  server: svg('<rect x="3" y="3" width="18" height="18" rx="3"/><path d="M7 8h10M7 12h10M7 16h6"/>'),
+  read: svg('<circle cx="11" cy="11" r="6"/><path d="m20 20-4.5-4.5"/>'),
+  write: svg('<path d="M4 20h4L19 9l-4-4L4 16z"/>'),
+  ai: svg('<path d="M4 5h8M8 3v2M6 5c0 4 3 7 6 8M10 5c-1 4-4 7-6 8M13 21l4-9 4 9M14.5 18h5"/>'),
+};
+
+export const SERVER_INFO = { name: "content-service", title: "Content Service", version: "0.1.0", icons: [ICONS.server] };
+
+/** Which revision a server answers: 2025-11-25 after initialize ("legacy"), or 2026-07-28 per request ("modern"). */
+export type Era = "legacy" | "modern";
 // Bounds the work one tools/call can ask for (block arrays, translation maps): about a megabyte of small values.
 const MAX_TOOL_INPUT_ELEMENTS = 20_000;
 
@@ -17,23 +35,67 @@ function instructions(ctx: ToolContext): string {
     `Locales: ${p.locales.join(", ")} (default ${p.defaultLocale}).`,
     `This credential holds the scopes: ${ctx.caller.scopes.join(", ") || "none"}.`,
     "Nodes are pages, collections and entries addressed by id or slug path; new nodes are drafts until publish_node.",
-    "Nodes are also readable as resources cms://{project slug}/nodes/{id}.",
+    `Nodes are also readable as resources cms://${p.slug}/nodes/{id} and cms://${p.slug}/paths/{path}, with ?locale= for a translation.`,
+    "Prompts: translate_page, write_seo, review_before_publish, summarise_recent_changes.",
   ].join(" ");
 }
 
-/** A fresh server per HTTP request (stateless): everything it serves is bound to the caller's project. */
-export function buildMcpServer(ctx: ToolContext): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    capabilities: { tools: {} },
-    instructions: instructions(ctx),
-    maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
-  });
-  for (const tool of TOOLS) registerTool(server, ctx, tool);
-  registerNodeResources(server, ctx);
-  return server;
+/**
+ * What the server can do, truthfully: no listChanged (no notification can reach a client of a
+ * stateless server) and no subscribe. Logging exists in 2025-11-25 only (2026-07-28 removed it).
+ */
+export function capabilitiesFor(era: Era): ServerCapabilities {
+  const base: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {} };
+  return era === "legacy" ? { ...base, logging: {} } : base;
 }
 
-function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef): void {
+export interface BuiltServer {
+  server: McpServer;
+  instructions: string;
+  capabilities: ServerCapabilities;
+}
+
+/** A fresh server per HTTP request (stateless): everything it serves is bound to the caller's project. */
+export function buildMcpServer(ctx: ToolContext, era: Era = "legacy"): BuiltServer {
+  const text = instructions(ctx);
+  const capabilities = capabilitiesFor(era);
+  const server = new McpServer(SERVER_INFO, { capabilities, instructions: text, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
+  for (const tool of TOOLS) registerTool(server, ctx, tool, era);
+  registerNodeResources(server, ctx);
+  registerPrompts(server, ctx);
+  registerCompletions(server, ctx);
+  // The SDK adds listChanged: true as it registers tools, resources and prompts, and has no way to
+  // say otherwise; the advertised set is put back to what this server does.
+  (server.server as unknown as { _capabilities: ServerCapabilities })._capabilities = capabilities;
+  wrapToolsList(server);
+  return { server, instructions: text, capabilities };
+}
+
+type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>;
+
+/** tools/list as strict clients read it (portable schemas) with icons; the SDK's answer is otherwise kept as is. */
+function wrapToolsList(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const inner = handlers.get("tools/list");
+  if (!inner) return;
+  handlers.set("tools/list", async (request, extra) => {
+    const r = await inner(request, extra);
+    const tools = (r.tools as Tool[]).map((t) => ({
+      ...t,
+      inputSchema: portableSchema(t.inputSchema),
+      ...(t.outputSchema ? { outputSchema: portableSchema(t.outputSchema) } : {}),
+      icons: [toolIcon(t)],
+    }));
+    return { ...r, tools };
+  });
+}
+
+function toolIcon(t: Tool): Icon {
+  if (t.annotations?.openWorldHint) return ICONS.ai;
+  return t.annotations?.readOnlyHint ? ICONS.read : ICONS.write;
+}
+
+function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef, era: Era): void {
   server.registerTool(
     tool.name,
     {
@@ -43,12 +105,22 @@ function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef): void 
       outputSchema: tool.output,
       annotations: { title: tool.title, ...tool.annotations },
     },
-    async (args: unknown): Promise<CallToolResult> => {
+    async (args: unknown, extra): Promise<CallToolResult> => {
       const missing = tool.scopes.filter((s) => !ctx.caller.scopes.includes(s));
       if (missing.length > 0) return missingScopeError(tool.name, missing, ctx.caller.scopes);
+      const token = extra._meta?.progressToken;
+      // Progress only for a client that asked (a progressToken); the endpoint streams such answers.
+      const progress: ToolContext["progress"] =
+        token === undefined
+          ? undefined
+          : async (done, total, message) => {
+              await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message } });
+              // Logging is 2025-11-25's (deprecated in 2026-07-28, which this server does not adopt).
+              if (era === "legacy") await extra.sendNotification({ method: "notifications/message", params: { level: "info", logger: tool.name, data: message } });
+            };
       try {
         assertStorableStrings(args);
-        const out = (await tool.run(ctx, args as never)) as Record<string, unknown>;
+        const out = (await tool.run({ ...ctx, progress }, args as never)) as Record<string, unknown>;
         return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
       } catch (err) {
         return errorResult(err, tool.name, ctx.deps.log);

@@ -34,7 +34,13 @@ export interface TranslateNodeResult {
   model: string | null;
 }
 
-export async function translateNode(deps: AppDeps, project: Project, input: TranslateNodeInput, now: Date): Promise<TranslateNodeResult> {
+export async function translateNode(
+  deps: AppDeps,
+  project: Project,
+  input: TranslateNodeInput,
+  now: Date,
+  progress?: (done: number, total: number, message: string) => Promise<void>,
+): Promise<TranslateNodeResult> {
   const to = projectLocale(project, input.locale);
   if (to === project.defaultLocale) throw new AppError("invalid_locale", `"${to}" is the project's default locale, the language the node is written in`);
   const node = await getNodeWithBlocks(deps.db, project.id, input.node_id);
@@ -59,11 +65,12 @@ export async function translateNode(deps: AppDeps, project: Project, input: Tran
   let provider: string | null = null;
   let model: string | null = null;
   // One field at a time: a node never holds more than one of the project's translation slots.
-  for (const job of jobs) {
+  for (const [i, job] of jobs.entries()) {
     const r = await withSlotRetry(() => translateText(deps, project, { provider_id: input.provider_id, from: project.defaultLocale, to, text: job.text, field: job.field }));
     job.apply(r.translation);
     provider = r.provider;
     model = r.model;
+    await progress?.(i + 1, jobs.length, `translated ${job.field} into ${to} (${i + 1} of ${jobs.length})`);
   }
 
   const existing = await getTranslation(deps.db, project, node.id, to).catch((err: unknown) => {

@@ -45,8 +45,8 @@ export const translateNodeTool = defineTool({
     model: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-  async run({ deps, project, now }, args) {
-    const r = await translateNode(deps, project, args, now);
+  async run({ deps, project, now, progress }, args) {
+    const r = await translateNode(deps, project, args, now, progress);
     return { ...r, translation: translationToWire(r.translation) };
   },
 });

@@ -13,6 +13,8 @@ export interface ToolContext {
   readonly project: Project;
   readonly caller: McpCaller;
   readonly now: Date;
+  /** Reports progress of a long call (done of total, a line for the user), when the client asked for it. */
+  readonly progress?: (done: number, total: number, message: string) => Promise<void>;
 }
 
 export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {

@@ -1,0 +1,260 @@
+// The 2026-07-28 revision of MCP on the same /mcp endpoint: no initialize handshake, every request
+// declares its version and the client's capabilities in `_meta`, the HTTP headers mirror the body
+// (MCP-Protocol-Version, Mcp-Method, Mcp-Name) and are checked against it, `server/discover`
+// replaces initialize, results carry `resultType` and (for lists and reads) caching hints.
+// The SDK (1.x) carries none of this, so the wire rules live here; the requests themselves are
+// answered by the same McpServer as 2025-11-25, through an in-process transport.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { SERVER_INFO } from "./server";
+
+export const MODERN_VERSION = "2026-07-28";
+/** What server/discover and UnsupportedProtocolVersionError list: this revision and the legacy one served after initialize. */
+export const SUPPORTED_VERSIONS = [MODERN_VERSION, "2025-11-25"] as const;
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
+
+const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+
+// JSON-RPC codes the 2026-07-28 revision defines (basic/index, error codes).
+export const HEADER_MISMATCH = -32020;
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const METHOD_NOT_FOUND = -32601;
+const INVALID_PARAMS = -32602;
+
+/** The methods this revision serves here; initialize, ping, logging/setLevel and the rest answer 404 -32601. */
+const MODERN_METHODS: ReadonlySet<string> = new Set([
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/read",
+  "resources/templates/list",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
+const NAMED: Readonly<Record<string, "name" | "uri">> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
+
+/**
+ * Caching hints (server/utilities/caching). The tool and prompt lists are the same for every
+ * caller and change only with a deploy; everything else names the caller's project or reads its
+ * content, which any write may change, so it is private and immediately stale.
+ */
+const CACHE: Readonly<Record<string, { ttlMs: number; cacheScope: "public" | "private" }>> = {
+  "tools/list": { ttlMs: 3_600_000, cacheScope: "public" },
+  "prompts/list": { ttlMs: 3_600_000, cacheScope: "public" },
+  "server/discover": { ttlMs: 3_600_000, cacheScope: "private" },
+  "resources/templates/list": { ttlMs: 3_600_000, cacheScope: "private" },
+  "resources/list": { ttlMs: 0, cacheScope: "private" },
+  "resources/read": { ttlMs: 0, cacheScope: "private" },
+};
+
+type Id = string | number | null;
+type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+
+/**
+ * A dual-era server picks the revision from how the client opens (basic/versioning):
+ * server/discover, an MCP-Protocol-Version header naming no legacy revision, or `_meta` declaring
+ * a version that is not a legacy one select this one (and its checks then apply in full);
+ * anything else (an initialize from a 2025 client, the requests after it) stays on 2025-11-25.
+ */
+export function isModernRequest(body: unknown, headers: Headers): boolean {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
+  const m = body as Message;
+  if (m.method === "server/discover") return true;
+  const header = headers.get("mcp-protocol-version")?.trim();
+  // Present but naming no legacy revision (empty included): the modern checks answer it, with its id.
+  if (header !== undefined && !LEGACY_VERSIONS.has(header)) return true;
+  const declared = metaOf(m)?.[PROTOCOL_VERSION];
+  return declared !== undefined && (typeof declared !== "string" || !LEGACY_VERSIONS.has(declared));
+}
+
+function metaOf(m: Message): Record<string, unknown> | null {
+  const params = m.params;
+  if (params === null || typeof params !== "object") return null;
+  const meta = (params as { _meta?: unknown })._meta;
+  return meta !== null && typeof meta === "object" && !Array.isArray(meta) ? (meta as Record<string, unknown>) : null;
+}
+
+export interface ModernContext {
+  server: McpServer;
+  instructions: string;
+  capabilities: Record<string, unknown>;
+}
+
+/** One 2026-07-28 request, validated and answered. `build` makes the McpServer only once the request passed the wire checks. */
+export async function handleModern(body: unknown, headers: Headers, rejected: { error: { code: number; message: string } } | null, build: () => ModernContext): Promise<Response> {
+  const m = body as Message;
+  const id: Id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
+  if (typeof m.method !== "string") return rpcReply(400, id, { code: -32600, message: "Invalid Request: not a JSON-RPC request" });
+  // This revision defines no client notification on HTTP; one that arrives is accepted and ignored.
+  if (!("id" in m)) return new Response(null, { status: 202 });
+
+  const refused = checkWire(m, m.method, id, headers);
+  if (refused) return refused;
+  if (!MODERN_METHODS.has(m.method)) {
+    return rpcReply(404, id, { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
+  }
+
+  // Params the SDK's schema refuses (or a tool that does not exist), found while reading the body.
+  if (rejected) return rpcReply(200, id, rejected.error);
+  const ctx = build();
+  if (m.method === "tools/call" && wantsProgress(m) && (headers.get("accept") ?? "").includes("text/event-stream")) return streamed(ctx, m, id as string | number);
+  try {
+    if (m.method === "server/discover") {
+      return rpcReply(200, id, undefined, complete("server/discover", {
+        supportedVersions: [...SUPPORTED_VERSIONS],
+        capabilities: ctx.capabilities,
+        instructions: ctx.instructions,
+        _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+      }));
+    }
+    const answer = await dispatch(ctx.server, request(m, id as string | number));
+    if ("error" in answer) return rpcReply(answer.error.code === METHOD_NOT_FOUND ? 404 : 200, id, modernError(m, answer.error));
+    return rpcReply(200, id, undefined, complete(m.method, answer.result));
+  } finally {
+    await ctx.server.close().catch(() => {});
+  }
+}
+
+const request = (m: Message, id: string | number) => ({ jsonrpc: "2.0" as const, id, method: m.method as string, params: m.params as Record<string, unknown> });
+const wantsProgress = (m: Message): boolean => {
+  const token = metaOf(m)?.progressToken;
+  return typeof token === "string" || typeof token === "number";
+};
+
+/**
+ * A tools/call that asked for progress (a progressToken) from a client taking a stream: the
+ * response is a server-sent event stream scoped to the request, its notifications/progress as they
+ * happen, then the result (streamable-http, Receiving Messages).
+ */
+function streamed(ctx: ModernContext, m: Message, id: string | number): Response {
+  const encoder = new TextEncoder();
+  const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      try {
+        const answer = await dispatch(ctx.server, request(m, id), (n) => controller.enqueue(event(n)));
+        const final = "error" in answer ? { jsonrpc: "2.0", id, error: modernError(m, answer.error) } : { jsonrpc: "2.0", id, result: complete("tools/call", answer.result) };
+        controller.enqueue(event(final));
+        controller.close();
+      } catch (err) {
+        controller.error(err);
+      } finally {
+        await ctx.server.close().catch(() => {});
+      }
+    },
+  });
+  return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "x-accel-buffering": "no" } });
+}
+
+/** The checks of streamable-http "Server Validation" and basic/versioning, in the order the revision states them. */
+function checkWire(m: Message, method: string, id: Id, headers: Headers): Response | null {
+  const header = headers.get("mcp-protocol-version")?.trim();
+  if (!header) return rpcReply(400, id, { code: HEADER_MISMATCH, message: "Header mismatch: the MCP-Protocol-Version header is required" });
+  const meta = metaOf(m);
+  // A version named only in the header (no _meta at all) that is not this one: say which are served.
+  if (meta?.[PROTOCOL_VERSION] === undefined && header !== MODERN_VERSION) return unsupported(id, header);
+  const missing = [PROTOCOL_VERSION, CLIENT_CAPABILITIES].filter((k) => meta?.[k] === undefined);
+  if (missing.length > 0) {
+    return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta must carry ${missing.join(" and ")}` });
+  }
+  const version = meta?.[PROTOCOL_VERSION];
+  const caps = meta?.[CLIENT_CAPABILITIES];
+  const info = meta?.[CLIENT_INFO];
+  if (typeof version !== "string" || !isObject(caps) || (info !== undefined && !isObject(info))) {
+    return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta ${PROTOCOL_VERSION} must be a string, ${CLIENT_CAPABILITIES} (and ${CLIENT_INFO}, when given) objects` });
+  }
+  if (header !== version) {
+    return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: MCP-Protocol-Version header ${quote(header)} does not match _meta ${quote(version)}` });
+  }
+  if (version !== MODERN_VERSION) return unsupported(id, version);
+  const mcpMethod = headers.get("mcp-method")?.trim();
+  if (mcpMethod !== method) {
+    const what = mcpMethod === undefined ? "the Mcp-Method header is required" : `Mcp-Method header ${quote(mcpMethod)} does not match the body's method ${quote(method)}`;
+    return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` });
+  }
+  const field = NAMED[method];
+  if (field) {
+    const value = (m.params as Record<string, unknown> | undefined)?.[field];
+    const raw = headers.get("mcp-name");
+    const name = raw === null ? null : decodeHeaderValue(raw.trim());
+    if (typeof value === "string" && name !== value) {
+      const what = raw === null ? "the Mcp-Name header is required" : `Mcp-Name header ${quote(raw.trim())} does not match the body's params.${field} ${quote(value)}`;
+      return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` });
+    }
+  }
+  return null;
+}
+
+function unsupported(id: Id, requested: string): Response {
+  return rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested } });
+}
+
+/** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
+export function decodeHeaderValue(value: string): string | null {
+  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
+  if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? null : value;
+  if (m[1].length % 4 !== 0) return null;
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(m[1], "base64"));
+  } catch {
+    return null;
+  }
+}
+
+/** resultType on every result, caching hints on the cacheable ones. */
+function complete(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  return { ...result, resultType: "complete", ...CACHE[method] };
+}
+
+/** An unknown resource is -32602 with the uri in this revision (server/resources, Error Handling); -32002 was the legacy code. */
+function modernError(m: Message, error: { code: number; message: string; data?: unknown }): { code: number; message: string; data?: unknown } {
+  if (m.method === "resources/read" && error.code === -32002) return { ...error, code: INVALID_PARAMS };
+  return error;
+}
+
+/** Hands one request to the McpServer through an in-process transport and waits for its answer. */
+async function dispatch(server: McpServer, request: { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }, notify?: (n: JSONRPCMessage) => void) {
+  const transport = new OneRequestTransport(notify);
+  await server.connect(transport);
+  return transport.ask(request);
+}
+
+type Answer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
+
+class OneRequestTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private answer: ((a: Answer) => void) | null = null;
+  constructor(private readonly notify?: (n: JSONRPCMessage) => void) {}
+
+  async start(): Promise<void> {}
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ("result" in message) this.answer?.({ result: message.result as Record<string, unknown> });
+    else if ("error" in message) this.answer?.({ error: message.error });
+    // Request-scoped notifications (progress) travel only when the answer is a stream.
+    else if ("method" in message && !("id" in message)) this.notify?.(message);
+  }
+  ask(request: JSONRPCMessage): Promise<Answer> {
+    return new Promise((resolve) => {
+      this.answer = resolve;
+      this.onmessage?.(request);
+    });
+  }
+}
+
+function rpcReply(status: number, id: Id, error?: { code: number; message: string; data?: unknown }, result?: Record<string, unknown>): Response {
+  const body = error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result };
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+const isObject = (v: unknown): boolean => v !== null && typeof v === "object" && !Array.isArray(v);
+const quote = (s: string): string => JSON.stringify(s.slice(0, 200));

@@ -1,0 +1,171 @@
+// MCP prompts: ready-made requests a user picks in the client (a slash command), each naming the
+// tools to use and carrying the page it is about as an embedded resource. Arguments are strings
+// (the protocol's rule) and every one that names something of the project is completable.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service";
+import { AppError } from "../errors";
+import { nodeUri } from "./resources";
+import { recentlyChanged } from "./suggest";
+import type { ToolContext } from "./tools/tool";
+
+/** What an argument names, for completion/complete. */
+export type ArgKind = "path" | "locale" | "collection" | "days";
+
+interface PromptArg {
+  name: string;
+  description: string;
+  required: boolean;
+  kind: ArgKind;
+}
+
+interface PromptDef {
+  name: string;
+  title: string;
+  description: string;
+  arguments: PromptArg[];
+  get(ctx: ToolContext, args: Record<string, string>): Promise<GetPromptResult>;
+}
+
+const PATH: PromptArg = { name: "path", description: "slug path of the page, e.g. about/team", required: true, kind: "path" };
+const MAX_DAYS = 366;
+const MAX_CHANGES = 50;
+
+export const PROMPTS: readonly PromptDef[] = [
+  {
+    name: "translate_page",
+    title: "Translate a page into a locale",
+    description: "Machine-translate a page into one of the project's locales as a draft, then review the result field by field.",
+    arguments: [PATH, { name: "locale", description: "target locale, one of the project's other locales", required: true, kind: "locale" }],
+    async get(ctx, args) {
+      const node = await nodeAt(ctx, args.path);
+      const locale = localeOf(ctx, args.locale);
+      if (locale === ctx.project.defaultLocale) throw invalid(`"${locale}" is the default locale, the one the page is written in`);
+      return page(ctx, node, `Translate the page "${node.title}" (${node.path}) into ${locale}.`, [
+        `Call translate_node with node_id ${node.id} and locale ${locale}: it stores a DRAFT translation.`,
+        `Then read it with get_node (id ${node.id}, locale ${locale}) and check each translated field against the original below: meaning, tone, terminology, links and placeholders kept.`,
+        "Fix what needs fixing with upsert_translation (status draft), and tell me what you changed. Publish only if I ask.",
+      ]);
+    },
+  },
+  {
+    name: "write_seo",
+    title: "Write the SEO fields of a page",
+    description: "Write the SEO description (and suggest robots/canonical where needed) for a page from its content.",
+    arguments: [PATH],
+    async get(ctx, args) {
+      const node = await nodeAt(ctx, args.path);
+      return page(ctx, node, `Write the SEO fields of the page "${node.title}" (${node.path}).`, [
+        "Read the page below. Write seo.description: 120 to 155 characters, specific to this page, in the page's language, no quotes or markup.",
+        "Keep the other seo fields unless they are wrong; set noindex only for pages that should not be found.",
+        `Save with update_node (id ${node.id}, seo with every field you keep), then show me the before and after.`,
+      ]);
+    },
+  },
+  {
+    name: "review_before_publish",
+    title: "Review a page before publishing",
+    description: "Check a page for missing content, broken structure, SEO gaps and missing translations before it is published.",
+    arguments: [PATH],
+    async get(ctx, args) {
+      const node = await nodeAt(ctx, args.path);
+      const others = ctx.project.locales.filter((l) => l !== ctx.project.defaultLocale);
+      return page(ctx, node, `Review the page "${node.title}" (${node.path}, now ${node.status}) before it is published.`, [
+        "Check: title and every block filled in, no placeholder or lorem ipsum text, links look valid, images have alt text, headings in order.",
+        "Check seo.description is present and 50 to 160 characters.",
+        others.length > 0 ? `Check the translations (${others.join(", ")}) with get_translation: present, published, and up to date with the original.` : "This project has a single locale.",
+        `List the problems found, most important first. Do not publish: if everything is fine, say that publish_node (id ${node.id}) can be called.`,
+      ]);
+    },
+  },
+  {
+    name: "summarise_recent_changes",
+    title: "Summarise recent changes",
+    description: "Summarise what changed in the project's content over the last days, optionally within one collection.",
+    arguments: [
+      { name: "days", description: `how many days back, 1 to ${MAX_DAYS} (default 7)`, required: false, kind: "days" },
+      { name: "collection", description: "slug path of a collection to limit the summary to", required: false, kind: "collection" },
+    ],
+    async get(ctx, args) {
+      const days = args.days === undefined || args.days === "" ? 7 : Number(args.days);
+      if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw invalid(`days must be a whole number from 1 to ${MAX_DAYS}`);
+      const under = args.collection ? (await nodeAt(ctx, args.collection)).path : null;
+      const since = new Date(ctx.now.getTime() - days * 86_400_000);
+      const changed = await recentlyChanged(ctx.db, ctx.project.id, since, under, MAX_CHANGES);
+      const lines = changed.map((n) => `- ${n.updatedAt.toISOString()} ${n.path} "${n.title}" (${n.type}, ${n.status})`);
+      const scope = under ? ` in the collection ${under}` : "";
+      const text = [
+        `Summarise the content changes of the project "${ctx.project.name}"${scope} over the last ${days} day${days > 1 ? "s" : ""} (since ${since.toISOString()}).`,
+        changed.length === 0 ? "No node changed in that time: say so." : `The nodes changed, newest first${changed.length === MAX_CHANGES ? ` (the ${MAX_CHANGES} most recent)` : ""}:`,
+        ...lines,
+        "Group them (new, edited, published, archived), read the important ones with get_node, and write a short summary for an editor.",
+      ].join("\n");
+      return { description: `Recent changes${scope}, last ${days} days`, messages: [{ role: "user", content: { type: "text", text } }] };
+    },
+  },
+];
+
+const PROMPT_BY_NAME: ReadonlyMap<string, PromptDef> = new Map(PROMPTS.map((p) => [p.name, p]));
+
+export function promptArgKind(prompt: string, arg: string): ArgKind | null {
+  return PROMPT_BY_NAME.get(prompt)?.arguments.find((a) => a.name === arg)?.kind ?? null;
+}
+
+export function registerPrompts(server: McpServer, ctx: ToolContext): void {
+  const low = server.server;
+  low.registerCapabilities({ prompts: {} });
+  low.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: PROMPTS.map((p) => ({
+      name: p.name,
+      title: p.title,
+      description: p.description,
+      arguments: p.arguments.map(({ name, description, required }) => ({ name, description, required })),
+    })),
+  }));
+  low.setRequestHandler(GetPromptRequestSchema, async (req) => {
+    const prompt = PROMPT_BY_NAME.get(req.params.name);
+    if (!prompt) throw invalid(`unknown prompt ${JSON.stringify(req.params.name.slice(0, 100))}; prompts/list names them`);
+    if (!ctx.caller.scopes.includes("content:read")) throw invalid("prompts read the project's content: this token lacks the content:read scope");
+    const args = req.params.arguments ?? {};
+    const missing = prompt.arguments.filter((a) => a.required && !args[a.name]);
+    if (missing.length > 0) throw invalid(`missing argument${missing.length > 1 ? "s" : ""}: ${missing.map((a) => a.name).join(", ")}`);
+    try {
+      return await prompt.get(ctx, args);
+    } catch (err) {
+      if (err instanceof McpError) throw err;
+      if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw invalid(err.message);
+      ctx.deps.log.error("mcp prompt failed", { prompt: prompt.name });
+      throw new McpError(ErrorCode.InternalError, "internal error");
+    }
+  });
+}
+
+async function nodeAt(ctx: ToolContext, path: string): Promise<Node> {
+  const clean = path.trim().replace(/^\/+|\/+$/g, "");
+  try {
+    return await getNodeByPath(ctx.db, ctx.project.id, clean);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "not_found") throw invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`);
+    throw err;
+  }
+}
+
+function localeOf(ctx: ToolContext, locale: string): string {
+  const match = ctx.project.locales.find((l) => l.toLowerCase() === locale.trim().toLowerCase());
+  if (!match) throw invalid(`locale ${JSON.stringify(locale.slice(0, 40))} is not one of this project's locales (${ctx.project.locales.join(", ")})`);
+  return match;
+}
+
+/** A prompt about one page: the request, then the page itself (with its blocks) as an embedded resource. */
+async function page(ctx: ToolContext, node: Node, ask: string, steps: string[]): Promise<GetPromptResult> {
+  const full = await getNodeWithBlocks(ctx.db, ctx.project.id, node.id);
+  return {
+    description: ask,
+    messages: [
+      { role: "user", content: { type: "text", text: [ask, ...steps.map((s, i) => `${i + 1}. ${s}`)].join("\n") } },
+      { role: "user", content: { type: "resource", resource: { uri: nodeUri(ctx.project.slug, node.id), mimeType: "application/json", text: JSON.stringify(full) } } },
+    ],
+  };
+}
+
+const invalid = (message: string): McpError => new McpError(ErrorCode.InvalidParams, message);
