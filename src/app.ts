@@ -1,4 +1,4 @@
-import { swagger } from "@elysiajs/swagger";
+import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import { insufficientScopeChallenge } from "./auth";
@@ -6,8 +6,6 @@ import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
-import { aiRoutes } from "./ai/routes";
-import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
 import { explorerRoutes } from "./explorer";
@@ -16,10 +14,8 @@ import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
 import { oauthRoutes } from "./oauth/routes";
-import { keyRoutes } from "./keys/routes";
-import { projectRoutes } from "./projects/routes";
-import { themeRoutes } from "./theme/routes";
-import { translationRoutes } from "./translations/routes";
+import { OPERATIONS } from "./operations";
+import { operationPaths, operationRoutes } from "./rest";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -141,18 +137,20 @@ export function createApp(deps: AppDeps) {
     })
     .use(accessLog(deps, meta))
     .use(
-      swagger({
+      openapi({
         path: "/swagger",
+        specPath: "/swagger/json",
+        openapiVersion: "3.0.3",
+        provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
         documentation: {
           info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
           components: {
             securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
           },
-          paths: DELIVERY_OPENAPI_PATHS,
+          paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
         },
-        exclude: ["/swagger", "/swagger/json"],
         // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
-        excludeStaticFile: false,
+        exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },
       }),
     )
     // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
@@ -173,12 +171,7 @@ export function createApp(deps: AppDeps) {
       { detail: { tags: ["ops"], summary: "Database answers" } },
     )
     .use(homeRoutes(deps))
-    .use(projectRoutes(deps))
-    .use(contentRoutes(deps))
-    .use(translationRoutes(deps))
-    .use(themeRoutes(deps))
-    .use(keyRoutes(deps))
-    .use(aiRoutes(deps))
+    .use(operationRoutes(deps, OPERATIONS))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps));

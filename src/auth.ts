@@ -8,7 +8,7 @@ import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { hashToken } from "./lib/tokens";
-import { isScope, ROLE_SCOPES, type Scope } from "./lib/scopes";
+import { isScope, missingScopes, ROLE_SCOPES, type Scope } from "./lib/scopes";
 import { type Project, resolveProject } from "./projects/service";
 
 export interface AdminCaller {
@@ -60,8 +60,10 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
-  if (!caller.scopes.includes(scope)) {
+/** Refuses a caller that lacks one of the scopes (the first missing one is named). */
+export function requireScope(caller: { scopes: readonly string[] }, ...needed: Scope[]): void {
+  const [scope] = missingScopes(needed, caller.scopes);
+  if (scope !== undefined) {
     throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
   }
 }
@@ -96,17 +98,19 @@ function adminAuthState(deps: AppDeps): AdminAuthState {
   return state;
 }
 
-export function adminAuth(deps: AppDeps) {
-  const { db } = deps;
-  const { seed, failures } = adminAuthState(deps);
-  // The key is checked first and only a failure counts or is refused with 429: a valid key works
-  // from a blocked address (administrators behind one NAT or proxy as a guesser). This is no useful
-  // oracle: a key carries 160 random bits (ADMIN_TOKEN at least 32 characters), far beyond online guessing.
-  const authenticate = async (authorization: string | undefined, request: Request, server: Server<unknown> | null): Promise<AdminCaller> => {
+/**
+ * Resolves the admin key of a request. The key is checked first and only a failure counts or is
+ * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
+ * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
+ * least 32 characters), far beyond online guessing.
+ */
+export function adminAuthenticator(deps: AppDeps): (request: Request, server: Server<unknown> | null) => Promise<AdminCaller> {
+  const { failures } = adminAuthState(deps);
+  return async (request, server) => {
     const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
     const now = deps.now();
     try {
-      return await authenticateAdminKey(db, authorization, now);
+      return await authenticateAdminKey(deps.db, request.headers.get("authorization") ?? undefined, now);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== "unauthorized") throw err;
       const wait = failures.blockedFor(address, now.getTime());
@@ -115,12 +119,18 @@ export function adminAuth(deps: AppDeps) {
       throw err;
     }
   };
+}
+
+export function adminAuth(deps: AppDeps) {
+  const { db } = deps;
+  const { seed } = adminAuthState(deps);
+  const authenticate = adminAuthenticator(deps);
   // Authentication runs in `transform`, before schema validation: a caller without a valid key or
   // scope learns 401/403 (and a foreign project 404), never how its body would have been judged.
   const resolved = new WeakMap<Request, { caller: AdminCaller; project: Project | null }>();
   type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
   const check = async ({ request, server, params }: Ctx, scope: Scope, withProject: boolean): Promise<void> => {
-    const caller = await authenticate(request.headers.get("authorization") ?? undefined, request, server);
+    const caller = await authenticate(request, server);
     requireScope(caller, scope);
     const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
     resolved.set(request, { caller, project });

@@ -73,6 +73,36 @@ const CASES: Record<string, Case> = {
     url: (f) => `${N(f)}/restore`,
     expect: ok(200, (d) => expect(d.status).toBe("draft")),
   },
+  "GET /admin/p/{ref}/node": {
+    url: (f) => `${P(f)}/node?path=n&locale=fr`,
+    expect: ok(200, (d, f) => expect(d).toMatchObject({ id: f.node.id, title: "Bonjour", locale: "fr", translated: true })),
+  },
+  "PUT /admin/p/{ref}/nodes/{id}/blocks/order": {
+    url: (f) => `${N(f)}/blocks/order`,
+    body: (f) => ({ block_ids: [f.node.blocks[0].id] }),
+    expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, blocks: [expect.objectContaining({ id: f.node.blocks[0].id, order: 0 })] })),
+  },
+  "GET /admin/p/{ref}/entries": {
+    before: async (h, f) => {
+      const col = await h.request("POST", `${P(f)}/nodes`, { body: { slug: "col", title: "Col", type: "collection" } });
+      await h.request("POST", `${P(f)}/nodes`, { body: { slug: "e", title: "E", type: "entry", parent_id: col.json.data.id } });
+    },
+    url: (f) => `${P(f)}/entries?collection=col`,
+    expect: ok(200, (d) => expect(d.map((e: any) => e.slug)).toEqual(["e"])),
+  },
+  // Two scopes: content:write is named first; with it alone the same check names ai:read, and both together translate.
+  "POST /admin/p/{ref}/nodes/{id}/translations/{locale}/translate": {
+    url: (f) => `${N(f)}/translations/fr/translate`,
+    expect: (res) => {
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ code: "insufficient_scope", details: { required: "ai:read" } });
+    },
+    after: async (h, f) => {
+      const both = await h.request("POST", `${N(f)}/translations/fr/translate`, { key: await keyWith(h, ["content:write", "ai:read"]), body: {} });
+      expect(both.status).toBe(200);
+      expect(both.json.data.translation).toMatchObject({ locale: "fr", status: "draft", meta: { title: "[translated] n" } });
+    },
+  },
   "GET /admin/p/{ref}/nodes/{id}/translations": { url: (f) => `${N(f)}/translations`, expect: ok(200, (d) => expect(d.map((t: any) => t.locale)).toEqual(["fr"])) },
   "GET /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(200, (d) => expect(d.meta.title).toBe("Bonjour")) },
   "PUT /admin/p/{ref}/nodes/{id}/translations/{locale}": {

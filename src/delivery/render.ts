@@ -2,6 +2,7 @@
 import { decodeHTML } from "entities";
 import type { DeliveryProject } from "./cache";
 import { pageJsonLd } from "./jsonld";
+import { deepMerge, isPlainObject } from "../lib/merge";
 import { absoluteUrl, fallbackSeo, hreflangSet, type VersionSeo, versionSeo } from "./seo";
 
 /** A node of the ancestor chain as the chain query returns it (root first, the node last). */
@@ -81,26 +82,6 @@ export function localTitle(project: DeliveryProject, node: ChainNode, locale: st
 export function publicUrl(project: DeliveryProject, locale: string, path: string): string {
   const rel = locale === project.defaultLocale ? `/${path}` : `/${locale}/${path}`;
   return (project.publicBaseUrl ?? "") + rel;
-}
-
-/**
- * Deep merge of a translation's block override over the base data: objects merge key by key,
- * anything else (arrays, scalars, null) replaces.
- */
-export function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const key of Object.keys(override)) {
-    const o = override[key];
-    const b = out[key];
-    const value = isPlainObject(o) && isPlainObject(b) ? deepMerge(b, o) : o;
-    // defineProperty: a "__proto__" key stays data and never reaches the prototype.
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 function firstText(blocks: BlockRow[]): string | null {

@@ -20,3 +20,8 @@ export const ROLE_SCOPES: Record<"owner" | "editor" | "viewer", readonly Scope[]
 };
 
 export const isScope = (s: string): s is Scope => (ADMIN_SCOPES as readonly string[]).includes(s);
+
+/** The one authorization check, asked by every transport: the scopes needed that the caller does not hold. */
+export function missingScopes<S extends string>(needed: readonly S[], held: readonly string[]): S[] {
+  return needed.filter((s) => !held.includes(s));
+}

@@ -6,7 +6,7 @@ import type { Config } from "../config";
 import type { AppDeps } from "../deps";
 import { type ErrorCode, errorBody } from "../errors";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { MCP_SCOPES } from "../lib/scopes";
+import { MCP_SCOPES, missingScopes } from "../lib/scopes";
 import { findProject } from "../projects/service";
 import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
 import { handleModern, isModernRequest } from "./modern";
@@ -136,7 +136,7 @@ function requiredScopes(body: unknown): string[] {
  */
 function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleScopes: readonly string[] | null): Response | null {
   if (caller.kind !== "oauth" || roleScopes === null) return null;
-  const missing = requiredScopes(body).filter((s) => !caller.scopes.includes(s));
+  const missing = missingScopes(requiredScopes(body), caller.scopes);
   if (missing.length === 0 || !missing.every((s) => roleScopes.includes(s))) return null;
   // 2025-11-25 recommends asking for what the token holds plus what is missing, so the new token loses nothing.
   const scope = MCP_SCOPES.filter((s) => caller.scopes.includes(s) || missing.includes(s)).join(" ");

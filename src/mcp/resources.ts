@@ -12,8 +12,8 @@ import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service"
 import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { MAX_PAGE } from "../lib/paging";
-import { getLocalizedNode } from "./service";
-import type { ToolContext } from "./tools/tool";
+import { getLocalizedNode } from "../content/editor";
+import type { ToolContext } from "./tools";
 
 export const RESOURCE_PAGE_SIZE = 100;
 // The MCP spec's code for an unknown resource (not in the SDK's ErrorCode enum).

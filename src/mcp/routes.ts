@@ -1,14 +1,12 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { handleMcpPost, MCP_PATH, mcpMethodNotAllowed, mcpPreflight } from "./endpoint";
-import { mcpTokenRoutes } from "./tokens/routes";
 
 const mcpDoc = (summary: string, description?: string) => ({ tags: ["mcp"], summary, description, security: [{ bearerAuth: [] }] });
 
 export function mcpRoutes(deps: AppDeps) {
   // Handlers hand back the transport's Response as is; set.status keeps the request log honest.
   return new Elysia()
-    .use(mcpTokenRoutes(deps))
     .post(
       MCP_PATH,
       async ({ request, set }) => {

@@ -1,4 +1,5 @@
-// Admin-side reads the MCP tools need that the content services do not offer as such.
+// The editor's view of content (any status, drafts merged in), for every transport: a node by id or
+// path, in one locale; a collection's entries; the order of a node's blocks.
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes, translations } from "../../db/schema";
@@ -13,8 +14,9 @@ import {
   type Node,
   type NodeWithBlocksWire,
   setNodeBlocks,
-} from "../content/service";
+} from "./service";
 import { AppError } from "../errors";
+import { deepMerge } from "../lib/merge";
 import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
@@ -78,19 +80,6 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     translation_status: tr.status,
   };
 }
-
-/** Objects merge key by key; arrays and scalars in the override replace the base. */
-export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
-  }
-  return out;
-}
-
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
 
 export interface EntryQuery {
   collection: string; // slug path or node id
