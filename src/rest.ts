@@ -7,6 +7,7 @@ import { adminAuthenticator, adminDoc, requireScope } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
+import { parseBody } from "./lib/json";
 import { readPaging } from "./lib/paging";
 import { resolveProject } from "./projects/service";
 
@@ -23,7 +24,7 @@ interface RouteContext {
 /** The admin routes of the operations that have an HTTP binding. */
 export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
   const authenticate = adminAuthenticator(deps);
-  const app = new Elysia();
+  const app = new Elysia().onParse(({ request, contentType }) => parseBody(request, contentType));
   for (const op of operations) {
     const numeric = numericFields(op);
     for (const binding of httpBindings(op)) {

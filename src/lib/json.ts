@@ -48,6 +48,32 @@ export function assertStorableStrings(v: unknown, path: readonly string[] = []):
   }
 }
 
+/**
+ * The body parser of the routes that read JSON or form bodies (each plugin installs it for its own
+ * routes): bounded size and depth, storable text only; undefined for other types (Elysia's own).
+ */
+export async function parseBody(request: Request, contentType: string | undefined): Promise<unknown> {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type === "application/json" || type.endsWith("+json")) {
+    const body = parseJsonBody(await readBodyText(request));
+    assertStorableStrings(body);
+    return body ?? null;
+  }
+  if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
+  return undefined;
+}
+
+function parseForm(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (!isStorableText(k) || !isStorableText(v)) throw new AppError("invalid_request", "form fields must not contain NUL characters or unpaired surrogates");
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    // Duplicated parameters become arrays so that string schemas reject them (RFC 6749 §3.1).
+    Object.defineProperty(out, k, { value: prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
 function depthOf(v: unknown, d: number): number {
   if (d > MAX_JSON_DEPTH) return d;
   if (v === null || typeof v !== "object") return d;

@@ -5,7 +5,7 @@ import type { AppDeps } from "../deps";
 import { errorResponses } from "../lib/model";
 import { resolveProject } from "../projects/service";
 import { showAuthorization, submitAuthorization, type PageResult } from "./consent";
-import { OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson } from "./errors";
+import { OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import {
   AuthorizationServerMetadata,
@@ -94,6 +94,7 @@ export function oauthRoutes(deps: AppDeps) {
   const preflightDoc = { detail: oauthDoc("CORS preflight", { hide: true }) };
 
   return new Elysia()
+    .onParse(({ request, contentType, path }) => parseOAuthBody(request, contentType, path))
     .use(adminAuth(deps))
     .get("/.well-known/oauth-protected-resource", () => metadataResponse(protectedResourceMetadata(config)), {
       response: { 200: ProtectedResourceMetadata },
