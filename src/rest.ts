@@ -7,6 +7,7 @@ import { adminAuthenticator, adminDoc, requireScope } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
+import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
 import { readPaging } from "./lib/paging";
 import { resolveProject } from "./projects/service";
@@ -24,13 +25,16 @@ interface RouteContext {
 /** The admin routes of the operations that have an HTTP binding. */
 export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
   const authenticate = adminAuthenticator(deps);
+  const cors = adminCors(deps);
   const app = new Elysia().onParse(({ request, contentType }) => parseBody(request, contentType));
+  const paths = new Set<string>();
   for (const op of operations) {
     const numeric = numericFields(op);
     for (const binding of httpBindings(op)) {
       // Authentication and the scope check come first: a caller without a valid key or scope learns
       // 401/403 (and a foreign project 404), never how its input would have been judged.
       const handle = async (ctx: RouteContext): Promise<unknown> => {
+        Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
         const caller = await authenticate(ctx.request, ctx.server);
         requireScope(caller, ...op.scopes);
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : null;
@@ -44,10 +48,25 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         return restBody(op.output.parse(out), binding.data);
       };
       app.route(binding.method, binding.path, handle as never, { detail: { hide: true } });
+      paths.add(binding.path);
     }
   }
+  for (const path of paths) app.options(path, ({ request }) => corsPreflight(cors, request), { detail: { hide: true } });
   return app;
 }
+
+/**
+ * The admin API's CORS policy: an allow-list holding this service's own origin (the API explorer
+ * and the consent pages live there). A browser page of any other origin gets no CORS headers: a
+ * stolen-key replay from a hostile page cannot read the answers.
+ */
+const adminCors = (deps: AppDeps): CorsPolicy => ({
+  origins: [new URL(deps.config.publicUrl).origin],
+  methods: "GET, POST, PUT, PATCH, DELETE",
+  allowHeaders: "authorization, content-type, x-request-id",
+  exposeHeaders: "www-authenticate, retry-after, x-request-id",
+  maxAgeSeconds: 600,
+});
 
 const restBody = (out: Record<string, unknown>, data: string | undefined): Record<string, unknown> => {
   if (data === undefined) return { data: out };

@@ -5,6 +5,7 @@ import { authenticateMcpBearer, bearerOf, type McpCaller } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
 import { type ErrorCode, errorBody } from "../errors";
+import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";
 import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES, missingScopes } from "../lib/scopes";
 import { findProject } from "../projects/service";
@@ -24,7 +25,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const { config, db } = deps;
   const refused = checkHostAndOrigin(config, request);
   if (refused) return refused;
-  const cors = corsHeaders(config, request);
+  const cors = corsHeaders(mcpCors(config), request.headers.get("origin"));
 
   const authorization = request.headers.get("authorization");
   const now = deps.now();
@@ -149,7 +150,7 @@ function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleSc
 export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
   return httpError(405, "method_not_allowed", `${request.method} is not supported on ${MCP_PATH}: use POST (stateless Streamable HTTP, no sessions)`, {
     allow: "POST",
-    ...corsHeaders(deps.config, request),
+    ...corsHeaders(mcpCors(deps.config), request.headers.get("origin")),
   });
 }
 
@@ -157,16 +158,7 @@ export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
 export function mcpPreflight(deps: AppDeps, request: Request): Response {
   const refused = checkHostAndOrigin(deps.config, request);
   if (refused) return refused;
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...corsHeaders(deps.config, request),
-      "access-control-allow-methods": "POST",
-      "access-control-allow-headers": ALLOW_HEADERS,
-      "access-control-max-age": "600",
-      allow: "POST",
-    },
-  });
+  return corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 }
 
 export function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
@@ -182,7 +174,7 @@ export function wwwAuthenticate(config: Config, tokenPresented: boolean): string
 function checkHostAndOrigin(config: Config, request: Request): Response | null {
   if (!hostAllowed(config, request)) return httpError(403, "forbidden", "Host header not allowed for /mcp");
   const origin = request.headers.get("origin");
-  if (origin !== null && !originAllowed(config, origin)) return httpError(403, "forbidden", `Origin ${origin.slice(0, 200)} is not allowed for /mcp`);
+  if (origin !== null && !originAllowed(mcpCors(config), origin)) return httpError(403, "forbidden", `Origin ${origin.slice(0, 200)} is not allowed for /mcp`);
   return null;
 }
 
@@ -201,16 +193,8 @@ export function hostAllowed(config: Config, request: Request): boolean {
   return config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname);
 }
 
-function originAllowed(config: Config, origin: string): boolean {
-  const o = origin.toLowerCase();
-  return config.mcpAllowedOrigins.some((a) => a === "*" || a.toLowerCase() === o);
-}
-
-function corsHeaders(config: Config, request: Request): Record<string, string> {
-  const origin = request.headers.get("origin");
-  if (origin === null || !originAllowed(config, origin)) return {};
-  return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" };
-}
+/** /mcp's CORS policy: the MCP_ALLOWED_ORIGINS allow-list. */
+const mcpCors = (config: Config): CorsPolicy => ({ origins: config.mcpAllowedOrigins, methods: "POST", allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAgeSeconds: 600 });
 
 function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, details?: unknown): Response {
   return new Response(JSON.stringify(errorBody(code, message, details)), {

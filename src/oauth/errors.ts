@@ -1,6 +1,7 @@
 // OAuth's wire format (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1): the deliberate exception to
 // src/errors.ts. These endpoints answer `{ "error", "error_description" }` with the RFC's codes.
 import { AppError } from "../errors";
+import { type CorsPolicy, corsHeaders } from "../lib/cors";
 import { parseBody } from "../lib/json";
 
 export type OAuthErrorCode =
@@ -51,11 +52,16 @@ function statusOf(code: OAuthErrorCode): number {
   }
 }
 
-/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
-export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": "www-authenticate, retry-after",
+/** The OAuth endpoints' CORS policy (metadata, register, token, revoke): open, for browser-based clients. */
+export const OAUTH_CORS: CorsPolicy = {
+  origins: "*",
+  methods: "GET, POST, OPTIONS",
+  allowHeaders: "authorization, content-type, mcp-protocol-version",
+  exposeHeaders: "www-authenticate, retry-after",
+  maxAgeSeconds: 86400,
 };
+/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
+export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(OAUTH_CORS, null);
 
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {

@@ -2,10 +2,11 @@ import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../er
 import { Elysia, t } from "elysia";
 import { adminAuth, adminDoc } from "../auth";
 import type { AppDeps } from "../deps";
+import { corsPreflight } from "../lib/cors";
 import { errorResponses } from "../lib/model";
 import { resolveProject } from "../projects/service";
 import { showAuthorization, submitAuthorization, type PageResult } from "./consent";
-import { OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
+import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import {
   AuthorizationServerMetadata,
@@ -23,13 +24,6 @@ import { clientAddress, hitRateLimit } from "../lib/rate-limit";
 import { authenticateClient, deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, param, registerClient, revokeGrant } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
-
-const PREFLIGHT_HEADERS = {
-  ...OAUTH_CORS_HEADERS,
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
-  "access-control-max-age": "86400",
-};
 
 const oauthDoc = (summary: string, extra: Record<string, unknown> = {}) => ({ tags: ["oauth"], summary, ...extra });
 
@@ -90,7 +84,7 @@ export function oauthRoutes(deps: AppDeps) {
     if (!r.allowed) throw new OAuthError("rate_limited", "too many requests; retry later", 429, { "retry-after": String(r.retryAfter) });
   };
 
-  const preflight = () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+  const preflight = ({ request }: { request: Request }) => corsPreflight(OAUTH_CORS, request);
   const preflightDoc = { detail: oauthDoc("CORS preflight", { hide: true }) };
 
   return new Elysia()
