@@ -1,6 +1,5 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
-import { Elysia } from "elysia";
 import type { Db } from "../db/client";
 import { adminKeys, mcpTokens, oauthGrants, oauthTokens, users } from "../db/schema";
 import type { AppDeps } from "./deps";
@@ -9,7 +8,6 @@ import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { hashToken } from "./lib/tokens";
 import { isScope, missingScopes, ROLE_SCOPES, type Scope } from "./lib/scopes";
-import { type Project, resolveProject } from "./projects/service";
 
 export interface AdminCaller {
   readonly kind: "admin_key";
@@ -81,31 +79,14 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
 });
 
 /**
- * `scope: "x"` resolves `caller` after checking the scope;
- * `projectScope: "x"` also resolves `project` from `:ref` (404 outside the key's project limit).
- */
-interface AdminAuthState {
-  /** One plugin instance per app (deduplicated by name + seed), several apps per process in tests. */
-  readonly seed: string;
-  /** Failed authentications per client address, shared by every admin route group of the app. */
-  readonly failures: MemoryLimiter;
-}
-const appStates = new WeakMap<AppDeps, AdminAuthState>();
-
-function adminAuthState(deps: AppDeps): AdminAuthState {
-  let state = appStates.get(deps);
-  if (!state) appStates.set(deps, (state = { seed: crypto.randomUUID(), failures: new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000) }));
-  return state;
-}
-
-/**
  * Resolves the admin key of a request. The key is checked first and only a failure counts or is
  * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
  * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
  * least 32 characters), far beyond online guessing.
  */
 export function adminAuthenticator(deps: AppDeps): (request: Request, server: Server<unknown> | null) => Promise<AdminCaller> {
-  const { failures } = adminAuthState(deps);
+  // Failed authentications per client address, shared by every admin route of the app.
+  const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
   return async (request, server) => {
     const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
     const now = deps.now();
@@ -119,40 +100,6 @@ export function adminAuthenticator(deps: AppDeps): (request: Request, server: Se
       throw err;
     }
   };
-}
-
-export function adminAuth(deps: AppDeps) {
-  const { db } = deps;
-  const { seed } = adminAuthState(deps);
-  const authenticate = adminAuthenticator(deps);
-  // Authentication runs in `transform`, before schema validation: a caller without a valid key or
-  // scope learns 401/403 (and a foreign project 404), never how its body would have been judged.
-  const resolved = new WeakMap<Request, { caller: AdminCaller; project: Project | null }>();
-  type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
-  const check = async ({ request, server, params }: Ctx, scope: Scope, withProject: boolean): Promise<void> => {
-    const caller = await authenticate(request, server);
-    requireScope(caller, scope);
-    const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
-    resolved.set(request, { caller, project });
-  };
-  const take = (request: Request): { caller: AdminCaller; project: Project | null } => {
-    const r = resolved.get(request);
-    if (!r) throw adminUnauthorized(false);
-    return r;
-  };
-  return new Elysia({ name: "admin-auth", seed }).macro({
-    scope: (scope: Scope) => ({
-      transform: (ctx: Ctx) => check(ctx, scope, false),
-      resolve: ({ request }: { request: Request }): { caller: AdminCaller } => ({ caller: take(request).caller }),
-    }),
-    projectScope: (scope: Scope) => ({
-      transform: (ctx: Ctx) => check(ctx, scope, true),
-      resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
-        const r = take(request);
-        return { caller: r.caller, project: r.project! };
-      },
-    }),
-  });
 }
 
 /** Who is calling /mcp: an MCP token or an OAuth access token, bound to one project. */

@@ -3,6 +3,7 @@ import { contentOperations } from "./content/operations";
 import { keyOperations } from "./keys/operations";
 import type { Operation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
+import { oauthOperations } from "./oauth/operations";
 import { projectOperations } from "./projects/operations";
 import { themeOperations } from "./theme/operations";
 import { translationOperations } from "./translations/operations";
@@ -16,4 +17,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...projectOperations,
   ...keyOperations,
   ...mcpTokenOperations,
+  ...oauthOperations,
 ];

@@ -29,7 +29,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
   const app = new Elysia().onParse(({ request, contentType }) => parseBody(request, contentType));
   const paths = new Set<string>();
   for (const op of operations) {
-    const numeric = numericFields(op);
+    const typed = typedFields(op);
     for (const binding of httpBindings(op)) {
       // Authentication and the scope check come first: a caller without a valid key or scope learns
       // 401/403 (and a foreign project 404), never how its input would have been judged.
@@ -38,7 +38,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         const caller = await authenticate(ctx.request, ctx.server);
         requireScope(caller, ...op.scopes);
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : null;
-        const input = readInput(op, binding, ctx, numeric);
+        const input = readInput(op, binding, ctx, typed);
         const now = deps.now();
         const out = op.target === "project" ? await op.run({ deps, caller, project: project!, now }, input) : await op.run({ deps, caller, now }, input);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
@@ -80,7 +80,7 @@ const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" |
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The operation's input from the path, the query and the body, validated by its schema. */
-function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, numeric: ReadonlySet<string>): Record<string, unknown> {
+function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed: ReadonlyMap<string, string>): Record<string, unknown> {
   const fromPath = new Set(pathParams(binding).map((p) => fieldOf(binding, p)));
   const fields = Object.keys(op.input.shape).filter((k) => !fromPath.has(k));
   const input: Record<string, unknown> = {};
@@ -94,7 +94,7 @@ function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, numer
     if (!isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
     for (const f of fields) if (Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
   } else if (!takesBody(binding)) {
-    for (const f of fields) if (ctx.query[f] !== undefined) take(f, queryValue(f, numeric.has(f), ctx.query[f]), "query");
+    for (const f of fields) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
   }
   // Path parameters last: a body field can never stand in for the object the URL names.
@@ -116,16 +116,19 @@ function invalid(errors: Array<{ in: Source; field: string | null; message: stri
   return new AppError("invalid_request", "request validation failed", { errors, field: errors[0]?.field ?? null });
 }
 
-/** Query strings are text: page and per_page are read by the one paging bound, other numbers when they are digits. */
-function queryValue(field: string, numeric: boolean, value: unknown): unknown {
+/** Query strings are text: page and per_page are read by the one paging bound, other numbers and booleans when spelled as such. */
+function queryValue(field: string, type: string | undefined, value: unknown): unknown {
   if (typeof value !== "string") return value;
   if (field === "page" || field === "per_page") return readPaging({ [field]: value }, { defaultPerPage: 1 })[field === "page" ? "page" : "perPage"];
-  return numeric && /^-?\d{1,15}$/.test(value) ? Number(value) : value;
+  if ((type === "integer" || type === "number") && /^-?\d{1,15}$/.test(value)) return Number(value);
+  if (type === "boolean" && (value === "true" || value === "false")) return value === "true";
+  return value;
 }
 
-function numericFields(op: Operation): ReadonlySet<string> {
+/** The JSON type of each input field, for reading query strings. */
+function typedFields(op: Operation): ReadonlyMap<string, string> {
   const props = jsonSchema(op.input, "input").properties ?? {};
-  return new Set(Object.keys(props).filter((k) => props[k]?.type === "integer" || props[k]?.type === "number"));
+  return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
 }
 
 // ---- OpenAPI ----

@@ -21,6 +21,7 @@ export const ProviderOut = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
+export const TranslateTextOut = z.object({ translation: z.string(), provider: z.string().describe("the provider's kind"), model: z.string() });
 const KindOut = z.object({ kind: z.string(), label: z.string(), driver: z.string(), default_base_url: z.string(), default_model: z.string(), aliases: z.array(z.string()) });
 
 const ProviderIn = z.object({
@@ -57,7 +58,7 @@ const translateTextOp = projectOperation({
     field: z.string().max(200).optional().describe("content field the text comes from (title, seo.description, blocks.<id>.text), used as context"),
     provider_id: ProviderId,
   }),
-  output: z.object({ translation: z.string(), provider: z.string().describe("the provider's kind"), model: z.string() }),
+  output: TranslateTextOut,
   tool: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   http: {
     method: "POST",

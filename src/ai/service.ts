@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ProviderOut, TranslateTextOut } from "./operations";
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
@@ -19,21 +21,7 @@ import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
 
-export interface ProviderWire {
-  id: string;
-  project_id: string;
-  name: string;
-  kind: string;
-  model: string | null;
-  base_url: string | null;
-  effective_model: string;
-  effective_base_url: string;
-  api_key_hint: string | null;
-  capabilities: Record<string, unknown>;
-  is_default: boolean;
-  created_at: string;
-  updated_at: string;
-}
+type ProviderWire = z.output<typeof ProviderOut>;
 
 export interface ProviderInput {
   name?: string;
@@ -53,11 +41,7 @@ export interface TranslateInput {
   field?: string;
 }
 
-export interface TranslateResult {
-  translation: string;
-  provider: string;
-  model: string;
-}
+type TranslateResult = z.output<typeof TranslateTextOut>;
 
 const MAX_TEXT_CHARS = 32_000;
 const FIELD_RE = /^[A-Za-z0-9_.:[\]-]{1,200}$/;

@@ -1,6 +1,7 @@
 // The editor's view of content (any status, drafts merged in), for every transport: a node by id or
 // path, in one locale; a collection's entries; the order of a node's blocks.
 import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { nodes, translations } from "../../db/schema";
 import {
@@ -12,7 +13,6 @@ import {
   getNodeByPath,
   getNodeWithBlocks,
   type Node,
-  type NodeWithBlocksWire,
   setNodeBlocks,
 } from "./service";
 import { AppError } from "../errors";
@@ -21,6 +21,7 @@ import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
 import { projectLocale } from "../translations/service";
+import type { EntryOut, LocalizedNodeOut } from "./operations";
 
 /** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
@@ -49,11 +50,7 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
   });
 }
 
-export interface LocalizedNode extends NodeWithBlocksWire {
-  locale: string;
-  translated: boolean;
-  translation_status: "draft" | "published" | null;
-}
+export type LocalizedNode = z.output<typeof LocalizedNodeOut>;
 
 /**
  * The node with its blocks in one locale: the translation's meta and block overrides (draft or
@@ -90,16 +87,7 @@ export interface EntryQuery {
   per_page?: number;
 }
 
-export interface EntryWire {
-  id: string;
-  slug: string;
-  title: string;
-  path: string;
-  status: "draft" | "published" | "archived";
-  position: number;
-  created_at: string;
-  updated_at: string;
-}
+type EntryWire = z.output<typeof EntryOut>;
 
 /**
  * The entries (child nodes) of a collection, in every status unless `status` filters: the

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { and, asc, count, eq, inArray, isNull, like, max, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, type NodeSeo, type NodeStatus, nodes, translations } from "../../db/schema";
@@ -5,32 +6,15 @@ import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
+import type { BlockOut, NodeOut, NodeWithBlocksOut } from "./operations";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
 
-export interface BlockWire {
-  id: string;
-  type: string;
-  order: number;
-  data: Record<string, unknown>;
-}
-export interface NodeWire {
-  id: string;
-  project_id: string;
-  parent_id: string | null;
-  slug: string;
-  path: string;
-  type: string;
-  title: string;
-  status: NodeStatus;
-  position: number;
-  seo: Record<string, unknown>;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-export type NodeWithBlocksWire = NodeWire & { blocks: BlockWire[] };
+// Wire shapes are declared once, as the operations' schemas (./operations.ts).
+export type BlockWire = z.output<typeof BlockOut>;
+export type NodeWire = z.output<typeof NodeOut>;
+export type NodeWithBlocksWire = z.output<typeof NodeWithBlocksOut>;
 
 export function nodeToWire(n: Node): NodeWire {
   return {

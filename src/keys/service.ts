@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { KeyOut } from "./operations";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { adminKeys } from "../../db/schema";
@@ -9,16 +11,7 @@ import { generateToken, hashToken, tokenHint } from "../lib/tokens";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 
-export interface AdminKeyWire {
-  id: string;
-  name: string;
-  key_hint: string;
-  scopes: string[];
-  project_ids: string[] | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+type AdminKeyWire = z.output<typeof KeyOut>;
 
 export const keyToWire = (k: AdminKey): AdminKeyWire => ({
   id: k.id,

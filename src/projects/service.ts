@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { ProjectOut } from "./operations";
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
@@ -8,16 +10,7 @@ import { canonicalLocale } from "../lib/locales";
 
 export type Project = typeof projects.$inferSelect;
 
-export interface ProjectWire {
-  id: string;
-  slug: string;
-  name: string;
-  default_locale: string;
-  locales: string[];
-  public_base_url: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type ProjectWire = z.output<typeof ProjectOut>;
 
 export function projectToWire(p: Project): ProjectWire {
   return {

@@ -1,15 +1,12 @@
+import type { z } from "zod";
+import type { ThemeOut } from "./operations";
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { themes } from "../../db/schema";
 import { AppError } from "../errors";
 import { bumpContentVersion, normaliseBaseUrl, type Project } from "../projects/service";
 
-export interface ThemeWire {
-  logo_url: string | null;
-  favicon_url: string | null;
-  accent_color: string | null;
-  name_override: string | null;
-}
+type ThemeWire = z.output<typeof ThemeOut>;
 
 export async function getTheme(db: Db, projectId: string): Promise<ThemeWire> {
   const [th] = await db.select().from(themes).where(eq(themes.projectId, projectId)).limit(1);

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, type TranslationMeta, translations } from "../../db/schema";
@@ -6,19 +7,11 @@ import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { bumpContentVersion, type Project } from "../projects/service";
+import type { TranslationOut } from "./operations";
 
 export type Translation = typeof translations.$inferSelect;
 
-export interface TranslationWire {
-  id: string;
-  node_id: string;
-  locale: string;
-  meta: Record<string, unknown>;
-  blocks: Record<string, Record<string, unknown>>;
-  status: "draft" | "published";
-  created_at: string;
-  updated_at: string;
-}
+type TranslationWire = z.output<typeof TranslationOut>;
 
 export const translationToWire = (tr: Translation): TranslationWire => ({
   id: tr.id,

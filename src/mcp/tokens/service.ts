@@ -1,3 +1,5 @@
+import type { z } from "zod";
+import type { McpTokenOut } from "./operations";
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { mcpTokens } from "../../../db/schema";
@@ -10,15 +12,7 @@ import type { Project } from "../../projects/service";
 
 export type McpToken = typeof mcpTokens.$inferSelect;
 
-export interface McpTokenWire {
-  id: string;
-  name: string;
-  token_hint: string;
-  scopes: string[];
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
+type McpTokenWire = z.output<typeof McpTokenOut>;
 
 export const tokenToWire = (t: McpToken): McpTokenWire => ({
   id: t.id,
