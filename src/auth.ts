@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthGrants, oauthTokens, users } from "../db/schema";
+import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
@@ -148,16 +148,19 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   }
   if (token.startsWith("cms_at_")) {
     const [row] = await db
-      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, role: users.role })
+      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, instanceRole: users.role, memberRole: projectMembers.role })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
       .innerJoin(users, eq(users.id, oauthTokens.userId))
+      .leftJoin(projectMembers, and(eq(projectMembers.userId, oauthTokens.userId), eq(projectMembers.projectId, oauthTokens.projectId)))
       .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "access")))
       .limit(1);
     if (!row || row.grantRevoked || row.t.revokedAt || row.t.expiresAt.getTime() <= now.getTime()) return null;
     if (row.t.resource !== resource) return null;
-    // Capped by the user's current role on every request: a narrowed role narrows live tokens at once.
-    const roleScopes: readonly string[] = ROLE_SCOPES[row.role] ?? [];
+    // Capped by the user's role in the token's project now, read on every request: a removed member,
+    // a lowered role or a deleted user stops or narrows live tokens at once, on every instance.
+    const role = row.instanceRole === "owner" ? "owner" : row.memberRole;
+    const roleScopes: readonly string[] = role ? ROLE_SCOPES[role] : [];
     const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
     if (scopes.length === 0) return null;
     return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };

@@ -28,7 +28,7 @@ describe("OAuth end to end", async () => {
   const outbound = metadataDocumentFetch(documents);
   h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base }, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const project = await seedProject(h);
-  const user = await seedUser(h, "editor");
+  const user = await seedUser(h, "editor", [project.id]);
   afterAll(() => server.stop(true));
 
   /** An OAuthClientProvider whose "browser" is the headless page walk. */

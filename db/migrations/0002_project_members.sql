@@ -23,6 +23,6 @@ ALTER TABLE "users" ADD CONSTRAINT "users_role_check" CHECK ("users"."role" in (
 -- users:write is new. Root keys (every scope, no project limit) could already do everything an
 -- owner can; they get it so that they keep being root keys. No other key changes.
 UPDATE "admin_keys" SET "scopes" = "scopes" || '["users:write"]'::jsonb
-	WHERE "project_ids" IS NULL
+	WHERE ("project_ids" IS NULL OR "project_ids" = 'null'::jsonb)
 	AND "scopes" @> '["projects:read","projects:write","content:read","content:write","ai:read","ai:write","keys:write"]'::jsonb
 	AND NOT "scopes" @> '["users:write"]'::jsonb;

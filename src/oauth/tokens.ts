@@ -2,10 +2,11 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { oauthCodes, oauthGrants, oauthTokens, users } from "../../db/schema";
+import { oauthCodes, oauthGrants, oauthTokens } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
-import { isScope, ROLE_SCOPES } from "../lib/scopes";
+import { isScope } from "../lib/scopes";
+import { roleInProject, scopesOfRole } from "../users/membership";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
 import { resolveResource } from "./metadata";
@@ -86,7 +87,11 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   checkResource(form, row.resource, config);
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
   if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
-  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes }, config, now);
+  // The user may have left the project (or lost a role) between consent and exchange.
+  const held = scopesOfRole(await roleInProject(db, grant.userId, grant.projectId));
+  const scopes = row.scopes.filter((s) => held.includes(s));
+  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
+  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes }, config, now);
 }
 
 function s256(verifier: string): string {
@@ -118,11 +123,11 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
   await liveGrant(db, row.grantId);
   checkResource(form, row.resource, config);
-  // The user's role may have narrowed since the consent: a refreshed token never outgrows it.
-  const [owner] = await db.select({ role: users.role }).from(users).where(eq(users.id, row.userId)).limit(1);
-  const held = new Set<string>(owner ? ROLE_SCOPES[owner.role] ?? [] : []);
+  // The user's role in the project may have narrowed (or the membership or user gone) since the
+  // consent: a refreshed token never outgrows what the user holds there now.
+  const held = new Set<string>(scopesOfRole(await roleInProject(db, row.userId, row.projectId)));
   let scopes: readonly string[] = row.scopes.filter((s) => held.has(s));
-  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes");
+  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
   const asked = param(form, "scope");
   // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
   // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.
