@@ -46,8 +46,12 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
-  if (!caller.scopes.includes(scope)) throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope });
+/** `scope` may list alternatives: any one of them suffices (members: keys:write on the project or users:write). */
+export function requireScope(caller: { scopes: readonly string[] }, scope: Scope | readonly Scope[]): void {
+  const any: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
+  if (!any.some((s) => caller.scopes.includes(s))) {
+    throw new AppError("insufficient_scope", `this credential lacks the ${any.join(" or ")} scope`, { required: any.length === 1 ? any[0] : any });
+  }
 }
 
 export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
@@ -91,7 +95,7 @@ export function adminAuth(deps: AppDeps) {
   // scope learns 401/403 (and a foreign project 404), never how its body would have been judged.
   const resolved = new WeakMap<Request, { caller: AdminCaller; project: Project | null }>();
   type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
-  const check = async ({ request, server, params }: Ctx, scope: Scope, withProject: boolean): Promise<void> => {
+  const check = async ({ request, server, params }: Ctx, scope: Scope | readonly Scope[], withProject: boolean): Promise<void> => {
     const caller = await authenticate(request.headers.get("authorization") ?? undefined, request, server);
     requireScope(caller, scope);
     const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
@@ -103,11 +107,11 @@ export function adminAuth(deps: AppDeps) {
     return r;
   };
   return new Elysia({ name: "admin-auth", seed }).macro({
-    scope: (scope: Scope) => ({
+    scope: (scope: Scope | readonly Scope[]) => ({
       transform: (ctx: Ctx) => check(ctx, scope, false),
       resolve: ({ request }: { request: Request }): { caller: AdminCaller } => ({ caller: take(request).caller }),
     }),
-    projectScope: (scope: Scope) => ({
+    projectScope: (scope: Scope | readonly Scope[]) => ({
       transform: (ctx: Ctx) => check(ctx, scope, true),
       resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
         const r = take(request);

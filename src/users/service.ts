@@ -85,6 +85,13 @@ function requireUnlimited(caller: AdminCaller | null): void {
   if (caller && caller.projectIds !== null) throw new AppError("insufficient_scope", "managing users needs a key not limited to projects");
 }
 
+/** As requireUnlimited, but a user the caller cannot see is 404 first, like one that does not exist. */
+async function requireUnlimitedFor(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
+  if (!caller || caller.projectIds === null) return;
+  await getUserWire(db, id, caller);
+  requireUnlimited(caller);
+}
+
 /** A project-limited caller sees a user only through a membership in one of its projects. */
 function visibleTo(caller: AdminCaller | null) {
   if (!caller || caller.projectIds === null) return undefined;
@@ -147,7 +154,7 @@ export interface UserPatch {
 
 /** Changes email, password or instance role. A new password ends the user's consent-page sign-ins (see oauth/session.ts). */
 export async function updateUser(db: Db, id: string, patch: UserPatch, caller: AdminCaller | null): Promise<UserWire> {
-  requireUnlimited(caller);
+  await requireUnlimitedFor(db, id, caller);
   const existing = await getUser(db, id);
   if (!existing) throw notFound("user");
   const set: Partial<typeof users.$inferInsert> = {};
@@ -167,7 +174,7 @@ export async function updateUser(db: Db, id: string, patch: UserPatch, caller: A
 
 /** Deletes a user; memberships, consents and OAuth tokens go with it (foreign keys cascade). */
 export async function deleteUser(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
-  requireUnlimited(caller);
+  await requireUnlimitedFor(db, id, caller);
   if (!isUuid(id)) throw notFound("user");
   const deleted = await keepingAnOwner(db, (tx) => tx.delete(users).where(eq(users.id, id.toLowerCase())).returning({ id: users.id }));
   if (deleted.length === 0) throw notFound("user");
