@@ -134,14 +134,14 @@ export async function addUser(db: Db, input: { email: string; password: string; 
 
 /**
  * Runs `fn` holding a lock on every owner row, so that two requests cannot each remove a
- * different one of the last two owners. `fn` answers how many owners remain after it.
+ * different one of the last two owners; refused when `fn` leaves none of the owners there were.
  */
 async function keepingAnOwner<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await tx.select({ id: users.id }).from(users).where(eq(users.role, "owner")).for("update");
+    const before = await tx.select({ id: users.id }).from(users).where(eq(users.role, "owner")).for("update");
     const result = await fn(tx);
     const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.role, "owner"));
-    if (n === 0) throw new AppError("conflict", "the last owner cannot be deleted or demoted; make another user owner first");
+    if (n === 0 && before.length > 0) throw new AppError("conflict", "the last owner cannot be deleted or demoted; make another user owner first");
     return result;
   });
 }
