@@ -266,3 +266,66 @@ describe("a changed password ends the consent-page sign-in", async () => {
     expect(await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.userId, u))).toHaveLength(0);
   });
 });
+
+describe("CLI: users and members through the same service functions", () => {
+  test("users:create/list/update/delete and members:set/list/remove against the configured database", async () => {
+    const { mkdtempSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const { openDb } = await import("../db/client");
+    const { projects } = await import("../db/schema");
+    const fresh = await freshDatabase();
+    const dir = mkdtempSync(join(tmpdir(), "cms-cli-users-"));
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), SEED_DEMO: "false", LOG_LEVEL: "silent" };
+    if (fresh.url) env.DATABASE_URL = fresh.url;
+    else {
+      delete env.DATABASE_URL;
+      env.DATA_DIR = dir;
+      await fresh.handle.close();
+    }
+    const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
+      const p = Bun.spawn([process.execPath, "src/cli.ts", ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", cwd: join(import.meta.dir, "..") });
+      const out = await new Response(p.stdout).text();
+      return { code: await p.exited, out };
+    };
+    try {
+      const owner = await cli("users:create", "--email", "boss@example.com", "--password", PASSWORD, "--role", "owner");
+      expect(owner.code).toBe(0);
+      const ed = JSON.parse((await cli("users:create", "--email", "ed@example.com", "--password", PASSWORD)).out);
+      expect(ed).toMatchObject({ email: "ed@example.com", role: "member", memberships: [] });
+      expect((await cli("users:create", "--email", "short@example.com", "--password", "elevenchars")).code).toBe(1);
+      // A project to be a member of, written straight into the CLI's database.
+      const projectId = crypto.randomUUID();
+      const direct = fresh.url ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
+      await direct.db.insert(projects).values({ id: projectId, slug: "cli-site", name: "CLI site", defaultLocale: "en", locales: ["en"] });
+      if (!fresh.url) await direct.close();
+
+      const set = await cli("members:set", "cli-site", "ed@example.com", "--role", "admin");
+      expect(set.code).toBe(0);
+      expect(JSON.parse(set.out)).toMatchObject({ user_id: ed.id, role: "admin" });
+      expect((await cli("members:set", "cli-site", "ed@example.com", "--role", "owner")).code).toBe(1);
+      const members = (await cli("members:list", "cli-site")).out.trim().split("\n").map((l) => JSON.parse(l));
+      expect(members).toEqual([expect.objectContaining({ user_id: ed.id, email: "ed@example.com", role: "admin" })]);
+      const listed = (await cli("users:list")).out.trim().split("\n").map((l) => JSON.parse(l));
+      expect(listed.find((u) => u.id === ed.id).memberships).toEqual([{ project_id: projectId, role: "admin" }]);
+      expect(listed.map((u) => JSON.stringify(u)).join("")).not.toContain("argon2");
+
+      const renamed = await cli("users:update", ed.id, "--email", "edna@example.com", "--password", "a-new-long-password");
+      expect(renamed.code).toBe(0);
+      expect(JSON.parse(renamed.out).email).toBe("edna@example.com");
+      expect((await cli("users:update", "boss@example.com", "--role", "member")).code).toBe(1);
+      expect((await cli("members:remove", "cli-site", "edna@example.com")).code).toBe(0);
+      expect((await cli("members:remove", "cli-site", "edna@example.com")).code).toBe(1);
+      expect((await cli("users:delete", "boss@example.com")).code).toBe(1);
+      expect((await cli("users:delete", "edna@example.com")).code).toBe(0);
+
+      const check = fresh.url ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
+      const left = await check.db.select().from(users);
+      expect(left.map((u) => [u.email, u.role])).toEqual([["boss@example.com", "owner"]]);
+      if (!fresh.url) await check.close();
+    } finally {
+      if (fresh.url) await fresh.drop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
