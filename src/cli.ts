@@ -6,7 +6,8 @@ import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry, loadKeyFile } from "./lib/seal";
 import { openRuntime } from "./runtime";
-import { findProject } from "./projects/service";
+import type { Db } from "../db/client";
+import { findProject, type Project } from "./projects/service";
 import { listMembers, removeMember, setMember } from "./users/membership";
 import { addUser, deleteUser, findUserByEmail, listUsers, updateUser, type UserPatch } from "./users/service";
 
@@ -39,6 +40,18 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
   return { positional, opts };
 }
 
+// Users by id or email, projects by id or slug: the operator's words, resolved before the service call.
+async function userIdOf(db: Db, ref: string | undefined): Promise<string> {
+  if (ref?.includes("@")) return (await findUserByEmail(db, ref))?.id ?? "unknown";
+  return ref ?? "";
+}
+
+async function projectOf(db: Db, ref: string | undefined): Promise<Project> {
+  const p = await findProject(db, ref ?? "");
+  if (!p) throw new Error("project not found");
+  return p;
+}
+
 export async function runCli(argv: string[], env: Record<string, string | undefined>, out: (s: string) => void): Promise<number> {
   const [command, ...rest] = argv;
   const { positional, opts } = flags(rest);
@@ -60,16 +73,6 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
   const deps = await openRuntime(config);
   const now = new Date();
-  // Users by id or email, projects by id or slug: the operator's words, resolved once here.
-  const userRef = async (ref: string | undefined): Promise<string> => {
-    if (ref?.includes("@")) return (await findUserByEmail(deps.db, ref))?.id ?? "unknown";
-    return ref ?? "";
-  };
-  const projectRef = async (ref: string | undefined) => {
-    const p = await findProject(deps.db, ref ?? "");
-    if (!p) throw new Error("project not found");
-    return p;
-  };
   try {
     switch (command) {
       case "users:create": {
@@ -88,24 +91,24 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         if (opts.role !== undefined) patch.role = opts.role as "owner" | "member";
         if (opts.password !== undefined) patch.password = opts.password;
         if ("password-stdin" in opts) patch.password = (await Bun.stdin.text()).split(/\r?\n/)[0];
-        out(JSON.stringify(await updateUser(deps.db, await userRef(positional[0]), patch, null)));
+        out(JSON.stringify(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), patch, null)));
         return 0;
       }
       case "users:delete": {
-        const id = await userRef(positional[0]);
+        const id = await userIdOf(deps.db, positional[0]);
         await deleteUser(deps.db, id, null);
         out(JSON.stringify({ deleted: id }));
         return 0;
       }
       case "members:list":
-        for (const m of await listMembers(deps.db, await projectRef(positional[0]))) out(JSON.stringify(m));
+        for (const m of await listMembers(deps.db, await projectOf(deps.db, positional[0]))) out(JSON.stringify(m));
         return 0;
       case "members:set":
-        out(JSON.stringify(await setMember(deps.db, await projectRef(positional[0]), await userRef(positional[1]), opts.role ?? "", null, now)));
+        out(JSON.stringify(await setMember(deps.db, await projectOf(deps.db, positional[0]), await userIdOf(deps.db, positional[1]), opts.role ?? "", null, now)));
         return 0;
       case "members:remove": {
-        const userId = await userRef(positional[1]);
-        await removeMember(deps.db, await projectRef(positional[0]), userId);
+        const userId = await userIdOf(deps.db, positional[1]);
+        await removeMember(deps.db, await projectOf(deps.db, positional[0]), userId);
         out(JSON.stringify({ removed: userId }));
         return 0;
       }
