@@ -180,3 +180,16 @@ describe("OAuth and project membership", async () => {
     await h.request("DELETE", `/admin/users/${spare.id}`);
   });
 });
+
+test("the README's access table says what each role grants through OAuth, as the code does", async () => {
+  const { MCP_SCOPES, ROLE_SCOPES } = await import("../src/lib/scopes");
+  const readme = await Bun.file(new URL("../README.md", import.meta.url)).text();
+  const rows = new Map([...readme.matchAll(/^\| (owner \(user\)|project admin \(member\)|editor \(member\)|viewer \(member\)) \| [^|]+ \| through OAuth: `([^`]+)`(.*)\|$/gm)].map((m) => [m[1], { scopes: m[2], rest: m[3] }]));
+  const viaOAuth = (role: keyof typeof ROLE_SCOPES) => MCP_SCOPES.filter((s) => ROLE_SCOPES[role].includes(s)).join(" ");
+  expect(rows.get("owner (user)")?.scopes).toBe(viaOAuth("owner"));
+  expect(rows.get("project admin (member)")?.scopes).toBe(viaOAuth("admin"));
+  expect(rows.get("editor (member)")?.scopes).toBe(viaOAuth("editor"));
+  expect(rows.get("viewer (member)")?.scopes).toBe(viaOAuth("viewer"));
+  // What the admin role holds beyond an editor, named in its row.
+  for (const s of ROLE_SCOPES.admin.filter((s) => !ROLE_SCOPES.editor.includes(s))) expect(rows.get("project admin (member)")?.rest).toContain(`\`${s}\``);
+});
