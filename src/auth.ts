@@ -46,12 +46,8 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-/** `scope` may list alternatives: any one of them suffices (members: keys:write on the project or users:write). */
-export function requireScope(caller: { scopes: readonly string[] }, scope: Scope | readonly Scope[]): void {
-  const any: readonly Scope[] = typeof scope === "string" ? [scope] : scope;
-  if (!any.some((s) => caller.scopes.includes(s))) {
-    throw new AppError("insufficient_scope", `this credential lacks the ${any.join(" or ")} scope`, { required: any.length === 1 ? any[0] : any });
-  }
+export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
+  if (!caller.scopes.includes(scope)) throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope });
 }
 
 export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
@@ -97,7 +93,8 @@ export function adminAuth(deps: AppDeps) {
   type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
   const check = async ({ request, server, params }: Ctx, scope: Scope | readonly Scope[], withProject: boolean): Promise<void> => {
     const caller = await authenticate(request.headers.get("authorization") ?? undefined, request, server);
-    requireScope(caller, scope);
+    if (typeof scope === "string") requireScope(caller, scope);
+    else requireAnyScope(caller, scope);
     const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
     resolved.set(request, { caller, project });
   };
@@ -170,4 +167,11 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
     return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
   }
   return null;
+}
+
+/** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
+export function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
+  if (!scopes.some((s) => caller.scopes.includes(s))) {
+    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes });
+  }
 }

@@ -85,13 +85,21 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
   if (!VERIFIER_RE.test(verifier) || !safeEqual(s256(verifier), row.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
   checkResource(form, row.resource, config);
+  // The user may have left the project (or lost a role) between consent and exchange.
+  row.scopes = await scopesStillHeld(db, row.grantId, row.scopes);
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
   if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
-  // The user may have left the project (or lost a role) between consent and exchange.
-  const held = scopesOfRole(await roleInProject(db, grant.userId, grant.projectId));
-  const scopes = row.scopes.filter((s) => held.includes(s));
-  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
-  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes }, config, now);
+  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes }, config, now);
+}
+
+/** The scopes of `scopes` that the grant's user holds in the grant's project now; none is invalid_grant. */
+async function scopesStillHeld(db: Db, grantId: string, scopes: readonly string[]): Promise<string[]> {
+  const [g] = await db.select({ userId: oauthGrants.userId, projectId: oauthGrants.projectId }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
+  if (!g) return [...scopes];
+  const held = scopesOfRole(await roleInProject(db, g.userId, g.projectId));
+  const kept = scopes.filter((s) => held.includes(s));
+  if (kept.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
+  return kept;
 }
 
 function s256(verifier: string): string {
