@@ -172,6 +172,9 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
 /** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
 export function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
   if (!scopes.some((s) => caller.scopes.includes(s))) {
-    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes });
+    // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
+    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes }, {
+      "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
+    });
   }
 }

@@ -181,6 +181,7 @@ describe("admin API: members", async () => {
     const r = await h.request("GET", `/admin/p/${a.slug}/members`, { key: reader });
     expect(r.status).toBe(403);
     expect(r.json.error.details.required).toEqual(["keys:write", "users:write"]);
+    expect(r.headers.get("www-authenticate")).toBe('Bearer realm="admin", error="insufficient_scope"');
     // users:write alone manages members of any project it may act on.
     const usersOnly = await keyWith(h, ["users:write"]);
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: usersOnly, body: { role: "admin" } })).status).toBe(200);
