@@ -1,6 +1,6 @@
 // Issue 13: users and project members through the admin API; the last owner; passwords.
 import { afterAll, describe, expect, test } from "bun:test";
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { oauthGrants, projectMembers, users } from "../db/schema";
 import { verifyUser } from "../src/users/service";
 import { freshDatabase, harness, keyWith, seedProject } from "./helpers";
@@ -185,6 +185,25 @@ describe("admin API: members", async () => {
     // users:write alone manages members of any project it may act on.
     const usersOnly = await keyWith(h, ["users:write"]);
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: usersOnly, body: { role: "admin" } })).status).toBe(200);
+  });
+});
+
+describe("members: a user deleted while being added", async () => {
+  const fresh = await freshDatabase();
+  const h = await harness(HIGH_LIMITS, { db: fresh.handle.db, dbHandle: fresh.handle });
+  afterAll(() => fresh.drop());
+
+  test("is 404, not 500, and leaves no membership", async () => {
+    const p = await seedProject(h);
+    const u = (await h.request("POST", "/admin/users", { body: { email: email("vanishing"), password: PASSWORD } })).json.data.id;
+    // The user disappears between the service reading it and the insert (a concurrent DELETE /admin/users/{id}).
+    const exec = async (q: string) => fresh.handle.db.execute(sql.raw(q));
+    await exec("create function cms_test_vanish() returns trigger language plpgsql as $$ begin delete from users where id = new.user_id; return new; end $$");
+    await exec("create trigger cms_test_vanish before insert on project_members for each row execute function cms_test_vanish()");
+    const r = await h.request("PUT", `/admin/p/${p.slug}/members/${u}`, { body: { role: "viewer" } });
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("not_found");
+    expect(await fresh.handle.db.select().from(projectMembers)).toHaveLength(0);
   });
 });
 

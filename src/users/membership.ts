@@ -2,7 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { projectMembers, projects, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
-import { AppError, notFound } from "../errors";
+import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { type EffectiveRole, isProjectRole, type ProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
@@ -81,11 +81,16 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
   if (!isUuid(userId)) throw notFound("user");
   const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId.toLowerCase())).limit(1);
   if (!user) throw notFound("user");
-  const [row] = await db
+  const upsert = db
     .insert(projectMembers)
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
     .returning();
+  const [row] = await upsert.catch((err: unknown) => {
+    // The user or the project was deleted since it was read: 404, as if it had never been there.
+    if (isForeignKeyViolation(err)) throw notFound("user");
+    throw err;
+  });
   return { user_id: user.id, email: user.email, role: row.role, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
 }
 
