@@ -126,6 +126,17 @@ describe("OAuth and project membership", async () => {
     expect((await mcpRpc(fetcher, BASE, t.access_token, "tools/list", {})).status).toBe(200);
   });
 
+  test("the same on every instance: removed through one, refused at once by another", async () => {
+    const other = await harness(HIGH_LIMITS);
+    const elsewhere: Fetcher = (r) => other.app.handle(r);
+    const user = await seedUser(h, "viewer", [a.id]);
+    const t = await tokenFor(user, a.id);
+    expect((await mcpRpc(elsewhere, BASE, t.access_token, "tools/list", {})).status).toBe(200);
+    expect((await h.request("DELETE", `/admin/p/${a.slug}/members/${user.id}`)).status).toBe(204);
+    expect((await mcpRpc(elsewhere, BASE, t.access_token, "tools/list", {})).status).toBe(401);
+    expect((await postForm(elsewhere, BASE, "/oauth/token", { grant_type: "refresh_token", client_id: client, refresh_token: t.refresh_token })).json.error).toBe("invalid_grant");
+  });
+
   test("a lowered role narrows the live token at the next call and the refreshed one", async () => {
     const user = await seedUser(h, "editor", [a.id]);
     const t = await tokenFor(user, a.id);
