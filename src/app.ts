@@ -17,6 +17,7 @@ import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
 import { oauthRoutes } from "./oauth/routes";
 import { keyRoutes } from "./keys/routes";
+import { userRoutes } from "./users/routes";
 import { projectRoutes } from "./projects/routes";
 import { themeRoutes } from "./theme/routes";
 import { translationRoutes } from "./translations/routes";
@@ -178,6 +179,7 @@ export function createApp(deps: AppDeps) {
     .use(translationRoutes(deps))
     .use(themeRoutes(deps))
     .use(keyRoutes(deps))
+    .use(userRoutes(deps))
     .use(aiRoutes(deps))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
