@@ -243,6 +243,25 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect((await client.callTool({ name: "get_project", arguments: {} })).structuredContent).toMatchObject({ project: { id: p.id } });
   });
 
+  test("parallel calls over one client: each answer reaches its own request; three racing for one slug make one node", async () => {
+    const client = await connect(full);
+    const before = await nodeCount();
+    const slugs = Array.from({ length: 12 }, (_, i) => `par-${i}`);
+    const contested = Array.from({ length: 3 }, (_, i) => ({ slug: "contested", title: `racer ${i}` }));
+    const results = await Promise.all([...slugs.map((slug) => ({ slug, title: `Parallel ${slug}` })), ...contested].map((args) => client.callTool({ name: "create_node", arguments: args })));
+    results.slice(0, 12).forEach((r, i) => {
+      expect(r.isError).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ node: { slug: slugs[i], title: `Parallel ${slugs[i]}` } });
+    });
+    const racers = results.slice(12);
+    const won = racers.filter((r) => !r.isError);
+    expect(won).toHaveLength(1);
+    for (const r of racers.filter((x) => x.isError)) expect(textOf(r)).toMatch(/^conflict/);
+    expect(await nodeCount()).toBe(before + 13);
+    const [row] = await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "contested")));
+    expect(row.title).toBe((won[0].structuredContent as { node: { title: string } }).node.title);
+  });
+
   test("an MCP token without content:write cannot write: a tool error naming the scope, nothing stored; reads still work", async () => {
     const reader = await connect(await mcpToken(["content:read"]));
     expect(reader.initializeResult.protocolVersion).toBe(V);
