@@ -1,13 +1,13 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthGrants, oauthTokens, users } from "../db/schema";
+import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { hashToken } from "./lib/tokens";
-import { isScope, missingScopes, ROLE_SCOPES, type Scope } from "./lib/scopes";
+import { isScope, missingScopes, ROLE_SCOPES, type Scope, type ScopeRule } from "./lib/scopes";
 
 export interface AdminCaller {
   readonly kind: "admin_key";
@@ -133,19 +133,44 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   }
   if (token.startsWith("cms_at_")) {
     const [row] = await db
-      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, role: users.role })
+      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, instanceRole: users.role, memberRole: projectMembers.role })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
       .innerJoin(users, eq(users.id, oauthTokens.userId))
+      .leftJoin(projectMembers, and(eq(projectMembers.userId, oauthTokens.userId), eq(projectMembers.projectId, oauthTokens.projectId)))
       .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "access")))
       .limit(1);
     if (!row || row.grantRevoked || row.t.revokedAt || row.t.expiresAt.getTime() <= now.getTime()) return null;
     if (row.t.resource !== resource) return null;
-    // Capped by the user's current role on every request: a narrowed role narrows live tokens at once.
-    const roleScopes: readonly string[] = ROLE_SCOPES[row.role] ?? [];
+    // Capped by the user's role in the token's project now, read on every request: a removed member,
+    // a lowered role or a deleted user stops or narrows live tokens at once, on every instance.
+    const role = row.instanceRole === "owner" ? "owner" : row.memberRole;
+    const roleScopes: readonly string[] = role ? ROLE_SCOPES[role] : [];
     const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
     if (scopes.length === 0) return null;
     return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
   }
   return null;
+}
+
+/** Refuses a caller that does not meet an operation's scope rule: the admin API's answer to the one check. */
+export function requireScopes(caller: { scopes: readonly string[] }, rule: ScopeRule): void {
+  if ("anyOf" in rule) requireAnyScope(caller, rule.anyOf);
+  else requireScope(caller, ...rule);
+}
+
+/** An operation only an admin key may run (it hands out rights the key itself holds). */
+export function asAdminKey(caller: AdminCaller | McpCaller): AdminCaller {
+  if (caller.kind !== "admin_key") throw new AppError("insufficient_scope", "this operation needs an admin key");
+  return caller;
+}
+
+/** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
+export function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
+  if (!scopes.some((s) => caller.scopes.includes(s))) {
+    // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
+    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes }, {
+      "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
+    });
+  }
 }

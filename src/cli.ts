@@ -6,10 +6,19 @@ import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry, loadKeyFile } from "./lib/seal";
 import { openRuntime } from "./runtime";
-import { createUser } from "./users/service";
+import type { Db } from "../db/client";
+import { findProject, type Project } from "./projects/service";
+import { listMembers, removeMember, setMember } from "./users/membership";
+import { addUser, deleteUser, findUserByEmail, listUsers, updateUser, type UserPatch } from "./users/service";
 
 const USAGE = `usage: npm run cli -- <command>
-  users:create --email E [--password P] [--role owner|editor|viewer]   (password from stdin when omitted)
+  users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)
+  users:list
+  users:update <id|email> [--email E] [--role owner|member] [--password P | --password-stdin]
+  users:delete <id|email>
+  members:list   <project id|slug>
+  members:set    <project id|slug> <user id|email> --role viewer|editor|admin
+  members:remove <project id|slug> <user id|email>
   keys:create  --name N [--scopes a,b] [--projects id1,id2]
   keys:list
   keys:revoke  <id>
@@ -29,6 +38,18 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
     } else positional.push(a);
   }
   return { positional, opts };
+}
+
+// Users by id or email, projects by id or slug: the operator's words, resolved before the service call.
+async function userIdOf(db: Db, ref: string | undefined): Promise<string> {
+  if (ref?.includes("@")) return (await findUserByEmail(db, ref))?.id ?? "unknown";
+  return ref ?? "";
+}
+
+async function projectOf(db: Db, ref: string | undefined): Promise<Project> {
+  const p = await findProject(db, ref ?? "");
+  if (!p) throw new Error("project not found");
+  return p;
 }
 
 export async function runCli(argv: string[], env: Record<string, string | undefined>, out: (s: string) => void): Promise<number> {
@@ -55,12 +76,40 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   try {
     switch (command) {
       case "users:create": {
-        const role = (opts.role ?? "editor") as "owner" | "editor" | "viewer";
-        if (!["owner", "editor", "viewer"].includes(role)) throw new Error("--role must be owner, editor or viewer");
         // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
         const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0];
-        const u = await createUser(deps.db, { email: opts.email ?? "", password, role }, now);
-        out(JSON.stringify({ id: u.id, email: u.email, role: u.role }));
+        const u = await addUser(deps.db, { email: opts.email ?? "", password, role: (opts.role ?? "member") as "owner" | "member" }, null, now);
+        out(JSON.stringify(u));
+        return 0;
+      }
+      case "users:list":
+        for (const u of await listUsers(deps.db, null)) out(JSON.stringify(u));
+        return 0;
+      case "users:update": {
+        const patch: UserPatch = {};
+        if (opts.email !== undefined) patch.email = opts.email;
+        if (opts.role !== undefined) patch.role = opts.role as "owner" | "member";
+        if (opts.password !== undefined) patch.password = opts.password;
+        if ("password-stdin" in opts) patch.password = (await Bun.stdin.text()).split(/\r?\n/)[0];
+        out(JSON.stringify(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), patch, null)));
+        return 0;
+      }
+      case "users:delete": {
+        const id = await userIdOf(deps.db, positional[0]);
+        await deleteUser(deps.db, id, null);
+        out(JSON.stringify({ deleted: id }));
+        return 0;
+      }
+      case "members:list":
+        for (const m of await listMembers(deps.db, await projectOf(deps.db, positional[0]))) out(JSON.stringify(m));
+        return 0;
+      case "members:set":
+        out(JSON.stringify(await setMember(deps.db, await projectOf(deps.db, positional[0]), await userIdOf(deps.db, positional[1]), opts.role ?? "", null, now)));
+        return 0;
+      case "members:remove": {
+        const userId = await userIdOf(deps.db, positional[1]);
+        await removeMember(deps.db, await projectOf(deps.db, positional[0]), userId);
+        out(JSON.stringify({ removed: userId }));
         return 0;
       }
       case "keys:create": {

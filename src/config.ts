@@ -39,6 +39,8 @@ export interface Config {
   readonly adminAuthFailureLimit: number;
   readonly oauthRefreshReuseGraceSeconds: number;
   readonly oauthRequireResource: boolean;
+  /** Shown on the OAuth pages with the PUBLIC_URL host. */
+  readonly instanceName: string;
 }
 
 /** Every variable with its default and meaning; the README table mirrors this list. */
@@ -78,6 +80,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["OAUTH_REFRESH_REUSE_GRACE", "0", "seconds a rotated refresh token may be presented again for a sibling pair (clients refreshing in parallel); 0 = strict single use"],
   ["OAUTH_REQUIRE_RESOURCE", "true", "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
   ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
+  ["INSTANCE_NAME", "Content service", "name of this service on the OAuth sign-in and consent pages (with the PUBLIC_URL host)"],
 ];
 
 export class ConfigError extends Error {
@@ -142,7 +145,7 @@ export function loadConfig(env: Env): Config {
   const adminEmail = str("ADMIN_EMAIL");
   if (adminEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push("ADMIN_EMAIL must be an email address");
   const adminPassword = str("ADMIN_PASSWORD");
-  if (adminPassword !== null && adminPassword.length < 8) problems.push("ADMIN_PASSWORD must be at least 8 characters");
+  if (adminPassword !== null && adminPassword.length < 12) problems.push("ADMIN_PASSWORD must be at least 12 characters");
 
   const logLevel = (str("LOG_LEVEL") ?? "info").toLowerCase();
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn, error or silent");
@@ -187,6 +190,7 @@ export function loadConfig(env: Env): Config {
     adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 30, 1, 1_000_000),
     oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 0, 300),
     oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE", true),
+    instanceName: (str("INSTANCE_NAME") ?? "Content service").slice(0, 100),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

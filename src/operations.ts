@@ -7,6 +7,7 @@ import { oauthOperations } from "./oauth/operations";
 import { projectOperations } from "./projects/operations";
 import { themeOperations } from "./theme/operations";
 import { translationOperations } from "./translations/operations";
+import { userOperations } from "./users/operations";
 
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [
@@ -18,4 +19,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...keyOperations,
   ...mcpTokenOperations,
   ...oauthOperations,
+  ...userOperations,
 ];

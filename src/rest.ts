@@ -3,7 +3,7 @@
 import { Elysia } from "elysia";
 import type { Server } from "bun";
 import { z } from "zod";
-import { adminAuthenticator, adminDoc, requireScope } from "./auth";
+import { adminAuthenticator, adminDoc, requireScopes } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
@@ -36,7 +36,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
       const handle = async (ctx: RouteContext): Promise<unknown> => {
         Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
         const caller = await authenticate(ctx.request, ctx.server);
-        requireScope(caller, ...op.scopes);
+        requireScopes(caller, op.scopes);
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : null;
         const input = readInput(op, binding, ctx, typed);
         const now = deps.now();

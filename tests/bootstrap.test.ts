@@ -54,7 +54,8 @@ describe("first-start bootstrap", () => {
       expect(first).toEqual({ email: "Ops@Example.com", password: null, rootKey: null });
       const [key] = await fresh.handle.db.select().from(adminKeys);
       expect(key.keyHash).toBe(hashToken(token));
-      expect(key.scopes.length).toBe(7);
+      expect(key.scopes.length).toBe(8);
+      expect(key.scopes).toContain("users:write");
       expect(await verifyUser(fresh.handle.db, "ops@example.com", "correct horse")).not.toBeNull();
       expect(await fresh.handle.db.select().from(projects).where(eq(projects.slug, "demo"))).toHaveLength(0);
       const deps = { config, db: fresh.handle.db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger, keyRing: await createKeyRing(parseKeyEntries([generateKeyEntry()])) };
@@ -88,10 +89,10 @@ describe("CLI", () => {
       return { code: await p.exited, out };
     };
     try {
-      const u = await cli("users:create", "--email", "ed@example.com", "--password", "a-long-password", "--role", "editor");
+      const u = await cli("users:create", "--email", "ed@example.com", "--password", "a-long-password", "--role", "member");
       expect(u.code).toBe(0);
-      expect(JSON.parse(u.out)).toMatchObject({ email: "ed@example.com", role: "editor" });
-      const fromStdin = await cli("--stdin", "piped-password-123\n", "users:create", "--email", "piped@example.com", "--role", "viewer");
+      expect(JSON.parse(u.out)).toMatchObject({ email: "ed@example.com", role: "member", memberships: [] });
+      const fromStdin = await cli("--stdin", "piped-password-123\n", "users:create", "--email", "piped@example.com", "--role", "owner");
       expect(fromStdin.code).toBe(0);
       const k = await cli("keys:create", "--name", "deploy", "--scopes", "content:read,content:write");
       expect(k.code).toBe(0);

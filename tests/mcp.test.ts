@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { eq } from "drizzle-orm";
-import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
+import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
 import { BASE, seedNode, seedProject } from "./helpers";
@@ -105,7 +105,8 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   test("an OAuth access token issued for this resource works; one for another resource or revoked does not", async () => {
     const db = m.h.deps.db;
     const userId = uuidv7();
-    await db.insert(users).values({ id: userId, email: `u-${userId}@example.com`, passwordHash: "x", role: "editor" });
+    await db.insert(users).values({ id: userId, email: `u-${userId}@example.com`, passwordHash: "x", role: "member" });
+    await db.insert(projectMembers).values({ projectId: p.id, userId, role: "editor" });
     const clientId = `client-${userId}`;
     await db.insert(oauthClients).values({ id: clientId, redirectUris: ["http://127.0.0.1/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
     const grantId = uuidv7();

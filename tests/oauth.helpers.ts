@@ -3,7 +3,8 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
-import type { UserRole } from "../db/schema";
+import { projectMembers, projects } from "../db/schema";
+import type { ProjectRole } from "../src/lib/scopes";
 import { createUser } from "../src/users/service";
 import { readReply, type TestHarness } from "./helpers";
 
@@ -102,11 +103,19 @@ export function pkce(): { verifier: string; challenge: string } {
 }
 
 let userCounter = 0;
-export async function seedUser(h: TestHarness, role: UserRole = "editor"): Promise<{ id: string; email: string; password: string }> {
+/**
+ * An instance owner, or a member holding `role` in each of `projectIds`; without `projectIds`, in
+ * every project that exists now (what the upgrade gives a user of the old instance-wide role).
+ */
+export async function seedUser(h: TestHarness, role: "owner" | ProjectRole = "editor", projectIds?: string[]): Promise<{ id: string; email: string; password: string }> {
   userCounter += 1;
   const email = `user-${Date.now().toString(36)}-${userCounter}-${Math.random().toString(36).slice(2, 6)}@example.com`;
   const password = `pw-${crypto.randomUUID()}`;
-  const u = await createUser(h.deps.db, { email, password, role }, new Date());
+  const u = await createUser(h.deps.db, { email, password, role: role === "owner" ? "owner" : "member" }, new Date());
+  if (role !== "owner") {
+    const ids = projectIds ?? (await h.deps.db.select({ id: projects.id }).from(projects)).map((p) => p.id);
+    if (ids.length > 0) await h.deps.db.insert(projectMembers).values(ids.map((projectId) => ({ projectId, userId: u.id, role })));
+  }
   return { id: u.id, email, password };
 }
 

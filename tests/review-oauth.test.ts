@@ -17,7 +17,7 @@ describe("OAuth review fixes", async () => {
   const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60", OAUTH_REQUIRE_RESOURCE: "false" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
-  const editor = await seedUser(h, "editor");
+  const editor = await seedUser(h, "editor", [project.id]);
 
   async function publicClient(): Promise<string> {
     const res = await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Review Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });
@@ -330,7 +330,7 @@ describe("OAuth review fixes: long Client ID Metadata Document URLs", async () =
   const h = await harness(HIGH_LIMITS, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
-  const user = await seedUser(h, "editor");
+  const user = await seedUser(h, "editor", [project.id]);
 
   test("a metadata-document client_id longer than 200 characters is the same client at the authorization and token endpoints", async () => {
     const clientId = `https://agent.example/clients/${"a".repeat(400)}/metadata.json`;

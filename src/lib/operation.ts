@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { AdminCaller, McpCaller } from "../auth";
 import type { AppDeps } from "../deps";
 import type { Project } from "../projects/service";
-import type { Scope } from "./scopes";
+import type { ScopeRule } from "./scopes";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -49,8 +49,8 @@ interface OperationBase<I extends z.ZodObject, O extends z.ZodObject> {
   readonly name: string;
   readonly title: string;
   readonly description: string;
-  /** Every scope listed must be held; a missing one is reported by name. */
-  readonly scopes: readonly Scope[];
+  /** Every scope listed must be held (or one of `anyOf`); a missing one is reported by name. */
+  readonly scopes: ScopeRule;
   readonly input: I;
   readonly output: O;
   /** Served over /mcp as a tool with these annotations; absent: an admin route only. */

@@ -6,6 +6,7 @@ export const ADMIN_SCOPES = [
   "ai:read",
   "ai:write",
   "keys:write",
+  "users:write",
 ] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
@@ -13,15 +14,33 @@ export type Scope = (typeof ADMIN_SCOPES)[number];
 export const MCP_SCOPES = ["content:read", "content:write", "ai:read"] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
 
-export const ROLE_SCOPES: Record<"owner" | "editor" | "viewer", readonly Scope[]> = {
+/** A user's role in one project; an instance owner holds `owner` in every project. */
+export const PROJECT_ROLES = ["viewer", "editor", "admin"] as const;
+export type ProjectRole = (typeof PROJECT_ROLES)[number];
+export type EffectiveRole = ProjectRole | "owner";
+
+/** What a role holds in the project it is held in (the owner: everything, everywhere). */
+export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
   owner: ADMIN_SCOPES,
+  admin: ["projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write"],
   editor: ["projects:read", "content:read", "content:write", "ai:read"],
   viewer: ["projects:read", "content:read", "ai:read"],
 };
 
+export const isProjectRole = (s: unknown): s is ProjectRole => typeof s === "string" && (PROJECT_ROLES as readonly string[]).includes(s);
+
 export const isScope = (s: string): s is Scope => (ADMIN_SCOPES as readonly string[]).includes(s);
+
+/** What an operation needs: every scope listed, or any one of the alternatives. */
+export type ScopeRule = readonly Scope[] | { readonly anyOf: readonly Scope[] };
 
 /** The one authorization check, asked by every transport: the scopes needed that the caller does not hold. */
 export function missingScopes<S extends string>(needed: readonly S[], held: readonly string[]): S[] {
   return needed.filter((s) => !held.includes(s));
+}
+
+/** As missingScopes, for a rule: with alternatives, all of them when none is held. */
+export function unmetScopes(rule: ScopeRule, held: readonly string[]): Scope[] {
+  if ("anyOf" in rule) return rule.anyOf.some((s) => held.includes(s)) ? [] : [...rule.anyOf];
+  return missingScopes(rule, held);
 }

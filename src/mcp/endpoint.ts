@@ -17,7 +17,7 @@ import { TOOLS } from "./tools";
 export const MCP_PATH = "/mcp";
 
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
-const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, t.scopes]));
+const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 

@@ -7,7 +7,7 @@ import type { McpCaller } from "../auth";
 import type { AppDeps } from "../deps";
 import { assertStorableStrings } from "../lib/json";
 import type { OperationContext, ProjectOperation } from "../lib/operation";
-import { missingScopes } from "../lib/scopes";
+import { type ScopeRule, unmetScopes } from "../lib/scopes";
 import { OPERATIONS } from "../operations";
 import type { Project } from "../projects/service";
 import { errorResult, missingScopeError } from "./errors";
@@ -22,19 +22,21 @@ export interface ToolContext extends OperationContext<McpCaller> {
 /** Every tool /mcp serves, in the order tools/list shows them. */
 export const TOOLS: readonly ProjectOperation[] = OPERATIONS.filter((op): op is ProjectOperation => op.target === "project" && op.tool !== undefined);
 
+const scopeList = (rule: ScopeRule): readonly string[] => ("anyOf" in rule ? [rule.anyOf.join(" or ")] : rule);
+
 export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectOperation, logging: boolean): void {
   const annotations = tool.tool ?? {};
   server.registerTool(
     tool.name,
     {
       title: tool.title,
-      description: `${tool.description} Requires scope: ${tool.scopes.join(", ")}.`,
+      description: `${tool.description} Requires scope: ${scopeList(tool.scopes).join(", ")}.`,
       inputSchema: tool.input,
       outputSchema: tool.output,
       annotations: { title: tool.title, ...annotations },
     },
     async (args: unknown, extra): Promise<CallToolResult> => {
-      const missing = missingScopes(tool.scopes, ctx.caller.scopes);
+      const missing = unmetScopes(tool.scopes, ctx.caller.scopes);
       if (missing.length > 0) return missingScopeError(tool.name, missing, ctx.caller.scopes);
       const token = extra._meta?.progressToken;
       // Progress only for a client that asked (a progressToken); the endpoint streams such answers.

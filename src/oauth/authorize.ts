@@ -1,9 +1,7 @@
-import { asc } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { oauthCodes, oauthGrants, projects } from "../../db/schema";
-import type { UserRole } from "../../db/schema";
+import { oauthCodes, oauthGrants } from "../../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
@@ -91,20 +89,10 @@ function fail(redirectUri: string, issuer: string, state: string | null, error: 
   return { kind: "redirect", location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }) };
 }
 
-/** Requested scopes the user's role holds: the only ones the consent page offers. */
-export function grantableScopes(request: AuthorizationRequest, role: UserRole): string[] {
-  const held = new Set<string>(ROLE_SCOPES[role] ?? []);
+/** Requested scopes the user's role in the chosen project holds: the only ones the consent page offers. */
+export function grantableScopes(request: AuthorizationRequest, role: EffectiveRole | null): string[] {
+  const held = new Set<string>(role ? ROLE_SCOPES[role] : []);
   return request.scopes.filter((s) => held.has(s));
-}
-
-export interface ProjectChoice {
-  id: string;
-  slug: string;
-  name: string;
-}
-
-export async function projectChoices(db: Db): Promise<ProjectChoice[]> {
-  return db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(500);
 }
 
 /** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */

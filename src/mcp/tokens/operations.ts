@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { asAdminKey } from "../../auth";
 import { AppError } from "../../errors";
 import { projectOperation } from "../../lib/operation";
 import { Empty } from "../../lib/schemas";
@@ -54,8 +55,7 @@ const createTokenOp = projectOperation({
     description: "Scopes must be MCP scopes the calling key holds.",
   },
   async run({ deps, project, caller, now }, args) {
-    if (caller.kind !== "admin_key") throw new AppError("insufficient_scope", "MCP tokens are minted with an admin key");
-    const { token, plaintext } = await createMcpToken(deps.db, project, args, caller, now);
+    const { token, plaintext } = await createMcpToken(deps.db, project, args, asAdminKey(caller), now);
     const { last_used_at: _, ...wire } = tokenToWire(token);
     return { token: { ...wire, token: plaintext } };
   },
