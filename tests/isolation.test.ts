@@ -73,7 +73,8 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
   let vendorCalls = 0;
   const vendor = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => { vendorCalls += 1; return Response.json({ choices: [{ message: { content: "x" } }] }); } });
   afterAll(() => vendor.stop(true));
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", OAUTH_SIGNIN_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000" });
+  // Registration counts are per address in the one database of a run: other files register clients too.
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", OAUTH_SIGNIN_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "1000000" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const a = await seedProject(h);
   const b = await seedProject(h);
