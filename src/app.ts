@@ -72,6 +72,11 @@ export function createApp(deps: AppDeps) {
       }
       if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
     })
+    // The body is read by now: a handler still working (an AI call) is not cut by the idle
+    // deadline (HTTP_IDLE_TIMEOUT), which bounds slow senders. /mcp lifts it after reading its own body.
+    .onBeforeHandle(({ request, server, path }) => {
+      if (!isMcpPath(path)) server?.timeout(request, 0);
+    })
     .onError(({ code, error: thrown, set, request }) => {
       set.headers["content-type"] = "application/json; charset=utf-8";
       // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).

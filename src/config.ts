@@ -37,6 +37,7 @@ export interface Config {
   readonly adminAuthFailureLimit: number;
   readonly oauthRefreshReuseGraceSeconds: number;
   readonly oauthRequireResource: boolean;
+  readonly httpIdleTimeoutSeconds: number;
 }
 
 /** Every variable with its default and meaning; the README table mirrors this list. */
@@ -74,6 +75,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["OAUTH_REFRESH_REUSE_GRACE", "0", "seconds a rotated refresh token may be presented again for a sibling pair (clients refreshing in parallel); 0 = strict single use"],
   ["OAUTH_REQUIRE_RESOURCE", "true", "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
   ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
+  ["HTTP_IDLE_TIMEOUT", "10", "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut"],
 ];
 
 export class ConfigError extends Error {
@@ -181,6 +183,7 @@ export function loadConfig(env: Env): Config {
     adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 30, 1, 1_000_000),
     oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 0, 300),
     oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE", true),
+    httpIdleTimeoutSeconds: int("HTTP_IDLE_TIMEOUT", 10, 1, 255),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -8,10 +8,26 @@ import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
 
 /** Opens and migrates the configured database and assembles the app's dependencies. */
-export async function openRuntime(config: Config, assets: RuntimeAssets = {}): Promise<AppDeps> {
-  const dbHandle: DbHandle = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pglite: assets.pglite });
-  await runMigrations(dbHandle, assets.migrationsFolder);
+/**
+ * `holder` names this process to another one that finds the embedded DATA_DIR locked;
+ * `prependNewKey` adds a new current key to the DATA_DIR key file, only once the lock is held.
+ */
+export async function openRuntime(config: Config, assets: RuntimeAssets = {}, opts: { holder?: string; prependNewKey?: boolean } = {}): Promise<AppDeps> {
   const log = createLogger(config.logLevel);
+  const dbHandle: DbHandle = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    pglite: assets.pglite,
+    holder: opts.holder,
+    onUnguarded: () => log.warn("no file locks on this platform: DATA_DIR is not guarded against a second process; run one process per DATA_DIR", { data_dir: config.dataDir }),
+  });
+  try {
+    await runMigrations(dbHandle, assets.migrationsFolder);
+  } catch (err) {
+    await dbHandle.close().catch(() => {});
+    throw err;
+  }
   return {
     config,
     db: dbHandle.db,
@@ -19,7 +35,7 @@ export async function openRuntime(config: Config, assets: RuntimeAssets = {}): P
     fetch: globalThis.fetch,
     now: () => new Date(),
     log,
-    keyRing: await openKeyRing(config, log),
+    keyRing: await openKeyRing(config, log, { prependNew: opts.prependNewKey }),
   };
 }
 
