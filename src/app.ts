@@ -77,7 +77,13 @@ export function createApp(deps: AppDeps) {
     .onBeforeHandle(({ request, server, path }) => {
       if (!isMcpPath(path)) server?.timeout(request, 0);
     })
-    .onError(({ code, error: thrown, set, request }) => {
+    // Back to the idle deadline before the answer goes out: Bun keeps a request's timeout for the
+    // kept-alive connection after it (onError does the same for answers that failed).
+    .onAfterHandle(({ request, server }) => {
+      server?.timeout(request, deps.config.httpIdleTimeoutSeconds);
+    })
+    .onError(({ code, error: thrown, set, request, server }) => {
+      server?.timeout(request, deps.config.httpIdleTimeoutSeconds);
       set.headers["content-type"] = "application/json; charset=utf-8";
       // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).
       const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? ((thrown as { cause: AppError }).cause) : thrown;
