@@ -34,10 +34,12 @@ async function main(): Promise<void> {
   let deps;
   let first;
   try {
-    assertPortFree(config);
     deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
+    // Before a first start creates the owner and prints keys that would then be lost.
+    assertPortFree(config);
     first = await bootstrap(deps.db, config, deps.now());
   } catch (err) {
+    await deps?.dbHandle.close().catch(() => {});
     fail(err);
     return;
   }

@@ -2,7 +2,7 @@
 // a second service on the same DATA_DIR refuses (exit 2, naming the directory and the holder)
 // while the first keeps serving; a second service on the same PORT fails with "port in use";
 // the CLI refuses to write under a running service; kill -9 during acknowledged writes, then a
-// restart at once, loses nothing that answered 201.
+// restart at once, loses nothing that answered 201 (an overlapping start under that load is refused).
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -149,7 +149,13 @@ test("kill -9 during acknowledged writes: a restart works at once and every writ
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
-  while (acknowledged.length < 40) await Bun.sleep(20);
+  while (acknowledged.length < 20) await Bun.sleep(20);
+  // An overlapping restart (same DATA_DIR, same PORT) under the write load is refused, not started beside it.
+  const overlap = await run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: dataDir, PORT: String(port) }));
+  expect(overlap.code).toBe(2);
+  expect(overlap.out).toContain(`DATA_DIR ${dataDir} is in use by the service (port ${port}) (pid ${svc.proc.pid})`);
+  const before = acknowledged.length;
+  while (acknowledged.length < before + 20) await Bun.sleep(20);
   svc.proc.kill("SIGKILL");
   await svc.proc.exited;
   stop = true;
