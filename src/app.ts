@@ -72,18 +72,7 @@ export function createApp(deps: AppDeps) {
       }
       if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
     })
-    // The body is read by now: a handler still working (an AI call) is not cut by the idle
-    // deadline (HTTP_IDLE_TIMEOUT), which bounds slow senders. /mcp lifts it after reading its own body.
-    .onBeforeHandle(({ request, server, path }) => {
-      if (!isMcpPath(path)) server?.timeout(request, 0);
-    })
-    // Back to the idle deadline before the answer goes out: Bun keeps a request's timeout for the
-    // kept-alive connection after it (onError does the same for answers that failed).
-    .onAfterHandle(({ request, server }) => {
-      server?.timeout(request, deps.config.httpIdleTimeoutSeconds);
-    })
-    .onError(({ code, error: thrown, set, request, server }) => {
-      server?.timeout(request, deps.config.httpIdleTimeoutSeconds);
+    .onError(({ code, error: thrown, set, request }) => {
       set.headers["content-type"] = "application/json; charset=utf-8";
       // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).
       const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? ((thrown as { cause: AppError }).cause) : thrown;

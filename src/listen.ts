@@ -12,8 +12,9 @@ export function serveOptions(config: Config): { port: number; hostname: string; 
     hostname: config.host,
     reusePort: false,
     // Bounds a silent connection and a request body that trickles in (Bun does not reset it on
-    // body bytes); headers have Bun's own fixed ~10 s deadline. Handlers lift it for themselves
-    // once their body is read (see the app's beforeHandle hook), so slow AI calls are not cut.
+    // body bytes); headers have Bun's own fixed ~10 s deadline. Once the body is read, a handler
+    // that is still working is not cut (tests/http-deadlines.test.ts: AI calls, a GET waiting on
+    // PostgreSQL); Elysia's default here was 30 s.
     idleTimeout: config.httpIdleTimeoutSeconds,
     maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024,
   };

@@ -5,6 +5,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import postgres from "postgres";
+import { openDb } from "../db/client";
+import { createAdminKey } from "../src/keys/service";
+import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { startFakeVendors, type FakeVendors } from "./fake-vendors";
 
 const IDLE = 2; // seconds
@@ -148,3 +152,52 @@ test("a handler that works longer than the idle deadline still answers (AI call 
   expect(rpc.result.isError).toBeFalsy();
   expect(rpc.result.structuredContent.translation).toContain("Hello");
 }, 40_000);
+
+// A GET has no body to read, so Bun's idle timer runs while its handler waits: without the lift a
+// read that waits on PostgreSQL (a table lock here; a pool at its connect timeout in real life)
+// is reset instead of answered. PostgreSQL only: PGlite offers no second session to hold a lock.
+const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
+test.skipIf(!pgUrl)("a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL)", async () => {
+  const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });
+  const { plaintext } = await createAdminKey(handle.db, { name: "deadline", scopes: [...ADMIN_SCOPES] }, null, new Date());
+  await handle.close();
+  const p = await freePort();
+  const svc = Bun.spawn([process.execPath, "src/main.ts"], {
+    cwd: join(import.meta.dir, ".."),
+    env: { ...process.env, DATABASE_URL: pgUrl!, PORT: String(p), HOST: "127.0.0.1", SEED_DEMO: "false", LOG_LEVEL: "warn", HTTP_IDLE_TIMEOUT: String(IDLE) },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const sql = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+  try {
+    const url = `http://127.0.0.1:${p}`;
+    const deadline = Date.now() + 30_000;
+    while (!(await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false))) {
+      if (Date.now() > deadline || svc.exitCode !== null) throw new Error("service did not start");
+      await Bun.sleep(100);
+    }
+    const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
+    const slug = `deadline-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await fetch(`${url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug, name: slug }) })).status).toBe(201);
+    let release = (): void => {};
+    const locked = new Promise<void>((resolve) => {
+      void sql.begin(async (tx) => {
+        await tx`lock table nodes in access exclusive mode`;
+        resolve();
+        await new Promise<void>((r) => (release = r));
+      });
+    });
+    await locked;
+    const t0 = Date.now();
+    const read = fetch(`${url}/admin/p/${slug}/nodes`, { headers: auth });
+    await Bun.sleep((IDLE + 3) * 1000); // past the idle deadline and its 4 s tick
+    release();
+    const res = await read;
+    expect(Date.now() - t0).toBeGreaterThanOrEqual((IDLE + 3) * 1000);
+    expect(res.status).toBe(200);
+    expect((await res.json()).data).toEqual([]);
+  } finally {
+    svc.kill("SIGKILL");
+    await sql.end({ timeout: 5 });
+  }
+}, 60_000);

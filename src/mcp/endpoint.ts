@@ -21,8 +21,7 @@ const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 
-/** `bodyRead` is told once the body is in (the caller then lifts the connection's idle deadline). */
-export async function handleMcpPost(deps: AppDeps, request: Request, bodyRead?: () => void): Promise<Response> {
+export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Response> {
   const { config, db } = deps;
   const refused = checkHostAndOrigin(config, request);
   if (refused) return refused;
@@ -42,7 +41,6 @@ export async function handleMcpPost(deps: AppDeps, request: Request, bodyRead?: 
 
   const { request: forTransport, answer } = negotiate(request);
   const read = await readMessages(forTransport, TOOL_NAMES);
-  bodyRead?.();
   if (read instanceof Response) return withHeaders(read, cors);
   const challenge = scopeChallenge(config, read.body, caller, caller.roleScopes);
   if (challenge) return withHeaders(challenge, cors);

@@ -11,8 +11,8 @@ export function mcpRoutes(deps: AppDeps) {
     .use(mcpTokenRoutes(deps))
     .post(
       MCP_PATH,
-      async ({ request, set, server }) => {
-        const res = await handleMcpPost(deps, request, () => server?.timeout(request, 0));
+      async ({ request, set }) => {
+        const res = await handleMcpPost(deps, request);
         set.status = res.status;
         return res;
       },
