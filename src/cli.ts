@@ -1,10 +1,10 @@
 // npm run cli -- <command> [--flag value]: operator tasks against the configured database.
-import { join } from "node:path";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
 import { ADMIN_SCOPES } from "./lib/scopes";
-import { generateKeyEntry, loadKeyFile } from "./lib/seal";
+import { generateKeyEntry } from "./lib/seal";
+import { explainStartupError } from "./lib/startup-errors";
 import { openRuntime } from "./runtime";
 import type { Db } from "../db/client";
 import { findProject, type Project } from "./projects/service";
@@ -69,9 +69,18 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       out("error: --new-key works on the DATA_DIR key file; with SECRET_KEYS, put a new entry (secrets:generate) first and run secrets:rotate");
       return 2;
     }
-    loadKeyFile(join(config.dataDir, "secret.key"), { prependNew: true });
   }
-  const deps = await openRuntime(config);
+  let deps;
+  try {
+    // Embedded database: the CLI takes the DATA_DIR lock like the service, so it refuses to run
+    // (and never writes) while a service holds the directory. The new key, too, only under the lock.
+    deps = await openRuntime(config, {}, { holder: `the CLI (${command})`, prependNewKey: command === "secrets:rotate" && "new-key" in opts });
+  } catch (err) {
+    const line = explainStartupError(err, { databaseUrl: config.databaseUrl, who: "cli" });
+    if (!line) throw err;
+    out(`error: ${line}`);
+    return 2;
+  }
   const now = new Date();
   try {
     switch (command) {

@@ -41,6 +41,7 @@ export interface Config {
   readonly oauthRequireResource: boolean;
   /** Shown on the OAuth pages with the PUBLIC_URL host. */
   readonly instanceName: string;
+  readonly httpIdleTimeoutSeconds: number;
 }
 
 /** Every variable with its default and meaning; the README table mirrors this list. */
@@ -81,6 +82,7 @@ export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meanin
   ["OAUTH_REQUIRE_RESOURCE", "true", "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
   ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
   ["INSTANCE_NAME", "Content service", "name of this service on the OAuth sign-in and consent pages (with the PUBLIC_URL host)"],
+  ["HTTP_IDLE_TIMEOUT", "10", "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut"],
 ];
 
 export class ConfigError extends Error {
@@ -191,6 +193,7 @@ export function loadConfig(env: Env): Config {
     oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 0, 300),
     oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE", true),
     instanceName: (str("INSTANCE_NAME") ?? "Content service").slice(0, 100),
+    httpIdleTimeoutSeconds: int("HTTP_IDLE_TIMEOUT", 10, 1, 255),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -4,7 +4,8 @@ import { bootstrap } from "./bootstrap";
 import { ConfigError, loadConfig } from "./config";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
-import { MAX_BODY_BYTES } from "./lib/json";
+import { explainStartupError } from "./lib/startup-errors";
+import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
 
 async function main(): Promise<void> {
@@ -18,9 +19,31 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const deps = await openRuntime(config, await compiledAssets());
+  const cfg = config;
+  /** Known start-up failures end in one line and exit code 2; anything else in one line and 1. */
+  const fail = (err: unknown): never => {
+    const line = explainStartupError(err, { databaseUrl: cfg.databaseUrl, port: cfg.port, who: "service" });
+    if (line) {
+      console.error(`error: ${line}`);
+      process.exit(2);
+    }
+    console.error(`error: the service could not start: ${err instanceof Error ? err.message : String(err)}`);
+    if (cfg.logLevel === "debug" && err instanceof Error) console.error(err.stack);
+    process.exit(1);
+  };
+  let deps;
+  let first;
+  try {
+    deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
+    // Before a first start creates the owner and prints keys that would then be lost.
+    assertPortFree(config);
+    first = await bootstrap(deps.db, config, deps.now());
+  } catch (err) {
+    await deps?.dbHandle.close().catch(() => {});
+    fail(err);
+    return;
+  }
   const { log } = deps;
-  const first = await bootstrap(deps.db, config, deps.now());
   if (first) {
     // Printed once, on the first start of an empty database; never logged as JSON.
     console.log(
@@ -35,7 +58,14 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   }
-  const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024 });
+  let app;
+  try {
+    app = createApp(deps).listen(serveOptions(config));
+  } catch (err) {
+    await deps.dbHandle.close().catch(() => {});
+    fail(err);
+    return;
+  }
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
