@@ -24,7 +24,7 @@ export const ProviderOut = z.object({
 export const TranslateTextOut = z.object({ translation: z.string(), provider: z.string().describe("the provider's kind"), model: z.string() });
 const KindOut = z.object({ kind: z.string(), label: z.string(), driver: z.string(), default_base_url: z.string(), default_model: z.string(), aliases: z.array(z.string()) });
 
-const ProviderIn = z.object({
+export const ProviderIn = z.object({
   name: z.string().min(1).max(200),
   kind: z.string().min(1).max(32).describe("openai, anthropic (alias claude), gemini, mistral, groq or openrouter"),
   model: z.string().min(1).max(200).nullable().optional().describe("model identifier; the kind's default model when unset"),

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ProviderOut, TranslateTextOut } from "./operations";
+import type { ProviderIn, ProviderOut, TranslateTextOut } from "./operations";
 import { and, asc, eq, isNotNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
@@ -23,15 +23,7 @@ export type ProviderRow = typeof aiProviders.$inferSelect;
 
 type ProviderWire = z.output<typeof ProviderOut>;
 
-export interface ProviderInput {
-  name?: string;
-  kind?: string;
-  model?: string | null;
-  base_url?: string | null;
-  api_key?: string | null;
-  capabilities?: unknown;
-  is_default?: boolean;
-}
+export type ProviderInput = Partial<z.output<typeof ProviderIn>>;
 
 export interface TranslateInput {
   provider_id?: string;

@@ -21,7 +21,7 @@ import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { bumpContentVersion, type Project } from "../projects/service";
 import { projectLocale } from "../translations/service";
-import type { EntryOut, LocalizedNodeOut } from "./operations";
+import type { EntryOut, EntryQuery, LocalizedNodeOut } from "./operations";
 
 /** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
@@ -78,14 +78,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
   };
 }
 
-export interface EntryQuery {
-  collection: string; // slug path or node id
-  q?: string;
-  sort?: EntrySort;
-  status?: "draft" | "published" | "archived";
-  page?: number;
-  per_page?: number;
-}
+type EntryQuery = z.output<typeof EntryQuery>;
 
 type EntryWire = z.output<typeof EntryOut>;
 

@@ -235,6 +235,15 @@ const deleteNodeOp = projectOperation({
   },
 });
 
+export const EntryQuery = z.object({
+  collection: z.string().min(1).max(2048).describe("slug path or id of a node of type collection"),
+  q: z.string().max(200).optional(),
+  sort: z.enum(ENTRY_SORTS).optional(),
+  status: NodeStatus.optional(),
+  page: Page,
+  per_page: PerPage(20),
+});
+
 const listEntriesOp = projectOperation({
   name: "list_entries",
   title: "List collection entries",
@@ -243,14 +252,7 @@ const listEntriesOp = projectOperation({
     "collection is the collection's slug path (e.g. \"blog\") or its id. q matches title or slug, case-insensitively. " +
     "sort: -updated_at (default), updated_at, title, -title, created_at, -created_at, position. per_page 1-100 (default 20).",
   scopes: ["content:read"],
-  input: z.object({
-    collection: z.string().min(1).max(2048).describe("slug path or id of a node of type collection"),
-    q: z.string().max(200).optional(),
-    sort: z.enum(ENTRY_SORTS).optional(),
-    status: NodeStatus.optional(),
-    page: Page,
-    per_page: PerPage(20),
-  }),
+  input: EntryQuery,
   output: z.object({
     collection: z.object({ id: z.string(), path: z.string(), title: z.string() }),
     entries: z.array(EntryOut),

@@ -14,7 +14,7 @@ export const ProjectOut = z.object({
   updated_at: z.string(),
 });
 const Tag = z.string().min(2).max(35).describe("BCP 47 tag");
-const ProjectIn = z.object({
+export const ProjectIn = z.object({
   slug: Slug,
   name: z.string().min(1).max(200),
   default_locale: Tag.optional(),

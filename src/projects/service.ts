@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ProjectOut } from "./operations";
+import type { ProjectIn, ProjectOut } from "./operations";
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
@@ -50,13 +50,7 @@ export async function listProjects(db: Db, caller: AdminCaller): Promise<Project
   return q.where(inArray(projects.id, [...caller.projectIds])).orderBy(projects.createdAt, projects.id);
 }
 
-export interface ProjectInput {
-  slug?: string;
-  name?: string;
-  default_locale?: string;
-  locales?: string[];
-  public_base_url?: string | null;
-}
+export type ProjectInput = Partial<z.output<typeof ProjectIn>>;
 
 function normaliseLocales(defaultLocale: string, locales: readonly string[]): { def: string; list: string[] } {
   const def = canonicalLocale(defaultLocale);

@@ -5,7 +5,7 @@ import { projectMembers, projects, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
-import { type EffectiveRole, isProjectRole, type ProjectRole, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
 

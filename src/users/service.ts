@@ -5,7 +5,6 @@ import { projectMembers, type UserRole, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
-import type { ProjectRole } from "../lib/scopes";
 import type { UserOut } from "./operations";
 
 export type User = typeof users.$inferSelect;
