@@ -10,6 +10,7 @@ import { type HttpBinding, httpBindings, type Operation } from "./lib/operation"
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
 import { readPaging } from "./lib/paging";
+import { openapiMetadata } from "./lib/schemas";
 import { resolveProject } from "./projects/service";
 
 type Source = "params" | "query" | "body";
@@ -144,7 +145,7 @@ const REF_PARAM = { name: "ref", in: "path", required: true, schema: { type: "st
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
 // The document is OpenAPI 3.0 (nullable: true rather than a null type).
 const jsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0" }) as JsonSchema;
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0", metadata: openapiMetadata }) as JsonSchema;
   return rest;
 };
 

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { adminOperation, projectOperation } from "../lib/operation";
-import { Empty, Json } from "../lib/schemas";
+import { Empty, Id, Json, Timestamp } from "../lib/schemas";
 import { ProviderId } from "../translations/operations";
 import { KINDS } from "./kinds";
 import { createProvider, deleteProvider, getProviderForCaller, listProviders, providerToWire, revealApiKey, translateText, updateProvider } from "./service";
 
-const Timestamp = z.string();
 export const ProviderOut = z.object({
-  id: z.string(),
-  project_id: z.string(),
+  id: Id,
+  project_id: Id,
   name: z.string(),
   kind: z.string(),
   model: z.string().nullable(),

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
-import { Empty, Json, Locale, NodeId, Page, PerPage, Slug } from "../lib/schemas";
+import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug, Timestamp } from "../lib/schemas";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { createNode, deleteNode, ENTRY_SORTS, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
@@ -24,11 +24,11 @@ const BlockIn = z.object({
 });
 const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
 
-export const BlockOut = z.object({ id: z.string(), type: z.string(), order: z.number().int(), data: Json });
+export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
 const nodeShape = {
-  id: z.string(),
-  project_id: z.string(),
-  parent_id: z.string().nullable(),
+  id: Id,
+  project_id: Id,
+  parent_id: Id.nullable(),
   slug: z.string(),
   path: z.string(),
   type: z.string(),
@@ -36,22 +36,22 @@ const nodeShape = {
   status: NodeStatus,
   position: z.number().int(),
   seo: Json,
-  published_at: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  published_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 };
 export const NodeOut = z.object(nodeShape);
 export const NodeWithBlocksOut = z.object({ ...nodeShape, blocks: z.array(BlockOut) });
 export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
 export const EntryOut = z.object({
-  id: z.string(),
+  id: Id,
   slug: z.string(),
   title: z.string(),
   path: z.string(),
   status: NodeStatus,
   position: z.number().int(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 
 const Position = z.number().int().min(0).max(1_000_000);
@@ -190,7 +190,7 @@ const reorderBlocksOp = projectOperation({
   description: "Put a node's blocks in a new order without changing their content. block_ids must list every block id of the node exactly once, in the wanted order (see get_node).",
   scopes: ["content:write"],
   input: z.object({ ...NodeRef, block_ids: z.array(z.uuid()).max(500) }),
-  output: z.object({ node_id: z.string(), blocks: z.array(BlockOut) }),
+  output: z.object({ node_id: Id, blocks: z.array(BlockOut) }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PUT", "/blocks/order"), summary: "Reorder a node's blocks (block_ids: every block id, in the wanted order)" },
   async run({ deps, project, now }, args) {
@@ -254,7 +254,7 @@ const listEntriesOp = projectOperation({
   scopes: ["content:read"],
   input: EntryQuery,
   output: z.object({
-    collection: z.object({ id: z.string(), path: z.string(), title: z.string() }),
+    collection: z.object({ id: Id, path: z.string(), title: z.string() }),
     entries: z.array(EntryOut),
     total: z.number().int(),
     page: z.number().int(),

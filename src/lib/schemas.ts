@@ -7,6 +7,23 @@ export const NodeId = z.uuid().describe("node id (UUID)");
 export const Slug = z.string().regex(SLUG_RE, "lowercase letters, digits and inner hyphens, 1-64 characters");
 export const Locale = z.string().min(2).max(35).describe("BCP 47 locale tag, one of the project's locales (see get_project)");
 export const Json = z.record(z.string(), z.unknown());
+
+// Formats the OpenAPI document shows on answers (uuid, date-time). Kept out of zod's global
+// registry, from which the MCP SDK renders the tools' schemas, so those stay as they are.
+const formats = new WeakMap<z.ZodType, string>();
+const withFormat = <T extends z.ZodType>(schema: T, format: string): T => (formats.set(schema, format), schema);
+/** The metadata of a schema for the OpenAPI document: its global metadata (descriptions) and its format. */
+export const openapiMetadata = {
+  get: (schema: z.ZodType) => {
+    const meta = z.globalRegistry.get(schema);
+    const format = formats.get(schema);
+    return format === undefined ? meta : { ...meta, format };
+  },
+} as unknown as z.core.$ZodRegistry<Record<string, unknown>>; // toJSONSchema reads only get(); the registry type also asks for add/remove
+/** An id on the wire (UUID). */
+export const Id = withFormat(z.string(), "uuid");
+/** A time on the wire (RFC 3339). */
+export const Timestamp = withFormat(z.string(), "date-time");
 /** An empty answer (204 over HTTP). */
 export const Empty = z.object({});
 

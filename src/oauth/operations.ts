@@ -2,21 +2,21 @@
 // themselves are HTTP of their own (routes.ts), in the RFC wire format.
 import { z } from "zod";
 import { adminOperation } from "../lib/operation";
-import { Empty } from "../lib/schemas";
+import { Empty, Id, Timestamp } from "../lib/schemas";
 import { resolveProject } from "../projects/service";
 import { deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, revokeGrant } from "./service";
 
 export const GrantOut = z.object({
-  id: z.string(),
+  id: Id,
   client_id: z.string(),
   client_name: z.string().nullable(),
-  user_id: z.string(),
+  user_id: Id,
   user_email: z.string(),
-  project_id: z.string(),
+  project_id: Id,
   scopes: z.array(z.string()),
   resource: z.string(),
-  created_at: z.string(),
-  revoked_at: z.string().nullable(),
+  created_at: Timestamp,
+  revoked_at: Timestamp.nullable(),
 });
 export const ClientOut = z.object({
   client_id: z.string(),
@@ -25,7 +25,7 @@ export const ClientOut = z.object({
   token_endpoint_auth_method: z.string(),
   grant_types: z.array(z.string()),
   scope: z.string().nullable(),
-  created_at: z.string(),
+  created_at: Timestamp,
 });
 
 const listClientsOp = adminOperation({
@@ -46,7 +46,7 @@ const deleteClientOp = adminOperation({
   title: "Delete an OAuth client",
   description: "Delete an OAuth client; its consents, codes and tokens are deleted with it; its tokens stop working at once.",
   scopes: ["keys:write"],
-  input: z.object({ id: z.string().min(1).max(MAX_CLIENT_ID_LENGTH) }),
+  input: z.object({ id: Id.min(1).max(MAX_CLIENT_ID_LENGTH) }),
   output: Empty,
   http: {
     method: "DELETE",

@@ -1,17 +1,17 @@
 import { z } from "zod";
 import { adminOperation, projectOperation, READ_ONLY } from "../lib/operation";
-import { Empty, Slug } from "../lib/schemas";
+import { Empty, Id, Slug, Timestamp } from "../lib/schemas";
 import { createProject, deleteProject, listProjects, projectToWire, updateProject } from "./service";
 
 export const ProjectOut = z.object({
-  id: z.string(),
+  id: Id,
   slug: z.string(),
   name: z.string(),
   default_locale: z.string(),
   locales: z.array(z.string()),
   public_base_url: z.string().nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 const Tag = z.string().min(2).max(35).describe("BCP 47 tag");
 export const ProjectIn = z.object({

@@ -1,19 +1,19 @@
 import { z } from "zod";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
-import { Empty, Json, Locale, NodeId, Slug } from "../lib/schemas";
+import { Empty, Id, Json, Locale, NodeId, Slug, Timestamp } from "../lib/schemas";
 import { translateNode } from "./machine";
 import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation } from "./service";
 
 const TranslationStatus = z.enum(["draft", "published"]);
 export const TranslationOut = z.object({
-  id: z.string(),
-  node_id: z.string(),
+  id: Id,
+  node_id: Id,
   locale: z.string(),
   meta: Json,
   blocks: z.record(z.string(), Json),
   status: TranslationStatus,
-  created_at: z.string(),
-  updated_at: z.string(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
 });
 export const ProviderId = z.uuid().optional().describe("an AI provider of this project; default: the project's default provider");
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { asAdminKey } from "../auth";
 import { adminOperation, projectOperation } from "../lib/operation";
-import { Empty } from "../lib/schemas";
+import { Empty, Id, Timestamp } from "../lib/schemas";
 import { PROJECT_ROLES } from "../lib/scopes";
 import { listMembers, removeMember, setMember } from "./membership";
 import { addUser, deleteUser, getUserWire, listUsers, MIN_PASSWORD_LENGTH, updateUser } from "./service";
@@ -11,13 +11,13 @@ const Password = z.string().min(MIN_PASSWORD_LENGTH).max(1024).describe(`at leas
 const InstanceRole = z.enum(["owner", "member"]).describe("owner: every project, every right; member: only the projects of its memberships");
 const ProjectRole = z.enum(PROJECT_ROLES).describe("viewer: read; editor: read and write content; admin: editor + ai:write and keys:write in this project");
 export const UserOut = z.object({
-  id: z.string(),
+  id: Id,
   email: z.string(),
   role: InstanceRole,
-  created_at: z.string(),
-  memberships: z.array(z.object({ project_id: z.string(), role: ProjectRole })).describe("only the projects the calling key may act on"),
+  created_at: Timestamp,
+  memberships: z.array(z.object({ project_id: Id, role: ProjectRole })).describe("only the projects the calling key may act on"),
 });
-export const MemberOut = z.object({ user_id: z.string(), email: z.string(), role: ProjectRole, created_at: z.string(), updated_at: z.string() });
+export const MemberOut = z.object({ user_id: Id, email: z.string(), role: ProjectRole, created_at: Timestamp, updated_at: Timestamp });
 
 const UserRef = { id: z.uuid() };
 const userRoute = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/users/:id", tag: "users" }) as const;

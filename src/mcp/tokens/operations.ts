@@ -2,18 +2,18 @@ import { z } from "zod";
 import { asAdminKey } from "../../auth";
 import { AppError } from "../../errors";
 import { projectOperation } from "../../lib/operation";
-import { Empty } from "../../lib/schemas";
+import { Empty, Id, Timestamp } from "../../lib/schemas";
 import { MCP_SCOPES } from "../../lib/scopes";
 import { createMcpToken, deleteMcpToken, listMcpTokens, tokenToWire } from "./service";
 
 export const McpTokenOut = z.object({
-  id: z.string(),
+  id: Id,
   name: z.string(),
   token_hint: z.string().describe("prefix and last 4 characters, e.g. cms_mcp_…a1b2"),
   scopes: z.array(z.string()),
-  created_at: z.string(),
-  last_used_at: z.string().nullable(),
-  expires_at: z.string().nullable(),
+  created_at: Timestamp,
+  last_used_at: Timestamp.nullable(),
+  expires_at: Timestamp.nullable(),
 });
 const TokenId = z.string().max(64).describe("token id");
 const BASE = "/admin/p/:ref/ai/mcp/tokens";
