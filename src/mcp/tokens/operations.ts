@@ -15,6 +15,11 @@ export const McpTokenOut = z.object({
   last_used_at: Timestamp.nullable(),
   expires_at: Timestamp.nullable(),
 });
+export const McpTokenIn = z.object({
+  name: z.string().min(1).max(200),
+  scopes: z.array(z.enum(MCP_SCOPES)).min(1).max(MCP_SCOPES.length * 2).optional().describe("defaults to the MCP scopes the calling key holds"),
+  expires_at: z.string().nullable().optional().describe("RFC 3339; omitted or null = never expires"),
+});
 const TokenId = z.string().max(64).describe("token id");
 const BASE = "/admin/p/:ref/ai/mcp/tokens";
 
@@ -36,11 +41,7 @@ const createTokenOp = projectOperation({
   title: "Create an MCP token",
   description: "Create an MCP token; the plaintext is in this response only. Scopes must be MCP scopes the calling key holds.",
   scopes: ["ai:write"],
-  input: z.object({
-    name: z.string().min(1).max(200),
-    scopes: z.array(z.enum(MCP_SCOPES)).min(1).max(MCP_SCOPES.length * 2).optional().describe("defaults to the MCP scopes the calling key holds"),
-    expires_at: z.string().nullable().optional().describe("RFC 3339; omitted or null = never expires"),
-  }),
+  input: McpTokenIn,
   output: z.object({
     token: McpTokenOut.omit({ last_used_at: true }).extend({ token: z.string().describe("the plaintext bearer (cms_mcp_…), shown in this response only") }),
   }),

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { McpTokenOut } from "./operations";
+import type { McpTokenIn, McpTokenOut } from "./operations";
 import { and, desc, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { mcpTokens } from "../../../db/schema";
@@ -24,11 +24,7 @@ export const tokenToWire = (t: McpToken): McpTokenWire => ({
   expires_at: t.expiresAt?.toISOString() ?? null,
 });
 
-export interface McpTokenInput {
-  name: string;
-  scopes?: string[];
-  expires_at?: string | null;
-}
+type McpTokenInput = z.output<typeof McpTokenIn>;
 
 /**
  * Mints a token for one project; the plaintext is returned once and only its SHA-256 is stored.
