@@ -30,7 +30,7 @@ export interface OpenDbOptions {
 }
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
-  if (opts.databaseUrl && opts.databaseUrl.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   const inMemory = opts.databaseUrl === "memory://";
   if (!inMemory) mkdirSync(opts.dataDir, { recursive: true });
   const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, ...opts.pglite });

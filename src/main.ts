@@ -1,14 +1,14 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
 import { createApp } from "./app";
 import { bootstrap } from "./bootstrap";
-import { ConfigError, loadConfig } from "./config";
+import { type Config, ConfigError, loadConfig } from "./config";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { openRuntime } from "./runtime";
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (err) {

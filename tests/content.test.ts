@@ -188,7 +188,7 @@ describe("authentication comes before validation; unstorable input is refused", 
       expect(r.status).toBe(400);
       expect(r.json.error.code).toBe("invalid_request");
     }
-    const inData = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "nul", title: "ok", blocks: [{ type: "t", data: { ["k\u0000"]: 1 } }] } });
+    const inData = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "nul", title: "ok", blocks: [{ type: "t", data: { "k\u0000": 1 } }] } });
     expect(inData.status).toBe(400);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes?type=%00`)).status).toBe(400);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes?path_prefix=a%00`)).status).toBe(400);

@@ -27,7 +27,7 @@ function countingDb(db: Db): { db: Db; calls: () => number } {
 /** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
 async function secondHandle(): Promise<DbHandle> {
   const url = process.env.DATABASE_URL;
-  if (url && url.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
+  if (url?.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
   return testDb();
 }
 

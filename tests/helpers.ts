@@ -120,7 +120,7 @@ export async function freshDatabase(): Promise<{ handle: DbHandle; url: string |
   const { openDb } = await import("../db/client");
   const { runMigrations } = await import("../db/migrate");
   const base = process.env.DATABASE_URL;
-  if (!base || !base.startsWith("postgres")) {
+  if (!base?.startsWith("postgres")) {
     const handle = await openDb({ databaseUrl: "memory://", dataDir: "" });
     await runMigrations(handle);
     return { handle, url: null, drop: () => handle.close() };

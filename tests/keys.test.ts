@@ -43,7 +43,7 @@ describe("admin keys", async () => {
     expect(ok.status).toBe(201);
     // The limited minter sees only keys inside its projects.
     const list = await h.request("GET", "/admin/keys", { key: minter });
-    expect(list.json.data.every((k: any) => k.project_ids && k.project_ids.every((id: string) => id === a.id))).toBe(true);
+    expect(list.json.data.every((k: any) => k.project_ids?.every((id: string) => id === a.id))).toBe(true);
     const unknownScope = await h.request("POST", "/admin/keys", { body: { name: "x", scopes: ["root"] } });
     expect(unknownScope.status).toBe(400);
   });

@@ -35,7 +35,10 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect(tools.length).toBe(17);
     const problems: string[] = [];
     const walk = (s: unknown, path: string): void => {
-      if (Array.isArray(s)) return s.forEach((v, i) => walk(v, `${path}[${i}]`));
+      if (Array.isArray(s)) {
+        for (const [i, v] of s.entries()) walk(v, `${path}[${i}]`);
+        return;
+      }
       if (s === null || typeof s !== "object") return;
       const o = s as Record<string, unknown>;
       if (Array.isArray(o.type)) problems.push(`${path}: type array`);

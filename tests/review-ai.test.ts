@@ -323,7 +323,7 @@ describe("review: the key file is published whole", () => {
       const rotated = loadKeyFile(file, { prependNew: true });
       expect(rotated.entries).toHaveLength(2);
       expect(rotated.entries[1]).toBe(first.entries[0]);
-      expect(readFileSync(file, "utf8")).toBe(rotated.entries.join("\n") + "\n");
+      expect(readFileSync(file, "utf8")).toBe(`${rotated.entries.join("\n")}\n`);
       // A new file renamed into place: a crash mid-write leaves the old file, never a truncated one.
       expect(statSync(file).ino).not.toBe(inode);
       expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -89,7 +89,7 @@ export function schemaProblems(doc: Record<string, unknown>): string[] {
       }
     }
   };
-  graph.forEach((n, i) => visit(n, `@graph[${i}]`));
+  for (const [i, n] of graph.entries()) visit(n, `@graph[${i}]`);
   return problems;
 }
 

@@ -185,7 +185,7 @@ async function main(): Promise<void> {
   for (const c of cases) {
     if (!c.rotate) continue;
     const paths = join(work, `paths-${scripts.size}.txt`);
-    writeFileSync(paths, c.rotate.join("\n") + "\n");
+    writeFileSync(paths, `${c.rotate.join("\n")}\n`);
     scripts.set(c.name, { file: join(HERE, "rotate.lua"), paths });
   }
   // JIT warm-up of both servers, then service and bare back to back per case (drift hits both
@@ -261,7 +261,7 @@ async function main(): Promise<void> {
   await handle.close();
 
   const out = { date: new Date().toISOString(), connections: CONNECTIONS, duration_s: DURATION_S, warmup_s: WARMUP_S, reps: REPS, sizes, results, withLogging, cold, memory, bigProject: bigId };
-  writeFileSync(join(HERE, "results.json"), JSON.stringify(out, null, 2) + "\n");
+  writeFileSync(join(HERE, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
 
   const f = (n: number, d = 0): string => n.toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d });
   console.log(`\n| case | bytes | req/s | p50 ms | p99 ms | bare req/s | ratio | cold ms (p50) |`);

@@ -134,7 +134,7 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     createdAt: now,
     updatedAt: now,
   };
-  return writeWithDefault(deps.db, project.id, now, async (tx, others) => {
+  return writeWithDefault(deps.db, project.id, async (tx, others) => {
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
     if (isDefault) await clearDefault(tx, project.id, now);
@@ -157,7 +157,7 @@ export async function updateProvider(deps: AppDeps, row: ProviderRow, input: Pro
     set.apiKeyHint = apiKey ? apiKeyHint(apiKey) : null;
   }
   if (input.is_default !== undefined) set.isDefault = input.is_default;
-  return writeWithDefault(deps.db, row.projectId, now, async (tx) => {
+  return writeWithDefault(deps.db, row.projectId, async (tx) => {
     if (input.is_default === true) await clearDefault(tx, row.projectId, now, row.id);
     const [updated] = await tx.update(aiProviders).set(set).where(eq(aiProviders.id, row.id)).returning();
     if (!updated) throw notFound("provider");
@@ -173,7 +173,7 @@ export async function deleteProvider(db: Db, row: ProviderRow): Promise<void> {
  * Provider writes for one project are serialised on the project row, so "setting a default
  * clears the others" holds under concurrency; the partial unique index is the backstop.
  */
-async function writeWithDefault(db: Db, projectId: string, now: Date, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
+async function writeWithDefault(db: Db, projectId: string, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
   try {
     return await db.transaction(async (tx) => {
       const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");

@@ -75,7 +75,7 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
   }
   if (f.path_prefix) {
     const prefix = f.path_prefix.replace(/^\/+|\/+$/g, "");
-    if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${escapeLike(prefix) + "/%"})`);
+    if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
   }
   const { page, perPage } = readPaging(f, { defaultPerPage: 50 });
   const where = and(...conds);
@@ -87,7 +87,7 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
 }
 
 export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => "\\" + c);
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
@@ -248,7 +248,7 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
       if (parentId) {
         const parent = await getNode(tx, project.id, parentId).catch(() => null);
         if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
-        if (parent.id === node.id || parent.path.startsWith(node.path + "/")) {
+        if (parent.id === node.id || parent.path.startsWith(`${node.path}/`)) {
           throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
         }
         parentPath = parent.path;
@@ -263,7 +263,7 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
       const [{ longest }] = await tx
         .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
         .from(nodes)
-        .where(and(eq(nodes.projectId, project.id), like(nodes.path, escapeLike(node.path) + "/%")));
+        .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`)));
       checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
     }
     const position =
@@ -291,7 +291,7 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
         tx
           .update(nodes)
           .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
-          .where(and(eq(nodes.projectId, project.id), like(nodes.path, escapeLike(node.path) + "/%"), ne(nodes.id, node.id))),
+          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
       );
     }
     const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);

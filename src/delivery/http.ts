@@ -62,7 +62,7 @@ export function acceptsGzip(request: Request): boolean {
 }
 
 /** The gzip representation's validator: a different representation, so a different strong ETag. */
-export const gzipEtag = (etag: string): string => etag.slice(0, -1) + '.gz"';
+export const gzipEtag = (etag: string): string => `${etag.slice(0, -1)}.gz"`;
 
 /** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {

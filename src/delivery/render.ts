@@ -141,7 +141,7 @@ export function summarise(text: string): string | null {
   if (plain.length <= DESCRIPTION_MAX) return plain;
   const cut = plain.slice(0, DESCRIPTION_MAX - 1);
   const space = cut.lastIndexOf(" ");
-  return (space > DESCRIPTION_MAX / 2 ? cut.slice(0, space) : cut).trimEnd() + "…";
+  return `${(space > DESCRIPTION_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 /** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
@@ -206,7 +206,7 @@ export function renderNode(
     image,
     publishedAt: node.published_at,
     modifiedAt: node.updated_at,
-    site: { name: project.siteName, url: (project.publicBaseUrl ?? "") + "/" },
+    site: { name: project.siteName, url: `${project.publicBaseUrl ?? ""}/` },
     breadcrumbs,
   });
 

@@ -166,7 +166,7 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
       where h.project_id = ${projectId} and h.status in ('draft', 'archived')
         and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
       order by h.path`),
-  ).map((r) => r.path + "/");
+  ).map((r) => `${r.path}/`);
   found.sort();
   const kept: string[] = [];
   for (const p of found) if (!kept.some((k) => p.startsWith(k))) kept.push(p);
@@ -177,7 +177,7 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
 export function visibleCondition(projectId: string, hidden: string[]): SQL {
   const base = and(eq(nodes.projectId, projectId), eq(nodes.status, "published"))!;
   if (hidden.length === 0) return base;
-  const patterns = hidden.map((h) => escapeLike(h) + "%").join("\n");
+  const patterns = hidden.map((h) => `${escapeLike(h)}%`).join("\n");
   return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
 }
 
@@ -261,7 +261,7 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
 export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<EntriesPage> {
   const segs = pathSegments(input.collection);
   if (!segs) throw notFound("collection");
-  const match = input.q === null ? sql`` : sql`and (e.title ilike ${"%" + escapeLike(input.q) + "%"} or e.slug ilike ${"%" + escapeLike(input.q) + "%"})`;
+  const match = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   const result = rows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
     await db.execute(sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n

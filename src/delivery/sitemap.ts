@@ -45,7 +45,7 @@ export function xmlEscape(s: string): string {
 export function robotsTxt(project: DeliveryProject): string {
   const lines = ["User-agent: *", "Allow: /"];
   if (project.publicBaseUrl) lines.push("", `Sitemap: ${project.publicBaseUrl}/sitemap.xml`);
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 export function requireBaseUrl(project: DeliveryProject): string {

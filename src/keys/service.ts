@@ -58,9 +58,10 @@ export async function createAdminKey(
     projectIds = [...new Set(projectIds.map((p) => p.toLowerCase()))];
     if (projectIds.some((p) => !isUuid(p))) throw new AppError("invalid_request", "project_ids must be project ids", { field: "project_ids" });
   }
-  if (caller?.projectIds) {
+  const limit = caller?.projectIds;
+  if (limit) {
     if (!projectIds) throw new AppError("insufficient_scope", "a key limited to projects can only mint keys limited to them");
-    if (projectIds.some((p) => !caller.projectIds!.includes(p))) throw new AppError("not_found", "project not found");
+    if (projectIds.some((p) => !limit.includes(p))) throw new AppError("not_found", "project not found");
   }
   const [key] = await db
     .insert(adminKeys)
@@ -79,8 +80,9 @@ export async function createAdminKey(
 }
 
 function visibleTo(k: AdminKey, caller: AdminCaller | null): boolean {
-  if (!caller || caller.projectIds === null) return true;
-  return k.projectIds !== null && k.projectIds.every((p) => caller.projectIds!.includes(p));
+  const limit = caller?.projectIds ?? null;
+  if (limit === null) return true;
+  return k.projectIds?.every((p) => limit.includes(p)) ?? false;
 }
 
 export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {

@@ -39,7 +39,7 @@ export function assertStorableStrings(v: unknown, path: readonly string[] = []):
   if (typeof v === "string") {
     if (!isStorableText(v)) throw bad();
   } else if (Array.isArray(v)) {
-    v.forEach((x, i) => assertStorableStrings(x, [...path, String(i)]));
+    for (const [i, x] of v.entries()) assertStorableStrings(x, [...path, String(i)]);
   } else if (v !== null && typeof v === "object") {
     for (const [k, x] of Object.entries(v)) {
       if (!isStorableText(k)) throw bad();

@@ -37,7 +37,7 @@ export function parseKeyEntries(specs: readonly string[]): KeyEntry[] {
     const id = i > 0 ? spec.slice(0, i) : "";
     if (!KEY_ID_RE.test(id)) throw new Error("secret key entries must be id:base64key with an id of [A-Za-z0-9_-]{1,32}");
     const raw = fromB64(spec.slice(i + 1).trim());
-    if (!raw || raw.length !== 32) throw new Error(`secret key ${id} must be base64 of 32 bytes`);
+    if (raw?.length !== 32) throw new Error(`secret key ${id} must be base64 of 32 bytes`);
     if (out.some((e) => e.id === id)) throw new Error(`secret key id ${id} appears twice`);
     out.push({ id, raw });
   }
@@ -71,7 +71,7 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
       if (!key) throw new SealError("unknown_key");
       const nonce = fromB64(parts[2]);
       const ct = fromB64(parts[3]);
-      if (!nonce || nonce.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
+      if (nonce?.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
       let pt: ArrayBuffer;
       try {
         pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce as BufferSource, additionalData: enc.encode(aad), tagLength: 128 }, key, ct as BufferSource);
@@ -110,14 +110,14 @@ export function loadKeyFile(path: string, opts: { prependNew?: boolean } = {}): 
     mkdirSync(dirname(path), { recursive: true });
     // Published complete or not at all: a second process starting at once either wins the
     // link (and its key is the one) or reads the whole file, never an empty one.
-    created = publishKeyFile(path, generateKeyEntry() + "\n", "create");
+    created = publishKeyFile(path, `${generateKeyEntry()}\n`, "create");
   }
   let entries = readFileSync(path, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
   if (opts.prependNew) {
     entries = [generateKeyEntry(), ...entries];
     // Rename over the old file: a crash mid-write must not leave a truncated key file, which
     // would make every sealed provider key unreadable.
-    publishKeyFile(path, entries.join("\n") + "\n", "replace");
+    publishKeyFile(path, `${entries.join("\n")}\n`, "replace");
   }
   chmodSync(path, 0o600);
   return { entries, created };

@@ -86,7 +86,7 @@ export function parseIPv4(host: string): Uint8Array | null {
   const last = nums[nums.length - 1];
   if (nums.slice(0, -1).some((n) => n > 255) || last >= 256 ** (5 - nums.length)) return null;
   let value = last;
-  nums.slice(0, -1).forEach((n, i) => (value += n * 256 ** (3 - i)));
+  for (const [i, n] of nums.slice(0, -1).entries()) value += n * 256 ** (3 - i);
   return new Uint8Array([(value / 2 ** 24) & 255, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
 }
 
@@ -102,7 +102,7 @@ export function parseIPv6(host: string): Uint8Array | null {
     const q = m.slice(1).map(Number);
     if (q.some((n) => n > 255)) return null;
     tail = [(q[0] << 8) | q[1], (q[2] << 8) | q[3]];
-    h = h.slice(0, dot + 1) + "0:0";
+    h = `${h.slice(0, dot + 1)}0:0`;
   }
   const halves = h.split("::");
   if (halves.length > 2) return null;

@@ -15,7 +15,7 @@ import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
 /** /mcp reads its own body (JSON-RPC errors, not the admin error body): the app's parser skips it. */
-export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === MCP_PATH + "/";
+export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === `${MCP_PATH}/`;
 
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, t.scopes]));

@@ -14,7 +14,7 @@ export interface Suggestions {
 }
 
 async function suggest(db: Db, projectId: string, column: typeof nodes.path | typeof nodes.id, prefix: string, extra?: SQL): Promise<Suggestions> {
-  const like = column === nodes.id ? sql`${column}::text like ${escapeLike(prefix.toLowerCase()) + "%"}` : sql`${column} like ${escapeLike(prefix) + "%"}`;
+  const like = column === nodes.id ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
   const where = and(eq(nodes.projectId, projectId), like, extra);
   const [rows, [{ total }]] = await Promise.all([
     db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS),
@@ -44,6 +44,6 @@ export function suggestFrom(list: readonly string[], prefix: string): Suggestion
 /** Nodes changed since the date, newest first, optionally under a path (a collection's entries). */
 export async function recentlyChanged(db: Db, projectId: string, since: Date, under: string | null, limit: number): Promise<Node[]> {
   const conds = [eq(nodes.projectId, projectId), gte(nodes.updatedAt, since)];
-  if (under) conds.push(sql`${nodes.path} like ${escapeLike(under) + "/%"}`);
+  if (under) conds.push(sql`${nodes.path} like ${`${escapeLike(under)}/%`}`);
   return db.select().from(nodes).where(and(...conds)).orderBy(desc(nodes.updatedAt), asc(nodes.id)).limit(limit);
 }

@@ -55,7 +55,7 @@ export async function createMcpToken(
     if (!caller.scopes.includes(s)) throw new AppError("insufficient_scope", `cannot grant ${s}: this key does not hold it`, { required: s });
   }
   if (scopes.length === 0) {
-    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", "an MCP token needs at least one of the scopes " + MCP_SCOPES.join(", "), { field: "scopes" });
+    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
   }
   let expiresAt: Date | null = null;
   if (input.expires_at) {
