@@ -70,7 +70,7 @@ export function createApp(deps: AppDeps) {
     .onParse(async ({ request, contentType, path }) => {
       // The MCP transport reads /mcp bodies itself (malformed JSON is a JSON-RPC -32700 there).
       if (isMcpPath(path)) return null;
-      const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+      const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       if (type === "application/json" || type.endsWith("+json")) {
         const body = parseJsonBody(await readBodyText(request));
         assertStorableStrings(body);

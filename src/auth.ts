@@ -22,7 +22,7 @@ export interface AdminCaller {
 export function bearerOf(authorization: string | null | undefined): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return m ? m[1] : null;
+  return m?.[1] ?? null;
 }
 
 // RFC 6750 §3 challenges of the admin API: none without credentials, invalid_token, insufficient_scope.
@@ -139,6 +139,7 @@ export function adminAuth(deps: AppDeps) {
       transform: (ctx: Ctx) => check(ctx, scope, true),
       resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
         const r = take(request);
+        // biome-ignore lint/style/noNonNullAssertion: check(…, true) refused the request unless it found the project
         return { caller: r.caller, project: r.project! };
       },
     }),

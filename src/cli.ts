@@ -22,9 +22,9 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
   const opts: Record<string, string> = {};
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    const a = argv[i] ?? "";
     if (a.startsWith("--")) {
-      const [k, v] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
+      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
       opts[k] = v;
     } else positional.push(a);
   }
@@ -58,7 +58,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const role = (opts.role ?? "editor") as "owner" | "editor" | "viewer";
         if (!["owner", "editor", "viewer"].includes(role)) throw new Error("--role must be owner, editor or viewer");
         // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
-        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0];
+        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
         const u = await createUser(deps.db, { email: opts.email ?? "", password, role }, now);
         out(JSON.stringify({ id: u.id, email: u.email, role: u.role }));
         return 0;

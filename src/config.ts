@@ -134,7 +134,7 @@ export function loadConfig(env: Env): Config {
   const ring = secretKeys ? secretKeys.split(",").map((s) => s.trim()).filter(Boolean) : null;
   for (const k of ring ?? []) {
     const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
-    if (!m || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
+    if (!m?.[2] || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
   }
 
   const adminToken = str("ADMIN_TOKEN");

@@ -177,7 +177,7 @@ export function describeError(err: unknown): Record<string, unknown> {
     e = (e as { cause?: unknown }).cause;
   }
   if (code) out.pg_code = code;
-  else if (!/^Failed query/.test(err.message)) out.message = err.message.split("\n")[0].slice(0, 200);
+  else if (!/^Failed query/.test(err.message)) out.message = (err.message.split("\n")[0] ?? "").slice(0, 200);
   const frame = err.stack?.split("\n").find((l) => /^\s+at /.test(l));
   if (frame) out.at = frame.trim().slice(0, 200);
   return out;

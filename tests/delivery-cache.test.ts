@@ -149,10 +149,10 @@ describe("delivery: gzip negotiation", async () => {
       }
       // One strong ETag, one byte sequence, on this instance and on the other one.
       expect(new Set(etags).size).toBe(1);
-      for (const r of rounds) expect(Buffer.compare(Buffer.from(r), Buffer.from(rounds[0]))).toBe(0);
+      for (const r of rounds) expect(Buffer.compare(Buffer.from(r), Buffer.from(rounds[0]!))).toBe(0);
       const other = await raw(path, { "accept-encoding": "gzip" });
-      expect(other.res.headers.get("etag")).toBe(etags[0]);
-      expect(Buffer.compare(Buffer.from(other.bytes), Buffer.from(rounds[0]))).toBe(0);
+      expect(other.res.headers.get("etag")).toBe(etags[0]!);
+      expect(Buffer.compare(Buffer.from(other.bytes), Buffer.from(rounds[0]!))).toBe(0);
     }
   });
 

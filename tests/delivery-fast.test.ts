@@ -39,7 +39,7 @@ test("a hot read answered before routing equals the routed answer, with the requ
   }
   // A write makes the next read take the routed way again and see the change.
   await h.request("PATCH", `/admin/p/${p.slug}/nodes/${post.id}`, { body: { title: "Changed" } });
-  const fresh = await h.request("GET", urls[0], { key: null });
+  const fresh = await h.request("GET", urls[0]!, { key: null });
   expect(fresh.json.data.title).toBe("Changed");
 });
 

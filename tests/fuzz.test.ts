@@ -130,7 +130,7 @@ describe("fuzzing every OpenAPI route", async () => {
 
   test("project B is intact after the fuzzing", async () => {
     const [row] = await h.deps.db.select().from(nodes).where(eq(nodes.id, nodeB.id));
-    expect(row.title).toBe(SECRET_TITLE);
+    expect(row!.title).toBe(SECRET_TITLE);
     expect(await h.deps.db.select().from(projects).where(eq(projects.id, b.id))).toHaveLength(1);
     const prov = await h.request("GET", `/admin/p/${b.slug}/ai/providers`);
     expect(prov.json.data.length).toBe(providerB.status === 201 ? 1 : 0);

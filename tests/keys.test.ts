@@ -15,7 +15,7 @@ describe("admin keys", async () => {
     expect(key).toMatch(/^cms_ak_[a-z2-7]{32}$/);
     expect(key_hint.endsWith(key.slice(-4))).toBe(true);
     const [row] = await h.deps.db.select().from(adminKeys).where(eq(adminKeys.id, id));
-    expect(row.keyHash).toBe(hashToken(key));
+    expect(row!.keyHash).toBe(hashToken(key));
     expect(JSON.stringify(row)).not.toContain(key);
     const list = await h.request("GET", "/admin/keys");
     expect(list.text).not.toContain(key);
@@ -23,7 +23,7 @@ describe("admin keys", async () => {
     const p = await seedProject(h);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes`, { key })).status).toBe(200);
     const [used] = await h.deps.db.select().from(adminKeys).where(eq(adminKeys.id, id));
-    expect(used.lastUsedAt).not.toBeNull();
+    expect(used!.lastUsedAt).not.toBeNull();
     expect((await h.request("DELETE", `/admin/keys/${id}`)).status).toBe(204);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes`, { key })).status).toBe(401);
   });

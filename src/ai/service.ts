@@ -6,6 +6,7 @@ import type { AppDeps } from "../deps";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
+import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl } from "../lib/ssrf";
 import type { Project } from "../projects/service";
@@ -138,8 +139,7 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
     if (isDefault) await clearDefault(tx, project.id, now);
-    const [row] = await tx.insert(aiProviders).values({ ...values, isDefault }).returning();
-    return row;
+    return oneRow(await tx.insert(aiProviders).values({ ...values, isDefault }).returning());
   });
 }
 
@@ -292,7 +292,8 @@ export async function resealProviderKeys(deps: AppDeps): Promise<ResealReport> {
   const report: ResealReport = { resealed: 0, already_current: 0, failed: [] };
   const rows = await deps.db.select().from(aiProviders).where(isNotNull(aiProviders.apiKeySealed)).orderBy(asc(aiProviders.id));
   for (const row of rows) {
-    const sealed = row.apiKeySealed!;
+    const sealed = row.apiKeySealed;
+    if (sealed === null) continue; // the query asked for sealed keys only
     if (sealedKeyId(sealed) === deps.keyRing.currentId) {
       report.already_current += 1;
       continue;

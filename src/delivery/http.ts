@@ -1,5 +1,6 @@
 // HTTP mechanics of delivery answers: open CORS, strong ETags, conditional GET. Web-standard only
 // (Request, Response, Headers, Web Crypto), so the delivery core runs on any fetch-style runtime.
+import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { type AppError, errorBody } from "../errors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
@@ -20,13 +21,7 @@ const encoder = new TextEncoder();
 /** Strong validator: the first 128 bits of SHA-256 over the exact bytes sent. */
 export async function strongEtag(body: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body)));
-  return `"${base64url(digest.subarray(0, 16))}"`;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return `"${encodeBase64urlNoPadding(digest.subarray(0, 16))}"`;
 }
 
 /** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
@@ -50,7 +45,7 @@ export function acceptsGzip(request: Request): boolean {
   if (ae === null) return false;
   let star = false;
   for (const part of ae.toLowerCase().split(",")) {
-    const [coding, ...params] = part.split(";");
+    const [coding = "", ...params] = part.split(";");
     const name = coding.trim();
     if (name !== "gzip" && name !== "*") continue;
     const q = params.map((x) => x.trim()).find((x) => x.startsWith("q="));
@@ -93,8 +88,9 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** 304 without a body, carrying the validator and caching headers of the 200 it stands for. */
-export function notModified(etag: string, cacheControl: string, vary: string | undefined): Response {
-  const headers: Record<string, string> = { etag, "cache-control": cacheControl, ...CORS_HEADERS };
+export function notModified(etag: string, cacheControl: string | undefined, vary: string | undefined): Response {
+  const headers: Record<string, string> = { etag, ...CORS_HEADERS };
+  if (cacheControl !== undefined) headers["cache-control"] = cacheControl;
   if (vary !== undefined) headers.vary = vary;
   return new Response(null, { status: 304, headers });
 }

@@ -153,6 +153,7 @@ export function renderNode(
   locale: string,
 ): RenderableNode {
   const node = chain[chain.length - 1];
+  if (!node) throw new Error("renderNode needs the chain down to the node");
   const isDefault = locale === project.defaultLocale;
   const meta = isDefault ? {} : (node.tr[locale] ?? {});
   const translated = !isDefault && node.tr[locale] !== undefined;
@@ -177,11 +178,11 @@ export function renderNode(
   const defaultUrl = publicUrl(project, project.defaultLocale, localPath(project, chain, project.defaultLocale));
   const versions = nodeLocales(project, node).map((l) => {
     const href = l === project.defaultLocale ? defaultUrl : publicUrl(project, l, localPath(project, chain, l));
-    return { locale: l, href, seo: versionSeo(project, seo, l === project.defaultLocale ? null : node.tr[l], href, defaultUrl) };
+    return { locale: l, href, seo: versionSeo(project, seo, l === project.defaultLocale ? null : (node.tr[l] ?? null), href, defaultUrl) };
   });
-  const own: VersionSeo = isDefault || translated
-    ? versions.find((v) => v.locale === locale)!.seo
-    : fallbackSeo(versions.find((v) => v.locale === project.defaultLocale)!.seo);
+  const shown = versions.find((v) => v.locale === (isDefault || translated ? locale : project.defaultLocale));
+  if (!shown) throw new Error("versions lists the default locale, and this one when it is translated");
+  const own: VersionSeo = isDefault || translated ? shown.seo : fallbackSeo(shown.seo);
   const { canonical, robots } = own;
   // A page that is not itself indexable names no cluster: hreflang links only between indexable pages.
   const hreflang = own.indexable

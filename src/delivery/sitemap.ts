@@ -108,7 +108,8 @@ function shardPlan(db: Db, project: DeliveryProject, limits: ShardLimits): Promi
   if (known) return known;
   const made = makePlan(db, project, limits);
   plans.set(key, made);
-  if (plans.size > PLANS_MAX) plans.delete(plans.keys().next().value!);
+  const oldest = plans.keys().next();
+  if (plans.size > PLANS_MAX && !oldest.done) plans.delete(oldest.value);
   made.catch(() => plans.delete(key));
   return made;
 }
@@ -125,8 +126,8 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
       const bytes = entriesLength(node);
       const full = count.nodes + 1 > limits.nodes || count.urls + node.urls.length > limits.urls || count.bytes + bytes > limits.bytes;
       // A node's entries are never split: a node alone over a limit gets a shard of its own.
-      if (full && count.nodes > 0) {
-        shards.push({ after, last: last! });
+      if (full && count.nodes > 0 && last !== null) {
+        shards.push({ after, last });
         after = last;
         count = { nodes: 0, urls: 0, bytes: empty };
       }
@@ -136,7 +137,7 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
       last = node.path;
     }
   }
-  if (count.nodes > 0) shards.push({ after, last: last! });
+  if (count.nodes > 0 && last !== null) shards.push({ after, last });
   return { hidden, shards };
 }
 
@@ -169,6 +170,7 @@ const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noin
  */
 async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<ListedNode[]> {
   const visible = visibleCondition(project.id, hidden);
+  // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
   const others = project.locales.filter((l) => l !== project.defaultLocale);
   const own = others.length === 0
@@ -201,8 +203,9 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       if (node.urls.length > 0) out.push(node);
     }
     yield out;
-    if (page.length < PAGE_SIZE) return;
-    cursor = page[page.length - 1].path;
+    const last = page[page.length - 1];
+    if (!last || page.length < PAGE_SIZE) return;
+    cursor = last.path;
   }
 }
 
@@ -229,9 +232,9 @@ async function learnAncestors(db: Db, project: DeliveryProject, paths: string[],
 function localisedPath(path: string, locale: string, known: Map<string, Map<string, LocaleInfo>>): string {
   const segs = path.split("/");
   const out: string[] = [];
-  for (let i = 0; i < segs.length; i++) {
+  for (const [i, seg] of segs.entries()) {
     const prefix = segs.slice(0, i + 1).join("/");
-    out.push(known.get(prefix)?.get(locale)?.slug ?? segs[i]);
+    out.push(known.get(prefix)?.get(locale)?.slug ?? seg);
   }
   return out.join("/");
 }

@@ -6,6 +6,7 @@ import { AppError, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { ADMIN_SCOPES, isScope } from "../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
+import { oneRow } from "../lib/rows";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 
@@ -63,7 +64,8 @@ export async function createAdminKey(
     if (!projectIds) throw new AppError("insufficient_scope", "a key limited to projects can only mint keys limited to them");
     if (projectIds.some((p) => !limit.includes(p))) throw new AppError("not_found", "project not found");
   }
-  const [key] = await db
+  const key = oneRow(
+    await db
     .insert(adminKeys)
     .values({
       id: uuidv7(now.getTime()),
@@ -75,7 +77,8 @@ export async function createAdminKey(
       createdBy: caller?.keyId ?? null,
       createdAt: now,
     })
-    .returning();
+    .returning(),
+  );
   return { key, plaintext };
 }
 

@@ -1,6 +1,7 @@
 // Reversible secrets (provider API keys) sealed with AES-256-GCM through Web Crypto.
 // Wire form: v1:<key id>:<nonce b64url>:<ciphertext+tag b64url>. The additional data binds a
 // ciphertext to the row it belongs to, so a value copied into another row fails to open.
+import { decodeBase64urlIgnorePadding, encodeBase64, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -46,12 +47,15 @@ export function parseKeyEntries(specs: readonly string[]): KeyEntry[] {
 }
 
 export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRing> {
-  if (entries.length === 0) throw new Error("the key ring is empty");
+  const [first] = entries;
+  if (!first) throw new Error("the key ring is empty");
   const keys = new Map<string, CryptoKey>();
   for (const e of entries) {
     keys.set(e.id, await crypto.subtle.importKey("raw", e.raw as BufferSource, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]));
   }
-  const currentId = entries[0].id;
+  const currentId = first.id;
+  const currentKey = keys.get(currentId);
+  if (!currentKey) throw new Error("the key ring lost its current key");
   return {
     currentId,
     ids: entries.map((e) => e.id),
@@ -59,7 +63,7 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
       const nonce = crypto.getRandomValues(new Uint8Array(12));
       const ct = await crypto.subtle.encrypt(
         { name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 },
-        keys.get(currentId)!,
+        currentKey,
         enc.encode(plaintext),
       );
       return `v1:${currentId}:${toB64(nonce)}:${toB64(new Uint8Array(ct))}`;
@@ -67,10 +71,11 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
     async open(sealed, aad) {
       const parts = sealed.split(":");
       if (parts.length !== 4 || parts[0] !== "v1") throw new SealError("malformed");
-      const key = keys.get(parts[1]);
+      const [, keyId = "", nonceText = "", ctText = ""] = parts;
+      const key = keys.get(keyId);
       if (!key) throw new SealError("unknown_key");
-      const nonce = fromB64(parts[2]);
-      const ct = fromB64(parts[3]);
+      const nonce = fromB64(nonceText);
+      const ct = fromB64(ctText);
       if (nonce?.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
       let pt: ArrayBuffer;
       try {
@@ -90,14 +95,14 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
 /** The key id a sealed value names, or null when it is not in the v1 form. */
 export function sealedKeyId(sealed: string): string | null {
   const parts = sealed.split(":");
-  return parts.length === 4 && parts[0] === "v1" ? parts[1] : null;
+  return parts.length === 4 && parts[0] === "v1" ? (parts[1] ?? null) : null;
 }
 
 /** A fresh `id:base64key` entry; the id carries the creation date so rotations sort and read well. */
 export function generateKeyEntry(now: Date = new Date()): string {
   const raw = crypto.getRandomValues(new Uint8Array(32));
   const id = `k${now.toISOString().slice(0, 10).replace(/-/g, "")}${toB64(crypto.getRandomValues(new Uint8Array(3)))}`;
-  return `${id}:${Buffer.from(raw).toString("base64")}`;
+  return `${id}:${encodeBase64(raw)}`;
 }
 
 /**
@@ -165,10 +170,15 @@ function publishKeyFile(path: string, content: string, mode: "create" | "replace
 }
 
 function toB64(b: Uint8Array): string {
-  return Buffer.from(b).toString("base64url");
+  return encodeBase64urlNoPadding(b);
 }
 
+/** Standard or url-safe base64, padded or not (key entries are written either way). */
 function fromB64(s: string): Uint8Array | null {
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s)) return null;
-  return new Uint8Array(Buffer.from(s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), "base64url"));
+  try {
+    return decodeBase64urlIgnorePadding(s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+  } catch {
+    return null;
+  }
 }

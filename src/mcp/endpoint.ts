@@ -91,7 +91,7 @@ function wantsProgress(body: unknown): boolean {
  */
 function negotiate(request: Request): { request: Request; answer: "json" | "sse" } {
   const accept = request.headers.get("accept");
-  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0].trim().toLowerCase());
+  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0]?.trim().toLowerCase() ?? "");
   const json = types.some((t) => t === "application/json" || t === "application/*" || t === "*/*");
   const sse = types.some((t) => t === "text/event-stream" || t === "text/*");
   const answer = json ? "json" : "sse";

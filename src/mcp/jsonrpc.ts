@@ -94,7 +94,7 @@ export function onlyRejected(read: ReadMessages): Response | null {
 
 function isJsonPost(request: Request): boolean {
   const accept = request.headers.get("accept") ?? "";
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
 }
 

@@ -4,6 +4,7 @@
 // replaces initialize, results carry `resultType` and (for lists and reads) caching hints.
 // The SDK (1.x) carries none of this, so the wire rules live here; the requests themselves are
 // answered by the same McpServer as 2025-11-25, through an in-process transport.
+import { decodeBase64 } from "@oslojs/encoding";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
@@ -198,9 +199,10 @@ function unsupported(id: Id, requested: string): Response {
 export function decodeHeaderValue(value: string): string | null {
   const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
   if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? null : value;
-  if (m[1].length % 4 !== 0) return null;
+  const b64 = m[1] ?? "";
+  if (b64.length % 4 !== 0) return null;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(m[1], "base64"));
+    return new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(b64));
   } catch {
     return null;
   }

@@ -1,3 +1,4 @@
+import { encodeBase64 } from "@oslojs/encoding";
 import { assertStorableStrings } from "../lib/json";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, Icon, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -10,7 +11,7 @@ import { TOOLS } from "./tools";
 import type { ToolContext, ToolDef } from "./tools/tool";
 
 const svg = (body: string): Icon => ({
-  src: `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`).toString("base64")}`,
+  src: `data:image/svg+xml;base64,${encodeBase64(new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`))}`,
   mimeType: "image/svg+xml",
   sizes: ["any"],
 });

@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, gte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { escapeLike, type Node } from "../content/service";
+import { oneRow } from "../lib/rows";
 
 /** The MCP spec caps one completion answer at 100 values. */
 export const MAX_COMPLETIONS = 100;
@@ -16,11 +17,11 @@ export interface Suggestions {
 async function suggest(db: Db, projectId: string, column: typeof nodes.path | typeof nodes.id, prefix: string, extra?: SQL): Promise<Suggestions> {
   const like = column === nodes.id ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
   const where = and(eq(nodes.projectId, projectId), like, extra);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, counted] = await Promise.all([
     db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS),
     db.select({ total: count() }).from(nodes).where(where),
   ]);
-  const n = Number(total);
+  const n = Number(oneRow(counted).total);
   return { values: rows.map((r) => String(r.v)), total: n, hasMore: n > rows.length };
 }
 

@@ -111,15 +111,16 @@ function setOverride(overrides: Record<string, Record<string, unknown>>, base: R
   const root = (overrides[leaf.blockId] ??= {});
   let target: Record<string, unknown> | unknown[] = root;
   let source: unknown = base;
-  for (let i = 0; i < leaf.path.length - 1; i++) {
-    const key = leaf.path[i];
+  const last = leaf.path[leaf.path.length - 1];
+  if (last === undefined) throw new Error("a leaf lies inside its block's data");
+  for (const key of leaf.path.slice(0, -1)) {
     source = (source as Record<string | number, unknown>)[key];
     const holder = target as Record<string | number, unknown>;
     // Inside a copied array every element already exists; above it, objects stay partial.
     if (holder[key] === undefined) holder[key] = Array.isArray(source) ? structuredClone(source) : {};
     target = holder[key] as Record<string, unknown> | unknown[];
   }
-  (target as Record<string | number, unknown>)[leaf.path[leaf.path.length - 1]] = text;
+  (target as Record<string | number, unknown>)[last] = text;
 }
 
 async function withSlotRetry<T>(fn: () => Promise<T>): Promise<T> {

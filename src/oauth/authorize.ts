@@ -57,8 +57,9 @@ export async function parseAuthorizationRequest(
   const redirects = values("redirect_uri");
   if (redirects.length > 1) return { kind: "page_error", message: "The request carries more than one redirect_uri." };
   let redirectUri: string | null;
-  if (redirects.length === 0) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : null;
-  else redirectUri = matchRedirectUri(client.redirectUris, redirects[0]) ? redirects[0] : null;
+  const [asked] = redirects;
+  if (asked === undefined) redirectUri = client.redirectUris.length === 1 ? (client.redirectUris[0] ?? null) : null;
+  else redirectUri = matchRedirectUri(client.redirectUris, asked) ? asked : null;
   if (!redirectUri) return { kind: "page_error", message: "The redirect address of this request is not one the application registered." };
 
   const params: RequestParams = { client_id: client.id, redirect_uri: redirectUri };

@@ -180,8 +180,9 @@ async function chooseProject(f: Flow, user: User, projectId: string | null, opts
     if (p) return consent(f, user, p, opts.error ?? null, opts.error ? 400 : 200);
   }
   const all = await projectChoices(f.deps.db);
-  if (projectId === null && all.length === 1 && !opts.forceList) {
-    const p = await findProjectById(f, all[0].id);
+  const [only] = all;
+  if (projectId === null && only && all.length === 1 && !opts.forceList) {
+    const p = await findProjectById(f, only.id);
     if (p) return consent(f, user, p, null, 200);
   }
   const error = projectId === null ? null : "Choose one of the listed projects.";

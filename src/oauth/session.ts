@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { systemState } from "../../db/schema";
 import { safeEqual } from "../lib/tokens";
+import { oneRow } from "../lib/rows";
 
 // The consent page keeps no server-side session: a CSRF nonce cookie, a form token that is an HMAC
 // of that nonce, and a short signed sign-in cookie bound to the same nonce. The HMAC key lives in
@@ -31,7 +32,7 @@ async function loadKey(db: Db): Promise<Uint8Array> {
   const fresh = new Uint8Array(32);
   crypto.getRandomValues(fresh);
   await db.insert(systemState).values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } }).onConflictDoNothing();
-  const [row] = await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1);
+  const row = oneRow(await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1));
   return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
 }
 
@@ -94,9 +95,8 @@ export function signInValue(key: Uint8Array, userId: string, nonce: string, now:
 
 export function readSignIn(key: Uint8Array, value: string | null, nonce: string | null, now: Date): string | null {
   if (!value || !validNonce(nonce)) return null;
-  const parts = value.split(".");
-  if (parts.length !== 3) return null;
-  const [userId, exp, sig] = parts;
+  const [userId, exp, sig, ...rest] = value.split(".");
+  if (userId === undefined || exp === undefined || sig === undefined || rest.length > 0) return null;
   if (!/^\d{1,16}$/.test(exp) || Number(exp) <= now.getTime()) return null;
   return safeEqual(sig, mac(key, "sign-in", `${userId}.${exp}.${nonce}`)) ? userId : null;
 }

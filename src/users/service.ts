@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { type UserRole, users } from "../../db/schema";
 import { AppError, isUniqueViolation } from "../errors";
 import { uuidv7 } from "../lib/ids";
+import { oneRow } from "../lib/rows";
 
 export type User = typeof users.$inferSelect;
 
@@ -16,8 +17,7 @@ export async function createUser(db: Db, input: { email: string; password: strin
   if (input.password.length < 8) throw new AppError("invalid_request", "password must be at least 8 characters", { field: "password" });
   const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
   try {
-    const [u] = await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role: input.role, createdAt: now }).returning();
-    return u;
+    return oneRow(await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role: input.role, createdAt: now }).returning());
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
     throw err;

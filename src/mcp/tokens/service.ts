@@ -7,6 +7,7 @@ import { isUuid, uuidv7 } from "../../lib/ids";
 import { MCP_SCOPES } from "../../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
 import type { Project } from "../../projects/service";
+import { oneRow } from "../../lib/rows";
 
 export type McpToken = typeof mcpTokens.$inferSelect;
 
@@ -64,7 +65,8 @@ export async function createMcpToken(
     if (expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
   }
   const plaintext = generateToken("cms_mcp_");
-  const [token] = await db
+  const token = oneRow(
+    await db
     .insert(mcpTokens)
     .values({
       id: uuidv7(now.getTime()),
@@ -76,7 +78,8 @@ export async function createMcpToken(
       createdAt: now,
       expiresAt,
     })
-    .returning();
+    .returning(),
+  );
   return { token, plaintext };
 }
 
