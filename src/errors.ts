@@ -61,8 +61,10 @@ export class AppError extends Error {
     message: string,
     readonly details?: unknown,
     readonly headers?: Record<string, string>,
+    // `cause` keeps the underlying failure for debugging; answers and logs never show it.
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "AppError";
   }
   get status(): number {
@@ -154,6 +156,7 @@ const DB_DOWN_CODES = new Set([
 export function isDatabaseUnavailable(err: unknown): boolean {
   let e: unknown = err;
   for (let i = 0; i < 5 && e && typeof e === "object"; i++) {
+    if (e instanceof AppError) return false; // already classified; its cause may be a vendor's ECONNREFUSED
     const code = (e as { code?: unknown; errno?: unknown }).code ?? (e as { errno?: unknown }).errno;
     if (typeof code === "string" && DB_DOWN_CODES.has(code)) return true;
     e = (e as { cause?: unknown }).cause;

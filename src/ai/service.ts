@@ -112,7 +112,7 @@ export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<str
   } catch (err) {
     const reason = err instanceof SealError ? err.reason : "error";
     deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(row.apiKeySealed) });
-    throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again");
+    throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again", undefined, undefined, { cause: err });
   }
 }
 
