@@ -20,7 +20,7 @@ export type ErrorCode =
   | "service_unavailable"
   | "internal";
 
-export function statusOf(code: ErrorCode): number {
+function statusOf(code: ErrorCode): number {
   switch (code) {
     case "invalid_request":
     case "invalid_locale":
@@ -73,7 +73,6 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = "resource"): AppError => new AppError("not_found", `${what} not found`);
-export const badRequest = (message: string, details?: unknown): AppError => new AppError("invalid_request", message, details);
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown };
@@ -81,13 +80,6 @@ export interface ErrorBody {
 
 export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
-}
-
-export function errorResponse(err: AppError, extraHeaders?: Record<string, string>): Response {
-  return new Response(JSON.stringify(errorBody(err.code, err.message, err.details)), {
-    status: err.status,
-    headers: { "content-type": "application/json; charset=utf-8", ...err.headers, ...extraHeaders },
-  });
 }
 
 /** True for errors Postgres raises on a unique violation, whichever driver wrapped them. */
@@ -99,7 +91,7 @@ export function isRetryableConflict(err: unknown): boolean {
   const code = pgCode(err);
   return code === "40P01" || code === "40001";
 }
-export function isForeignKeyViolation(err: unknown): boolean {
+function isForeignKeyViolation(err: unknown): boolean {
   return pgCode(err) === "23503";
 }
 /**

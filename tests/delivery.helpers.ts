@@ -88,7 +88,7 @@ export function xmlProblem(xml: string): string | null {
   return roots === 1 ? null : "no root element";
 }
 
-export function decodeXml(s: string): string {
+function decodeXml(s: string): string {
   return s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[e]!);
 }
 

@@ -6,7 +6,11 @@ import { AppError, describeError, isDatabaseUnavailable } from "../src/errors";
 
 const req = { url: "https://vendor.example/v1/chat", headers: {}, body: { hello: "world" } };
 const opts = (fetch: typeof globalThis.fetch) => ({ fetch, timeoutMs: 2000, maxBytes: 1 << 20, secret: "sk-secret" });
-const caught = async (p: Promise<unknown>): Promise<unknown> => p.then(() => "resolved", (e: unknown) => e);
+const caught = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => "resolved",
+    (e: unknown) => e,
+  );
 
 describe("fetch errors keep their cause", () => {
   test("a connection failure: provider_error whose cause is the fetch error (last address tried)", async () => {
@@ -45,8 +49,7 @@ describe("fetch errors keep their cause", () => {
   });
 
   test("a timeout: provider_timeout whose cause is the abort", async () => {
-    const hang = ((_: unknown, init: RequestInit) =>
-      new Promise((_, reject) => init.signal?.addEventListener("abort", () => reject(init.signal?.reason)))) as unknown as typeof fetch;
+    const hang = ((_: unknown, init: RequestInit) => new Promise((_, reject) => init.signal?.addEventListener("abort", () => reject(init.signal?.reason)))) as unknown as typeof fetch;
     const post = jsonPoster({ ...opts(hang), timeoutMs: 50 });
     const err = await caught(post(req));
     expect((err as AppError).code).toBe("provider_timeout");

@@ -26,7 +26,7 @@ export type Scenario =
   | "oversize-chunked"
   | "slow-ok";
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   scenario: string;
@@ -46,8 +46,8 @@ export interface FakeVendors {
   stop(): Promise<void>;
 }
 
-export const OVERSIZE_BYTES = 256 * 1024;
-export const VENDOR_MODEL_ECHO = "fake-vendor";
+const OVERSIZE_BYTES = 256 * 1024;
+const VENDOR_MODEL_ECHO = "fake-vendor";
 
 /** What the fake "translates" a text to: recognisable and derived from the input. */
 export const fakeTranslation = (text: string): string => `[translated] ${text}`;

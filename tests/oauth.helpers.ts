@@ -123,7 +123,7 @@ export interface Reply {
   text: string;
 }
 
-export const reply: (res: Response) => Promise<Reply> = readReply;
+const reply: (res: Response) => Promise<Reply> = readReply;
 
 /** POST of a form to a path of the app (token, revoke). */
 export async function postForm(fetcher: Fetcher, base: string, path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Reply> {

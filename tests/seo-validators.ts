@@ -27,7 +27,7 @@ export async function expandSafe(doc: unknown): Promise<unknown[]> {
 }
 
 /** The type and all its supertypes (schema.org subTypeOf, transitively). */
-export function typeAndSupertypes(type: string): Set<string> {
+function typeAndSupertypes(type: string): Set<string> {
   const out = new Set<string>();
   const todo = [type];
   while (todo.length > 0) {

@@ -84,7 +84,7 @@ export function providerToWire(p: ProviderRow): ProviderWire {
 }
 
 /** `sk-…a1b2`: a short vendor prefix and at most the last 4 characters, fewer for short keys. */
-export function apiKeyHint(key: string): string {
+function apiKeyHint(key: string): string {
   const tail = key.length >= 16 ? 4 : key.length >= 8 ? 2 : 0;
   const prefix = key.length >= 16 ? (/^[A-Za-z]{2,4}[-_]/.exec(key)?.[0] ?? "") : "";
   return `${prefix}…${tail ? key.slice(-tail) : ""}`;

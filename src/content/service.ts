@@ -50,7 +50,7 @@ export function nodeToWire(n: Node): NodeWire {
     updated_at: n.updatedAt.toISOString(),
   };
 }
-export const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
+const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
 
 /** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
 export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
@@ -130,7 +130,7 @@ export interface NodeInput {
 }
 
 /** Longest slug path a node (or, after a move, its deepest descendant) may have. */
-export const MAX_PATH_LENGTH = 1024;
+const MAX_PATH_LENGTH = 1024;
 
 function checkPathLength(path: string, longest: number = path.length): void {
   if (longest > MAX_PATH_LENGTH) {
@@ -204,7 +204,7 @@ async function nextPosition(db: Db, projectId: string, parentId: string | null):
  * Writes the ordered block array of a node: blocks passed with an existing id keep it (so
  * translations keep pointing at them), new ones get ids, blocks left out are deleted.
  */
-export async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Date): Promise<Block[]> {
+async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Date): Promise<Block[]> {
   const existing = new Set((await db.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, nodeId))).map((b) => b.id));
   const seen = new Set<string>();
   const rows = input.map((b, order) => {

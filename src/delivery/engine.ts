@@ -10,7 +10,7 @@ import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache"
 import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
-export interface BodyPlan {
+interface BodyPlan {
   key: string;
   type: string;
   body: () => Promise<string>;

@@ -4,7 +4,7 @@ import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { type AppError, errorBody } from "../errors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
-export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
 /** On every delivery answer. Never Allow-Credentials: delivery is anonymous. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -19,13 +19,13 @@ export const TEXT_TYPE = "text/plain; charset=utf-8";
 const encoder = new TextEncoder();
 
 /** Strong validator: the first 128 bits of SHA-256 over the exact bytes sent. */
-export async function strongEtag(body: string): Promise<string> {
+async function strongEtag(body: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body)));
   return `"${encodeBase64urlNoPadding(digest.subarray(0, 16))}"`;
 }
 
 /** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
-export const GZIP_MIN_BYTES = 1024;
+const GZIP_MIN_BYTES = 1024;
 
 export function answerHeaders(contentType: string, etag: string, cacheControl: string, compressible: boolean): Record<string, string> {
   const h: Record<string, string> = { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };

@@ -27,7 +27,7 @@ export interface BlockRow {
   data: Record<string, unknown>;
 }
 
-export interface Breadcrumb {
+interface Breadcrumb {
   title: string;
   path: string;
   href: string;
@@ -62,17 +62,17 @@ const DESCRIPTION_MAX = 160;
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 
 /** Locales in which the project publishes this node: the default one, plus each published translation. */
-export function nodeLocales(project: DeliveryProject, node: ChainNode): string[] {
+function nodeLocales(project: DeliveryProject, node: ChainNode): string[] {
   return project.locales.filter((l) => l === project.defaultLocale || node.tr[l] !== undefined);
 }
 
 /** The slug of a node in a locale: the published translation's slug, else the base slug. */
-export function localSlug(project: DeliveryProject, node: ChainNode, locale: string): string {
+function localSlug(project: DeliveryProject, node: ChainNode, locale: string): string {
   if (locale === project.defaultLocale) return node.slug;
   return str(node.tr[locale]?.slug) ?? node.slug;
 }
 
-export function localTitle(project: DeliveryProject, node: ChainNode, locale: string): string {
+function localTitle(project: DeliveryProject, node: ChainNode, locale: string): string {
   if (locale === project.defaultLocale) return node.title;
   return str(node.tr[locale]?.title) ?? node.title;
 }
@@ -128,7 +128,7 @@ function firstImage(blocks: BlockRow[]): string | null {
  * entities decoded (`fish &amp; chips` → `fish & chips`; decoded last, so an encoded `&lt;b&gt;`
  * stays visible text), cut at a word near 160 chars.
  */
-export function summarise(text: string): string | null {
+function summarise(text: string): string | null {
   const plain = decodeHTML(
     text
       .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
@@ -241,6 +241,6 @@ export function renderNode(
   };
 }
 
-export function localPath(project: DeliveryProject, chain: ChainNode[], locale: string): string {
+function localPath(project: DeliveryProject, chain: ChainNode[], locale: string): string {
   return chain.map((c) => localSlug(project, c, locale)).join("/");
 }

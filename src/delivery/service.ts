@@ -204,7 +204,7 @@ export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 
 
 // ---- entries ----
 
-export interface EntrySummary {
+interface EntrySummary {
   id: string;
   slug: string;
   title: string;

@@ -38,7 +38,7 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
 const URLSET_TAIL = "</urlset>\n";
 
-export function xmlEscape(s: string): string {
+function xmlEscape(s: string): string {
   return s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"));
 }
 
@@ -48,7 +48,7 @@ export function robotsTxt(project: DeliveryProject): string {
   return `${lines.join("\n")}\n`;
 }
 
-export function requireBaseUrl(project: DeliveryProject): string {
+function requireBaseUrl(project: DeliveryProject): string {
   if (!project.publicBaseUrl) {
     throw new AppError("sitemap_unavailable", "this project has no public_base_url, so it has no sitemap");
   }
@@ -56,7 +56,7 @@ export function requireBaseUrl(project: DeliveryProject): string {
 }
 
 /** One shard: the nodes after `after` (exclusive, null = from the start) up to `last` (inclusive), in path order. */
-export interface Shard {
+interface Shard {
   after: string | null;
   last: string;
 }
@@ -83,7 +83,7 @@ export async function shardXml(db: Db, project: DeliveryProject, n: number, limi
  * Shards live on the same site as the index (sitemaps.org: an index names sitemaps of its own
  * site): the site proxies /sitemap*.xml and /robots.txt to this API.
  */
-export async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenerator<string> {
+async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenerator<string> {
   yield `${XML_HEAD}<sitemapindex ${XMLNS}>\n`;
   for (let i = 1; i <= shards; i++) yield `<sitemap><loc>${xmlEscape(`${publicBaseUrl}/sitemap-${i}.xml`)}</loc></sitemap>\n`;
   yield "</sitemapindex>\n";
@@ -283,7 +283,7 @@ function entriesLength(node: ListedNode): number {
   return total;
 }
 
-export function utf8Length(s: string): number {
+function utf8Length(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -301,7 +301,7 @@ export function utf8Length(s: string): number {
 const CHUNK_CHARS = 64 * 1024;
 
 /** A urlset of one shard (or of the whole site), streamed. */
-export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<string> {
+async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<string> {
   yield URLSET_HEAD;
   for await (const page of listedNodes(db, project, hidden, shard)) {
     let out = "";

@@ -2,7 +2,7 @@ import { readCappedText } from "./stream";
 import { AppError } from "../errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** Reads a request body as text, refusing more than `limit` bytes even without Content-Length. */
 export async function readBodyText(request: Request, limit: number = MAX_BODY_BYTES): Promise<string> {

@@ -181,7 +181,7 @@ export function classifyAddress(bytes: Uint8Array): AddressClass {
 }
 
 /** Bytes of an IP literal host (any spelling), or null for a name. */
-export function parseIpLiteral(host: string): Uint8Array | null {
+function parseIpLiteral(host: string): Uint8Array | null {
   return parseIPv6(host) ?? parseIPv4(host);
 }
 

@@ -171,7 +171,7 @@ export function mcpPreflight(deps: AppDeps, request: Request): Response {
   });
 }
 
-export function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
+function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
   const parts = [`resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`, `scope="${MCP_SCOPES.join(" ")}"`];
   if (tokenPresented) parts.push('error="invalid_token"');
   return `Bearer ${parts.join(", ")}`;
@@ -190,7 +190,7 @@ function checkHostAndOrigin(config: Config, request: Request): Response | null {
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-export function hostAllowed(config: Config, request: Request): boolean {
+function hostAllowed(config: Config, request: Request): boolean {
   const raw = request.headers.get("host") ?? new URL(request.url).host;
   const pub = new URL(config.publicUrl);
   let host: URL;

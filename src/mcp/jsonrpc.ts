@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
 
 // Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
-export const MAX_BATCH = 20;
+const MAX_BATCH = 20;
 
 interface RpcErrorResponse {
   jsonrpc: "2.0";
@@ -98,7 +98,7 @@ function isJsonPost(request: Request): boolean {
   return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
 }
 
-export function rpcError(status: number, code: number, message: string): Response {
+function rpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "content-type": "application/json" },

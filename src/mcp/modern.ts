@@ -10,9 +10,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_INFO } from "./server";
 
-export const MODERN_VERSION = "2026-07-28";
+const MODERN_VERSION = "2026-07-28";
 /** What server/discover and UnsupportedProtocolVersionError list: this revision and the legacy one served after initialize. */
-export const SUPPORTED_VERSIONS = [MODERN_VERSION, "2025-11-25"] as const;
+const SUPPORTED_VERSIONS = [MODERN_VERSION, "2025-11-25"] as const;
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -20,8 +20,8 @@ const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 // JSON-RPC codes the 2026-07-28 revision defines (basic/index, error codes).
-export const HEADER_MISMATCH = -32020;
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const HEADER_MISMATCH = -32020;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 
@@ -196,7 +196,7 @@ function unsupported(id: Id, requested: string): Response {
 }
 
 /** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
-export function decodeHeaderValue(value: string): string | null {
+function decodeHeaderValue(value: string): string | null {
   const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
   if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? null : value;
   const b64 = m[1] ?? "";

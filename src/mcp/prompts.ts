@@ -32,7 +32,7 @@ const PATH: PromptArg = { name: "path", description: "slug path of the page, e.g
 const MAX_DAYS = 366;
 const MAX_CHANGES = 50;
 
-export const PROMPTS: readonly PromptDef[] = [
+const PROMPTS: readonly PromptDef[] = [
   {
     name: "translate_page",
     title: "Translate a page into a locale",

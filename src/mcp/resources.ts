@@ -16,7 +16,7 @@ import { MAX_PAGE } from "../lib/paging";
 import { getLocalizedNode } from "./service";
 import type { ToolContext } from "./tools/tool";
 
-export const RESOURCE_PAGE_SIZE = 100;
+const RESOURCE_PAGE_SIZE = 100;
 // The MCP spec's code for an unknown resource (not in the SDK's ErrorCode enum).
 const RESOURCE_NOT_FOUND = -32002;
 const MIME = "application/json";
@@ -107,7 +107,7 @@ export const byIdTemplate = (slug: string): string => `cms://${slug}/nodes/{id}{
 export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+path}{?locale}`;
 
 /** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else. */
-export function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
+function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
   let url: URL;
   try {
     url = new URL(uri);

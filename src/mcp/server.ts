@@ -45,7 +45,7 @@ function instructions(ctx: ToolContext): string {
  * What the server can do, truthfully: no listChanged (no notification can reach a client of a
  * stateless server) and no subscribe. Logging exists in 2025-11-25 only (2026-07-28 removed it).
  */
-export function capabilitiesFor(era: Era): ServerCapabilities {
+function capabilitiesFor(era: Era): ServerCapabilities {
   const base: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {} };
   return era === "legacy" ? { ...base, logging: {} } : base;
 }

@@ -6,7 +6,7 @@ import { escapeLike, type Node } from "../content/service";
 import { oneRow } from "../lib/rows";
 
 /** The MCP spec caps one completion answer at 100 values. */
-export const MAX_COMPLETIONS = 100;
+const MAX_COMPLETIONS = 100;
 
 export interface Suggestions {
   values: string[];

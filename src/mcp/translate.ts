@@ -8,7 +8,7 @@ import type { Project } from "../projects/service";
 import { getTranslation, projectLocale, type Translation, upsertTranslation } from "../translations/service";
 import { deepMerge, isPlainObject } from "./service";
 
-export const MAX_NODE_FIELDS = 200;
+const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
 const SKIP_KEY_RE =
   /^(id|.*_id|.*Id|type|kind|variant|style|class|classname|slug|href|url|.*_url|.*Url|src|srcset|image|icon|color|colour|anchor|target|rel|lang|locale|format|layout|align|theme|size|width|height|key|ref|path|email|tel|phone|embed|video|code|language|mime|mimetype)$/i;

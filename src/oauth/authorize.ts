@@ -9,12 +9,12 @@ import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
 import { knownScopes, type OAuthClient } from "./service";
 
-export const CODE_TTL_MS = 10 * 60_000;
+const CODE_TTL_MS = 10 * 60_000;
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_STATE = 2048;
 
 /** The parameters of an authorization request, as they travel between the page's steps. */
-export const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
+const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
 export type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
 
 export interface AuthorizationRequest {

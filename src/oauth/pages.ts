@@ -9,7 +9,7 @@ const SCOPE_TEXT: Record<string, string> = {
   "ai:read": "Use the project's AI providers to translate text and content",
 };
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

@@ -11,7 +11,7 @@ import { OAuthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
-export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
+type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
 
 const AUTH_METHODS: readonly AuthMethod[] = ["none", "client_secret_post", "client_secret_basic"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];

@@ -5,7 +5,7 @@ import { AppError } from "../../errors";
 import { pinnedTarget } from "../../lib/ssrf";
 import { readCappedText } from "../../lib/stream";
 
-export interface VendorRequest {
+interface VendorRequest {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
@@ -104,7 +104,7 @@ function upstreamError(res: Response, text: string, secret: string | null): AppE
 }
 
 /** Retry-After as seconds (delta or HTTP date; retry-after-ms too), clamped to 1..3600. */
-export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
+function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
   const ms = Number(headers.get("retry-after-ms"));
   const raw = headers.get("retry-after")?.trim() ?? "";
   let s = Number.NaN;
@@ -134,7 +134,7 @@ function vendorMessage(text: string, secret: string | null): string | null {
 }
 
 /** True when text holds the secret or any 8-character run of it (vendors echo masked keys). */
-export function leaksSecret(text: string, secret: string): boolean {
+function leaksSecret(text: string, secret: string): boolean {
   if (secret.length < 8) return text.includes(secret);
   for (let i = 0; i + 8 <= secret.length; i++) if (text.includes(secret.slice(i, i + 8))) return true;
   return false;
