@@ -179,7 +179,7 @@ async function writeWithDefault(db: Db, projectId: string, fn: (tx: Db, others: 
       const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
       if (!p) throw notFound("project");
       const others = await tx.select({ id: aiProviders.id }).from(aiProviders).where(eq(aiProviders.projectId, projectId)).limit(1);
-      return fn(tx as unknown as Db, others.length);
+      return fn(tx, others.length);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });

@@ -102,12 +102,14 @@ export class DeliveryCache {
   }
 
   private startLoad(key: string): Promise<DeliveryProject | null> {
-    const entry = { generation: this.generation, promise: null as unknown as Promise<DeliveryProject | null> };
-    entry.promise = this.load(key).finally(() => {
+    const generation = this.generation;
+    // The callback runs once the load settles, after entry exists.
+    const promise: Promise<DeliveryProject | null> = this.load(key).finally(() => {
       if (this.loading.get(key) === entry) this.loading.delete(key);
     });
+    const entry = { generation, promise };
     this.loading.set(key, entry);
-    return entry.promise;
+    return promise;
   }
 
   private async load(key: string): Promise<DeliveryProject | null> {

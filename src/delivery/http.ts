@@ -62,7 +62,7 @@ export const gzipEtag = (etag: string): string => `${etag.slice(0, -1)}.gz"`;
 /** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
   const bytes = encoder.encode(answer.body);
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
   const body = await new Response(stream).arrayBuffer();
   const etag = gzipEtag(answer.etag);
   return { body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };

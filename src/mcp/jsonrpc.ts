@@ -23,6 +23,8 @@ export interface ReadMessages {
   original: unknown;
 }
 
+// Cast: the SDK types ClientRequestSchema as a zod union without exposing its `options` (one
+// object schema per method), which this lookup by method name needs.
 type RequestSchema = { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
 const REQUEST_SCHEMAS = new Map<string, RequestSchema>(
   (ClientRequestSchema as unknown as { options: Array<RequestSchema & { shape: { method: { value: string } } }> }).options.map((s) => [s.shape.method.value, s]),

@@ -66,7 +66,8 @@ export function buildMcpServer(ctx: ToolContext, era: Era = "legacy"): BuiltServ
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
   // The SDK adds listChanged: true as it registers tools, resources and prompts, and has no way to
-  // say otherwise; the advertised set is put back to what this server does.
+  // say otherwise; the advertised set is put back to what this server does. Cast: `_capabilities`
+  // is private in the SDK's Server and has no setter.
   (server.server as unknown as { _capabilities: ServerCapabilities })._capabilities = capabilities;
   wrapToolsList(server);
   return { server, instructions: text, capabilities };
@@ -76,6 +77,8 @@ type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unkn
 
 /** tools/list as strict clients read it (portable schemas) with icons; the SDK's answer is otherwise kept as is. */
 function wrapToolsList(server: McpServer): void {
+  // Cast: the handler map is private in the SDK's Protocol, and setRequestHandler cannot wrap the
+  // handler McpServer registered (it replaces it).
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
   const inner = handlers.get("tools/list");
   if (!inner) return;
