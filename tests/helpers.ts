@@ -143,3 +143,18 @@ export async function freshDatabase(): Promise<{ handle: DbHandle; url: string |
     },
   };
 }
+
+/**
+ * Polls `condition` until it returns a truthy value, which it returns; throws when `timeout` ms
+ * pass first. Tests wait for what they need, never for a fixed time.
+ */
+export async function waitFor<T>(condition: () => T | Promise<T>, opts: { timeout?: number; interval?: number; what?: string } = {}): Promise<Exclude<T, false | 0 | "" | null | undefined>> {
+  const { timeout = 5000, interval = 10, what = "the condition" } = opts;
+  const deadline = performance.now() + timeout;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as Exclude<T, false | 0 | "" | null | undefined>;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await Bun.sleep(interval);
+  }
+}
