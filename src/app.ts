@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps) {
     .onParse(async ({ request, contentType, path }) => {
       // The MCP transport reads /mcp bodies itself (malformed JSON is a JSON-RPC -32700 there).
       if (isMcpPath(path)) return null;
-      const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+      const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       if (type === "application/json" || type.endsWith("+json")) {
         const body = parseJsonBody(await readBodyText(request));
         assertStorableStrings(body);
@@ -116,7 +116,7 @@ export function createApp(deps: AppDeps) {
         set.status = simple[0];
         return errorBody(simple[1], simple[2]);
       }
-      const status = (error as unknown as { status?: unknown }).status;
+      const status = (error as { status?: unknown }).status;
       if (status === 413) {
         set.status = 413;
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);

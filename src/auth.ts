@@ -22,7 +22,7 @@ export interface AdminCaller {
 export function bearerOf(authorization: string | null | undefined): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return m ? m[1] : null;
+  return m?.[1] ?? null;
 }
 
 // RFC 6750 §3 challenges of the admin API: none without credentials, invalid_token, insufficient_scope.
@@ -38,7 +38,7 @@ export function insufficientScopeChallenge(scope: unknown): string {
   return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
 }
 
-export async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
+async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
   const token = bearerOf(authorization);
   if (!token) throw adminUnauthorized(false);
   // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
@@ -60,14 +60,10 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
+function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
   if (!caller.scopes.includes(scope)) {
     throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
   }
-}
-
-export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
-  return caller.projectIds === null || caller.projectIds.includes(projectId);
 }
 
 /** Swagger detail for an admin route: tag, summary and the bearer scheme. */
@@ -140,6 +136,7 @@ export function adminAuth(deps: AppDeps) {
       transform: (ctx: Ctx) => check(ctx, scope, true),
       resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
         const r = take(request);
+        // biome-ignore lint/style/noNonNullAssertion: check(…, true) refused the request unless it found the project
         return { caller: r.caller, project: r.project! };
       },
     }),
