@@ -35,7 +35,7 @@ export interface OpenDbOptions {
 }
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
-  if (opts.databaseUrl && opts.databaseUrl.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   const inMemory = opts.databaseUrl === "memory://";
   let lock: DataDirLock | null = null;
   if (!inMemory) {

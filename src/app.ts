@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps) {
         set.status = simple[0];
         return errorBody(simple[1], simple[2]);
       }
-      const status = (error as unknown as { status?: unknown }).status;
+      const status = (error as { status?: unknown }).status;
       if (status === 413) {
         set.status = 413;
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);

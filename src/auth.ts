@@ -20,7 +20,7 @@ export interface AdminCaller {
 export function bearerOf(authorization: string | null | undefined): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return m ? m[1] : null;
+  return m?.[1] ?? null;
 }
 
 // RFC 6750 §3 challenges of the admin API: none without credentials, invalid_token, insufficient_scope.
@@ -36,7 +36,7 @@ export function insufficientScopeChallenge(scope: unknown): string {
   return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
 }
 
-export async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
+async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
   const token = bearerOf(authorization);
   if (!token) throw adminUnauthorized(false);
   // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
@@ -59,15 +59,11 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
 }
 
 /** Refuses a caller that lacks one of the scopes (the first missing one is named). */
-export function requireScope(caller: { scopes: readonly string[] }, ...needed: Scope[]): void {
+function requireScope(caller: { scopes: readonly string[] }, ...needed: Scope[]): void {
   const [scope] = missingScopes(needed, caller.scopes);
   if (scope !== undefined) {
     throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
   }
-}
-
-export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
-  return caller.projectIds === null || caller.projectIds.includes(projectId);
 }
 
 /** Swagger detail for an admin route: tag, summary and the bearer scheme. */

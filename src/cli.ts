@@ -5,6 +5,7 @@ import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
+import type { AppDeps } from "./deps";
 import { openRuntime } from "./runtime";
 import type { Db } from "../db/client";
 import { findProject, type Project } from "./projects/service";
@@ -31,9 +32,9 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
   const opts: Record<string, string> = {};
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    const a = argv[i] ?? "";
     if (a.startsWith("--")) {
-      const [k, v] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
+      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
       opts[k] = v;
     } else positional.push(a);
   }
@@ -70,7 +71,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       return 2;
     }
   }
-  let deps;
+  let deps: AppDeps;
   try {
     // Embedded database: the CLI takes the DATA_DIR lock like the service, so it refuses to run
     // (and never writes) while a service holds the directory. The new key, too, only under the lock.
@@ -86,7 +87,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     switch (command) {
       case "users:create": {
         // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
-        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0];
+        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
         const u = await addUser(deps.db, { email: opts.email ?? "", password, role: (opts.role ?? "member") as "owner" | "member" }, null, now);
         out(JSON.stringify(u));
         return 0;

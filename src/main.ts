@@ -1,7 +1,8 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
 import { createApp } from "./app";
-import { bootstrap } from "./bootstrap";
-import { ConfigError, loadConfig } from "./config";
+import { type BootstrapResult, bootstrap } from "./bootstrap";
+import { type Config, ConfigError, loadConfig } from "./config";
+import type { AppDeps } from "./deps";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
 import { explainStartupError } from "./lib/startup-errors";
@@ -9,7 +10,7 @@ import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (err) {
@@ -31,8 +32,8 @@ async function main(): Promise<void> {
     if (cfg.logLevel === "debug" && err instanceof Error) console.error(err.stack);
     process.exit(1);
   };
-  let deps;
-  let first;
+  let deps: AppDeps | undefined;
+  let first: BootstrapResult | null;
   try {
     deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
     // Before a first start creates the owner and prints keys that would then be lost.
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   }
-  let app;
+  let app: ReturnType<ReturnType<typeof createApp>["listen"]>;
   try {
     app = createApp(deps).listen(serveOptions(config));
   } catch (err) {

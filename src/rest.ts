@@ -1,14 +1,15 @@
 // The admin REST transport of the declared operations (src/lib/operation.ts): one route per HTTP
 // binding and its OpenAPI entry, both derived from the declaration. Nothing here knows a feature.
-import { Elysia } from "elysia";
+
 import type { Server } from "bun";
+import { Elysia } from "elysia";
 import { z } from "zod";
 import { adminAuthenticator, adminDoc, requireScopes } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
-import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
+import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
 import { resolveProject } from "./projects/service";
@@ -41,7 +42,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : null;
         const input = readInput(op, binding, ctx, typed);
         const now = deps.now();
-        const out = op.target === "project" ? await op.run({ deps, caller, project: project!, now }, input) : await op.run({ deps, caller, now }, input);
+        const out = op.target === "project" && project ? await op.run({ deps, caller, project, now }, input) : op.target === "admin" ? await op.run({ deps, caller, now }, input) : null;
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
         ctx.set.status = binding.status ?? 200;
         if (binding.status === 204) return undefined;
@@ -75,7 +76,7 @@ const restBody = (out: Record<string, unknown>, data: string | undefined): Recor
   return { data: main, ...rest };
 };
 
-const pathParams = (binding: HttpBinding): string[] => [...binding.path.matchAll(/:(\w+)/g)].map((m) => m[1]).filter((p) => p !== "ref");
+const pathParams = (binding: HttpBinding): string[] => [...binding.path.matchAll(/:(\w+)/g)].flatMap((m) => (m[1] === undefined || m[1] === "ref" ? [] : [m[1]]));
 const fieldOf = (binding: HttpBinding, param: string): string => binding.params?.[param] ?? param;
 const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -37,7 +37,7 @@ export async function openRuntime(config: Config, assets: RuntimeAssets = {}, op
  * SECRET_KEYS when set; otherwise DATA_DIR/secret.key (created 0600 on first start);
  * an in-memory database gets an ephemeral key, since nothing it seals outlives the process.
  */
-export async function openKeyRing(config: Config, log: Logger, opts: { prependNew?: boolean } = {}): Promise<KeyRing> {
+async function openKeyRing(config: Config, log: Logger, opts: { prependNew?: boolean } = {}): Promise<KeyRing> {
   if (config.secretKeys) return createKeyRing(parseKeyEntries(config.secretKeys));
   if (config.databaseUrl === "memory://") return createKeyRing(parseKeyEntries([generateKeyEntry()]));
   const path = join(config.dataDir, "secret.key");

@@ -59,7 +59,7 @@ const CASES: Record<string, Case> = {
   "DELETE /admin/projects/{ref}": { url: (f) => `/admin/projects/${f.project.slug}`, expect: ok(204), after: gone((f) => `/admin/projects/${f.project.id}`) },
   "GET /admin/p/{ref}/nodes": { url: (f) => `${P(f)}/nodes`, expect: ok(200, (d, f) => expect(d.map((n: any) => n.id)).toEqual([f.node.id])) },
   "POST /admin/p/{ref}/nodes": { url: (f) => `${P(f)}/nodes`, body: () => ({ slug: "made", title: "Made" }), expect: ok(201, (d) => expect(d.path).toBe("made")) },
-  "GET /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(200, (d, f) => expect(d.blocks.map((b: any) => b.id)).toEqual([f.node.blocks[0].id])) },
+  "GET /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(200, (d, f) => expect(d.blocks.map((b: any) => b.id)).toEqual([f.node.blocks[0]!.id])) },
   "PATCH /admin/p/{ref}/nodes/{id}": { url: N, body: () => ({ title: "Patched" }), expect: ok(200, (d) => expect(d.title).toBe("Patched")) },
   "DELETE /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(204), after: gone(N) },
   "PUT /admin/p/{ref}/nodes/{id}/blocks": { url: (f) => `${N(f)}/blocks`, body: () => [{ type: "quote", data: { text: "q" } }], expect: ok(200, (d) => expect(d.map((b: any) => b.type)).toEqual(["quote"])) },
@@ -81,8 +81,8 @@ const CASES: Record<string, Case> = {
   },
   "PUT /admin/p/{ref}/nodes/{id}/blocks/order": {
     url: (f) => `${N(f)}/blocks/order`,
-    body: (f) => ({ block_ids: [f.node.blocks[0].id] }),
-    expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, blocks: [expect.objectContaining({ id: f.node.blocks[0].id, order: 0 })] })),
+    body: (f) => ({ block_ids: [f.node.blocks[0]!.id] }),
+    expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, blocks: [expect.objectContaining({ id: f.node.blocks[0]!.id, order: 0 })] })),
   },
   "GET /admin/p/{ref}/entries": {
     before: async (h, f) => {
@@ -123,7 +123,7 @@ const CASES: Record<string, Case> = {
     expect: ok(204),
     after: async (h, f) => {
       const [k] = await h.deps.db.select({ revokedAt: adminKeys.revokedAt }).from(adminKeys).where(eq(adminKeys.id, f.keyId));
-      expect(k.revokedAt).not.toBeNull();
+      expect(k!.revokedAt).not.toBeNull();
     },
   },
   "GET /admin/ai/kinds": { url: () => "/admin/ai/kinds", expect: ok(200, (d) => expect(d.map((k: any) => k.kind)).toContain("anthropic")) },
@@ -174,7 +174,7 @@ const CASES: Record<string, Case> = {
     expect: ok(204),
     after: async (h, f) => {
       const [g] = await h.deps.db.select({ revokedAt: oauthGrants.revokedAt }).from(oauthGrants).where(eq(oauthGrants.id, f.grantId));
-      expect(g.revokedAt).not.toBeNull();
+      expect(g!.revokedAt).not.toBeNull();
     },
   },
   "GET /admin/users": { url: () => "/admin/users", expect: ok(200, (d, f) => expect(d.map((u: any) => u.id)).toContain(f.memberId)) },
@@ -258,11 +258,11 @@ describe("scope checks on every admin route", async () => {
       const c = CASES[route];
       const method = route.split(" ")[0];
       let f = await fixture();
-      await c.before?.(h, f);
-      const body = (fx: Fixture) => c.body?.(fx) ?? (method === "GET" || method === "DELETE" ? undefined : {});
-      const anon = await h.request(method, c.url(f), { key: null, body: body(f) });
+      await c!.before?.(h, f);
+      const body = (fx: Fixture) => c!.body?.(fx) ?? (method === "GET" || method === "DELETE" ? undefined : {});
+      const anon = await h.request(method!, c!.url(f), { key: null, body: body(f) });
       expect({ route, status: anon.status }).toEqual({ route, status: 401 });
-      const denied = await h.request(method, c.url(f), { key: noScopes, body: body(f) });
+      const denied = await h.request(method!, c!.url(f), { key: noScopes, body: body(f) });
       expect({ route, status: denied.status, code: denied.json?.error?.code }).toEqual({ route, status: 403, code: "insufficient_scope" });
       // One scope, or (members of a project: keys:write on it or users:write) alternatives, each enough alone.
       const named = ADMIN_SCOPES.filter((s) => denied.json.error.message.includes(s));
@@ -270,12 +270,12 @@ describe("scope checks on every admin route", async () => {
       for (const [i, scope] of named.entries()) {
         if (i > 0) {
           f = await fixture();
-          await c.before?.(h, f);
+          await c!.before?.(h, f);
         }
-        const allowed = await h.request(method, c.url(f), { key: await keyWith(h, [scope]), body: body(f) });
+        const allowed = await h.request(method!, c!.url(f), { key: await keyWith(h, [scope]), body: body(f) });
         try {
-          c.expect(allowed, f, scope);
-          await c.after?.(h, f);
+          c!.expect(allowed, f, scope);
+          await c!.after?.(h, f);
         } catch (err) {
           throw new Error(`${route} with ${scope} alone: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type Db, type DbHandle, openDb } from "../db/client";
 import { get, patchNode, until } from "./delivery.helpers";
-import { harness, seedNode, seedProject, testDb } from "./helpers";
+import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 const CC = "public, max-age=5, stale-while-revalidate=7";
@@ -27,8 +27,19 @@ function countingDb(db: Db): { db: Db; calls: () => number } {
 /** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
 async function secondHandle(): Promise<DbHandle> {
   const url = process.env.DATABASE_URL;
-  if (url && url.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
+  if (url?.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
   return testDb();
+}
+
+/** The same handle, telling when the instance using it has its LISTEN up. */
+function listeningHandle(handle: DbHandle): { handle: DbHandle; listening: () => boolean } {
+  let up = false;
+  const listen: DbHandle["listen"] = async (channel, onPayload) => {
+    const stop = await handle.listen(channel, onPayload);
+    up = true;
+    return stop;
+  };
+  return { handle: { ...handle, listen }, listening: () => up };
 }
 
 /** The same database with NOTIFY never delivered: only the version check can refresh this instance. */
@@ -149,10 +160,10 @@ describe("delivery: gzip negotiation", async () => {
       }
       // One strong ETag, one byte sequence, on this instance and on the other one.
       expect(new Set(etags).size).toBe(1);
-      for (const r of rounds) expect(Buffer.compare(Buffer.from(r), Buffer.from(rounds[0]))).toBe(0);
+      for (const r of rounds) expect(Buffer.compare(Buffer.from(r), Buffer.from(rounds[0]!))).toBe(0);
       const other = await raw(path, { "accept-encoding": "gzip" });
-      expect(other.res.headers.get("etag")).toBe(etags[0]);
-      expect(Buffer.compare(Buffer.from(other.bytes), Buffer.from(rounds[0]))).toBe(0);
+      expect(other.res.headers.get("etag")).toBe(etags[0]!);
+      expect(Buffer.compare(Buffer.from(other.bytes), Buffer.from(rounds[0]!))).toBe(0);
     }
   });
 
@@ -198,12 +209,16 @@ describe("delivery: database outages", async () => {
   test("known projects keep being served from the cache; other reads are 503 with CORS", async () => {
     const base = await harness();
     let down = false;
+    let refused = 0;
     const flaky = new Proxy(base.deps.db, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver);
         if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
         return (...args: unknown[]) => {
-          if (down) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+          if (down) {
+            refused += 1;
+            throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+          }
           return (v as (...a: unknown[]) => unknown).apply(target, args);
         };
       },
@@ -216,7 +231,16 @@ describe("delivery: database outages", async () => {
     const before = await get(h, url);
     expect(before.status).toBe(200);
     down = true;
-    await new Promise((r) => setTimeout(r, 120));
+    // Read until a version check (every 50 ms here) has met the outage; the cached answer is served throughout.
+    await waitFor(
+      async () => {
+        const during = await get(h, url);
+        expect(during.status).toBe(200);
+        expect(during.headers.get("etag")).toBe(before.headers.get("etag"));
+        return refused > 0;
+      },
+      { timeout: 5000, what: "a version check against the down database" },
+    );
     for (let i = 0; i < 3; i++) {
       const during = await get(h, url);
       expect(during.status).toBe(200);
@@ -243,7 +267,8 @@ describe("delivery: several instances on one database", async () => {
     const a = await harness();
     const other = await secondHandle();
     handles.push(other);
-    const b = await harness({}, { db: other.db, dbHandle: other });
+    const watched = listeningHandle(other);
+    const b = await harness({}, { db: other.db, dbHandle: watched.handle });
     const p = await seedProject(a, { public_base_url: BASE });
     const n = await seedNode(a, p.slug, { slug: "shared", title: "v1" }, true);
     const url = `/api/p/${p.slug}/nodes/by-path/shared`;
@@ -251,8 +276,8 @@ describe("delivery: several instances on one database", async () => {
     expect(first.json.data.title).toBe("v1");
     const etag = first.headers.get("etag")!;
     const sitemapEtag = (await get(b, `/api/p/${p.slug}/sitemap.xml`)).headers.get("etag");
-    // B subscribes on first use; let the LISTEN take effect before the write.
-    await new Promise((r) => setTimeout(r, 100));
+    // B subscribes on first use; the write comes once its LISTEN is up.
+    await waitFor(watched.listening, { what: "B's LISTEN" });
     await patchNode(a, p.slug, n.id, { title: "v2" });
     const seen = await until(() => get(b, url), (r) => r.headers.get("etag") !== etag, 1000);
     expect(seen.elapsed).toBeLessThan(1000);
@@ -288,11 +313,12 @@ describe("delivery: several instances on one database", async () => {
     const a = await harness();
     const other = await secondHandle();
     handles.push(other);
-    const b = await harness({}, { db: other.db, dbHandle: other });
+    const watched = listeningHandle(other);
+    const b = await harness({}, { db: other.db, dbHandle: watched.handle });
     const p = await seedProject(a);
     await seedNode(a, p.slug, { slug: "page", title: "x" }, true);
     expect((await get(b, `/api/p/${p.slug}/theme`)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(watched.listening, { what: "B's LISTEN" });
     const renamed = `${p.slug}-new`;
     expect((await a.request("PATCH", `/admin/projects/${p.id}`, { body: { slug: renamed } })).status).toBe(200);
     const gone = await until(() => get(b, `/api/p/${p.slug}/theme`), (r) => r.status === 404, 1000);

@@ -121,7 +121,7 @@ export async function freshDatabase(migrationsFolder?: string): Promise<{ handle
   const { openDb } = await import("../db/client");
   const { runMigrations } = await import("../db/migrate");
   const base = process.env.DATABASE_URL;
-  if (!base || !base.startsWith("postgres")) {
+  if (!base?.startsWith("postgres")) {
     const handle = await openDb({ databaseUrl: "memory://", dataDir: "" });
     await runMigrations(handle, migrationsFolder);
     return { handle, url: null, drop: () => handle.close() };
@@ -143,4 +143,19 @@ export async function freshDatabase(migrationsFolder?: string): Promise<{ handle
       await admin.end();
     },
   };
+}
+
+/**
+ * Polls `condition` until it returns a truthy value, which it returns; throws when `timeout` ms
+ * pass first. Tests wait for what they need, never for a fixed time.
+ */
+export async function waitFor<T>(condition: () => T | Promise<T>, opts: { timeout?: number; interval?: number; what?: string } = {}): Promise<Exclude<T, false | 0 | "" | null | undefined>> {
+  const { timeout = 5000, interval = 10, what = "the condition" } = opts;
+  const deadline = performance.now() + timeout;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as Exclude<T, false | 0 | "" | null | undefined>;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await Bun.sleep(interval);
+  }
 }

@@ -88,7 +88,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
   /** The /mcp requests recorded since `mark`. */
   const mcpSince = (mark: number): Seen[] => seen.slice(mark).filter((s) => s.path === "/mcp");
   const textOf = (r: object): string => ((r as { content?: unknown }).content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("\n");
-  const nodeCount = async (): Promise<number> => (await db.select({ n: count() }).from(nodes).where(eq(nodes.projectId, p.id)))[0].n;
+  const nodeCount = async (): Promise<number> => (await db.select({ n: count() }).from(nodes).where(eq(nodes.projectId, p.id)))[0]!.n;
 
   test("negotiates 2026-07-28: server/discover first, no initialize, every request carries the revision in headers and _meta", async () => {
     const mark = seen.length;
@@ -112,9 +112,9 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
       expect(s.body.params._meta[CLIENT_CAPABILITIES]).toEqual({});
       expect(s.response).toMatchObject({ jsonrpc: "2.0", id: s.body.id, result: { resultType: "complete" } });
     }
-    expect(traffic[0].response.result.supportedVersions).toEqual([V, LEGACY]);
-    expect(traffic[1].response.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
-    expect(traffic[2].headers.get("mcp-name")).toBe("get_project");
+    expect(traffic[0]!.response.result.supportedVersions).toEqual([V, LEGACY]);
+    expect(traffic[1]!.response.result).toMatchObject({ ttlMs: 3_600_000, cacheScope: "public" });
+    expect(traffic[2]!.headers.get("mcp-name")).toBe("get_project");
   });
 
   test("tools/list: the same tools (names, schemas, annotations) as the MCP SDK's own Client sees in 2025-11-25", async () => {
@@ -146,7 +146,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     // What generateText would run: the tool set the AI SDK builds from tools/list, executed.
     const mark = seen.length;
     const tools = await client.tools();
-    const created: any = await tools.create_node.execute!(
+    const created: any = await tools.create_node!.execute!(
       { slug: "from-ai-sdk", title: "Written by the AI SDK", blocks: [{ type: "text", data: { text: "hello from an agent" } }] },
       { toolCallId: "call-1", messages: [], context: {} },
     );
@@ -158,7 +158,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
 
     const [row] = await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "from-ai-sdk")));
     expect(row).toMatchObject({ id: created.structuredContent.node.id, title: "Written by the AI SDK", type: "page", status: "draft", parentId: null });
-    const stored = await db.select().from(blocks).where(eq(blocks.nodeId, row.id));
+    const stored = await db.select().from(blocks).where(eq(blocks.nodeId, row!.id));
     expect(stored.map((b) => ({ type: b.type, data: b.data }))).toEqual([{ type: "text", data: { text: "hello from an agent" } }]);
   });
 
@@ -175,8 +175,8 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(node).toMatchObject({ id: home.id, title: "Home", path: "home" });
     expect(node.blocks.map((b: { data: unknown }) => b.data)).toEqual([{ text: "Welcome" }]);
     const [readSeen] = mcpSince(mark);
-    expect(readSeen.headers.get("mcp-name")).toBe(uri);
-    expect(readSeen.response.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
+    expect(readSeen!.headers.get("mcp-name")).toBe(uri);
+    expect(readSeen!.response.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
 
     const templates = await client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([`cms://${p.slug}/nodes/{id}{?locale}`, `cms://${p.slug}/paths/{+path}{?locale}`]);
@@ -199,8 +199,8 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
 
     const got = await client.getPrompt({ name: "write_seo", arguments: { path: "home" } });
     const texts = got.messages.map((m) => m.content as { type: string; text?: string; resource?: { uri: string; text: string } });
-    expect(texts[0].type).toBe("text");
-    expect(texts[0].text).toContain('"Home"');
+    expect(texts[0]!.type).toBe("text");
+    expect(texts[0]!.text).toContain('"Home"');
     const embedded = texts.find((c) => c.type === "resource")!;
     expect(embedded.resource!.uri).toBe(`cms://${p.slug}/nodes/${home.id}`);
     expect(JSON.parse(embedded.resource!.text).title).toBe("Home");
@@ -259,7 +259,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     for (const r of racers.filter((x) => x.isError)) expect(textOf(r)).toMatch(/^conflict/);
     expect(await nodeCount()).toBe(before + 13);
     const [row] = await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "contested")));
-    expect(row.title).toBe((won[0].structuredContent as { node: { title: string } }).node.title);
+    expect(row!.title).toBe((won[0]!.structuredContent as { node: { title: string } }).node.title);
   });
 
   test("an MCP token without content:write cannot write: a tool error naming the scope, nothing stored; reads still work", async () => {
@@ -349,8 +349,8 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
       expect(MCPClientError.isInstance(err)).toBe(true);
       expect((err as MCPClientError).statusCode).toBe(403);
       const [challenge] = mcpSince(mark);
-      expect(challenge.status).toBe(403);
-      expect(challenge.responseHeaders.get("www-authenticate")).toContain('error="insufficient_scope", scope="content:read content:write"');
+      expect(challenge!.status).toBe(403);
+      expect(challenge!.responseHeaders.get("www-authenticate")).toContain('error="insufficient_scope", scope="content:read content:write"');
       expect(await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "oauth-denied")))).toEqual([]);
       const read = await client.callTool({ name: "get_project", arguments: {} });
       expect(read.structuredContent).toMatchObject({ project: { id: p.id } });
@@ -365,7 +365,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(read.structuredContent).toMatchObject({ project: { id: p.id } });
     const posts = mcpSince(mark).filter((s) => s.method === "POST");
     expect(posts.map((s) => s.body?.method)).toEqual(["initialize", "notifications/initialized", "tools/call"]);
-    expect(posts[0].response.result.protocolVersion).toBe(LEGACY);
+    expect(posts[0]!.response.result.protocolVersion).toBe(LEGACY);
     expect(posts.slice(1).every((s) => s.headers.get("mcp-protocol-version") === LEGACY)).toBe(true);
     expect(posts.every((s) => s.body.params?._meta?.[PROTOCOL_VERSION] === undefined)).toBe(true);
     // Its GET for a server-sent stream (legacy only) is the stateless 405, which the client accepts.

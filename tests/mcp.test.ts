@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
-import { BASE, seedNode, seedProject } from "./helpers";
+import { BASE, seedNode, seedProject, waitFor } from "./helpers";
 import { call, callError, INIT, mcpHarness } from "./mcp-harness";
 
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
@@ -344,12 +344,12 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   });
 
   test("the request log shows /mcp answers with their real status and never the token", async () => {
-    await m.post(INIT(), { token: "cms_mcp_definitelywrong" });
-    await m.post(null, { token, raw: "{oops" });
-    await Bun.sleep(20); // the request log is written after the response
-    const lines = m.h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.path === "/mcp");
-    expect(lines.at(-2).status).toBe(401);
-    expect(lines.at(-1).status).toBe(400);
+    await m.post(INIT(), { token: "cms_mcp_definitelywrong", headers: { "x-request-id": "mcp-log-401" } });
+    await m.post(null, { token, raw: "{oops", headers: { "x-request-id": "mcp-log-400" } });
+    // The request log is written after the response.
+    const logged = (id: string) => m.h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "request" && l.path === "/mcp" && l.request_id === id);
+    expect((await waitFor(() => logged("mcp-log-401"), { what: "the 401's log line" })).status).toBe(401);
+    expect((await waitFor(() => logged("mcp-log-400"), { what: "the 400's log line" })).status).toBe(400);
     expect(m.h.logs.join("\n")).not.toContain(token);
   });
 });

@@ -41,7 +41,7 @@ describe("migration to per-project roles", async () => {
 
   // What the previous version wrote: instance-wide roles, keys with the seven scopes, a live OAuth grant.
   for (const [id, slug] of [[ids.p1, "old-one"], [ids.p2, "old-two"]]) {
-    await exec(`insert into projects (id, slug, name, default_locale, locales) values ('${id}', '${slug}-${id.slice(0, 6)}', '${slug}', 'en', '["en"]')`);
+    await exec(`insert into projects (id, slug, name, default_locale, locales) values ('${id}', '${slug}-${id!.slice(0, 6)}', '${slug}', 'en', '["en"]')`);
   }
   for (const [id, role] of [[ids.owner, "owner"], [ids.editor, "editor"], [ids.viewer, "viewer"], [ids.odd, "auditor"]]) {
     await exec(`insert into users (id, email, password_hash, role) values ('${id}', '${role}-${id}@example.com', 'x', '${role}')`);
@@ -63,7 +63,7 @@ describe("migration to per-project roles", async () => {
 
   test("the previous schema has no memberships", async () => {
     const tables = await exec("select count(*)::int as n from information_schema.tables where table_name = 'project_members'");
-    expect((tables as unknown as { rows?: { n: number }[] }).rows?.[0]?.n ?? (tables as unknown as { n: number }[])[0].n).toBe(0);
+    expect((tables as unknown as { rows?: { n: number }[] }).rows?.[0]?.n ?? (tables as unknown as { n: number }[])[0]!.n).toBe(0);
   });
 
   test("owners stay owners; editors and viewers keep that role in every project that existed; nothing else gains", async () => {

@@ -101,7 +101,7 @@ describe("OAuth end to end", async () => {
     const rotated = provider.tokens()!;
     expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
     const [old] = await h!.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(tokens.refresh_token!)));
-    expect(old.usedAt).not.toBeNull();
+    expect(old!.usedAt).not.toBeNull();
     const again = new Client({ name: "sdk-e2e", version: "1.0.0" });
     await again.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     expect((await again.callTool({ name: "get_project", arguments: {} })).structuredContent).toMatchObject({ project: { id: project.id } });
@@ -189,7 +189,7 @@ describe("OAuth end to end", async () => {
     expect(bearer.parameters.scope).toBe("content:read content:write ai:read");
 
     const rs = await oauth.processResourceDiscoveryResponse(mcpUrl, await oauth.resourceDiscoveryRequest(mcpUrl, insecure));
-    const issuer = new URL(rs.authorization_servers![0]);
+    const issuer = new URL(rs.authorization_servers![0]!);
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: "oauth2" }));
     expect(as.issuer).toBe(base);
     expect(as.code_challenge_methods_supported).toEqual(["S256"]);

@@ -16,9 +16,9 @@ export class CookieJar {
   store(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
-      const i = pair.indexOf("=");
-      const name = pair.slice(0, i).trim();
-      const value = pair.slice(i + 1).trim();
+      const i = pair!.indexOf("=");
+      const name = pair!.slice(0, i).trim();
+      const value = pair!.slice(i + 1).trim();
       const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a));
       if (expired || value === "") this.cookies.delete(name);
       else this.cookies.set(name, value);
@@ -29,12 +29,12 @@ export class CookieJar {
   }
 }
 
-const unescape = (s: string): string => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+const unescapeHtml = (s: string): string => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
 
 /** The hidden inputs of the page's form, as a browser would submit them. */
 export function hiddenFields(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescape(m[1])] = unescape(m[2]);
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
   return out;
 }
 
@@ -81,7 +81,7 @@ export async function authorizeInBrowser(fetcher: Fetcher, authorizeUrl: string,
       form.set("project", opts.projectId);
     } else if (stepName === "consent") {
       form.set("action", opts.action ?? "approve");
-      const offered = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => unescape(m[1]));
+      const offered = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => unescapeHtml(m[1]!));
       for (const s of opts.scopes ?? offered) form.append("grant_scope", s);
     } else throw new Error(`unexpected page: ${html.slice(0, 500)}`);
     res = await send(
@@ -132,7 +132,7 @@ export interface Reply {
   text: string;
 }
 
-export const reply: (res: Response) => Promise<Reply> = readReply;
+const reply: (res: Response) => Promise<Reply> = readReply;
 
 /** POST of a form to a path of the app (token, revoke). */
 export async function postForm(fetcher: Fetcher, base: string, path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Reply> {

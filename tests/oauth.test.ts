@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { oauthClients, oauthCodes, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
+import { oauthClients, oauthCodes, oauthGrants, oauthTokens, projectMembers } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
@@ -117,7 +117,7 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(conf.json.client_secret).toMatch(/^cms_cs_/);
     expect(conf.json.client_secret_expires_at).toBe(0);
     const [row] = await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, conf.json.client_id));
-    expect(row.secretHash).toBe(hashToken(conf.json.client_secret));
+    expect(row!.secretHash).toBe(hashToken(conf.json.client_secret));
     expect(JSON.stringify(row)).not.toContain(conf.json.client_secret);
   });
 
@@ -279,8 +279,8 @@ describe("OAuth 2.1 authorization server", async () => {
     // The sign-in cookie is dropped once the decision is made.
     expect(approved.headers.getSetCookie().some((c) => c.startsWith("cms_oauth_session=;") && c.includes("Max-Age=0"))).toBe(true);
     const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(loc.searchParams.get("code")!)));
-    expect(code.scopes).toEqual(["content:read"]);
-    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code.grantId));
+    expect(code!.scopes).toEqual(["content:read"]);
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code!.grantId));
     expect(grant).toMatchObject({ userId: viewer.id, projectId: themed.id, clientId, scopes: ["content:read"], resource: RESOURCE, revokedAt: null });
   });
 
@@ -372,7 +372,7 @@ describe("OAuth 2.1 authorization server", async () => {
     const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token });
     expect(refreshed.json.error).toBe("invalid_grant");
     const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(first.json.access_token)));
-    expect(row.revokedAt).not.toBeNull();
+    expect(row!.revokedAt).not.toBeNull();
   });
 
   test("a code expires after 10 minutes, and a fresh one issued by one instance is redeemed on another", async () => {
@@ -447,8 +447,8 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(await mcpWorks(narrowed.json.access_token)).toBe(401);
     expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: narrowed.json.refresh_token })).json.error).toBe("invalid_grant");
     const [tok] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(narrowed.json.access_token)));
-    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok.grantId));
-    expect(grant.revokedAt).not.toBeNull();
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok!.grantId));
+    expect(grant!.revokedAt).not.toBeNull();
   });
 
   test("by default (strict single use) an immediate replay of a used refresh token revokes the whole family", async () => {
@@ -472,7 +472,7 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(r.status).toBe(200);
     expect(r.json.scope).toBe("content:read ai:read");
     const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(r.json.access_token)));
-    expect(row.scopes).toEqual(["content:read", "ai:read"]);
+    expect(row!.scopes).toEqual(["content:read", "ai:read"]);
   });
 
   test("over https the page's cookies are __Host- and Secure", async () => {
@@ -682,9 +682,9 @@ describe("OAuth 2.1 authorization server", async () => {
     const clientId = await publicClient();
     const a = await authorize(clientId);
     const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
-    expect((await h.request("DELETE", `/admin/oauth/grants/${code.grantId}`)).status).toBe(204);
+    expect((await h.request("DELETE", `/admin/oauth/grants/${code!.grantId}`)).status).toBe(204);
     expect((await exchange(clientId, a)).json.error).toBe("invalid_grant");
-    expect(await h.deps.db.select().from(oauthTokens).where(and(eq(oauthTokens.grantId, code.grantId)))).toHaveLength(0);
+    expect(await h.deps.db.select().from(oauthTokens).where(and(eq(oauthTokens.grantId, code!.grantId)))).toHaveLength(0);
   });
 });
 
@@ -739,7 +739,7 @@ describe("OAuth Client ID Metadata Documents", async () => {
     const stale = await fetcher(new Request(urlFor(clientId, challenge)));
     expect(stale.status).toBe(400);
     expect(await stale.text()).toContain("not one the application registered");
-    expect((await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)))[0].clientName).toBe("Doc Agent v2");
+    expect((await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)))[0]!.clientName).toBe("Doc Agent v2");
   });
 
   test("unusable documents and addresses give an error page, never a redirect", async () => {

@@ -24,12 +24,18 @@ describe("operations: the same operation over REST and MCP", async () => {
     slug: "post",
     title: "Post",
     parent_id: blog.id,
-    blocks: [{ type: "text", data: { body: "Plain prose here" } }, { type: "quote", data: { text: "Second" } }],
+    blocks: [
+      { type: "text", data: { body: "Plain prose here" } },
+      { type: "quote", data: { text: "Second" } },
+    ],
   });
   // Stored block data may hold a "__proto__" key (input validation drops it, older rows and imports
   // may not): reading it with [] would hand back Object.prototype to write the translation into.
   const PROTO_DATA = '{"__proto__": {"text": "Hello reader"}, "body": "Plain prose here"}';
-  await h.deps.db.update(blocks).set({ data: JSON.parse(PROTO_DATA) }).where(eq(blocks.id, post.blocks[0].id));
+  await h.deps.db
+    .update(blocks)
+    .set({ data: JSON.parse(PROTO_DATA) })
+    .where(eq(blocks.id, post.blocks[0].id));
   const foreign = await seedNode(h, other.slug, { slug: "secret", title: "Secret" });
   const { token } = await m.token(p.slug);
   const client = await m.connect(token);
@@ -47,8 +53,11 @@ describe("operations: the same operation over REST and MCP", async () => {
     expect(translated_fields.map((f: { field: string }) => f.field)).toContain(`blocks.${post.blocks[0].id}.__proto__.text`);
     expect(Object.keys(tool).sort()).toEqual(Object.keys(rest.json.data).sort());
     expect(tool.translated_fields).toEqual(translated_fields);
-    const [row] = await h.deps.db.select().from(translations).where(and(eq(translations.nodeId, post.id), eq(translations.locale, "fr")));
-    const override = row.blocks[post.blocks[0].id];
+    const [row] = await h.deps.db
+      .select()
+      .from(translations)
+      .where(and(eq(translations.nodeId, post.id), eq(translations.locale, "fr")));
+    const override = row?.blocks[post.blocks[0].id];
     expect(Object.getPrototypeOf(override)).toBe(Object.prototype);
     expect(JSON.parse(JSON.stringify(override))).toEqual(JSON.parse(`{"__proto__": {"text": "${fakeTranslation("Hello reader")}"}, "body": "${fakeTranslation("Plain prose here")}"}`));
 

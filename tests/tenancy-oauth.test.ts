@@ -177,7 +177,7 @@ describe("OAuth and project membership", async () => {
     expect(t.status).toBe(400);
     expect(t.json.error).toBe("invalid_grant");
     const [c] = await h.deps.db.select().from(oauthCodes).innerJoin(oauthGrants, eq(oauthGrants.id, oauthCodes.grantId)).where(eq(oauthGrants.userId, user.id));
-    expect(c.oauth_codes.usedAt).not.toBeNull();
+    expect(c!.oauth_codes.usedAt).not.toBeNull();
   });
 
   test("an instance owner acts in every project; demoted to member, in none", async () => {

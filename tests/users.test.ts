@@ -41,7 +41,7 @@ describe("admin API: users", async () => {
     expect(created.json.data).toMatchObject({ email: e, role: "member", memberships: [] });
     const id = created.json.data.id;
     const [row] = await h.deps.db.select().from(users).where(eq(users.id, id));
-    expect(row.passwordHash).toStartWith("$argon2id$");
+    expect(row!.passwordHash).toStartWith("$argon2id$");
     expect(created.text).not.toContain("argon2");
     expect(created.text).not.toContain(PASSWORD);
 
@@ -117,7 +117,7 @@ describe("admin API: users", async () => {
     expect((await h.request("PATCH", `/admin/users/${inA.id}`, { key: limited, body: { role: "owner" } })).status).toBe(403);
     expect((await h.request("POST", "/admin/users", { key: limited, body: { email: email("y"), password: PASSWORD } })).status).toBe(403);
     const [still] = await h.deps.db.select().from(users).where(eq(users.id, inA.id));
-    expect(still.role).toBe("member");
+    expect(still!.role).toBe("member");
   });
 });
 
@@ -175,7 +175,7 @@ describe("admin API: members", async () => {
     expect(up.status).toBe(403);
     expect(up.json.error.details.required).toBe("ai:write");
     const [m] = await h.deps.db.select().from(projectMembers).where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, a.id)));
-    expect(m.role).toBe("editor");
+    expect(m!.role).toBe("editor");
     // Neither keys:write nor users:write: 403 naming both.
     const reader = await keyWith(h, ["projects:read", "content:read"], [a.id]);
     const r = await h.request("GET", `/admin/p/${a.slug}/members`, { key: reader });
@@ -222,7 +222,7 @@ describe("the last owner", async () => {
     expect(demote.json.error.code).toBe("conflict");
     expect((await h.request("DELETE", `/admin/users/${first}`)).status).toBe(409);
     const [row] = await fresh.handle.db.select().from(users).where(eq(users.id, first));
-    expect(row.role).toBe("owner");
+    expect(row!.role).toBe("owner");
 
     for (let round = 0; round < 5; round++) {
       const second = (await h.request("POST", "/admin/users", { body: { email: email("owner2"), password: PASSWORD, role: "owner" } })).json.data.id;
@@ -236,7 +236,7 @@ describe("the last owner", async () => {
       const left = await fresh.handle.db.select().from(users).where(eq(users.role, "owner"));
       expect(left).toHaveLength(1);
       // Back to one known owner for the next round.
-      const survivor = left[0].id;
+      const survivor = left[0]!.id;
       if (survivor !== first) {
         expect((await h.request("PATCH", `/admin/users/${first}`, { body: { role: "owner" } })).status).toBe(200);
         expect((await h.request("DELETE", `/admin/users/${survivor}`)).status).toBe(204);

@@ -173,25 +173,25 @@ async function main(): Promise<void> {
       times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    cold[c.name] = { p50: times[Math.floor(times.length / 2)], max: times[times.length - 1] };
+    cold[c.name] = { p50: times[Math.floor(times.length / 2)]!, max: times[times.length - 1]! };
     await fetch(base + c.path).then((r) => r.arrayBuffer()); // hot again
   }
   for (const c of cases) for (const path of c.rotate ?? []) await fetch(base + path).then((r) => r.arrayBuffer());
 
   const bare = Bun.spawn(["taskset", "-c", "0", BUN, join(HERE, "bare.ts"), answersFile, String(BARE_PORT)], { stdout: "ignore", stderr: "inherit" });
   const bareBase = `http://127.0.0.1:${BARE_PORT}`;
-  await waitFor(bareBase + cases[0].path);
+  await waitFor(bareBase + cases[0]!.path);
   const scripts = new Map<string, { file: string; paths: string }>();
   for (const c of cases) {
     if (!c.rotate) continue;
     const paths = join(work, `paths-${scripts.size}.txt`);
-    writeFileSync(paths, c.rotate.join("\n") + "\n");
+    writeFileSync(paths, `${c.rotate.join("\n")}\n`);
     scripts.set(c.name, { file: join(HERE, "rotate.lua"), paths });
   }
   // JIT warm-up of both servers, then service and bare back to back per case (drift hits both
   // alike), REPS times; the best run of each side is kept (other load on the machine only slows).
-  await wrk(base + cases[0].path, 10);
-  await wrk(bareBase + cases[0].path, 3);
+  await wrk(base + cases[0]!.path, 10);
+  await wrk(bareBase + cases[0]!.path, 3);
   const results: Record<string, { service: WrkResult; bare: WrkResult }> = {};
   const best = (a: WrkResult | undefined, b: WrkResult): WrkResult => (a && a.rps >= b.rps ? a : b);
   for (let rep = 0; rep < REPS; rep++) {
@@ -209,10 +209,10 @@ async function main(): Promise<void> {
   // The same hot read with per-request JSON logging (LOG_LEVEL=info, stdout discarded).
   server = startServer({ LOG_LEVEL: "info" });
   await waitFor(`${base}/healthz`);
-  await fetch(base + cases[0].path).then((r) => r.arrayBuffer());
+  await fetch(base + cases[0]!.path).then((r) => r.arrayBuffer());
   log("by-path, default locale, LOG_LEVEL=info");
-  await wrk(base + cases[0].path, 10);
-  const withLogging = await wrk(base + cases[0].path, DURATION_S);
+  await wrk(base + cases[0]!.path, 10);
+  const withLogging = await wrk(base + cases[0]!.path, DURATION_S);
   await server.stop();
   bare.kill();
   await bare.exited;
@@ -235,7 +235,7 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const index = await (await fetch(`${base}/api/p/bench-big/sitemap.xml`, IDENTITY)).text();
     // The index names shards on the public site (which proxies them here): read them from the API.
-    const shards = [...index.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => `${base}/api/p/bench-big/${m[1].slice(m[1].lastIndexOf("/") + 1)}`);
+    const shards = [...index.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => `${base}/api/p/bench-big/${m[1]!.slice(m[1]!.lastIndexOf("/") + 1)}`);
     let bytes = 0;
     const after: number[] = [];
     for (let round = 0; round < MEMORY_ROUNDS; round++) {
@@ -261,19 +261,19 @@ async function main(): Promise<void> {
   await handle.close();
 
   const out = { date: new Date().toISOString(), connections: CONNECTIONS, duration_s: DURATION_S, warmup_s: WARMUP_S, reps: REPS, sizes, results, withLogging, cold, memory, bigProject: bigId };
-  writeFileSync(join(HERE, "results.json"), JSON.stringify(out, null, 2) + "\n");
+  writeFileSync(join(HERE, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
 
   const f = (n: number, d = 0): string => n.toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d });
   console.log(`\n| case | bytes | req/s | p50 ms | p99 ms | bare req/s | ratio | cold ms (p50) |`);
   console.log(`|---|---:|---:|---:|---:|---:|---:|---:|`);
   for (const c of cases) {
-    const r = results[c.name];
+    const r = results[c.name]!;
     const ratio = r.service.rps / r.bare.rps;
-    console.log(`| ${c.name} | ${f(sizes[c.name])} | ${f(r.service.rps)} | ${f(r.service.p50, 2)} | ${f(r.service.p99, 2)} | ${f(r.bare.rps)} | ${f(ratio, 2)} | ${f(cold[c.name].p50, 1)} |`);
+    console.log(`| ${c.name} | ${f(sizes[c.name]!)} | ${f(r.service.rps)} | ${f(r.service.p50, 2)} | ${f(r.service.p99, 2)} | ${f(r.bare.rps)} | ${f(ratio, 2)} | ${f(cold[c.name]!.p50, 1)} |`);
     if (r.service.errors) console.log(`  (service: ${r.service.errors})`);
   }
-  console.log(`| by-path, default locale, LOG_LEVEL=info | | ${f(withLogging.rps)} | ${f(withLogging.p50, 2)} | ${f(withLogging.p99, 2)} | | ${f(withLogging.rps / results[cases[0].name].bare.rps, 2)} | |`);
-  const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[i - 1]);
+  console.log(`| by-path, default locale, LOG_LEVEL=info | | ${f(withLogging.rps)} | ${f(withLogging.p50, 2)} | ${f(withLogging.p99, 2)} | | ${f(withLogging.rps / results[cases[0]!.name]!.bare.rps, 2)} | |`);
+  const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[i - 1]!);
   console.log(`\n| sitemap: every shard of ${f(BIG_NODES)} nodes read ${MEMORY_ROUNDS} times; RSS MB | shards | MB sent | start | after round 1 | round 2 | round 5 | round 10 | rounds 2-10 min-max | peak | seconds |`);
   console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const [label, m] of Object.entries(memory)) {

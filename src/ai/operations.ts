@@ -27,13 +27,7 @@ export const ProviderIn = z.object({
   name: z.string().min(1).max(200),
   kind: z.string().min(1).max(32).describe("openai, anthropic (alias claude), gemini, mistral, groq or openrouter"),
   model: z.string().min(1).max(200).nullable().optional().describe("model identifier; the kind's default model when unset"),
-  base_url: z
-    .string()
-    .min(1)
-    .max(2048)
-    .nullable()
-    .optional()
-    .describe("OpenAI-compatible (or Anthropic) endpoint base, e.g. https://api.example.com/v1; the kind's default when unset"),
+  base_url: z.string().min(1).max(2048).nullable().optional().describe("OpenAI-compatible (or Anthropic) endpoint base, e.g. https://api.example.com/v1; the kind's default when unset"),
   api_key: z.string().min(1).max(4096).nullable().optional().describe("vendor API key; sealed at rest, never listed"),
   // Any JSON: the service insists on a plain object and names the field.
   capabilities: z.unknown().optional().describe('capability declaration, an object, e.g. { "translate": true }'),
@@ -148,7 +142,12 @@ const updateProviderOp = adminOperation({
   scopes: ["ai:write"],
   input: ProviderIn.partial().extend(ProviderRef),
   output: z.object({ provider: ProviderOut }),
-  http: { ...byId("PATCH"), data: "provider", summary: "Update a provider", description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default." },
+  http: {
+    ...byId("PATCH"),
+    data: "provider",
+    summary: "Update a provider",
+    description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
+  },
   async run({ deps, caller }, { provider_id, ...changes }) {
     const row = await getProviderForCaller(deps.db, provider_id, caller);
     return { provider: providerToWire(await updateProvider(deps, row, changes)) };

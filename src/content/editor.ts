@@ -19,6 +19,7 @@ import { AppError } from "../errors";
 import { deepMerge } from "../lib/merge";
 import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
+import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
 import { projectLocale } from "../translations/service";
 import type { EntryOut, EntryQuery, LocalizedNodeOut } from "./operations";
@@ -46,7 +47,11 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
     if (missing.length > 0) {
       throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
     }
-    return setNodeBlocks(tx, project, node.id, ids.map((id) => ({ id, type: byId.get(id)!.type, data: byId.get(id)!.data })), now);
+    const ordered = ids.flatMap((id) => {
+      const b = byId.get(id);
+      return b ? [{ id, type: b.type, data: b.data }] : [];
+    });
+    return setNodeBlocks(tx, project, node.id, ordered, now);
   });
 }
 
@@ -71,14 +76,17 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     ...node,
     title: typeof title === "string" && title !== "" ? title : node.title,
     seo: deepMerge(node.seo, seoMeta),
-    blocks: node.blocks.map((b) => (tr.blocks[b.id] ? { ...b, data: deepMerge(b.data, tr.blocks[b.id]) } : b)),
+    blocks: node.blocks.map((b) => {
+      const override = tr.blocks[b.id];
+      return override ? { ...b, data: deepMerge(b.data, override) } : b;
+    }),
     locale: loc,
     translated: true,
     translation_status: tr.status,
   };
 }
 
-type EntryQuery = z.output<typeof EntryQuery>;
+type EntryFilter = z.output<typeof EntryQuery>;
 
 type EntryWire = z.output<typeof EntryOut>;
 
@@ -86,7 +94,7 @@ type EntryWire = z.output<typeof EntryOut>;
  * The entries (child nodes) of a collection, in every status unless `status` filters: the
  * delivery list shows published ones only, an agent managing the project needs to see drafts too.
  */
-export async function listEntries(db: Db, projectId: string, query: EntryQuery): Promise<{ collection: Node; data: EntryWire[]; total: number; page: number; per_page: number }> {
+export async function listEntries(db: Db, projectId: string, query: EntryFilter): Promise<{ collection: Node; data: EntryWire[]; total: number; page: number; per_page: number }> {
   const collection = isUuid(query.collection) ? await getNode(db, projectId, query.collection) : await getNodeByPath(db, projectId, query.collection);
   if (collection.type !== "collection") {
     throw new AppError("invalid_request", `node "${collection.path}" is of type "${collection.type}", not a collection`, { field: "collection" });
@@ -99,7 +107,7 @@ export async function listEntries(db: Db, projectId: string, query: EntryQuery):
   }
   const { page, perPage } = readPaging(query, { defaultPerPage: 20 });
   const where = and(...conds);
-  const [data, [{ total }]] = await Promise.all([
+  const [data, counted] = await Promise.all([
     db
       .select()
       .from(nodes)
@@ -121,7 +129,7 @@ export async function listEntries(db: Db, projectId: string, query: EntryQuery):
       created_at: n.createdAt.toISOString(),
       updated_at: n.updatedAt.toISOString(),
     })),
-    total: Number(total),
+    total: Number(oneRow(counted).total),
     page,
     per_page: perPage,
   };

@@ -63,13 +63,16 @@ const listNodesOp = projectOperation({
   title: "List nodes",
   description:
     "List the project's content nodes (pages, collections, entries) in every status, ordered by path. " +
-    "Filters combine: type, status, parent_id (a node id, or \"root\" for top-level nodes) and path_prefix (a slug path such as \"blog\": the node at that path and everything below it). " +
+    'Filters combine: type, status, parent_id (a node id, or "root" for top-level nodes) and path_prefix (a slug path such as "blog": the node at that path and everything below it). ' +
     "Returns node rows without blocks; use get_node for blocks. Paginated: page (from 1) and per_page (1-100, default 50), with the total count.",
   scopes: ["content:read"],
   input: z.object({
     type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
     status: NodeStatus.optional(),
-    parent_id: z.union([NodeId, z.literal("root")]).optional().describe('children of this node id, or "root" for top-level nodes'),
+    parent_id: z
+      .union([NodeId, z.literal("root")])
+      .optional()
+      .describe('children of this node id, or "root" for top-level nodes'),
     path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
     page: Page,
     per_page: PerPage(50),
@@ -110,7 +113,7 @@ const createNodeOp = projectOperation({
   title: "Create a node",
   description:
     "Create a content node as a draft (publish it with publish_node). Its path is the parent's path plus slug; the slug must be unique among its siblings. " +
-    "For a collection entry, set parent_id to the collection's id and type \"entry\". Blocks are an ordered array of { type, data }.",
+    'For a collection entry, set parent_id to the collection\'s id and type "entry". Blocks are an ordered array of { type, data }.',
   scopes: ["content:write"],
   input: z.object({
     slug: Slug,
@@ -199,7 +202,12 @@ const reorderBlocksOp = projectOperation({
 });
 
 const TRANSITIONS: ReadonlyArray<[Transition, string, string, string]> = [
-  ["publish", "Publish a node", "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.", "Publish a node (draft → published)"],
+  [
+    "publish",
+    "Publish a node",
+    "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.",
+    "Publish a node (draft → published)",
+  ],
   ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "Unpublish a node (published → draft)"],
   ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "Archive a node (any → archived)"],
   ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "Restore an archived node (archived → draft)"],
@@ -249,7 +257,7 @@ const listEntriesOp = projectOperation({
   title: "List collection entries",
   description:
     "List the entries (child nodes) of a collection node, in every status unless status is given. " +
-    "collection is the collection's slug path (e.g. \"blog\") or its id. q matches title or slug, case-insensitively. " +
+    'collection is the collection\'s slug path (e.g. "blog") or its id. q matches title or slug, case-insensitively. ' +
     "sort: -updated_at (default), updated_at, title, -title, created_at, -created_at, position. per_page 1-100 (default 20).",
   scopes: ["content:read"],
   input: EntryQuery,

@@ -2,6 +2,7 @@
 // freshness: every content write bumps projects.content_version and NOTIFYs `cms_content`; this
 // instance drops the project's state on the NOTIFY, and independently re-reads each project's row
 // at least every DELIVERY_VERSION_CHECK_MS, so a lost notification delays a write by that much at most.
+import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import type { AppDeps } from "../deps";
 import { AppError, notFound, describeError } from "../errors";
 import { CONTENT_CHANNEL } from "../projects/service";
@@ -9,7 +10,7 @@ import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache"
 import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
-export interface BodyPlan {
+interface BodyPlan {
   key: string;
   type: string;
   body: () => Promise<string>;
@@ -167,7 +168,5 @@ export class DeliveryEngine {
 async function versionEtag(project: DeliveryProject, key: string, publicUrl: string): Promise<string> {
   const input = new TextEncoder().encode([RENDER_REVISION, project.id, project.version, publicUrl, key].join("\n"));
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
-  let bin = "";
-  for (const b of digest.subarray(0, 16)) bin += String.fromCharCode(b);
-  return `"v${btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}"`;
+  return `"v${encodeBase64urlNoPadding(digest.subarray(0, 16))}"`;
 }

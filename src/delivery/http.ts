@@ -1,10 +1,11 @@
 // HTTP mechanics of delivery answers: open CORS, strong ETags, conditional GET. Web-standard only
 // (Request, Response, Headers, Web Crypto), so the delivery core runs on any fetch-style runtime.
+import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { type AppError, errorBody } from "../errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "../lib/cors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
-export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
 /** Delivery's CORS policy: any origin, read methods. Never Allow-Credentials: delivery is anonymous. */
 const DELIVERY_CORS: CorsPolicy = { origins: "*", methods: ALLOWED_METHODS, allowHeaders: "requested", exposeHeaders: "ETag, X-Request-Id", maxAgeSeconds: 86400 };
@@ -18,19 +19,13 @@ export const TEXT_TYPE = "text/plain; charset=utf-8";
 const encoder = new TextEncoder();
 
 /** Strong validator: the first 128 bits of SHA-256 over the exact bytes sent. */
-export async function strongEtag(body: string): Promise<string> {
+async function strongEtag(body: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body)));
-  return `"${base64url(digest.subarray(0, 16))}"`;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return `"${encodeBase64urlNoPadding(digest.subarray(0, 16))}"`;
 }
 
 /** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
-export const GZIP_MIN_BYTES = 1024;
+const GZIP_MIN_BYTES = 1024;
 
 export function answerHeaders(contentType: string, etag: string, cacheControl: string, compressible: boolean): Record<string, string> {
   const h: Record<string, string> = { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
@@ -50,7 +45,7 @@ export function acceptsGzip(request: Request): boolean {
   if (ae === null) return false;
   let star = false;
   for (const part of ae.toLowerCase().split(",")) {
-    const [coding, ...params] = part.split(";");
+    const [coding = "", ...params] = part.split(";");
     const name = coding.trim();
     if (name !== "gzip" && name !== "*") continue;
     const q = params.map((x) => x.trim()).find((x) => x.startsWith("q="));
@@ -62,12 +57,12 @@ export function acceptsGzip(request: Request): boolean {
 }
 
 /** The gzip representation's validator: a different representation, so a different strong ETag. */
-export const gzipEtag = (etag: string): string => etag.slice(0, -1) + '.gz"';
+export const gzipEtag = (etag: string): string => `${etag.slice(0, -1)}.gz"`;
 
 /** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
   const bytes = encoder.encode(answer.body);
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
   const body = await new Response(stream).arrayBuffer();
   const etag = gzipEtag(answer.etag);
   return { body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
@@ -93,8 +88,9 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** 304 without a body, carrying the validator and caching headers of the 200 it stands for. */
-export function notModified(etag: string, cacheControl: string, vary: string | undefined): Response {
-  const headers: Record<string, string> = { etag, "cache-control": cacheControl, ...CORS_HEADERS };
+export function notModified(etag: string, cacheControl: string | undefined, vary: string | undefined): Response {
+  const headers: Record<string, string> = { etag, ...CORS_HEADERS };
+  if (cacheControl !== undefined) headers["cache-control"] = cacheControl;
   if (vary !== undefined) headers.vary = vary;
   return new Response(null, { status: 304, headers });
 }

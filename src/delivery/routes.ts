@@ -95,7 +95,7 @@ export function createDelivery(deps: AppDeps) {
     });
     const segs = pathSegments(q.collection);
     if (!segs) throw notFound("collection");
-    return json("entries " + JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort]), () => listEntries(db, p, q));
+    return json(`entries ${JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
   };
   const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) => serve(request, set, ref, byPathPlan(request, raw));
 
@@ -188,7 +188,7 @@ export function createDelivery(deps: AppDeps) {
       "/sitemap.xml",
       ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => ({
-          key: "sitemap " + normalRef(params.ref),
+          key: `sitemap ${normalRef(params.ref)}`,
           type: XML_TYPE,
           stream: () => sitemapXml(db, p),
         })),

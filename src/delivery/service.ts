@@ -113,13 +113,14 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
 
 async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
   const chain = rows<ChainRow>(await db.execute(query));
-  if (chain.length === 0 || chain[0].parent_id !== null) return null;
+  if (chain[0] === undefined || chain[0].parent_id !== null) return null;
   if (chain.some((c) => c.status !== "published")) return null;
   return chain;
 }
 
 function render(project: DeliveryProject, chain: ChainRow[], locale: string): RenderableNode {
   const node = chain[chain.length - 1];
+  if (!node) throw new Error("render needs the chain down to the node");
   return renderNode(project, chain, node.blocks ?? [], node.overrides, locale);
 }
 
@@ -166,7 +167,7 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
       where h.project_id = ${projectId} and h.status in ('draft', 'archived')
         and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
       order by h.path`),
-  ).map((r) => r.path + "/");
+  ).map((r) => `${r.path}/`);
   found.sort();
   const kept: string[] = [];
   for (const p of found) if (!kept.some((k) => p.startsWith(k))) kept.push(p);
@@ -175,9 +176,11 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
 
 /** SQL condition: the node is published and no ancestor hides it. */
 export function visibleCondition(projectId: string, hidden: string[]): SQL {
+  // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const base = and(eq(nodes.projectId, projectId), eq(nodes.status, "published"))!;
   if (hidden.length === 0) return base;
-  const patterns = hidden.map((h) => escapeLike(h) + "%").join("\n");
+  const patterns = hidden.map((h) => `${escapeLike(h)}%`).join("\n");
+  // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
 }
 
@@ -193,14 +196,15 @@ export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 
       .orderBy(asc(nodes.path))
       .limit(pageSize);
     if (page.length > 0) yield page.map(nodeToWire);
-    if (page.length < pageSize) return;
-    after = page[page.length - 1].path;
+    const last: string | undefined = page[page.length - 1]?.path;
+    if (last === undefined || page.length < pageSize) return;
+    after = last;
   }
 }
 
 // ---- entries ----
 
-export interface EntrySummary {
+interface EntrySummary {
   id: string;
   slug: string;
   title: string;
@@ -261,7 +265,7 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
 export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<EntriesPage> {
   const segs = pathSegments(input.collection);
   if (!segs) throw notFound("collection");
-  const match = input.q === null ? sql`` : sql`and (e.title ilike ${"%" + escapeLike(input.q) + "%"} or e.slug ilike ${"%" + escapeLike(input.q) + "%"})`;
+  const match = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   const result = rows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
     await db.execute(sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
@@ -285,10 +289,11 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     ) e on true
     order by ${sql.raw(ORDER[input.sort])}`),
   );
-  if (result.length === 0 || result[0].collection_id === null) throw notFound("collection");
+  const first = result[0];
+  if (!first || first.collection_id === null) throw notFound("collection");
   return {
-    data: result.filter((r) => r.id !== null).map((r) => ({ id: r.id!, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at })),
-    total: Number(result[0].total),
+    data: result.flatMap((r) => (r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at }])),
+    total: Number(first.total),
     page: input.page,
     per_page: input.perPage,
   };

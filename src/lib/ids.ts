@@ -15,8 +15,7 @@ export function uuidv7(now: number = Date.now()): string {
     now = lastMs;
   } else {
     lastMs = now;
-    seq = ((b[6] & 0x0f) << 8) | b[7];
-    seq &= 0x7ff;
+    seq = new DataView(b.buffer).getUint16(6) & 0x7ff;
   }
   b[0] = (now / 2 ** 40) & 0xff;
   b[1] = (now / 2 ** 32) & 0xff;
@@ -26,9 +25,9 @@ export function uuidv7(now: number = Date.now()): string {
   b[5] = now & 0xff;
   b[6] = 0x70 | ((seq >>> 8) & 0x0f);
   b[7] = seq & 0xff;
-  b[8] = (b[8] & 0x3f) | 0x80;
+  b[8] = (new DataView(b.buffer).getUint8(8) & 0x3f) | 0x80;
   let h = "";
-  for (let i = 0; i < 16; i++) h += HEX[b[i]];
+  for (const byte of b) h += HEX[byte];
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 

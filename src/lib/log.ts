@@ -11,7 +11,7 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(l + "\n")): Logger {
+export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Logger {
   const min = ORDER[level];
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
     if (ORDER[lvl] < min) return;

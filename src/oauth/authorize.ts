@@ -7,12 +7,12 @@ import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
 import { knownScopes, type OAuthClient } from "./service";
 
-export const CODE_TTL_MS = 10 * 60_000;
+const CODE_TTL_MS = 10 * 60_000;
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_STATE = 2048;
 
 /** The parameters of an authorization request, as they travel between the page's steps. */
-export const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
+const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
 export type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
 
 export interface AuthorizationRequest {
@@ -55,8 +55,9 @@ export async function parseAuthorizationRequest(
   const redirects = values("redirect_uri");
   if (redirects.length > 1) return { kind: "page_error", message: "The request carries more than one redirect_uri." };
   let redirectUri: string | null;
-  if (redirects.length === 0) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : null;
-  else redirectUri = matchRedirectUri(client.redirectUris, redirects[0]) ? redirects[0] : null;
+  const [asked] = redirects;
+  if (asked === undefined) redirectUri = client.redirectUris.length === 1 ? (client.redirectUris[0] ?? null) : null;
+  else redirectUri = matchRedirectUri(client.redirectUris, asked) ? asked : null;
   if (!redirectUri) return { kind: "page_error", message: "The redirect address of this request is not one the application registered." };
 
   const params: RequestParams = { client_id: client.id, redirect_uri: redirectUri };

@@ -185,7 +185,8 @@ async function chooseProject(f: Flow, user: User, projectId: string | null, opts
     const p = choices.find((c) => c.id === projectId.toLowerCase());
     if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
   }
-  if (projectId === null && choices.length === 1 && !opts.forceList) return consent(f, user, choices[0], 1, null, 200);
+  const [only] = choices;
+  if (projectId === null && only && choices.length === 1 && !opts.forceList) return consent(f, user, only, 1, null, 200);
   // A project the user is not a member of is refused like one that does not exist.
   const error = projectId === null ? null : "You cannot connect that project. Choose one of the listed projects.";
   return page(f, error ? 403 : 200, projectPage({ ...view(f, error), userEmail: user.email, projects: choices }));

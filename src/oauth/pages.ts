@@ -10,13 +10,13 @@ const SCOPE_TEXT: Record<string, string> = {
   "ai:read": "Use the project's AI providers to translate text and content",
 };
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Black or white text, whichever reads better on the accent (WCAG relative luminance). */
 function textOn(hex: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => {
+  const [r = 0, g = 0, b = 0] = [1, 3, 5].map((i) => {
     const c = parseInt(hex.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });

@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { systemState } from "../../db/schema";
 import { safeEqual } from "../lib/tokens";
+import { oneRow } from "../lib/rows";
 
 // The consent page keeps no server-side session: a CSRF nonce cookie, a form token that is an HMAC
 // of that nonce, and a short signed sign-in cookie bound to the same nonce. The HMAC key lives in
@@ -31,7 +32,7 @@ async function loadKey(db: Db): Promise<Uint8Array> {
   const fresh = new Uint8Array(32);
   crypto.getRandomValues(fresh);
   await db.insert(systemState).values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } }).onConflictDoNothing();
-  const [row] = await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1);
+  const row = oneRow(await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1));
   return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
 }
 
@@ -98,9 +99,8 @@ export function signInValue(key: Uint8Array, userId: string, passwordHash: strin
 /** The user id a sign-in cookie names, before its mac is checked (see checkSignIn); null when malformed or expired. */
 export function signInUserId(value: string | null, now: Date): string | null {
   if (!value) return null;
-  const parts = value.split(".");
-  if (parts.length !== 3) return null;
-  const [userId, exp] = parts;
+  const [userId, exp, mac, ...rest] = value.split(".");
+  if (userId === undefined || exp === undefined || mac === undefined || rest.length > 0) return null;
   if (!/^\d{1,16}$/.test(exp) || Number(exp) <= now.getTime()) return null;
   return userId;
 }

@@ -27,8 +27,7 @@ const route = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/p
 const getProjectOp = projectOperation({
   name: "get_project",
   title: "Read the project settings",
-  description:
-    "Read the settings of the project this token is bound to: id, slug, name, default_locale, locales (valid values for every locale argument) and public_base_url.",
+  description: "Read the settings of the project this token is bound to: id, slug, name, default_locale, locales (valid values for every locale argument) and public_base_url.",
   scopes: ["content:read"],
   input: z.object({}),
   output: z.object({ project: ProjectOut }),

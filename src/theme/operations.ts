@@ -32,7 +32,11 @@ const updateThemeOp = projectOperation({
   input: z.object({
     logo_url: AssetUrl,
     favicon_url: AssetUrl,
-    accent_color: z.string().regex(/^#[0-9a-fA-F]{6}$/, "#rrggbb").nullable().optional(),
+    accent_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, "#rrggbb")
+      .nullable()
+      .optional(),
     name_override: z.string().max(200).nullable().optional(),
   }),
   output: z.object({ theme: ThemeOut }),

@@ -18,8 +18,7 @@ export const TranslationOut = z.object({
 export const ProviderId = z.uuid().optional().describe("an AI provider of this project; default: the project's default provider");
 
 const NodeLocale = { node_id: NodeId, locale: Locale };
-const route = (method: "GET" | "PUT" | "DELETE" | "POST", tail: string) =>
-  ({ method, path: `/admin/p/:ref/nodes/:id/translations${tail}`, params: { id: "node_id" }, tag: "translations" }) as const;
+const route = (method: "GET" | "PUT" | "DELETE" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/translations${tail}`, params: { id: "node_id" }, tag: "translations" }) as const;
 
 const listTranslationsOp = projectOperation({
   name: "list_translations",
@@ -102,7 +101,7 @@ const translateNodeOp = projectOperation({
   title: "Machine-translate a node",
   description:
     "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
-    "and store the result as a DRAFT translation (not delivered until published: review it with get_translation or get_node with locale, then upsert_translation with status \"published\"). " +
+    'and store the result as a DRAFT translation (not delivered until published: review it with get_translation or get_node with locale, then upsert_translation with status "published"). ' +
     "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
   scopes: ["content:write", "ai:read"],
   input: z.object({ ...NodeLocale, provider_id: ProviderId }),

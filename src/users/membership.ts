@@ -5,6 +5,7 @@ import { projectMembers, projects, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
+import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
@@ -82,11 +83,11 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
     .returning();
-  const [row] = await upsert.catch((err: unknown) => {
+  const row = oneRow(await upsert.catch((err: unknown) => {
     // The user or the project was deleted since it was read: 404, as if it had never been there.
     if (isForeignKeyViolation(err)) throw notFound("user");
     throw err;
-  });
+  }));
   return { user_id: user.id, email: user.email, role: row.role, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
 }
 

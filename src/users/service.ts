@@ -5,6 +5,7 @@ import { projectMembers, type UserRole, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
+import { oneRow } from "../lib/rows";
 import type { UserOut } from "./operations";
 
 export type User = typeof users.$inferSelect;
@@ -39,8 +40,7 @@ export async function createUser(db: Db, input: { email: string; password: strin
   const role = checkRole(input.role);
   const passwordHash = await hashPassword(input.password);
   try {
-    const [u] = await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now }).returning();
-    return u;
+    return oneRow(await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now }).returning());
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
     throw err;
@@ -117,13 +117,13 @@ export async function getUserWire(db: Db, id: string, caller: AdminCaller | null
   if (!isUuid(id)) throw notFound("user");
   const [u] = await db.select().from(users).where(and(eq(users.id, id.toLowerCase()), visibleTo(caller))).limit(1);
   if (!u) throw notFound("user");
-  return (await toWire(db, [u], caller))[0];
+  return oneRow(await toWire(db, [u], caller));
 }
 
 export async function addUser(db: Db, input: { email: string; password: string; role?: UserRole }, caller: AdminCaller | null, now: Date): Promise<UserWire> {
   requireUnlimited(caller);
   const u = await createUser(db, { email: input.email, password: input.password, role: input.role ?? "member" }, now);
-  return (await toWire(db, [u], caller))[0];
+  return oneRow(await toWire(db, [u], caller));
 }
 
 /**
@@ -134,7 +134,7 @@ async function keepingAnOwner<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>
   return db.transaction(async (tx) => {
     const before = await tx.select({ id: users.id }).from(users).where(eq(users.role, "owner")).for("update");
     const result = await fn(tx);
-    const [{ n }] = await tx.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.role, "owner"));
+    const { n } = oneRow(await tx.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.role, "owner")));
     if (n === 0 && before.length > 0) throw new AppError("conflict", "the last owner cannot be deleted or demoted; make another user owner first");
     return result;
   });
@@ -155,11 +155,11 @@ export async function updateUser(db: Db, id: string, patch: UserPatch, caller: A
   if (patch.email !== undefined) set.email = normaliseEmail(patch.email);
   if (patch.role !== undefined) set.role = checkRole(patch.role);
   if (patch.password !== undefined) set.passwordHash = await hashPassword(patch.password);
-  if (Object.keys(set).length === 0) return (await toWire(db, [existing], caller))[0];
+  if (Object.keys(set).length === 0) return oneRow(await toWire(db, [existing], caller));
   try {
     const [u] = await keepingAnOwner(db, (tx) => tx.update(users).set(set).where(eq(users.id, existing.id)).returning());
     if (!u) throw notFound("user");
-    return (await toWire(db, [u], caller))[0];
+    return oneRow(await toWire(db, [u], caller));
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
     throw err;

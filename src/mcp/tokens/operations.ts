@@ -17,7 +17,12 @@ export const McpTokenOut = z.object({
 });
 export const McpTokenIn = z.object({
   name: z.string().min(1).max(200),
-  scopes: z.array(z.enum(MCP_SCOPES)).min(1).max(MCP_SCOPES.length * 2).optional().describe("defaults to the MCP scopes the calling key holds"),
+  scopes: z
+    .array(z.enum(MCP_SCOPES))
+    .min(1)
+    .max(MCP_SCOPES.length * 2)
+    .optional()
+    .describe("defaults to the MCP scopes the calling key holds"),
   expires_at: z.string().nullable().optional().describe("RFC 3339; omitted or null = never expires"),
 });
 const TokenId = z.string().max(64).describe("token id");
