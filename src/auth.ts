@@ -162,7 +162,7 @@ export function asAdminKey(caller: AdminCaller | McpCaller): AdminCaller {
 }
 
 /** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
-export function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
+function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
   if (!scopes.some((s) => caller.scopes.includes(s))) {
     // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
     throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes }, {

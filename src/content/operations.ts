@@ -5,7 +5,7 @@ import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug, Timestamp } from 
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { createNode, deleteNode, ENTRY_SORTS, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
-export const NodeStatus = z.enum(["draft", "published", "archived"]);
+const NodeStatus = z.enum(["draft", "published", "archived"]);
 
 const SeoIn = z
   .looseObject({

@@ -9,7 +9,7 @@ import type { AppDeps } from "../deps";
 import type { Project } from "../projects/service";
 import type { ScopeRule } from "./scopes";
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** How an operation is served as an admin route. */
 export interface HttpBinding {

@@ -12,7 +12,6 @@ export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */
 export const MCP_SCOPES = ["content:read", "content:write", "ai:read"] as const;
-export type McpScope = (typeof MCP_SCOPES)[number];
 
 /** A user's role in one project; an instance owner holds `owner` in every project. */
 export const PROJECT_ROLES = ["viewer", "editor", "admin"] as const;
