@@ -4,6 +4,7 @@ import { blocks, type NodeSeo, type NodeStatus, nodes } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { committed, contentCommitted } from "../lib/commits";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
@@ -183,7 +184,7 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
       const written = input.blocks ? await writeBlocks(tx, n.id, input.blocks, now) : [];
       return { ...nodeToWire(n), blocks: written.map(blockToWire) };
     }),
-  );
+  ).then(committed(db, project.id));
 }
 
 async function nextPosition(db: Db, projectId: string, parentId: string | null): Promise<number> {
@@ -281,7 +282,7 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
     }
     const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
     return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
@@ -291,7 +292,7 @@ export async function setNodeBlocks(db: Db, project: Project, id: string, input:
     const written = await writeBlocks(tx, node.id, input, now);
     await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
     return written.map(blockToWire);
-  });
+  }).then(committed(db, project.id));
 }
 
 export type Transition = "publish" | "unpublish" | "archive" | "restore";
@@ -321,7 +322,7 @@ export async function transitionNode(db: Db, project: Project, id: string, actio
       .where(eq(nodes.id, node.id))
       .returning();
     return nodeToWire(updated);
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {
@@ -330,4 +331,5 @@ export async function deleteNode(db: Db, project: Project, id: string): Promise<
     const node = await getNode(tx, project.id, id);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });
+  contentCommitted(db, project.id);
 }

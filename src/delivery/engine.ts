@@ -1,9 +1,13 @@
-// Serves delivery answers from the per-instance cache, rendering on a miss. Cross-instance
-// freshness: every content write bumps projects.content_version and NOTIFYs `cms_content`; this
-// instance drops the project's state on the NOTIFY, and independently re-reads each project's row
-// at least every DELIVERY_VERSION_CHECK_MS, so a lost notification delays a write by that much at most.
+// Serves delivery answers from the per-instance cache, rendering on a miss. Freshness: every content
+// write bumps projects.content_version and NOTIFYs `cms_content` in its transaction. The writing
+// instance drops the project's state as soon as the write has committed (lib/commits: the service
+// announces it), so it reads its own writes; other instances drop it on the NOTIFY, and
+// independently re-read each project's row at least every DELIVERY_VERSION_CHECK_MS, so a lost
+// notification delays a write by that much at most. Only committed writes expire anything, and
+// only their own project's answers.
 import type { AppDeps } from "../deps";
 import { AppError, notFound, describeError } from "../errors";
+import { onContentCommitted } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond } from "./http";
@@ -43,6 +47,7 @@ export class DeliveryEngine {
         deps.log.warn("delivery: project re-validation failed; serving cached answers", { err: err instanceof Error ? err.name : String(err) }),
     });
     this.cacheControl = c.deliveryCacheControl;
+    onContentCommitted(deps.db, (projectId) => this.cache.invalidate(projectId));
   }
 
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */

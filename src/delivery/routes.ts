@@ -130,20 +130,8 @@ export function createDelivery(deps: AppDeps) {
     return send({ headers: { "x-request-id": requestId } }, out) as Response;
   };
 
+  // Cached answers are expired by committed writes only (see engine.ts), never by requests.
   const routes = new Elysia({ prefix: "/api/p/:ref" })
-    // onRequest runs for every route of the app (Elysia has no scoped onRequest). A request that may
-    // write content (admin, MCP) makes this instance re-validate project versions on the next read,
-    // so it always reads its own writes; other instances learn them by NOTIFY or the version check.
-    .onRequest(({ request }) => {
-      const m = request.method;
-      if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
-    })
-    // And again once the write's handler returned (its transaction committed): a read that ran
-    // during the write may have re-validated the old version.
-    .onAfterHandle({ as: "global" }, ({ request }) => {
-      const m = request.method;
-      if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
-    })
     .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
       detail: { ...DeliveryDocs.byPath, hide: true },
     })

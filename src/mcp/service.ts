@@ -17,6 +17,7 @@ import {
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { committed } from "../lib/commits";
 import { projectLocale } from "../translations/service";
 
 /** A node by id or by its slug path (any status). */
@@ -43,7 +44,7 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
       throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
     }
     return setNodeBlocks(tx, project, node.id, ids.map((id) => ({ id, type: byId.get(id)!.type, data: byId.get(id)!.data })), now);
-  });
+  }).then(committed(db, project.id));
 }
 
 export interface LocalizedNode extends NodeWithBlocksWire {

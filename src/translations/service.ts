@@ -6,6 +6,7 @@ import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { committed, contentCommitted } from "../lib/commits";
 
 export type Translation = typeof translations.$inferSelect;
 
@@ -88,7 +89,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
       .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
       .returning();
     return tr;
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
@@ -97,4 +98,5 @@ export async function deleteTranslation(db: Db, project: Project, nodeId: string
     await bumpContentVersion(tx, project.id);
     await tx.delete(translations).where(eq(translations.id, tr.id));
   });
+  contentCommitted(db, project.id);
 }
