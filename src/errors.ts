@@ -134,6 +134,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   for (let i = 0; i < 5 && e && typeof e === "object"; i++) {
     const code = (e as { code?: unknown; errno?: unknown }).code ?? (e as { errno?: unknown }).errno;
     if (typeof code === "string" && DB_DOWN_CODES.has(code)) return true;
+    // The embedded database closed under the process (shutdown, or its handle lost) has no code.
+    if (e instanceof Error && e.message === "PGlite is closed") return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

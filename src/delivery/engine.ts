@@ -18,7 +18,11 @@ export interface BodyPlan {
   type: string;
   body: () => Promise<string>;
 }
-/** A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small. */
+/**
+ * A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small.
+ * The generator yields its first chunk only once it has read its first page of rows: that chunk
+ * is read before anything is sent, so a database that cannot give it makes the answer an error.
+ */
 export interface StreamPlan {
   key: string;
   type: string;
@@ -127,6 +131,15 @@ export class DeliveryEngine {
         return notModified(tag, this.cacheControl, "Accept-Encoding");
       }
     }
+    // Nothing is sent before the first page has been read: when it cannot be (the database is
+    // gone), the answer is 503 without a validator, not a 200 whose ETag names a body never made.
+    let next: IteratorResult<string> | null;
+    try {
+      next = await chunks.next();
+    } catch (err) {
+      await chunks.return(undefined).catch(() => {});
+      throw err; // answered by the app's error handler: 503 when the database is unavailable
+    }
     // Sent as is: gzip output depends on how the stream is pulled, and one strong ETag must
     // always mean the same bytes. Once cached, the answer is compressed in one deterministic pass.
     const headers = answerHeaders(plan.type, etag, this.cacheControl, true);
@@ -139,7 +152,8 @@ export class DeliveryEngine {
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
-          const { value, done } = await chunks.next();
+          const { value, done } = next ?? (await chunks.next());
+          next = null;
           if (done) {
             controller.close();
             if (kept <= limit) {

@@ -5,7 +5,7 @@ import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
 import type { DeliveryProject } from "./cache";
 import { type Plan, DeliveryEngine } from "./engine";
-import { CORS_HEADERS, JSON_TYPE, type Outcome, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
+import { CORS_HEADERS, JSON_TYPE, jsonText, type Outcome, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import {
   deliveryLocale,
@@ -70,7 +70,7 @@ export function createDelivery(deps: AppDeps) {
     if (out instanceof Promise) return out.then((o) => send(set, o), (err: unknown) => failed(set, err));
     return send(set, out);
   };
-  const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
+  const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => jsonText(await load()) });
 
   const byPathPlan = (request: Request, raw: string) => (p: DeliveryProject): Plan => {
     const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
@@ -234,16 +234,17 @@ function normalRef(ref: string): string {
   return isUuid(ref) ? ref.toLowerCase() : ref;
 }
 
+/** The first chunk goes out with the first page of rows (see StreamPlan). */
 async function* nodesJson(pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
-  yield '{"data":[';
+  let out = '{"data":[';
   let first = true;
   for await (const page of pages) {
-    let out = "";
     for (const row of page) {
-      out += (first ? "" : ",") + JSON.stringify(row);
+      out += (first ? "" : ",") + jsonText(row);
       first = false;
     }
     yield out;
+    out = "";
   }
-  yield "]}";
+  yield out + "]}";
 }

@@ -90,7 +90,8 @@ interface LocaleInfo {
  * slugs are usually known already (otherwise one small query per page fetches them).
  */
 export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], after: string | null, limit: number): AsyncGenerator<string> {
-  yield `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
+  // The head goes out with the first page, not before it (see StreamPlan): no 200 before a page was read.
+  let out = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
   const cond = sitemapCondition(project.id, hidden);
   const others = project.locales.filter((l) => l !== project.defaultLocale);
   const own = others.length === 0
@@ -119,14 +120,14 @@ export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: s
       }
       await learnAncestors(db, project, page.map((p) => p.path), known);
     }
-    let out = "";
     for (const node of page) out += urlEntries(project, others, node.path, node.updated_at, known);
     yield out;
+    out = "";
     remaining -= page.length;
     cursor = page[page.length - 1].path;
     if (page.length < take) break;
   }
-  yield "</urlset>\n";
+  yield out + "</urlset>\n";
 }
 
 const ISO_N = sql.raw(`to_char("nodes"."updated_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
