@@ -56,6 +56,33 @@ async function wrk(url: string, seconds: number, connections: number, env: Recor
   };
 }
 
+/** Busy and total jiffies of CPU 0 and CPU 1 (/proc/stat). */
+async function cpuStat(): Promise<{ busy: number; total: number }[]> {
+  const text = await Bun.file("/proc/stat").text();
+  return [0, 1].map((n) => {
+    const f = new RegExp(`^cpu${n} (.*)$`, "m").exec(text)![1].trim().split(/\s+/).map(Number);
+    const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - f[3] - f[4], total };
+  });
+}
+
+/** CPU seconds used by a process so far (utime + stime, at the usual 100 ticks per second). */
+async function procCpuS(pid: number): Promise<number> {
+  const fields = (await Bun.file(`/proc/${pid}/stat`).text()).replace(/^.*\) /, "").split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Waits (up to 30 s) for a second in which both cores are at least 85% idle; returns whether it came. */
+async function quietMoment(): Promise<boolean> {
+  for (let i = 0; i < 30; i++) {
+    const a = await cpuStat();
+    await Bun.sleep(1000);
+    const b = await cpuStat();
+    if (b.every((x, n) => (x.busy - a[n].busy) / (x.total - a[n].total) < 0.15)) return true;
+  }
+  return false;
+}
+
 async function main(): Promise<void> {
   const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${DB_NAME} with (force)`);
@@ -108,35 +135,46 @@ async function main(): Promise<void> {
 
     log(`JIT warm-up: ${READERS} readers, 10 s`);
     await wrk(readUrl, 10, READERS);
-    const runs: Record<string, { rps: number[]; p99: number[]; noiseRps: number[]; xactsPerS: number[] }> = {};
+    const runs: Record<string, { rps: number[]; p99: number[]; noiseRps: number[]; xactsPerS: number[]; serverCpu: number[]; othersCpu0: number[]; quiet: boolean[] }> = {};
     // Each round ends with reads alone again: a configuration's ratio is to the mean of the reads
     // alone that bracket the round, so drift from other load on the machine cancels out better.
     const round = [...CONFIGS, CONFIGS[0]];
     const aloneEnd: number[] = [];
+    const aloneEndCpu: number[] = [];
     for (let rep = 1; rep <= REPS; rep++) {
       for (const [i, c] of round.entries()) {
         log(`${c.label} (run ${rep}/${REPS})`);
+        const quiet = await quietMoment();
         await wrk(readUrl, WARMUP_S, READERS);
         const x0 = await xacts();
+        const [s0, p0, t0] = [await cpuStat(), await procCpuS(server.pid), performance.now()];
         const noise = c.method
           ? wrk(`${base}/no-such-route`, DURATION_S, NOISE_CLIENTS, { NOISE_METHOD: c.method, NOISE_DELAY_MS: String(c.delayMs ?? 0) }, join(HERE, "noise.lua"))
           : null;
         const reads = await wrk(readUrl, DURATION_S, READERS);
+        const [s1, p1, t1] = [await cpuStat(), await procCpuS(server.pid), performance.now()];
         const n = noise ? await noise : null;
         const x1 = await xacts();
+        // The service's share of CPU 0 and what the rest of the machine took of it meanwhile.
+        const serverCpu = (p1 - p0) / ((t1 - t0) / 1000);
+        const othersCpu0 = Math.max(0, (s1[0].busy - s0[0].busy) / (s1[0].total - s0[0].total) - serverCpu);
         if (reads.non2xx > 0) throw new Error(`hot reads answered ${reads.non2xx} non-2xx`);
         if (i === round.length - 1) {
           aloneEnd.push(reads.rps);
-          log(`  reads ${Math.round(reads.rps)}/s p99 ${reads.p99} ms (end of round)`);
+          aloneEndCpu.push(serverCpu);
+          log(`  reads ${Math.round(reads.rps)}/s p99 ${reads.p99} ms (end of round); service ${(serverCpu * 100).toFixed(0)}% of CPU 0, others ${(othersCpu0 * 100).toFixed(0)}%`);
           continue;
         }
-        const r = (runs[c.label] ??= { rps: [], p99: [], noiseRps: [], xactsPerS: [] });
+        const r = (runs[c.label] ??= { rps: [], p99: [], noiseRps: [], xactsPerS: [], serverCpu: [], othersCpu0: [], quiet: [] });
+        r.serverCpu.push(serverCpu);
+        r.othersCpu0.push(othersCpu0);
+        r.quiet.push(quiet);
         r.rps.push(reads.rps);
         r.p99.push(reads.p99);
         r.noiseRps.push(n ? n.rps : 0);
         // minus the one statistics query per sample
         r.xactsPerS.push(Math.max(0, x1 - x0 - 1) / DURATION_S);
-        log(`  reads ${Math.round(reads.rps)}/s p99 ${reads.p99} ms; noise ${n ? Math.round(n.rps) : 0}/s; PostgreSQL ${Math.round(r.xactsPerS.at(-1)!)} transactions/s`);
+        log(`  reads ${Math.round(reads.rps)}/s p99 ${reads.p99} ms; noise ${n ? Math.round(n.rps) : 0}/s; PostgreSQL ${Math.round(r.xactsPerS.at(-1)!)} transactions/s; service ${(serverCpu * 100).toFixed(0)}% of CPU 0, others ${(othersCpu0 * 100).toFixed(0)}%${quiet ? "" : " (no quiet moment before)"}`);
       }
     }
     await db.end();
@@ -153,17 +191,25 @@ async function main(): Promise<void> {
       body_bytes: bytes,
       runs,
       alone_at_round_end: aloneEnd,
+      alone_at_round_end_server_cpu: aloneEndCpu,
+      // Reads per CPU-second of the service: what is left of its capacity for reads, whatever share
+      // of CPU 0 other processes took during the run (on a shared machine the stable figure).
+      reads_per_cpu_s: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.rps.map((x, i) => x / v.serverCpu[i])])),
+      ratio_per_cpu_s: Object.fromEntries(
+        Object.entries(runs).map(([k, v]) => [k, v.rps.map((x, i) => x / v.serverCpu[i] / ((alone.rps[i] / alone.serverCpu[i] + aloneEnd[i] / aloneEndCpu[i]) / 2))]),
+      ),
       ratio_to_alone: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.rps.map((x, i) => x / ((alone.rps[i] + aloneEnd[i]) / 2))])),
     };
     const file = process.env.BENCH_OUT ?? join(HERE, "noise-results.json");
     writeFileSync(file, JSON.stringify(out, null, 2) + "\n");
     const f = (n: number): string => Math.round(n).toLocaleString("en");
-    console.log(`\n| configuration (${READERS} readers of one cached ${bytes}-byte page) | reads/s (median of ${REPS}) | each round's ratio to the mean of the reads alone at its start and end | p99 ms | noise req/s | PostgreSQL transactions/s |`);
-    console.log("|---|---:|---:|---:|---:|---:|");
+    console.log(`\n| configuration (${READERS} readers of one cached ${bytes}-byte page) | reads/s (median of ${REPS}) | ratio to reads alone, each round | reads per CPU-second of the service (median) | ratio per CPU-second, each round | noise req/s | PostgreSQL transactions/s | service's share of CPU 0 | others' share of CPU 0 |`);
+    console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const c of CONFIGS) {
       const r = runs[c.label];
       const ratios = out.ratio_to_alone[c.label].map((x) => x.toFixed(2)).join(" / ");
-      console.log(`| ${c.label} | ${f(median(r.rps))} | ${ratios} | ${median(r.p99)} | ${f(median(r.noiseRps))} | ${f(median(r.xactsPerS))} |`);
+      const perCpu = out.ratio_per_cpu_s[c.label].map((x) => x.toFixed(2)).join(" / ");
+      console.log(`| ${c.label} | ${f(median(r.rps))} | ${ratios} | ${f(median(out.reads_per_cpu_s[c.label]))} | ${perCpu} | ${f(median(r.noiseRps))} | ${f(median(r.xactsPerS))} | ${r.serverCpu.map((x) => (x * 100).toFixed(0) + "%").join(" / ")} | ${r.othersCpu0.map((x) => (x * 100).toFixed(0) + "%").join(" / ")} |`);
     }
     log(`results in ${file}`);
   } finally {
