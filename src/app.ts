@@ -6,6 +6,7 @@ import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { uuidv7 } from "./lib/ids";
+import { ownDb } from "./lib/commits";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
 import { explorerRoutes } from "./explorer";
@@ -23,7 +24,10 @@ interface RequestMeta {
 }
 
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
-export function createApp(deps: AppDeps) {
+export function createApp(given: AppDeps) {
+  // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
+  // they reach this app's delivery cache and not that of another app built over the same Db.
+  const deps: AppDeps = { ...given, db: ownDb(given.db) };
   const meta = new WeakMap<Request, RequestMeta>();
   const delivery = createDelivery(deps);
   const { log } = deps;

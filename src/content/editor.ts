@@ -21,6 +21,7 @@ import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { committed } from "../lib/commits";
 import { projectLocale } from "../translations/service";
 import type { EntryOut, EntryQuery, LocalizedNodeOut } from "./operations";
 
@@ -52,7 +53,7 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
       return b ? [{ id, type: b.type, data: b.data }] : [];
     });
     return setNodeBlocks(tx, project, node.id, ordered, now);
-  });
+  }).then(committed(db, project.id));
 }
 
 export type LocalizedNode = z.output<typeof LocalizedNodeOut>;

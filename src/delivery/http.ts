@@ -18,6 +18,15 @@ export const TEXT_TYPE = "text/plain; charset=utf-8";
 
 const encoder = new TextEncoder();
 
+/**
+ * Delivery JSON: `<` is written `\u003c` (the same parsed value), so the text can be embedded in an
+ * HTML <script> element (sites put seo.jsonld in one) without a `</script>` in content closing it.
+ * Applied once when an answer is rendered, never per hit.
+ */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c");
+}
+
 /** Strong validator: the first 128 bits of SHA-256 over the exact bytes sent. */
 async function strongEtag(body: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body)));
@@ -69,7 +78,7 @@ async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
 }
 
 export async function errorAnswer(err: AppError, cacheControl: string): Promise<CachedAnswer> {
-  const body = JSON.stringify(errorBody(err.code, err.message, err.details));
+  const body = jsonText(errorBody(err.code, err.message, err.details));
   return makeAnswer(0, err.status, body, JSON_TYPE, cacheControl);
 }
 
@@ -137,6 +146,6 @@ async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: Gzip
 export const preflight = (request: Request): Response => corsPreflight(DELIVERY_CORS, request);
 
 export function methodNotAllowed(method: string): Reply {
-  const body = JSON.stringify(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));
+  const body = jsonText(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));
   return { status: 405, headers: { "content-type": JSON_TYPE, allow: ALLOWED_METHODS, ...CORS_HEADERS }, body };
 }

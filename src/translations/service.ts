@@ -9,6 +9,7 @@ import { canonicalLocale } from "../lib/locales";
 import { bumpContentVersion, type Project } from "../projects/service";
 import type { TranslationOut } from "./operations";
 import { oneRow } from "../lib/rows";
+import { committed, contentCommitted } from "../lib/commits";
 
 export type Translation = typeof translations.$inferSelect;
 
@@ -83,7 +84,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
       .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
       .returning(),
     );
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
@@ -92,4 +93,5 @@ export async function deleteTranslation(db: Db, project: Project, nodeId: string
     await bumpContentVersion(tx, project.id);
     await tx.delete(translations).where(eq(translations.id, tr.id));
   });
+  contentCommitted(db, project.id);
 }
