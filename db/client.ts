@@ -42,7 +42,9 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     try {
       mkdirSync(opts.dataDir, { recursive: true });
     } catch (err) {
-      throw new DataDirUnusableError(`DATA_DIR ${opts.dataDir} cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)}): create it and give the service's user write access, or set DATA_DIR to a writable directory`);
+      throw new DataDirUnusableError(
+        `DATA_DIR ${opts.dataDir} cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)}): create it and give the service's user write access, or set DATA_DIR to a writable directory`,
+      );
     }
     // One process at a time: two PGlite instances over the same files lose acknowledged writes.
     lock = await lockDataDir(opts.dataDir, opts.holder ?? `process ${process.argv.slice(1).join(" ")}`);

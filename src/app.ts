@@ -2,15 +2,15 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import { insufficientScopeChallenge } from "./auth";
-import type { AppDeps } from "./deps";
-import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
-import { MAX_BODY_BYTES } from "./lib/json";
-import { uuidv7 } from "./lib/ids";
-import { ownDb } from "./lib/commits";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
+import type { AppDeps } from "./deps";
+import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
+import { ownDb } from "./lib/commits";
+import { uuidv7 } from "./lib/ids";
+import { MAX_BODY_BYTES } from "./lib/json";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
@@ -36,125 +36,127 @@ export function createApp(given: AppDeps) {
   // one successful ping does not mean the pool serves (terminated backends, a flapping server).
   let dbFailedAt = Number.NEGATIVE_INFINITY;
 
-  return new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
-    .onRequest(({ request, set }) => {
-      const incoming = request.headers.get("x-request-id");
-      const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
-      meta.set(request, { id, start: performance.now() });
-      // Hot delivery reads (a fresh cached answer) are answered here, before routing.
-      const fast = delivery.fastRead(request, id);
-      if (fast !== null) {
-        // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
-        if (logAccess) writeAccessLine(deps, meta, request, fast.status);
-        return fast;
-      }
-      set.headers["x-request-id"] = id;
-      // A NUL (%00) in the path or query can never name anything storable: refuse it up front.
-      if (/%00/.test(request.url)) {
-        set.status = 400;
+  return (
+    new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
+      .onRequest(({ request, set }) => {
+        const incoming = request.headers.get("x-request-id");
+        const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
+        meta.set(request, { id, start: performance.now() });
+        // Hot delivery reads (a fresh cached answer) are answered here, before routing.
+        const fast = delivery.fastRead(request, id);
+        if (fast !== null) {
+          // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
+          if (logAccess) writeAccessLine(deps, meta, request, fast.status);
+          return fast;
+        }
+        set.headers["x-request-id"] = id;
+        // A NUL (%00) in the path or query can never name anything storable: refuse it up front.
+        if (/%00/.test(request.url)) {
+          set.status = 400;
+          set.headers["content-type"] = "application/json; charset=utf-8";
+          return errorBody("invalid_request", "the URL must not contain NUL characters");
+        }
+      })
+      .onError(({ code, error: thrown, set, request }) => {
         set.headers["content-type"] = "application/json; charset=utf-8";
-        return errorBody("invalid_request", "the URL must not contain NUL characters");
-      }
-    })
-    .onError(({ code, error: thrown, set, request }) => {
-      set.headers["content-type"] = "application/json; charset=utf-8";
-      // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
-      const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
-      const error = cause instanceof Error ? cause : thrown;
-      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
-      if (hasResponse(error)) return error.toResponse();
-      if (error instanceof AppError) {
-        set.status = error.status;
-        if (error.headers) Object.assign(set.headers, error.headers);
-        // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
-        if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
-        return errorBody(error.code, error.message, error.details);
-      }
-      if (error instanceof ValidationError || code === "VALIDATION") {
-        set.status = 400;
-        return errorBody("invalid_request", "request validation failed", validationDetails(error));
-      }
-      const simple = ((): [number, ErrorCode, string] | null => {
-        switch (code) {
-          case "NOT_FOUND":
-            return [404, "not_found", "no such route"];
-          case "PARSE":
-            return [400, "invalid_request", "request body could not be parsed"];
-          case "INVALID_COOKIE_SIGNATURE":
-          case "INVALID_FILE_TYPE":
-            return [400, "invalid_request", "invalid request"];
-          default:
-            return null;
+        // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
+        const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
+        const error = cause instanceof Error ? cause : thrown;
+        // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
+        if (hasResponse(error)) return error.toResponse();
+        if (error instanceof AppError) {
+          set.status = error.status;
+          if (error.headers) Object.assign(set.headers, error.headers);
+          // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
+          if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
+          return errorBody(error.code, error.message, error.details);
         }
-      })();
-      if (simple) {
-        set.status = simple[0];
-        return errorBody(simple[1], simple[2]);
-      }
-      const status = (error as { status?: unknown }).status;
-      if (status === 413) {
-        set.status = 413;
-        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      }
-      const vanished = vanishedRow(error);
-      if (vanished) {
-        set.status = vanished.status;
-        return errorBody(vanished.code, vanished.message);
-      }
-      if (isDatabaseUnavailable(error)) {
-        // The pool reconnects by itself on the next query; tell the client to retry shortly.
-        dbFailedAt = performance.now();
-        log.warn("database unavailable", { request_id: meta.get(request)?.id });
-        set.status = 503;
-        set.headers["retry-after"] = "1";
-        return errorBody("service_unavailable", "the database is not answering; retry shortly");
-      }
-      // Unknown failure: log it (message only, no request data) and answer a generic 500.
-      const id = meta.get(request)?.id;
-      log.error("unhandled error", { request_id: id, ...describeError(error) });
-      set.status = 500;
-      return errorBody("internal", "internal server error");
-    })
-    .use(accessLog(deps, meta))
-    .use(
-      openapi({
-        path: "/swagger",
-        specPath: "/swagger/json",
-        openapiVersion: "3.0.3",
-        provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
-        documentation: {
-          info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
-          components: {
-            securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
-          },
-          paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
-        },
-        // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
-        exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },
-      }),
-    )
-    // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
-    .use(explorerRoutes())
-    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
-    .get(
-      "/readyz",
-      async ({ set }) => {
-        try {
-          await withTimeout(deps.dbHandle.ping(), 2000);
-          if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
-          return { status: "ready" };
-        } catch {
+        if (error instanceof ValidationError || code === "VALIDATION") {
+          set.status = 400;
+          return errorBody("invalid_request", "request validation failed", validationDetails(error));
+        }
+        const simple = ((): [number, ErrorCode, string] | null => {
+          switch (code) {
+            case "NOT_FOUND":
+              return [404, "not_found", "no such route"];
+            case "PARSE":
+              return [400, "invalid_request", "request body could not be parsed"];
+            case "INVALID_COOKIE_SIGNATURE":
+            case "INVALID_FILE_TYPE":
+              return [400, "invalid_request", "invalid request"];
+            default:
+              return null;
+          }
+        })();
+        if (simple) {
+          set.status = simple[0];
+          return errorBody(simple[1], simple[2]);
+        }
+        const status = (error as { status?: unknown }).status;
+        if (status === 413) {
+          set.status = 413;
+          return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+        }
+        const vanished = vanishedRow(error);
+        if (vanished) {
+          set.status = vanished.status;
+          return errorBody(vanished.code, vanished.message);
+        }
+        if (isDatabaseUnavailable(error)) {
+          // The pool reconnects by itself on the next query; tell the client to retry shortly.
+          dbFailedAt = performance.now();
+          log.warn("database unavailable", { request_id: meta.get(request)?.id });
           set.status = 503;
-          return errorBody("service_unavailable", "database is not answering");
+          set.headers["retry-after"] = "1";
+          return errorBody("service_unavailable", "the database is not answering; retry shortly");
         }
-      },
-      { detail: { tags: ["ops"], summary: "Database answers" } },
-    )
-    .use(homeRoutes(deps))
-    .use(operationRoutes(deps, OPERATIONS))
-    .use(delivery.routes)
-    .use(mcpRoutes(deps))
-    .use(oauthRoutes(deps));
+        // Unknown failure: log it (message only, no request data) and answer a generic 500.
+        const id = meta.get(request)?.id;
+        log.error("unhandled error", { request_id: id, ...describeError(error) });
+        set.status = 500;
+        return errorBody("internal", "internal server error");
+      })
+      .use(accessLog(deps, meta))
+      .use(
+        openapi({
+          path: "/swagger",
+          specPath: "/swagger/json",
+          openapiVersion: "3.0.3",
+          provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
+          documentation: {
+            info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
+            components: {
+              securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
+            },
+            paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
+          },
+          // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
+          exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },
+        }),
+      )
+      // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
+      .use(explorerRoutes())
+      .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
+      .get(
+        "/readyz",
+        async ({ set }) => {
+          try {
+            await withTimeout(deps.dbHandle.ping(), 2000);
+            if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
+            return { status: "ready" };
+          } catch {
+            set.status = 503;
+            return errorBody("service_unavailable", "database is not answering");
+          }
+        },
+        { detail: { tags: ["ops"], summary: "Database answers" } },
+      )
+      .use(homeRoutes(deps))
+      .use(operationRoutes(deps, OPERATIONS))
+      .use(delivery.routes)
+      .use(mcpRoutes(deps))
+      .use(oauthRoutes(deps))
+  );
 }
 
 export type App = ReturnType<typeof createApp>;

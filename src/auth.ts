@@ -1,13 +1,13 @@
-import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
-import { hashToken } from "./lib/tokens";
 import { isScope, missingScopes, ROLE_SCOPES, type Scope, type ScopeRule } from "./lib/scopes";
+import { hashToken } from "./lib/tokens";
 
 export interface AdminCaller {
   readonly kind: "admin_key";
@@ -120,7 +120,11 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   const token = bearerOf(authorization);
   if (!token) return null;
   if (token.startsWith("cms_mcp_")) {
-    const [row] = await db.select().from(mcpTokens).where(eq(mcpTokens.tokenHash, hashToken(token))).limit(1);
+    const [row] = await db
+      .select()
+      .from(mcpTokens)
+      .where(eq(mcpTokens.tokenHash, hashToken(token)))
+      .limit(1);
     if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
       await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
@@ -165,8 +169,13 @@ export function asAdminKey(caller: AdminCaller | McpCaller): AdminCaller {
 function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
   if (!scopes.some((s) => caller.scopes.includes(s))) {
     // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
-    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes }, {
-      "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
-    });
+    throw new AppError(
+      "insufficient_scope",
+      `this credential lacks the ${scopes.join(" or ")} scope`,
+      { required: scopes },
+      {
+        "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
+      },
+    );
   }
 }

@@ -62,7 +62,11 @@ const CASES: Record<string, Case> = {
   "GET /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(200, (d, f) => expect(d.blocks.map((b: any) => b.id)).toEqual([f.node.blocks[0]!.id])) },
   "PATCH /admin/p/{ref}/nodes/{id}": { url: N, body: () => ({ title: "Patched" }), expect: ok(200, (d) => expect(d.title).toBe("Patched")) },
   "DELETE /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(204), after: gone(N) },
-  "PUT /admin/p/{ref}/nodes/{id}/blocks": { url: (f) => `${N(f)}/blocks`, body: () => [{ type: "quote", data: { text: "q" } }], expect: ok(200, (d) => expect(d.map((b: any) => b.type)).toEqual(["quote"])) },
+  "PUT /admin/p/{ref}/nodes/{id}/blocks": {
+    url: (f) => `${N(f)}/blocks`,
+    body: () => [{ type: "quote", data: { text: "q" } }],
+    expect: ok(200, (d) => expect(d.map((b: any) => b.type)).toEqual(["quote"])),
+  },
   "POST /admin/p/{ref}/nodes/{id}/publish": { url: (f) => `${N(f)}/publish`, expect: ok(200, (d) => expect(d.status).toBe("published")) },
   "POST /admin/p/{ref}/nodes/{id}/unpublish": {
     before: async (h, f) => void (await h.request("POST", `${N(f)}/publish`)),
@@ -248,7 +252,8 @@ describe("scope checks on every admin route", async () => {
 
   test("the document lists the admin routes of every feature, and every one has a case here", () => {
     const all = routes.join(" ");
-    for (const part of ["/admin/projects", "/nodes", "/theme", "/admin/keys", "/ai/providers", "/ai/translate", "/ai/mcp/tokens", "/admin/oauth/grants", "/admin/ai/kinds", "/admin/users", "/members"]) expect(all).toContain(part);
+    for (const part of ["/admin/projects", "/nodes", "/theme", "/admin/keys", "/ai/providers", "/ai/translate", "/ai/mcp/tokens", "/admin/oauth/grants", "/admin/ai/kinds", "/admin/users", "/members"])
+      expect(all).toContain(part);
     expect(routes.filter((r) => !CASES[r])).toEqual([]);
     expect(Object.keys(CASES).filter((r) => !routes.includes(r))).toEqual([]);
   });

@@ -252,7 +252,11 @@ describe("delivery: database outages", async () => {
     expect(cold.headers.get("access-control-allow-origin")).toBe("*");
     expect(cold.headers.get("cache-control")).toBe("no-store");
     down = false;
-    const back = await until(() => get(h, `/api/p/${p.slug}/nodes/by-path/cold`), (r) => r.status === 200, 2000);
+    const back = await until(
+      () => get(h, `/api/p/${p.slug}/nodes/by-path/cold`),
+      (r) => r.status === 200,
+      2000,
+    );
     expect(back.value.json.data.title).toBe("Cold");
   });
 });
@@ -279,13 +283,21 @@ describe("delivery: several instances on one database", async () => {
     // B subscribes on first use; the write comes once its LISTEN is up.
     await waitFor(watched.listening, { what: "B's LISTEN" });
     await patchNode(a, p.slug, n.id, { title: "v2" });
-    const seen = await until(() => get(b, url), (r) => r.headers.get("etag") !== etag, 1000);
+    const seen = await until(
+      () => get(b, url),
+      (r) => r.headers.get("etag") !== etag,
+      1000,
+    );
     expect(seen.elapsed).toBeLessThan(1000);
     expect(seen.value.json.data.title).toBe("v2");
     expect((await get(b, `/api/p/${p.slug}/sitemap.xml`)).headers.get("etag")).not.toBe(sitemapEtag);
     // And the reverse direction.
     await patchNode(b, p.slug, n.id, { title: "v3" });
-    const back = await until(() => get(a, url), (r) => r.json?.data?.title === "v3", 1000);
+    const back = await until(
+      () => get(a, url),
+      (r) => r.json?.data?.title === "v3",
+      1000,
+    );
     expect(back.elapsed).toBeLessThan(1000);
   });
 
@@ -300,7 +312,11 @@ describe("delivery: several instances on one database", async () => {
     const etag = (await get(checked, url)).headers.get("etag");
     expect((await get(stale, url)).headers.get("etag")).toBe(etag);
     await patchNode(a, p.slug, n.id, { title: "new" });
-    const seen = await until(() => get(checked, url), (r) => r.headers.get("etag") !== etag, 1500);
+    const seen = await until(
+      () => get(checked, url),
+      (r) => r.headers.get("etag") !== etag,
+      1500,
+    );
     expect(seen.value.json.data.title).toBe("new");
     expect(seen.elapsed).toBeLessThan(1000);
     // The deaf instance with a one-minute check keeps serving its cached answer: hits do not read the database.
@@ -321,14 +337,21 @@ describe("delivery: several instances on one database", async () => {
     await waitFor(watched.listening, { what: "B's LISTEN" });
     const renamed = `${p.slug}-new`;
     expect((await a.request("PATCH", `/admin/projects/${p.id}`, { body: { slug: renamed } })).status).toBe(200);
-    const gone = await until(() => get(b, `/api/p/${p.slug}/theme`), (r) => r.status === 404, 1000);
+    const gone = await until(
+      () => get(b, `/api/p/${p.slug}/theme`),
+      (r) => r.status === 404,
+      1000,
+    );
     expect(gone.value.status).toBe(404);
     expect((await get(b, `/api/p/${renamed}/nodes/by-path/page`)).status).toBe(200);
     expect((await get(a, `/api/p/${p.slug}/theme`)).status).toBe(404);
     expect((await a.request("DELETE", `/admin/projects/${p.id}`)).status).toBe(204);
-    const deleted = await until(() => get(b, `/api/p/${renamed}/nodes/by-path/page`), (r) => r.status === 404, 1000);
+    const deleted = await until(
+      () => get(b, `/api/p/${renamed}/nodes/by-path/page`),
+      (r) => r.status === 404,
+      1000,
+    );
     expect(deleted.value.json.error.code).toBe("not_found");
     expect((await get(a, `/api/p/${p.id}/theme`)).status).toBe(404);
   });
 });
-

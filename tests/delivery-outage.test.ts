@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Db } from "../db/client";
 import { get, xmlProblem } from "./delivery.helpers";
-import { freshDatabase, harness, seedNode, seedProject, testDb, type TestResponse } from "./helpers";
+import { freshDatabase, harness, seedNode, seedProject, type TestResponse, testDb } from "./helpers";
 
 const BASE = "https://site.example";
 const STREAMED = ["/nodes", "/sitemap.xml", "/sitemap-1.xml"];

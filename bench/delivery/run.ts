@@ -272,9 +272,13 @@ async function main(): Promise<void> {
     console.log(`| ${c.name} | ${f(sizes[c.name]!)} | ${f(r.service.rps)} | ${f(r.service.p50, 2)} | ${f(r.service.p99, 2)} | ${f(r.bare.rps)} | ${f(ratio, 2)} | ${f(cold[c.name]!.p50, 1)} |`);
     if (r.service.errors) console.log(`  (service: ${r.service.errors})`);
   }
-  console.log(`| by-path, default locale, LOG_LEVEL=info | | ${f(withLogging.rps)} | ${f(withLogging.p50, 2)} | ${f(withLogging.p99, 2)} | | ${f(withLogging.rps / results[cases[0]!.name]!.bare.rps, 2)} | |`);
+  console.log(
+    `| by-path, default locale, LOG_LEVEL=info | | ${f(withLogging.rps)} | ${f(withLogging.p50, 2)} | ${f(withLogging.p99, 2)} | | ${f(withLogging.rps / results[cases[0]!.name]!.bare.rps, 2)} | |`,
+  );
   const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[i - 1]!);
-  console.log(`\n| sitemap: every shard of ${f(BIG_NODES)} nodes read ${MEMORY_ROUNDS} times; RSS MB | shards | MB sent | start | after round 1 | round 2 | round 5 | round 10 | rounds 2-10 min-max | peak | seconds |`);
+  console.log(
+    `\n| sitemap: every shard of ${f(BIG_NODES)} nodes read ${MEMORY_ROUNDS} times; RSS MB | shards | MB sent | start | after round 1 | round 2 | round 5 | round 10 | rounds 2-10 min-max | peak | seconds |`,
+  );
   console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
   for (const [label, m] of Object.entries(memory)) {
     const later = m.rssAfterMb.slice(1);

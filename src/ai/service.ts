@@ -1,6 +1,5 @@
-import type { z } from "zod";
-import type { ProviderIn, ProviderOut, TranslateTextOut } from "./operations";
 import { and, asc, eq, isNotNull } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
@@ -18,6 +17,7 @@ import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
 import { acquireSlot } from "./limiter";
+import type { ProviderIn, ProviderOut, TranslateTextOut } from "./operations";
 import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
@@ -115,7 +115,12 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
     if (isDefault) await clearDefault(tx, project.id, now);
-    return oneRow(await tx.insert(aiProviders).values({ ...values, isDefault }).returning());
+    return oneRow(
+      await tx
+        .insert(aiProviders)
+        .values({ ...values, isDefault })
+        .returning(),
+    );
   });
 }
 

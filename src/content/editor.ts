@@ -1,29 +1,19 @@
 // The editor's view of content (any status, drafts merged in), for every transport: a node by id or
 // path, in one locale; a collection's entries; the order of a node's blocks.
-import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { nodes, translations } from "../../db/schema";
-import {
-  type BlockWire,
-  type EntrySort,
-  escapeLike,
-  getBlocks,
-  getNode,
-  getNodeByPath,
-  getNodeWithBlocks,
-  type Node,
-  setNodeBlocks,
-} from "./service";
 import { AppError } from "../errors";
-import { deepMerge } from "../lib/merge";
+import { committed } from "../lib/commits";
 import { isUuid } from "../lib/ids";
+import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
-import { committed } from "../lib/commits";
 import { projectLocale } from "../translations/service";
 import type { EntryOut, EntryQuery, LocalizedNodeOut } from "./operations";
+import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, setNodeBlocks } from "./service";
 
 /** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
@@ -35,25 +25,27 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
 
 /** Puts a node's blocks in the given order; the ids must be exactly the node's current blocks. */
 export async function reorderBlocks(db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> {
-  return db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    const node = await getNode(tx, project.id, nodeId);
-    const current = await getBlocks(tx, node.id);
-    const byId = new Map(current.map((b) => [b.id, b]));
-    const ids = blockIds.map((id) => id.toLowerCase());
-    const unknown = ids.filter((id) => !byId.has(id));
-    if (unknown.length > 0) throw new AppError("invalid_request", `not blocks of this node: ${unknown.join(", ")}`, { field: "block_ids" });
-    if (new Set(ids).size !== ids.length) throw new AppError("invalid_request", "block_ids lists a block twice", { field: "block_ids" });
-    const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
-    if (missing.length > 0) {
-      throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
-    }
-    const ordered = ids.flatMap((id) => {
-      const b = byId.get(id);
-      return b ? [{ id, type: b.type, data: b.data }] : [];
-    });
-    return setNodeBlocks(tx, project, node.id, ordered, now);
-  }).then(committed(db, project.id));
+  return db
+    .transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
+      const node = await getNode(tx, project.id, nodeId);
+      const current = await getBlocks(tx, node.id);
+      const byId = new Map(current.map((b) => [b.id, b]));
+      const ids = blockIds.map((id) => id.toLowerCase());
+      const unknown = ids.filter((id) => !byId.has(id));
+      if (unknown.length > 0) throw new AppError("invalid_request", `not blocks of this node: ${unknown.join(", ")}`, { field: "block_ids" });
+      if (new Set(ids).size !== ids.length) throw new AppError("invalid_request", "block_ids lists a block twice", { field: "block_ids" });
+      const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
+      if (missing.length > 0) {
+        throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
+      }
+      const ordered = ids.flatMap((id) => {
+        const b = byId.get(id);
+        return b ? [{ id, type: b.type, data: b.data }] : [];
+      });
+      return setNodeBlocks(tx, project, node.id, ordered, now);
+    })
+    .then(committed(db, project.id));
 }
 
 export type LocalizedNode = z.output<typeof LocalizedNodeOut>;

@@ -134,7 +134,11 @@ export type GzipHook = (answer: CachedAnswer, bytes: number) => void;
 async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Promise<Outcome> {
   if (answer.gzip === undefined) {
     answer.gzip = gzipOf(answer);
-    if (onGzip) answer.gzip.then((gz) => onGzip(answer, gz.body.byteLength), () => {});
+    if (onGzip)
+      answer.gzip.then(
+        (gz) => onGzip(answer, gz.body.byteLength),
+        () => {},
+      );
   }
   const gz = await answer.gzip;
   const inm = request.headers.get("if-none-match");

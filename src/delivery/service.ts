@@ -12,10 +12,10 @@
 // translated node is not an alias), so every page has one URL per locale. Two siblings claiming the
 // same localised slug resolve deterministically: an explicit translated slug beats a base slug,
 // then the older node (smaller UUIDv7) wins.
-import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
-import { ENTRY_SORTS, type EntrySort, type NodeWire, escapeLike, nodeToWire } from "../content/service";
+import { ENTRY_SORTS, type EntrySort, escapeLike, type NodeWire, nodeToWire } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
@@ -130,12 +130,7 @@ export async function getNodeByPath(db: Db, project: DeliveryProject, rawPath: s
   const q =
     locale === project.defaultLocale
       ? chainQuery(project.id, locale, sql`n.path = ${segs.join("/")}`, null)
-      : chainQuery(
-          project.id,
-          locale,
-          sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`,
-          walkQuery(project.id, locale, segs),
-        );
+      : chainQuery(project.id, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
   const chain = await loadChain(db, q);
   if (!chain) throw nodeNotFound();
   return render(project, chain, locale);
@@ -218,7 +213,6 @@ export interface EntriesPage {
   per_page: number;
 }
 
-
 // The id tie-breaker makes the order total, so no entry can appear on two pages.
 const ORDER: Record<EntrySort, string> = {
   updated_at: "e.updated_at asc, e.id asc",
@@ -298,4 +292,3 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     per_page: input.perPage,
   };
 }
-

@@ -1,5 +1,5 @@
-import { readCappedText } from "./stream";
 import { AppError } from "../errors";
+import { readCappedText } from "./stream";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_JSON_DEPTH = 32;
@@ -13,8 +13,7 @@ export async function readBodyText(request: Request, limit: number = MAX_BODY_BY
   return text;
 }
 
-const tooLarge = (limit: number): AppError =>
-  new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
+const tooLarge = (limit: number): AppError => new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
 
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return undefined;
@@ -34,8 +33,7 @@ function isStorableText(s: string): boolean {
 }
 
 export function assertStorableStrings(v: unknown, path: readonly string[] = []): void {
-  const bad = (): AppError =>
-    new AppError("invalid_request", "text must not contain NUL characters or unpaired surrogates", path.length > 0 ? { field: path.join(".") } : undefined);
+  const bad = (): AppError => new AppError("invalid_request", "text must not contain NUL characters or unpaired surrogates", path.length > 0 ? { field: path.join(".") } : undefined);
   if (typeof v === "string") {
     if (!isStorableText(v)) throw bad();
   } else if (Array.isArray(v)) {

@@ -1,13 +1,4 @@
-export const ADMIN_SCOPES = [
-  "projects:read",
-  "projects:write",
-  "content:read",
-  "content:write",
-  "ai:read",
-  "ai:write",
-  "keys:write",
-  "users:write",
-] as const;
+export const ADMIN_SCOPES = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "users:write"] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */

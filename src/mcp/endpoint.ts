@@ -140,10 +140,16 @@ function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleSc
   // 2025-11-25 recommends asking for what the token holds plus what is missing, so the new token loses nothing.
   const scope = MCP_SCOPES.filter((s) => caller.scopes.includes(s) || missing.includes(s)).join(" ");
   const message = `this call needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}, which the access token lacks; authorize again with scope "${scope}"`;
-  return httpError(403, "insufficient_scope", message, {
-    "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
-    "cache-control": "no-store",
-  }, { required: missing });
+  return httpError(
+    403,
+    "insufficient_scope",
+    message,
+    {
+      "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
+      "cache-control": "no-store",
+    },
+    { required: missing },
+  );
 }
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */

@@ -1,19 +1,14 @@
 // Nodes as MCP resources: cms://{project slug}/nodes/{node id}, listed with an opaque cursor, and
 // templates reading a node by id or by path, in any of the project's locales.
-import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { getLocalizedNode } from "../content/editor";
 import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service";
 import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { MAX_PAGE } from "../lib/paging";
-import { getLocalizedNode } from "../content/editor";
 import type { ToolContext } from "./tools";
 
 const RESOURCE_PAGE_SIZE = 100;

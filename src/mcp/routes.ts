@@ -26,9 +26,13 @@ export function mcpRoutes(deps: AppDeps) {
     .delete(MCP_PATH, ({ request, set }) => ((set.status = 405), mcpMethodNotAllowed(deps, request)), { detail: mcpDoc("Not supported (405): no sessions to end") })
     .put(MCP_PATH, ({ request, set }) => ((set.status = 405), mcpMethodNotAllowed(deps, request)), { detail: { hide: true } })
     .patch(MCP_PATH, ({ request, set }) => ((set.status = 405), mcpMethodNotAllowed(deps, request)), { detail: { hide: true } })
-    .options(MCP_PATH, ({ request, set }) => {
-      const res = mcpPreflight(deps, request);
-      set.status = res.status;
-      return res;
-    }, { detail: { hide: true } });
+    .options(
+      MCP_PATH,
+      ({ request, set }) => {
+        const res = mcpPreflight(deps, request);
+        set.status = res.status;
+        return res;
+      },
+      { detail: { hide: true } },
+    );
 }

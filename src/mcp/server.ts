@@ -1,11 +1,11 @@
-import { encodeBase64 } from "@oslojs/encoding";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Icon, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { encodeBase64 } from "@oslojs/encoding";
 import { registerCompletions } from "./completions";
 import { portableSchema } from "./portable-schema";
 import { registerPrompts } from "./prompts";
 import { registerNodeResources } from "./resources";
-import { registerTool, type ToolContext, TOOLS } from "./tools";
+import { registerTool, TOOLS, type ToolContext } from "./tools";
 
 const svg = (body: string): Icon => ({
   src: `data:image/svg+xml;base64,${encodeBase64(new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`))}`,

@@ -3,10 +3,7 @@ import { t } from "elysia";
 // Wire shapes of the OAuth endpoints, for the OpenAPI document. The token, register and revoke
 // bodies are parsed by hand so that every failure answers in the RFC error form.
 
-export const OAuthErrorSchema = t.Object(
-  { error: t.String(), error_description: t.Optional(t.String()) },
-  { description: "RFC 6749 §5.2 / RFC 7591 §3.2.2 error" },
-);
+export const OAuthErrorSchema = t.Object({ error: t.String(), error_description: t.Optional(t.String()) }, { description: "RFC 6749 §5.2 / RFC 7591 §3.2.2 error" });
 
 export const ProtectedResourceMetadata = t.Object({
   resource: t.String(),
@@ -87,6 +84,3 @@ export const TokenResponse = t.Object({
   refresh_token: t.Optional(t.String()),
   scope: t.String(),
 });
-
-
-

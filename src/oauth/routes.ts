@@ -1,20 +1,12 @@
-import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../deps";
+import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { corsPreflight } from "../lib/cors";
-import { showAuthorization, submitAuthorization, type PageResult } from "./consent";
+import { clientAddress, hitRateLimit } from "../lib/rate-limit";
+import { type PageResult, showAuthorization, submitAuthorization } from "./consent";
 import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
-import {
-  AuthorizationServerMetadata,
-  OAuthErrorSchema,
-  ProtectedResourceMetadata,
-  RegisterRequestDoc,
-  RevokeRequestDoc,
-  TokenRequestDoc,
-  TokenResponse,
-} from "./model";
-import { clientAddress, hitRateLimit } from "../lib/rate-limit";
+import { AuthorizationServerMetadata, OAuthErrorSchema, ProtectedResourceMetadata, RegisterRequestDoc, RevokeRequestDoc, TokenRequestDoc, TokenResponse } from "./model";
 import { authenticateClient, param, registerClient } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";

@@ -186,8 +186,14 @@ function decodeBasic(value: string): { id: string; secret: string } | null {
 /** Revokes a grant and every token issued under it (a whole refresh-token family). */
 export async function revokeGrantFamily(db: Db, grantId: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
-    await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
+    await tx
+      .update(oauthGrants)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+    await tx
+      .update(oauthTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
   });
 }
 

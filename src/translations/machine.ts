@@ -1,11 +1,12 @@
 // Machine translation of a whole node: the node's title, SEO description and the text-like strings of its blocks,
 // machine-translated with the project's provider and stored as a draft translation for review.
-import type { AppDeps } from "../deps";
+
 import { translateText } from "../ai/service";
 import { getNodeWithBlocks } from "../content/service";
+import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
-import type { Project } from "../projects/service";
 import { deepMerge, isPlainObject } from "../lib/merge";
+import type { Project } from "../projects/service";
 import { getTranslation, projectLocale, type Translation, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;

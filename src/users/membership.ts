@@ -83,11 +83,13 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
     .returning();
-  const row = oneRow(await upsert.catch((err: unknown) => {
-    // The user or the project was deleted since it was read: 404, as if it had never been there.
-    if (isForeignKeyViolation(err)) throw notFound("user");
-    throw err;
-  }));
+  const row = oneRow(
+    await upsert.catch((err: unknown) => {
+      // The user or the project was deleted since it was read: 404, as if it had never been there.
+      if (isForeignKeyViolation(err)) throw notFound("user");
+      throw err;
+    }),
+  );
   return { user_id: user.id, email: user.email, role: row.role, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
 }
 
