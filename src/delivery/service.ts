@@ -22,6 +22,7 @@ import { rows } from "../lib/json";
 import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
 import type { DeliveryProject } from "./cache";
+import { preparedRows } from "./prepared";
 import { type BlockRow, type ChainNode, type RenderableNode, renderNode } from "./render";
 
 const MAX_DEPTH = 64;
@@ -112,7 +113,7 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
 }
 
 async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
-  const chain = rows<ChainRow>(await db.execute(query));
+  const chain = await preparedRows<ChainRow>(db, query);
   if (chain.length === 0 || chain[0].parent_id !== null) return null;
   if (chain.some((c) => c.status !== "published")) return null;
   return chain;
@@ -262,8 +263,9 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
   const segs = pathSegments(input.collection);
   if (!segs) throw notFound("collection");
   const match = input.q === null ? sql`` : sql`and (e.title ilike ${"%" + escapeLike(input.q) + "%"} or e.slug ilike ${"%" + escapeLike(input.q) + "%"})`;
-  const result = rows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
-    await db.execute(sql`with recursive chain as (
+  const result = await preparedRows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
+    db,
+    sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
       where n.project_id = ${project.id} and n.path = ${segs.join("/")}
       union all
@@ -283,7 +285,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
       order by ${sql.raw(ORDER[input.sort])}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
     ) e on true
-    order by ${sql.raw(ORDER[input.sort])}`),
+    order by ${sql.raw(ORDER[input.sort])}`,
   );
   if (result.length === 0 || result[0].collection_id === null) throw notFound("collection");
   return {
