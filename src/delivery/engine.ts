@@ -6,7 +6,7 @@ import type { AppDeps } from "../deps";
 import { AppError, notFound, describeError } from "../errors";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond } from "./http";
+import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
 export interface BodyPlan {
@@ -109,7 +109,7 @@ export class DeliveryEngine {
   }
 
   private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
-    const etag = await versionEtag(project, plan.key, this.deps.config.publicUrl);
+    const etag = versionEtag(project, plan.key, this.deps.config.publicUrl);
     // Planned first: a shard past the end or a sitemap without base URL is 404 even to a client
     // sending `If-None-Match: *` or a guessed tag (RFC 9110 §13.1.2: 304 stands for a 200 only).
     // The generators are lazy, so a 304 still reads no page of rows.
@@ -164,10 +164,6 @@ export class DeliveryEngine {
   }
 }
 
-async function versionEtag(project: DeliveryProject, key: string, publicUrl: string): Promise<string> {
-  const input = new TextEncoder().encode([RENDER_REVISION, project.id, project.version, publicUrl, key].join("\n"));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
-  let bin = "";
-  for (const b of digest.subarray(0, 16)) bin += String.fromCharCode(b);
-  return `"v${btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}"`;
+function versionEtag(project: DeliveryProject, key: string, publicUrl: string): string {
+  return `"v${sha256Base64url128([RENDER_REVISION, project.id, project.version, publicUrl, key].join("\n"))}"`;
 }

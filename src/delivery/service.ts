@@ -65,6 +65,11 @@ const nodeNotFound = (): AppError => notFound("node");
 /**
  * The node's ancestor chain with its blocks and translations, in one statement. `start` selects
  * the node (by id or base path); `walk` is the CTE resolving a localised path, when used.
+ *
+ * Run prepared (./prepared.ts). The locale appears only in an aggregate FILTER, never in an index
+ * condition, so PostgreSQL's generic plan costs what a custom one does and is chosen after five
+ * executions: planning drops from ~0.19 ms to ~0.01 ms per read (a `t.locale = $n` lookup made the
+ * generic plan look dearer, and every read was planned again).
  */
 function chainQuery(projectId: string, locale: string, start: SQL, walk: SQL | null): SQL {
   return sql`with recursive ${walk ?? sql``} chain as (
@@ -76,14 +81,16 @@ function chainQuery(projectId: string, locale: string, start: SQL, walk: SQL | n
     where a.project_id = ${projectId} and c.depth < ${sql.raw(String(MAX_DEPTH))}
   )
   select c.id, c.parent_id, c.slug, c.path, c.type, c.title, c.status, c.seo, c.depth,
-    ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at,
-    coalesce((select json_object_agg(t.locale, t.meta) from translations t
-              where t.node_id = c.id and t.status = 'published'), '{}'::json) as tr,
+    ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at, tt.tr,
     case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
                                         order by b."order", b.id) from blocks b where b.node_id = c.id) end as blocks,
-    case when c.depth = 0 then (select t.blocks from translations t
-                                where t.node_id = c.id and t.locale = ${locale} and t.status = 'published') end as overrides
-  from chain c order by c.depth desc`;
+    tt.overrides
+  from chain c left join lateral (
+    select coalesce(json_object_agg(t.locale, t.meta), '{}'::json) as tr,
+      (array_agg(t.blocks) filter (where t.locale = ${locale} and c.depth = 0))[1] as overrides
+    from translations t where t.node_id = c.id and t.status = 'published'
+  ) tt on true
+  order by c.depth desc`;
 }
 
 /**
