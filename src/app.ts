@@ -9,6 +9,7 @@ import { uuidv7 } from "./lib/ids";
 import { aiRoutes } from "./ai/routes";
 import { contentRoutes } from "./content/routes";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
+import { createFront, setFront } from "./delivery/front";
 import { createDelivery } from "./delivery/routes";
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
@@ -34,17 +35,19 @@ export function createApp(deps: AppDeps) {
   const delivery = createDelivery(deps);
   const { log } = deps;
   const logAccess = accessLogOn(deps);
+  // Hot reads are answered in front of Elysia where the server is created (src/serve.ts).
+  const front = createFront({ fastRead: delivery.fastRead, log: logAccess ? log : null });
   // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
   // one successful ping does not mean the pool serves (terminated backends, a flapping server).
   let dbFailedAt = Number.NEGATIVE_INFINITY;
 
-  return new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
+  const app = new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
       meta.set(request, { id, start: performance.now() });
       // Hot delivery reads (a fresh cached answer) are answered here, before routing.
-      const fast = delivery.fastRead(request, id);
+      const fast = front.declined(request) ? null : delivery.fastRead(request, id);
       if (fast !== null) {
         // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
         if (logAccess) writeAccessLine(deps, meta, request, fast.status);
@@ -182,6 +185,8 @@ export function createApp(deps: AppDeps) {
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps));
+  setFront(app, front);
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;
@@ -194,7 +199,11 @@ export type App = ReturnType<typeof createApp>;
 function accessLog(deps: AppDeps, meta: WeakMap<Request, RequestMeta>) {
   const plugin = new Elysia();
   if (!accessLogOn(deps)) return plugin;
-  return plugin.onAfterResponse({ as: "global" }, ({ request, set }) => writeAccessLine(deps, meta, request, typeof set.status === "number" ? set.status : 200));
+  return plugin.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+    // A handler returning a Response (delivery 304s, streams) sets its status there, not in set.status.
+    const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+    writeAccessLine(deps, meta, request, status);
+  });
 }
 
 const accessLogOn = (deps: AppDeps): boolean => deps.config.logLevel === "debug" || deps.config.logLevel === "info";

@@ -5,7 +5,9 @@ import { ConfigError, loadConfig } from "./config";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
 import { MAX_BODY_BYTES } from "./lib/json";
+import { stdoutSink } from "./lib/log-sink";
 import { openRuntime } from "./runtime";
+import { listen } from "./serve";
 
 async function main(): Promise<void> {
   let config;
@@ -22,6 +24,7 @@ async function main(): Promise<void> {
   const { log } = deps;
   const first = await bootstrap(deps.db, config, deps.now());
   if (first) {
+    stdoutSink().flush(); // log lines so far first
     // Printed once, on the first start of an empty database; never logged as JSON.
     console.log(
       [
@@ -35,7 +38,7 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   }
-  const app = createApp(deps).listen({ port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024 });
+  const app = listen(createApp(deps), { port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024 });
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).

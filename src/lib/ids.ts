@@ -5,9 +5,17 @@ let seq = 0;
 // Byte → two hex digits; a table lookup (request ids are minted on every request).
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+// Random bytes are drawn 4 KiB at a time (one getRandomValues call per 256 ids).
+const POOL = new Uint8Array(4096);
+let poolAt = POOL.length;
+
 export function uuidv7(now: number = Date.now()): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
+  if (poolAt + 16 > POOL.length) {
+    crypto.getRandomValues(POOL);
+    poolAt = 0;
+  }
+  const b = POOL.subarray(poolAt, poolAt + 16);
+  poolAt += 16;
   // Keep ids monotonic within one millisecond via a 12-bit counter in rand_a.
   if (now <= lastMs) {
     seq = (seq + 1) & 0xfff;
@@ -15,21 +23,17 @@ export function uuidv7(now: number = Date.now()): string {
     now = lastMs;
   } else {
     lastMs = now;
-    seq = ((b[6] & 0x0f) << 8) | b[7];
+    seq = ((b[6]! & 0x0f) << 8) | b[7]!;
     seq &= 0x7ff;
   }
-  b[0] = (now / 2 ** 40) & 0xff;
-  b[1] = (now / 2 ** 32) & 0xff;
-  b[2] = (now >>> 24) & 0xff;
-  b[3] = (now >>> 16) & 0xff;
-  b[4] = (now >>> 8) & 0xff;
-  b[5] = now & 0xff;
-  b[6] = 0x70 | ((seq >>> 8) & 0x0f);
-  b[7] = seq & 0xff;
-  b[8] = (b[8] & 0x3f) | 0x80;
-  let h = "";
-  for (let i = 0; i < 16; i++) h += HEX[b[i]];
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const t0 = Math.floor(now / 2 ** 32);
+  return (
+    HEX[(t0 >>> 8) & 0xff]! + HEX[t0 & 0xff]! + HEX[(now >>> 24) & 0xff]! + HEX[(now >>> 16) & 0xff]! + "-" +
+    HEX[(now >>> 8) & 0xff]! + HEX[now & 0xff]! + "-" +
+    HEX[0x70 | ((seq >>> 8) & 0x0f)]! + HEX[seq & 0xff]! + "-" +
+    HEX[(b[8]! & 0x3f) | 0x80]! + HEX[b[9]!]! + "-" +
+    HEX[b[10]!]! + HEX[b[11]!]! + HEX[b[12]!]! + HEX[b[13]!]! + HEX[b[14]!]! + HEX[b[15]!]!
+  );
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

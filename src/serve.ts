@@ -1,0 +1,20 @@
+// Creates the HTTP server for an app: Bun.serve with the app's front (hot delivery reads answered
+// before Elysia sees the request, src/delivery/front.ts) and Elysia's own handler for the rest.
+// Used instead of app.listen(), which always serves app.fetch; app.server and app.stop() work as
+// after app.listen().
+import type { Serve, Server } from "bun";
+import type { App } from "./app";
+import { frontOf } from "./delivery/front";
+
+export type ListenOptions = Omit<Serve.Options<undefined>, "fetch" | "routes" | "websocket"> & { port: number; hostname: string };
+
+export function listen(app: App, options: ListenOptions): App {
+  app.compile(); // composes app.fetch once, before the server exists (compile() reloads a running server)
+  const handle = app.fetch as (request: Request) => Response | Promise<Response>;
+  const front = frontOf(app);
+  const fetch = front === undefined ? handle : (request: Request) => front.answer(request) ?? handle(request);
+  // Elysia's listen() defaults, then the caller's options.
+  const server: Server<undefined> = Bun.serve({ development: process.env.NODE_ENV !== "production", reusePort: true, idleTimeout: 30, ...options, fetch } as Serve.Options<undefined>);
+  (app as { server: Server<undefined> | null }).server = server;
+  return app;
+}
