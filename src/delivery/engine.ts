@@ -23,6 +23,7 @@ export interface StreamPlan {
 export type Plan = BodyPlan | StreamPlan;
 
 const LISTEN_RETRY_MS = 5000;
+const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
 const RENDER_REVISION = "2";
 
@@ -33,6 +34,12 @@ export class DeliveryEngine {
   private readonly cacheControl: string;
   private readonly errorCacheControl: string;
   private readonly countGzip = (answer: CachedAnswer, bytes: number): void => this.cache.grow(answer, bytes);
+  /**
+   * Hot reads: the cache key a request URL (path and query) resolves to, for the project state it
+   * was resolved with (a plan's key depends only on the URL and the project: locales, default
+   * locale). Saves parsing the query, decoding the path and building the key on every hit.
+   */
+  private readonly planKeys = new Map<string, { project: DeliveryProject; key: string }>();
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -71,19 +78,28 @@ export class DeliveryEngine {
 
   /**
    * A cache hit of a fresh project, or null when the read needs more (a miss, a stale or unknown
-   * project, invalid input): synchronous apart from a first gzip, no promise, no query.
+   * project, invalid input): synchronous apart from a first gzip, no promise, no query. `memo`
+   * (the request's path and query) lets a repeated URL skip building its plan.
    */
-  cached(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Outcome | Promise<Outcome> | null {
+  cached(request: Request, ref: string, make: (project: DeliveryProject) => Plan, memo?: string): Outcome | Promise<Outcome> | null {
     this.ensureListening();
     const found = this.cache.project(ref);
     if (found === null || found instanceof Promise) return null;
-    let plan: Plan;
-    try {
-      plan = make(found);
-    } catch {
-      return null; // invalid input: answered (with its error) by serveAsync
+    let key: string;
+    const known = memo === undefined ? undefined : this.planKeys.get(memo);
+    if (known !== undefined && known.project === found) key = known.key;
+    else {
+      try {
+        key = make(found).key;
+      } catch {
+        return null; // invalid input: answered (with its error) by serveAsync
+      }
+      if (memo !== undefined) {
+        if (this.planKeys.size >= PLAN_KEY_MEMO) this.planKeys.clear();
+        this.planKeys.set(memo, { project: found, key });
+      }
     }
-    const hit = this.cache.get(found, plan.key);
+    const hit = this.cache.get(found, key);
     return hit ? respond(request, hit, this.countGzip) : null;
   }
 

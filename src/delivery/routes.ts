@@ -121,7 +121,7 @@ export function createDelivery(deps: AppDeps) {
     else if (rest === "entries") make = entriesPlan(request);
     else if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) make = byIdPlan(request, rest.slice(6));
     if (make === null) return null;
-    const out = engine.cached(request, ref, make);
+    const out = engine.cached(request, ref, make, url.slice(pathStart));
     if (out === null || out instanceof Promise) return null;
     // The request id is made only for an answer (a miss gets its id on the routed way).
     if (out instanceof Response) {
