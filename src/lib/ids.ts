@@ -14,7 +14,7 @@ export function uuidv7(now: number = Date.now()): string {
     crypto.getRandomValues(POOL);
     poolAt = 0;
   }
-  const b = POOL.subarray(poolAt, poolAt + 16);
+  const r = poolAt; // this id's 16 random bytes: POOL[r .. r + 15]
   poolAt += 16;
   // Keep ids monotonic within one millisecond via a 12-bit counter in rand_a.
   if (now <= lastMs) {
@@ -23,7 +23,7 @@ export function uuidv7(now: number = Date.now()): string {
     now = lastMs;
   } else {
     lastMs = now;
-    seq = ((b[6]! & 0x0f) << 8) | b[7]!;
+    seq = ((POOL[r + 6]! & 0x0f) << 8) | POOL[r + 7]!;
     seq &= 0x7ff;
   }
   const t0 = Math.floor(now / 2 ** 32);
@@ -31,8 +31,8 @@ export function uuidv7(now: number = Date.now()): string {
     HEX[(t0 >>> 8) & 0xff]! + HEX[t0 & 0xff]! + HEX[(now >>> 24) & 0xff]! + HEX[(now >>> 16) & 0xff]! + "-" +
     HEX[(now >>> 8) & 0xff]! + HEX[now & 0xff]! + "-" +
     HEX[0x70 | ((seq >>> 8) & 0x0f)]! + HEX[seq & 0xff]! + "-" +
-    HEX[(b[8]! & 0x3f) | 0x80]! + HEX[b[9]!]! + "-" +
-    HEX[b[10]!]! + HEX[b[11]!]! + HEX[b[12]!]! + HEX[b[13]!]! + HEX[b[14]!]! + HEX[b[15]!]!
+    HEX[(POOL[r + 8]! & 0x3f) | 0x80]! + HEX[POOL[r + 9]!]! + "-" +
+    HEX[POOL[r + 10]!]! + HEX[POOL[r + 11]!]! + HEX[POOL[r + 12]!]! + HEX[POOL[r + 13]!]! + HEX[POOL[r + 14]!]! + HEX[POOL[r + 15]!]!
   );
 }
 

@@ -1,9 +1,10 @@
-// Log lines to stdout in batches: lines written during one turn of the event loop go out in one
-// write once the turn is over (or as soon as 64 KiB are pending), so a busy server pays one
-// system call per turn instead of one per request. Pending lines are written when the process
-// exits (process.exit included); kill -9 loses at most the current turn's lines.
+// Log lines to stdout in batches: lines are written together at most FLUSH_MS after the first of
+// them (or as soon as 64 KiB are pending), so a busy server pays one system call per batch instead
+// of one per request. Pending lines are written when the process exits (process.exit included);
+// kill -9 loses at most the last few milliseconds of lines.
 
 const MAX_PENDING_CHARS = 64 * 1024;
+const FLUSH_MS = 5;
 
 export interface LineSink {
   write(line: string): void;
@@ -13,9 +14,10 @@ export interface LineSink {
 
 export function batchedStdout(out: { write(chunk: string): unknown } = process.stdout): LineSink {
   let pending = "";
-  let scheduled = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = (): void => {
-    scheduled = false;
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
     if (pending === "") return;
     const chunk = pending;
     pending = "";
@@ -25,9 +27,9 @@ export function batchedStdout(out: { write(chunk: string): unknown } = process.s
     write(line: string): void {
       pending += line + "\n";
       if (pending.length >= MAX_PENDING_CHARS) flush();
-      else if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
+      else if (timer === null) {
+        timer = setTimeout(flush, FLUSH_MS);
+        timer.unref?.(); // never keeps the process alive: pending lines are written at exit
       }
     },
     flush,
