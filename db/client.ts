@@ -29,11 +29,19 @@ export interface OpenDbOptions {
   pglite?: { pgliteWasmModule?: WebAssembly.Module; initdbWasmModule?: WebAssembly.Module; fsBundle?: Blob };
 }
 
+/**
+ * Embedded PostgreSQL lives in the process's memory. initdb's 128 MB of shared_buffers (a page
+ * cache inside the WebAssembly heap, on top of the kernel's page cache of the data files) made
+ * most of the 300-470 MiB an idle embedded instance held; with 16 MB it rests near 175 MiB and
+ * reads are no slower (bench/README.md).
+ */
+const PGLITE_PARAMS = ["-c", "shared_buffers=16MB"];
+
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.databaseUrl && opts.databaseUrl.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   const inMemory = opts.databaseUrl === "memory://";
   if (!inMemory) mkdirSync(opts.dataDir, { recursive: true });
-  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, ...opts.pglite });
+  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_PARAMS], ...opts.pglite });
   await client.waitReady;
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
