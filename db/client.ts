@@ -5,6 +5,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { type DataDirLock, DataDirUnusableError, lockDataDir } from "./lock";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -27,6 +28,10 @@ export interface OpenDbOptions {
   dataDir: string;
   poolSize?: number;
   pglite?: { pgliteWasmModule?: WebAssembly.Module; initdbWasmModule?: WebAssembly.Module; fsBundle?: Blob };
+  /** Who opens an embedded DATA_DIR (named to the next process that finds it locked), e.g. "the service on port 3000". */
+  holder?: string;
+  /** Told once when the platform has no flock and the directory stays unguarded. */
+  onUnguarded?: () => void;
 }
 
 /**
@@ -38,11 +43,28 @@ export interface OpenDbOptions {
 const PGLITE_PARAMS = ["-c", "shared_buffers=16MB"];
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
-  if (opts.databaseUrl && opts.databaseUrl.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   const inMemory = opts.databaseUrl === "memory://";
-  if (!inMemory) mkdirSync(opts.dataDir, { recursive: true });
+  let lock: DataDirLock | null = null;
+  if (!inMemory) {
+    try {
+      mkdirSync(opts.dataDir, { recursive: true });
+    } catch (err) {
+      throw new DataDirUnusableError(
+        `DATA_DIR ${opts.dataDir} cannot be created (${(err as NodeJS.ErrnoException).code ?? String(err)}): create it and give the service's user write access, or set DATA_DIR to a writable directory`,
+      );
+    }
+    // One process at a time: two PGlite instances over the same files lose acknowledged writes.
+    lock = await lockDataDir(opts.dataDir, opts.holder ?? `process ${process.argv.slice(1).join(" ")}`);
+    if (!lock) opts.onUnguarded?.();
+  }
   const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_PARAMS], ...opts.pglite });
-  await client.waitReady;
+  try {
+    await client.waitReady;
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -55,7 +77,11 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
       await client.query("select 1");
     },
     async close() {
-      if (!client.closed) await client.close();
+      try {
+        if (!client.closed) await client.close();
+      } finally {
+        lock?.release();
+      }
     },
     // PGlite is single-connection and in-process: there is no other instance to race.
     withLock: (_lockId, fn) => fn(db),

@@ -31,7 +31,7 @@ const edits = [
   [
     "connection.js",
     "        return fetchArrayTypes()\n",
-    "        return fetchArrayTypes().catch(noop) // " + MARK + "\n",
+    `        return fetchArrayTypes().catch(noop) // ${MARK}\n`,
   ],
   // A write scheduled before the socket closed must not throw from setImmediate (uncatchable).
   [

@@ -1,26 +1,27 @@
 import { swagger } from "@elysiajs/swagger";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
+import { aiRoutes } from "./ai/routes";
 import { insufficientScopeChallenge } from "./auth";
+import { contentRoutes } from "./content/routes";
+import { createFront, setFront } from "./delivery/front";
+import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
+import { createDelivery } from "./delivery/routes";
 import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
-import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
-import { uuidv7 } from "./lib/ids";
-import { aiRoutes } from "./ai/routes";
-import { contentRoutes } from "./content/routes";
-import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
-import { createFront, setFront } from "./delivery/front";
-import { createDelivery } from "./delivery/routes";
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
+import { keyRoutes } from "./keys/routes";
+import { uuidv7 } from "./lib/ids";
+import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { isMcpPath } from "./mcp/endpoint";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthFailureBeforeHandler } from "./oauth/errors";
 import { oauthRoutes } from "./oauth/routes";
-import { keyRoutes } from "./keys/routes";
 import { projectRoutes } from "./projects/routes";
 import { themeRoutes } from "./theme/routes";
 import { translationRoutes } from "./translations/routes";
+import { userRoutes } from "./users/routes";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -73,7 +74,7 @@ export function createApp(deps: AppDeps) {
     .onParse(async ({ request, contentType, path }) => {
       // The MCP transport reads /mcp bodies itself (malformed JSON is a JSON-RPC -32700 there).
       if (isMcpPath(path)) return null;
-      const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
+      const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       if (type === "application/json" || type.endsWith("+json")) {
         const body = parseJsonBody(await readBodyText(request));
         assertStorableStrings(body);
@@ -84,7 +85,7 @@ export function createApp(deps: AppDeps) {
     .onError(({ code, error: thrown, set, request }) => {
       set.headers["content-type"] = "application/json; charset=utf-8";
       // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).
-      const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? ((thrown as { cause: AppError }).cause) : thrown;
+      const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? (thrown as { cause: AppError }).cause : thrown;
       if (code === "PARSE" || error instanceof AppError) {
         // The OAuth JSON endpoints answer even a body they cannot read in the RFC error form.
         const oauth = oauthFailureBeforeHandler(request, error instanceof AppError ? error.status : 400);
@@ -118,7 +119,7 @@ export function createApp(deps: AppDeps) {
         set.status = simple[0];
         return errorBody(simple[1], simple[2]);
       }
-      const status = (error as unknown as { status?: unknown }).status;
+      const status = (error as { status?: unknown }).status;
       if (status === 413) {
         set.status = 413;
         return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
@@ -181,6 +182,7 @@ export function createApp(deps: AppDeps) {
     .use(translationRoutes(deps))
     .use(themeRoutes(deps))
     .use(keyRoutes(deps))
+    .use(userRoutes(deps))
     .use(aiRoutes(deps))
     .use(delivery.routes)
     .use(mcpRoutes(deps))

@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthGrants, oauthTokens, users } from "../db/schema";
+import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
@@ -22,7 +22,7 @@ export interface AdminCaller {
 export function bearerOf(authorization: string | null | undefined): string | null {
   if (!authorization) return null;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return m ? m[1] : null;
+  return m?.[1] ?? null;
 }
 
 // RFC 6750 §3 challenges of the admin API: none without credentials, invalid_token, insufficient_scope.
@@ -38,7 +38,7 @@ export function insufficientScopeChallenge(scope: unknown): string {
   return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
 }
 
-export async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
+async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
   const token = bearerOf(authorization);
   if (!token) throw adminUnauthorized(false);
   // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
@@ -60,14 +60,10 @@ export async function authenticateAdminKey(db: Db, authorization: string | null 
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-export function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
+function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
   if (!caller.scopes.includes(scope)) {
     throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
   }
-}
-
-export function canAccessProject(caller: AdminCaller, projectId: string): boolean {
-  return caller.projectIds === null || caller.projectIds.includes(projectId);
 }
 
 /** Swagger detail for an admin route: tag, summary and the bearer scheme. */
@@ -119,9 +115,10 @@ export function adminAuth(deps: AppDeps) {
   // scope learns 401/403 (and a foreign project 404), never how its body would have been judged.
   const resolved = new WeakMap<Request, { caller: AdminCaller; project: Project | null }>();
   type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
-  const check = async ({ request, server, params }: Ctx, scope: Scope, withProject: boolean): Promise<void> => {
+  const check = async ({ request, server, params }: Ctx, scope: Scope | readonly Scope[], withProject: boolean): Promise<void> => {
     const caller = await authenticate(request.headers.get("authorization") ?? undefined, request, server);
-    requireScope(caller, scope);
+    if (typeof scope === "string") requireScope(caller, scope);
+    else requireAnyScope(caller, scope);
     const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
     resolved.set(request, { caller, project });
   };
@@ -131,14 +128,15 @@ export function adminAuth(deps: AppDeps) {
     return r;
   };
   return new Elysia({ name: "admin-auth", seed }).macro({
-    scope: (scope: Scope) => ({
+    scope: (scope: Scope | readonly Scope[]) => ({
       transform: (ctx: Ctx) => check(ctx, scope, false),
       resolve: ({ request }: { request: Request }): { caller: AdminCaller } => ({ caller: take(request).caller }),
     }),
-    projectScope: (scope: Scope) => ({
+    projectScope: (scope: Scope | readonly Scope[]) => ({
       transform: (ctx: Ctx) => check(ctx, scope, true),
       resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
         const r = take(request);
+        // biome-ignore lint/style/noNonNullAssertion: check(…, true) refused the request unless it found the project
         return { caller: r.caller, project: r.project! };
       },
     }),
@@ -176,19 +174,32 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   }
   if (token.startsWith("cms_at_")) {
     const [row] = await db
-      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, role: users.role })
+      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, instanceRole: users.role, memberRole: projectMembers.role })
       .from(oauthTokens)
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
       .innerJoin(users, eq(users.id, oauthTokens.userId))
+      .leftJoin(projectMembers, and(eq(projectMembers.userId, oauthTokens.userId), eq(projectMembers.projectId, oauthTokens.projectId)))
       .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "access")))
       .limit(1);
     if (!row || row.grantRevoked || row.t.revokedAt || row.t.expiresAt.getTime() <= now.getTime()) return null;
     if (row.t.resource !== resource) return null;
-    // Capped by the user's current role on every request: a narrowed role narrows live tokens at once.
-    const roleScopes: readonly string[] = ROLE_SCOPES[row.role] ?? [];
+    // Capped by the user's role in the token's project now, read on every request: a removed member,
+    // a lowered role or a deleted user stops or narrows live tokens at once, on every instance.
+    const role = row.instanceRole === "owner" ? "owner" : row.memberRole;
+    const roleScopes: readonly string[] = role ? ROLE_SCOPES[role] : [];
     const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
     if (scopes.length === 0) return null;
     return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
   }
   return null;
+}
+
+/** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
+export function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
+  if (!scopes.some((s) => caller.scopes.includes(s))) {
+    // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
+    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes }, {
+      "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
+    });
+  }
 }

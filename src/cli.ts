@@ -1,15 +1,25 @@
 // npm run cli -- <command> [--flag value]: operator tasks against the configured database.
-import { join } from "node:path";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
 import { ADMIN_SCOPES } from "./lib/scopes";
-import { generateKeyEntry, loadKeyFile } from "./lib/seal";
+import { generateKeyEntry } from "./lib/seal";
+import { explainStartupError } from "./lib/startup-errors";
+import type { AppDeps } from "./deps";
 import { openRuntime } from "./runtime";
-import { createUser } from "./users/service";
+import type { Db } from "../db/client";
+import { findProject, type Project } from "./projects/service";
+import { listMembers, removeMember, setMember } from "./users/membership";
+import { addUser, deleteUser, findUserByEmail, listUsers, updateUser, type UserPatch } from "./users/service";
 
 const USAGE = `usage: npm run cli -- <command>
-  users:create --email E [--password P] [--role owner|editor|viewer]   (password from stdin when omitted)
+  users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)
+  users:list
+  users:update <id|email> [--email E] [--role owner|member] [--password P | --password-stdin]
+  users:delete <id|email>
+  members:list   <project id|slug>
+  members:set    <project id|slug> <user id|email> --role viewer|editor|admin
+  members:remove <project id|slug> <user id|email>
   keys:create  --name N [--scopes a,b] [--projects id1,id2]
   keys:list
   keys:revoke  <id>
@@ -22,13 +32,25 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
   const opts: Record<string, string> = {};
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
+    const a = argv[i] ?? "";
     if (a.startsWith("--")) {
-      const [k, v] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
+      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
       opts[k] = v;
     } else positional.push(a);
   }
   return { positional, opts };
+}
+
+// Users by id or email, projects by id or slug: the operator's words, resolved before the service call.
+async function userIdOf(db: Db, ref: string | undefined): Promise<string> {
+  if (ref?.includes("@")) return (await findUserByEmail(db, ref))?.id ?? "unknown";
+  return ref ?? "";
+}
+
+async function projectOf(db: Db, ref: string | undefined): Promise<Project> {
+  const p = await findProject(db, ref ?? "");
+  if (!p) throw new Error("project not found");
+  return p;
 }
 
 export async function runCli(argv: string[], env: Record<string, string | undefined>, out: (s: string) => void): Promise<number> {
@@ -48,19 +70,56 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       out("error: --new-key works on the DATA_DIR key file; with SECRET_KEYS, put a new entry (secrets:generate) first and run secrets:rotate");
       return 2;
     }
-    loadKeyFile(join(config.dataDir, "secret.key"), { prependNew: true });
   }
-  const deps = await openRuntime(config);
+  let deps: AppDeps;
+  try {
+    // Embedded database: the CLI takes the DATA_DIR lock like the service, so it refuses to run
+    // (and never writes) while a service holds the directory. The new key, too, only under the lock.
+    deps = await openRuntime(config, {}, { holder: `the CLI (${command})`, prependNewKey: command === "secrets:rotate" && "new-key" in opts });
+  } catch (err) {
+    const line = explainStartupError(err, { databaseUrl: config.databaseUrl, who: "cli" });
+    if (!line) throw err;
+    out(`error: ${line}`);
+    return 2;
+  }
   const now = new Date();
   try {
     switch (command) {
       case "users:create": {
-        const role = (opts.role ?? "editor") as "owner" | "editor" | "viewer";
-        if (!["owner", "editor", "viewer"].includes(role)) throw new Error("--role must be owner, editor or viewer");
         // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
-        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0];
-        const u = await createUser(deps.db, { email: opts.email ?? "", password, role }, now);
-        out(JSON.stringify({ id: u.id, email: u.email, role: u.role }));
+        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
+        const u = await addUser(deps.db, { email: opts.email ?? "", password, role: (opts.role ?? "member") as "owner" | "member" }, null, now);
+        out(JSON.stringify(u));
+        return 0;
+      }
+      case "users:list":
+        for (const u of await listUsers(deps.db, null)) out(JSON.stringify(u));
+        return 0;
+      case "users:update": {
+        const patch: UserPatch = {};
+        if (opts.email !== undefined) patch.email = opts.email;
+        if (opts.role !== undefined) patch.role = opts.role as "owner" | "member";
+        if (opts.password !== undefined) patch.password = opts.password;
+        if ("password-stdin" in opts) patch.password = (await Bun.stdin.text()).split(/\r?\n/)[0];
+        out(JSON.stringify(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), patch, null)));
+        return 0;
+      }
+      case "users:delete": {
+        const id = await userIdOf(deps.db, positional[0]);
+        await deleteUser(deps.db, id, null);
+        out(JSON.stringify({ deleted: id }));
+        return 0;
+      }
+      case "members:list":
+        for (const m of await listMembers(deps.db, await projectOf(deps.db, positional[0]))) out(JSON.stringify(m));
+        return 0;
+      case "members:set":
+        out(JSON.stringify(await setMember(deps.db, await projectOf(deps.db, positional[0]), await userIdOf(deps.db, positional[1]), opts.role ?? "", null, now)));
+        return 0;
+      case "members:remove": {
+        const userId = await userIdOf(deps.db, positional[1]);
+        await removeMember(deps.db, await projectOf(deps.db, positional[0]), userId);
+        out(JSON.stringify({ removed: userId }));
         return 0;
       }
       case "keys:create": {

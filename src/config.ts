@@ -39,46 +39,68 @@ export interface Config {
   readonly adminAuthFailureLimit: number;
   readonly oauthRefreshReuseGraceSeconds: number;
   readonly oauthRequireResource: boolean;
+  /** Shown on the OAuth pages with the PUBLIC_URL host. */
+  readonly instanceName: string;
+  readonly httpIdleTimeoutSeconds: number;
 }
 
-/** Every variable with its default and meaning; the README table mirrors this list. */
-export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meaning: string]> = [
-  ["PORT", "3000", "HTTP port"],
+/** Marks a default the README describes in words (computed, generated or absent), not a value. */
+const described = (text: string) => ({ described: text }) as const;
+
+/**
+ * Every variable with its default and meaning, declared once: loadConfig reads its defaults here
+ * and ENV_DOCS (which the README table mirrors) is made from it.
+ */
+const VARIABLES = [
+  ["PORT", 3000, "HTTP port"],
   ["HOST", "0.0.0.0", "interface to listen on"],
-  ["PUBLIC_URL", "http://localhost:$PORT", "public origin of this service (OAuth issuer, MCP resource); no trailing slash"],
-  ["DATABASE_URL", "(unset)", "postgres://… uses PostgreSQL through postgres.js; unset uses embedded PGlite in DATA_DIR; memory:// for an in-memory PGlite"],
+  ["PUBLIC_URL", described("http://localhost:$PORT"), "public origin of this service (OAuth issuer, MCP resource); no trailing slash"],
+  ["DATABASE_URL", described("(unset)"), "postgres://… uses PostgreSQL through postgres.js; unset uses embedded PGlite in DATA_DIR; memory:// for an in-memory PGlite"],
   ["DATA_DIR", "./data", "embedded database and generated secret key file"],
-  ["SECRET_KEYS", "(generated key file)", "comma-separated key ring for sealing provider keys, `id:base64key` each (32-byte keys), first = current"],
-  ["ADMIN_EMAIL", "(generated)", "owner user created on first start"],
-  ["ADMIN_PASSWORD", "(generated, printed once)", "owner password on first start"],
-  ["ADMIN_TOKEN", "(generated, printed once)", "root admin key (>= 32 characters) stored hashed on first start"],
-  ["AI_ALLOW_PRIVATE_URLS", "false", "allow http and private addresses as AI provider base_url (self-hosted models)"],
-  ["AI_TIMEOUT_MS", "60000", "timeout of one AI vendor call"],
-  ["AI_MAX_RESPONSE_BYTES", "2097152", "largest AI vendor response read"],
-  ["AI_MAX_CONCURRENT_PER_PROJECT", "4", "concurrent translate calls per project (per instance)"],
-  ["MCP_ALLOWED_ORIGINS", "(PUBLIC_URL origin)", "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
-  ["MCP_ALLOWED_HOSTS", "(none)", "comma-separated extra Host header values accepted on /mcp (DNS-rebinding check); the PUBLIC_URL host and localhost/127.0.0.1/[::1] on any port are always accepted"],
+  ["SECRET_KEYS", described("(generated key file)"), "comma-separated key ring for sealing provider keys, `id:base64key` each (32-byte keys), first = current"],
+  ["ADMIN_EMAIL", described("(generated)"), "owner user created on first start"],
+  ["ADMIN_PASSWORD", described("(generated, printed once)"), "owner password on first start"],
+  ["ADMIN_TOKEN", described("(generated, printed once)"), "root admin key (>= 32 characters) stored hashed on first start"],
+  ["AI_ALLOW_PRIVATE_URLS", false, "allow http and private addresses as AI provider base_url (self-hosted models)"],
+  ["AI_TIMEOUT_MS", 60_000, "timeout of one AI vendor call"],
+  ["AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, "largest AI vendor response read"],
+  ["AI_MAX_CONCURRENT_PER_PROJECT", 4, "concurrent translate calls per project (per instance)"],
+  ["MCP_ALLOWED_ORIGINS", described("(PUBLIC_URL origin)"), "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
+  ["MCP_ALLOWED_HOSTS", described("(none)"), "comma-separated extra Host header values accepted on /mcp (DNS-rebinding check); the PUBLIC_URL host and localhost/127.0.0.1/[::1] on any port are always accepted"],
   ["LOG_LEVEL", "info", "debug | info | warn | error | silent"],
-  ["SEED_DEMO", "true", "create the demo project on first start"],
-  ["DB_POOL_SIZE", "10", "PostgreSQL connections per instance"],
+  ["SEED_DEMO", true, "create the demo project on first start"],
+  ["DB_POOL_SIZE", 10, "PostgreSQL connections per instance"],
   ["DELIVERY_CACHE_CONTROL", "public, max-age=60, stale-while-revalidate=300", "Cache-Control of delivery answers"],
   ["DELIVERY_ERROR_CACHE_CONTROL", "public, max-age=5", "Cache-Control of delivery error answers (404 included), kept short so a page published now is not held as a 404 by a CDN"],
-  ["DELIVERY_CACHE_ENTRIES", "5000", "rendered delivery answers kept in memory per instance"],
-  ["DELIVERY_CACHE_MAX_BYTES", "67108864", "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
-  ["DELIVERY_VERSION_CHECK_MS", "500", "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
-  ["OAUTH_ACCESS_TOKEN_TTL", "3600", "OAuth access token lifetime, seconds"],
-  ["OAUTH_REFRESH_TOKEN_TTL", "2592000", "OAuth refresh token lifetime, seconds"],
-  ["OAUTH_REFRESH_FAMILY_TTL", "7776000", "absolute lifetime of an OAuth authorization, seconds from the user's consent: no refresh past it, however fresh the refresh token (the user authorizes again)"],
-  ["OAUTH_REGISTER_RATE_LIMIT", "20", "OAuth client registrations per client address per hour"],
-  ["OAUTH_TOKEN_RATE_LIMIT", "60", "OAuth token requests per client and address per minute"],
-  ["OAUTH_SIGNIN_RATE_LIMIT", "10", "consent-page sign-in attempts per client address per 15 minutes"],
-  ["OAUTH_CLIENT_METADATA_DOCUMENTS", "true", "accept https URLs as OAuth client_id and fetch the client's metadata document (set false without outbound internet access)"],
-  ["TRUST_PROXY", "false", "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
-  ["SHUTDOWN_GRACE_MS", "10000", "how long SIGTERM waits for in-flight requests"],
-  ["OAUTH_REFRESH_REUSE_GRACE", "0", "seconds a rotated refresh token may be presented again for a sibling pair (clients refreshing in parallel); 0 = strict single use"],
-  ["OAUTH_REQUIRE_RESOURCE", "true", "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
-  ["ADMIN_AUTH_FAILURE_LIMIT", "30", "failed admin-key authentications per client address per minute (per instance) before 429"],
-];
+  ["DELIVERY_CACHE_ENTRIES", 5000, "rendered delivery answers kept in memory per instance"],
+  ["DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, "total size of the cached delivery answers per instance (one answer may use up to an eighth of it)"],
+  ["DELIVERY_VERSION_CHECK_MS", 500, "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
+  ["OAUTH_ACCESS_TOKEN_TTL", 3600, "OAuth access token lifetime, seconds"],
+  ["OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, "OAuth refresh token lifetime, seconds"],
+  ["OAUTH_REFRESH_FAMILY_TTL", 90 * 86_400, "absolute lifetime of an OAuth authorization, seconds from the user's consent: no refresh past it, however fresh the refresh token (the user authorizes again)"],
+  ["OAUTH_REGISTER_RATE_LIMIT", 20, "OAuth client registrations per client address per hour"],
+  ["OAUTH_TOKEN_RATE_LIMIT", 60, "OAuth token requests per client and address per minute"],
+  ["OAUTH_SIGNIN_RATE_LIMIT", 10, "consent-page sign-in attempts per client address per 15 minutes"],
+  ["OAUTH_CLIENT_METADATA_DOCUMENTS", true, "accept https URLs as OAuth client_id and fetch the client's metadata document (set false without outbound internet access)"],
+  ["TRUST_PROXY", false, "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
+  ["SHUTDOWN_GRACE_MS", 10_000, "how long SIGTERM waits for in-flight requests"],
+  ["OAUTH_REFRESH_REUSE_GRACE", 0, "seconds a rotated refresh token may be presented again for a sibling pair (clients refreshing in parallel); 0 = strict single use"],
+  ["OAUTH_REQUIRE_RESOURCE", true, "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
+  ["ADMIN_AUTH_FAILURE_LIMIT", 30, "failed admin-key authentications per client address per minute (per instance) before 429"],
+  ["INSTANCE_NAME", "Content service", "name of this service on the OAuth sign-in and consent pages (with the PUBLIC_URL host)"],
+  ["HTTP_IDLE_TIMEOUT", 10, "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut"],
+] as const;
+
+type Variable = (typeof VARIABLES)[number];
+type NameOf<T> = Extract<Variable, readonly [string, T, string]>[0];
+const DEFAULT = Object.fromEntries(VARIABLES.map(([name, def]) => [name, def])) as { [V in Variable as V[0]]: V[1] };
+
+/** Every variable with its default and meaning; the README table mirrors this list. */
+export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meaning: string]> = VARIABLES.map(([name, def, meaning]) => [
+  name,
+  typeof def === "object" ? def.described : String(def),
+  meaning,
+]);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -94,7 +116,8 @@ export function loadConfig(env: Env): Config {
     const v = env[name];
     return v === undefined || v.trim() === "" ? null : v.trim();
   };
-  const int = (name: string, def: number, min: number, max: number): number => {
+  const int = (name: NameOf<number>, min: number, max: number): number => {
+    const def = DEFAULT[name];
     const v = str(name);
     if (v === null) return def;
     const n = Number(v);
@@ -104,7 +127,8 @@ export function loadConfig(env: Env): Config {
     }
     return n;
   };
-  const bool = (name: string, def: boolean): boolean => {
+  const bool = (name: NameOf<boolean>): boolean => {
+    const def = DEFAULT[name];
     const v = str(name);
     if (v === null) return def;
     if (/^(true|1|yes)$/i.test(v)) return true;
@@ -112,8 +136,9 @@ export function loadConfig(env: Env): Config {
     problems.push(`${name} must be true or false`);
     return def;
   };
+  const text = (name: NameOf<string>): string => str(name) ?? DEFAULT[name];
 
-  const port = int("PORT", 3000, 0, 65535);
+  const port = int("PORT", 0, 65535);
   let publicUrl = str("PUBLIC_URL") ?? `http://localhost:${port}`;
   try {
     const u = new URL(publicUrl);
@@ -134,7 +159,7 @@ export function loadConfig(env: Env): Config {
   const ring = secretKeys ? secretKeys.split(",").map((s) => s.trim()).filter(Boolean) : null;
   for (const k of ring ?? []) {
     const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
-    if (!m || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
+    if (!m?.[2] || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
   }
 
   const adminToken = str("ADMIN_TOKEN");
@@ -142,9 +167,9 @@ export function loadConfig(env: Env): Config {
   const adminEmail = str("ADMIN_EMAIL");
   if (adminEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push("ADMIN_EMAIL must be an email address");
   const adminPassword = str("ADMIN_PASSWORD");
-  if (adminPassword !== null && adminPassword.length < 8) problems.push("ADMIN_PASSWORD must be at least 8 characters");
+  if (adminPassword !== null && adminPassword.length < 12) problems.push("ADMIN_PASSWORD must be at least 12 characters");
 
-  const logLevel = (str("LOG_LEVEL") ?? "info").toLowerCase();
+  const logLevel = text("LOG_LEVEL").toLowerCase();
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn, error or silent");
 
   const origins = str("MCP_ALLOWED_ORIGINS");
@@ -153,40 +178,42 @@ export function loadConfig(env: Env): Config {
 
   const config: Config = {
     port,
-    host: str("HOST") ?? "0.0.0.0",
+    host: text("HOST"),
     publicUrl,
     databaseUrl,
-    dataDir: str("DATA_DIR") ?? "./data",
+    dataDir: text("DATA_DIR"),
     secretKeys: ring,
     adminEmail,
     adminPassword,
     adminToken,
-    aiAllowPrivateUrls: bool("AI_ALLOW_PRIVATE_URLS", false),
-    aiTimeoutMs: int("AI_TIMEOUT_MS", 60_000, 1, 600_000),
-    aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, 1024, 64 * 1024 * 1024),
-    aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 4, 1, 1000),
+    aiAllowPrivateUrls: bool("AI_ALLOW_PRIVATE_URLS"),
+    aiTimeoutMs: int("AI_TIMEOUT_MS", 1, 600_000),
+    aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 1024, 64 * 1024 * 1024),
+    aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 1, 1000),
     mcpAllowedOrigins: origins ? origins.split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean) : [publicOrigin],
     mcpAllowedHosts: (str("MCP_ALLOWED_HOSTS") ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean),
     logLevel: logLevel as LogLevel,
-    seedDemo: bool("SEED_DEMO", true),
-    dbPoolSize: int("DB_POOL_SIZE", 10, 1, 500),
-    deliveryCacheControl: str("DELIVERY_CACHE_CONTROL") ?? "public, max-age=60, stale-while-revalidate=300",
-    deliveryErrorCacheControl: str("DELIVERY_ERROR_CACHE_CONTROL") ?? "public, max-age=5",
-    deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 5000, 0, 10_000_000),
-    deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 64 * 1024 * 1024, 0, 2 ** 40),
-    deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 500, 0, 60_000),
-    oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 3600, 60, 86_400),
-    oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, 300, 365 * 86_400),
-    oauthRefreshFamilyTtlSeconds: int("OAUTH_REFRESH_FAMILY_TTL", 90 * 86_400, 3600, 10 * 365 * 86_400),
-    oauthRegisterRateLimit: int("OAUTH_REGISTER_RATE_LIMIT", 20, 1, 1_000_000),
-    oauthTokenRateLimit: int("OAUTH_TOKEN_RATE_LIMIT", 60, 1, 1_000_000),
-    oauthSignInRateLimit: int("OAUTH_SIGNIN_RATE_LIMIT", 10, 1, 1_000_000),
-    oauthClientMetadataDocuments: bool("OAUTH_CLIENT_METADATA_DOCUMENTS", true),
-    trustProxy: bool("TRUST_PROXY", false),
-    shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 10_000, 0, 300_000),
-    adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 30, 1, 1_000_000),
-    oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 0, 300),
-    oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE", true),
+    seedDemo: bool("SEED_DEMO"),
+    dbPoolSize: int("DB_POOL_SIZE", 1, 500),
+    deliveryCacheControl: text("DELIVERY_CACHE_CONTROL"),
+    deliveryErrorCacheControl: text("DELIVERY_ERROR_CACHE_CONTROL"),
+    deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 0, 10_000_000),
+    deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 0, 2 ** 40),
+    deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 0, 60_000),
+    oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 60, 86_400),
+    oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 300, 365 * 86_400),
+    oauthRefreshFamilyTtlSeconds: int("OAUTH_REFRESH_FAMILY_TTL", 3600, 10 * 365 * 86_400),
+    oauthRegisterRateLimit: int("OAUTH_REGISTER_RATE_LIMIT", 1, 1_000_000),
+    oauthTokenRateLimit: int("OAUTH_TOKEN_RATE_LIMIT", 1, 1_000_000),
+    oauthSignInRateLimit: int("OAUTH_SIGNIN_RATE_LIMIT", 1, 1_000_000),
+    oauthClientMetadataDocuments: bool("OAUTH_CLIENT_METADATA_DOCUMENTS"),
+    trustProxy: bool("TRUST_PROXY"),
+    shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 0, 300_000),
+    adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 1, 1_000_000),
+    oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 300),
+    oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE"),
+    instanceName: text("INSTANCE_NAME").slice(0, 100),
+    httpIdleTimeoutSeconds: int("HTTP_IDLE_TIMEOUT", 1, 255),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -34,6 +34,8 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     now,
   );
   await publish(home.id);
+  const [hero, text] = home.blocks;
+  if (!hero || !text) throw new Error("the demo home page was created with two blocks");
   await upsertTranslation(
     db,
     project,
@@ -42,8 +44,8 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     {
       meta: { title: "Bienvenue", slug: "accueil", description: "Une démo de service de contenu headless." },
       blocks: {
-        [home.blocks[0].id]: { heading: "Bienvenue dans la démo", text: "Du contenu servi vite, dans toutes les langues." },
-        [home.blocks[1].id]: { text: "Cette page vient de l'API de diffusion." },
+        [hero.id]: { heading: "Bienvenue dans la démo", text: "Du contenu servi vite, dans toutes les langues." },
+        [text.id]: { text: "Cette page vient de l'API de diffusion." },
       },
     },
     now,

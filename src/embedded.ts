@@ -22,7 +22,7 @@ export interface RuntimeAssets {
 /** The explorer's bundle (a path, inside $bunfs when compiled) and the version it is pinned at. */
 export const explorerAsset = { path: explorerScript, version: explorerPackage.version } as const;
 
-export const isCompiled = (): boolean => import.meta.url.includes("$bunfs") || Bun.embeddedFiles.length > 0;
+const isCompiled = (): boolean => import.meta.url.includes("$bunfs") || Bun.embeddedFiles.length > 0;
 
 export async function compiledAssets(): Promise<RuntimeAssets> {
   if (!isCompiled()) return {};

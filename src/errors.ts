@@ -20,7 +20,7 @@ export type ErrorCode =
   | "service_unavailable"
   | "internal";
 
-export function statusOf(code: ErrorCode): number {
+function statusOf(code: ErrorCode): number {
   switch (code) {
     case "invalid_request":
     case "invalid_locale":
@@ -61,8 +61,10 @@ export class AppError extends Error {
     message: string,
     readonly details?: unknown,
     readonly headers?: Record<string, string>,
+    // `cause` keeps the underlying failure for debugging; answers and logs never show it.
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = "AppError";
   }
   get status(): number {
@@ -71,7 +73,6 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = "resource"): AppError => new AppError("not_found", `${what} not found`);
-export const badRequest = (message: string, details?: unknown): AppError => new AppError("invalid_request", message, details);
 
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; details?: unknown };
@@ -79,13 +80,6 @@ export interface ErrorBody {
 
 export function errorBody(code: ErrorCode, message: string, details?: unknown): ErrorBody {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
-}
-
-export function errorResponse(err: AppError, extraHeaders?: Record<string, string>): Response {
-  return new Response(JSON.stringify(errorBody(err.code, err.message, err.details)), {
-    status: err.status,
-    headers: { "content-type": "application/json; charset=utf-8", ...err.headers, ...extraHeaders },
-  });
 }
 
 /** True for errors Postgres raises on a unique violation, whichever driver wrapped them. */
@@ -154,6 +148,7 @@ const DB_DOWN_CODES = new Set([
 export function isDatabaseUnavailable(err: unknown): boolean {
   let e: unknown = err;
   for (let i = 0; i < 5 && e && typeof e === "object"; i++) {
+    if (e instanceof AppError) return false; // already classified; its cause may be a vendor's ECONNREFUSED
     const code = (e as { code?: unknown; errno?: unknown }).code ?? (e as { errno?: unknown }).errno;
     if (typeof code === "string" && DB_DOWN_CODES.has(code)) return true;
     e = (e as { cause?: unknown }).cause;
@@ -177,7 +172,7 @@ export function describeError(err: unknown): Record<string, unknown> {
     e = (e as { cause?: unknown }).cause;
   }
   if (code) out.pg_code = code;
-  else if (!/^Failed query/.test(err.message)) out.message = err.message.split("\n")[0].slice(0, 200);
+  else if (!/^Failed query/.test(err.message)) out.message = (err.message.split("\n")[0] ?? "").slice(0, 200);
   const frame = err.stack?.split("\n").find((l) => /^\s+at /.test(l));
   if (frame) out.at = frame.trim().slice(0, 200);
   return out;

@@ -9,7 +9,7 @@ const INIT_PATH = "/swagger/assets/explorer.js";
 
 // Inline styles stay allowed: the explorer injects its stylesheet and positions popovers with them.
 // No inline or remote script, no eval, no fonts or images from elsewhere, no framing, no outbound calls.
-export const EXPLORER_CSP = [
+const EXPLORER_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

@@ -1,16 +1,18 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
 import { createApp } from "./app";
-import { bootstrap } from "./bootstrap";
-import { ConfigError, loadConfig } from "./config";
+import { type BootstrapResult, bootstrap } from "./bootstrap";
+import { type Config, ConfigError, loadConfig } from "./config";
+import type { AppDeps } from "./deps";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
-import { MAX_BODY_BYTES } from "./lib/json";
 import { stdoutSink } from "./lib/log-sink";
+import { explainStartupError } from "./lib/startup-errors";
+import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
 import { listen } from "./serve";
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig(process.env);
   } catch (err) {
@@ -20,9 +22,31 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const deps = await openRuntime(config, await compiledAssets());
+  const cfg = config;
+  /** Known start-up failures end in one line and exit code 2; anything else in one line and 1. */
+  const fail = (err: unknown): never => {
+    const line = explainStartupError(err, { databaseUrl: cfg.databaseUrl, port: cfg.port, who: "service" });
+    if (line) {
+      console.error(`error: ${line}`);
+      process.exit(2);
+    }
+    console.error(`error: the service could not start: ${err instanceof Error ? err.message : String(err)}`);
+    if (cfg.logLevel === "debug" && err instanceof Error) console.error(err.stack);
+    process.exit(1);
+  };
+  let deps: AppDeps | undefined;
+  let first: BootstrapResult | null;
+  try {
+    deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
+    // Before a first start creates the owner and prints keys that would then be lost.
+    assertPortFree(config);
+    first = await bootstrap(deps.db, config, deps.now());
+  } catch (err) {
+    await deps?.dbHandle.close().catch(() => {});
+    fail(err);
+    return;
+  }
   const { log } = deps;
-  const first = await bootstrap(deps.db, config, deps.now());
   if (first) {
     stdoutSink().flush(); // log lines so far first
     // Printed once, on the first start of an empty database; never logged as JSON.
@@ -38,7 +62,14 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   }
-  const app = listen(createApp(deps), { port: config.port, hostname: config.host, maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024 });
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = listen(createApp(deps), serveOptions(config));
+  } catch (err) {
+    await deps.dbHandle.close().catch(() => {});
+    fail(err);
+    return;
+  }
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).

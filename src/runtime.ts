@@ -7,27 +7,37 @@ import { join } from "node:path";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
 
-/** Opens and migrates the configured database and assembles the app's dependencies. */
-export async function openRuntime(config: Config, assets: RuntimeAssets = {}): Promise<AppDeps> {
-  const dbHandle: DbHandle = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize, pglite: assets.pglite });
-  await runMigrations(dbHandle, assets.migrationsFolder);
+/**
+ * Opens and migrates the configured database and assembles the app's dependencies.
+ * `holder` names this process to another one that finds the embedded DATA_DIR locked;
+ * `prependNewKey` adds a new current key to the DATA_DIR key file, only once the lock is held.
+ */
+export async function openRuntime(config: Config, assets: RuntimeAssets = {}, opts: { holder?: string; prependNewKey?: boolean } = {}): Promise<AppDeps> {
   const log = createLogger(config.logLevel);
-  return {
-    config,
-    db: dbHandle.db,
-    dbHandle,
-    fetch: globalThis.fetch,
-    now: () => new Date(),
-    log,
-    keyRing: await openKeyRing(config, log),
-  };
+  const dbHandle: DbHandle = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    pglite: assets.pglite,
+    holder: opts.holder,
+    onUnguarded: () => log.warn("no file locks on this platform: DATA_DIR is not guarded against a second process; run one process per DATA_DIR", { data_dir: config.dataDir }),
+  });
+  let keyRing: KeyRing;
+  try {
+    await runMigrations(dbHandle, assets.migrationsFolder);
+    keyRing = await openKeyRing(config, log, { prependNew: opts.prependNewKey });
+  } catch (err) {
+    await dbHandle.close().catch(() => {}); // releases the DATA_DIR lock too
+    throw err;
+  }
+  return { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing };
 }
 
 /**
  * SECRET_KEYS when set; otherwise DATA_DIR/secret.key (created 0600 on first start);
  * an in-memory database gets an ephemeral key, since nothing it seals outlives the process.
  */
-export async function openKeyRing(config: Config, log: Logger, opts: { prependNew?: boolean } = {}): Promise<KeyRing> {
+async function openKeyRing(config: Config, log: Logger, opts: { prependNew?: boolean } = {}): Promise<KeyRing> {
   if (config.secretKeys) return createKeyRing(parseKeyEntries(config.secretKeys));
   if (config.databaseUrl === "memory://") return createKeyRing(parseKeyEntries([generateKeyEntry()]));
   const path = join(config.dataDir, "secret.key");

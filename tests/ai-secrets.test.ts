@@ -37,8 +37,8 @@ describe("sealing (AES-256-GCM key ring)", () => {
     };
     expect(await reason(ring.open(a, "row-2"))).toBe("not_authentic");
     const parts = a.split(":");
-    const ct = Buffer.from(parts[3], "base64url");
-    ct[0] ^= 1;
+    const ct = Buffer.from(parts[3]!, "base64url");
+    ct[0]! ^= 1;
     expect(await reason(ring.open([...parts.slice(0, 3), ct.toString("base64url")].join(":"), "row-1"))).toBe("not_authentic");
     expect(await reason(ring.open(a.replace(/^v1:[^:]+/, "v1:other"), "row-1"))).toBe("unknown_key");
     expect(await reason(ring.open("v2:x:y:z", "row-1"))).toBe("malformed");
@@ -82,7 +82,7 @@ describe("sealing (AES-256-GCM key ring)", () => {
     const after = await harness(env, { keyRing: await createKeyRing(parseKeyEntries([newEntry])) });
     for (const m of made) {
       const [row] = await after.deps.db.select().from(aiProviders).where(eq(aiProviders.id, m.id));
-      expect(sealedKeyId(row.apiKeySealed!)).toBe(parseKeyEntries([newEntry])[0].id);
+      expect(sealedKeyId(row!.apiKeySealed!)).toBe(parseKeyEntries([newEntry])[0]!.id);
       expect((await after.request("GET", `/admin/ai/providers/${m.id}`)).json.data.api_key).toBe(m.key);
       const tr = await after.request("POST", `/admin/p/${p.id}/ai/translate`, { body: { provider_id: m.id, from: "en", to: "fr", text: "Hi" } });
       expect(tr.json.data.translation).toBe(fakeTranslation("Hi"));
@@ -127,7 +127,7 @@ describe("key file and `npm run cli -- secrets:rotate` (embedded database on dis
       const lines = readFileSync(join(dir, "secret.key"), "utf8").trim().split("\n");
       expect(lines).toHaveLength(2);
       expect(statSync(join(dir, "secret.key")).mode & 0o777).toBe(0o600);
-      const newId = lines[0].split(":")[0];
+      const newId = lines[0]!.split(":")[0];
       expect(newId).not.toBe(firstId);
       expect(JSON.parse(out.at(-1)!)).toEqual({ current_key: newId, resealed: 1, already_current: 0, failed: [] });
       expect(await cli(["secrets:rotate"])).toBe(0);
@@ -144,8 +144,8 @@ describe("key file and `npm run cli -- secrets:rotate` (embedded database on dis
       const deps = await openRuntime(loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", SEED_DEMO: "false", SECRET_KEYS: fresh }));
       try {
         const [row] = await deps.db.select().from(aiProviders).where(eq(aiProviders.id, providerId));
-        expect(sealedKeyId(row.apiKeySealed!)).toBe(fresh.split(":")[0]);
-        expect(row.apiKeySealed!.includes(apiKey)).toBe(false);
+        expect(sealedKeyId(row!.apiKeySealed!)).toBe(fresh.split(":")[0]!);
+        expect(row!.apiKeySealed!.includes(apiKey)).toBe(false);
         const { plaintext } = await createAdminKey(deps.db, { name: "t2", scopes: [...ADMIN_SCOPES] }, null, new Date());
         const res = await createApp(deps).handle(new Request(`http://localhost/admin/ai/providers/${providerId}`, { headers: { authorization: `Bearer ${plaintext}` } }));
         expect((await res.json()).data.api_key).toBe(apiKey);

@@ -47,25 +47,25 @@ describe("inline translation through the providers", async () => {
       expect(res.json).toEqual({ data: { translation: fakeTranslation(text), provider: stored, model: info.default_model } });
       expect(vendors.requests.length).toBe(before + 1);
       const sent = vendors.requests[before];
-      expect(sent.method).toBe("POST");
-      expect(sent.headers["content-type"]).toContain("application/json");
+      expect(sent!.method).toBe("POST");
+      expect(sent!.headers["content-type"]).toContain("application/json");
       if (stored === "anthropic") {
-        expect(sent.path).toBe("/s/ok/v1/messages");
-        expect(sent.headers["x-api-key"]).toBe(key);
-        expect(sent.headers["anthropic-version"]).toBe("2023-06-01");
-        expect(sent.headers.authorization).toBeUndefined();
-        expect(sent.body.model).toBe(info.default_model);
-        expect(Number.isInteger(sent.body.max_tokens) && sent.body.max_tokens > 0).toBe(true);
-        expect(typeof sent.body.system).toBe("string");
-        expect(sent.body.messages).toEqual([{ role: "user", content: text }]);
+        expect(sent!.path).toBe("/s/ok/v1/messages");
+        expect(sent!.headers["x-api-key"]).toBe(key);
+        expect(sent!.headers["anthropic-version"]).toBe("2023-06-01");
+        expect(sent!.headers.authorization).toBeUndefined();
+        expect(sent!.body.model).toBe(info.default_model);
+        expect(Number.isInteger(sent!.body.max_tokens) && sent!.body.max_tokens > 0).toBe(true);
+        expect(typeof sent!.body.system).toBe("string");
+        expect(sent!.body.messages).toEqual([{ role: "user", content: text }]);
       } else {
-        expect(sent.path).toBe("/s/ok/chat/completions");
-        expect(sent.headers.authorization).toBe(`Bearer ${key}`);
-        expect(sent.headers["x-api-key"]).toBeUndefined();
-        expect(sent.body.model).toBe(info.default_model);
-        expect(sent.body.messages).toHaveLength(2);
-        expect(sent.body.messages[0].role).toBe("system");
-        expect(sent.body.messages[1]).toEqual({ role: "user", content: text });
+        expect(sent!.path).toBe("/s/ok/chat/completions");
+        expect(sent!.headers.authorization).toBe(`Bearer ${key}`);
+        expect(sent!.headers["x-api-key"]).toBeUndefined();
+        expect(sent!.body.model).toBe(info.default_model);
+        expect(sent!.body.messages).toHaveLength(2);
+        expect(sent!.body.messages[0].role).toBe("system");
+        expect(sent!.body.messages[1]).toEqual({ role: "user", content: text });
       }
     }
   });
@@ -76,7 +76,7 @@ describe("inline translation through the providers", async () => {
     const before = vendors.requests.length;
     const res = await translate(p.id, { provider_id: id, from: "en-us", to: "pt-br", text: "Welcome", field: "seo.description" });
     expect(res.json.data.model).toBe("my-model");
-    const system: string = vendors.requests[before].body.messages[0].content;
+    const system: string = vendors.requests[before]!.body.messages[0].content;
     expect(system).toContain("English");
     expect(system).toContain("(en-US)");
     expect(system).toContain("Portuguese");
@@ -84,7 +84,7 @@ describe("inline translation through the providers", async () => {
     expect(system).toMatch(/translation only/i);
     for (const s of ["{name}", "{{name}}", "%s", "URLs", "code", "HTML"]) expect(system).toContain(s);
     expect(system).toContain('"seo.description" field');
-    expect(vendors.requests[before].body.model).toBe("my-model");
+    expect(vendors.requests[before]!.body.model).toBe("my-model");
     await translate(p.id, { provider_id: id, text: "Our team", field: "title" });
     expect(vendors.requests.at(-1)!.body.messages[0].content).toMatch(/short title/);
     await translate(p.id, { provider_id: id, text: "Our team" });
@@ -293,7 +293,7 @@ describe("inline translation through the providers", async () => {
     const limited = results.find((r) => r.status === 429)!;
     expect(limited.json.error.code).toBe("rate_limited");
     expect(limited.headers.get("retry-after")).toBe("1");
-    expect(results[5].status).toBe(200);
+    expect(results[5]!.status).toBe(200);
     // Failures release their slot too.
     await call(hl, "PATCH", `/admin/ai/providers/${pp.id}`, { body: { base_url: vendors.base("500") } });
     for (let i = 0; i < 3; i++) expect((await translate(p.id, {}, hl)).status).toBe(502);

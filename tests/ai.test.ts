@@ -64,8 +64,8 @@ describe("AI providers admin API", async () => {
     expect(one.headers.get("cache-control")).toBe("no-store");
 
     const [row] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, d.id));
-    expect(row.apiKeySealed).toMatch(/^v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]+$/);
-    expect(sealedKeyId(row.apiKeySealed!)).toBe(h.deps.keyRing.currentId);
+    expect(row!.apiKeySealed).toMatch(/^v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]{16}:[A-Za-z0-9_-]+$/);
+    expect(sealedKeyId(row!.apiKeySealed!)).toBe(h.deps.keyRing.currentId);
     const raw = rows<Record<string, unknown>>(await h.deps.db.execute(sql`select * from ai_providers where id = ${d.id}`));
     expect(JSON.stringify(raw).includes(apiKey)).toBe(false);
     expect(JSON.stringify(raw).includes(apiKey.slice(8, 20))).toBe(false);
@@ -101,7 +101,7 @@ describe("AI providers admin API", async () => {
     expect((await call("GET", `/admin/p/${b.id}/ai/providers`, { key: onlyA })).status).toBe(404);
     expect((await call("POST", `/admin/p/${b.id}/ai/providers`, { key: onlyA, body: { name: "x", kind: "openai" } })).status).toBe(404);
     const [row] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, inB));
-    expect(row.name).toBe("B");
+    expect(row!.name).toBe("B");
     expect((await call("GET", `/admin/ai/providers/00000000-0000-7000-8000-000000000000`)).status).toBe(404);
   });
 
@@ -115,7 +115,7 @@ describe("AI providers admin API", async () => {
     expect(renamed.status).toBe(200);
     expect(renamed.json.data).toMatchObject({ name: "Renamed", model: "gpt-x", base_url: "https://api.vendor.example/v1", effective_model: "gpt-x", api_key_hint: `sk-…${first.slice(-4)}` });
     const [kept] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, id));
-    expect(kept.apiKeySealed).toBe(before.apiKeySealed);
+    expect(kept!.apiKeySealed).toBe(before!.apiKeySealed);
 
     const second = newKey();
     const rekeyed = await call("PATCH", `/admin/ai/providers/${id}`, { body: { api_key: second, kind: "Claude" } });
@@ -126,8 +126,8 @@ describe("AI providers admin API", async () => {
     expect(cleared.json.data).toMatchObject({ api_key_hint: null, model: null, base_url: null, effective_base_url: "https://api.anthropic.com" });
     expect((await h.request("GET", `/admin/ai/providers/${id}`)).json.data.api_key).toBeNull();
     const [after] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, id));
-    expect(after.apiKeySealed).toBeNull();
-    expect(after.apiKeyHint).toBeNull();
+    expect(after!.apiKeySealed).toBeNull();
+    expect(after!.apiKeyHint).toBeNull();
 
     expect((await call("DELETE", `/admin/ai/providers/${id}`)).status).toBe(204);
     expect((await call("GET", `/admin/ai/providers/${id}`)).status).toBe(404);
@@ -204,7 +204,7 @@ describe("AI providers admin API", async () => {
     const c = (await create(q.id, { name: "C", kind: "openai", api_key: newKey() })).json.data.id;
     const [rowA] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, a));
     for (const target of [b, c]) {
-      await h.deps.db.update(aiProviders).set({ apiKeySealed: rowA.apiKeySealed }).where(eq(aiProviders.id, target));
+      await h.deps.db.update(aiProviders).set({ apiKeySealed: rowA!.apiKeySealed }).where(eq(aiProviders.id, target));
       const res = await call("GET", `/admin/ai/providers/${target}`);
       expect(res.status).toBe(500);
       expect(res.json.error.code).toBe("internal");
@@ -212,7 +212,7 @@ describe("AI providers admin API", async () => {
       const tr = await call("POST", `/admin/p/${target === b ? p.id : q.id}/ai/translate`, { body: { provider_id: target, from: "en", to: "fr", text: "Hello" } });
       expect(tr.status).toBe(500);
     }
-    const flipped = rowA.apiKeySealed!.slice(0, -2) + (rowA.apiKeySealed!.endsWith("AA") ? "BA" : "AA");
+    const flipped = rowA!.apiKeySealed!.slice(0, -2) + (rowA!.apiKeySealed!.endsWith("AA") ? "BA" : "AA");
     await h.deps.db.update(aiProviders).set({ apiKeySealed: flipped }).where(eq(aiProviders.id, a));
     expect((await call("GET", `/admin/ai/providers/${a}`)).status).toBe(500);
     // A ring without the sealing key cannot open it either.

@@ -43,7 +43,7 @@ describe("block deletion prunes translation overrides", async () => {
   };
 
   test("REST: PUT blocks without b2 → every translation loses b2's override; GET then PUT back as read → 200", async () => {
-    const { p, node, b1, b2, b3 } = await translatedNode();
+    const { p, node, b1, b3 } = await translatedNode();
     const put = await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/blocks`, {
       body: [{ id: b3, type: "text", data: { text: "three" } }, { id: b1, type: "text", data: { text: "one" } }],
     });

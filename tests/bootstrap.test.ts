@@ -28,12 +28,12 @@ describe("first-start bootstrap", () => {
       expect(await db.select().from(users)).toHaveLength(1);
       const keys = await db.select().from(adminKeys);
       expect(keys).toHaveLength(1);
-      expect(keys[0].keyHash).toBe(hashToken(first!.rootKey!));
+      expect(keys[0]!.keyHash).toBe(hashToken(first!.rootKey!));
       expect(await verifyUser(db, first!.email, first!.password!)).not.toBeNull();
       expect(await verifyUser(db, first!.email, "wrong-password")).toBeNull();
       const [demo] = await db.select().from(projects).where(eq(projects.slug, "demo"));
-      expect(demo.locales).toEqual(["en", "fr"]);
-      const demoNodes = await db.select().from(nodes).where(eq(nodes.projectId, demo.id));
+      expect(demo!.locales).toEqual(["en", "fr"]);
+      const demoNodes = await db.select().from(nodes).where(eq(nodes.projectId, demo!.id));
       expect(demoNodes.filter((n) => n.status === "published").length).toBeGreaterThanOrEqual(5);
       // The root key works against the admin API.
       const keyRing = await createKeyRing(parseKeyEntries([generateKeyEntry()]));
@@ -53,8 +53,9 @@ describe("first-start bootstrap", () => {
       const first = await bootstrap(fresh.handle.db, config, new Date());
       expect(first).toEqual({ email: "Ops@Example.com", password: null, rootKey: null });
       const [key] = await fresh.handle.db.select().from(adminKeys);
-      expect(key.keyHash).toBe(hashToken(token));
-      expect(key.scopes.length).toBe(7);
+      expect(key!.keyHash).toBe(hashToken(token));
+      expect(key!.scopes.length).toBe(8);
+      expect(key!.scopes).toContain("users:write");
       expect(await verifyUser(fresh.handle.db, "ops@example.com", "correct horse")).not.toBeNull();
       expect(await fresh.handle.db.select().from(projects).where(eq(projects.slug, "demo"))).toHaveLength(0);
       const deps = { config, db: fresh.handle.db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger, keyRing: await createKeyRing(parseKeyEntries([generateKeyEntry()])) };
@@ -82,16 +83,16 @@ describe("CLI", () => {
       await fresh.handle.close();
     }
     const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
-      const stdin = args[0] === "--stdin" ? new Blob([args.splice(0, 2)[1]]) : "ignore";
+      const stdin = args[0] === "--stdin" ? new Blob([args.splice(0, 2)[1]!]) : "ignore";
       const p = Bun.spawn([process.execPath, "src/cli.ts", ...args], { env, stdin, stdout: "pipe", stderr: "pipe", cwd: join(import.meta.dir, "..") });
       const out = await new Response(p.stdout).text();
       return { code: await p.exited, out };
     };
     try {
-      const u = await cli("users:create", "--email", "ed@example.com", "--password", "a-long-password", "--role", "editor");
+      const u = await cli("users:create", "--email", "ed@example.com", "--password", "a-long-password", "--role", "member");
       expect(u.code).toBe(0);
-      expect(JSON.parse(u.out)).toMatchObject({ email: "ed@example.com", role: "editor" });
-      const fromStdin = await cli("--stdin", "piped-password-123\n", "users:create", "--email", "piped@example.com", "--role", "viewer");
+      expect(JSON.parse(u.out)).toMatchObject({ email: "ed@example.com", role: "member", memberships: [] });
+      const fromStdin = await cli("--stdin", "piped-password-123\n", "users:create", "--email", "piped@example.com", "--role", "owner");
       expect(fromStdin.code).toBe(0);
       const k = await cli("keys:create", "--name", "deploy", "--scopes", "content:read,content:write");
       expect(k.code).toBe(0);

@@ -36,12 +36,12 @@ describe("content admin API", async () => {
     expect(moved.status).toBe(200);
     expect(moved.json.data.path).toBe("other/bee");
     const [row] = await h.deps.db.select().from(nodes).where(eq(nodes.id, c.id));
-    expect(row.path).toBe("other/bee/c");
+    expect(row!.path).toBe("other/bee/c");
     // Moving to the root
     const root = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${b.id}`, { body: { parent_id: null } });
     expect(root.json.data.path).toBe("bee");
     const [row2] = await h.deps.db.select().from(nodes).where(eq(nodes.id, c.id));
-    expect(row2.path).toBe("bee/c");
+    expect(row2!.path).toBe("bee/c");
   });
 
   test("path conflicts are 409 and leave every path unchanged", async () => {
@@ -86,7 +86,7 @@ describe("content admin API", async () => {
   test("status transitions and content version", async () => {
     const p = await seedProject(h);
     const n = await seedNode(h, p.slug, { slug: "t" });
-    const version = async (): Promise<number> => (await h.deps.db.select().from(projects).where(eq(projects.id, p.id)))[0].contentVersion;
+    const version = async (): Promise<number> => (await h.deps.db.select().from(projects).where(eq(projects.id, p.id)))[0]!.contentVersion;
     const v0 = await version();
     const pub = await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/publish`);
     expect(pub.json.data.status).toBe("published");
@@ -154,7 +154,7 @@ describe("content admin API", async () => {
     const cross = await h.request("GET", `/admin/p/${a.slug}/nodes/${nb.id}`);
     expect(cross.status).toBe(404);
     const [row] = await h.deps.db.select().from(nodes).where(eq(nodes.id, nb.id));
-    expect(row.title).toBe("secret");
+    expect(row!.title).toBe("secret");
   });
 
   test("deleting a project deletes everything in it", async () => {
@@ -188,7 +188,7 @@ describe("authentication comes before validation; unstorable input is refused", 
       expect(r.status).toBe(400);
       expect(r.json.error.code).toBe("invalid_request");
     }
-    const inData = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "nul", title: "ok", blocks: [{ type: "t", data: { ["k\u0000"]: 1 } }] } });
+    const inData = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "nul", title: "ok", blocks: [{ type: "t", data: { "k\u0000": 1 } }] } });
     expect(inData.status).toBe(400);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes?type=%00`)).status).toBe(400);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes?path_prefix=a%00`)).status).toBe(400);

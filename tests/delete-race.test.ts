@@ -47,7 +47,7 @@ describe("writes racing a project deletion", async () => {
       const r = await client.callTool({ name, arguments: args });
       const text = ((r.content ?? []) as Array<{ text?: string }>).map((c) => c.text ?? "").join(" ");
       const created = (r.structuredContent as { node?: { id?: string } } | undefined)?.node?.id;
-      return { via: `mcp ${name}`, status: r.isError ? text.split(":")[0] : "ok", body: text.slice(0, 200), created: name === "create_node" ? created : undefined };
+      return { via: `mcp ${name}`, status: r.isError ? text.split(":")[0]! : "ok", body: text.slice(0, 200), created: name === "create_node" ? created : undefined };
     } catch (err) {
       // The token is deleted with its project: the endpoint then answers 401, which the SDK throws.
       const msg = err instanceof Error ? err.message : String(err);
@@ -89,7 +89,7 @@ describe("writes racing a project deletion", async () => {
     const writer = async (ops: Array<() => Promise<Outcome>>, offset: number): Promise<void> => {
       for (let i = offset; i < offset + 400; i++) {
         const wasDeleted = deleted;
-        const o = await ops[i % ops.length]();
+        const o = await ops[i % ops.length]!();
         outcomes.push(o);
         if (deletion === null && outcomes.filter((x) => x.via.startsWith("mcp")).length >= 8 && outcomes.length >= 40) {
           deletion = rest("DELETE", `/admin/projects/${p.id}`).then((d) => {
@@ -102,7 +102,7 @@ describe("writes racing a project deletion", async () => {
     };
     await Promise.all([
       ...Array.from({ length: 8 }, (_, w) => writer(restOps, w)),
-      ...Array.from({ length: 4 }, (_, w) => writer(mcpOps(clients[w % 2]), w)),
+      ...Array.from({ length: 4 }, (_, w) => writer(mcpOps(clients[w % 2]!), w)),
     ]);
     await deletion;
     return { outcomes, projectId: p.id };
@@ -213,7 +213,7 @@ describe("a project deleted between a write's authentication and its statement (
       const filled = JSON.parse(JSON.stringify(args).replace("COL", p.col.id).replace("NODE", p.node.id));
       const r = await client.callTool({ name: tool, arguments: filled });
       expect(hook.armed()).toBe(false);
-      expect({ tool, isError: r.isError, text: (r.content as Array<{ text: string }>)[0].text }).toEqual({ tool, isError: true, text: "not_found: project not found" });
+      expect({ tool, isError: r.isError, text: (r.content as Array<{ text: string }>)[0]!.text }).toEqual({ tool, isError: true, text: "not_found: project not found" });
       await expectNothingLeft(h.deps.dbHandle.db, p.id, [p.node.id, p.col.id]);
     }
   });
@@ -268,5 +268,5 @@ async function expectNothingLeft(db: Db, projectId: string, createdNodeIds: stri
       ? Promise.resolve([{ n: 0 }])
       : db.select({ n: sql<number>`count(*)::int` }).from(blocks).where(inArray(blocks.nodeId, createdNodeIds)),
   ]);
-  expect(counts.map((c) => Number(c[0].n))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+  expect(counts.map((c) => Number(c[0]!.n))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
 }

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type Db, type DbHandle, openDb } from "../db/client";
 import { get, patchNode, until } from "./delivery.helpers";
-import { harness, seedNode, seedProject, testDb } from "./helpers";
+import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 const CC = "public, max-age=5, stale-while-revalidate=7";
@@ -43,8 +43,19 @@ function onPrepare(session: object, before: () => void): object {
 /** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
 async function secondHandle(): Promise<DbHandle> {
   const url = process.env.DATABASE_URL;
-  if (url && url.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
+  if (url?.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
   return testDb();
+}
+
+/** The same handle, telling when the instance using it has its LISTEN up. */
+function listeningHandle(handle: DbHandle): { handle: DbHandle; listening: () => boolean } {
+  let up = false;
+  const listen: DbHandle["listen"] = async (channel, onPayload) => {
+    const stop = await handle.listen(channel, onPayload);
+    up = true;
+    return stop;
+  };
+  return { handle: { ...handle, listen }, listening: () => up };
 }
 
 /** The same database with NOTIFY never delivered: only the version check can refresh this instance. */
@@ -165,10 +176,10 @@ describe("delivery: gzip negotiation", async () => {
       }
       // One strong ETag, one byte sequence, on this instance and on the other one.
       expect(new Set(etags).size).toBe(1);
-      for (const r of rounds) expect(Buffer.compare(Buffer.from(r), Buffer.from(rounds[0]))).toBe(0);
+      for (const r of rounds) expect(Buffer.compare(Buffer.from(r), Buffer.from(rounds[0]!))).toBe(0);
       const other = await raw(path, { "accept-encoding": "gzip" });
-      expect(other.res.headers.get("etag")).toBe(etags[0]);
-      expect(Buffer.compare(Buffer.from(other.bytes), Buffer.from(rounds[0]))).toBe(0);
+      expect(other.res.headers.get("etag")).toBe(etags[0]!);
+      expect(Buffer.compare(Buffer.from(other.bytes), Buffer.from(rounds[0]!))).toBe(0);
     }
   });
 
@@ -214,11 +225,15 @@ describe("delivery: database outages", async () => {
   test("known projects keep being served from the cache; other reads are 503 with CORS", async () => {
     const base = await harness();
     let down = false;
+    let refused = 0;
     const flaky = new Proxy(base.deps.db, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver);
         const fail = () => {
-          if (down) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+          if (down) {
+            refused += 1;
+            throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+          }
         };
         if (prop === "session") return onPrepare(v as object, fail);
         if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
@@ -236,7 +251,16 @@ describe("delivery: database outages", async () => {
     const before = await get(h, url);
     expect(before.status).toBe(200);
     down = true;
-    await new Promise((r) => setTimeout(r, 120));
+    // Read until a version check (every 50 ms here) has met the outage; the cached answer is served throughout.
+    await waitFor(
+      async () => {
+        const during = await get(h, url);
+        expect(during.status).toBe(200);
+        expect(during.headers.get("etag")).toBe(before.headers.get("etag"));
+        return refused > 0;
+      },
+      { timeout: 5000, what: "a version check against the down database" },
+    );
     for (let i = 0; i < 3; i++) {
       const during = await get(h, url);
       expect(during.status).toBe(200);
@@ -248,7 +272,11 @@ describe("delivery: database outages", async () => {
     expect(cold.headers.get("access-control-allow-origin")).toBe("*");
     expect(cold.headers.get("cache-control")).toBe("no-store");
     down = false;
-    const back = await until(() => get(h, `/api/p/${p.slug}/nodes/by-path/cold`), (r) => r.status === 200, 2000);
+    const back = await until(
+      () => get(h, `/api/p/${p.slug}/nodes/by-path/cold`),
+      (r) => r.status === 200,
+      2000,
+    );
     expect(back.value.json.data.title).toBe("Cold");
   });
 });
@@ -263,7 +291,8 @@ describe("delivery: several instances on one database", async () => {
     const a = await harness();
     const other = await secondHandle();
     handles.push(other);
-    const b = await harness({}, { db: other.db, dbHandle: other });
+    const watched = listeningHandle(other);
+    const b = await harness({}, { db: other.db, dbHandle: watched.handle });
     const p = await seedProject(a, { public_base_url: BASE });
     const n = await seedNode(a, p.slug, { slug: "shared", title: "v1" }, true);
     const url = `/api/p/${p.slug}/nodes/by-path/shared`;
@@ -271,16 +300,24 @@ describe("delivery: several instances on one database", async () => {
     expect(first.json.data.title).toBe("v1");
     const etag = first.headers.get("etag")!;
     const sitemapEtag = (await get(b, `/api/p/${p.slug}/sitemap.xml`)).headers.get("etag");
-    // B subscribes on first use; let the LISTEN take effect before the write.
-    await new Promise((r) => setTimeout(r, 100));
+    // B subscribes on first use; the write comes once its LISTEN is up.
+    await waitFor(watched.listening, { what: "B's LISTEN" });
     await patchNode(a, p.slug, n.id, { title: "v2" });
-    const seen = await until(() => get(b, url), (r) => r.headers.get("etag") !== etag, 1000);
+    const seen = await until(
+      () => get(b, url),
+      (r) => r.headers.get("etag") !== etag,
+      1000,
+    );
     expect(seen.elapsed).toBeLessThan(1000);
     expect(seen.value.json.data.title).toBe("v2");
     expect((await get(b, `/api/p/${p.slug}/sitemap.xml`)).headers.get("etag")).not.toBe(sitemapEtag);
     // And the reverse direction.
     await patchNode(b, p.slug, n.id, { title: "v3" });
-    const back = await until(() => get(a, url), (r) => r.json?.data?.title === "v3", 1000);
+    const back = await until(
+      () => get(a, url),
+      (r) => r.json?.data?.title === "v3",
+      1000,
+    );
     expect(back.elapsed).toBeLessThan(1000);
   });
 
@@ -295,7 +332,11 @@ describe("delivery: several instances on one database", async () => {
     const etag = (await get(checked, url)).headers.get("etag");
     expect((await get(stale, url)).headers.get("etag")).toBe(etag);
     await patchNode(a, p.slug, n.id, { title: "new" });
-    const seen = await until(() => get(checked, url), (r) => r.headers.get("etag") !== etag, 1500);
+    const seen = await until(
+      () => get(checked, url),
+      (r) => r.headers.get("etag") !== etag,
+      1500,
+    );
     expect(seen.value.json.data.title).toBe("new");
     expect(seen.elapsed).toBeLessThan(1000);
     // The deaf instance with a one-minute check keeps serving its cached answer: hits do not read the database.
@@ -308,21 +349,29 @@ describe("delivery: several instances on one database", async () => {
     const a = await harness();
     const other = await secondHandle();
     handles.push(other);
-    const b = await harness({}, { db: other.db, dbHandle: other });
+    const watched = listeningHandle(other);
+    const b = await harness({}, { db: other.db, dbHandle: watched.handle });
     const p = await seedProject(a);
     await seedNode(a, p.slug, { slug: "page", title: "x" }, true);
     expect((await get(b, `/api/p/${p.slug}/theme`)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(watched.listening, { what: "B's LISTEN" });
     const renamed = `${p.slug}-new`;
     expect((await a.request("PATCH", `/admin/projects/${p.id}`, { body: { slug: renamed } })).status).toBe(200);
-    const gone = await until(() => get(b, `/api/p/${p.slug}/theme`), (r) => r.status === 404, 1000);
+    const gone = await until(
+      () => get(b, `/api/p/${p.slug}/theme`),
+      (r) => r.status === 404,
+      1000,
+    );
     expect(gone.value.status).toBe(404);
     expect((await get(b, `/api/p/${renamed}/nodes/by-path/page`)).status).toBe(200);
     expect((await get(a, `/api/p/${p.slug}/theme`)).status).toBe(404);
     expect((await a.request("DELETE", `/admin/projects/${p.id}`)).status).toBe(204);
-    const deleted = await until(() => get(b, `/api/p/${renamed}/nodes/by-path/page`), (r) => r.status === 404, 1000);
+    const deleted = await until(
+      () => get(b, `/api/p/${renamed}/nodes/by-path/page`),
+      (r) => r.status === 404,
+      1000,
+    );
     expect(deleted.value.json.error.code).toBe("not_found");
     expect((await get(a, `/api/p/${p.id}/theme`)).status).toBe(404);
   });
 });
-

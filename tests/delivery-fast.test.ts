@@ -3,7 +3,7 @@ import { expect, test } from "bun:test";
 import { frontOf } from "../src/delivery/front";
 import { createDelivery } from "../src/delivery/routes";
 import { listen } from "../src/serve";
-import { harness, seedNode, seedProject } from "./helpers";
+import { harness, seedNode, seedProject, waitFor } from "./helpers";
 
 test("a hot read answered before routing equals the routed answer, with the request id, 304s and its access-log line", async () => {
   const h = await harness();
@@ -30,9 +30,10 @@ test("a hot read answered before routing equals the routed answer, with the requ
     expect(notModified.status).toBe(304);
     expect(notModified.text).toBe("");
     expect(notModified.headers.get("x-request-id")).toBe("third");
-    await Bun.sleep(2);
-    // Hot reads are access-logged like routed ones.
-    const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    // Hot reads are access-logged like routed ones (after the response).
+    const requestLines = () => h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    const logged = (id: string) => requestLines().some((l) => l.request_id === id);
+    const lines = await waitFor(() => logged("second") && logged("third") && requestLines(), { what: "the log lines of the hot read and the 304" });
     expect(lines.find((l) => l.request_id === "second")?.status).toBe(200);
     expect(lines.find((l) => l.request_id === "third")?.status).toBe(304);
     h.logs.length = 0;
@@ -41,7 +42,7 @@ test("a hot read answered before routing equals the routed answer, with the requ
   }
   // A write makes the next read take the routed way again and see the change.
   await h.request("PATCH", `/admin/p/${p.slug}/nodes/${post.id}`, { body: { title: "Changed" } });
-  const fresh = await h.request("GET", urls[0], { key: null });
+  const fresh = await h.request("GET", urls[0]!, { key: null });
   expect(fresh.json.data.title).toBe("Changed");
 });
 
@@ -56,13 +57,13 @@ test("the pre-routing path really answers hot reads, and declines misses, HEAD a
   expect(routed.status).toBe(200);
   // Until this engine's LISTEN is up (PostgreSQL) a project's version is re-checked on read, which
   // is the routed way; once it is, the cached answer is served before routing.
-  let fast: Response | null = null;
-  for (let i = 0; i < 50 && fast === null; i++) {
-    await Bun.sleep(20);
-    await delivery.routes.handle(new Request(url));
-    fast = delivery.fastRead(new Request(url), "r1");
-  }
-  expect(fast).not.toBeNull();
+  const fast = await waitFor(
+    async () => {
+      await delivery.routes.handle(new Request(url));
+      return delivery.fastRead(new Request(url), "r1");
+    },
+    { timeout: 2000, interval: 20, what: "a hot read answered before routing" },
+  );
   expect(await fast!.text()).toBe(await routed.text());
   expect(fast!.headers.get("x-request-id")).toBe("r1");
   expect(delivery.fastRead(new Request(url, { method: "HEAD" }), "r2")).toBeNull();
@@ -107,14 +108,20 @@ test("the server's front answers hot reads before Elysia, identically, once logg
     // Declined by the front (HEAD, other routes, a miss): the app answers, with one access line each.
     const head = await fetch(base + path, { method: "HEAD", headers: { "x-request-id": "net-4" } });
     expect(head.status).toBe(200);
-    const health = await fetch(base + "/healthz", { headers: { "x-request-id": "net-5" } });
+    const health = await fetch(`${base}/healthz`, { headers: { "x-request-id": "net-5" } });
     expect(await health.json()).toEqual({ status: "ok" });
-    const missing = await fetch(base + `/api/p/${p.slug}/nodes/by-path/nothing`, { headers: { "x-request-id": "net-6" } });
+    const missing = await fetch(`${base}/api/p/${p.slug}/nodes/by-path/nothing`, { headers: { "x-request-id": "net-6" } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("x-request-id")).toBe("net-6");
     await Bun.sleep(5);
     const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
-    for (const [id, status, logged] of [["net-2", 200, path], ["net-3", 304, path], ["net-4", 200, path], ["net-5", 200, "/healthz"], ["net-6", 404, `/api/p/${p.slug}/nodes/by-path/nothing`]] as const) {
+    for (const [id, status, logged] of [
+      ["net-2", 200, path],
+      ["net-3", 304, path],
+      ["net-4", 200, path],
+      ["net-5", 200, "/healthz"],
+      ["net-6", 404, `/api/p/${p.slug}/nodes/by-path/nothing`],
+    ] as const) {
       const mine = lines.filter((l) => l.request_id === id);
       expect(mine).toHaveLength(1);
       expect(mine[0]).toMatchObject({ level: "info", method: id === "net-4" ? "HEAD" : "GET", path: logged, status });

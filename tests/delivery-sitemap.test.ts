@@ -118,7 +118,7 @@ describe("delivery: sitemap", async () => {
       createdAt: now,
       updatedAt: new Date("2032-01-01T00:00:00.000Z"),
     });
-    const trs = [tr(sec.id, { slug: "rubrique" }), tr(hiddenKids[0].id, { slug: "x" })];
+    const trs = [tr(sec.id, { slug: "rubrique" }), tr(hiddenKids[0]!.id, { slug: "x" })];
     children.forEach((c, i) => {
       if (i % 10 === 0) trs.push(tr(c.id, i % 20 === 0 ? { slug: `fr-${c.slug}` } : { title: "t" }));
       else if (i % 10 === 5) trs.push(tr(c.id, { slug: `draft-${c.slug}` }, "draft"));
@@ -146,7 +146,7 @@ describe("delivery: sitemap", async () => {
     const seen: string[] = [];
     const nodesPerShard: number[] = [];
     for (const shardUrl of shardUrls) {
-      const res = await get(h, `/api/p/${p.slug}${shardUrl.slice(SITE.length)}`);
+      const res = await get(h, `/api/p/${p.slug}${shardUrl!.slice(SITE.length)}`);
       expect(res.status).toBe(200);
       expect(res.headers.get("etag")).toMatch(/^"/);
       expect(xmlProblem(res.text)).toBeNull();

@@ -75,8 +75,8 @@ export function xmlProblem(xml: string): string | null {
       ATTR.lastIndex = pos;
       const a = ATTR.exec(attrs);
       if (!a) return `bad attribute syntax in <${m[0]}> at ${lt}`;
-      if (seen.has(a[1])) return `duplicate attribute ${a[1]} at ${lt}`;
-      seen.add(a[1]);
+      if (seen.has(a[1]!)) return `duplicate attribute ${a[1]} at ${lt}`;
+      seen.add(a[1]!);
       if (!textOk(a[3] ?? a[4] ?? "")) return `bad attribute value at ${lt}`;
       pos = ATTR.lastIndex;
     }
@@ -88,7 +88,7 @@ export function xmlProblem(xml: string): string | null {
   return roots === 1 ? null : "no root element";
 }
 
-export function decodeXml(s: string): string {
+function decodeXml(s: string): string {
   return s.replace(/&(amp|lt|gt|quot|apos);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" })[e]!);
 }
 
@@ -96,10 +96,10 @@ export function decodeXml(s: string): string {
 export function urlsOf(xml: string): { loc: string; lastmod: string; alternates: Record<string, string> }[] {
   return [...xml.matchAll(/<url>([\s\S]*?)<\/url>/g)].map((m) => {
     const alternates: Record<string, string> = {};
-    for (const l of m[1].matchAll(/<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"\/>/g)) alternates[decodeXml(l[1])] = decodeXml(l[2]);
+    for (const l of m[1]!.matchAll(/<xhtml:link rel="alternate" hreflang="([^"]+)" href="([^"]+)"\/>/g)) alternates[decodeXml(l[1]!)] = decodeXml(l[2]!);
     return {
-      loc: decodeXml(/<loc>([^<]*)<\/loc>/.exec(m[1])?.[1] ?? ""),
-      lastmod: /<lastmod>([^<]*)<\/lastmod>/.exec(m[1])?.[1] ?? "",
+      loc: decodeXml(/<loc>([^<]*)<\/loc>/.exec(m[1]!)?.[1] ?? ""),
+      lastmod: /<lastmod>([^<]*)<\/lastmod>/.exec(m[1]!)?.[1] ?? "",
       alternates,
     };
   });

@@ -9,10 +9,10 @@ const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 test("the Dockerfile copies only what exists and builds the binary the build script makes", () => {
   const stages = dockerfile.split(/^FROM /m).slice(1);
   expect(stages).toHaveLength(2);
-  const buildCopies = [...stages[0].matchAll(/^COPY (?!--from)(.+)$/gm)].map((m) => m[1].trim().split(/\s+/).slice(0, -1)).flat();
+  const buildCopies = [...stages[0]!.matchAll(/^COPY (?!--from)(.+)$/gm)].flatMap((m) => m[1]!.trim().split(/\s+/).slice(0, -1));
   expect(buildCopies.length).toBeGreaterThan(0);
   for (const src of buildCopies) expect({ src, exists: existsSync(join(root, src)) }).toEqual({ src, exists: true });
-  const script = /ARG BUILD_SCRIPT=(\S+)/.exec(stages[0])?.[1] ?? "";
+  const script = /ARG BUILD_SCRIPT=(\S+)/.exec(stages[0]!)?.[1] ?? "";
   expect(pkg.scripts[script]).toContain("--compile");
   const out = /--outfile (\S+)/.exec(pkg.scripts[script])?.[1];
   expect(out).toBe("dist/content-service");

@@ -11,7 +11,7 @@ const installed = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"))
 const bundle = readFileSync(join(pkgDir, "dist", "browser", "standalone.js"));
 
 function directives(csp: string): Map<string, string[]> {
-  return new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map(([name, ...values]) => [name, values]));
+  return new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).flatMap(([name, ...values]) => (name ? [[name, values]] : [])));
 }
 
 describe("API explorer: self-hosted, pinned, under a CSP", async () => {
@@ -27,8 +27,8 @@ describe("API explorer: self-hosted, pinned, under a CSP", async () => {
     const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.length).toBe(2);
     for (const [, attrs, body] of scripts) {
-      expect(body.trim()).toBe("");
-      const src = /\bsrc="([^"]+)"/.exec(attrs)?.[1] ?? "";
+      expect(body!.trim()).toBe("");
+      const src = /\bsrc="([^"]+)"/.exec(attrs!)?.[1] ?? "";
       expect(new URL(src, `${BASE}/swagger`).origin).toBe(BASE);
     }
     expect(html).not.toMatch(/https?:|\/\/|@latest|jsdelivr|unpkg|<style|style=|<link/i);

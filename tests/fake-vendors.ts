@@ -26,7 +26,7 @@ export type Scenario =
   | "oversize-chunked"
   | "slow-ok";
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   scenario: string;
@@ -46,8 +46,8 @@ export interface FakeVendors {
   stop(): Promise<void>;
 }
 
-export const OVERSIZE_BYTES = 256 * 1024;
-export const VENDOR_MODEL_ECHO = "fake-vendor";
+const OVERSIZE_BYTES = 256 * 1024;
+const VENDOR_MODEL_ECHO = "fake-vendor";
 
 /** What the fake "translates" a text to: recognisable and derived from the input. */
 export const fakeTranslation = (text: string): string => `[translated] ${text}`;
@@ -62,7 +62,7 @@ export async function startFakeVendors(): Promise<FakeVendors> {
     async fetch(req) {
       const url = new URL(req.url);
       const m = /^\/s\/([^/]+)(\/.*)$/.exec(url.pathname);
-      const scenario = m ? m[1] : "";
+      const scenario = m?.[1] ?? "";
       const rest = m ? m[2] : url.pathname;
       const protocol = rest === "/chat/completions" ? "openai" : rest === "/v1/messages" ? "anthropic" : "unknown";
       const rawBody = await req.text();
@@ -74,7 +74,7 @@ export async function startFakeVendors(): Promise<FakeVendors> {
       }
       requests.push({ method: req.method, path: url.pathname, scenario, protocol, headers: Object.fromEntries(req.headers), body, rawBody });
       if (protocol === "unknown" || req.method !== "POST") return vendorError(protocol, 404, "not_found_error", `unknown route ${req.method} ${url.pathname}`);
-      return answer(scenario, protocol, req, body, url, hanging);
+      return answer(scenario!, protocol, req, body, url, hanging);
     },
   });
   const origin = `http://127.0.0.1:${server.port}`;

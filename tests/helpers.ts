@@ -115,14 +115,15 @@ export async function keyWith(h: TestHarness, scopes: string[], projectIds: stri
 /**
  * A database of its own (for tests that need an empty one, e.g. bootstrap): a new PGlite in
  * memory, or, when the run is on PostgreSQL, a new database on the same server, dropped after.
+ * `migrationsFolder` (default: db/migrations) lets a test start from an older schema.
  */
-export async function freshDatabase(): Promise<{ handle: DbHandle; url: string | null; drop(): Promise<void> }> {
+export async function freshDatabase(migrationsFolder?: string): Promise<{ handle: DbHandle; url: string | null; drop(): Promise<void> }> {
   const { openDb } = await import("../db/client");
   const { runMigrations } = await import("../db/migrate");
   const base = process.env.DATABASE_URL;
-  if (!base || !base.startsWith("postgres")) {
+  if (!base?.startsWith("postgres")) {
     const handle = await openDb({ databaseUrl: "memory://", dataDir: "" });
-    await runMigrations(handle);
+    await runMigrations(handle, migrationsFolder);
     return { handle, url: null, drop: () => handle.close() };
   }
   const { default: postgres } = await import("postgres");
@@ -132,7 +133,7 @@ export async function freshDatabase(): Promise<{ handle: DbHandle; url: string |
   const url = new URL(base);
   url.pathname = `/${name}`;
   const handle = await openDb({ databaseUrl: url.toString(), dataDir: "", poolSize: 2 });
-  await runMigrations(handle);
+  await runMigrations(handle, migrationsFolder);
   return {
     handle,
     url: url.toString(),
@@ -142,4 +143,19 @@ export async function freshDatabase(): Promise<{ handle: DbHandle; url: string |
       await admin.end();
     },
   };
+}
+
+/**
+ * Polls `condition` until it returns a truthy value, which it returns; throws when `timeout` ms
+ * pass first. Tests wait for what they need, never for a fixed time.
+ */
+export async function waitFor<T>(condition: () => T | Promise<T>, opts: { timeout?: number; interval?: number; what?: string } = {}): Promise<Exclude<T, false | 0 | "" | null | undefined>> {
+  const { timeout = 5000, interval = 10, what = "the condition" } = opts;
+  const deadline = performance.now() + timeout;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as Exclude<T, false | 0 | "" | null | undefined>;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+    await Bun.sleep(interval);
+  }
 }

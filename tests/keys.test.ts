@@ -15,7 +15,7 @@ describe("admin keys", async () => {
     expect(key).toMatch(/^cms_ak_[a-z2-7]{32}$/);
     expect(key_hint.endsWith(key.slice(-4))).toBe(true);
     const [row] = await h.deps.db.select().from(adminKeys).where(eq(adminKeys.id, id));
-    expect(row.keyHash).toBe(hashToken(key));
+    expect(row!.keyHash).toBe(hashToken(key));
     expect(JSON.stringify(row)).not.toContain(key);
     const list = await h.request("GET", "/admin/keys");
     expect(list.text).not.toContain(key);
@@ -23,7 +23,7 @@ describe("admin keys", async () => {
     const p = await seedProject(h);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes`, { key })).status).toBe(200);
     const [used] = await h.deps.db.select().from(adminKeys).where(eq(adminKeys.id, id));
-    expect(used.lastUsedAt).not.toBeNull();
+    expect(used!.lastUsedAt).not.toBeNull();
     expect((await h.request("DELETE", `/admin/keys/${id}`)).status).toBe(204);
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes`, { key })).status).toBe(401);
   });
@@ -43,7 +43,7 @@ describe("admin keys", async () => {
     expect(ok.status).toBe(201);
     // The limited minter sees only keys inside its projects.
     const list = await h.request("GET", "/admin/keys", { key: minter });
-    expect(list.json.data.every((k: any) => k.project_ids && k.project_ids.every((id: string) => id === a.id))).toBe(true);
+    expect(list.json.data.every((k: any) => k.project_ids?.every((id: string) => id === a.id))).toBe(true);
     const unknownScope = await h.request("POST", "/admin/keys", { body: { name: "x", scopes: ["root"] } });
     expect(unknownScope.status).toBe(400);
   });

@@ -23,5 +23,5 @@ test("lines of one turn go out in one write, in order; a large batch is written 
   expect(writes).toHaveLength(1);
   sink.flush();
   expect(writes).toHaveLength(2);
-  expect(writes.join("")).toBe((big + "\n").repeat(70));
+  expect(writes.join("")).toBe(`${big}\n`.repeat(70));
 });

@@ -1,4 +1,4 @@
-// MCP 2026-07-28 on /mcp, with raw requests (no SDK speaks it yet): server/discover, per-request
+// MCP 2026-07-28 on /mcp, with raw requests (every wire detail checked; tests/mcp-ai-sdk.test.ts drives a real client): server/discover, per-request
 // _meta, header/body validation, resultType and caching hints, error ids and codes, and that the
 // same endpoint still answers an initialize the 2025-11-25 way.
 import { afterAll, describe, expect, test } from "bun:test";

@@ -39,9 +39,9 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
     expect(r).toEqual({ translation: T("Hello {name}"), provider: "openai", model: "gpt-test" });
     const sent = vendors.received("ok").slice(before);
     expect(sent).toHaveLength(1);
-    expect(sent[0].headers.authorization).toBe(`Bearer ${apiKey}`);
-    expect(JSON.stringify(sent[0].body.messages)).toContain("English (en)");
-    expect(JSON.stringify(sent[0].body.messages)).toContain("French (fr)");
+    expect(sent[0]!.headers.authorization).toBe(`Bearer ${apiKey}`);
+    expect(JSON.stringify(sent[0]!.body.messages)).toContain("English (en)");
+    expect(JSON.stringify(sent[0]!.body.messages)).toContain("French (fr)");
     const chosen = await call(client, "translate_text", { text: "Bonjour", from: "fr", to: "de", provider_id: providerId });
     expect(chosen.translation).toBe(T("Bonjour"));
   });
@@ -92,8 +92,8 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
 
     expect(r.translation).toMatchObject({ locale: "fr", status: "draft", meta: { slug: "accueil", title: T("Welcome home"), description: T("The best place") } });
     const [row] = await db.select().from(translations).where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
-    expect(row.status).toBe("draft");
-    expect(row.blocks).toEqual({
+    expect(row!.status).toBe("draft");
+    expect(row!.blocks).toEqual({
       [hero]: { heading: T("Big news"), cta: { label: T("Read more") } },
       [list]: { items: [{ text: T("First point"), url: "/one" }, { text: T("Second point"), icon: "star" }] },
       [image]: { alt: T("A sunset") },

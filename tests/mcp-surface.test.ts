@@ -35,7 +35,10 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect(tools.length).toBe(17);
     const problems: string[] = [];
     const walk = (s: unknown, path: string): void => {
-      if (Array.isArray(s)) return s.forEach((v, i) => walk(v, `${path}[${i}]`));
+      if (Array.isArray(s)) {
+        for (const [i, v] of s.entries()) walk(v, `${path}[${i}]`);
+        return;
+      }
       if (s === null || typeof s !== "object") return;
       const o = s as Record<string, unknown>;
       if (Array.isArray(o.type)) problems.push(`${path}: type array`);
@@ -59,26 +62,26 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
   test("prompts/list: the four prompts with typed arguments", async () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.map((x) => x.name)).toEqual(["translate_page", "write_seo", "review_before_publish", "summarise_recent_changes"]);
-    expect(prompts[0].arguments).toEqual([
+    expect(prompts[0]!.arguments).toEqual([
       { name: "path", description: expect.any(String), required: true },
       { name: "locale", description: expect.any(String), required: true },
     ]);
-    expect(prompts[3].arguments?.every((a) => a.required === false)).toBe(true);
+    expect(prompts[3]!.arguments?.every((a) => a.required === false)).toBe(true);
   });
 
   test("prompts/get embeds the page and names the tools; bad arguments are -32602", async () => {
     const r = await client.getPrompt({ name: "translate_page", arguments: { path: "blog/hello", locale: "FR" } });
-    const text = (r.messages[0].content as { text: string }).text;
+    const text = (r.messages[0]!.content as { text: string }).text;
     expect(text).toContain(`translate_node with node_id ${hello.id} and locale fr`);
-    const embedded = r.messages[1].content as { type: string; resource: { uri: string; text: string } };
+    const embedded = r.messages[1]!.content as { type: string; resource: { uri: string; text: string } };
     expect(embedded.type).toBe("resource");
     expect(embedded.resource.uri).toBe(`cms://${p.slug}/nodes/${hello.id}`);
     expect(JSON.parse(embedded.resource.text)).toMatchObject({ id: hello.id, title: "Hello", blocks: [{ data: { text: "Hello there, reader" } }] });
 
     const seo = await client.getPrompt({ name: "write_seo", arguments: { path: "/about/" } });
-    expect((seo.messages[0].content as { text: string }).text).toContain(`update_node (id ${about.id}`);
+    expect((seo.messages[0]!.content as { text: string }).text).toContain(`update_node (id ${about.id}`);
     const review = await client.getPrompt({ name: "review_before_publish", arguments: { path: "blog/hello" } });
-    expect((review.messages[0].content as { text: string }).text).toContain("fr, de");
+    expect((review.messages[0]!.content as { text: string }).text).toContain("fr, de");
 
     const bad: Array<{ name: string; arguments: Record<string, string> }> = [
       { name: "translate_page", arguments: { path: "blog/hello", locale: "en" } }, // the default locale
@@ -97,11 +100,11 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
 
   test("summarise_recent_changes lists the nodes changed in the window, optionally within a collection", async () => {
     const all = await client.getPrompt({ name: "summarise_recent_changes", arguments: {} });
-    const text = (all.messages[0].content as { text: string }).text;
+    const text = (all.messages[0]!.content as { text: string }).text;
     for (const path of ["blog", "blog/hello", "about"]) expect(text).toContain(` ${path} "`);
     expect(text).not.toContain("blog-secret");
     const inBlog = await client.getPrompt({ name: "summarise_recent_changes", arguments: { days: "30", collection: "blog" } });
-    const t2 = (inBlog.messages[0].content as { text: string }).text;
+    const t2 = (inBlog.messages[0]!.content as { text: string }).text;
     expect(t2).toContain(" blog/hello ");
     expect(t2).not.toContain(" about ");
   });
@@ -174,8 +177,8 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect(progress.map((x) => [x.progress, x.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
     expect(logs).toEqual([expect.stringContaining("title into de (1 of 3)"), expect.stringContaining("(2 of 3)"), expect.stringContaining("(3 of 3)")]);
     const [row] = await m.h.deps.db.select().from(translations).where(and(eq(translations.nodeId, hello.id), eq(translations.locale, "de")));
-    expect(row.meta).toMatchObject({ title: fakeTranslation("Hello") });
-    expect(row.status).toBe("draft");
+    expect(row!.meta).toMatchObject({ title: fakeTranslation("Hello") });
+    expect(row!.status).toBe("draft");
     // Without a progressToken the same call is one JSON answer, no notifications.
     logs.length = 0;
     const plain = await m.post(

@@ -29,15 +29,15 @@ describe("MCP token admin API", async () => {
     expect(d).toMatchObject({ name: "Claude", scopes: ["content:read", "ai:read"], expires_at: expires, token_hint: `cms_mcp_…${d.token.slice(-4)}` });
 
     const [row] = await h.deps.db.select().from(mcpTokens).where(eq(mcpTokens.id, d.id));
-    expect(row.projectId).toBe(p.id);
-    expect(row.tokenHash).toBe(hashToken(d.token));
+    expect(row!.projectId).toBe(p.id);
+    expect(row!.tokenHash).toBe(hashToken(d.token));
     expect(JSON.stringify(row)).not.toContain(d.token);
 
     const list = await h.request("GET", base(p.id));
     expect(list.status).toBe(200);
     expect(list.json.data).toEqual([{ id: d.id, name: "Claude", token_hint: d.token_hint, scopes: ["content:read", "ai:read"], created_at: d.created_at, last_used_at: null, expires_at: expires }]);
     expect(list.text).not.toContain(d.token);
-    expect(list.text).not.toContain(row.tokenHash);
+    expect(list.text).not.toContain(row!.tokenHash);
 
     expect((await mcp(d.token)).status).toBe(200);
     const used = await h.request("GET", base(p.id));

@@ -15,7 +15,7 @@ describe("MCP tools: happy and error paths", async () => {
     const { token } = await m.token(p.slug);
     return { p, client: await m.connect(token) };
   }
-  const version = async (id: string): Promise<number> => (await db.select().from(projects).where(eq(projects.id, id)))[0].contentVersion;
+  const version = async (id: string): Promise<number> => (await db.select().from(projects).where(eq(projects.id, id)))[0]!.contentVersion;
 
   test("list_nodes filters by type, status, parent and path prefix, paginates; bad filters are tool errors", async () => {
     const { p, client } = await setup();
@@ -104,7 +104,7 @@ describe("MCP tools: happy and error paths", async () => {
     const guide = await seedNode(m.h, p.slug, { slug: "guide", parent_id: docs.id, blocks: [{ type: "text", data: { text: "a" } }, { type: "text", data: { text: "b" } }] });
     const up = await call(client, "update_node", { node_id: docs.id, slug: "manual", title: "Manual", seo: { description: "All of it" } });
     expect(up.node).toMatchObject({ path: "manual", title: "Manual", seo: { description: "All of it" } });
-    expect((await db.select().from(nodes).where(eq(nodes.id, guide.id)))[0].path).toBe("manual/guide");
+    expect((await db.select().from(nodes).where(eq(nodes.id, guide.id)))[0]!.path).toBe("manual/guide");
 
     const keep = guide.blocks[1].id;
     const re = await call(client, "update_node", { node_id: guide.id, blocks: [{ id: keep, type: "text", data: { text: "B" } }, { type: "quote", data: { text: "new" } }] });
@@ -118,7 +118,7 @@ describe("MCP tools: happy and error paths", async () => {
     expect(await callError(client, "update_node", { node_id: docs.id, slug: "guide" })).toMatch(/^conflict/);
     expect(await callError(client, "update_node", { node_id: uuidv7(), title: "x" })).toMatch(/^not_found/);
     expect(await callError(client, "update_node", { node_id: guide.id, blocks: [{ id: uuidv7(), type: "x" }] })).toMatch(/^invalid_request/);
-    expect((await db.select().from(nodes).where(eq(nodes.id, docs.id)))[0].slug).toBe("manual");
+    expect((await db.select().from(nodes).where(eq(nodes.id, docs.id)))[0]!.slug).toBe("manual");
   });
 
   test("reorder_blocks reorders and keeps ids and data; an incomplete or foreign list is a tool error", async () => {
@@ -150,7 +150,7 @@ describe("MCP tools: happy and error paths", async () => {
     expect(await callError(client, "restore_node", { node_id: n.id })).toMatch(/^conflict/);
     expect(await callError(client, "unpublish_node", { node_id: uuidv7() })).toMatch(/^not_found/);
     expect(await callError(client, "archive_node", { node_id: "x" })).toContain("node_id");
-    expect((await db.select().from(nodes).where(eq(nodes.id, n.id)))[0].status).toBe("draft");
+    expect((await db.select().from(nodes).where(eq(nodes.id, n.id)))[0]!.status).toBe("draft");
   });
 
   test("list_entries lists a collection's entries in every status, with q, sort, status and paging", async () => {
@@ -194,7 +194,7 @@ describe("MCP tools: happy and error paths", async () => {
     });
     expect(written.translation).toMatchObject({ node_id: n.id, locale: "fr", status: "published", meta: { title: "À propos", slug: "a-propos" } });
     const [row] = await db.select().from(translations).where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
-    expect(row.blocks).toEqual({ [blockId]: { text: "À propos de nous" } });
+    expect(row!.blocks).toEqual({ [blockId]: { text: "À propos de nous" } });
     const read = await call(client, "get_translation", { node_id: n.id, locale: "fr" });
     expect(read.translation.id).toBe(written.translation.id);
     const draft = await call(client, "upsert_translation", { node_id: n.id, locale: "fr", meta: { title: "Qui sommes-nous" }, status: "draft" });
@@ -220,7 +220,7 @@ describe("MCP tools: happy and error paths", async () => {
 
     expect(await callError(client, "update_theme", { accent_color: "red" })).toContain("accent_color");
     expect(await callError(client, "update_theme", { logo_url: "javascript:alert(1)" })).toMatch(/^invalid_request: logo_url/);
-    expect((await db.select().from(themes).where(eq(themes.projectId, p.id)))[0].logoUrl).toBe("https://cdn.example.com/logo.svg");
+    expect((await db.select().from(themes).where(eq(themes.projectId, p.id)))[0]!.logoUrl).toBe("https://cdn.example.com/logo.svg");
   });
 
   test("get_project returns the bound project's settings and ignores arguments naming another project", async () => {
@@ -244,14 +244,14 @@ describe("MCP tools: happy and error paths", async () => {
     const first = await client.listResources();
     expect(first.resources).toHaveLength(100);
     expect(first.resources[0]).toMatchObject({ name: "n-000", title: "Node 0", mimeType: "application/json", description: "page · draft" });
-    expect(first.resources[0].uri).toMatch(new RegExp(`^cms://${p.slug}/nodes/[0-9a-f-]{36}$`));
+    expect(first.resources[0]!.uri).toMatch(new RegExp(`^cms://${p.slug}/nodes/[0-9a-f-]{36}$`));
     expect(first.nextCursor).toBeString();
     const second = await client.listResources({ cursor: first.nextCursor });
     expect(second.resources).toHaveLength(5);
     expect(second.nextCursor).toBeUndefined();
     expect(new Set([...first.resources, ...second.resources].map((r) => r.uri)).size).toBe(105);
 
-    const uri = second.resources[4].uri;
+    const uri = second.resources[4]!.uri;
     const read = await client.readResource({ uri });
     expect(read.contents[0]).toMatchObject({ uri, mimeType: "application/json" });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ slug: "n-104", blocks: [] });

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { eq } from "drizzle-orm";
-import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
+import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
-import { BASE, seedNode, seedProject } from "./helpers";
+import { BASE, seedNode, seedProject, waitFor } from "./helpers";
 import { call, callError, INIT, mcpHarness } from "./mcp-harness";
 
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
@@ -105,7 +105,8 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   test("an OAuth access token issued for this resource works; one for another resource or revoked does not", async () => {
     const db = m.h.deps.db;
     const userId = uuidv7();
-    await db.insert(users).values({ id: userId, email: `u-${userId}@example.com`, passwordHash: "x", role: "editor" });
+    await db.insert(users).values({ id: userId, email: `u-${userId}@example.com`, passwordHash: "x", role: "member" });
+    await db.insert(projectMembers).values({ projectId: p.id, userId, role: "editor" });
     const clientId = `client-${userId}`;
     await db.insert(oauthClients).values({ id: clientId, redirectUris: ["http://127.0.0.1/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
     const grantId = uuidv7();
@@ -343,12 +344,12 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   });
 
   test("the request log shows /mcp answers with their real status and never the token", async () => {
-    await m.post(INIT(), { token: "cms_mcp_definitelywrong" });
-    await m.post(null, { token, raw: "{oops" });
-    await Bun.sleep(20); // the request log is written after the response
-    const lines = m.h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request" && l.path === "/mcp");
-    expect(lines.at(-2).status).toBe(401);
-    expect(lines.at(-1).status).toBe(400);
+    await m.post(INIT(), { token: "cms_mcp_definitelywrong", headers: { "x-request-id": "mcp-log-401" } });
+    await m.post(null, { token, raw: "{oops", headers: { "x-request-id": "mcp-log-400" } });
+    // The request log is written after the response.
+    const logged = (id: string) => m.h.logs.map((l) => JSON.parse(l)).find((l) => l.msg === "request" && l.path === "/mcp" && l.request_id === id);
+    expect((await waitFor(() => logged("mcp-log-401"), { what: "the 401's log line" })).status).toBe(401);
+    expect((await waitFor(() => logged("mcp-log-400"), { what: "the 400's log line" })).status).toBe(400);
     expect(m.h.logs.join("\n")).not.toContain(token);
   });
 });

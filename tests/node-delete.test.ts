@@ -27,7 +27,7 @@ describe("node deletion", async () => {
       db.select({ c: sql<number>`count(*)::int` }).from(blocks).where(inArray(blocks.nodeId, ids)),
       db.select({ c: sql<number>`count(*)::int` }).from(translations).where(inArray(translations.nodeId, ids)),
     ]);
-    return { nodes: Number(n.c), blocks: Number(b.c), translations: Number(t.c) };
+    return { nodes: Number(n!.c), blocks: Number(b!.c), translations: Number(t!.c) };
   };
 
   test("deletes the node and its subtree with their blocks and translations; the rest is untouched", async () => {

@@ -3,11 +3,12 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
-import { oauthTokens } from "../db/schema";
+import { oauthGrants, oauthTokens } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
@@ -28,7 +29,7 @@ describe("OAuth end to end", async () => {
   const outbound = metadataDocumentFetch(documents);
   h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base }, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const project = await seedProject(h);
-  const user = await seedUser(h, "editor");
+  const user = await seedUser(h, "editor", [project.id]);
   afterAll(() => server.stop(true));
 
   /** An OAuthClientProvider whose "browser" is the headless page walk. */
@@ -100,7 +101,7 @@ describe("OAuth end to end", async () => {
     const rotated = provider.tokens()!;
     expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
     const [old] = await h!.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(tokens.refresh_token!)));
-    expect(old.usedAt).not.toBeNull();
+    expect(old!.usedAt).not.toBeNull();
     const again = new Client({ name: "sdk-e2e", version: "1.0.0" });
     await again.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     expect((await again.callTool({ name: "get_project", arguments: {} })).structuredContent).toMatchObject({ project: { id: project.id } });
@@ -126,6 +127,48 @@ describe("OAuth end to end", async () => {
     expect(added.map((c: { client_id: string }) => c.client_id)).toEqual([metadataUrl]);
   });
 
+  test("MCP SDK: a member of A cannot obtain a token for B, and loses A mid-session when removed", async () => {
+    const a2 = await seedProject(h!);
+    const b = await seedProject(h!);
+    const member = await seedUser(h!, "editor", [project.id, a2.id]);
+    /** The same SDK client flow; its "browser" signs in as the member and picks `target`. */
+    class MemberProvider extends HeadlessProvider {
+      target = b.id;
+      override async redirectToAuthorization(url: URL): Promise<void> {
+        this.redirects += 1;
+        const r = await authorizeInBrowser(browser, url.href, { email: member.email, password: member.password, projectId: this.target });
+        this.code = new URL(r.location).searchParams.get("code");
+      }
+    }
+    const provider = new MemberProvider();
+    // Asking for B: the page refuses (403), the SDK's auth() fails, and no token exists.
+    const refused = await auth(provider, { serverUrl: mcpUrl }).catch((e: Error) => e);
+    expect(String(refused)).toContain("authorization page answered 403");
+    expect(provider.tokens()).toBeUndefined();
+    expect(await h!.deps.db.select().from(oauthGrants).where(eq(oauthGrants.userId, member.id))).toHaveLength(0);
+
+    // Asking for A works through to tools.
+    provider.target = project.id;
+    expect(await auth(provider, { serverUrl: mcpUrl })).toBe("REDIRECT");
+    expect(await auth(provider, { serverUrl: mcpUrl, authorizationCode: provider.code! })).toBe("AUTHORIZED");
+    const client = new Client({ name: "sdk-member", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+    expect((await client.callTool({ name: "get_project", arguments: {} })).structuredContent).toMatchObject({ project: { id: project.id } });
+
+    // Removed from A while connected: the next call is refused (401), and the refresh the SDK then
+    // attempts is refused too (invalid_grant), so the session ends there.
+    const removedAt = Date.now();
+    expect((await h!.request("DELETE", `/admin/p/${project.id}/members/${member.id}`)).status).toBe(204);
+    const after = await client.callTool({ name: "get_project", arguments: {} }).catch((e: Error) => e);
+    expect(after).toBeInstanceOf(InvalidGrantError);
+    expect(String(after)).toContain("no longer holds any of the granted scopes in this project");
+    // Nothing was issued after the removal (the refresh was refused, not answered with narrower tokens).
+    const issued = await h!.deps.db.select().from(oauthTokens).where(eq(oauthTokens.userId, member.id));
+    expect(issued.filter((t) => t.createdAt.getTime() >= removedAt)).toHaveLength(0);
+    expect(issued.filter((t) => t.kind === "access")).toHaveLength(1);
+    await client.close().catch(() => {});
+  });
+
   test("oauth4webapi: 401 → discovery → registration → authorize → token → tools/call → refresh → revoke", async () => {
     const insecure = { [oauth.allowInsecureRequests]: true } as const;
     const rpc = (accessToken: string, method: string, params: unknown = {}) =>
@@ -146,7 +189,7 @@ describe("OAuth end to end", async () => {
     expect(bearer.parameters.scope).toBe("content:read content:write ai:read");
 
     const rs = await oauth.processResourceDiscoveryResponse(mcpUrl, await oauth.resourceDiscoveryRequest(mcpUrl, insecure));
-    const issuer = new URL(rs.authorization_servers![0]);
+    const issuer = new URL(rs.authorization_servers![0]!);
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...insecure, algorithm: "oauth2" }));
     expect(as.issuer).toBe(base);
     expect(as.code_challenge_methods_supported).toEqual(["S256"]);

@@ -42,14 +42,14 @@ describe("refresh-token families have an absolute lifetime", async () => {
     const res = await token({ grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT, resource: RESOURCE }, app);
     expect(res.status).toBe(200);
     const row = await refreshRow(res.json.refresh_token);
-    return { clientId, grantId: row.grantId, access: res.json.access_token, refresh: res.json.refresh_token };
+    return { clientId, grantId: row!.grantId, access: res.json.access_token, refresh: res.json.refresh_token };
   }
 
   test("refreshing works within the lifetime, tokens never outlive it, and past it a fresh refresh token is refused with invalid_grant", async () => {
     clock = t0;
     const a = await authorized();
     const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, a.grantId));
-    const end = grant.createdAt.getTime() + 24 * HOUR;
+    const end = grant!.createdAt.getTime() + 24 * HOUR;
     let refresh = a.refresh;
     let access = a.access;
     for (const at of [10, 20, 23.5]) {
@@ -60,7 +60,7 @@ describe("refresh-token families have an absolute lifetime", async () => {
       access = res.json.access_token;
       // Nothing the family issues reaches past its end: the refresh token, the access token and expires_in.
       const row = await refreshRow(refresh);
-      expect(row.expiresAt.getTime()).toBe(Math.min(clock + 12 * HOUR, end));
+      expect(row!.expiresAt.getTime()).toBe(Math.min(clock + 12 * HOUR, end));
       expect(res.json.expires_in).toBe(Math.ceil((Math.min(clock + HOUR, end) - clock) / 1000));
     }
     clock = t0 + 23.75 * HOUR;
@@ -72,7 +72,7 @@ describe("refresh-token families have an absolute lifetime", async () => {
     expect(late.json.error).toBe("invalid_grant");
     expect(late.headers.get("cache-control")).toBe("no-store");
     // The refused token was not spent and nothing new was issued.
-    expect((await refreshRow(refresh)).usedAt).toBeNull();
+    expect((await refreshRow(refresh))!.usedAt).toBeNull();
     const tokens = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.grantId, a.grantId));
     expect(tokens.every((t) => t.expiresAt.getTime() <= end)).toBe(true);
     // The last access token has run out with its family.
@@ -92,13 +92,13 @@ describe("refresh-token families have an absolute lifetime", async () => {
     const res = await token({ grant_type: "refresh_token", client_id: a.clientId, refresh_token: first.json.refresh_token }, longFetcher);
     expect(res.status).toBe(200);
     const fresh = await refreshRow(res.json.refresh_token);
-    expect(fresh.expiresAt.getTime()).toBe(clock + 12 * HOUR);
+    expect(fresh!.expiresAt.getTime()).toBe(clock + 12 * HOUR);
 
     clock = t0 + 25 * HOUR; // the refresh token has 7 hours left; the 1-day family is over
     const refused = await token({ grant_type: "refresh_token", client_id: a.clientId, refresh_token: res.json.refresh_token });
     expect(refused.status).toBe(400);
     expect(refused.json.error).toBe("invalid_grant");
-    expect((await refreshRow(res.json.refresh_token)).usedAt).toBeNull();
+    expect((await refreshRow(res.json.refresh_token))!.usedAt).toBeNull();
     // Under the 30-day lifetime the same token still works: the refusal is the family's age, nothing else.
     const ok = await token({ grant_type: "refresh_token", client_id: a.clientId, refresh_token: res.json.refresh_token }, longFetcher);
     expect(ok.status).toBe(200);

@@ -3,7 +3,8 @@ import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
-import type { UserRole } from "../db/schema";
+import { projectMembers, projects } from "../db/schema";
+import type { ProjectRole } from "../src/lib/scopes";
 import { createUser } from "../src/users/service";
 import { readReply, type TestHarness } from "./helpers";
 
@@ -15,9 +16,9 @@ export class CookieJar {
   store(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(";");
-      const i = pair.indexOf("=");
-      const name = pair.slice(0, i).trim();
-      const value = pair.slice(i + 1).trim();
+      const i = pair!.indexOf("=");
+      const name = pair!.slice(0, i).trim();
+      const value = pair!.slice(i + 1).trim();
       const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a));
       if (expired || value === "") this.cookies.delete(name);
       else this.cookies.set(name, value);
@@ -28,12 +29,12 @@ export class CookieJar {
   }
 }
 
-const unescape = (s: string): string => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+const unescapeHtml = (s: string): string => s.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
 
 /** The hidden inputs of the page's form, as a browser would submit them. */
 export function hiddenFields(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescape(m[1])] = unescape(m[2]);
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) out[unescapeHtml(m[1]!)] = unescapeHtml(m[2]!);
   return out;
 }
 
@@ -80,7 +81,7 @@ export async function authorizeInBrowser(fetcher: Fetcher, authorizeUrl: string,
       form.set("project", opts.projectId);
     } else if (stepName === "consent") {
       form.set("action", opts.action ?? "approve");
-      const offered = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => unescape(m[1]));
+      const offered = [...html.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => unescapeHtml(m[1]!));
       for (const s of opts.scopes ?? offered) form.append("grant_scope", s);
     } else throw new Error(`unexpected page: ${html.slice(0, 500)}`);
     res = await send(
@@ -102,11 +103,19 @@ export function pkce(): { verifier: string; challenge: string } {
 }
 
 let userCounter = 0;
-export async function seedUser(h: TestHarness, role: UserRole = "editor"): Promise<{ id: string; email: string; password: string }> {
+/**
+ * An instance owner, or a member holding `role` in each of `projectIds`; without `projectIds`, in
+ * every project that exists now (what the upgrade gives a user of the old instance-wide role).
+ */
+export async function seedUser(h: TestHarness, role: "owner" | ProjectRole = "editor", projectIds?: string[]): Promise<{ id: string; email: string; password: string }> {
   userCounter += 1;
   const email = `user-${Date.now().toString(36)}-${userCounter}-${Math.random().toString(36).slice(2, 6)}@example.com`;
   const password = `pw-${crypto.randomUUID()}`;
-  const u = await createUser(h.deps.db, { email, password, role }, new Date());
+  const u = await createUser(h.deps.db, { email, password, role: role === "owner" ? "owner" : "member" }, new Date());
+  if (role !== "owner") {
+    const ids = projectIds ?? (await h.deps.db.select({ id: projects.id }).from(projects)).map((p) => p.id);
+    if (ids.length > 0) await h.deps.db.insert(projectMembers).values(ids.map((projectId) => ({ projectId, userId: u.id, role })));
+  }
   return { id: u.id, email, password };
 }
 
@@ -123,7 +132,7 @@ export interface Reply {
   text: string;
 }
 
-export const reply: (res: Response) => Promise<Reply> = readReply;
+const reply: (res: Response) => Promise<Reply> = readReply;
 
 /** POST of a form to a path of the app (token, revoke). */
 export async function postForm(fetcher: Fetcher, base: string, path: string, form: Record<string, string | string[]>, headers: Record<string, string> = {}): Promise<Reply> {

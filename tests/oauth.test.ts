@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { oauthClients, oauthCodes, oauthGrants, oauthTokens, users } from "../db/schema";
+import { oauthClients, oauthCodes, oauthGrants, oauthTokens, projectMembers } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
@@ -15,7 +15,7 @@ describe("OAuth 2.1 authorization server", async () => {
   const h = await harness(HIGH_LIMITS);
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
-  const editor = await seedUser(h, "editor");
+  const editor = await seedUser(h, "editor", [project.id]);
 
   async function register(metadata: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     const res = await h.request("POST", "/oauth/register", {
@@ -117,7 +117,7 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(conf.json.client_secret).toMatch(/^cms_cs_/);
     expect(conf.json.client_secret_expires_at).toBe(0);
     const [row] = await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, conf.json.client_id));
-    expect(row.secretHash).toBe(hashToken(conf.json.client_secret));
+    expect(row!.secretHash).toBe(hashToken(conf.json.client_secret));
     expect(JSON.stringify(row)).not.toContain(conf.json.client_secret);
   });
 
@@ -213,7 +213,7 @@ describe("OAuth 2.1 authorization server", async () => {
   test("the page: security headers, sign-in, consent with only held scopes and the project's accent colour", async () => {
     const themed = await seedProject(h);
     expect((await h.request("PATCH", `/admin/p/${themed.id}/theme`, { body: { accent_color: "#AA3300", name_override: "Brand <Site>" } })).status).toBe(200);
-    const viewer = await seedUser(h, "viewer");
+    const viewer = await seedUser(h, "viewer", [themed.id, project.id]);
     const clientId = await publicClient({ client_name: "Agent <script>" });
     const { challenge } = pkce();
     const url = authorizeUrl(BASE, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "x", resource: RESOURCE, scope: "content:read content:write" });
@@ -255,7 +255,10 @@ describe("OAuth 2.1 authorization server", async () => {
     const consent = await consentRes.text();
     expect(consentRes.status).toBe(200);
     expect(consent).toContain("--accent:#aa3300");
-    expect(consent).toContain("Brand &#60;Site&#62;");
+    // One name for the project on every page: its name, not the theme's display name for the public site.
+    expect(consent).toContain(`Allow access to ${themed.slug}?`);
+    expect(consent).not.toContain("Brand &#60;Site&#62;");
+    expect(consent).toContain("your role in this project: viewer");
     expect(consent).toContain(REDIRECT);
     // A viewer holds content:read but not content:write: only the former is offered.
     expect([...consent.matchAll(/name="grant_scope" value="([^"]+)"/g)].map((m) => m[1])).toEqual(["content:read"]);
@@ -276,8 +279,8 @@ describe("OAuth 2.1 authorization server", async () => {
     // The sign-in cookie is dropped once the decision is made.
     expect(approved.headers.getSetCookie().some((c) => c.startsWith("cms_oauth_session=;") && c.includes("Max-Age=0"))).toBe(true);
     const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(loc.searchParams.get("code")!)));
-    expect(code.scopes).toEqual(["content:read"]);
-    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code.grantId));
+    expect(code!.scopes).toEqual(["content:read"]);
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code!.grantId));
     expect(grant).toMatchObject({ userId: viewer.id, projectId: themed.id, clientId, scopes: ["content:read"], resource: RESOURCE, revokedAt: null });
   });
 
@@ -369,7 +372,7 @@ describe("OAuth 2.1 authorization server", async () => {
     const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token });
     expect(refreshed.json.error).toBe("invalid_grant");
     const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(first.json.access_token)));
-    expect(row.revokedAt).not.toBeNull();
+    expect(row!.revokedAt).not.toBeNull();
   });
 
   test("a code expires after 10 minutes, and a fresh one issued by one instance is redeemed on another", async () => {
@@ -386,7 +389,8 @@ describe("OAuth 2.1 authorization server", async () => {
     let turn = 0;
     const either: Fetcher = (r) => (turn++ % 2 === 0 ? other : h).app.handle(r);
     const fresh = await authorize(clientId, { app: either });
-    expect(turn).toBeGreaterThanOrEqual(4);
+    // Page, sign-in and consent (a member of one project skips the chooser): three requests, alternating.
+    expect(turn).toBeGreaterThanOrEqual(3);
     const redeemed = await exchange(clientId, fresh, {}, (r) => other.app.handle(r));
     expect(redeemed.status).toBe(200);
     expect(await mcpWorks(redeemed.json.access_token)).toBe(200);
@@ -443,8 +447,8 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(await mcpWorks(narrowed.json.access_token)).toBe(401);
     expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: narrowed.json.refresh_token })).json.error).toBe("invalid_grant");
     const [tok] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(narrowed.json.access_token)));
-    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok.grantId));
-    expect(grant.revokedAt).not.toBeNull();
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok!.grantId));
+    expect(grant!.revokedAt).not.toBeNull();
   });
 
   test("by default (strict single use) an immediate replay of a used refresh token revokes the whole family", async () => {
@@ -459,16 +463,16 @@ describe("OAuth 2.1 authorization server", async () => {
   });
 
   test("a refreshed token never carries scopes the user's role lost", async () => {
-    const owner = await seedUser(h, "editor");
+    const owner = await seedUser(h, "editor", [project.id]);
     const clientId = await publicClient();
     const t = await exchange(clientId, await authorize(clientId, { user: owner }));
     expect(t.json.scope).toBe("content:read content:write ai:read");
-    await h.deps.db.update(users).set({ role: "viewer" }).where(eq(users.id, owner.id));
+    await h.deps.db.update(projectMembers).set({ role: "viewer" }).where(and(eq(projectMembers.userId, owner.id), eq(projectMembers.projectId, project.id)));
     const r = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: t.json.refresh_token });
     expect(r.status).toBe(200);
     expect(r.json.scope).toBe("content:read ai:read");
     const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(r.json.access_token)));
-    expect(row.scopes).toEqual(["content:read", "ai:read"]);
+    expect(row!.scopes).toEqual(["content:read", "ai:read"]);
   });
 
   test("over https the page's cookies are __Host- and Secure", async () => {
@@ -614,6 +618,7 @@ describe("OAuth 2.1 authorization server", async () => {
     const theirs = await seedProject(h);
     const foreignNode = await seedNode(h, theirs.id, { slug: "secret" });
     const ownNode = await seedNode(h, mine.id, { slug: "own" });
+    await h.deps.db.insert(projectMembers).values({ projectId: mine.id, userId: editor.id, role: "editor" });
     const clientId = await publicClient();
     const t = await exchange(clientId, await authorize(clientId, { projectId: mine.id }));
     const own = await mcpRpc(fetcher, BASE, t.json.access_token, "tools/call", { name: "get_node", arguments: { id: ownNode.id } });
@@ -677,9 +682,9 @@ describe("OAuth 2.1 authorization server", async () => {
     const clientId = await publicClient();
     const a = await authorize(clientId);
     const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
-    expect((await h.request("DELETE", `/admin/oauth/grants/${code.grantId}`)).status).toBe(204);
+    expect((await h.request("DELETE", `/admin/oauth/grants/${code!.grantId}`)).status).toBe(204);
     expect((await exchange(clientId, a)).json.error).toBe("invalid_grant");
-    expect(await h.deps.db.select().from(oauthTokens).where(and(eq(oauthTokens.grantId, code.grantId)))).toHaveLength(0);
+    expect(await h.deps.db.select().from(oauthTokens).where(and(eq(oauthTokens.grantId, code!.grantId)))).toHaveLength(0);
   });
 });
 
@@ -703,7 +708,7 @@ describe("OAuth Client ID Metadata Documents", async () => {
   const h = await harness(HIGH_LIMITS, { fetch: fakeFetch, resolveHost, now: () => new Date(clock) });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
-  const user = await seedUser(h, "editor");
+  const user = await seedUser(h, "editor", [project.id]);
   const serve = (url: string, body: unknown, init: ResponseInit = {}) =>
     docs.set(url, () => new Response(typeof body === "string" ? body : JSON.stringify(body), { headers: { "content-type": "application/json" }, ...init }));
   const urlFor = (clientId: string, challenge: string, redirect = REDIRECT) =>
@@ -734,7 +739,7 @@ describe("OAuth Client ID Metadata Documents", async () => {
     const stale = await fetcher(new Request(urlFor(clientId, challenge)));
     expect(stale.status).toBe(400);
     expect(await stale.text()).toContain("not one the application registered");
-    expect((await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)))[0].clientName).toBe("Doc Agent v2");
+    expect((await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)))[0]!.clientName).toBe("Doc Agent v2");
   });
 
   test("unusable documents and addresses give an error page, never a redirect", async () => {

@@ -87,10 +87,10 @@ describe("review: outbound calls connect to the addresses the guard checked", ()
     expect(ok.json.data.translation).toBe("Bonjour");
     expect(sent).toHaveLength(1);
     // The connection target is the checked address; the name travels only in Host and SNI.
-    expect(sent[0].url).toBe("https://93.184.216.34/v1/chat/completions");
-    expect(sent[0].headers.host).toBe("llm.pin.example");
-    expect(sent[0].headers.authorization).toBe("Bearer sk-pin-0123456789abcdef");
-    expect(sent[0].tls).toEqual({ serverName: "llm.pin.example" });
+    expect(sent[0]!.url).toBe("https://93.184.216.34/v1/chat/completions");
+    expect(sent[0]!.headers.host).toBe("llm.pin.example");
+    expect(sent[0]!.headers.authorization).toBe("Bearer sk-pin-0123456789abcdef");
+    expect(sent[0]!.tls).toEqual({ serverName: "llm.pin.example" });
   });
 
   test("several addresses: every one is checked, and the next is tried when a connection fails", async () => {
@@ -130,8 +130,8 @@ describe("review: outbound calls connect to the addresses the guard checked", ()
     expect(res.status).toBe(200);
     expect(res.json.data.translation).toBe(fakeTranslation("Pinned"));
     expect(vendors.requests.length).toBe(before + 1);
-    expect(vendors.requests[before].headers.host).toBe(`vendor.pin.test:${port}`);
-    expect(vendors.requests[before].headers.authorization).toBe("Bearer sk-loop-0123456789abcdef");
+    expect(vendors.requests[before]!.headers.host).toBe(`vendor.pin.test:${port}`);
+    expect(vendors.requests[before]!.headers.authorization).toBe("Bearer sk-loop-0123456789abcdef");
   });
 
   test("https: the pinned connection still verifies the certificate against the provider's name", async () => {
@@ -206,9 +206,9 @@ describe("review: provider input PostgreSQL cannot store is a 400, never a 500",
       expect(res.json.error.code).toBe("invalid_request");
     }
     const [row] = await h.deps.db.select().from(aiProviders).where(eq(aiProviders.id, id));
-    expect(row.name).toBe("kept");
-    expect(row.model).toBeNull();
-    expect(row.capabilities).toEqual({ translate: true, note: "é ✓" });
+    expect(row!.name).toBe("kept");
+    expect(row!.model).toBeNull();
+    expect(row!.capabilities).toEqual({ translate: true, note: "é ✓" });
     expect(h.logs.some((l) => l.includes("unhandled error"))).toBe(false);
   });
 
@@ -323,7 +323,7 @@ describe("review: the key file is published whole", () => {
       const rotated = loadKeyFile(file, { prependNew: true });
       expect(rotated.entries).toHaveLength(2);
       expect(rotated.entries[1]).toBe(first.entries[0]);
-      expect(readFileSync(file, "utf8")).toBe(rotated.entries.join("\n") + "\n");
+      expect(readFileSync(file, "utf8")).toBe(`${rotated.entries.join("\n")}\n`);
       // A new file renamed into place: a crash mid-write leaves the old file, never a truncated one.
       expect(statSync(file).ino).not.toBe(inode);
       expect(statSync(file).mode & 0o777).toBe(0o600);

@@ -6,8 +6,8 @@ import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextpr
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { and, eq } from "drizzle-orm";
-import type { UserRole } from "../db/schema";
-import { nodes, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
+import type { ProjectRole } from "../src/lib/scopes";
+import { nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
 import { BASE, harness, seedProject, type TestHarness } from "./helpers";
@@ -16,9 +16,9 @@ import { authorizeInBrowser, type Fetcher, MemoryClientProvider, mcpRpc, seedUse
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
 /** An OAuth access token for `scopes`, issued to a fresh user of `role` (rows as the token endpoint writes them). */
-async function mintOAuth(h: TestHarness, projectId: string, role: UserRole, scopes: string[]): Promise<{ token: string; userId: string }> {
+async function mintOAuth(h: TestHarness, projectId: string, role: "owner" | ProjectRole, scopes: string[]): Promise<{ token: string; userId: string }> {
   const db = h.deps.db;
-  const user = await seedUser(h, role);
+  const user = await seedUser(h, role, [projectId]);
   const clientId = `review-${uuidv7()}`;
   await db.insert(oauthClients).values({ id: clientId, redirectUris: ["http://127.0.0.1/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
   const grantId = uuidv7();
@@ -38,6 +38,9 @@ describe("MCP review fixes: scope challenge and role changes", async () => {
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
   const createNode = (slug: string) => ({ name: "create_node", arguments: { slug, title: slug } });
+  // The user's role in this project (per-project roles since issue 13; before, the instance-wide users.role).
+  const setRole = (userId: string, role: ProjectRole) =>
+    h.deps.db.update(projectMembers).set({ role }).where(and(eq(projectMembers.userId, userId), eq(projectMembers.projectId, project.id)));
   // Scoped to this run's project: a reused PostgreSQL database keeps earlier runs' nodes of the same path.
   const nodeCount = async (path: string) => (await h.deps.db.select().from(nodes).where(and(eq(nodes.projectId, project.id), eq(nodes.path, path)))).length;
 
@@ -104,7 +107,7 @@ describe("MCP review fixes: scope challenge and role changes", async () => {
     expect(made.json.result.isError).toBeFalsy();
     expect(await nodeCount("before-demotion")).toBe(1);
 
-    await h.deps.db.update(users).set({ role: "viewer" }).where(eq(users.id, userId));
+    await setRole(userId, "viewer");
     const refused = await mcpRpc(fetcher, BASE, token, "tools/call", createNode("after-demotion"));
     expect(refused.status).toBe(200);
     expect(refused.json.result.isError).toBe(true);
@@ -118,13 +121,13 @@ describe("MCP review fixes: scope challenge and role changes", async () => {
     // A token none of whose scopes the role still holds is as good as revoked.
     const writer = await mintOAuth(h, project.id, "editor", ["content:write"]);
     expect((await mcpRpc(fetcher, BASE, writer.token, "tools/list", {})).status).toBe(200);
-    await h.deps.db.update(users).set({ role: "viewer" }).where(eq(users.id, writer.userId));
+    await setRole(writer.userId, "viewer");
     const gone = await mcpRpc(fetcher, BASE, writer.token, "tools/list", {});
     expect(gone.status).toBe(401);
     expect(gone.headers.get("www-authenticate")).toContain('error="invalid_token"');
 
     // Restoring the role restores what the consent granted (never more).
-    await h.deps.db.update(users).set({ role: "editor" }).where(eq(users.id, userId));
+    await setRole(userId, "editor");
     const again = await mcpRpc(fetcher, BASE, token, "tools/call", createNode("after-restore"));
     expect(again.json.result.isError).toBeFalsy();
   });
@@ -144,7 +147,7 @@ describe("MCP scope challenge with the SDK's own client: step-up re-authorizatio
   const mcpUrl = new URL(`${base}/mcp`);
   h = await harness({ OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000", PUBLIC_URL: base });
   const project = await seedProject(h);
-  const user = await seedUser(h, "editor");
+  const user = await seedUser(h, "editor", [project.id]);
   afterAll(() => server.stop(true));
   const browser: Fetcher = (r) => fetch(r, { redirect: "manual" });
 

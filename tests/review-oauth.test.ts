@@ -17,7 +17,7 @@ describe("OAuth review fixes", async () => {
   const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60", OAUTH_REQUIRE_RESOURCE: "false" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
-  const editor = await seedUser(h, "editor");
+  const editor = await seedUser(h, "editor", [project.id]);
 
   async function publicClient(): Promise<string> {
     const res = await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Review Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });
@@ -67,7 +67,7 @@ describe("OAuth review fixes", async () => {
     // A whole flow with the trailing-slash form: the grant, the code and the tokens carry the canonical URI.
     const a = await codeFor(clientId, { resource: `${RESOURCE}/` });
     const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
-    expect(code.resource).toBe(RESOURCE);
+    expect(code!.resource).toBe(RESOURCE);
     const foreign = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, resource: "https://elsewhere.example/mcp" });
     expect(foreign.status).toBe(400);
     expect(foreign.json.error).toBe("invalid_target");
@@ -76,7 +76,7 @@ describe("OAuth review fixes", async () => {
     const ok = await token({ grant_type: "authorization_code", client_id: clientId, code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT, resource: `${RESOURCE}/` });
     expect(ok.status).toBe(200);
     const [access] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(ok.json.access_token)));
-    expect(access.resource).toBe(RESOURCE);
+    expect(access!.resource).toBe(RESOURCE);
     expect((await mcpRpc(fetcher, BASE, ok.json.access_token, "tools/call", { name: "get_project", arguments: {} })).status).toBe(200);
     const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: ok.json.refresh_token, resource: BASE });
     expect(refreshed.status).toBe(200);
@@ -90,7 +90,7 @@ describe("OAuth review fixes", async () => {
     const res = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT });
     expect(res.status).toBe(200);
     const [access] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(res.json.access_token)));
-    expect(access.resource).toBe(RESOURCE);
+    expect(access!.resource).toBe(RESOURCE);
     const call = await mcpRpc(fetcher, BASE, res.json.access_token, "tools/call", { name: "get_project", arguments: {} });
     expect(call.status).toBe(200);
     expect(call.json.result.structuredContent.project.id).toBe(project.id);
@@ -226,7 +226,7 @@ describe("OAuth review fixes", async () => {
       expect(res.headers.get("content-type")).toContain("text/html");
       expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
       const html = await res.text();
-      const link = /<a href="([^"]+)"/.exec(html)![1].replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+      const link = /<a href="([^"]+)"/.exec(html)![1]!.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
       const back = new URL(link);
       expect(`${back.origin}${back.pathname}`).toBe("https://phish.example/land");
       expect(back.searchParams.get("error")).toMatch(/^(invalid_request|unsupported_response_type)$/);
@@ -257,8 +257,8 @@ describe("OAuth review fixes", async () => {
       expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: winner.json.refresh_token })).json.error).toBe("invalid_grant");
     }
     const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
-    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code.grantId));
-    expect(grant.revokedAt).not.toBeNull();
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code!.grantId));
+    expect(grant!.revokedAt).not.toBeNull();
   });
 
   test("races: parallel refreshes with one refresh token (MCP hosts after the access token expires) all get working pairs; reuse past the grace revokes the family", async () => {
@@ -272,11 +272,11 @@ describe("OAuth review fixes", async () => {
     expect(new Set(answers.map((r) => r.json.refresh_token)).size).toBe(5);
     for (const r of answers) expect((await mcpRpc(fetcher, BASE, r.json.access_token, "tools/list", {})).status).toBe(200);
     const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(first.json.refresh_token)));
-    expect(row.usedAt).not.toBeNull();
+    expect(row!.usedAt).not.toBeNull();
     // A late retry inside the grace is served too; whichever pair the client keeps refreshes on.
     const retry = await token(form);
     expect(retry.status).toBe(200);
-    const next = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: answers[2].json.refresh_token });
+    const next = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: answers[2]!.json.refresh_token });
     expect(next.status).toBe(200);
 
     // Past the grace the same presentation is reuse: the whole family, siblings included, is revoked.
@@ -286,8 +286,8 @@ describe("OAuth review fixes", async () => {
     expect(replay.json.error).toBe("invalid_grant");
     for (const t of [...answers.map((r) => r.json.access_token), next.json.access_token]) expect((await mcpRpc(fetcher, BASE, t, "tools/list", {})).status).toBe(401);
     expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: next.json.refresh_token })).json.error).toBe("invalid_grant");
-    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId));
-    expect(grant.revokedAt).not.toBeNull();
+    const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, row!.grantId));
+    expect(grant!.revokedAt).not.toBeNull();
   });
 
   test("the grace never revives a revoked family, another client's token or an explicitly revoked refresh token", async () => {
@@ -330,7 +330,7 @@ describe("OAuth review fixes: long Client ID Metadata Document URLs", async () =
   const h = await harness(HIGH_LIMITS, { fetch: outbound, resolveHost: async () => ["93.184.216.34"] });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
-  const user = await seedUser(h, "editor");
+  const user = await seedUser(h, "editor", [project.id]);
 
   test("a metadata-document client_id longer than 200 characters is the same client at the authorization and token endpoints", async () => {
     const clientId = `https://agent.example/clients/${"a".repeat(400)}/metadata.json`;

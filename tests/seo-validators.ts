@@ -27,7 +27,7 @@ export async function expandSafe(doc: unknown): Promise<unknown[]> {
 }
 
 /** The type and all its supertypes (schema.org subTypeOf, transitively). */
-export function typeAndSupertypes(type: string): Set<string> {
+function typeAndSupertypes(type: string): Set<string> {
   const out = new Set<string>();
   const todo = [type];
   while (todo.length > 0) {
@@ -89,7 +89,7 @@ export function schemaProblems(doc: Record<string, unknown>): string[] {
       }
     }
   };
-  graph.forEach((n, i) => visit(n, `@graph[${i}]`));
+  for (const [i, n] of graph.entries()) visit(n, `@graph[${i}]`);
   return problems;
 }
 

@@ -133,7 +133,7 @@ describe("delivery SEO: sitemap, robots, canonical and hreflang tell one story",
   test("a translation may lift the node's noindex for its locale: listed alone, without x-default", async () => {
     const urls = urlsOf((await get(h, `/api/p/${p.slug}/sitemap.xml`)).text).filter((u) => u.loc.includes("de-unflag"));
     expect(urls.map((u) => u.loc)).toEqual([`${SITE}/de/de-unflag`]);
-    expect(urls[0].alternates).toEqual({ de: `${SITE}/de/de-unflag` });
+    expect(urls[0]!.alternates).toEqual({ de: `${SITE}/de/de-unflag` });
     const de = await read(h, p.slug, n["de-unflag"].id, "de");
     expect(de.seo.robots).toBe("index,follow");
     expect(de.seo.hreflang).toEqual([{ locale: "de", href: `${SITE}/de/de-unflag` }]);

@@ -7,7 +7,7 @@ declare global {
   var __testDb: Promise<DbHandle> | undefined;
 }
 
-const url = process.env.DATABASE_URL && process.env.DATABASE_URL.startsWith("postgres") ? process.env.DATABASE_URL : "memory://";
+const url = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : "memory://";
 
 globalThis.__testDb ??= (async () => {
   const handle = await openDb({ databaseUrl: url, dataDir: "", poolSize: 5 });

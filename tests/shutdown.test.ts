@@ -3,6 +3,7 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { startFakeVendors } from "./fake-vendors";
+import { waitFor } from "./helpers";
 
 test("SIGTERM drains an in-flight request, then exits 0", async () => {
   const vendors = await startFakeVendors();
@@ -25,15 +26,15 @@ test("SIGTERM drains an in-flight request, then exits 0", async () => {
   })();
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (let i = 0; i < 200 && !(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false)); i++) await Bun.sleep(100);
+    await waitFor(() => fetch(`${base}/readyz`).then((r) => r.ok, () => false), { timeout: 20_000, interval: 100, what: "the service to be ready" });
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     expect((await fetch(`${base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "drain", name: "drain" }) })).status).toBe(201);
     const prov = await fetch(`${base}/admin/p/drain/ai/providers`, { method: "POST", headers: auth, body: JSON.stringify({ name: "slow", kind: "openai", api_key: "sk-drain-1234", base_url: vendors.base("slow-ok") }) });
     expect(prov.status).toBe(201);
 
-    // The vendor answers after 500 ms; SIGTERM arrives while the call is in flight.
+    // The vendor answers 500 ms after it receives the call; SIGTERM arrives while the call is in flight.
     const inFlight = fetch(`${base}/admin/p/drain/ai/translate`, { method: "POST", headers: auth, body: JSON.stringify({ from: "en", to: "fr", text: "Hello" }) });
-    await Bun.sleep(150);
+    await waitFor(() => vendors.received("slow-ok").length > 0, { what: "the vendor to receive the call" });
     proc.kill("SIGTERM");
     const res = await inFlight;
     expect(res.status).toBe(200);

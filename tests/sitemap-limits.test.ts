@@ -75,7 +75,7 @@ describe("sitemap limits and XSD validity", async () => {
     const seen = new Set<string>();
     let total = 0;
     for (const [i, url] of shardUrls.entries()) {
-      const res = await get(h, `/api/p/${p.slug}${url.slice(SITE.length)}`);
+      const res = await get(h, `/api/p/${p.slug}${url!.slice(SITE.length)}`);
       expect(res.status).toBe(200);
       const size = bytes(res.text);
       total += size;

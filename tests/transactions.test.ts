@@ -82,7 +82,7 @@ describe("refresh token rotation is atomic", async () => {
       await exec(`drop trigger if exists cms_test_tokens_explode on oauth_tokens`);
     }
     const [old] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.id, refreshId));
-    expect(old.usedAt).toBeNull();
+    expect(old!.usedAt).toBeNull();
     expect(await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.grantId, grantId))).toHaveLength(1);
     const ok = await post();
     expect(ok.status).toBe(200);
@@ -114,7 +114,7 @@ describe("concurrent tree writes are serialised per project", async () => {
       expect(child.status).toBe(201);
       const [kid] = await h.deps.db.select().from(nodes).where(eq(nodes.id, child.json.data.id));
       const [parent] = await h.deps.db.select().from(nodes).where(eq(nodes.id, a.id));
-      expect(kid.path).toBe(`${parent.path}/kid`);
+      expect(kid!.path).toBe(`${parent!.path}/kid`);
     }
   });
 });

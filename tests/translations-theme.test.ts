@@ -33,7 +33,7 @@ describe("translations admin API", async () => {
     expect(r.status).toBe(200);
     expect(r.json.data.meta).toEqual(meta);
     const [row] = await h.deps.db.select().from(translations).where(eq(translations.nodeId, n.id));
-    expect(row.meta).toEqual(meta);
+    expect(row!.meta).toEqual(meta);
   });
 
   test("a locale outside the project is 400 invalid_locale and writes nothing", async () => {

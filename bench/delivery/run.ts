@@ -232,7 +232,7 @@ async function main(): Promise<void> {
   const scripts = new Map<string, { file: string; paths: string }>();
   const rotation = (name: string, paths: string[]): { file: string; paths: string } => {
     const file = join(work, `paths-${scripts.size}.txt`);
-    writeFileSync(file, paths.join("\n") + "\n");
+    writeFileSync(file, `${paths.join("\n")}\n`);
     const s = { file: join(HERE, "rotate.lua"), paths: file };
     scripts.set(name, s);
     return s;
@@ -243,7 +243,11 @@ async function main(): Promise<void> {
   let server = startServer({});
   await waitFor(`${base}/healthz`);
   const answersFile = join(work, "answers.json");
-  const captured = await captureAnswers(base, cases.flatMap((c) => c.rotate ?? [c.path]), answersFile);
+  const captured = await captureAnswers(
+    base,
+    cases.flatMap((c) => c.rotate ?? [c.path]),
+    answersFile,
+  );
   const sizes = Object.fromEntries(cases.map((c) => [c.name, captured[c.rotate?.[0] ?? c.path]!]));
 
   // Cold renders: each read right after a content write (the version moves, the cache misses).
@@ -282,12 +286,15 @@ async function main(): Promise<void> {
   await server.stop();
 
   // ---- cache misses, PostgreSQL: answer cache off, MISS_PAGES distinct pages in turn ----
-  const missScript = rotation("miss", site.pagePaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench/nodes/by-path/${p}`));
+  const missScript = rotation(
+    "miss",
+    site.pagePaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench/nodes/by-path/${p}`),
+  );
   server = startServer({ DELIVERY_CACHE_ENTRIES: "0" });
   await waitFor(`${base}/healthz`);
   const oneQuery = spawn([BUN, join(HERE, "onequery.ts"), DATABASE_URL, String(REF_PORT + 1), String(POOL)]);
   await waitFor(`http://127.0.0.1:${REF_PORT + 1}/`);
-  const miss = await compare("miss, PostgreSQL", { url: base + "/", pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, missScript, 64);
+  const miss = await compare("miss, PostgreSQL", { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, missScript, 64);
   await server.stop();
   await oneQuery.stop();
 
@@ -309,10 +316,10 @@ async function main(): Promise<void> {
     server = startServer({ DELIVERY_CACHE_ENTRIES: "0" }, { pglite: dir });
     await waitFor(`${base}/readyz`);
     let pgMiss: WrkResult | undefined;
-    await wrk(base + "/", 10, { script: missScript, connections: 16 }); // PGlite warms up slowly
+    await wrk(`${base}/`, 10, { script: missScript, connections: 16 }); // PGlite warms up slowly
     for (let rep = 0; rep < REPS; rep++) {
       log(`PGlite: miss (run ${rep + 1}/${REPS})`);
-      pgMiss = best(pgMiss, await wrk(base + "/", DURATION_S, { script: missScript, pid: server.pid, connections: 16 }));
+      pgMiss = best(pgMiss, await wrk(`${base}/`, DURATION_S, { script: missScript, pid: server.pid, connections: 16 }));
     }
     await Bun.sleep(5000);
     const rssAfterLoadMb = (await rssKb(server.pid)) / 1024;
@@ -367,8 +374,22 @@ async function main(): Promise<void> {
   await monitor.end();
   await handle.close();
 
-  const out = { date: new Date().toISOString(), connections: CONNECTIONS, duration_s: DURATION_S, warmup_s: WARMUP_S, reps: REPS, missPages: MISS_PAGES, sizes, hot, quiet, cold, miss, pglite, memory };
-  writeFileSync(join(HERE, "results.json"), JSON.stringify(out, null, 2) + "\n");
+  const out = {
+    date: new Date().toISOString(),
+    connections: CONNECTIONS,
+    duration_s: DURATION_S,
+    warmup_s: WARMUP_S,
+    reps: REPS,
+    missPages: MISS_PAGES,
+    sizes,
+    hot,
+    quiet,
+    cold,
+    miss,
+    pglite,
+    memory,
+  };
+  writeFileSync(join(HERE, "results.json"), `${JSON.stringify(out, null, 2)}\n`);
 
   const f = (n: number, d = 0): string => n.toLocaleString("en", { minimumFractionDigits: d, maximumFractionDigits: d });
   const row = (name: string, bytes: string, r: { service: WrkResult; reference: WrkResult }, extra = ""): string =>
@@ -385,14 +406,18 @@ async function main(): Promise<void> {
   console.log(`\nCache misses (answer cache off, ${MISS_PAGES} pages in turn, 64 connections); reference: one trivial postgres.js query per request`);
   console.log(`| case | req/s | p50 ms | p99 ms | reference req/s | ratio | CPU µs/req service / reference | PostgreSQL CPU µs/req service / reference |`);
   console.log(`|---|---:|---:|---:|---:|---:|---:|---:|`);
-  console.log(`| miss, PostgreSQL | ${f(miss.service.rps)} | ${f(miss.service.p50, 2)} | ${f(miss.service.p99, 2)} | ${f(miss.reference.rps)} | **${f(miss.service.rps / miss.reference.rps, 2)}** | ${f(miss.service.cpuUs)} / ${f(miss.reference.cpuUs)} | ${f(miss.service.dbCpuUs)} / ${f(miss.reference.dbCpuUs)} |`);
+  console.log(
+    `| miss, PostgreSQL | ${f(miss.service.rps)} | ${f(miss.service.p50, 2)} | ${f(miss.service.p99, 2)} | ${f(miss.reference.rps)} | **${f(miss.service.rps / miss.reference.rps, 2)}** | ${f(miss.service.cpuUs)} / ${f(miss.reference.cpuUs)} | ${f(miss.service.dbCpuUs)} / ${f(miss.reference.dbCpuUs)} |`,
+  );
   if (pglite) {
     console.log(`| miss, embedded PGlite (16 connections) | ${f(pglite.miss.rps)} | ${f(pglite.miss.p50, 2)} | ${f(pglite.miss.p99, 2)} | | | ${f(pglite.miss.cpuUs)} | (in process) |`);
     console.log(`\nEmbedded PGlite, RSS MiB: after start ${f(pglite.rssStartMb)}, at rest after the hot run ${f(pglite.rssRestMb)}, at rest after the miss run ${f(pglite.rssAfterLoadMb)}`);
   }
   if (BIG_NODES > 0) {
     const at = (m: { rssAfterMb: number[] }, i: number): string => f(m.rssAfterMb[i - 1]!);
-    console.log(`\n| sitemap: every shard of ${f(BIG_NODES)} nodes read ${MEMORY_ROUNDS} times; RSS MB | shards | MB sent | start | after round 1 | round 2 | round 5 | round 10 | rounds 2-10 min-max | peak | seconds |`);
+    console.log(
+      `\n| sitemap: every shard of ${f(BIG_NODES)} nodes read ${MEMORY_ROUNDS} times; RSS MB | shards | MB sent | start | after round 1 | round 2 | round 5 | round 10 | rounds 2-10 min-max | peak | seconds |`,
+    );
     console.log(`|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
     for (const [label, m] of Object.entries(memory)) {
       const later = m.rssAfterMb.slice(1);

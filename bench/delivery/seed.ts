@@ -19,7 +19,7 @@ async function createProject(db: Db, slug: string, locales: string[]): Promise<s
   await db.delete(projects).where(eq(projects.slug, slug));
   const id = uuidv7();
   const now = new Date();
-  await db.insert(projects).values({ id, slug, name: `Bench ${slug}`, defaultLocale: locales[0], locales, publicBaseUrl: "https://bench.example", createdAt: now, updatedAt: now });
+  await db.insert(projects).values({ id, slug, name: `Bench ${slug}`, defaultLocale: locales[0]!, locales, publicBaseUrl: "https://bench.example", createdAt: now, updatedAt: now });
   return id;
 }
 

@@ -2,7 +2,7 @@
 // translation; `model` on a provider overrides them, `base_url` overrides the address.
 
 export type ProviderKind = "openai" | "anthropic" | "gemini" | "mistral" | "groq" | "openrouter";
-export type DriverName = "openai-compatible" | "anthropic-messages";
+type DriverName = "openai-compatible" | "anthropic-messages";
 
 export interface KindInfo {
   readonly kind: ProviderKind;

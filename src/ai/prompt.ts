@@ -35,7 +35,7 @@ function fieldHint(field: string): string | null {
 }
 
 /** "French (fr-CA)" for a BCP 47 tag; the tag alone when the runtime has no name for it. */
-export function languageName(tag: string): string {
+function languageName(tag: string): string {
   try {
     const name = new Intl.DisplayNames(["en"], { type: "language" }).of(tag);
     return name && name !== tag ? `${name} (${tag})` : tag;

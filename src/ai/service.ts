@@ -6,6 +6,7 @@ import type { AppDeps } from "../deps";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
+import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl } from "../lib/ssrf";
 import type { Project } from "../projects/service";
@@ -83,7 +84,7 @@ export function providerToWire(p: ProviderRow): ProviderWire {
 }
 
 /** `sk-…a1b2`: a short vendor prefix and at most the last 4 characters, fewer for short keys. */
-export function apiKeyHint(key: string): string {
+function apiKeyHint(key: string): string {
   const tail = key.length >= 16 ? 4 : key.length >= 8 ? 2 : 0;
   const prefix = key.length >= 16 ? (/^[A-Za-z]{2,4}[-_]/.exec(key)?.[0] ?? "") : "";
   return `${prefix}…${tail ? key.slice(-tail) : ""}`;
@@ -111,7 +112,7 @@ export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<str
   } catch (err) {
     const reason = err instanceof SealError ? err.reason : "error";
     deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(row.apiKeySealed) });
-    throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again");
+    throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again", undefined, undefined, { cause: err });
   }
 }
 
@@ -134,12 +135,11 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     createdAt: now,
     updatedAt: now,
   };
-  return writeWithDefault(deps.db, project.id, now, async (tx, others) => {
+  return writeWithDefault(deps.db, project.id, async (tx, others) => {
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
     if (isDefault) await clearDefault(tx, project.id, now);
-    const [row] = await tx.insert(aiProviders).values({ ...values, isDefault }).returning();
-    return row;
+    return oneRow(await tx.insert(aiProviders).values({ ...values, isDefault }).returning());
   });
 }
 
@@ -157,7 +157,7 @@ export async function updateProvider(deps: AppDeps, row: ProviderRow, input: Pro
     set.apiKeyHint = apiKey ? apiKeyHint(apiKey) : null;
   }
   if (input.is_default !== undefined) set.isDefault = input.is_default;
-  return writeWithDefault(deps.db, row.projectId, now, async (tx) => {
+  return writeWithDefault(deps.db, row.projectId, async (tx) => {
     if (input.is_default === true) await clearDefault(tx, row.projectId, now, row.id);
     const [updated] = await tx.update(aiProviders).set(set).where(eq(aiProviders.id, row.id)).returning();
     if (!updated) throw notFound("provider");
@@ -173,13 +173,13 @@ export async function deleteProvider(db: Db, row: ProviderRow): Promise<void> {
  * Provider writes for one project are serialised on the project row, so "setting a default
  * clears the others" holds under concurrency; the partial unique index is the backstop.
  */
-async function writeWithDefault(db: Db, projectId: string, now: Date, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
+async function writeWithDefault(db: Db, projectId: string, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
   try {
     return await db.transaction(async (tx) => {
       const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
       if (!p) throw notFound("project");
       const others = await tx.select({ id: aiProviders.id }).from(aiProviders).where(eq(aiProviders.projectId, projectId)).limit(1);
-      return fn(tx as unknown as Db, others.length);
+      return fn(tx, others.length);
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });
@@ -292,7 +292,8 @@ export async function resealProviderKeys(deps: AppDeps): Promise<ResealReport> {
   const report: ResealReport = { resealed: 0, already_current: 0, failed: [] };
   const rows = await deps.db.select().from(aiProviders).where(isNotNull(aiProviders.apiKeySealed)).orderBy(asc(aiProviders.id));
   for (const row of rows) {
-    const sealed = row.apiKeySealed!;
+    const sealed = row.apiKeySealed;
+    if (sealed === null) continue; // the query asked for sealed keys only
     if (sealedKeyId(sealed) === deps.keyRing.currentId) {
       report.already_current += 1;
       continue;

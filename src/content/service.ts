@@ -4,6 +4,7 @@ import { blocks, type NodeSeo, type NodeStatus, nodes, translations } from "../.
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
+import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
 
 export type Node = typeof nodes.$inferSelect;
@@ -49,7 +50,7 @@ export function nodeToWire(n: Node): NodeWire {
     updated_at: n.updatedAt.toISOString(),
   };
 }
-export const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
+const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
 
 /** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
 export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
@@ -75,19 +76,19 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
   }
   if (f.path_prefix) {
     const prefix = f.path_prefix.replace(/^\/+|\/+$/g, "");
-    if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${escapeLike(prefix) + "/%"})`);
+    if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
   }
   const { page, perPage } = readPaging(f, { defaultPerPage: 50 });
   const where = and(...conds);
-  const [data, [{ total }]] = await Promise.all([
+  const [data, counted] = await Promise.all([
     db.select().from(nodes).where(where).orderBy(asc(nodes.path), asc(nodes.id)).limit(perPage).offset((page - 1) * perPage),
     db.select({ total: count() }).from(nodes).where(where),
   ]);
-  return { data, total: Number(total), page, per_page: perPage };
+  return { data, total: Number(oneRow(counted).total), page, per_page: perPage };
 }
 
 export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => "\\" + c);
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
@@ -129,7 +130,7 @@ export interface NodeInput {
 }
 
 /** Longest slug path a node (or, after a move, its deepest descendant) may have. */
-export const MAX_PATH_LENGTH = 1024;
+const MAX_PATH_LENGTH = 1024;
 
 function checkPathLength(path: string, longest: number = path.length): void {
   if (longest > MAX_PATH_LENGTH) {
@@ -150,7 +151,9 @@ async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
 }
 
 export async function createNode(db: Db, project: Project, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
-  const slug = input.slug!;
+  const { slug, title } = input;
+  if (slug === undefined) throw new AppError("invalid_request", "slug is required", { field: "slug" });
+  if (title === undefined) throw new AppError("invalid_request", "title is required", { field: "title" });
   return withConflict(slug, () =>
     db.transaction(async (tx) => {
       await bumpContentVersion(tx, project.id);
@@ -159,7 +162,7 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
       const path = parent ? `${parent.path}/${slug}` : slug;
       checkPathLength(path);
       const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
-      const [n] = await tx
+      const inserted = await tx
         .insert(nodes)
         .values({
           id: uuidv7(now.getTime()),
@@ -168,7 +171,7 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
           slug,
           path,
           type: input.type ?? "page",
-          title: input.title!,
+          title,
           status: "draft",
           position,
           seo: input.seo ?? {},
@@ -180,17 +183,20 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
           if (isUniqueViolation(err)) throw conflict(path);
           throw err;
         });
-      const written = input.blocks ? await writeBlocks(tx, n.id, input.blocks, now) : [];
-      return { ...nodeToWire(n), blocks: written.map(blockToWire) };
+      const node = oneRow(inserted);
+      const written = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : [];
+      return { ...nodeToWire(node), blocks: written.map(blockToWire) };
     }),
   );
 }
 
 async function nextPosition(db: Db, projectId: string, parentId: string | null): Promise<number> {
-  const [{ m }] = await db
-    .select({ m: max(nodes.position) })
-    .from(nodes)
-    .where(and(eq(nodes.projectId, projectId), parentId ? eq(nodes.parentId, parentId) : isNull(nodes.parentId)));
+  const { m } = oneRow(
+    await db
+      .select({ m: max(nodes.position) })
+      .from(nodes)
+      .where(and(eq(nodes.projectId, projectId), parentId ? eq(nodes.parentId, parentId) : isNull(nodes.parentId))),
+  );
   return m === null ? 0 : Number(m) + 1;
 }
 
@@ -198,7 +204,7 @@ async function nextPosition(db: Db, projectId: string, parentId: string | null):
  * Writes the ordered block array of a node: blocks passed with an existing id keep it (so
  * translations keep pointing at them), new ones get ids, blocks left out are deleted.
  */
-export async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Date): Promise<Block[]> {
+async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Date): Promise<Block[]> {
   const existing = new Set((await db.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, nodeId))).map((b) => b.id));
   const seen = new Set<string>();
   const rows = input.map((b, order) => {
@@ -248,7 +254,7 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
       if (parentId) {
         const parent = await getNode(tx, project.id, parentId).catch(() => null);
         if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
-        if (parent.id === node.id || parent.path.startsWith(node.path + "/")) {
+        if (parent.id === node.id || parent.path.startsWith(`${node.path}/`)) {
           throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
         }
         parentPath = parent.path;
@@ -260,10 +266,12 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
     const path = parentPath ? `${parentPath}/${slug}` : slug;
     const moved = path !== node.path;
     if (moved) {
-      const [{ longest }] = await tx
-        .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
-        .from(nodes)
-        .where(and(eq(nodes.projectId, project.id), like(nodes.path, escapeLike(node.path) + "/%")));
+      const { longest } = oneRow(
+        await tx
+          .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
+          .from(nodes)
+          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`))),
+      );
       checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
     }
     const position =
@@ -291,9 +299,10 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
         tx
           .update(nodes)
           .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
-          .where(and(eq(nodes.projectId, project.id), like(nodes.path, escapeLike(node.path) + "/%"), ne(nodes.id, node.id))),
+          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
       );
     }
+    if (!updated) throw notFound("node");
     const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
     return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
   });
@@ -335,6 +344,7 @@ export async function transitionNode(db: Db, project: Project, id: string, actio
       })
       .where(eq(nodes.id, node.id))
       .returning();
+    if (!updated) throw notFound("node");
     return nodeToWire(updated);
   });
 }

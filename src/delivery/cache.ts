@@ -102,12 +102,14 @@ export class DeliveryCache {
   }
 
   private startLoad(key: string): Promise<DeliveryProject | null> {
-    const entry = { generation: this.generation, promise: null as unknown as Promise<DeliveryProject | null> };
-    entry.promise = this.load(key).finally(() => {
+    const generation = this.generation;
+    // The callback runs once the load settles, after entry exists.
+    const promise: Promise<DeliveryProject | null> = this.load(key).finally(() => {
       if (this.loading.get(key) === entry) this.loading.delete(key);
     });
+    const entry = { generation, promise };
     this.loading.set(key, entry);
-    return entry.promise;
+    return promise;
   }
 
   private async load(key: string): Promise<DeliveryProject | null> {
@@ -165,7 +167,7 @@ export class DeliveryCache {
   }
 
   get(project: DeliveryProject, route: string): CachedAnswer | null {
-    const key = project.id + " " + route;
+    const key = `${project.id} ${route}`;
     const hit = this.entries.get(key);
     if (!hit || hit.version !== project.version) return null;
     // LRU: re-insert so the Map's insertion order is the recency order.
@@ -178,7 +180,7 @@ export class DeliveryCache {
   async getOrRender(project: DeliveryProject, route: string, produce: () => Promise<CachedAnswer>): Promise<CachedAnswer> {
     const hit = this.get(project, route);
     if (hit) return hit;
-    const flightKey = project.id + " " + project.version + " " + route;
+    const flightKey = `${project.id} ${project.version} ${route}`;
     let flight = this.inflight.get(flightKey);
     if (!flight) {
       flight = produce()
@@ -195,7 +197,7 @@ export class DeliveryCache {
   put(project: DeliveryProject, route: string, answer: CachedAnswer): void {
     const size = answer.body.length;
     if (this.opts.maxEntries === 0 || size > this.maxEntryBytes) return;
-    const key = project.id + " " + route;
+    const key = `${project.id} ${route}`;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     this.entries.set(key, answer);

@@ -1,15 +1,11 @@
-// Serves delivery answers from the per-instance cache, rendering on a miss. Cross-instance
-// freshness: every content write bumps projects.content_version and NOTIFYs `cms_content`; this
-// instance drops the project's state on the NOTIFY, and independently re-reads each project's row
-// at least every DELIVERY_VERSION_CHECK_MS, so a lost notification delays a write by that much at most.
 import type { AppDeps } from "../deps";
-import { AppError, notFound, describeError } from "../errors";
+import { AppError, describeError, notFound } from "../errors";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
-export interface BodyPlan {
+interface BodyPlan {
   key: string;
   type: string;
   body: () => Promise<string>;
@@ -47,8 +43,7 @@ export class DeliveryEngine {
       maxEntries: c.deliveryCacheEntries,
       maxBytes: c.deliveryCacheMaxBytes,
       checkIntervalMs: c.deliveryVersionCheckMs,
-      onStale: (err) =>
-        deps.log.warn("delivery: project re-validation failed; serving cached answers", { err: err instanceof Error ? err.name : String(err) }),
+      onStale: (err) => deps.log.warn("delivery: project re-validation failed; serving cached answers", { err: err instanceof Error ? err.name : String(err) }),
     });
     this.cacheControl = c.deliveryCacheControl;
     this.errorCacheControl = c.deliveryErrorCacheControl;
@@ -58,14 +53,16 @@ export class DeliveryEngine {
   private ensureListening(): void {
     if (this.listening !== null || Date.now() < this.listenRetryAt) return;
     // A write committed before the subscription takes effect is caught by the version check.
-    this.listening = this.deps.dbHandle.listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId)).then(
-      () => undefined,
-      (err: unknown) => {
-        this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
-        this.listening = null;
-        this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
-      },
-    );
+    this.listening = this.deps.dbHandle
+      .listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId))
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
+          this.listening = null;
+          this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
+        },
+      );
   }
 
   /**
@@ -112,9 +109,7 @@ export class DeliveryEngine {
       const hit = this.cache.get(project, plan.key);
       if (hit) return await respond(request, hit, this.countGzip);
       if ("body" in plan) {
-        const answer = await this.cache.getOrRender(project, plan.key, async () =>
-          makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl),
-        );
+        const answer = await this.cache.getOrRender(project, plan.key, async () => makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl));
         return await respond(request, answer, this.countGzip);
       }
       return await this.streamed(request, project, plan);

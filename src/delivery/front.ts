@@ -2,8 +2,9 @@
 // project's current version) are answered here, before Elysia sees the request; everything else
 // is handed to the app. Same answers, same X-Request-Id and access-log line as the routed way
 // (tests/delivery-fast.test.ts).
-import type { Logger } from "../lib/log";
+
 import { uuidv7 } from "../lib/ids";
+import type { Logger } from "../lib/log";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { type AppError, errorBody } from "../errors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
-export const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
 /** On every delivery answer. Never Allow-Credentials: delivery is anonymous. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -24,7 +24,7 @@ const encoder = new TextEncoder();
  * synchronously: Web Crypto's digest() went through a thread pool and the event loop and was
  * ~30% of the CPU of a cache miss (~45 µs against ~15 µs for a 7 KB answer).
  */
-export function strongEtag(body: string): string {
+function strongEtag(body: string): string {
   return `"${sha256Base64url128(body)}"`;
 }
 
@@ -34,7 +34,7 @@ export function sha256Base64url128(text: string): string {
 }
 
 /** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
-export const GZIP_MIN_BYTES = 1024;
+const GZIP_MIN_BYTES = 1024;
 
 export function answerHeaders(contentType: string, etag: string, cacheControl: string, compressible: boolean): Record<string, string> {
   const h: Record<string, string> = { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
@@ -54,7 +54,7 @@ export function acceptsGzip(request: Request): boolean {
   if (ae === null) return false;
   let star = false;
   for (const part of ae.toLowerCase().split(",")) {
-    const [coding, ...params] = part.split(";");
+    const [coding = "", ...params] = part.split(";");
     const name = coding.trim();
     if (name !== "gzip" && name !== "*") continue;
     const q = params.map((x) => x.trim()).find((x) => x.startsWith("q="));
@@ -66,12 +66,12 @@ export function acceptsGzip(request: Request): boolean {
 }
 
 /** The gzip representation's validator: a different representation, so a different strong ETag. */
-export const gzipEtag = (etag: string): string => etag.slice(0, -1) + '.gz"';
+export const gzipEtag = (etag: string): string => `${etag.slice(0, -1)}.gz"`;
 
 /** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
   const bytes = encoder.encode(answer.body);
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip") as unknown as ReadableWritablePair<Uint8Array, Uint8Array>);
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
   const body = await new Response(stream).arrayBuffer();
   const etag = gzipEtag(answer.etag);
   return { body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
@@ -97,8 +97,9 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 /** 304 without a body, carrying the validator and caching headers of the 200 it stands for. */
-export function notModified(etag: string, cacheControl: string, vary: string | undefined): Response {
-  const headers: Record<string, string> = { etag, "cache-control": cacheControl, ...CORS_HEADERS };
+export function notModified(etag: string, cacheControl: string | undefined, vary: string | undefined): Response {
+  const headers: Record<string, string> = { etag, ...CORS_HEADERS };
+  if (cacheControl !== undefined) headers["cache-control"] = cacheControl;
   if (vary !== undefined) headers.vary = vary;
   return new Response(null, { status: 304, headers });
 }
@@ -133,7 +134,11 @@ export type GzipHook = (answer: CachedAnswer, bytes: number) => void;
 async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Promise<Outcome> {
   if (answer.gzip === undefined) {
     answer.gzip = gzipOf(answer);
-    if (onGzip) answer.gzip.then((gz) => onGzip(answer, gz.body.byteLength), () => {});
+    if (onGzip)
+      answer.gzip.then(
+        (gz) => onGzip(answer, gz.body.byteLength),
+        () => {},
+      );
   }
   const gz = await answer.gzip;
   const inm = request.headers.get("if-none-match");

@@ -27,7 +27,7 @@ function doc(summary: string, description: string, parameters: Param[], response
   return {
     tags: ["delivery"],
     summary,
-    description: description + " Anonymous; CORS open; strong ETag with If-None-Match → 304; Cache-Control from DELIVERY_CACHE_CONTROL (errors: DELIVERY_ERROR_CACHE_CONTROL).",
+    description: `${description} Anonymous; CORS open; strong ETag with If-None-Match → 304; Cache-Control from DELIVERY_CACHE_CONTROL (errors: DELIVERY_ERROR_CACHE_CONTROL).`,
     security: [],
     parameters: [ref, ...parameters],
     responses: { ...responses, 304: { description: "Not modified (If-None-Match matched the ETag)" } },

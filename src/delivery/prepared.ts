@@ -10,12 +10,7 @@ import { rows } from "../lib/json";
 interface Internals {
   dialect: { sqlToQuery(sql: SQL): { sql: string; params: unknown[] } };
   session: {
-    prepareQuery(
-      query: { sql: string; params: unknown[] },
-      fields: undefined,
-      name: string | undefined,
-      isResponseInArrayMode: boolean,
-    ): { execute(): Promise<unknown> };
+    prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string | undefined, isResponseInArrayMode: boolean): { execute(): Promise<unknown> };
   };
 }
 

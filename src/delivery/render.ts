@@ -27,7 +27,7 @@ export interface BlockRow {
   data: Record<string, unknown>;
 }
 
-export interface Breadcrumb {
+interface Breadcrumb {
   title: string;
   path: string;
   href: string;
@@ -62,17 +62,17 @@ const DESCRIPTION_MAX = 160;
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 
 /** Locales in which the project publishes this node: the default one, plus each published translation. */
-export function nodeLocales(project: DeliveryProject, node: ChainNode): string[] {
+function nodeLocales(project: DeliveryProject, node: ChainNode): string[] {
   return project.locales.filter((l) => l === project.defaultLocale || node.tr[l] !== undefined);
 }
 
 /** The slug of a node in a locale: the published translation's slug, else the base slug. */
-export function localSlug(project: DeliveryProject, node: ChainNode, locale: string): string {
+function localSlug(project: DeliveryProject, node: ChainNode, locale: string): string {
   if (locale === project.defaultLocale) return node.slug;
   return str(node.tr[locale]?.slug) ?? node.slug;
 }
 
-export function localTitle(project: DeliveryProject, node: ChainNode, locale: string): string {
+function localTitle(project: DeliveryProject, node: ChainNode, locale: string): string {
   if (locale === project.defaultLocale) return node.title;
   return str(node.tr[locale]?.title) ?? node.title;
 }
@@ -128,7 +128,7 @@ function firstImage(blocks: BlockRow[]): string | null {
  * entities decoded (`fish &amp; chips` → `fish & chips`; decoded last, so an encoded `&lt;b&gt;`
  * stays visible text), cut at a word near 160 chars.
  */
-export function summarise(text: string): string | null {
+function summarise(text: string): string | null {
   const plain = decodeHTML(
     text
       .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
@@ -141,7 +141,7 @@ export function summarise(text: string): string | null {
   if (plain.length <= DESCRIPTION_MAX) return plain;
   const cut = plain.slice(0, DESCRIPTION_MAX - 1);
   const space = cut.lastIndexOf(" ");
-  return (space > DESCRIPTION_MAX / 2 ? cut.slice(0, space) : cut).trimEnd() + "…";
+  return `${(space > DESCRIPTION_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 /** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
@@ -153,6 +153,7 @@ export function renderNode(
   locale: string,
 ): RenderableNode {
   const node = chain[chain.length - 1];
+  if (!node) throw new Error("renderNode needs the chain down to the node");
   const isDefault = locale === project.defaultLocale;
   const meta = isDefault ? {} : (node.tr[locale] ?? {});
   const translated = !isDefault && node.tr[locale] !== undefined;
@@ -177,11 +178,11 @@ export function renderNode(
   const defaultUrl = publicUrl(project, project.defaultLocale, localPath(project, chain, project.defaultLocale));
   const versions = nodeLocales(project, node).map((l) => {
     const href = l === project.defaultLocale ? defaultUrl : publicUrl(project, l, localPath(project, chain, l));
-    return { locale: l, href, seo: versionSeo(project, seo, l === project.defaultLocale ? null : node.tr[l], href, defaultUrl) };
+    return { locale: l, href, seo: versionSeo(project, seo, l === project.defaultLocale ? null : (node.tr[l] ?? null), href, defaultUrl) };
   });
-  const own: VersionSeo = isDefault || translated
-    ? versions.find((v) => v.locale === locale)!.seo
-    : fallbackSeo(versions.find((v) => v.locale === project.defaultLocale)!.seo);
+  const shown = versions.find((v) => v.locale === (isDefault || translated ? locale : project.defaultLocale));
+  if (!shown) throw new Error("versions lists the default locale, and this one when it is translated");
+  const own: VersionSeo = isDefault || translated ? shown.seo : fallbackSeo(shown.seo);
   const { canonical, robots } = own;
   // A page that is not itself indexable names no cluster: hreflang links only between indexable pages.
   const hreflang = own.indexable
@@ -206,7 +207,7 @@ export function renderNode(
     image,
     publishedAt: node.published_at,
     modifiedAt: node.updated_at,
-    site: { name: project.siteName, url: (project.publicBaseUrl ?? "") + "/" },
+    site: { name: project.siteName, url: `${project.publicBaseUrl ?? ""}/` },
     breadcrumbs,
   });
 
@@ -240,6 +241,6 @@ export function renderNode(
   };
 }
 
-export function localPath(project: DeliveryProject, chain: ChainNode[], locale: string): string {
+function localPath(project: DeliveryProject, chain: ChainNode[], locale: string): string {
   return chain.map((c) => localSlug(project, c, locale)).join("/");
 }

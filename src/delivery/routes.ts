@@ -4,19 +4,10 @@ import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
 import type { DeliveryProject } from "./cache";
-import { type Plan, DeliveryEngine } from "./engine";
-import { CORS_HEADERS, JSON_TYPE, type Outcome, TEXT_TYPE, XML_TYPE, methodNotAllowed, preflight } from "./http";
+import { DeliveryEngine, type Plan } from "./engine";
+import { CORS_HEADERS, JSON_TYPE, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
-import {
-  deliveryLocale,
-  entriesQuery,
-  getNodeById,
-  getNodeByPath,
-  getNodeTranslation,
-  listEntries,
-  listPublishedNodes,
-  pathSegments,
-} from "./service";
+import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, getNodeTranslation, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
 interface Ctx {
@@ -67,36 +58,46 @@ export function createDelivery(deps: AppDeps) {
     } catch (err) {
       return failed(set, err);
     }
-    if (out instanceof Promise) return out.then((o) => send(set, o), (err: unknown) => failed(set, err));
+    if (out instanceof Promise)
+      return out.then(
+        (o) => send(set, o),
+        (err: unknown) => failed(set, err),
+      );
     return send(set, out);
   };
   const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
 
-  const byPathPlan = (request: Request, raw: string) => (p: DeliveryProject): Plan => {
-    const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-    const segs = pathSegments(raw);
-    if (!segs) throw notFound("node");
-    return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
-  };
+  const byPathPlan =
+    (request: Request, raw: string) =>
+    (p: DeliveryProject): Plan => {
+      const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+      const segs = pathSegments(raw);
+      if (!segs) throw notFound("node");
+      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
+    };
   // Elysia gives null for a parameter that is not valid percent-encoding: no such node.
-  const byIdPlan = (request: Request, id: string | null) => (p: DeliveryProject): Plan => {
-    const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-    const key = (id ?? "").toLowerCase();
-    return json(`id ${locale} ${key}`, async () => ({ data: await getNodeById(db, p, id ?? "", locale) }));
-  };
-  const entriesPlan = (request: Request) => (p: DeliveryProject): Plan => {
-    const query = queryOf(request);
-    const q = entriesQuery({
-      collection: queryParam(query, "collection"),
-      page: queryParam(query, "page"),
-      per_page: queryParam(query, "per_page"),
-      q: queryParam(query, "q"),
-      sort: queryParam(query, "sort"),
-    });
-    const segs = pathSegments(q.collection);
-    if (!segs) throw notFound("collection");
-    return json("entries " + JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort]), () => listEntries(db, p, q));
-  };
+  const byIdPlan =
+    (request: Request, id: string | null) =>
+    (p: DeliveryProject): Plan => {
+      const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+      const key = (id ?? "").toLowerCase();
+      return json(`id ${locale} ${key}`, async () => ({ data: await getNodeById(db, p, id ?? "", locale) }));
+    };
+  const entriesPlan =
+    (request: Request) =>
+    (p: DeliveryProject): Plan => {
+      const query = queryOf(request);
+      const q = entriesQuery({
+        collection: queryParam(query, "collection"),
+        page: queryParam(query, "page"),
+        per_page: queryParam(query, "per_page"),
+        q: queryParam(query, "q"),
+        sort: queryParam(query, "sort"),
+      });
+      const segs = pathSegments(q.collection);
+      if (!segs) throw notFound("collection");
+      return json(`entries ${JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
+    };
   const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) => serve(request, set, ref, byPathPlan(request, raw));
 
   /**
@@ -152,12 +153,7 @@ export function createDelivery(deps: AppDeps) {
     .get("/nodes/by-path/*", ({ request, set, params }) => byPath(request, set, params.ref, params["*"] ?? ""), {
       detail: DeliveryDocs.byPath,
     })
-    .get(
-      "/nodes/:id",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, byIdPlan(request, params.id)),
-      { detail: DeliveryDocs.byId },
-    )
+    .get("/nodes/:id", ({ request, set, params }) => serve(request, set, params.ref, byIdPlan(request, params.id)), { detail: DeliveryDocs.byId })
     .get(
       "/nodes",
       ({ request, set, params }) =>
@@ -168,12 +164,7 @@ export function createDelivery(deps: AppDeps) {
         })),
       { detail: DeliveryDocs.list },
     )
-    .get(
-      "/entries",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, entriesPlan(request)),
-      { detail: DeliveryDocs.entries },
-    )
+    .get("/entries", ({ request, set, params }) => serve(request, set, params.ref, entriesPlan(request)), { detail: DeliveryDocs.entries })
     .get(
       "/translations/nodes/:nodeId",
       ({ request, set, params }) =>
@@ -190,22 +181,14 @@ export function createDelivery(deps: AppDeps) {
       "/sitemap.xml",
       ({ request, set, params }) =>
         serve(request, set, params.ref, (p) => ({
-          key: "sitemap " + normalRef(params.ref),
+          key: `sitemap ${normalRef(params.ref)}`,
           type: XML_TYPE,
           stream: () => sitemapXml(db, p),
         })),
       { detail: DeliveryDocs.sitemap },
     )
-    .get(
-      "/robots.txt",
-      ({ request, set, params }) => serve(request, set, params.ref, (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })),
-      { detail: DeliveryDocs.robots },
-    )
-    .get(
-      "/theme",
-      ({ request, set, params }) => serve(request, set, params.ref, (p) => json("theme", () => getTheme(db, p.id))),
-      { detail: DeliveryDocs.theme },
-    )
+    .get("/robots.txt", ({ request, set, params }) => serve(request, set, params.ref, (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })), { detail: DeliveryDocs.robots })
+    .get("/theme", ({ request, set, params }) => serve(request, set, params.ref, (p) => json("theme", () => getTheme(db, p.id))), { detail: DeliveryDocs.theme })
     .get(
       "/:file",
       ({ request, set, params }) =>

@@ -15,7 +15,7 @@ export interface VersionSeo {
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 
 /** `noindex` (or `none`, which means noindex,nofollow) among the comma-separated directives. */
-export function robotsSayNoindex(robots: string | null): boolean {
+function robotsSayNoindex(robots: string | null): boolean {
   if (robots === null) return false;
   return robots.split(",").some((d) => {
     const t = d.trim().toLowerCase();
@@ -31,7 +31,7 @@ export function absoluteUrl(project: DeliveryProject, url: string | null): strin
 }
 
 /** Same URL once parsed (host case, default port, percent-encoding of the path); else same text. */
-export function sameUrl(a: string, b: string): boolean {
+function sameUrl(a: string, b: string): boolean {
   if (a === b) return true;
   try {
     return new URL(a).href === new URL(b).href;

@@ -12,10 +12,10 @@
 // translated node is not an alias), so every page has one URL per locale. Two siblings claiming the
 // same localised slug resolve deterministically: an explicit translated slug beats a base slug,
 // then the older node (smaller UUIDv7) wins.
-import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
-import { ENTRY_SORTS, type EntrySort, type NodeWire, escapeLike, nodeToWire } from "../content/service";
+import { ENTRY_SORTS, type EntrySort, escapeLike, type NodeWire, nodeToWire } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
@@ -121,13 +121,14 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
 
 async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
   const chain = await preparedRows<ChainRow>(db, query);
-  if (chain.length === 0 || chain[0].parent_id !== null) return null;
+  if (chain[0] === undefined || chain[0].parent_id !== null) return null;
   if (chain.some((c) => c.status !== "published")) return null;
   return chain;
 }
 
 function render(project: DeliveryProject, chain: ChainRow[], locale: string): RenderableNode {
   const node = chain[chain.length - 1];
+  if (!node) throw new Error("render needs the chain down to the node");
   return renderNode(project, chain, node.blocks ?? [], node.overrides, locale);
 }
 
@@ -137,12 +138,7 @@ export async function getNodeByPath(db: Db, project: DeliveryProject, rawPath: s
   const q =
     locale === project.defaultLocale
       ? chainQuery(project.id, locale, sql`n.path = ${segs.join("/")}`, null)
-      : chainQuery(
-          project.id,
-          locale,
-          sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`,
-          walkQuery(project.id, locale, segs),
-        );
+      : chainQuery(project.id, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
   const chain = await loadChain(db, q);
   if (!chain) throw nodeNotFound();
   return render(project, chain, locale);
@@ -174,7 +170,7 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
       where h.project_id = ${projectId} and h.status in ('draft', 'archived')
         and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
       order by h.path`),
-  ).map((r) => r.path + "/");
+  ).map((r) => `${r.path}/`);
   found.sort();
   const kept: string[] = [];
   for (const p of found) if (!kept.some((k) => p.startsWith(k))) kept.push(p);
@@ -183,9 +179,11 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
 
 /** SQL condition: the node is published and no ancestor hides it. */
 export function visibleCondition(projectId: string, hidden: string[]): SQL {
+  // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const base = and(eq(nodes.projectId, projectId), eq(nodes.status, "published"))!;
   if (hidden.length === 0) return base;
-  const patterns = hidden.map((h) => escapeLike(h) + "%").join("\n");
+  const patterns = hidden.map((h) => `${escapeLike(h)}%`).join("\n");
+  // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
 }
 
@@ -201,14 +199,15 @@ export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 
       .orderBy(asc(nodes.path))
       .limit(pageSize);
     if (page.length > 0) yield page.map(nodeToWire);
-    if (page.length < pageSize) return;
-    after = page[page.length - 1].path;
+    const last: string | undefined = page[page.length - 1]?.path;
+    if (last === undefined || page.length < pageSize) return;
+    after = last;
   }
 }
 
 // ---- entries ----
 
-export interface EntrySummary {
+interface EntrySummary {
   id: string;
   slug: string;
   title: string;
@@ -221,7 +220,6 @@ export interface EntriesPage {
   page: number;
   per_page: number;
 }
-
 
 // The id tie-breaker makes the order total, so no entry can appear on two pages.
 const ORDER: Record<EntrySort, string> = {
@@ -269,7 +267,7 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
 export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<EntriesPage> {
   const segs = pathSegments(input.collection);
   if (!segs) throw notFound("collection");
-  const match = input.q === null ? sql`` : sql`and (e.title ilike ${"%" + escapeLike(input.q) + "%"} or e.slug ilike ${"%" + escapeLike(input.q) + "%"})`;
+  const match = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   const result = await preparedRows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
     db,
     sql`with recursive chain as (
@@ -294,12 +292,12 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     ) e on true
     order by ${sql.raw(ORDER[input.sort])}`,
   );
-  if (result.length === 0 || result[0].collection_id === null) throw notFound("collection");
+  const first = result[0];
+  if (!first || first.collection_id === null) throw notFound("collection");
   return {
-    data: result.filter((r) => r.id !== null).map((r) => ({ id: r.id!, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at })),
-    total: Number(result[0].total),
+    data: result.flatMap((r) => (r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at }])),
+    total: Number(first.total),
     page: input.page,
     per_page: input.perPage,
   };
 }
-

@@ -38,17 +38,17 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
 const URLSET_TAIL = "</urlset>\n";
 
-export function xmlEscape(s: string): string {
+function xmlEscape(s: string): string {
   return s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"));
 }
 
 export function robotsTxt(project: DeliveryProject): string {
   const lines = ["User-agent: *", "Allow: /"];
   if (project.publicBaseUrl) lines.push("", `Sitemap: ${project.publicBaseUrl}/sitemap.xml`);
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
-export function requireBaseUrl(project: DeliveryProject): string {
+function requireBaseUrl(project: DeliveryProject): string {
   if (!project.publicBaseUrl) {
     throw new AppError("sitemap_unavailable", "this project has no public_base_url, so it has no sitemap");
   }
@@ -56,7 +56,7 @@ export function requireBaseUrl(project: DeliveryProject): string {
 }
 
 /** One shard: the nodes after `after` (exclusive, null = from the start) up to `last` (inclusive), in path order. */
-export interface Shard {
+interface Shard {
   after: string | null;
   last: string;
 }
@@ -83,7 +83,7 @@ export async function shardXml(db: Db, project: DeliveryProject, n: number, limi
  * Shards live on the same site as the index (sitemaps.org: an index names sitemaps of its own
  * site): the site proxies /sitemap*.xml and /robots.txt to this API.
  */
-export async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenerator<string> {
+async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenerator<string> {
   yield `${XML_HEAD}<sitemapindex ${XMLNS}>\n`;
   for (let i = 1; i <= shards; i++) yield `<sitemap><loc>${xmlEscape(`${publicBaseUrl}/sitemap-${i}.xml`)}</loc></sitemap>\n`;
   yield "</sitemapindex>\n";
@@ -108,7 +108,8 @@ function shardPlan(db: Db, project: DeliveryProject, limits: ShardLimits): Promi
   if (known) return known;
   const made = makePlan(db, project, limits);
   plans.set(key, made);
-  if (plans.size > PLANS_MAX) plans.delete(plans.keys().next().value!);
+  const oldest = plans.keys().next();
+  if (plans.size > PLANS_MAX && !oldest.done) plans.delete(oldest.value);
   made.catch(() => plans.delete(key));
   return made;
 }
@@ -125,8 +126,8 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
       const bytes = entriesLength(node);
       const full = count.nodes + 1 > limits.nodes || count.urls + node.urls.length > limits.urls || count.bytes + bytes > limits.bytes;
       // A node's entries are never split: a node alone over a limit gets a shard of its own.
-      if (full && count.nodes > 0) {
-        shards.push({ after, last: last! });
+      if (full && count.nodes > 0 && last !== null) {
+        shards.push({ after, last });
         after = last;
         count = { nodes: 0, urls: 0, bytes: empty };
       }
@@ -136,7 +137,7 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
       last = node.path;
     }
   }
-  if (count.nodes > 0) shards.push({ after, last: last! });
+  if (count.nodes > 0 && last !== null) shards.push({ after, last });
   return { hidden, shards };
 }
 
@@ -169,6 +170,7 @@ const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noin
  */
 async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<ListedNode[]> {
   const visible = visibleCondition(project.id, hidden);
+  // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
   const others = project.locales.filter((l) => l !== project.defaultLocale);
   const own = others.length === 0
@@ -201,8 +203,9 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       if (node.urls.length > 0) out.push(node);
     }
     yield out;
-    if (page.length < PAGE_SIZE) return;
-    cursor = page[page.length - 1].path;
+    const last = page[page.length - 1];
+    if (!last || page.length < PAGE_SIZE) return;
+    cursor = last.path;
   }
 }
 
@@ -229,9 +232,9 @@ async function learnAncestors(db: Db, project: DeliveryProject, paths: string[],
 function localisedPath(path: string, locale: string, known: Map<string, Map<string, LocaleInfo>>): string {
   const segs = path.split("/");
   const out: string[] = [];
-  for (let i = 0; i < segs.length; i++) {
+  for (const [i, seg] of segs.entries()) {
     const prefix = segs.slice(0, i + 1).join("/");
-    out.push(known.get(prefix)?.get(locale)?.slug ?? segs[i]);
+    out.push(known.get(prefix)?.get(locale)?.slug ?? seg);
   }
   return out.join("/");
 }
@@ -280,7 +283,7 @@ function entriesLength(node: ListedNode): number {
   return total;
 }
 
-export function utf8Length(s: string): number {
+function utf8Length(s: string): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -298,7 +301,7 @@ export function utf8Length(s: string): number {
 const CHUNK_CHARS = 64 * 1024;
 
 /** A urlset of one shard (or of the whole site), streamed. */
-export async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<string> {
+async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<string> {
   yield URLSET_HEAD;
   for await (const page of listedNodes(db, project, hidden, shard)) {
     let out = "";

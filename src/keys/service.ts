@@ -6,6 +6,7 @@ import { AppError, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { ADMIN_SCOPES, isScope } from "../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
+import { oneRow } from "../lib/rows";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 
@@ -58,11 +59,13 @@ export async function createAdminKey(
     projectIds = [...new Set(projectIds.map((p) => p.toLowerCase()))];
     if (projectIds.some((p) => !isUuid(p))) throw new AppError("invalid_request", "project_ids must be project ids", { field: "project_ids" });
   }
-  if (caller?.projectIds) {
+  const limit = caller?.projectIds;
+  if (limit) {
     if (!projectIds) throw new AppError("insufficient_scope", "a key limited to projects can only mint keys limited to them");
-    if (projectIds.some((p) => !caller.projectIds!.includes(p))) throw new AppError("not_found", "project not found");
+    if (projectIds.some((p) => !limit.includes(p))) throw new AppError("not_found", "project not found");
   }
-  const [key] = await db
+  const key = oneRow(
+    await db
     .insert(adminKeys)
     .values({
       id: uuidv7(now.getTime()),
@@ -74,13 +77,15 @@ export async function createAdminKey(
       createdBy: caller?.keyId ?? null,
       createdAt: now,
     })
-    .returning();
+    .returning(),
+  );
   return { key, plaintext };
 }
 
 function visibleTo(k: AdminKey, caller: AdminCaller | null): boolean {
-  if (!caller || caller.projectIds === null) return true;
-  return k.projectIds !== null && k.projectIds.every((p) => caller.projectIds!.includes(p));
+  const limit = caller?.projectIds ?? null;
+  if (limit === null) return true;
+  return k.projectIds?.every((p) => limit.includes(p)) ?? false;
 }
 
 export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {

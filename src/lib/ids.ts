@@ -9,12 +9,17 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"
 const POOL = new Uint8Array(4096);
 let poolAt = POOL.length;
 
+/** Two hex digits of byte `i` of the id (noUncheckedIndexedAccess: the table covers every byte). */
+const hex = (byte: number): string => HEX[byte] ?? "00";
+/** Byte `i` of the random pool. */
+const rand = (i: number): number => POOL[i] ?? 0;
+
 export function uuidv7(now: number = Date.now()): string {
   if (poolAt + 16 > POOL.length) {
     crypto.getRandomValues(POOL);
     poolAt = 0;
   }
-  const r = poolAt; // this id's 16 random bytes: POOL[r .. r + 15]
+  const r = poolAt; // this id's 16 random bytes: POOL[r .. r + 15], no per-id allocation
   poolAt += 16;
   // Keep ids monotonic within one millisecond via a 12-bit counter in rand_a.
   if (now <= lastMs) {
@@ -23,17 +28,13 @@ export function uuidv7(now: number = Date.now()): string {
     now = lastMs;
   } else {
     lastMs = now;
-    seq = ((POOL[r + 6]! & 0x0f) << 8) | POOL[r + 7]!;
+    seq = ((rand(r + 6) & 0x0f) << 8) | rand(r + 7);
     seq &= 0x7ff;
   }
-  const t0 = Math.floor(now / 2 ** 32);
-  return (
-    HEX[(t0 >>> 8) & 0xff]! + HEX[t0 & 0xff]! + HEX[(now >>> 24) & 0xff]! + HEX[(now >>> 16) & 0xff]! + "-" +
-    HEX[(now >>> 8) & 0xff]! + HEX[now & 0xff]! + "-" +
-    HEX[0x70 | ((seq >>> 8) & 0x0f)]! + HEX[seq & 0xff]! + "-" +
-    HEX[(POOL[r + 8]! & 0x3f) | 0x80]! + HEX[POOL[r + 9]!]! + "-" +
-    HEX[POOL[r + 10]!]! + HEX[POOL[r + 11]!]! + HEX[POOL[r + 12]!]! + HEX[POOL[r + 13]!]! + HEX[POOL[r + 14]!]! + HEX[POOL[r + 15]!]!
-  );
+  const high = Math.floor(now / 2 ** 32);
+  return `${hex((high >>> 8) & 0xff)}${hex(high & 0xff)}${hex((now >>> 24) & 0xff)}${hex((now >>> 16) & 0xff)}-${hex((now >>> 8) & 0xff)}${hex(now & 0xff)}-${hex(
+    0x70 | ((seq >>> 8) & 0x0f),
+  )}${hex(seq & 0xff)}-${hex((rand(r + 8) & 0x3f) | 0x80)}${hex(rand(r + 9))}-${hex(rand(r + 10))}${hex(rand(r + 11))}${hex(rand(r + 12))}${hex(rand(r + 13))}${hex(rand(r + 14))}${hex(rand(r + 15))}`;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -2,7 +2,7 @@ import { readCappedText } from "./stream";
 import { AppError } from "../errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** Reads a request body as text, refusing more than `limit` bytes even without Content-Length. */
 export async function readBodyText(request: Request, limit: number = MAX_BODY_BYTES): Promise<string> {
@@ -39,7 +39,7 @@ export function assertStorableStrings(v: unknown, path: readonly string[] = []):
   if (typeof v === "string") {
     if (!isStorableText(v)) throw bad();
   } else if (Array.isArray(v)) {
-    v.forEach((x, i) => assertStorableStrings(x, [...path, String(i)]));
+    for (const [i, x] of v.entries()) assertStorableStrings(x, [...path, String(i)]);
   } else if (v !== null && typeof v === "object") {
     for (const [k, x] of Object.entries(v)) {
       if (!isStorableText(k)) throw bad();

@@ -25,7 +25,7 @@ export function batchedStdout(out: { write(chunk: string): unknown } = process.s
   };
   return {
     write(line: string): void {
-      pending += line + "\n";
+      pending += `${line}\n`;
       if (pending.length >= MAX_PENDING_CHARS) flush();
       else if (timer === null) {
         timer = setTimeout(flush, FLUSH_MS);

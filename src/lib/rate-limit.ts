@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rateLimits } from "../../db/schema";
+import { oneRow } from "./rows";
 
 export interface RateLimitResult {
   readonly allowed: boolean;
@@ -15,7 +16,8 @@ export interface RateLimitResult {
 export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitResult> {
   const nowIso = now.toISOString();
   const windowEnded = sql`${rateLimits.windowStart} <= ${nowIso}::timestamptz - make_interval(secs => ${windowSeconds})`;
-  const [row] = await db
+  const row = oneRow(
+    await db
     .insert(rateLimits)
     .values({ key, count: 1, windowStart: now })
     .onConflictDoUpdate({
@@ -25,7 +27,8 @@ export async function hitRateLimit(db: Db, key: string, limit: number, windowSec
         windowStart: sql`CASE WHEN ${windowEnded} THEN ${nowIso}::timestamptz ELSE ${rateLimits.windowStart} END`,
       },
     })
-    .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart });
+    .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart }),
+  );
   const endsAt = row.windowStart.getTime() + windowSeconds * 1000;
   return { allowed: row.count <= limit, retryAfter: Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000)) };
 }

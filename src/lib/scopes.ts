@@ -6,6 +6,7 @@ export const ADMIN_SCOPES = [
   "ai:read",
   "ai:write",
   "keys:write",
+  "users:write",
 ] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
@@ -13,10 +14,19 @@ export type Scope = (typeof ADMIN_SCOPES)[number];
 export const MCP_SCOPES = ["content:read", "content:write", "ai:read"] as const;
 export type McpScope = (typeof MCP_SCOPES)[number];
 
-export const ROLE_SCOPES: Record<"owner" | "editor" | "viewer", readonly Scope[]> = {
+/** A user's role in one project; an instance owner holds `owner` in every project. */
+export const PROJECT_ROLES = ["viewer", "editor", "admin"] as const;
+export type ProjectRole = (typeof PROJECT_ROLES)[number];
+export type EffectiveRole = ProjectRole | "owner";
+
+/** What a role holds in the project it is held in (the owner: everything, everywhere). */
+export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
   owner: ADMIN_SCOPES,
+  admin: ["projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write"],
   editor: ["projects:read", "content:read", "content:write", "ai:read"],
   viewer: ["projects:read", "content:read", "ai:read"],
 };
+
+export const isProjectRole = (s: unknown): s is ProjectRole => typeof s === "string" && (PROJECT_ROLES as readonly string[]).includes(s);
 
 export const isScope = (s: string): s is Scope => (ADMIN_SCOPES as readonly string[]).includes(s);

@@ -1,6 +1,7 @@
 // Reversible secrets (provider API keys) sealed with AES-256-GCM through Web Crypto.
 // Wire form: v1:<key id>:<nonce b64url>:<ciphertext+tag b64url>. The additional data binds a
 // ciphertext to the row it belongs to, so a value copied into another row fails to open.
+import { decodeBase64urlIgnorePadding, encodeBase64, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 
@@ -37,7 +38,7 @@ export function parseKeyEntries(specs: readonly string[]): KeyEntry[] {
     const id = i > 0 ? spec.slice(0, i) : "";
     if (!KEY_ID_RE.test(id)) throw new Error("secret key entries must be id:base64key with an id of [A-Za-z0-9_-]{1,32}");
     const raw = fromB64(spec.slice(i + 1).trim());
-    if (!raw || raw.length !== 32) throw new Error(`secret key ${id} must be base64 of 32 bytes`);
+    if (raw?.length !== 32) throw new Error(`secret key ${id} must be base64 of 32 bytes`);
     if (out.some((e) => e.id === id)) throw new Error(`secret key id ${id} appears twice`);
     out.push({ id, raw });
   }
@@ -46,12 +47,15 @@ export function parseKeyEntries(specs: readonly string[]): KeyEntry[] {
 }
 
 export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRing> {
-  if (entries.length === 0) throw new Error("the key ring is empty");
+  const [first] = entries;
+  if (!first) throw new Error("the key ring is empty");
   const keys = new Map<string, CryptoKey>();
   for (const e of entries) {
     keys.set(e.id, await crypto.subtle.importKey("raw", e.raw as BufferSource, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]));
   }
-  const currentId = entries[0].id;
+  const currentId = first.id;
+  const currentKey = keys.get(currentId);
+  if (!currentKey) throw new Error("the key ring lost its current key");
   return {
     currentId,
     ids: entries.map((e) => e.id),
@@ -59,7 +63,7 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
       const nonce = crypto.getRandomValues(new Uint8Array(12));
       const ct = await crypto.subtle.encrypt(
         { name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 },
-        keys.get(currentId)!,
+        currentKey,
         enc.encode(plaintext),
       );
       return `v1:${currentId}:${toB64(nonce)}:${toB64(new Uint8Array(ct))}`;
@@ -67,11 +71,12 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
     async open(sealed, aad) {
       const parts = sealed.split(":");
       if (parts.length !== 4 || parts[0] !== "v1") throw new SealError("malformed");
-      const key = keys.get(parts[1]);
+      const [, keyId = "", nonceText = "", ctText = ""] = parts;
+      const key = keys.get(keyId);
       if (!key) throw new SealError("unknown_key");
-      const nonce = fromB64(parts[2]);
-      const ct = fromB64(parts[3]);
-      if (!nonce || nonce.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
+      const nonce = fromB64(nonceText);
+      const ct = fromB64(ctText);
+      if (nonce?.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
       let pt: ArrayBuffer;
       try {
         pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce as BufferSource, additionalData: enc.encode(aad), tagLength: 128 }, key, ct as BufferSource);
@@ -90,14 +95,14 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
 /** The key id a sealed value names, or null when it is not in the v1 form. */
 export function sealedKeyId(sealed: string): string | null {
   const parts = sealed.split(":");
-  return parts.length === 4 && parts[0] === "v1" ? parts[1] : null;
+  return parts.length === 4 && parts[0] === "v1" ? (parts[1] ?? null) : null;
 }
 
 /** A fresh `id:base64key` entry; the id carries the creation date so rotations sort and read well. */
 export function generateKeyEntry(now: Date = new Date()): string {
   const raw = crypto.getRandomValues(new Uint8Array(32));
   const id = `k${now.toISOString().slice(0, 10).replace(/-/g, "")}${toB64(crypto.getRandomValues(new Uint8Array(3)))}`;
-  return `${id}:${Buffer.from(raw).toString("base64")}`;
+  return `${id}:${encodeBase64(raw)}`;
 }
 
 /**
@@ -110,14 +115,14 @@ export function loadKeyFile(path: string, opts: { prependNew?: boolean } = {}): 
     mkdirSync(dirname(path), { recursive: true });
     // Published complete or not at all: a second process starting at once either wins the
     // link (and its key is the one) or reads the whole file, never an empty one.
-    created = publishKeyFile(path, generateKeyEntry() + "\n", "create");
+    created = publishKeyFile(path, `${generateKeyEntry()}\n`, "create");
   }
   let entries = readFileSync(path, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
   if (opts.prependNew) {
     entries = [generateKeyEntry(), ...entries];
     // Rename over the old file: a crash mid-write must not leave a truncated key file, which
     // would make every sealed provider key unreadable.
-    publishKeyFile(path, entries.join("\n") + "\n", "replace");
+    publishKeyFile(path, `${entries.join("\n")}\n`, "replace");
   }
   chmodSync(path, 0o600);
   return { entries, created };
@@ -165,10 +170,15 @@ function publishKeyFile(path: string, content: string, mode: "create" | "replace
 }
 
 function toB64(b: Uint8Array): string {
-  return Buffer.from(b).toString("base64url");
+  return encodeBase64urlNoPadding(b);
 }
 
+/** Standard or url-safe base64, padded or not (key entries are written either way). */
 function fromB64(s: string): Uint8Array | null {
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(s)) return null;
-  return new Uint8Array(Buffer.from(s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""), "base64url"));
+  try {
+    return decodeBase64urlIgnorePadding(s.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+  } catch {
+    return null;
+  }
 }

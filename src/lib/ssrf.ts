@@ -84,9 +84,9 @@ export function parseIPv4(host: string): Uint8Array | null {
     nums.push(n);
   }
   const last = nums[nums.length - 1];
-  if (nums.slice(0, -1).some((n) => n > 255) || last >= 256 ** (5 - nums.length)) return null;
+  if (last === undefined || nums.slice(0, -1).some((n) => n > 255) || last >= 256 ** (5 - nums.length)) return null;
   let value = last;
-  nums.slice(0, -1).forEach((n, i) => (value += n * 256 ** (3 - i)));
+  for (const [i, n] of nums.slice(0, -1).entries()) value += n * 256 ** (3 - i);
   return new Uint8Array([(value / 2 ** 24) & 255, (value >>> 16) & 255, (value >>> 8) & 255, value & 255]);
 }
 
@@ -101,8 +101,9 @@ export function parseIPv6(host: string): Uint8Array | null {
     if (!m) return null;
     const q = m.slice(1).map(Number);
     if (q.some((n) => n > 255)) return null;
-    tail = [(q[0] << 8) | q[1], (q[2] << 8) | q[3]];
-    h = h.slice(0, dot + 1) + "0:0";
+    const [q0 = 0, q1 = 0, q2 = 0, q3 = 0] = q; // the pattern has four groups
+    tail = [(q0 << 8) | q1, (q2 << 8) | q3];
+    h = `${h.slice(0, dot + 1)}0:0`;
   }
   const halves = h.split("::");
   if (halves.length > 2) return null;
@@ -116,8 +117,8 @@ export function parseIPv6(host: string): Uint8Array | null {
     }
     return out;
   };
-  const head = parse(halves[0]);
-  const rest = halves.length === 2 ? parse(halves[1]) : [];
+  const head = parse(halves[0] ?? "");
+  const rest = halves.length === 2 ? parse(halves[1] ?? "") : [];
   if (!head || !rest) return null;
   let groups: number[];
   if (halves.length === 2) {
@@ -142,7 +143,7 @@ function inRange(bytes: Uint8Array, prefix: readonly number[], bits: number): bo
   for (let i = 0; i < bits; i++) {
     const byte = i >> 3;
     const mask = 0x80 >> (i & 7);
-    if ((bytes[byte] & mask) !== (full[byte] & mask)) return false;
+    if (((bytes[byte] ?? 0) & mask) !== ((full[byte] ?? 0) & mask)) return false;
   }
   return true;
 }
@@ -159,7 +160,7 @@ export function embeddedIPv4(b: Uint8Array): Uint8Array[] {
   const last4 = b.slice(12, 16);
   const out: Uint8Array[] = [];
   if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) out.push(last4); // ::ffff:a.b.c.d
-  else if (zero(0, 12) && !(zero(12, 15) && b[15] <= 1)) out.push(last4); // ::a.b.c.d (compatible), not :: or ::1
+  else if (zero(0, 12) && !(zero(12, 15) && (b[15] ?? 0) <= 1)) out.push(last4); // ::a.b.c.d (compatible), not :: or ::1
   if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) out.push(last4); // ::ffff:0:a.b.c.d
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && (zero(4, 12) || (b[4] === 0 && b[5] === 1))) out.push(last4); // NAT64
   if (b[0] === 0x20 && b[1] === 0x02) out.push(b.slice(2, 6)); // 6to4
@@ -180,7 +181,7 @@ export function classifyAddress(bytes: Uint8Array): AddressClass {
 }
 
 /** Bytes of an IP literal host (any spelling), or null for a name. */
-export function parseIpLiteral(host: string): Uint8Array | null {
+function parseIpLiteral(host: string): Uint8Array | null {
   return parseIPv6(host) ?? parseIPv4(host);
 }
 

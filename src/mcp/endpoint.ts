@@ -15,7 +15,7 @@ import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
 /** /mcp reads its own body (JSON-RPC errors, not the admin error body): the app's parser skips it. */
-export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === MCP_PATH + "/";
+export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === `${MCP_PATH}/`;
 
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, t.scopes]));
@@ -91,7 +91,7 @@ function wantsProgress(body: unknown): boolean {
  */
 function negotiate(request: Request): { request: Request; answer: "json" | "sse" } {
   const accept = request.headers.get("accept");
-  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0].trim().toLowerCase());
+  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0]?.trim().toLowerCase() ?? "");
   const json = types.some((t) => t === "application/json" || t === "application/*" || t === "*/*");
   const sse = types.some((t) => t === "text/event-stream" || t === "text/*");
   const answer = json ? "json" : "sse";
@@ -171,7 +171,7 @@ export function mcpPreflight(deps: AppDeps, request: Request): Response {
   });
 }
 
-export function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
+function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
   const parts = [`resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`, `scope="${MCP_SCOPES.join(" ")}"`];
   if (tokenPresented) parts.push('error="invalid_token"');
   return `Bearer ${parts.join(", ")}`;
@@ -190,7 +190,7 @@ function checkHostAndOrigin(config: Config, request: Request): Response | null {
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-export function hostAllowed(config: Config, request: Request): boolean {
+function hostAllowed(config: Config, request: Request): boolean {
   const raw = request.headers.get("host") ?? new URL(request.url).host;
   const pub = new URL(config.publicUrl);
   let host: URL;

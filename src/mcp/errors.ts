@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, describeError, vanishedRow } from "../errors";
 import type { Logger } from "../lib/log";
 
-export function toolError(code: string, message: string, details?: unknown): CallToolResult {
+function toolError(code: string, message: string, details?: unknown): CallToolResult {
   const text = details === undefined ? `${code}: ${message}` : `${code}: ${message} (details: ${JSON.stringify(details)})`;
   return { isError: true, content: [{ type: "text", text }] };
 }

@@ -5,7 +5,7 @@ import { AppError } from "../errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
 
 // Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
-export const MAX_BATCH = 20;
+const MAX_BATCH = 20;
 
 interface RpcErrorResponse {
   jsonrpc: "2.0";
@@ -23,6 +23,8 @@ export interface ReadMessages {
   original: unknown;
 }
 
+// Cast: the SDK types ClientRequestSchema as a zod union without exposing its `options` (one
+// object schema per method), which this lookup by method name needs.
 type RequestSchema = { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
 const REQUEST_SCHEMAS = new Map<string, RequestSchema>(
   (ClientRequestSchema as unknown as { options: Array<RequestSchema & { shape: { method: { value: string } } }> }).options.map((s) => [s.shape.method.value, s]),
@@ -94,11 +96,11 @@ export function onlyRejected(read: ReadMessages): Response | null {
 
 function isJsonPost(request: Request): boolean {
   const accept = request.headers.get("accept") ?? "";
-  const type = (request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
 }
 
-export function rpcError(status: number, code: number, message: string): Response {
+function rpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "content-type": "application/json" },

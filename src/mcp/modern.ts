@@ -4,14 +4,15 @@
 // replaces initialize, results carry `resultType` and (for lists and reads) caching hints.
 // The SDK (1.x) carries none of this, so the wire rules live here; the requests themselves are
 // answered by the same McpServer as 2025-11-25, through an in-process transport.
+import { decodeBase64 } from "@oslojs/encoding";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { SERVER_INFO } from "./server";
 
-export const MODERN_VERSION = "2026-07-28";
+const MODERN_VERSION = "2026-07-28";
 /** What server/discover and UnsupportedProtocolVersionError list: this revision and the legacy one served after initialize. */
-export const SUPPORTED_VERSIONS = [MODERN_VERSION, "2025-11-25"] as const;
+const SUPPORTED_VERSIONS = [MODERN_VERSION, "2025-11-25"] as const;
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -19,8 +20,8 @@ const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 // JSON-RPC codes the 2026-07-28 revision defines (basic/index, error codes).
-export const HEADER_MISMATCH = -32020;
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+const HEADER_MISMATCH = -32020;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 
@@ -195,12 +196,13 @@ function unsupported(id: Id, requested: string): Response {
 }
 
 /** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
-export function decodeHeaderValue(value: string): string | null {
+function decodeHeaderValue(value: string): string | null {
   const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
   if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? null : value;
-  if (m[1].length % 4 !== 0) return null;
+  const b64 = m[1] ?? "";
+  if (b64.length % 4 !== 0) return null;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(m[1], "base64"));
+    return new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(b64));
   } catch {
     return null;
   }

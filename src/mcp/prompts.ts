@@ -24,6 +24,7 @@ interface PromptDef {
   title: string;
   description: string;
   arguments: PromptArg[];
+  /** Called once every required argument is present (checked by the prompts/get handler). */
   get(ctx: ToolContext, args: Record<string, string>): Promise<GetPromptResult>;
 }
 
@@ -31,15 +32,15 @@ const PATH: PromptArg = { name: "path", description: "slug path of the page, e.g
 const MAX_DAYS = 366;
 const MAX_CHANGES = 50;
 
-export const PROMPTS: readonly PromptDef[] = [
+const PROMPTS: readonly PromptDef[] = [
   {
     name: "translate_page",
     title: "Translate a page into a locale",
     description: "Machine-translate a page into one of the project's locales as a draft, then review the result field by field.",
     arguments: [PATH, { name: "locale", description: "target locale, one of the project's other locales", required: true, kind: "locale" }],
     async get(ctx, args) {
-      const node = await nodeAt(ctx, args.path);
-      const locale = localeOf(ctx, args.locale);
+      const node = await nodeAt(ctx, args.path ?? "");
+      const locale = localeOf(ctx, args.locale ?? "");
       if (locale === ctx.project.defaultLocale) throw invalid(`"${locale}" is the default locale, the one the page is written in`);
       return page(ctx, node, `Translate the page "${node.title}" (${node.path}) into ${locale}.`, [
         `Call translate_node with node_id ${node.id} and locale ${locale}: it stores a DRAFT translation.`,
@@ -54,7 +55,7 @@ export const PROMPTS: readonly PromptDef[] = [
     description: "Write the SEO description (and suggest robots/canonical where needed) for a page from its content.",
     arguments: [PATH],
     async get(ctx, args) {
-      const node = await nodeAt(ctx, args.path);
+      const node = await nodeAt(ctx, args.path ?? "");
       return page(ctx, node, `Write the SEO fields of the page "${node.title}" (${node.path}).`, [
         "Read the page below. Write seo.description: 120 to 155 characters, specific to this page, in the page's language, no quotes or markup.",
         "Keep the other seo fields unless they are wrong; set noindex only for pages that should not be found.",
@@ -68,7 +69,7 @@ export const PROMPTS: readonly PromptDef[] = [
     description: "Check a page for missing content, broken structure, SEO gaps and missing translations before it is published.",
     arguments: [PATH],
     async get(ctx, args) {
-      const node = await nodeAt(ctx, args.path);
+      const node = await nodeAt(ctx, args.path ?? "");
       const others = ctx.project.locales.filter((l) => l !== ctx.project.defaultLocale);
       return page(ctx, node, `Review the page "${node.title}" (${node.path}, now ${node.status}) before it is published.`, [
         "Check: title and every block filled in, no placeholder or lorem ipsum text, links look valid, images have alt text, headings in order.",

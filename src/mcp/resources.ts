@@ -1,5 +1,6 @@
 // Nodes as MCP resources: cms://{project slug}/nodes/{node id}, listed with an opaque cursor, and
 // templates reading a node by id or by path, in any of the project's locales.
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
   ErrorCode,
@@ -15,7 +16,7 @@ import { MAX_PAGE } from "../lib/paging";
 import { getLocalizedNode } from "./service";
 import type { ToolContext } from "./tools/tool";
 
-export const RESOURCE_PAGE_SIZE = 100;
+const RESOURCE_PAGE_SIZE = 100;
 // The MCP spec's code for an unknown resource (not in the SDK's ErrorCode enum).
 const RESOURCE_NOT_FOUND = -32002;
 const MIME = "application/json";
@@ -23,13 +24,13 @@ const MIME = "application/json";
 export const nodeUri = (projectSlug: string, nodeId: string): string => `cms://${projectSlug}/nodes/${nodeId}`;
 
 function encodeCursor(page: number): string {
-  return Buffer.from(JSON.stringify({ p: page })).toString("base64url");
+  return encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify({ p: page })));
 }
 
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 1;
   try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { p?: unknown };
+    const v = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(cursor))) as { p?: unknown };
     if (typeof v.p === "number" && Number.isInteger(v.p) && v.p >= 1 && v.p <= MAX_PAGE) return v.p;
   } catch {
     // fall through: a cursor this server did not issue
@@ -106,7 +107,7 @@ export const byIdTemplate = (slug: string): string => `cms://${slug}/nodes/{id}{
 export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+path}{?locale}`;
 
 /** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else. */
-export function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
+function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
   let url: URL;
   try {
     url = new URL(uri);
@@ -121,7 +122,7 @@ export function parseNodeUri(slug: string, uri: string): { id?: string; path?: s
   if (!m) return null;
   let rest: string;
   try {
-    rest = decodeURIComponent(m[2]);
+    rest = decodeURIComponent(m[2] ?? "");
   } catch {
     return null;
   }

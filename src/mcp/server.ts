@@ -1,3 +1,4 @@
+import { encodeBase64 } from "@oslojs/encoding";
 import { assertStorableStrings } from "../lib/json";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, Icon, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -10,7 +11,7 @@ import { TOOLS } from "./tools";
 import type { ToolContext, ToolDef } from "./tools/tool";
 
 const svg = (body: string): Icon => ({
-  src: `data:image/svg+xml;base64,${Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`).toString("base64")}`,
+  src: `data:image/svg+xml;base64,${encodeBase64(new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`))}`,
   mimeType: "image/svg+xml",
   sizes: ["any"],
 });
@@ -44,7 +45,7 @@ function instructions(ctx: ToolContext): string {
  * What the server can do, truthfully: no listChanged (no notification can reach a client of a
  * stateless server) and no subscribe. Logging exists in 2025-11-25 only (2026-07-28 removed it).
  */
-export function capabilitiesFor(era: Era): ServerCapabilities {
+function capabilitiesFor(era: Era): ServerCapabilities {
   const base: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {} };
   return era === "legacy" ? { ...base, logging: {} } : base;
 }
@@ -65,7 +66,8 @@ export function buildMcpServer(ctx: ToolContext, era: Era = "legacy"): BuiltServ
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
   // The SDK adds listChanged: true as it registers tools, resources and prompts, and has no way to
-  // say otherwise; the advertised set is put back to what this server does.
+  // say otherwise; the advertised set is put back to what this server does. Cast: `_capabilities`
+  // is private in the SDK's Server and has no setter.
   (server.server as unknown as { _capabilities: ServerCapabilities })._capabilities = capabilities;
   wrapToolsList(server);
   return { server, instructions: text, capabilities };
@@ -75,6 +77,8 @@ type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unkn
 
 /** tools/list as strict clients read it (portable schemas) with icons; the SDK's answer is otherwise kept as is. */
 function wrapToolsList(server: McpServer): void {
+  // Cast: the handler map is private in the SDK's Protocol, and setRequestHandler cannot wrap the
+  // handler McpServer registered (it replaces it).
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
   const inner = handlers.get("tools/list");
   if (!inner) return;

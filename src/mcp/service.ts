@@ -17,6 +17,7 @@ import {
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
+import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
 import { projectLocale } from "../translations/service";
 
@@ -43,7 +44,11 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
     if (missing.length > 0) {
       throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
     }
-    return setNodeBlocks(tx, project, node.id, ids.map((id) => ({ id, type: byId.get(id)!.type, data: byId.get(id)!.data })), now);
+    const ordered = ids.flatMap((id) => {
+      const b = byId.get(id);
+      return b ? [{ id, type: b.type, data: b.data }] : [];
+    });
+    return setNodeBlocks(tx, project, node.id, ordered, now);
   });
 }
 
@@ -72,7 +77,10 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     ...node,
     title: typeof title === "string" && title !== "" ? title : node.title,
     seo: deepMerge(node.seo, seoMeta),
-    blocks: node.blocks.map((b) => (tr.blocks[b.id] ? { ...b, data: deepMerge(b.data, tr.blocks[b.id]) } : b)),
+    blocks: node.blocks.map((b) => {
+      const override = tr.blocks[b.id];
+      return override ? { ...b, data: deepMerge(b.data, override) } : b;
+    }),
     locale: loc,
     translated: true,
     translation_status: tr.status,
@@ -129,7 +137,7 @@ export async function listEntries(db: Db, projectId: string, query: EntryQuery):
   }
   const { page, perPage } = readPaging(query, { defaultPerPage: 20 });
   const where = and(...conds);
-  const [data, [{ total }]] = await Promise.all([
+  const [data, counted] = await Promise.all([
     db
       .select()
       .from(nodes)
@@ -151,7 +159,7 @@ export async function listEntries(db: Db, projectId: string, query: EntryQuery):
       created_at: n.createdAt.toISOString(),
       updated_at: n.updatedAt.toISOString(),
     })),
-    total: Number(total),
+    total: Number(oneRow(counted).total),
     page,
     per_page: perPage,
   };

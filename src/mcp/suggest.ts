@@ -3,9 +3,10 @@ import { and, asc, count, desc, eq, gte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { escapeLike, type Node } from "../content/service";
+import { oneRow } from "../lib/rows";
 
 /** The MCP spec caps one completion answer at 100 values. */
-export const MAX_COMPLETIONS = 100;
+const MAX_COMPLETIONS = 100;
 
 export interface Suggestions {
   values: string[];
@@ -14,13 +15,13 @@ export interface Suggestions {
 }
 
 async function suggest(db: Db, projectId: string, column: typeof nodes.path | typeof nodes.id, prefix: string, extra?: SQL): Promise<Suggestions> {
-  const like = column === nodes.id ? sql`${column}::text like ${escapeLike(prefix.toLowerCase()) + "%"}` : sql`${column} like ${escapeLike(prefix) + "%"}`;
+  const like = column === nodes.id ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
   const where = and(eq(nodes.projectId, projectId), like, extra);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, counted] = await Promise.all([
     db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS),
     db.select({ total: count() }).from(nodes).where(where),
   ]);
-  const n = Number(total);
+  const n = Number(oneRow(counted).total);
   return { values: rows.map((r) => String(r.v)), total: n, hasMore: n > rows.length };
 }
 
@@ -44,6 +45,6 @@ export function suggestFrom(list: readonly string[], prefix: string): Suggestion
 /** Nodes changed since the date, newest first, optionally under a path (a collection's entries). */
 export async function recentlyChanged(db: Db, projectId: string, since: Date, under: string | null, limit: number): Promise<Node[]> {
   const conds = [eq(nodes.projectId, projectId), gte(nodes.updatedAt, since)];
-  if (under) conds.push(sql`${nodes.path} like ${escapeLike(under) + "/%"}`);
+  if (under) conds.push(sql`${nodes.path} like ${`${escapeLike(under)}/%`}`);
   return db.select().from(nodes).where(and(...conds)).orderBy(desc(nodes.updatedAt), asc(nodes.id)).limit(limit);
 }

@@ -8,7 +8,7 @@ import type { Project } from "../projects/service";
 import { getTranslation, projectLocale, type Translation, upsertTranslation } from "../translations/service";
 import { deepMerge, isPlainObject } from "./service";
 
-export const MAX_NODE_FIELDS = 200;
+const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
 const SKIP_KEY_RE =
   /^(id|.*_id|.*Id|type|kind|variant|style|class|classname|slug|href|url|.*_url|.*Url|src|srcset|image|icon|color|colour|anchor|target|rel|lang|locale|format|layout|align|theme|size|width|height|key|ref|path|email|tel|phone|embed|video|code|language|mime|mimetype)$/i;
@@ -111,15 +111,16 @@ function setOverride(overrides: Record<string, Record<string, unknown>>, base: R
   const root = (overrides[leaf.blockId] ??= {});
   let target: Record<string, unknown> | unknown[] = root;
   let source: unknown = base;
-  for (let i = 0; i < leaf.path.length - 1; i++) {
-    const key = leaf.path[i];
+  const last = leaf.path[leaf.path.length - 1];
+  if (last === undefined) throw new Error("a leaf lies inside its block's data");
+  for (const key of leaf.path.slice(0, -1)) {
     source = (source as Record<string | number, unknown>)[key];
     const holder = target as Record<string | number, unknown>;
     // Inside a copied array every element already exists; above it, objects stay partial.
     if (holder[key] === undefined) holder[key] = Array.isArray(source) ? structuredClone(source) : {};
     target = holder[key] as Record<string, unknown> | unknown[];
   }
-  (target as Record<string | number, unknown>)[leaf.path[leaf.path.length - 1]] = text;
+  (target as Record<string | number, unknown>)[last] = text;
 }
 
 async function withSlotRetry<T>(fn: () => Promise<T>): Promise<T> {

@@ -1,20 +1,18 @@
-import { asc } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { oauthCodes, oauthGrants, projects } from "../../db/schema";
-import type { UserRole } from "../../db/schema";
+import { oauthCodes, oauthGrants } from "../../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
 import { knownScopes, type OAuthClient } from "./service";
 
-export const CODE_TTL_MS = 10 * 60_000;
+const CODE_TTL_MS = 10 * 60_000;
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
 const MAX_STATE = 2048;
 
 /** The parameters of an authorization request, as they travel between the page's steps. */
-export const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
+const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
 export type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
 
 export interface AuthorizationRequest {
@@ -57,8 +55,9 @@ export async function parseAuthorizationRequest(
   const redirects = values("redirect_uri");
   if (redirects.length > 1) return { kind: "page_error", message: "The request carries more than one redirect_uri." };
   let redirectUri: string | null;
-  if (redirects.length === 0) redirectUri = client.redirectUris.length === 1 ? client.redirectUris[0] : null;
-  else redirectUri = matchRedirectUri(client.redirectUris, redirects[0]) ? redirects[0] : null;
+  const [asked] = redirects;
+  if (asked === undefined) redirectUri = client.redirectUris.length === 1 ? (client.redirectUris[0] ?? null) : null;
+  else redirectUri = matchRedirectUri(client.redirectUris, asked) ? asked : null;
   if (!redirectUri) return { kind: "page_error", message: "The redirect address of this request is not one the application registered." };
 
   const params: RequestParams = { client_id: client.id, redirect_uri: redirectUri };
@@ -91,20 +90,10 @@ function fail(redirectUri: string, issuer: string, state: string | null, error: 
   return { kind: "redirect", location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }) };
 }
 
-/** Requested scopes the user's role holds: the only ones the consent page offers. */
-export function grantableScopes(request: AuthorizationRequest, role: UserRole): string[] {
-  const held = new Set<string>(ROLE_SCOPES[role] ?? []);
+/** Requested scopes the user's role in the chosen project holds: the only ones the consent page offers. */
+export function grantableScopes(request: AuthorizationRequest, role: EffectiveRole | null): string[] {
+  const held = new Set<string>(role ? ROLE_SCOPES[role] : []);
   return request.scopes.filter((s) => held.has(s));
-}
-
-export interface ProjectChoice {
-  id: string;
-  slug: string;
-  name: string;
-}
-
-export async function projectChoices(db: Db): Promise<ProjectChoice[]> {
-  return db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(500);
 }
 
 /** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */

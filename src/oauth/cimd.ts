@@ -10,6 +10,7 @@ import { hitRateLimit } from "../lib/rate-limit";
 import { readCappedText } from "../lib/stream";
 import { redirectUriProblem } from "./redirect-uri";
 import { findClient, knownScopes, MAX_CLIENT_ID_LENGTH, type OAuthClient } from "./service";
+import { oneRow } from "../lib/rows";
 
 const MAX_DOCUMENT_BYTES = 5 * 1024;
 const REFRESH_AFTER_MS = 60 * 60_000;
@@ -24,7 +25,7 @@ export function isMetadataClientId(id: string): boolean {
   } catch {
     return false;
   }
-  const rawPath = id.slice(8).replace(/^[^/?#]*/, "").split(/[?#]/)[0];
+  const rawPath = id.slice(8).replace(/^[^/?#]*/, "").split(/[?#]/)[0] ?? "";
   if (rawPath.split("/").some((s) => s === "." || s === "..")) return false;
   return u.pathname !== "/" && u.pathname !== "" && !id.includes("#") && !u.username && !u.password;
 }
@@ -62,7 +63,7 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
     metadata: { cimd: true, fetched_at: now.toISOString(), ...parsed.extra },
   };
   await deps.db.insert(oauthClients).values({ ...row, createdAt: now }).onConflictDoUpdate({ target: oauthClients.id, set: row });
-  const [client] = await deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1);
+  const client = oneRow(await deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1));
   return { ok: true, client };
 }
 

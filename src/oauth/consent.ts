@@ -1,17 +1,16 @@
-import { eq } from "drizzle-orm";
-import { projects } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
+import { type ProjectChoice, projectsOfUser } from "../users/membership";
 import { getUser, type User, verifyUser } from "../users/service";
-import { approve, type AuthorizationRequest, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest, projectChoices } from "./authorize";
+import { approve, type AuthorizationRequest, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
 import { findClient } from "./service";
 import { hitRateLimit } from "../lib/rate-limit";
-import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, readSignIn, setCookie, SIGN_IN_TTL_MS, signInValue, validNonce } from "./session";
+import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, setCookie, SIGN_IN_TTL_MS, signInUserId, signInValue, validNonce } from "./session";
 
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {
@@ -53,6 +52,7 @@ function view(f: Flow, error: string | null = null): FlowView {
     clientHost: client.metadata.cimd === true ? new URL(client.id).host : null,
     redirectUri: f.request.redirectUri,
     params: f.request.params,
+    service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
     error,
   };
 }
@@ -102,8 +102,11 @@ export async function showAuthorization(deps: AppDeps, values: Values, cookieHea
 }
 
 async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User | null> {
-  const userId = readSignIn(f.key, readCookie(cookieHeader, cookieNames(f.deps.config.publicUrl).signIn), f.nonce, f.deps.now());
-  return userId && isUuid(userId) ? getUser(f.deps.db, userId) : null;
+  const value = readCookie(cookieHeader, cookieNames(f.deps.config.publicUrl).signIn);
+  const userId = signInUserId(value, f.deps.now());
+  const user = value && userId && isUuid(userId) ? await getUser(f.deps.db, userId) : null;
+  // Checked against the user's current password hash: a deleted user or a changed password ends the sign-in.
+  return user && value && checkSignIn(f.key, value, f.nonce, user.passwordHash) ? user : null;
 }
 
 /** POST /oauth/authorize: one step of sign-in, project choice and consent. */
@@ -134,13 +137,14 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   if (action === "deny") return { status: 303, html: null, location: denial(f.request, deps.config.publicUrl), cookies: [...f.cookies, signOut], redirectUri: null };
   if (action !== "approve") return chooseProject(f, user, chosenProject, { error: "Choose Allow or Deny." });
 
-  const project = await findProjectById(f, chosenProject);
+  // Only a project the user may act in now, whatever the form names: anything else is refused.
+  const project = await findChoice(f, user, chosenProject);
   if (!project) return chooseProject(f, user, chosenProject);
-  const offered = grantableScopes(f.request, user.role);
+  const offered = grantableScopes(f.request, project.role);
   const raw = form.grant_scope;
   const chosen = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw.map(String) : [];
   if (chosen.length === 0 || chosen.some((s) => !offered.includes(s))) {
-    return consent(f, user, project, "Choose at least one permission to allow, or deny.", 400);
+    return chooseProject(f, user, project.id, { error: "Choose at least one permission to allow, or deny." });
   }
   const scopes = offered.filter((s) => chosen.includes(s));
   const location = await approve(deps.db, f.request, { userId: user.id, projectId: project.id, scopes }, deps.config.publicUrl, deps.now());
@@ -163,43 +167,42 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
   // A fresh nonce at sign-in (session fixation): a nonce planted in this browser before, whose form
   // token its planter could read off a page, is worth nothing once somebody signs in with it.
   f.nonce = newNonce();
-  f.cookies = [csrfCookie(names, f.nonce), setCookie(names, names.signIn, signInValue(f.key, user.id, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
+  f.cookies = [csrfCookie(names, f.nonce), setCookie(names, names.signIn, signInValue(f.key, user.id, user.passwordHash, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
   return chooseProject(f, user, null);
 }
 
-async function findProjectById(f: Flow, id: unknown): Promise<typeof projects.$inferSelect | null> {
+/** The project `id` names when the user may act in it now, with the role held there. */
+async function findChoice(f: Flow, user: User, id: unknown): Promise<ProjectChoice | null> {
   if (typeof id !== "string" || !isUuid(id)) return null;
-  const [p] = await f.deps.db.select().from(projects).where(eq(projects.id, id.toLowerCase())).limit(1);
-  return p ?? null;
+  const choices = await projectsOfUser(f.deps.db, user);
+  return choices.find((p) => p.id === id.toLowerCase()) ?? null;
 }
 
-/** The consent step for `projectId`; else the project list (or the only project, when there is one). */
+/** The consent step for `projectId`; else the list of the user's projects (or the only one, when there is one). */
 async function chooseProject(f: Flow, user: User, projectId: string | null, opts: { error?: string; forceList?: boolean } = {}): Promise<PageResult> {
+  const choices = await projectsOfUser(f.deps.db, user);
   if (projectId) {
-    const p = await findProjectById(f, projectId);
-    if (p) return consent(f, user, p, opts.error ?? null, opts.error ? 400 : 200);
+    const p = choices.find((c) => c.id === projectId.toLowerCase());
+    if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
   }
-  const all = await projectChoices(f.deps.db);
-  if (projectId === null && all.length === 1 && !opts.forceList) {
-    const p = await findProjectById(f, all[0].id);
-    if (p) return consent(f, user, p, null, 200);
-  }
-  const error = projectId === null ? null : "Choose one of the listed projects.";
-  return page(f, error ? 400 : 200, projectPage({ ...view(f, error), userEmail: user.email, projects: all }));
+  const [only] = choices;
+  if (projectId === null && only && choices.length === 1 && !opts.forceList) return consent(f, user, only, 1, null, 200);
+  // A project the user is not a member of is refused like one that does not exist.
+  const error = projectId === null ? null : "You cannot connect that project. Choose one of the listed projects.";
+  return page(f, error ? 403 : 200, projectPage({ ...view(f, error), userEmail: user.email, projects: choices }));
 }
 
-async function consent(f: Flow, user: User, project: typeof projects.$inferSelect, error: string | null, status: number): Promise<PageResult> {
+async function consent(f: Flow, user: User, project: ProjectChoice, total: number, error: string | null, status: number): Promise<PageResult> {
   const theme = await getTheme(f.deps.db, project.id);
-  const offered = grantableScopes(f.request, user.role);
+  const offered = grantableScopes(f.request, project.role);
   const logoUrl = theme.logo_url && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null;
-  const total = (await projectChoices(f.deps.db)).length;
   return page(
     f,
     status,
     consentPage({
       ...view(f, error),
       userEmail: user.email,
-      project: { id: project.id, name: theme.name_override || project.name, accent: theme.accent_color, logoUrl },
+      project: { id: project.id, name: project.name, slug: project.slug, role: project.role, accent: theme.accent_color, logoUrl },
       offered,
       notHeld: f.request.scopes.filter((s) => !offered.includes(s)),
       canChangeProject: total > 1,

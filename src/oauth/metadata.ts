@@ -2,7 +2,7 @@ import type { Config } from "../config";
 import { MCP_SCOPES } from "../lib/scopes";
 
 /** The one protected resource this server issues tokens for (RFC 8707 audience). */
-export const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
+const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
 
 /**
  * The resource an RFC 8707 `resource` parameter names, or null when it names another server.

@@ -1,5 +1,6 @@
 // Server-rendered sign-in and consent pages: no script, one inline style under a CSP nonce.
-import type { ProjectChoice, RequestParams } from "./authorize";
+import type { ProjectChoice } from "../users/membership";
+import type { RequestParams } from "./authorize";
 
 const DEFAULT_ACCENT = "#2563eb";
 
@@ -9,13 +10,13 @@ const SCOPE_TEXT: Record<string, string> = {
   "ai:read": "Use the project's AI providers to translate text and content",
 };
 
-export function escapeHtml(s: string): string {
+function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Black or white text, whichever reads better on the accent (WCAG relative luminance). */
 function textOn(hex: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => {
+  const [r = 0, g = 0, b = 0] = [1, 3, 5].map((i) => {
     const c = parseInt(hex.slice(i, i + 2), 16) / 255;
     return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
   });
@@ -101,6 +102,8 @@ export interface FlowView {
   clientHost: string | null;
   redirectUri: string;
   params: RequestParams;
+  /** This service: the instance's name and host, so the user knows who asks for the password. */
+  service: { name: string; host: string };
   error?: string | null;
 }
 
@@ -126,8 +129,9 @@ const errorBlock = (e: string | null | undefined): string => (e ? `<p role="aler
 export function signInPage(v: FlowView & { email?: string }): string {
   return layout({
     nonce: v.nonce,
-    title: "Sign in to authorize",
-    body: `<h1>Sign in to continue</h1>
+    title: `Sign in to ${v.service.name}`,
+    body: `<h1>Sign in to ${escapeHtml(v.service.name)}</h1>
+<p>This page belongs to <strong>${escapeHtml(v.service.name)}</strong> at <strong>${escapeHtml(v.service.host)}</strong>: enter the email and password of your account there.</p>
 ${clientLine(v)}
 ${errorBlock(v.error)}
 <form method="post" action="/oauth/authorize">
@@ -142,9 +146,9 @@ ${hiddenFields(v, "signin")}
 }
 
 export function projectPage(v: FlowView & { userEmail: string; projects: readonly ProjectChoice[] }): string {
-  const options = v.projects.map((p) => `<option value="${escapeHtml(p.id)}">${escapeHtml(p.name)} (${escapeHtml(p.slug)})</option>`).join("");
+  const options = v.projects.map((p) => `<option value="${escapeHtml(p.id)}">${escapeHtml(p.name)} (your role: ${escapeHtml(p.role)})</option>`).join("");
   const body = v.projects.length === 0
-    ? `<p role="alert" class="error">There is no project to connect yet.</p>`
+    ? `<p role="alert" class="error">Your account is not a member of any project yet. Ask an administrator of the project to add you.</p>`
     : `<form method="post" action="/oauth/authorize">
 ${hiddenFields(v, "project")}
 <label for="project">Project</label>
@@ -164,7 +168,7 @@ ${body}`,
 
 export interface ConsentView extends FlowView {
   userEmail: string;
-  project: { id: string; name: string; accent: string | null; logoUrl: string | null };
+  project: { id: string; name: string; slug: string; role: string; accent: string | null; logoUrl: string | null };
   offered: readonly string[];
   notHeld: readonly string[];
   canChangeProject: boolean;
@@ -175,11 +179,11 @@ export function consentPage(v: ConsentView): string {
     .map((s) => `<label><input type="checkbox" name="grant_scope" value="${escapeHtml(s)}" checked> <span><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_TEXT[s] ?? s)}</span></label>`)
     .join("\n");
   const missing = v.notHeld.length
-    ? `<p class="muted">Also requested, but your account does not hold: ${v.notHeld.map((s) => `<code>${escapeHtml(s)}</code>`).join(", ")}.</p>`
+    ? `<p class="muted">Also requested, but your role in this project does not hold: ${v.notHeld.map((s) => `<code>${escapeHtml(s)}</code>`).join(", ")}.</p>`
     : "";
   const scopes = v.offered.length
     ? `<fieldset><legend>Allow it to</legend>\n${boxes}\n</fieldset>${missing}`
-    : `<p role="alert" class="error">Your account holds none of the permissions this application asks for. You can only deny.</p>`;
+    : `<p role="alert" class="error">Your role in this project holds none of the permissions this application asks for. You can only deny.</p>`;
   const change = v.canChangeProject ? `<button class="secondary" type="submit" name="action" value="change_project" formnovalidate>Another project</button>` : "";
   return layout({
     nonce: v.nonce,
@@ -188,7 +192,7 @@ export function consentPage(v: ConsentView): string {
     logoUrl: v.project.logoUrl,
     body: `<h1>Allow access to ${escapeHtml(v.project.name)}?</h1>
 ${clientLine(v)}
-<dl><dt>Project</dt><dd>${escapeHtml(v.project.name)}</dd><dt>Signed in as</dt><dd>${escapeHtml(v.userEmail)}</dd></dl>
+<dl><dt>Project</dt><dd>${escapeHtml(v.project.name)}</dd><dt>Signed in as</dt><dd>${escapeHtml(v.userEmail)} (your role in this project: ${escapeHtml(v.project.role)})</dd></dl>
 ${errorBlock(v.error)}
 <form method="post" action="/oauth/authorize">
 ${hiddenFields(v, "consent")}

@@ -1,3 +1,4 @@
+import { decodeBase64IgnorePadding } from "@oslojs/encoding";
 import { and, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { oauthClients, oauthGrants, oauthTokens, projects, users } from "../../db/schema";
@@ -10,7 +11,7 @@ import { OAuthError } from "./errors";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
-export type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
+type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
 
 const AUTH_METHODS: readonly AuthMethod[] = ["none", "client_secret_post", "client_secret_basic"];
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
@@ -165,7 +166,7 @@ export async function authenticateClient(db: Db, form: Form, authorization: stri
 function decodeBasic(value: string): { id: string; secret: string } | null {
   let text: string;
   try {
-    text = atob(value);
+    text = new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64IgnorePadding(value));
   } catch {
     return null;
   }

@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { systemState } from "../../db/schema";
 import { safeEqual } from "../lib/tokens";
+import { oneRow } from "../lib/rows";
 
 // The consent page keeps no server-side session: a CSRF nonce cookie, a form token that is an HMAC
 // of that nonce, and a short signed sign-in cookie bound to the same nonce. The HMAC key lives in
@@ -31,7 +32,7 @@ async function loadKey(db: Db): Promise<Uint8Array> {
   const fresh = new Uint8Array(32);
   crypto.getRandomValues(fresh);
   await db.insert(systemState).values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } }).onConflictDoNothing();
-  const [row] = await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1);
+  const row = oneRow(await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1));
   return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
 }
 
@@ -86,17 +87,26 @@ export function checkCsrf(key: Uint8Array, nonce: string | null, token: unknown)
   return validNonce(nonce) && typeof token === "string" && safeEqual(token, csrfToken(key, nonce));
 }
 
-/** `<user id>.<expiry ms>.<mac>`, the mac covering the CSRF nonce too: the cookie works only in this browser's flow. */
-export function signInValue(key: Uint8Array, userId: string, nonce: string, now: Date): string {
+/**
+ * `<user id>.<expiry ms>.<mac>`, the mac covering the CSRF nonce too (the cookie works only in this
+ * browser's flow) and the user's password hash (a changed password ends every sign-in at once).
+ */
+export function signInValue(key: Uint8Array, userId: string, passwordHash: string, nonce: string, now: Date): string {
   const body = `${userId}.${now.getTime() + SIGN_IN_TTL_MS}`;
-  return `${body}.${mac(key, "sign-in", `${body}.${nonce}`)}`;
+  return `${body}.${mac(key, "sign-in", `${body}.${nonce}.${passwordHash}`)}`;
 }
 
-export function readSignIn(key: Uint8Array, value: string | null, nonce: string | null, now: Date): string | null {
-  if (!value || !validNonce(nonce)) return null;
-  const parts = value.split(".");
-  if (parts.length !== 3) return null;
-  const [userId, exp, sig] = parts;
+/** The user id a sign-in cookie names, before its mac is checked (see checkSignIn); null when malformed or expired. */
+export function signInUserId(value: string | null, now: Date): string | null {
+  if (!value) return null;
+  const [userId, exp, mac, ...rest] = value.split(".");
+  if (userId === undefined || exp === undefined || mac === undefined || rest.length > 0) return null;
   if (!/^\d{1,16}$/.test(exp) || Number(exp) <= now.getTime()) return null;
-  return safeEqual(sig, mac(key, "sign-in", `${userId}.${exp}.${nonce}`)) ? userId : null;
+  return userId;
+}
+
+export function checkSignIn(key: Uint8Array, value: string, nonce: string | null, passwordHash: string): boolean {
+  if (!validNonce(nonce)) return false;
+  const [userId, exp, sig] = value.split(".");
+  return safeEqual(sig ?? "", mac(key, "sign-in", `${userId}.${exp}.${nonce}.${passwordHash}`));
 }

@@ -2,10 +2,11 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { oauthCodes, oauthGrants, oauthTokens, users } from "../../db/schema";
+import { oauthCodes, oauthGrants, oauthTokens } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
-import { isScope, ROLE_SCOPES } from "../lib/scopes";
+import { isScope } from "../lib/scopes";
+import { roleInProject, scopesOfRole } from "../users/membership";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
 import { resolveResource } from "./metadata";
@@ -100,10 +101,22 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
   if (!VERIFIER_RE.test(verifier) || !safeEqual(s256(verifier), row.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
   checkResource(form, row.resource, config);
+  // The user may have left the project (or lost a role) between consent and exchange.
+  row.scopes = await scopesStillHeld(db, row.grantId, row.scopes);
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
   if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
   const endsAt = familyEnd(grant.createdAt, config, now);
   return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes, endsAt }, config, now);
+}
+
+/** The scopes of `scopes` that the grant's user holds in the grant's project now; none is invalid_grant. */
+async function scopesStillHeld(db: Db, grantId: string, scopes: readonly string[]): Promise<string[]> {
+  const [g] = await db.select({ userId: oauthGrants.userId, projectId: oauthGrants.projectId }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
+  if (!g) return [...scopes];
+  const held = scopesOfRole(await roleInProject(db, g.userId, g.projectId));
+  const kept = scopes.filter((s) => held.includes(s));
+  if (kept.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
+  return kept;
 }
 
 function s256(verifier: string): string {
@@ -135,11 +148,11 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
   const endsAt = await liveGrant(db, row.grantId, config, now);
   checkResource(form, row.resource, config);
-  // The user's role may have narrowed since the consent: a refreshed token never outgrows it.
-  const [owner] = await db.select({ role: users.role }).from(users).where(eq(users.id, row.userId)).limit(1);
-  const held = new Set<string>(owner ? ROLE_SCOPES[owner.role] ?? [] : []);
+  // The user's role in the project may have narrowed (or the membership or user gone) since the
+  // consent: a refreshed token never outgrows what the user holds there now.
+  const held = new Set<string>(scopesOfRole(await roleInProject(db, row.userId, row.projectId)));
   let scopes: readonly string[] = row.scopes.filter((s) => held.has(s));
-  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes");
+  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
   const asked = param(form, "scope");
   // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
   // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.

@@ -5,6 +5,7 @@ import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
+import { oneRow } from "../lib/rows";
 
 export type Project = typeof projects.$inferSelect;
 
@@ -97,22 +98,27 @@ function checkSlug(slug: string | undefined): void {
 
 export async function createProject(db: Db, input: ProjectInput, caller: AdminCaller, now: Date): Promise<Project> {
   if (caller.projectIds !== null) throw new AppError("insufficient_scope", "a key limited to some projects cannot create projects");
-  checkSlug(input.slug);
+  const { slug, name } = input;
+  if (slug === undefined) throw new AppError("invalid_request", "slug is required", { field: "slug" });
+  if (name === undefined) throw new AppError("invalid_request", "name is required", { field: "name" });
+  checkSlug(slug);
   const { def, list } = normaliseLocales(input.default_locale ?? "en", input.locales ?? []);
   try {
-    const [p] = await db
+    const p = oneRow(
+      await db
       .insert(projects)
       .values({
         id: uuidv7(now.getTime()),
-        slug: input.slug!,
-        name: input.name!,
+        slug,
+        name,
         defaultLocale: def,
         locales: list,
         publicBaseUrl: normaliseBaseUrl(input.public_base_url),
         createdAt: now,
         updatedAt: now,
       })
-      .returning();
+      .returning(),
+    );
     return p;
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
@@ -128,7 +134,8 @@ export async function updateProject(db: Db, project: Project, input: ProjectInpu
       const [current] = await tx.select().from(projects).where(eq(projects.id, project.id)).for("update");
       if (!current) throw notFound("project");
       const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
-      const [p] = await tx
+      const p = oneRow(
+        await tx
         .update(projects)
         .set({
           slug: input.slug ?? current.slug,
@@ -140,7 +147,8 @@ export async function updateProject(db: Db, project: Project, input: ProjectInpu
           contentVersion: sql`${projects.contentVersion} + 1`,
         })
         .where(eq(projects.id, current.id))
-        .returning();
+        .returning(),
+      );
       await notifyContentChange(tx, current.id);
       return p;
     });

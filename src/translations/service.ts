@@ -6,6 +6,7 @@ import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { oneRow } from "../lib/rows";
 
 export type Translation = typeof translations.$inferSelect;
 
@@ -82,12 +83,13 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
       }
     }
     const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
-    const [tr] = await tx
+    return oneRow(
+      await tx
       .insert(translations)
       .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
       .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
-      .returning();
-    return tr;
+      .returning(),
+    );
   });
 }
 

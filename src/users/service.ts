@@ -1,23 +1,45 @@
-import { eq } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { type UserRole, users } from "../../db/schema";
-import { AppError, isUniqueViolation } from "../errors";
-import { uuidv7 } from "../lib/ids";
+import { projectMembers, type UserRole, users } from "../../db/schema";
+import type { AdminCaller } from "../auth";
+import { AppError, isUniqueViolation, notFound } from "../errors";
+import { isUuid, uuidv7 } from "../lib/ids";
+import { oneRow } from "../lib/rows";
+import type { ProjectRole } from "../lib/scopes";
 
 export type User = typeof users.$inferSelect;
+
+export const USER_ROLES: readonly UserRole[] = ["owner", "member"];
+export const MIN_PASSWORD_LENGTH = 12;
+const MAX_PASSWORD_LENGTH = 1024;
 
 // A real argon2id hash of a random string: verifying against it costs what a real check costs,
 // so an unknown email takes as long as a wrong password.
 let dummyHash: Promise<string> | null = null;
 
+function normaliseEmail(raw: string): string {
+  const email = raw.trim().toLowerCase();
+  if (email.length > 320 || !/^[^@\s]+@[^@\s]+$/.test(email)) throw new AppError("invalid_request", "email is not an email address", { field: "email" });
+  return email;
+}
+
+function hashPassword(password: string): Promise<string> {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new AppError("invalid_request", `password must be at least ${MIN_PASSWORD_LENGTH} characters`, { field: "password" });
+  if (password.length > MAX_PASSWORD_LENGTH) throw new AppError("invalid_request", `password must be at most ${MAX_PASSWORD_LENGTH} characters`, { field: "password" });
+  return Bun.password.hash(password, { algorithm: "argon2id" });
+}
+
+function checkRole(role: string): UserRole {
+  if (!(USER_ROLES as readonly string[]).includes(role)) throw new AppError("invalid_request", "role must be owner or member", { field: "role" });
+  return role as UserRole;
+}
+
 export async function createUser(db: Db, input: { email: string; password: string; role: UserRole }, now: Date): Promise<User> {
-  const email = input.email.trim().toLowerCase();
-  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new AppError("invalid_request", "email is not an email address", { field: "email" });
-  if (input.password.length < 8) throw new AppError("invalid_request", "password must be at least 8 characters", { field: "password" });
-  const passwordHash = await Bun.password.hash(input.password, { algorithm: "argon2id" });
+  const email = normaliseEmail(input.email);
+  const role = checkRole(input.role);
+  const passwordHash = await hashPassword(input.password);
   try {
-    const [u] = await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role: input.role, createdAt: now }).returning();
-    return u;
+    return oneRow(await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now }).returning());
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
     throw err;
@@ -37,6 +59,123 @@ export async function verifyUser(db: Db, email: string, password: string): Promi
 }
 
 export async function getUser(db: Db, id: string): Promise<User | null> {
-  const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  if (!isUuid(id)) return null;
+  const [u] = await db.select().from(users).where(eq(users.id, id.toLowerCase())).limit(1);
   return u ?? null;
+}
+
+export async function findUserByEmail(db: Db, email: string): Promise<User | null> {
+  const [u] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
+  return u ?? null;
+}
+
+// ---- administration (admin API and CLI; the CLI passes caller null: the operator) ----
+
+export interface UserWire {
+  id: string;
+  email: string;
+  role: UserRole;
+  created_at: string;
+  /** The user's projects (only those the caller may see). */
+  memberships: { project_id: string; role: ProjectRole }[];
+}
+
+/** Writing users touches every project they belong to: only a key valid for every project may. */
+function requireUnlimited(caller: AdminCaller | null): void {
+  if (caller && caller.projectIds !== null) throw new AppError("insufficient_scope", "managing users needs a key not limited to projects");
+}
+
+/** As requireUnlimited, but a user the caller cannot see is 404 first, like one that does not exist. */
+async function requireUnlimitedFor(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
+  if (!caller || caller.projectIds === null) return;
+  await getUserWire(db, id, caller);
+  requireUnlimited(caller);
+}
+
+/** A project-limited caller sees a user only through a membership in one of its projects. */
+function visibleTo(caller: AdminCaller | null) {
+  if (!caller || caller.projectIds === null) return undefined;
+  const ids = caller.projectIds.length > 0 ? [...caller.projectIds] : ["00000000-0000-0000-0000-000000000000"];
+  return exists(sql`(select 1 from ${projectMembers} where ${projectMembers.userId} = ${users.id} and ${inArray(projectMembers.projectId, ids)})`);
+}
+
+async function toWire(db: Db, rows: User[], caller: AdminCaller | null): Promise<UserWire[]> {
+  if (rows.length === 0) return [];
+  const where = [inArray(projectMembers.userId, rows.map((u) => u.id))];
+  if (caller && caller.projectIds !== null) where.push(inArray(projectMembers.projectId, [...caller.projectIds]));
+  const members = await db.select().from(projectMembers).where(and(...where)).orderBy(asc(projectMembers.projectId));
+  return rows.map((u) => ({
+    id: u.id,
+    email: u.email,
+    role: u.role,
+    created_at: u.createdAt.toISOString(),
+    memberships: members.filter((m) => m.userId === u.id).map((m) => ({ project_id: m.projectId, role: m.role })),
+  }));
+}
+
+export async function listUsers(db: Db, caller: AdminCaller | null): Promise<UserWire[]> {
+  const rows = await db.select().from(users).where(visibleTo(caller)).orderBy(asc(users.email)).limit(1000);
+  return toWire(db, rows, caller);
+}
+
+/** One user; 404 when unknown or outside a project-limited caller's projects. */
+export async function getUserWire(db: Db, id: string, caller: AdminCaller | null): Promise<UserWire> {
+  if (!isUuid(id)) throw notFound("user");
+  const [u] = await db.select().from(users).where(and(eq(users.id, id.toLowerCase()), visibleTo(caller))).limit(1);
+  if (!u) throw notFound("user");
+  return oneRow(await toWire(db, [u], caller));
+}
+
+export async function addUser(db: Db, input: { email: string; password: string; role?: UserRole }, caller: AdminCaller | null, now: Date): Promise<UserWire> {
+  requireUnlimited(caller);
+  const u = await createUser(db, { email: input.email, password: input.password, role: input.role ?? "member" }, now);
+  return oneRow(await toWire(db, [u], caller));
+}
+
+/**
+ * Runs `fn` holding a lock on every owner row, so that two requests cannot each remove a
+ * different one of the last two owners; refused when `fn` leaves none of the owners there were.
+ */
+async function keepingAnOwner<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const before = await tx.select({ id: users.id }).from(users).where(eq(users.role, "owner")).for("update");
+    const result = await fn(tx);
+    const { n } = oneRow(await tx.select({ n: sql<number>`count(*)::int` }).from(users).where(eq(users.role, "owner")));
+    if (n === 0 && before.length > 0) throw new AppError("conflict", "the last owner cannot be deleted or demoted; make another user owner first");
+    return result;
+  });
+}
+
+export interface UserPatch {
+  email?: string;
+  password?: string;
+  role?: UserRole;
+}
+
+/** Changes email, password or instance role. A new password ends the user's consent-page sign-ins (see oauth/session.ts). */
+export async function updateUser(db: Db, id: string, patch: UserPatch, caller: AdminCaller | null): Promise<UserWire> {
+  await requireUnlimitedFor(db, id, caller);
+  const existing = await getUser(db, id);
+  if (!existing) throw notFound("user");
+  const set: Partial<typeof users.$inferInsert> = {};
+  if (patch.email !== undefined) set.email = normaliseEmail(patch.email);
+  if (patch.role !== undefined) set.role = checkRole(patch.role);
+  if (patch.password !== undefined) set.passwordHash = await hashPassword(patch.password);
+  if (Object.keys(set).length === 0) return oneRow(await toWire(db, [existing], caller));
+  try {
+    const [u] = await keepingAnOwner(db, (tx) => tx.update(users).set(set).where(eq(users.id, existing.id)).returning());
+    if (!u) throw notFound("user");
+    return oneRow(await toWire(db, [u], caller));
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
+    throw err;
+  }
+}
+
+/** Deletes a user; memberships, consents and OAuth tokens go with it (foreign keys cascade). */
+export async function deleteUser(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
+  await requireUnlimitedFor(db, id, caller);
+  if (!isUuid(id)) throw notFound("user");
+  const deleted = await keepingAnOwner(db, (tx) => tx.delete(users).where(eq(users.id, id.toLowerCase())).returning({ id: users.id }));
+  if (deleted.length === 0) throw notFound("user");
 }

@@ -2,7 +2,7 @@
 import { AppError } from "../../errors";
 import type { Driver } from "./types";
 
-export const ANTHROPIC_VERSION = "2023-06-01";
+const ANTHROPIC_VERSION = "2023-06-01";
 
 export const anthropicMessages: Driver = async (post, call) => {
   const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };

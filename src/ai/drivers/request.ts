@@ -5,7 +5,7 @@ import { AppError } from "../../errors";
 import { pinnedTarget } from "../../lib/ssrf";
 import { readCappedText } from "../../lib/stream";
 
-export interface VendorRequest {
+interface VendorRequest {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: unknown;
@@ -41,6 +41,7 @@ export function jsonPoster(opts: HttpOptions): PostJson {
       const body = JSON.stringify(req.body);
       const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
       let res: Response | null = null;
+      let failure: unknown = null;
       for (const address of targets) {
         const target = pinnedTarget(req.url, address);
         try {
@@ -53,11 +54,12 @@ export function jsonPoster(opts: HttpOptions): PostJson {
             ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
           });
           break;
-        } catch {
-          if (timedOut) throw timeout(opts.timeoutMs);
+        } catch (err) {
+          if (timedOut) throw timeout(opts.timeoutMs, err);
+          failure = err;
         }
       }
-      if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)");
+      if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)", undefined, undefined, { cause: failure });
       if (res.status >= 300 && res.status < 400) {
         await discard(res);
         throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
@@ -71,13 +73,13 @@ export function jsonPoster(opts: HttpOptions): PostJson {
         text = await readCapped(res, opts.maxBytes);
       } catch (err) {
         if (err instanceof AppError) throw err;
-        if (timedOut) throw timeout(opts.timeoutMs);
-        throw new AppError("provider_error", "the provider's response could not be read");
+        if (timedOut) throw timeout(opts.timeoutMs, err);
+        throw new AppError("provider_error", "the provider's response could not be read", undefined, undefined, { cause: err });
       }
       try {
         return JSON.parse(text) as unknown;
-      } catch {
-        throw new AppError("provider_error", "the provider's response is not valid JSON");
+      } catch (err) {
+        throw new AppError("provider_error", "the provider's response is not valid JSON", undefined, undefined, { cause: err });
       }
     } finally {
       clearTimeout(timer);
@@ -85,7 +87,7 @@ export function jsonPoster(opts: HttpOptions): PostJson {
   };
 }
 
-const timeout = (ms: number): AppError => new AppError("provider_timeout", `the provider did not answer within ${ms} ms`);
+const timeout = (ms: number, cause?: unknown): AppError => new AppError("provider_timeout", `the provider did not answer within ${ms} ms`, undefined, undefined, { cause });
 
 function upstreamError(res: Response, text: string, secret: string | null): AppError {
   const status = res.status;
@@ -102,7 +104,7 @@ function upstreamError(res: Response, text: string, secret: string | null): AppE
 }
 
 /** Retry-After as seconds (delta or HTTP date; retry-after-ms too), clamped to 1..3600. */
-export function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
+function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
   const ms = Number(headers.get("retry-after-ms"));
   const raw = headers.get("retry-after")?.trim() ?? "";
   let s = Number.NaN;
@@ -132,7 +134,7 @@ function vendorMessage(text: string, secret: string | null): string | null {
 }
 
 /** True when text holds the secret or any 8-character run of it (vendors echo masked keys). */
-export function leaksSecret(text: string, secret: string): boolean {
+function leaksSecret(text: string, secret: string): boolean {
   if (secret.length < 8) return text.includes(secret);
   for (let i = 0; i + 8 <= secret.length; i++) if (text.includes(secret.slice(i, i + 8))) return true;
   return false;

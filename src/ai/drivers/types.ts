@@ -1,7 +1,7 @@
 import type { PostJson } from "./request";
 
 /** What a driver needs for one translation; the key is already opened. */
-export interface DriverCall {
+interface DriverCall {
   readonly baseUrl: string;
   readonly apiKey: string | null;
   readonly model: string;

@@ -7,6 +7,7 @@ import { isUuid, uuidv7 } from "../../lib/ids";
 import { MCP_SCOPES } from "../../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
 import type { Project } from "../../projects/service";
+import { oneRow } from "../../lib/rows";
 
 export type McpToken = typeof mcpTokens.$inferSelect;
 
@@ -55,7 +56,7 @@ export async function createMcpToken(
     if (!caller.scopes.includes(s)) throw new AppError("insufficient_scope", `cannot grant ${s}: this key does not hold it`, { required: s });
   }
   if (scopes.length === 0) {
-    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", "an MCP token needs at least one of the scopes " + MCP_SCOPES.join(", "), { field: "scopes" });
+    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
   }
   let expiresAt: Date | null = null;
   if (input.expires_at) {
@@ -64,7 +65,8 @@ export async function createMcpToken(
     if (expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
   }
   const plaintext = generateToken("cms_mcp_");
-  const [token] = await db
+  const token = oneRow(
+    await db
     .insert(mcpTokens)
     .values({
       id: uuidv7(now.getTime()),
@@ -76,7 +78,8 @@ export async function createMcpToken(
       createdAt: now,
       expiresAt,
     })
-    .returning();
+    .returning(),
+  );
   return { token, plaintext };
 }
 

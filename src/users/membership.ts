@@ -1,0 +1,106 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { projectMembers, projects, users } from "../../db/schema";
+import type { AdminCaller } from "../auth";
+import { AppError, isForeignKeyViolation, notFound } from "../errors";
+import { isUuid } from "../lib/ids";
+import { oneRow } from "../lib/rows";
+import { type EffectiveRole, isProjectRole, type ProjectRole, ROLE_SCOPES } from "../lib/scopes";
+import type { Project } from "../projects/service";
+
+/**
+ * The role a user holds in a project now: `owner` for an instance owner, the membership's role,
+ * or null (not a member, or no such user). One query, read on every use of a credential.
+ */
+export async function roleInProject(db: Db, userId: string, projectId: string): Promise<EffectiveRole | null> {
+  const [row] = await db
+    .select({ instance: users.role, member: projectMembers.role })
+    .from(users)
+    .leftJoin(projectMembers, and(eq(projectMembers.userId, users.id), eq(projectMembers.projectId, projectId)))
+    .where(eq(users.id, userId))
+    .limit(1);
+  if (!row) return null;
+  if (row.instance === "owner") return "owner";
+  return row.member ?? null;
+}
+
+export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (role ? ROLE_SCOPES[role] : []);
+
+export interface ProjectChoice {
+  id: string;
+  slug: string;
+  name: string;
+  role: EffectiveRole;
+}
+
+/** The projects a user may act in, with the role held in each (an owner: every project). */
+export async function projectsOfUser(db: Db, user: { id: string; role: string }, limit = 500): Promise<ProjectChoice[]> {
+  if (user.role === "owner") {
+    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(limit);
+    return all.map((p) => ({ ...p, role: "owner" as const }));
+  }
+  return db
+    .select({ id: projects.id, slug: projects.slug, name: projects.name, role: projectMembers.role })
+    .from(projectMembers)
+    .innerJoin(projects, eq(projects.id, projectMembers.projectId))
+    .where(eq(projectMembers.userId, user.id))
+    .orderBy(asc(projects.name), asc(projects.id))
+    .limit(limit);
+}
+
+// ---- members of a project (admin API and CLI) ----
+
+export interface MemberWire {
+  user_id: string;
+  email: string;
+  role: ProjectRole;
+  created_at: string;
+  updated_at: string;
+}
+
+export async function listMembers(db: Db, project: Project): Promise<MemberWire[]> {
+  const rows = await db
+    .select({ m: projectMembers, email: users.email })
+    .from(projectMembers)
+    .innerJoin(users, eq(users.id, projectMembers.userId))
+    .where(eq(projectMembers.projectId, project.id))
+    .orderBy(asc(users.email))
+    .limit(10_000);
+  return rows.map(({ m, email }) => ({ user_id: m.userId, email, role: m.role, created_at: m.createdAt.toISOString(), updated_at: m.updatedAt.toISOString() }));
+}
+
+/**
+ * Gives `userId` `role` in the project (adds or changes the membership). Without `users:write`
+ * the caller must hold every scope the role carries, as a key can only mint keys with scopes it holds.
+ */
+export async function setMember(db: Db, project: Project, userId: string, role: string, caller: AdminCaller | null, now: Date): Promise<MemberWire> {
+  if (!isProjectRole(role)) throw new AppError("invalid_request", "role must be viewer, editor or admin", { field: "role" });
+  if (caller && !caller.scopes.includes("users:write")) {
+    const missing = ROLE_SCOPES[role].find((s) => !caller.scopes.includes(s));
+    if (missing) throw new AppError("insufficient_scope", `cannot make a member ${role}: this key does not hold ${missing}`, { required: missing });
+  }
+  if (!isUuid(userId)) throw notFound("user");
+  const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId.toLowerCase())).limit(1);
+  if (!user) throw notFound("user");
+  const upsert = db
+    .insert(projectMembers)
+    .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
+    .returning();
+  const row = oneRow(await upsert.catch((err: unknown) => {
+    // The user or the project was deleted since it was read: 404, as if it had never been there.
+    if (isForeignKeyViolation(err)) throw notFound("user");
+    throw err;
+  }));
+  return { user_id: user.id, email: user.email, role: row.role, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
+}
+
+/** Removes the membership: the user's OAuth tokens for this project stop at their next use. */
+export async function removeMember(db: Db, project: Project, userId: string): Promise<void> {
+  if (!isUuid(userId)) throw notFound("member");
+  const deleted = await db
+    .delete(projectMembers)
+    .where(and(eq(projectMembers.projectId, project.id), eq(projectMembers.userId, userId.toLowerCase())))
+    .returning({ userId: projectMembers.userId });
+  if (deleted.length === 0) throw notFound("member");
+}
