@@ -113,6 +113,11 @@ test("the server's front answers hot reads before Elysia, identically, once logg
     const missing = await fetch(`${base}/api/p/${p.slug}/nodes/by-path/nothing`, { headers: { "x-request-id": "net-6" } });
     expect(missing.status).toBe(404);
     expect(missing.headers.get("x-request-id")).toBe("net-6");
+    // A short Host (a compose service name): Elysia must still find the path.
+    for (const host of ["x", "cms"]) {
+      expect((await fetch(`${base}/healthz`, { headers: { host } })).status).toBe(200);
+      expect(await (await fetch(base + path, { headers: { host, "accept-encoding": "gzip" } })).text()).toBe(routedBody);
+    }
     await Bun.sleep(5);
     const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
     for (const [id, status, logged] of [
