@@ -37,10 +37,11 @@ export interface OpenDbOptions {
 /**
  * Embedded PostgreSQL lives in the process's memory. initdb's 128 MB of shared_buffers (a page
  * cache inside the WebAssembly heap, on top of the kernel's page cache of the data files) made
- * most of the 300-470 MiB an idle embedded instance held; with 16 MB it rests near 175 MiB and
- * reads are no slower (bench/README.md).
+ * most of the ~300-470 MiB an idle embedded instance held; with 64 MB it rests near 230 MiB and
+ * cache misses are no slower (16 MB: 175 MiB, but misses on a 90 MB site cost 20% more CPU).
+ * Figures: bench/README.md.
  */
-const PGLITE_PARAMS = ["-c", "shared_buffers=16MB"];
+const PGLITE_PARAMS = ["-c", "shared_buffers=64MB"];
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
