@@ -12,6 +12,7 @@ import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailab
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
 import { keyRoutes } from "./keys/routes";
+import { ownDb } from "./lib/commits";
 import { uuidv7 } from "./lib/ids";
 import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
 import { isMcpPath } from "./mcp/endpoint";
@@ -31,7 +32,10 @@ interface RequestMeta {
 }
 
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
-export function createApp(deps: AppDeps) {
+export function createApp(given: AppDeps) {
+  // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
+  // they reach this app's delivery cache and not that of another app built over the same Db.
+  const deps: AppDeps = { ...given, db: ownDb(given.db) };
   const meta = new WeakMap<Request, RequestMeta>();
   const delivery = createDelivery(deps);
   const { log } = deps;

@@ -151,6 +151,8 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (e instanceof AppError) return false; // already classified; its cause may be a vendor's ECONNREFUSED
     const code = (e as { code?: unknown; errno?: unknown }).code ?? (e as { errno?: unknown }).errno;
     if (typeof code === "string" && DB_DOWN_CODES.has(code)) return true;
+    // The embedded database closed under the process (shutdown, or its handle lost) has no code.
+    if (e instanceof Error && e.message === "PGlite is closed") return true;
     e = (e as { cause?: unknown }).cause;
   }
   return false;

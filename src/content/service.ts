@@ -6,6 +6,7 @@ import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { committed, contentCommitted } from "../lib/commits";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
@@ -187,7 +188,7 @@ export async function createNode(db: Db, project: Project, input: NodeInput, now
       const written = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : [];
       return { ...nodeToWire(node), blocks: written.map(blockToWire) };
     }),
-  );
+  ).then(committed(db, project.id));
 }
 
 async function nextPosition(db: Db, projectId: string, parentId: string | null): Promise<number> {
@@ -305,7 +306,7 @@ export async function updateNode(db: Db, project: Project, id: string, input: No
     if (!updated) throw notFound("node");
     const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
     return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
@@ -315,7 +316,7 @@ export async function setNodeBlocks(db: Db, project: Project, id: string, input:
     const written = await writeBlocks(tx, node.id, input, now);
     await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
     return written.map(blockToWire);
-  });
+  }).then(committed(db, project.id));
 }
 
 export type Transition = "publish" | "unpublish" | "archive" | "restore";
@@ -346,7 +347,7 @@ export async function transitionNode(db: Db, project: Project, id: string, actio
       .returning();
     if (!updated) throw notFound("node");
     return nodeToWire(updated);
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {
@@ -355,4 +356,5 @@ export async function deleteNode(db: Db, project: Project, id: string): Promise<
     const node = await getNode(tx, project.id, id);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });
+  contentCommitted(db, project.id);
 }

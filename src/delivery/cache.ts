@@ -48,7 +48,8 @@ const STALE_RETRY_MS = 1000;
 interface ProjectState {
   project: DeliveryProject;
   checkedAt: number;
-  generation: number;
+  /** False when a write was announced while the row was being read: re-read before use. */
+  trusted: boolean;
 }
 
 /**
@@ -59,7 +60,7 @@ interface ProjectState {
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
   private readonly refsById = new Map<string, Set<string>>();
-  private readonly loading = new Map<string, { generation: number; promise: Promise<DeliveryProject | null> }>();
+  private readonly loading = new Map<string, { epoch: number; promise: Promise<DeliveryProject | null> }>();
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
   /** Bytes of each cached answer's gzip representation, once made; counted in `bytes` too. */
@@ -68,8 +69,6 @@ export class DeliveryCache {
   private bytes = 0;
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
-  /** Bumped by expireAll: states of an older generation are re-validated before use. */
-  private generation = 0;
   private readonly clock: () => number;
   readonly maxEntryBytes: number;
 
@@ -85,36 +84,35 @@ export class DeliveryCache {
    * The project behind an id or slug, or null. A known project is answered at once: past the
    * check interval it is re-validated in the background (a hot read never waits for the
    * database; a write whose NOTIFY was lost shows after the interval plus one query). After a
-   * NOTIFY, or a write taken by this instance, the next read waits for the fresh row.
+   * NOTIFY, or a write committed by this instance, the next read waits for the fresh row.
    */
   project(ref: string): DeliveryProject | null | Promise<DeliveryProject | null> {
     const key = normaliseRef(ref);
     if (key === null) return null;
     const st = this.states.get(key);
-    if (st && st.generation === this.generation) {
+    if (st?.trusted) {
       if (this.clock() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
       return st.project;
     }
     const pending = this.loading.get(key);
-    // A load begun before this instance's last write may have missed it: start another.
-    if (pending && pending.generation === this.generation) return pending.promise;
+    // A load begun before the last announced write may have read the row before it: start another.
+    if (pending && pending.epoch === this.epoch) return pending.promise;
     return this.startLoad(key);
   }
 
   private startLoad(key: string): Promise<DeliveryProject | null> {
-    const generation = this.generation;
+    const epoch = this.epoch;
     // The callback runs once the load settles, after entry exists.
     const promise: Promise<DeliveryProject | null> = this.load(key).finally(() => {
       if (this.loading.get(key) === entry) this.loading.delete(key);
     });
-    const entry = { generation, promise };
+    const entry = { epoch, promise };
     this.loading.set(key, entry);
     return promise;
   }
 
   private async load(key: string): Promise<DeliveryProject | null> {
     const epoch = this.epoch;
-    const generation = this.generation;
     const started = this.clock();
     let p: DeliveryProject | null;
     try {
@@ -126,7 +124,7 @@ export class DeliveryCache {
       if (!known) throw err;
       this.opts.onStale?.(err);
       known.checkedAt = this.clock() - this.opts.checkIntervalMs + STALE_RETRY_MS;
-      known.generation = this.generation;
+      known.trusted = true;
       return known.project;
     }
     const previous = this.states.get(key);
@@ -134,7 +132,7 @@ export class DeliveryCache {
     if (!p) return null;
     // A NOTIFY during the read may describe a write the read did not see: the next use waits
     // for another read.
-    this.states.set(key, { project: p, checkedAt: started, generation: epoch === this.epoch ? generation : -1 });
+    this.states.set(key, { project: p, checkedAt: started, trusted: epoch === this.epoch });
     let refs = this.refsById.get(p.id);
     if (!refs) this.refsById.set(p.id, (refs = new Set()));
     refs.add(key);
@@ -148,22 +146,13 @@ export class DeliveryCache {
     if (refs && refs.size === 0) this.refsById.delete(projectId);
   }
 
-  /** A content write happened in this project (NOTIFY from any instance). */
+  /** A content write was committed in this project (NOTIFY from any instance, or this instance's own write). */
   invalidate(projectId: string): void {
     this.epoch += 1;
     const refs = this.refsById.get(projectId);
     if (!refs) return;
     for (const key of refs) this.states.delete(key);
     this.refsById.delete(projectId);
-  }
-
-  /**
-   * Every project is re-validated (one cheap read) before its next answer: called when this
-   * instance takes a write, so it reads its own writes without waiting for the NOTIFY.
-   */
-  expireAll(): void {
-    this.epoch += 1;
-    this.generation += 1;
   }
 
   get(project: DeliveryProject, route: string): CachedAnswer | null {

@@ -1,5 +1,13 @@
+// Serves delivery answers from the per-instance cache, rendering on a miss. Freshness: every content
+// write bumps projects.content_version and NOTIFYs `cms_content` in its transaction. The writing
+// instance drops the project's state as soon as the write has committed (lib/commits: the service
+// announces it), so it reads its own writes; other instances drop it on the NOTIFY, and
+// independently re-read each project's row at least every DELIVERY_VERSION_CHECK_MS, so a lost
+// notification delays a write by that much at most. Only committed writes expire anything, and
+// only their own project's answers.
 import type { AppDeps } from "../deps";
 import { AppError, describeError, notFound } from "../errors";
+import { onContentCommitted } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
@@ -10,7 +18,11 @@ interface BodyPlan {
   type: string;
   body: () => Promise<string>;
 }
-/** A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small. */
+/**
+ * A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small.
+ * The generator yields its first chunk only once it has read its first page of rows: that chunk
+ * is read before anything is sent, so a database that cannot give it makes the answer an error.
+ */
 export interface StreamPlan {
   key: string;
   type: string;
@@ -47,6 +59,7 @@ export class DeliveryEngine {
     });
     this.cacheControl = c.deliveryCacheControl;
     this.errorCacheControl = c.deliveryErrorCacheControl;
+    onContentCommitted(deps.db, (projectId) => this.cache.invalidate(projectId));
   }
 
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
@@ -135,6 +148,15 @@ export class DeliveryEngine {
         return notModified(tag, this.cacheControl, "Accept-Encoding");
       }
     }
+    // Nothing is sent before the first page has been read: when it cannot be (the database is
+    // gone), the answer is 503 without a validator, not a 200 whose ETag names a body never made.
+    let next: IteratorResult<string> | null;
+    try {
+      next = await chunks.next();
+    } catch (err) {
+      await chunks.return(undefined).catch(() => {});
+      throw err; // answered by the app's error handler: 503 when the database is unavailable
+    }
     // Sent as is: gzip output depends on how the stream is pulled, and one strong ETag must
     // always mean the same bytes. Once cached, the answer is compressed in one deterministic pass.
     const headers = answerHeaders(plan.type, etag, this.cacheControl, true);
@@ -147,7 +169,8 @@ export class DeliveryEngine {
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         try {
-          const { value, done } = await chunks.next();
+          const { value, done } = next ?? (await chunks.next());
+          next = null;
           if (done) {
             controller.close();
             if (kept <= limit) {

@@ -33,6 +33,15 @@ export function sha256Base64url128(text: string): string {
   return createHash("sha256").update(text, "utf8").digest().subarray(0, 16).toString("base64url");
 }
 
+/**
+ * Delivery JSON: `<` is written `\u003c` (the same parsed value), so the text can be embedded in an
+ * HTML <script> element (sites put seo.jsonld in one) without a `</script>` in content closing it.
+ * Applied once when an answer is rendered, never per hit.
+ */
+export function jsonText(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c");
+}
+
 /** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
 const GZIP_MIN_BYTES = 1024;
 
@@ -78,7 +87,7 @@ async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
 }
 
 export async function errorAnswer(err: AppError, cacheControl: string): Promise<CachedAnswer> {
-  const body = JSON.stringify(errorBody(err.code, err.message, err.details));
+  const body = jsonText(errorBody(err.code, err.message, err.details));
   return makeAnswer(0, err.status, body, JSON_TYPE, cacheControl);
 }
 
@@ -162,6 +171,6 @@ export function preflight(request: Request): Response {
 }
 
 export function methodNotAllowed(method: string): Reply {
-  const body = JSON.stringify(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));
+  const body = jsonText(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));
   return { status: 405, headers: { "content-type": JSON_TYPE, allow: ALLOWED_METHODS, ...CORS_HEADERS }, body };
 }

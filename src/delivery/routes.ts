@@ -5,7 +5,7 @@ import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
 import type { DeliveryProject } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
-import { CORS_HEADERS, JSON_TYPE, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
+import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, getNodeTranslation, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
@@ -65,7 +65,7 @@ export function createDelivery(deps: AppDeps) {
       );
     return send(set, out);
   };
-  const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => JSON.stringify(await load()) });
+  const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => jsonText(await load()) });
 
   const byPathPlan =
     (request: Request, raw: string) =>
@@ -133,20 +133,8 @@ export function createDelivery(deps: AppDeps) {
     return send({ headers: { "x-request-id": typeof requestId === "string" ? requestId : requestId(request) } }, out) as Response;
   };
 
+  // Cached answers are expired by committed writes only (see engine.ts), never by requests.
   const routes = new Elysia({ prefix: "/api/p/:ref" })
-    // onRequest runs for every route of the app (Elysia has no scoped onRequest). A request that may
-    // write content (admin, MCP) makes this instance re-validate project versions on the next read,
-    // so it always reads its own writes; other instances learn them by NOTIFY or the version check.
-    .onRequest(({ request }) => {
-      const m = request.method;
-      if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
-    })
-    // And again once the write's handler returned (its transaction committed): a read that ran
-    // during the write may have re-validated the old version.
-    .onAfterHandle({ as: "global" }, ({ request }) => {
-      const m = request.method;
-      if (m !== "GET" && m !== "HEAD" && m !== "OPTIONS") engine.cache.expireAll();
-    })
     .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
       detail: { ...DeliveryDocs.byPath, hide: true },
     })
@@ -223,16 +211,17 @@ function normalRef(ref: string): string {
   return isUuid(ref) ? ref.toLowerCase() : ref;
 }
 
+/** The first chunk goes out with the first page of rows (see StreamPlan). */
 async function* nodesJson(pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
-  yield '{"data":[';
+  let out = '{"data":[';
   let first = true;
   for await (const page of pages) {
-    let out = "";
     for (const row of page) {
-      out += (first ? "" : ",") + JSON.stringify(row);
+      out += (first ? "" : ",") + jsonText(row);
       first = false;
     }
     yield out;
+    out = "";
   }
-  yield "]}";
+  yield `${out}]}`;
 }

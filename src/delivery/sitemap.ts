@@ -300,11 +300,15 @@ function utf8Length(s: string): number {
 /** Text handed to the stream at a time: a page of a 100-locale site is a gigabyte of XML. */
 const CHUNK_CHARS = 64 * 1024;
 
-/** A urlset of one shard (or of the whole site), streamed. */
+/**
+ * A urlset of one shard (or of the whole site), streamed. The head goes out with the first page,
+ * not before it (see StreamPlan): no 200 is sent before a page was read.
+ */
 async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<string> {
-  yield URLSET_HEAD;
+  let head = URLSET_HEAD;
   for await (const page of listedNodes(db, project, hidden, shard)) {
-    let out = "";
+    let out = head;
+    head = "";
     for (const node of page) {
       out += entriesXml(node);
       if (out.length >= CHUNK_CHARS) {
@@ -314,5 +318,5 @@ async function* sitemapUrlset(db: Db, project: DeliveryProject, hidden: string[]
     }
     if (out !== "") yield out;
   }
-  yield URLSET_TAIL;
+  yield head + URLSET_TAIL;
 }

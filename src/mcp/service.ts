@@ -19,6 +19,7 @@ import { isUuid } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
+import { committed } from "../lib/commits";
 import { projectLocale } from "../translations/service";
 
 /** A node by id or by its slug path (any status). */
@@ -49,7 +50,7 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
       return b ? [{ id, type: b.type, data: b.data }] : [];
     });
     return setNodeBlocks(tx, project, node.id, ordered, now);
-  });
+  }).then(committed(db, project.id));
 }
 
 export interface LocalizedNode extends NodeWithBlocksWire {

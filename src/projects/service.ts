@@ -6,6 +6,7 @@ import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
+import { committed, contentCommitted } from "../lib/commits";
 
 export type Project = typeof projects.$inferSelect;
 
@@ -151,7 +152,7 @@ export async function updateProject(db: Db, project: Project, input: ProjectInpu
       );
       await notifyContentChange(tx, current.id);
       return p;
-    });
+    }).then(committed(db, project.id));
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
     throw err;
@@ -161,6 +162,7 @@ export async function updateProject(db: Db, project: Project, input: ProjectInpu
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
   await notifyContentChange(db, project.id);
+  contentCommitted(db, project.id);
 }
 
 export const CONTENT_CHANNEL = "cms_content";
@@ -170,6 +172,8 @@ export const CONTENT_CHANNEL = "cms_content";
  * row, so a project's content writes are serialised (a move and a create under the moved node
  * cannot interleave, two crossing moves cannot make a cycle); the content version moves and the
  * notification goes out at commit, so every instance's delivery cache for it is stale from then.
+ * Once the transaction has committed, the writer calls contentCommitted (lib/commits) with the
+ * Db it began it on: its own instance drops the project's answers at once (reads its own writes).
  */
 export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
   const locked = await db

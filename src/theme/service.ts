@@ -3,6 +3,7 @@ import type { Db } from "../../db/client";
 import { themes } from "../../db/schema";
 import { AppError } from "../errors";
 import { bumpContentVersion, normaliseBaseUrl, type Project } from "../projects/service";
+import { committed } from "../lib/commits";
 
 export interface ThemeWire {
   logo_url: string | null;
@@ -53,5 +54,5 @@ export async function updateTheme(db: Db, project: Project, input: ThemeInput, n
     const row = { logoUrl: next.logo_url, faviconUrl: next.favicon_url, accentColor: next.accent_color, nameOverride: next.name_override, updatedAt: now };
     await tx.insert(themes).values({ projectId: project.id, ...row }).onConflictDoUpdate({ target: themes.projectId, set: row });
     return next;
-  });
+  }).then(committed(db, project.id));
 }

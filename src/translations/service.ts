@@ -7,6 +7,7 @@ import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { bumpContentVersion, type Project } from "../projects/service";
 import { oneRow } from "../lib/rows";
+import { committed, contentCommitted } from "../lib/commits";
 
 export type Translation = typeof translations.$inferSelect;
 
@@ -90,7 +91,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
       .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
       .returning(),
     );
-  });
+  }).then(committed(db, project.id));
 }
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
@@ -99,4 +100,5 @@ export async function deleteTranslation(db: Db, project: Project, nodeId: string
     await bumpContentVersion(tx, project.id);
     await tx.delete(translations).where(eq(translations.id, tr.id));
   });
+  contentCommitted(db, project.id);
 }

@@ -1,0 +1,42 @@
+// In-process news of committed content writes. A write announces itself on the Db it went through,
+// once its transaction has committed; the delivery engine of the app that owns that Db forgets the
+// project's cached answers at once, so the writer's next read sees its write. Other instances learn
+// the write from the NOTIFY sent inside the transaction, or from their version check.
+import type { Db } from "../../db/client";
+
+type Listener = (projectId: string) => void;
+
+const listeners = new WeakMap<object, Set<Listener>>();
+
+/** Calls `fn` with the project of every content write committed through `db`; returns the unsubscribe function. */
+export function onContentCommitted(db: Db, fn: Listener): () => void {
+  let set = listeners.get(db);
+  if (!set) listeners.set(db, (set = new Set()));
+  set.add(fn);
+  return () => set.delete(fn);
+}
+
+/**
+ * Announces a committed content write of `projectId`. Given a transaction (a write nested in
+ * another one) it reaches nobody: the outer write announces once it has committed.
+ */
+export function contentCommitted(db: Db, projectId: string): void {
+  const set = listeners.get(db);
+  if (set) for (const fn of set) fn(projectId);
+}
+
+/** For `db.transaction(…).then(committed(db, id))`: announces the commit, passes the result through. */
+export function committed(db: Db, projectId: string): <T>(value: T) => T {
+  return (value) => {
+    contentCommitted(db, projectId);
+    return value;
+  };
+}
+
+/**
+ * The same database under an identity of its own: writes made through it are announced to this
+ * app's listeners only (several apps built over one Db in a process stay separate instances).
+ */
+export function ownDb(db: Db): Db {
+  return new Proxy(db, {});
+}
