@@ -46,11 +46,7 @@ export function createApp(given: AppDeps) {
   // one successful ping does not mean the pool serves (terminated backends, a flapping server).
   let dbFailedAt = Number.NEGATIVE_INFINITY;
 
-  // normalize: exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them.
-  // standardHostname false: Elysia finds the path after the host itself instead of assuming a host
-  // of at least 4 characters (with `Host: x` or a compose service named `cms` every request was 404
-  // once all of them reach Elysia's handler, src/serve.ts).
-  const app = new Elysia({ normalize: "typebox", handler: { standardHostname: false } })
+  const app = new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
     .onRequest(({ request, set }) => {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();

@@ -9,6 +9,11 @@ import { frontOf } from "./delivery/front";
 export type ListenOptions = Omit<Serve.Options<undefined>, "fetch" | "routes" | "websocket"> & { port: number; hostname: string };
 
 export function listen(app: App, options: ListenOptions): App {
+  // Elysia finds the path at the first "/" after a fixed offset: 11 by default, which assumes
+  // "https://" or a host of at least 4 characters; this server speaks plain http, so the path
+  // starts after "http://" + host (7). Without it `Host: x` or a compose service named `cms` got
+  // 404 on every route (tests/delivery-fast.test.ts). app.handle() keeps the default.
+  if (!("tls" in options && options.tls)) app.config.handler = { ...app.config.handler, standardHostname: false };
   app.compile(); // composes app.fetch once, before the server exists (compile() reloads a running server)
   const handle = app.fetch as (request: Request) => Response | Promise<Response>;
   const front = frontOf(app);
