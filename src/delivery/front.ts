@@ -9,7 +9,7 @@ import type { Logger } from "../lib/log";
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The caller's X-Request-Id when it is a safe token, else a fresh UUIDv7. */
-export function requestIdOf(request: Request): string {
+function requestIdOf(request: Request): string {
   const incoming = request.headers.get("x-request-id");
   return incoming !== null && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
 }
@@ -48,7 +48,7 @@ export function createFront({ fastRead, log }: FrontOptions): Front {
 }
 
 /** The access-log line (never the query string: it may carry codes or states). */
-export function accessLine(log: Logger, requestId: string, request: Request, status: number, start: number): void {
+function accessLine(log: Logger, requestId: string, request: Request, status: number, start: number): void {
   const url = request.url;
   const pathStart = url.indexOf("/", url.indexOf("//") + 2);
   const q = url.indexOf("?", pathStart);
