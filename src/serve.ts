@@ -17,7 +17,18 @@ export function listen(app: App, options: ListenOptions): App {
   app.compile(); // composes app.fetch once, before the server exists (compile() reloads a running server)
   const handle = app.fetch as (request: Request) => Response | Promise<Response>;
   const front = frontOf(app);
-  const fetch = front === undefined ? handle : (request: Request) => front.answer(request) ?? handle(request);
+  const fetch =
+    front === undefined
+      ? handle
+      : (request: Request) => {
+          let hot: Response | null = null;
+          try {
+            hot = front.answer(request);
+          } catch {
+            // Never answered here: the app answers it (and reports what is wrong) the routed way.
+          }
+          return hot ?? handle(request);
+        };
   // Elysia's listen() defaults, then the caller's options.
   const server: Server<undefined> = Bun.serve({ development: process.env.NODE_ENV !== "production", reusePort: true, idleTimeout: 30, ...options, fetch } as Serve.Options<undefined>);
   (app as { server: Server<undefined> | null }).server = server;
