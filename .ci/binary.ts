@@ -39,7 +39,9 @@ export async function start(env: Record<string, string>, cwd: string): Promise<I
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 120; i++) {
     if (proc.exitCode !== null) throw new Error(`binary exited with ${proc.exitCode}:\n${out}`);
-    const ok = await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false);
+    const ok = await fetch(`${url}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false);
     if (ok) return { url, output: () => out, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
     await Bun.sleep(250);
   }
@@ -77,7 +79,10 @@ async function embeddedRun(): Promise<void> {
     const second = await start({}, dir);
     check(!/cms_ak_/.test(second.output()), "second start does not bootstrap again");
     const again = await fetch(`${second.url}/admin/p/demo/nodes?path_prefix=survivor`, { headers: auth });
-    check((await again.json()).data.some((n: { slug: string }) => n.slug === "survivor"), "the data survived the restart");
+    check(
+      (await again.json()).data.some((n: { slug: string }) => n.slug === "survivor"),
+      "the data survived the restart",
+    );
     check((await second.stop()) === 0, "second instance exits 0");
   } finally {
     rmSync(dir, { recursive: true, force: true });

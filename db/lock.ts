@@ -86,7 +86,9 @@ export async function lockDataDir(dir: string, holder: string): Promise<DataDirL
   try {
     fd = openSync(path, "a+", 0o600);
   } catch (err) {
-    throw new DataDirUnusableError(`DATA_DIR ${abs} is not writable (${(err as NodeJS.ErrnoException).code ?? String(err)}): create it and give the service's user write access, or set DATA_DIR to a writable directory`);
+    throw new DataDirUnusableError(
+      `DATA_DIR ${abs} is not writable (${(err as NodeJS.ErrnoException).code ?? String(err)}): create it and give the service's user write access, or set DATA_DIR to a writable directory`,
+    );
   }
   const got = impl.flock(fd);
   if (got !== "ok") {

@@ -1,8 +1,8 @@
 import { fileURLToPath } from "node:url";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgliteDatabase } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import type { PostgresJsDatabase } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { DbHandle } from "./client";
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("./migrations", import.meta.url));

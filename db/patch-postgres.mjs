@@ -28,11 +28,7 @@ const edits = [
   // The array-type lookup every new connection makes is awaited by no one: when its backend is
   // terminated, the rejection is unhandled and ends the process. The error reaches the waiting
   // query through errored(); the lookup runs again on the next connection.
-  [
-    "connection.js",
-    "        return fetchArrayTypes()\n",
-    `        return fetchArrayTypes().catch(noop) // ${MARK}\n`,
-  ],
+  ["connection.js", "        return fetchArrayTypes()\n", `        return fetchArrayTypes().catch(noop) // ${MARK}\n`],
   // A write scheduled before the socket closed must not throw from setImmediate (uncatchable).
   [
     "connection.js",
@@ -47,11 +43,7 @@ const edits = [
   ],
   // A transaction whose connection closed sends nothing more (its ROLLBACK included) on that
   // connection object, which the pool may already be reconnecting for someone else.
-  [
-    "index.js",
-    "        new Promise((_, reject) => connection.onclose = reject)",
-    `        new Promise((_, reject) => connection.onclose = e => reject(closedError = e)) // ${MARK}`,
-  ],
+  ["index.js", "        new Promise((_, reject) => connection.onclose = reject)", `        new Promise((_, reject) => connection.onclose = e => reject(closedError = e)) // ${MARK}`],
   ["index.js", "      , connection\n      , prepare = null\n", "      , connection\n      , prepare = null\n      , closedError = null\n"],
   [
     "index.js",

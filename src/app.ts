@@ -1,9 +1,7 @@
-import { swagger } from "@elysiajs/swagger";
+import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
-import { aiRoutes } from "./ai/routes";
 import { insufficientScopeChallenge } from "./auth";
-import { contentRoutes } from "./content/routes";
 import { createFront, setFront } from "./delivery/front";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
@@ -11,18 +9,13 @@ import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
-import { keyRoutes } from "./keys/routes";
 import { ownDb } from "./lib/commits";
 import { uuidv7 } from "./lib/ids";
-import { assertStorableStrings, isStorableText, MAX_BODY_BYTES, parseJsonBody, readBodyText } from "./lib/json";
-import { isMcpPath } from "./mcp/endpoint";
+import { MAX_BODY_BYTES } from "./lib/json";
 import { mcpRoutes } from "./mcp/routes";
-import { oauthFailureBeforeHandler } from "./oauth/errors";
 import { oauthRoutes } from "./oauth/routes";
-import { projectRoutes } from "./projects/routes";
-import { themeRoutes } from "./theme/routes";
-import { translationRoutes } from "./translations/routes";
-import { userRoutes } from "./users/routes";
+import { OPERATIONS } from "./operations";
+import { operationPaths, operationRoutes } from "./rest";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -59,15 +52,6 @@ export function createApp(given: AppDeps) {
         return fast;
       }
       set.headers["x-request-id"] = id;
-      const declared = Number(request.headers.get("content-length") ?? "0");
-      // /mcp enforces the same cap itself and answers in JSON-RPC form.
-      if (declared > MAX_BODY_BYTES && !isMcpPath(new URL(request.url).pathname)) {
-        const oauth = oauthFailureBeforeHandler(request, 413);
-        if (oauth) return oauth;
-        set.status = 413;
-        set.headers["content-type"] = "application/json; charset=utf-8";
-        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      }
       // A NUL (%00) in the path or query can never name anything storable: refuse it up front.
       if (/%00/.test(request.url)) {
         set.status = 400;
@@ -75,26 +59,13 @@ export function createApp(given: AppDeps) {
         return errorBody("invalid_request", "the URL must not contain NUL characters");
       }
     })
-    .onParse(async ({ request, contentType, path }) => {
-      // The MCP transport reads /mcp bodies itself (malformed JSON is a JSON-RPC -32700 there).
-      if (isMcpPath(path)) return null;
-      const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-      if (type === "application/json" || type.endsWith("+json")) {
-        const body = parseJsonBody(await readBodyText(request));
-        assertStorableStrings(body);
-        return body ?? null;
-      }
-      if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
-    })
     .onError(({ code, error: thrown, set, request }) => {
       set.headers["content-type"] = "application/json; charset=utf-8";
-      // Elysia wraps what a parser throws in a ParseError; our parser throws AppErrors (413, 400).
-      const error = code === "PARSE" && (thrown as { cause?: unknown }).cause instanceof AppError ? (thrown as { cause: AppError }).cause : thrown;
-      if (code === "PARSE" || error instanceof AppError) {
-        // The OAuth JSON endpoints answer even a body they cannot read in the RFC error form.
-        const oauth = oauthFailureBeforeHandler(request, error instanceof AppError ? error.status : 400);
-        if (oauth) return oauth;
-      }
+      // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
+      const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
+      const error = cause instanceof Error ? cause : thrown;
+      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
+      if (hasResponse(error)) return error.toResponse();
       if (error instanceof AppError) {
         set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);
@@ -149,18 +120,20 @@ export function createApp(given: AppDeps) {
     })
     .use(accessLog(deps, meta))
     .use(
-      swagger({
+      openapi({
         path: "/swagger",
+        specPath: "/swagger/json",
+        openapiVersion: "3.0.3",
+        provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
         documentation: {
           info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
           components: {
             securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
           },
-          paths: DELIVERY_OPENAPI_PATHS,
+          paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
         },
-        exclude: ["/swagger", "/swagger/json"],
         // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
-        excludeStaticFile: false,
+        exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },
       }),
     )
     // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
@@ -181,13 +154,7 @@ export function createApp(given: AppDeps) {
       { detail: { tags: ["ops"], summary: "Database answers" } },
     )
     .use(homeRoutes(deps))
-    .use(projectRoutes(deps))
-    .use(contentRoutes(deps))
-    .use(translationRoutes(deps))
-    .use(themeRoutes(deps))
-    .use(keyRoutes(deps))
-    .use(userRoutes(deps))
-    .use(aiRoutes(deps))
+    .use(operationRoutes(deps, OPERATIONS))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps));
@@ -236,16 +203,7 @@ function validationDetails(error: unknown): unknown {
   return { errors: all, field: all[0]?.field ?? null };
 }
 
-function parseForm(text: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(text)) {
-    if (!isStorableText(k) || !isStorableText(v)) throw new AppError("invalid_request", "form fields must not contain NUL characters or unpaired surrogates");
-    const prev = out[k];
-    // Duplicated parameters become arrays so that string schemas reject them (RFC 6749 §3.1).
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
-}
+const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e as { toResponse?: unknown } | null)?.toResponse === "function";
 
 /** How long /readyz answers 503 after a request failed because the database did not answer. */
 const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;

@@ -1,15 +1,13 @@
-import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Server } from "bun";
-import { Elysia } from "elysia";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
+import { isScope, missingScopes, ROLE_SCOPES, type Scope, type ScopeRule } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
-import { isScope, ROLE_SCOPES, type Scope } from "./lib/scopes";
-import { type Project, resolveProject } from "./projects/service";
 
 export interface AdminCaller {
   readonly kind: "admin_key";
@@ -60,8 +58,10 @@ async function authenticateAdminKey(db: Db, authorization: string | null | undef
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-function requireScope(caller: { scopes: readonly string[] }, scope: Scope): void {
-  if (!caller.scopes.includes(scope)) {
+/** Refuses a caller that lacks one of the scopes (the first missing one is named). */
+function requireScope(caller: { scopes: readonly string[] }, ...needed: Scope[]): void {
+  const [scope] = missingScopes(needed, caller.scopes);
+  if (scope !== undefined) {
     throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
   }
 }
@@ -75,34 +75,19 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
 });
 
 /**
- * `scope: "x"` resolves `caller` after checking the scope;
- * `projectScope: "x"` also resolves `project` from `:ref` (404 outside the key's project limit).
+ * Resolves the admin key of a request. The key is checked first and only a failure counts or is
+ * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
+ * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
+ * least 32 characters), far beyond online guessing.
  */
-interface AdminAuthState {
-  /** One plugin instance per app (deduplicated by name + seed), several apps per process in tests. */
-  readonly seed: string;
-  /** Failed authentications per client address, shared by every admin route group of the app. */
-  readonly failures: MemoryLimiter;
-}
-const appStates = new WeakMap<AppDeps, AdminAuthState>();
-
-function adminAuthState(deps: AppDeps): AdminAuthState {
-  let state = appStates.get(deps);
-  if (!state) appStates.set(deps, (state = { seed: crypto.randomUUID(), failures: new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000) }));
-  return state;
-}
-
-export function adminAuth(deps: AppDeps) {
-  const { db } = deps;
-  const { seed, failures } = adminAuthState(deps);
-  // The key is checked first and only a failure counts or is refused with 429: a valid key works
-  // from a blocked address (administrators behind one NAT or proxy as a guesser). This is no useful
-  // oracle: a key carries 160 random bits (ADMIN_TOKEN at least 32 characters), far beyond online guessing.
-  const authenticate = async (authorization: string | undefined, request: Request, server: Server<unknown> | null): Promise<AdminCaller> => {
+export function adminAuthenticator(deps: AppDeps): (request: Request, server: Server<unknown> | null) => Promise<AdminCaller> {
+  // Failed authentications per client address, shared by every admin route of the app.
+  const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
+  return async (request, server) => {
     const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
     const now = deps.now();
     try {
-      return await authenticateAdminKey(db, authorization, now);
+      return await authenticateAdminKey(deps.db, request.headers.get("authorization") ?? undefined, now);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== "unauthorized") throw err;
       const wait = failures.blockedFor(address, now.getTime());
@@ -111,36 +96,6 @@ export function adminAuth(deps: AppDeps) {
       throw err;
     }
   };
-  // Authentication runs in `transform`, before schema validation: a caller without a valid key or
-  // scope learns 401/403 (and a foreign project 404), never how its body would have been judged.
-  const resolved = new WeakMap<Request, { caller: AdminCaller; project: Project | null }>();
-  type Ctx = { request: Request; server: Server<unknown> | null; params: Record<string, string | undefined> };
-  const check = async ({ request, server, params }: Ctx, scope: Scope | readonly Scope[], withProject: boolean): Promise<void> => {
-    const caller = await authenticate(request.headers.get("authorization") ?? undefined, request, server);
-    if (typeof scope === "string") requireScope(caller, scope);
-    else requireAnyScope(caller, scope);
-    const project = withProject ? await resolveProject(db, params.ref ?? "", caller) : null;
-    resolved.set(request, { caller, project });
-  };
-  const take = (request: Request): { caller: AdminCaller; project: Project | null } => {
-    const r = resolved.get(request);
-    if (!r) throw adminUnauthorized(false);
-    return r;
-  };
-  return new Elysia({ name: "admin-auth", seed }).macro({
-    scope: (scope: Scope | readonly Scope[]) => ({
-      transform: (ctx: Ctx) => check(ctx, scope, false),
-      resolve: ({ request }: { request: Request }): { caller: AdminCaller } => ({ caller: take(request).caller }),
-    }),
-    projectScope: (scope: Scope | readonly Scope[]) => ({
-      transform: (ctx: Ctx) => check(ctx, scope, true),
-      resolve: ({ request }: { request: Request }): { caller: AdminCaller; project: Project } => {
-        const r = take(request);
-        // biome-ignore lint/style/noNonNullAssertion: check(…, true) refused the request unless it found the project
-        return { caller: r.caller, project: r.project! };
-      },
-    }),
-  });
 }
 
 /** Who is calling /mcp: an MCP token or an OAuth access token, bound to one project. */
@@ -165,7 +120,11 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   const token = bearerOf(authorization);
   if (!token) return null;
   if (token.startsWith("cms_mcp_")) {
-    const [row] = await db.select().from(mcpTokens).where(eq(mcpTokens.tokenHash, hashToken(token))).limit(1);
+    const [row] = await db
+      .select()
+      .from(mcpTokens)
+      .where(eq(mcpTokens.tokenHash, hashToken(token)))
+      .limit(1);
     if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
       await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
@@ -194,12 +153,29 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   return null;
 }
 
+/** Refuses a caller that does not meet an operation's scope rule: the admin API's answer to the one check. */
+export function requireScopes(caller: { scopes: readonly string[] }, rule: ScopeRule): void {
+  if ("anyOf" in rule) requireAnyScope(caller, rule.anyOf);
+  else requireScope(caller, ...rule);
+}
+
+/** An operation only an admin key may run (it hands out rights the key itself holds). */
+export function asAdminKey(caller: AdminCaller | McpCaller): AdminCaller {
+  if (caller.kind !== "admin_key") throw new AppError("insufficient_scope", "this operation needs an admin key");
+  return caller;
+}
+
 /** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
-export function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
+function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
   if (!scopes.some((s) => caller.scopes.includes(s))) {
     // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
-    throw new AppError("insufficient_scope", `this credential lacks the ${scopes.join(" or ")} scope`, { required: scopes }, {
-      "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
-    });
+    throw new AppError(
+      "insufficient_scope",
+      `this credential lacks the ${scopes.join(" or ")} scope`,
+      { required: scopes },
+      {
+        "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
+      },
+    );
   }
 }

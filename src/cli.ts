@@ -1,16 +1,17 @@
 // npm run cli -- <command> [--flag value]: operator tasks against the configured database.
+
+import type { Db } from "../db/client";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
+import type { AppDeps } from "./deps";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
-import type { AppDeps } from "./deps";
-import { openRuntime } from "./runtime";
-import type { Db } from "../db/client";
 import { findProject, type Project } from "./projects/service";
+import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
-import { addUser, deleteUser, findUserByEmail, listUsers, updateUser, type UserPatch } from "./users/service";
+import { addUser, deleteUser, findUserByEmail, listUsers, type UserPatch, updateUser } from "./users/service";
 
 const USAGE = `usage: npm run cli -- <command>
   users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)

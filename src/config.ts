@@ -66,7 +66,11 @@ const VARIABLES = [
   ["AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, "largest AI vendor response read"],
   ["AI_MAX_CONCURRENT_PER_PROJECT", 4, "concurrent translate calls per project (per instance)"],
   ["MCP_ALLOWED_ORIGINS", described("(PUBLIC_URL origin)"), "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
-  ["MCP_ALLOWED_HOSTS", described("(none)"), "comma-separated extra Host header values accepted on /mcp (DNS-rebinding check); the PUBLIC_URL host and localhost/127.0.0.1/[::1] on any port are always accepted"],
+  [
+    "MCP_ALLOWED_HOSTS",
+    described("(none)"),
+    "comma-separated extra Host header values accepted on /mcp (DNS-rebinding check); the PUBLIC_URL host and localhost/127.0.0.1/[::1] on any port are always accepted",
+  ],
   ["LOG_LEVEL", "info", "debug | info | warn | error | silent"],
   ["SEED_DEMO", true, "create the demo project on first start"],
   ["DB_POOL_SIZE", 10, "PostgreSQL connections per instance"],
@@ -77,7 +81,11 @@ const VARIABLES = [
   ["DELIVERY_VERSION_CHECK_MS", 500, "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
   ["OAUTH_ACCESS_TOKEN_TTL", 3600, "OAuth access token lifetime, seconds"],
   ["OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, "OAuth refresh token lifetime, seconds"],
-  ["OAUTH_REFRESH_FAMILY_TTL", 90 * 86_400, "absolute lifetime of an OAuth authorization, seconds from the user's consent: no refresh past it, however fresh the refresh token (the user authorizes again)"],
+  [
+    "OAUTH_REFRESH_FAMILY_TTL",
+    90 * 86_400,
+    "absolute lifetime of an OAuth authorization, seconds from the user's consent: no refresh past it, however fresh the refresh token (the user authorizes again)",
+  ],
   ["OAUTH_REGISTER_RATE_LIMIT", 20, "OAuth client registrations per client address per hour"],
   ["OAUTH_TOKEN_RATE_LIMIT", 60, "OAuth token requests per client and address per minute"],
   ["OAUTH_SIGNIN_RATE_LIMIT", 10, "consent-page sign-in attempts per client address per 15 minutes"],
@@ -88,7 +96,11 @@ const VARIABLES = [
   ["OAUTH_REQUIRE_RESOURCE", true, "authorization requests must name the MCP resource (RFC 8707); false gives clients that omit it a token for /mcp"],
   ["ADMIN_AUTH_FAILURE_LIMIT", 30, "failed admin-key authentications per client address per minute (per instance) before 429"],
   ["INSTANCE_NAME", "Content service", "name of this service on the OAuth sign-in and consent pages (with the PUBLIC_URL host)"],
-  ["HTTP_IDLE_TIMEOUT", 10, "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut"],
+  [
+    "HTTP_IDLE_TIMEOUT",
+    10,
+    "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut",
+  ],
 ] as const;
 
 type Variable = (typeof VARIABLES)[number];
@@ -156,7 +168,12 @@ export function loadConfig(env: Env): Config {
   }
 
   const secretKeys = str("SECRET_KEYS");
-  const ring = secretKeys ? secretKeys.split(",").map((s) => s.trim()).filter(Boolean) : null;
+  const ring = secretKeys
+    ? secretKeys
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : null;
   for (const k of ring ?? []) {
     const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
     if (!m?.[2] || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
@@ -174,7 +191,11 @@ export function loadConfig(env: Env): Config {
 
   const origins = str("MCP_ALLOWED_ORIGINS");
   let publicOrigin = "";
-  try { publicOrigin = new URL(publicUrl).origin; } catch { /* reported above */ }
+  try {
+    publicOrigin = new URL(publicUrl).origin;
+  } catch {
+    /* reported above */
+  }
 
   const config: Config = {
     port,
@@ -190,8 +211,16 @@ export function loadConfig(env: Env): Config {
     aiTimeoutMs: int("AI_TIMEOUT_MS", 1, 600_000),
     aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 1024, 64 * 1024 * 1024),
     aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 1, 1000),
-    mcpAllowedOrigins: origins ? origins.split(",").map((s) => s.trim().replace(/\/+$/, "")).filter(Boolean) : [publicOrigin],
-    mcpAllowedHosts: (str("MCP_ALLOWED_HOSTS") ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean),
+    mcpAllowedOrigins: origins
+      ? origins
+          .split(",")
+          .map((s) => s.trim().replace(/\/+$/, ""))
+          .filter(Boolean)
+      : [publicOrigin],
+    mcpAllowedHosts: (str("MCP_ALLOWED_HOSTS") ?? "")
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
     logLevel: logLevel as LogLevel,
     seedDemo: bool("SEED_DEMO"),
     dbPoolSize: int("DB_POOL_SIZE", 1, 500),

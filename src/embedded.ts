@@ -5,14 +5,14 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { OpenDbOptions } from "../db/client";
+import journal from "../db/migrations/meta/_journal.json";
 import initdbWasmPath from "../node_modules/@electric-sql/pglite/dist/initdb.wasm" with { type: "file" };
 import pgliteDataPath from "../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
 import pgliteWasmPath from "../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
-import journal from "../db/migrations/meta/_journal.json";
 // The API explorer's script (a pinned dependency), served by the service itself: no CDN at run time.
 import explorerScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import explorerPackage from "../node_modules/@scalar/api-reference/package.json";
-import type { OpenDbOptions } from "../db/client";
 
 export interface RuntimeAssets {
   pglite?: OpenDbOptions["pglite"];

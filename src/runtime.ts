@@ -1,9 +1,9 @@
-import { openDb, type DbHandle } from "../db/client";
+import { join } from "node:path";
+import { type DbHandle, openDb } from "../db/client";
 import { runMigrations } from "../db/migrate";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
 import type { RuntimeAssets } from "./embedded";
-import { join } from "node:path";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
 

@@ -75,18 +75,31 @@ describe("failed admin authentications: one limiter for the app, valid keys stil
 describe("WWW-Authenticate on admin 401 and 403 (RFC 6750 §3)", async () => {
   const h = await harness({ ADMIN_AUTH_FAILURE_LIMIT: "1000000" });
   const project = await seedProject(h);
-  const paths = ["/admin/projects", `/admin/p/${project.slug}/nodes`, "/admin/keys", `/admin/p/${project.slug}/theme`, "/admin/oauth/clients", "/admin/ai/kinds", `/admin/p/${project.slug}/ai/mcp/tokens`];
+  const paths = [
+    "/admin/projects",
+    `/admin/p/${project.slug}/nodes`,
+    "/admin/keys",
+    `/admin/p/${project.slug}/theme`,
+    "/admin/oauth/clients",
+    "/admin/ai/kinds",
+    `/admin/p/${project.slug}/ai/mcp/tokens`,
+  ];
 
   test("401 without credentials: a bare Bearer challenge with a realm, no error code", async () => {
     for (const path of paths) {
       for (const headers of [{}, { authorization: "Basic dXNlcjpwYXNz" }, { authorization: "Bearer" }] as Record<string, string>[]) {
         const r = await h.request("GET", path, { key: null, headers });
-        expect({ path, status: r.status, code: r.json.error.code, challenge: r.headers.get("www-authenticate") }).toEqual({ path, status: 401, code: "unauthorized", challenge: 'Bearer realm="admin"' });
+        expect({ path, status: r.status, code: r.json.error.code, challenge: r.headers.get("www-authenticate") }).toEqual({
+          path,
+          status: 401,
+          code: "unauthorized",
+          challenge: 'Bearer realm="admin"',
+        });
       }
     }
   });
 
-  test("401 with a bad, short or revoked token: error=\"invalid_token\"", async () => {
+  test('401 with a bad, short or revoked token: error="invalid_token"', async () => {
     const { key: row, plaintext: revoked } = await createAdminKey(h.deps.db, { name: "to-revoke", scopes: ["projects:read"] }, null, new Date());
     expect((await h.request("GET", "/admin/projects", { key: revoked })).status).toBe(200);
     expect((await h.request("DELETE", `/admin/keys/${row.id}`)).status).toBe(204);
@@ -103,7 +116,7 @@ describe("WWW-Authenticate on admin 401 and 403 (RFC 6750 §3)", async () => {
     }
   });
 
-  test("403 for a missing scope: error=\"insufficient_scope\" naming the scope; the body is unchanged", async () => {
+  test('403 for a missing scope: error="insufficient_scope" naming the scope; the body is unchanged', async () => {
     const reader = await keyWith(h, ["projects:read"]);
     const cases: Array<[string, string, unknown, string]> = [
       ["GET", `/admin/p/${project.slug}/nodes`, undefined, "content:read"],

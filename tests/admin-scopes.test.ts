@@ -62,7 +62,11 @@ const CASES: Record<string, Case> = {
   "GET /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(200, (d, f) => expect(d.blocks.map((b: any) => b.id)).toEqual([f.node.blocks[0]!.id])) },
   "PATCH /admin/p/{ref}/nodes/{id}": { url: N, body: () => ({ title: "Patched" }), expect: ok(200, (d) => expect(d.title).toBe("Patched")) },
   "DELETE /admin/p/{ref}/nodes/{id}": { url: N, expect: ok(204), after: gone(N) },
-  "PUT /admin/p/{ref}/nodes/{id}/blocks": { url: (f) => `${N(f)}/blocks`, body: () => [{ type: "quote", data: { text: "q" } }], expect: ok(200, (d) => expect(d.map((b: any) => b.type)).toEqual(["quote"])) },
+  "PUT /admin/p/{ref}/nodes/{id}/blocks": {
+    url: (f) => `${N(f)}/blocks`,
+    body: () => [{ type: "quote", data: { text: "q" } }],
+    expect: ok(200, (d) => expect(d.map((b: any) => b.type)).toEqual(["quote"])),
+  },
   "POST /admin/p/{ref}/nodes/{id}/publish": { url: (f) => `${N(f)}/publish`, expect: ok(200, (d) => expect(d.status).toBe("published")) },
   "POST /admin/p/{ref}/nodes/{id}/unpublish": {
     before: async (h, f) => void (await h.request("POST", `${N(f)}/publish`)),
@@ -74,6 +78,36 @@ const CASES: Record<string, Case> = {
     before: async (h, f) => void (await h.request("POST", `${N(f)}/archive`)),
     url: (f) => `${N(f)}/restore`,
     expect: ok(200, (d) => expect(d.status).toBe("draft")),
+  },
+  "GET /admin/p/{ref}/node": {
+    url: (f) => `${P(f)}/node?path=n&locale=fr`,
+    expect: ok(200, (d, f) => expect(d).toMatchObject({ id: f.node.id, title: "Bonjour", locale: "fr", translated: true })),
+  },
+  "PUT /admin/p/{ref}/nodes/{id}/blocks/order": {
+    url: (f) => `${N(f)}/blocks/order`,
+    body: (f) => ({ block_ids: [f.node.blocks[0]!.id] }),
+    expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, blocks: [expect.objectContaining({ id: f.node.blocks[0]!.id, order: 0 })] })),
+  },
+  "GET /admin/p/{ref}/entries": {
+    before: async (h, f) => {
+      const col = await h.request("POST", `${P(f)}/nodes`, { body: { slug: "col", title: "Col", type: "collection" } });
+      await h.request("POST", `${P(f)}/nodes`, { body: { slug: "e", title: "E", type: "entry", parent_id: col.json.data.id } });
+    },
+    url: (f) => `${P(f)}/entries?collection=col`,
+    expect: ok(200, (d) => expect(d.map((e: any) => e.slug)).toEqual(["e"])),
+  },
+  // Two scopes: content:write is named first; with it alone the same check names ai:read, and both together translate.
+  "POST /admin/p/{ref}/nodes/{id}/translations/{locale}/translate": {
+    url: (f) => `${N(f)}/translations/fr/translate`,
+    expect: (res) => {
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ code: "insufficient_scope", details: { required: "ai:read" } });
+    },
+    after: async (h, f) => {
+      const both = await h.request("POST", `${N(f)}/translations/fr/translate`, { key: await keyWith(h, ["content:write", "ai:read"]), body: {} });
+      expect(both.status).toBe(200);
+      expect(both.json.data.translation).toMatchObject({ locale: "fr", status: "draft", meta: { title: "[translated] n" } });
+    },
   },
   "GET /admin/p/{ref}/nodes/{id}/translations": { url: (f) => `${N(f)}/translations`, expect: ok(200, (d) => expect(d.map((t: any) => t.locale)).toEqual(["fr"])) },
   "GET /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(200, (d) => expect(d.meta.title).toBe("Bonjour")) },
@@ -218,7 +252,8 @@ describe("scope checks on every admin route", async () => {
 
   test("the document lists the admin routes of every feature, and every one has a case here", () => {
     const all = routes.join(" ");
-    for (const part of ["/admin/projects", "/nodes", "/theme", "/admin/keys", "/ai/providers", "/ai/translate", "/ai/mcp/tokens", "/admin/oauth/grants", "/admin/ai/kinds", "/admin/users", "/members"]) expect(all).toContain(part);
+    for (const part of ["/admin/projects", "/nodes", "/theme", "/admin/keys", "/ai/providers", "/ai/translate", "/ai/mcp/tokens", "/admin/oauth/grants", "/admin/ai/kinds", "/admin/users", "/members"])
+      expect(all).toContain(part);
     expect(routes.filter((r) => !CASES[r])).toEqual([]);
     expect(Object.keys(CASES).filter((r) => !routes.includes(r))).toEqual([]);
   });

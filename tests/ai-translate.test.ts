@@ -256,13 +256,16 @@ describe("inline translation through the providers", async () => {
 
     const dns: Record<string, string[]> = { "llm.rebind.example": ["93.184.216.34"] };
     const fetched: string[] = [];
-    const hr = await harness({}, {
-      resolveHost: async (host) => dns[host] ?? [],
-      fetch: (async (input: string | URL | Request) => {
-        fetched.push(String(input));
-        return Response.json({ choices: [{ message: { content: "ok" } }] });
-      }) as typeof fetch,
-    });
+    const hr = await harness(
+      {},
+      {
+        resolveHost: async (host) => dns[host] ?? [],
+        fetch: (async (input: string | URL | Request) => {
+          fetched.push(String(input));
+          return Response.json({ choices: [{ message: { content: "ok" } }] });
+        }) as typeof fetch,
+      },
+    );
     const q = await seedProject(hr);
     const r = await provider(q.id, { kind: "openai", base_url: "https://llm.rebind.example/v1" }, hr);
     expect((await translate(q.id, { provider_id: r.id }, hr)).status).toBe(200);
@@ -284,11 +287,11 @@ describe("inline translation through the providers", async () => {
     const q = await seedProject(hl);
     const pp = await provider(p.id, { kind: "openai", base_url: vendors.base("slow-ok") }, hl);
     await provider(q.id, { kind: "openai", base_url: vendors.base("slow-ok") }, hl);
-    const results = await Promise.all([
-      ...Array.from({ length: 5 }, () => translate(p.id, {}, hl)),
-      translate(q.id, {}, hl),
-    ]);
-    const statuses = results.slice(0, 5).map((r) => r.status).sort();
+    const results = await Promise.all([...Array.from({ length: 5 }, () => translate(p.id, {}, hl)), translate(q.id, {}, hl)]);
+    const statuses = results
+      .slice(0, 5)
+      .map((r) => r.status)
+      .sort();
     expect(statuses).toEqual([200, 200, 429, 429, 429]);
     const limited = results.find((r) => r.status === 429)!;
     expect(limited.json.error.code).toBe("rate_limited");

@@ -48,7 +48,16 @@ describe("AI providers admin API", async () => {
     const created = await create(p.slug, { name: "Claude", kind: "claude", api_key: apiKey, model: "claude-x", capabilities: { translate: true } });
     expect(created.status).toBe(201);
     const d = created.json.data;
-    expect(d).toMatchObject({ project_id: p.id, name: "Claude", kind: "anthropic", model: "claude-x", base_url: null, effective_base_url: "https://api.anthropic.com", capabilities: { translate: true }, is_default: true });
+    expect(d).toMatchObject({
+      project_id: p.id,
+      name: "Claude",
+      kind: "anthropic",
+      model: "claude-x",
+      base_url: null,
+      effective_base_url: "https://api.anthropic.com",
+      capabilities: { translate: true },
+      is_default: true,
+    });
     expect(d.api_key_hint).toBe(`sk-…${apiKey.slice(-4)}`);
     expect("api_key" in d).toBe(false);
 
@@ -93,7 +102,11 @@ describe("AI providers admin API", async () => {
     const b = await seedProject(h);
     const inB = (await create(b.id, { name: "B", kind: "mistral", api_key: newKey() })).json.data.id;
     const onlyA = await keyWith(h, ["ai:read", "ai:write"], [a.id]);
-    for (const [method, body] of [["GET", undefined], ["PATCH", { name: "stolen" }], ["DELETE", undefined]] as const) {
+    for (const [method, body] of [
+      ["GET", undefined],
+      ["PATCH", { name: "stolen" }],
+      ["DELETE", undefined],
+    ] as const) {
       const res = await call(method, `/admin/ai/providers/${inB}`, { key: onlyA, body });
       expect(res.status).toBe(404);
       expect(res.json.error.code).toBe("not_found");
@@ -142,8 +155,7 @@ describe("AI providers admin API", async () => {
     expect(b.is_default).toBe(false);
     const c = (await create(p.id, { name: "C", kind: "gemini", is_default: true })).json.data;
     expect(c.is_default).toBe(true);
-    const defaults = async (): Promise<string[]> =>
-      (await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).filter((r) => r.isDefault).map((r) => r.id);
+    const defaults = async (): Promise<string[]> => (await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).filter((r) => r.isDefault).map((r) => r.id);
     expect(await defaults()).toEqual([c.id]);
     expect((await call("PATCH", `/admin/ai/providers/${b.id}`, { body: { is_default: true } })).json.data.is_default).toBe(true);
     expect(await defaults()).toEqual([b.id]);
@@ -267,7 +279,14 @@ describe("AI providers admin API", async () => {
     for (const base_url of ["http://127.0.0.1:11434/v1", "http://10.0.0.8/v1", "https://rebind.example/v1", "http://[::1]:8080"]) {
       expect((await priv.request("POST", `/admin/p/${p.id}/ai/providers`, { body: { name: "local", kind: "openai", base_url } })).status).toBe(201);
     }
-    for (const base_url of ["http://169.254.169.254/", "http://[fd00:ec2::254]/", "http://100.100.100.200/", "http://metadata.google.internal/", "http://[::ffff:169.254.169.254]/", "http://v6-metadata.example/"]) {
+    for (const base_url of [
+      "http://169.254.169.254/",
+      "http://[fd00:ec2::254]/",
+      "http://100.100.100.200/",
+      "http://metadata.google.internal/",
+      "http://[::ffff:169.254.169.254]/",
+      "http://v6-metadata.example/",
+    ]) {
       const res = await priv.request("POST", `/admin/p/${p.id}/ai/providers`, { body: { name: "meta", kind: "openai", base_url } });
       if (res.status !== 400) throw new Error(`${base_url} was accepted`);
     }

@@ -65,7 +65,10 @@ describe("app: errors, limits, ops endpoints, logs, swagger", async () => {
     const handle = await testDb();
     const failing = new Proxy(handle.db, {
       get(target, prop, recv) {
-        if (prop === "select") return () => { throw new Error("SECRET-INTERNAL-DETAIL at /srv/app.ts:12"); };
+        if (prop === "select")
+          return () => {
+            throw new Error("SECRET-INTERNAL-DETAIL at /srv/app.ts:12");
+          };
         return Reflect.get(target, prop, recv);
       },
     });

@@ -4,8 +4,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
-import { translations } from "../db/schema";
 import { MIGRATIONS_FOLDER } from "../db/migrate";
+import { translations } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { seedNode, seedProject } from "./helpers";
 import { call, mcpHarness } from "./mcp-harness";
@@ -45,7 +45,10 @@ describe("block deletion prunes translation overrides", async () => {
   test("REST: PUT blocks without b2 → every translation loses b2's override; GET then PUT back as read → 200", async () => {
     const { p, node, b1, b3 } = await translatedNode();
     const put = await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/blocks`, {
-      body: [{ id: b3, type: "text", data: { text: "three" } }, { id: b1, type: "text", data: { text: "one" } }],
+      body: [
+        { id: b3, type: "text", data: { text: "three" } },
+        { id: b1, type: "text", data: { text: "one" } },
+      ],
     });
     expect(put.status).toBe(200);
     expect(await storedOverrides(node.id)).toEqual({ fr: [b1, b3].sort(), de: [b1, b3].sort() });
@@ -80,7 +83,12 @@ describe("block deletion prunes translation overrides", async () => {
   test("a refused block write changes no translation", async () => {
     const { p, node, b1, b2, b3 } = await translatedNode();
     // b1 twice: refused after b2 and b3 would have been dropped from the list.
-    const bad = await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/blocks`, { body: [{ id: b1, type: "text" }, { id: b1, type: "text" }] });
+    const bad = await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/blocks`, {
+      body: [
+        { id: b1, type: "text" },
+        { id: b1, type: "text" },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(await storedOverrides(node.id)).toEqual({ fr: [b1, b2, b3].sort(), de: [b1, b2, b3].sort() });
   });
@@ -89,7 +97,13 @@ describe("block deletion prunes translation overrides", async () => {
     const { p, node, b1, b3 } = await translatedNode();
     const { token } = await m.token(p.slug);
     const client = await m.connect(token);
-    await call(client, "update_node", { node_id: node.id, blocks: [{ id: b1, type: "text", data: { text: "one" } }, { id: b3, type: "text", data: { text: "three" } }] });
+    await call(client, "update_node", {
+      node_id: node.id,
+      blocks: [
+        { id: b1, type: "text", data: { text: "one" } },
+        { id: b3, type: "text", data: { text: "three" } },
+      ],
+    });
     expect(await storedOverrides(node.id)).toEqual({ fr: [b1, b3].sort(), de: [b1, b3].sort() });
     const { translation } = await call(client, "get_translation", { node_id: node.id, locale: "fr" });
     expect(Object.keys(translation.blocks).sort()).toEqual([b1, b3].sort());
@@ -102,7 +116,10 @@ describe("block deletion prunes translation overrides", async () => {
     const { p, node, b1, b2 } = await translatedNode();
     // A row as an older version left it: an override of a block that no longer exists.
     const orphan = uuidv7();
-    await db.update(translations).set({ blocks: sql`${translations.blocks} || ${JSON.stringify({ [orphan]: { text: "stale" } })}::jsonb` }).where(eq(translations.nodeId, node.id));
+    await db
+      .update(translations)
+      .set({ blocks: sql`${translations.blocks} || ${JSON.stringify({ [orphan]: { text: "stale" } })}::jsonb` })
+      .where(eq(translations.nodeId, node.id));
     const other = await seedNode(h, p.slug, { slug: "other" });
     await db.insert(translations).values({ id: uuidv7(), projectId: p.id, nodeId: other.id, locale: "fr", blocks: { [b1]: { text: "another node's block" } } });
     const migration = readFileSync(join(MIGRATIONS_FOLDER, "0002_prune_orphan_block_overrides.sql"), "utf8");

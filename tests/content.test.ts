@@ -14,7 +14,10 @@ describe("content admin API", async () => {
     expect(res.status).toBe(201);
     const n = res.json.data;
     expect(n).toMatchObject({ slug: "about", path: "about", type: "page", status: "draft", parent_id: null, position: 0, seo: { description: "d" } });
-    expect(n.blocks.map((b: any) => [b.type, b.order])).toEqual([["text", 0], ["image", 1]]);
+    expect(n.blocks.map((b: any) => [b.type, b.order])).toEqual([
+      ["text", 0],
+      ["image", 1],
+    ]);
     const read = await h.request("GET", `/admin/p/${p.id}/nodes/${n.id}`);
     expect(read.json.data.blocks).toEqual(n.blocks);
     await seedNode(h, p.slug, { slug: "blog", type: "collection" }, true);
@@ -73,7 +76,11 @@ describe("content admin API", async () => {
       body: [{ id: c.id, type: "c", data: { v: 1 } }, { type: "new" }, { id: a.id, type: "a" }],
     });
     expect(res.status).toBe(200);
-    expect(res.json.data.map((x: any) => [x.id === c.id, x.type, x.order])).toEqual([[true, "c", 0], [false, "new", 1], [false, "a", 2]]);
+    expect(res.json.data.map((x: any) => [x.id === c.id, x.type, x.order])).toEqual([
+      [true, "c", 0],
+      [false, "new", 1],
+      [false, "a", 2],
+    ]);
     expect(res.json.data[2].id).toBe(a.id);
     const rows = await h.deps.db.select().from(blocks).where(eq(blocks.nodeId, n.id));
     expect(rows.map((r) => r.id)).not.toContain(b.id);
@@ -212,9 +219,12 @@ describe("authentication comes before validation; unstorable input is refused", 
     expect(after.json.data.parent_id).toBeNull();
   });
 
-  test("arrays where objects belong (seo, block data) are 400, never stored as {\"0\": …}", async () => {
+  test('arrays where objects belong (seo, block data) are 400, never stored as {"0": …}', async () => {
     const p = await seedProject(h);
-    for (const body of [{ slug: "a", title: "a", seo: [1, 2] }, { slug: "a", title: "a", blocks: [{ type: "t", data: [1] }] }]) {
+    for (const body of [
+      { slug: "a", title: "a", seo: [1, 2] },
+      { slug: "a", title: "a", blocks: [{ type: "t", data: [1] }] },
+    ]) {
       const r = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body });
       expect(r.status).toBe(400);
       expect(r.json.error.code).toBe("invalid_request");

@@ -52,7 +52,11 @@ function spawnService(dataDir: string, port: number): Service {
 
 async function ready(s: Service): Promise<void> {
   const deadline = Date.now() + 20_000;
-  while (!(await fetch(`${s.base}/readyz`).then((r) => r.ok).catch(() => false))) {
+  while (
+    !(await fetch(`${s.base}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false))
+  ) {
     if (s.proc.exitCode !== null) throw new Error(`service exited ${s.proc.exitCode}:\n${s.output()}`);
     if (Date.now() > deadline) throw new Error(`service not ready:\n${s.output()}`);
     await Bun.sleep(50);
@@ -86,7 +90,12 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
   // All at once: a second service on the same DATA_DIR, one on the same PORT, and the CLI's writes.
   const otherDir = join(work, "other");
   const cliEnv = baseEnv({ DATA_DIR: dataDir });
-  const cliWrites = [["keys:create", "--name", "from-cli"], ["keys:revoke", "00000000-0000-0000-0000-000000000000"], ["users:create", "--email", "cli@example.com", "--password", "a-long-password"], ["secrets:rotate", "--new-key"]];
+  const cliWrites = [
+    ["keys:create", "--name", "from-cli"],
+    ["keys:revoke", "00000000-0000-0000-0000-000000000000"],
+    ["users:create", "--email", "cli@example.com", "--password", "a-long-password"],
+    ["secrets:rotate", "--new-key"],
+  ];
   const [second, samePort, ...clis] = await Promise.all([
     run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) })),
     run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: otherDir, PORT: String(port) })),

@@ -3,11 +3,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq, inArray, sql } from "drizzle-orm";
-import { aiProviders, blocks, mcpTokens, nodes, projects, themes, translations } from "../db/schema";
 import type { Db } from "../db/client";
-import { readReply, seedNode, seedProject, testDb, uniqueSlug } from "./helpers";
+import { aiProviders, blocks, mcpTokens, nodes, projects, themes, translations } from "../db/schema";
 import { vanishedRow } from "../src/errors";
 import { errorResult } from "../src/mcp/errors";
+import { readReply, seedNode, seedProject, testDb, uniqueSlug } from "./helpers";
 import { call, mcpHarness } from "./mcp-harness";
 
 interface Outcome {
@@ -58,7 +58,13 @@ describe("writes racing a project deletion", async () => {
 
   async function round(): Promise<{ outcomes: Outcome[]; projectId: string }> {
     const p = await seedProject(h);
-    const node = await seedNode(h, p.slug, { slug: "home", blocks: [{ type: "text", data: { text: "a" } }, { type: "text", data: { text: "b" } }] });
+    const node = await seedNode(h, p.slug, {
+      slug: "home",
+      blocks: [
+        { type: "text", data: { text: "a" } },
+        { type: "text", data: { text: "b" } },
+      ],
+    });
     const col = await seedNode(h, p.slug, { slug: "blog", type: "collection" });
     const { token } = await m.token(p.slug, { name: "racer" });
     const clients = [await m.connect(token), await m.connect(token)];
@@ -100,10 +106,7 @@ describe("writes racing a project deletion", async () => {
         if (wasDeleted && gone(o)) return;
       }
     };
-    await Promise.all([
-      ...Array.from({ length: 8 }, (_, w) => writer(restOps, w)),
-      ...Array.from({ length: 4 }, (_, w) => writer(mcpOps(clients[w % 2]!), w)),
-    ]);
+    await Promise.all([...Array.from({ length: 8 }, (_, w) => writer(restOps, w)), ...Array.from({ length: 4 }, (_, w) => writer(mcpOps(clients[w % 2]!), w))]);
     await deletion;
     return { outcomes, projectId: p.id };
   }
@@ -114,9 +117,15 @@ describe("writes racing a project deletion", async () => {
       const { outcomes, projectId } = await round();
       all.push(...outcomes);
       expect(outcomes.find((o) => o.via === "DELETE project")?.status).toBe(204);
-      await expectNothingLeft(db, projectId, outcomes.map((o) => o.created).filter((id): id is string => typeof id === "string"));
+      await expectNothingLeft(
+        db,
+        projectId,
+        outcomes.map((o) => o.created).filter((id): id is string => typeof id === "string"),
+      );
     }
-    const bad = all.filter((o) => !(o.status === "ok" || o.status === "not_found" || o.status === "http 401" || (typeof o.status === "number" && ((o.status >= 200 && o.status < 300) || o.status === 404))));
+    const bad = all.filter(
+      (o) => !(o.status === "ok" || o.status === "not_found" || o.status === "http 401" || (typeof o.status === "number" && ((o.status >= 200 && o.status < 300) || o.status === 404))),
+    );
     expect(bad).toEqual([]);
     // A 404 must be the documented body (not_found), never another code under a 404 status.
     for (const o of all.filter((x) => x.status === 404)) expect(JSON.parse(o.body).error.code).toBe("not_found");
@@ -261,12 +270,8 @@ async function expectNothingLeft(db: Db, projectId: string, createdNodeIds: stri
     db.select({ n: sql<number>`count(*)::int` }).from(themes).where(eq(themes.projectId, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(aiProviders).where(eq(aiProviders.projectId, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(mcpTokens).where(eq(mcpTokens.projectId, projectId)),
-    createdNodeIds.length === 0
-      ? Promise.resolve([{ n: 0 }])
-      : db.select({ n: sql<number>`count(*)::int` }).from(nodes).where(inArray(nodes.id, createdNodeIds)),
-    createdNodeIds.length === 0
-      ? Promise.resolve([{ n: 0 }])
-      : db.select({ n: sql<number>`count(*)::int` }).from(blocks).where(inArray(blocks.nodeId, createdNodeIds)),
+    createdNodeIds.length === 0 ? Promise.resolve([{ n: 0 }]) : db.select({ n: sql<number>`count(*)::int` }).from(nodes).where(inArray(nodes.id, createdNodeIds)),
+    createdNodeIds.length === 0 ? Promise.resolve([{ n: 0 }]) : db.select({ n: sql<number>`count(*)::int` }).from(blocks).where(inArray(blocks.nodeId, createdNodeIds)),
   ]);
   expect(counts.map((c) => Number(c[0]!.n))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
 }

@@ -2,9 +2,9 @@
 // instance sees it on its very next read (issue 12 §3).
 import { afterAll, describe, expect, test } from "bun:test";
 import type { Db, DbHandle } from "../db/client";
-import { fakeTranslation, startFakeVendors } from "./fake-vendors";
 import { get } from "./delivery.helpers";
-import { harness, keyWith, seedNode, seedProject, testDb, type TestHarness } from "./helpers";
+import { fakeTranslation, startFakeVendors } from "./fake-vendors";
+import { harness, keyWith, seedNode, seedProject, type TestHarness, testDb } from "./helpers";
 import { call, mcpHarness } from "./mcp-harness";
 
 /** The test database's Db with its select/execute calls counted (as in delivery-cache.test.ts). */
@@ -111,7 +111,19 @@ describe("delivery: every write path is seen on the writer's next read, without 
       body: { name: "vendor", kind: "openai", model: "gpt-test", base_url: vendors.base("ok"), api_key: "sk-test-0123456789", is_default: true },
     });
     expect(provider.status).toBe(201);
-    const n = await seedNode(h, p.slug, { slug: "page", title: "T0", blocks: [{ type: "text", data: { text: "one" } }, { type: "text", data: { text: "two" } }] }, true);
+    const n = await seedNode(
+      h,
+      p.slug,
+      {
+        slug: "page",
+        title: "T0",
+        blocks: [
+          { type: "text", data: { text: "one" } },
+          { type: "text", data: { text: "two" } },
+        ],
+      },
+      true,
+    );
     const blocks: string[] = n.blocks.map((x: { id: string }) => x.id);
     const client = await m.connect((await m.token(p.slug)).token);
     const node = () => get(h, `/api/p/${p.slug}/nodes/${n.id}`);
@@ -122,49 +134,81 @@ describe("delivery: every write path is seen on the writer's next read, without 
 
     // Each step: warm the cache, write, then the very next read must show the write.
     const steps: Array<[string, () => Promise<unknown>, () => Promise<void>]> = [
-      ["REST PATCH node", async () => ok((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${n.id}`, { body: { title: "T1" } })).status),
-        async () => expect((await node()).json.data.title).toBe("T1")],
-      ["REST PUT blocks", async () => ok((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/blocks`, { body: [{ id: blocks[0], type: "text", data: { text: "uno" } }, { id: blocks[1], type: "text", data: { text: "two" } }] })).status),
-        async () => expect((await node()).json.data.blocks[0].data.text).toBe("uno")],
-      ["REST create + publish", async () => {
-        const c = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "rest-new", title: "New" } });
-        ok(c.status);
-        ok((await h.request("POST", `/admin/p/${p.slug}/nodes/${c.json.data.id}/publish`)).status);
-      }, async () => expect((await list()).json.data.map((x: { slug: string }) => x.slug)).toContain("rest-new")],
-      ["REST unpublish", async () => ok((await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/unpublish`)).status),
-        async () => expect((await node()).status).toBe(404)],
-      ["REST publish", async () => ok((await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/publish`)).status),
-        async () => expect((await node()).status).toBe(200)],
-      ["REST PUT translation", async () => ok((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { title: "Titre" } } })).status),
-        async () => expect((await fr()).json.data.title).toBe("Titre")],
-      ["REST DELETE translation", async () => ok((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`)).status),
-        async () => expect((await fr()).status).toBe(404)],
-      ["REST PUT theme", async () => ok((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { accent_color: "#112233" } })).status),
-        async () => expect((await theme()).json.accent_color).toBe("#112233")],
-      ["MCP update_node", () => call(client, "update_node", { node_id: n.id, title: "T2" }),
-        async () => expect((await node()).json.data.title).toBe("T2")],
-      ["MCP reorder_blocks", () => call(client, "reorder_blocks", { node_id: n.id, block_ids: [blocks[1], blocks[0]] }),
-        async () => expect((await node()).json.data.blocks[0].id).toBe(blocks[1])],
-      ["MCP create_node + publish_node", async () => {
-        const c = await call(client, "create_node", { slug: "mcp-new", title: "Mcp" });
-        await call(client, "publish_node", { node_id: c.node.id });
-      }, async () => expect((await list()).json.data.map((x: { slug: string }) => x.slug)).toContain("mcp-new")],
-      ["MCP upsert_translation", () => call(client, "upsert_translation", { node_id: n.id, locale: "fr", meta: { title: "Mcp titre" } }),
-        async () => expect((await fr()).json.data.title).toBe("Mcp titre")],
-      ["MCP update_theme", () => call(client, "update_theme", { accent_color: "#445566" }),
-        async () => expect((await theme()).json.accent_color).toBe("#445566")],
-      ["MCP translate_node (AI) + REST publish of the draft", async () => {
-        await call(client, "translate_node", { node_id: n.id, locale: "fr" });
-        const tr = await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`);
-        expect(tr.json.data.status).toBe("draft");
-        ok((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: tr.json.data.meta, blocks: tr.json.data.blocks, status: "published" } })).status);
-      }, async () => expect((await fr()).json.data.title).toBe(fakeTranslation("T2"))],
-      ["REST PATCH project (locales)", async () => ok((await h.request("PATCH", `/admin/projects/${p.id}`, { body: { locales: ["en", "fr", "de"] } })).status),
-        async () => expect((await get(h, `/api/p/${p.slug}/nodes/${n.id}?locale=de`)).status).toBe(200)],
-      ["REST DELETE node", async () => ok((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${n.id}`)).status),
-        async () => expect((await node()).status).toBe(404)],
-      ["REST DELETE project", async () => ok((await h.request("DELETE", `/admin/projects/${p.id}`)).status),
-        async () => expect((await theme()).status).toBe(404)],
+      [
+        "REST PATCH node",
+        async () => ok((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${n.id}`, { body: { title: "T1" } })).status),
+        async () => expect((await node()).json.data.title).toBe("T1"),
+      ],
+      [
+        "REST PUT blocks",
+        async () =>
+          ok(
+            (
+              await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/blocks`, {
+                body: [
+                  { id: blocks[0], type: "text", data: { text: "uno" } },
+                  { id: blocks[1], type: "text", data: { text: "two" } },
+                ],
+              })
+            ).status,
+          ),
+        async () => expect((await node()).json.data.blocks[0].data.text).toBe("uno"),
+      ],
+      [
+        "REST create + publish",
+        async () => {
+          const c = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "rest-new", title: "New" } });
+          ok(c.status);
+          ok((await h.request("POST", `/admin/p/${p.slug}/nodes/${c.json.data.id}/publish`)).status);
+        },
+        async () => expect((await list()).json.data.map((x: { slug: string }) => x.slug)).toContain("rest-new"),
+      ],
+      ["REST unpublish", async () => ok((await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/unpublish`)).status), async () => expect((await node()).status).toBe(404)],
+      ["REST publish", async () => ok((await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/publish`)).status), async () => expect((await node()).status).toBe(200)],
+      [
+        "REST PUT translation",
+        async () => ok((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { title: "Titre" } } })).status),
+        async () => expect((await fr()).json.data.title).toBe("Titre"),
+      ],
+      ["REST DELETE translation", async () => ok((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`)).status), async () => expect((await fr()).status).toBe(404)],
+      [
+        "REST PUT theme",
+        async () => ok((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { accent_color: "#112233" } })).status),
+        async () => expect((await theme()).json.accent_color).toBe("#112233"),
+      ],
+      ["MCP update_node", () => call(client, "update_node", { node_id: n.id, title: "T2" }), async () => expect((await node()).json.data.title).toBe("T2")],
+      ["MCP reorder_blocks", () => call(client, "reorder_blocks", { node_id: n.id, block_ids: [blocks[1], blocks[0]] }), async () => expect((await node()).json.data.blocks[0].id).toBe(blocks[1])],
+      [
+        "MCP create_node + publish_node",
+        async () => {
+          const c = await call(client, "create_node", { slug: "mcp-new", title: "Mcp" });
+          await call(client, "publish_node", { node_id: c.node.id });
+        },
+        async () => expect((await list()).json.data.map((x: { slug: string }) => x.slug)).toContain("mcp-new"),
+      ],
+      [
+        "MCP upsert_translation",
+        () => call(client, "upsert_translation", { node_id: n.id, locale: "fr", meta: { title: "Mcp titre" } }),
+        async () => expect((await fr()).json.data.title).toBe("Mcp titre"),
+      ],
+      ["MCP update_theme", () => call(client, "update_theme", { accent_color: "#445566" }), async () => expect((await theme()).json.accent_color).toBe("#445566")],
+      [
+        "MCP translate_node (AI) + REST publish of the draft",
+        async () => {
+          await call(client, "translate_node", { node_id: n.id, locale: "fr" });
+          const tr = await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`);
+          expect(tr.json.data.status).toBe("draft");
+          ok((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: tr.json.data.meta, blocks: tr.json.data.blocks, status: "published" } })).status);
+        },
+        async () => expect((await fr()).json.data.title).toBe(fakeTranslation("T2")),
+      ],
+      [
+        "REST PATCH project (locales)",
+        async () => ok((await h.request("PATCH", `/admin/projects/${p.id}`, { body: { locales: ["en", "fr", "de"] } })).status),
+        async () => expect((await get(h, `/api/p/${p.slug}/nodes/${n.id}?locale=de`)).status).toBe(200),
+      ],
+      ["REST DELETE node", async () => ok((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${n.id}`)).status), async () => expect((await node()).status).toBe(404)],
+      ["REST DELETE project", async () => ok((await h.request("DELETE", `/admin/projects/${p.id}`)).status), async () => expect((await theme()).status).toBe(404)],
     ];
     for (const [name, write, check] of steps) {
       await Promise.all([node(), list(), fr(), theme(), get(h, `/api/p/${p.slug}/nodes/${n.id}?locale=de`)]);

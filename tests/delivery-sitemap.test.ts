@@ -3,7 +3,7 @@ import { nodes, translations } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { bumpContentVersion } from "../src/projects/service";
 import { get, translate, urlsOf, xmlProblem } from "./delivery.helpers";
-import { BASE as PUBLIC_URL, harness, seedNode, seedProject } from "./helpers";
+import { harness, BASE as PUBLIC_URL, seedNode, seedProject } from "./helpers";
 
 const SITE = "https://big.example";
 
@@ -12,7 +12,7 @@ describe("delivery: sitemap", async () => {
 
   test("the well-formedness check used below rejects broken XML", () => {
     expect(xmlProblem('<?xml version="1.0"?>\n<a x="1"><b/>t &amp; &#38; &lt;</a>\n')).toBeNull();
-    for (const bad of ["<a><b></a>", "<a>&</a>", "<a>&nope;</a>", '<a x="1" x="2"/>', "<a/><b/>", "<a>", "text", '<a x=1/>', "<a>1 < 2</a>", '<a x="<"/>']) {
+    for (const bad of ["<a><b></a>", "<a>&</a>", "<a>&nope;</a>", '<a x="1" x="2"/>', "<a/><b/>", "<a>", "text", "<a x=1/>", "<a>1 < 2</a>", '<a x="<"/>']) {
       expect(xmlProblem(bad)).not.toBeNull();
     }
   });

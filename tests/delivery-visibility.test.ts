@@ -73,7 +73,9 @@ describe("delivery: only published, non-archived content of the project is visib
     const list = (await get(h, api("/nodes"))).json.data.map((r: any) => r.id).sort();
     expect(list).toEqual([visible.id, visibleChild.id, col.id, entryPub.id].sort());
     const xml = (await get(h, api("/sitemap.xml"))).text;
-    const locs = urlsOf(xml).map((u) => u.loc).sort();
+    const locs = urlsOf(xml)
+      .map((u) => u.loc)
+      .sort();
     expect(locs).toEqual([`${BASE}/col`, `${BASE}/col/e-pub`, `${BASE}/visible`, `${BASE}/fr/visible`, `${BASE}/visible/child`].sort());
     for (const n of [...hidden, foreign]) expect(xml).not.toContain(`/${n.path}<`);
   });

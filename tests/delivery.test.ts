@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "bun:test";
-import { deepMerge } from "../src/delivery/render";
+import { deepMerge } from "../src/lib/merge";
 import { get, patchNode, translate } from "./delivery.helpers";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 

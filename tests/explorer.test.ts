@@ -11,7 +11,12 @@ const installed = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"))
 const bundle = readFileSync(join(pkgDir, "dist", "browser", "standalone.js"));
 
 function directives(csp: string): Map<string, string[]> {
-  return new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).flatMap(([name, ...values]) => (name ? [[name, values]] : [])));
+  return new Map(
+    csp
+      .split(";")
+      .map((d) => d.trim().split(/\s+/))
+      .flatMap(([name, ...values]) => (name ? [[name, values]] : [])),
+  );
 }
 
 describe("API explorer: self-hosted, pinned, under a CSP", async () => {

@@ -168,9 +168,7 @@ async function answer(scenario: string, protocol: "openai" | "anthropic", req: R
 // The "ok" vendor checks what the real APIs require before answering.
 function validated(protocol: "openai" | "anthropic", req: Request, body: any, key: string | null): Response {
   if (!key) {
-    return protocol === "openai"
-      ? vendorError(protocol, 401, "invalid_api_key", "You didn't provide an API key.")
-      : vendorError(protocol, 401, "authentication_error", "x-api-key header is required");
+    return protocol === "openai" ? vendorError(protocol, 401, "invalid_api_key", "You didn't provide an API key.") : vendorError(protocol, 401, "authentication_error", "x-api-key header is required");
   }
   if (!body || typeof body.model !== "string" || !Array.isArray(body.messages) || body.messages.length === 0) {
     return vendorError(protocol, 400, "invalid_request_error", "model and messages are required");

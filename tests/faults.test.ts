@@ -49,7 +49,11 @@ async function serve(databaseUrl: string, token: string): Promise<Served> {
   };
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
-  while (!(await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false))) {
+  while (
+    !(await fetch(`${url}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false))
+  ) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       await kill();
       throw new Error(`service did not start:\n${out}`);
@@ -129,7 +133,12 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
       let faulting = true;
       const readyPoll = (async () => {
         while (faulting) {
-          readyDuringFaults.push(await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5000) }).then((r) => r.status, () => 0));
+          readyDuringFaults.push(
+            await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5000) }).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          );
           await Bun.sleep(50);
         }
       })();
@@ -159,7 +168,12 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
       // Within 5 s of the last fault: /readyz 200, then 30 parallel admin reads all 200, quickly.
       let readyAt = 0;
       while (Date.now() - stoppedAt < 5000) {
-        if ((await fetch(`${base}/readyz`).then((r) => r.status, () => 0)) === 200) {
+        if (
+          (await fetch(`${base}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          )) === 200
+        ) {
           readyAt = Date.now();
           break;
         }
@@ -168,7 +182,12 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
       expect({ readyAt, output: readyAt ? "" : svc.output().slice(-3000), slow: readyAt ? [] : slow }).toMatchObject({ output: "", slow: [] });
       const t0 = performance.now();
       const burst = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => call("GET", i % 2 ? `/admin/p/${refs[i % 10]}/nodes` : `/admin/p/${refs[i % 10]}/theme`).then((r) => r.status, (e) => String(e))),
+        Array.from({ length: 30 }, (_, i) =>
+          call("GET", i % 2 ? `/admin/p/${refs[i % 10]}/nodes` : `/admin/p/${refs[i % 10]}/theme`).then(
+            (r) => r.status,
+            (e) => String(e),
+          ),
+        ),
       );
       const burstMs = performance.now() - t0;
       expect(burst).toEqual(Array(30).fill(200));

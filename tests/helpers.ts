@@ -1,10 +1,10 @@
 import type { DbHandle } from "../db/client";
-import { createApp, type App } from "../src/app";
+import { type App, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
 import type { AppDeps } from "../src/deps";
 import { createAdminKey } from "../src/keys/service";
-import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { createLogger, type Logger } from "../src/lib/log";
+import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { createKeyRing, generateKeyEntry, parseKeyEntries } from "../src/lib/seal";
 
 export async function testDb(): Promise<DbHandle> {
@@ -79,10 +79,7 @@ export function uniqueSlug(prefix = "p"): string {
 }
 
 /** A fresh project (two locales by default) created through the admin API. */
-export async function seedProject(
-  h: TestHarness,
-  input: { locales?: string[]; default_locale?: string; public_base_url?: string | null } = {},
-): Promise<{ id: string; slug: string }> {
+export async function seedProject(h: TestHarness, input: { locales?: string[]; default_locale?: string; public_base_url?: string | null } = {}): Promise<{ id: string; slug: string }> {
   const slug = uniqueSlug();
   const res = await h.request("POST", "/admin/projects", {
     body: { slug, name: slug, default_locale: input.default_locale ?? "en", locales: input.locales ?? ["en", "fr"], public_base_url: input.public_base_url ?? null },
@@ -92,12 +89,7 @@ export async function seedProject(
 }
 
 /** Creates a node through the admin API, optionally published. */
-export async function seedNode(
-  h: TestHarness,
-  ref: string,
-  input: Record<string, unknown> & { slug: string; title?: string },
-  publish = false,
-): Promise<any> {
+export async function seedNode(h: TestHarness, ref: string, input: Record<string, unknown> & { slug: string; title?: string }, publish = false): Promise<any> {
   const res = await h.request("POST", `/admin/p/${ref}/nodes`, { body: { title: input.slug, ...input } });
   if (res.status !== 201) throw new Error(`seedNode failed: ${res.status} ${res.text}`);
   if (publish) {

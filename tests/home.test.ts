@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import pkg from "../package.json";
 import { seedDemo } from "../src/demo";
 import { APP_VERSION } from "../src/home/routes";
-import pkg from "../package.json";
 import { BASE, freshDatabase, harness, readReply } from "./helpers";
 
 describe("GET /: where a newcomer lands", async () => {
@@ -34,9 +34,10 @@ describe("GET /: where a newcomer lands", async () => {
     const res = await home();
     for (const l of res.json.links) {
       const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
-      const r = l.rel === "mcp"
-        ? await h.app.handle(new Request(l.href, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(init) }))
-        : await h.app.handle(new Request(l.href));
+      const r =
+        l.rel === "mcp"
+          ? await h.app.handle(new Request(l.href, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(init) }))
+          : await h.app.handle(new Request(l.href));
       if (l.rel === "mcp") {
         expect(r.status).toBe(401);
         expect(r.headers.get("www-authenticate")).toContain("resource_metadata");

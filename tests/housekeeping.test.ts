@@ -22,12 +22,25 @@ test("purgeExpired deletes codes, tokens and rate-limit windows a day past expir
   await db.insert(oauthCodes).values([code(`old-${grantId}`, old), code(`new-${grantId}`, soon)]);
   const token = (hash: string, expiresAt: Date) => ({ id: uuidv7(), tokenHash: hash, kind: "access" as const, grantId, clientId, userId, projectId: p.id, scopes: [], resource: "r", expiresAt });
   await db.insert(oauthTokens).values([token(`old-${grantId}`, old), token(`new-${grantId}`, soon)]);
-  await db.insert(rateLimits).values([{ key: `old-${grantId}`, count: 1, windowStart: old }, { key: `new-${grantId}`, count: 1, windowStart: now }]);
+  await db.insert(rateLimits).values([
+    { key: `old-${grantId}`, count: 1, windowStart: old },
+    { key: `new-${grantId}`, count: 1, windowStart: now },
+  ]);
 
   const purged = await purgeExpired(db, now);
   expect(purged.codes).toBeGreaterThanOrEqual(1);
   expect((await db.select().from(oauthCodes).where(eq(oauthCodes.grantId, grantId))).map((c) => c.codeHash)).toEqual([`new-${grantId}`]);
   expect((await db.select().from(oauthTokens).where(eq(oauthTokens.grantId, grantId))).map((t) => t.tokenHash)).toEqual([`new-${grantId}`]);
-  expect(await db.select().from(rateLimits).where(eq(rateLimits.key, `old-${grantId}`))).toHaveLength(0);
-  expect(await db.select().from(rateLimits).where(eq(rateLimits.key, `new-${grantId}`))).toHaveLength(1);
+  expect(
+    await db
+      .select()
+      .from(rateLimits)
+      .where(eq(rateLimits.key, `old-${grantId}`)),
+  ).toHaveLength(0);
+  expect(
+    await db
+      .select()
+      .from(rateLimits)
+      .where(eq(rateLimits.key, `new-${grantId}`)),
+  ).toHaveLength(1);
 });

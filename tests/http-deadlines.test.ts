@@ -9,7 +9,7 @@ import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
-import { startFakeVendors, type FakeVendors } from "./fake-vendors";
+import { type FakeVendors, startFakeVendors } from "./fake-vendors";
 
 const IDLE = 2; // seconds
 const VENDOR_DELAY_MS = (IDLE + 1.5) * 1000;
@@ -45,7 +45,17 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATABASE_URL: "memory://", PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN: token, SEED_DEMO: "false", AI_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "warn", HTTP_IDLE_TIMEOUT: String(IDLE) },
+    env: {
+      ...process.env,
+      DATABASE_URL: "memory://",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: token,
+      SEED_DEMO: "false",
+      AI_ALLOW_PRIVATE_URLS: "true",
+      LOG_LEVEL: "warn",
+      HTTP_IDLE_TIMEOUT: String(IDLE),
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -53,7 +63,11 @@ beforeAll(async () => {
     for await (const c of proc.stderr as ReadableStream<Uint8Array>) output += new TextDecoder().decode(c);
   })();
   const deadline = Date.now() + 30_000;
-  while (!(await fetch(`${base}/readyz`).then((r) => r.ok).catch(() => false))) {
+  while (
+    !(await fetch(`${base}/readyz`)
+      .then((r) => r.ok)
+      .catch(() => false))
+  ) {
     if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`service did not start:\n${output}`);
     await Bun.sleep(100);
   }
@@ -95,7 +109,11 @@ function trickle(prefix: string, everyMs: number, giveUpMs: number): { closedAft
 test("trickled headers and trickled bodies are closed within the bound; a normal request meanwhile succeeds", async () => {
   const headers = trickle("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", 500, 25_000);
   const jsonBody = trickle(`POST /admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"slug":"`, 500, 25_000);
-  const mcpBody = trickle("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nothing\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{", 500, 25_000);
+  const mcpBody = trickle(
+    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer nothing\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{",
+    500,
+    25_000,
+  );
   const keepAliveIdle = trickle("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 60_000, 25_000);
 
   // Normal traffic is unaffected while the slow clients hang on.
@@ -157,47 +175,55 @@ test("a handler that works longer than the idle deadline still answers (AI call 
 // read that waits on PostgreSQL (a table lock here; a pool at its connect timeout in real life)
 // is reset instead of answered. PostgreSQL only: PGlite offers no second session to hold a lock.
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
-test.skipIf(!pgUrl)("a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL)", async () => {
-  const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });
-  const { plaintext } = await createAdminKey(handle.db, { name: "deadline", scopes: [...ADMIN_SCOPES] }, null, new Date());
-  await handle.close();
-  const p = await freePort();
-  const svc = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATABASE_URL: pgUrl!, PORT: String(p), HOST: "127.0.0.1", SEED_DEMO: "false", LOG_LEVEL: "warn", HTTP_IDLE_TIMEOUT: String(IDLE) },
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  const sql = postgres(pgUrl!, { max: 1, onnotice: () => {} });
-  try {
-    const url = `http://127.0.0.1:${p}`;
-    const deadline = Date.now() + 30_000;
-    while (!(await fetch(`${url}/readyz`).then((r) => r.ok).catch(() => false))) {
-      if (Date.now() > deadline || svc.exitCode !== null) throw new Error("service did not start");
-      await Bun.sleep(100);
-    }
-    const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
-    const slug = `deadline-${crypto.randomUUID().slice(0, 8)}`;
-    expect((await fetch(`${url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug, name: slug }) })).status).toBe(201);
-    let release = (): void => {};
-    const locked = new Promise<void>((resolve) => {
-      void sql.begin(async (tx) => {
-        await tx`lock table nodes in access exclusive mode`;
-        resolve();
-        await new Promise<void>((r) => (release = r));
-      });
+test.skipIf(!pgUrl)(
+  "a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL)",
+  async () => {
+    const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });
+    const { plaintext } = await createAdminKey(handle.db, { name: "deadline", scopes: [...ADMIN_SCOPES] }, null, new Date());
+    await handle.close();
+    const p = await freePort();
+    const svc = Bun.spawn([process.execPath, "src/main.ts"], {
+      cwd: join(import.meta.dir, ".."),
+      env: { ...process.env, DATABASE_URL: pgUrl!, PORT: String(p), HOST: "127.0.0.1", SEED_DEMO: "false", LOG_LEVEL: "warn", HTTP_IDLE_TIMEOUT: String(IDLE) },
+      stdout: "ignore",
+      stderr: "ignore",
     });
-    await locked;
-    const t0 = Date.now();
-    const read = fetch(`${url}/admin/p/${slug}/nodes`, { headers: auth });
-    await Bun.sleep((IDLE + 3) * 1000); // past the idle deadline and its 4 s tick
-    release();
-    const res = await read;
-    expect(Date.now() - t0).toBeGreaterThanOrEqual((IDLE + 3) * 1000);
-    expect(res.status).toBe(200);
-    expect((await res.json()).data).toEqual([]);
-  } finally {
-    svc.kill("SIGKILL");
-    await sql.end({ timeout: 5 });
-  }
-}, 60_000);
+    const sql = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+    try {
+      const url = `http://127.0.0.1:${p}`;
+      const deadline = Date.now() + 30_000;
+      while (
+        !(await fetch(`${url}/readyz`)
+          .then((r) => r.ok)
+          .catch(() => false))
+      ) {
+        if (Date.now() > deadline || svc.exitCode !== null) throw new Error("service did not start");
+        await Bun.sleep(100);
+      }
+      const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
+      const slug = `deadline-${crypto.randomUUID().slice(0, 8)}`;
+      expect((await fetch(`${url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug, name: slug }) })).status).toBe(201);
+      let release = (): void => {};
+      const locked = new Promise<void>((resolve) => {
+        void sql.begin(async (tx) => {
+          await tx`lock table nodes in access exclusive mode`;
+          resolve();
+          await new Promise<void>((r) => (release = r));
+        });
+      });
+      await locked;
+      const t0 = Date.now();
+      const read = fetch(`${url}/admin/p/${slug}/nodes`, { headers: auth });
+      await Bun.sleep((IDLE + 3) * 1000); // past the idle deadline and its 4 s tick
+      release();
+      const res = await read;
+      expect(Date.now() - t0).toBeGreaterThanOrEqual((IDLE + 3) * 1000);
+      expect(res.status).toBe(200);
+      expect((await res.json()).data).toEqual([]);
+    } finally {
+      svc.kill("SIGKILL");
+      await sql.end({ timeout: 5 });
+    }
+  },
+  60_000,
+);

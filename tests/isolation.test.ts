@@ -36,18 +36,40 @@ describe("tenant isolation: admin keys", async () => {
 
   test("the matrix covers the routes of every feature", () => {
     const covered = routes.map((r) => r.path).join(" ");
-    for (const part of ["/admin/projects/{ref}", "/nodes/{id}", "/translations/{locale}", "/theme", "/ai/providers", "/ai/translate", "/mcp/tokens", "/admin/users/{id}", "/members", "/members/{userId}"]) expect(covered).toContain(part);
+    for (const part of [
+      "/admin/projects/{ref}",
+      "/nodes/{id}",
+      "/translations/{locale}",
+      "/theme",
+      "/ai/providers",
+      "/ai/translate",
+      "/mcp/tokens",
+      "/admin/users/{id}",
+      "/members",
+      "/members/{userId}",
+    ])
+      expect(covered).toContain(part);
   });
 
   test("every route with B's ref or ids and A's key is 404, with the body of a missing id", async () => {
     for (const { method, path } of routes) {
       const url = path.replace("{ref}", b.slug).replace("{id}", idFor(path)).replace("{locale}", "fr").replace("{userId}", userB.id);
-      const bodyFor = method === "GET" || method === "DELETE" ? undefined : path.endsWith("/blocks") ? [] : path.endsWith("/translate") ? { from: "en", to: "fr", text: "hi" } : { name: "x", title: "x", slug: "x", kind: "openai", accent_color: "#000000", role: path.startsWith("/admin/users") ? "member" : "viewer", email: "x@example.com" };
+      const bodyFor =
+        method === "GET" || method === "DELETE"
+          ? undefined
+          : path.endsWith("/blocks")
+            ? []
+            : path.endsWith("/translate")
+              ? { from: "en", to: "fr", text: "hi" }
+              : { name: "x", title: "x", slug: "x", kind: "openai", accent_color: "#000000", role: path.startsWith("/admin/users") ? "member" : "viewer", email: "x@example.com" };
       const r = await h.request(method, url, { key: keyA, body: bodyFor });
       expect({ method, url, status: r.status }).toEqual({ method, url, status: 404 });
       expect(r.json.error.code).toBe("not_found");
       // The same route with an id that never existed answers the same body.
-      const ghost = await h.request(method, path.replace("{ref}", crypto.randomUUID()).replace("{id}", crypto.randomUUID()).replace("{locale}", "fr").replace("{userId}", crypto.randomUUID()), { key: keyA, body: bodyFor });
+      const ghost = await h.request(method, path.replace("{ref}", crypto.randomUUID()).replace("{id}", crypto.randomUUID()).replace("{locale}", "fr").replace("{userId}", crypto.randomUUID()), {
+        key: keyA,
+        body: bodyFor,
+      });
       expect({ url, body: r.json }).toEqual({ url, body: ghost.json });
     }
   });
@@ -71,9 +93,17 @@ describe("tenant isolation: admin keys", async () => {
 describe("tenant isolation: a member of A through MCP and OAuth", async () => {
   // B's AI vendor: any call reaching it would be A's member spending B's key.
   let vendorCalls = 0;
-  const vendor = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => { vendorCalls += 1; return Response.json({ choices: [{ message: { content: "x" } }] }); } });
+  const vendor = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () => {
+      vendorCalls += 1;
+      return Response.json({ choices: [{ message: { content: "x" } }] });
+    },
+  });
   afterAll(() => vendor.stop(true));
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", OAUTH_SIGNIN_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000" });
+  // Registration counts are per address in the one database of a run: other files register clients too.
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", OAUTH_SIGNIN_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "1000000" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const a = await seedProject(h);
   const b = await seedProject(h);
@@ -82,17 +112,32 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
   const colB = await seedNode(h, b.slug, { slug: "blog", type: "collection", title: SECRET }, true);
   const nodeB = await seedNode(h, b.slug, { slug: "b-draft", parent_id: colB.id, title: SECRET, blocks: [{ type: "text", data: { text: SECRET } }] });
   await h.request("PUT", `/admin/p/${b.slug}/nodes/${nodeB.id}/translations/fr`, { body: { meta: { title: SECRET } } });
-  const providerB = (await h.request("POST", `/admin/p/${b.slug}/ai/providers`, { body: { name: "b", kind: "openai", api_key: "sk-b-secret", base_url: `http://127.0.0.1:${vendor.port}/v1` } })).json.data;
+  const providerB = (await h.request("POST", `/admin/p/${b.slug}/ai/providers`, { body: { name: "b", kind: "openai", api_key: "sk-b-secret", base_url: `http://127.0.0.1:${vendor.port}/v1` } })).json
+    .data;
   // The strongest role in A, and A's MCP token with every MCP scope.
   const member = await seedUser(h, "admin", [a.id]);
   const mcpTokenA = (await h.request("POST", `/admin/p/${a.slug}/ai/mcp/tokens`, { body: { name: "a", scopes: ["content:read", "content:write", "ai:read"] } })).json.data.token as string;
   const client = (await h.request("POST", "/oauth/register", { key: null, body: { redirect_uris: ["http://127.0.0.1:43123/cb"], token_endpoint_auth_method: "none" } })).json.client_id as string;
   const authorize = async (projectId: string): Promise<string> => {
     const { verifier, challenge } = pkce();
-    const url = authorizeUrl(BASE, { response_type: "code", client_id: client, redirect_uri: "http://127.0.0.1:43123/cb", code_challenge: challenge, code_challenge_method: "S256", resource: `${BASE}/mcp` });
+    const url = authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: client,
+      redirect_uri: "http://127.0.0.1:43123/cb",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: `${BASE}/mcp`,
+    });
     const r = await authorizeInBrowser(fetcher, url, { email: member.email, password: member.password, projectId });
     const code = new URL(r.location).searchParams.get("code")!;
-    const t = await postForm(fetcher, BASE, "/oauth/token", { grant_type: "authorization_code", client_id: client, code, code_verifier: verifier, redirect_uri: "http://127.0.0.1:43123/cb", resource: `${BASE}/mcp` });
+    const t = await postForm(fetcher, BASE, "/oauth/token", {
+      grant_type: "authorization_code",
+      client_id: client,
+      code,
+      code_verifier: verifier,
+      redirect_uri: "http://127.0.0.1:43123/cb",
+      resource: `${BASE}/mcp`,
+    });
     return t.json.access_token;
   };
   const oauthA = await authorize(a.id);
@@ -105,13 +150,21 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
   test("the member cannot obtain a token for B", async () => {
     // A member of one project is shown its consent directly; the form, edited to name B, is refused.
     const jar = new CookieJar();
-    const url = authorizeUrl(BASE, { response_type: "code", client_id: client, redirect_uri: "http://127.0.0.1:43123/cb", code_challenge: pkce().challenge, code_challenge_method: "S256", resource: `${BASE}/mcp` });
+    const url = authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: client,
+      redirect_uri: "http://127.0.0.1:43123/cb",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+      resource: `${BASE}/mcp`,
+    });
     const send = async (req: Request) => {
       const res = await fetcher(req);
       jar.store(res);
       return res;
     };
-    const post = (form: URLSearchParams) => send(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: form.toString() }));
+    const post = (form: URLSearchParams) =>
+      send(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: form.toString() }));
     const signIn = await (await send(new Request(url))).text();
     const consent = await (await post(new URLSearchParams({ ...hiddenFields(signIn), email: member.email, password: member.password }))).text();
     expect(hiddenFields(consent)).toMatchObject({ step: "consent", project: a.id });
@@ -123,7 +176,10 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
     expect(grants.map((g) => g.projectId)).toEqual([a.id]);
   });
 
-  for (const [name, token] of [["MCP token of A", mcpTokenA], ["OAuth token of A's member", oauthA]] as const) {
+  for (const [name, token] of [
+    ["MCP token of A", mcpTokenA],
+    ["OAuth token of A's member", oauthA],
+  ] as const) {
     test(`${name}: every tool and resource with B's ids, slugs and paths reaches nothing of B`, async () => {
       const before = await snapshot();
       const listed = await mcpRpc(fetcher, BASE, token, "tools/list", {});
@@ -153,7 +209,11 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
         const wanted = (k: string) => (schema.required ?? []).includes(k) || /^(id|node_id|parent_id|provider_id|locale|text|title)$/.test(k);
         // Once by B's ids, once by B's path (tools take one or the other).
         for (const drop of ["path", "id"]) {
-          const args = Object.fromEntries(Object.entries(props).filter(([k]) => k !== drop && wanted(k)).map(([k, v]) => [k, valueFor(k, v)]));
+          const args = Object.fromEntries(
+            Object.entries(props)
+              .filter(([k]) => k !== drop && wanted(k))
+              .map(([k, v]) => [k, valueFor(k, v)]),
+          );
           const r = await mcpRpc(fetcher, BASE, token, "tools/call", { name: tool.name, arguments: args });
           expect({ tool: tool.name, status: r.status }).toEqual({ tool: tool.name, status: 200 });
           for (const leak of [SECRET, b.id, "sk-b-secret"]) expect({ tool: tool.name, leaked: r.text.includes(leak) }).toEqual({ tool: tool.name, leaked: false });

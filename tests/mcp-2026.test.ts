@@ -24,7 +24,11 @@ describe("MCP 2026-07-28 on /mcp", async () => {
   let nextId = 1;
 
   /** A conformant 2026 request (headers mirrored from the body) with overrides. */
-  async function modern(method: string, params: Record<string, unknown> = {}, opts: { headers?: Record<string, string | null>; meta?: unknown; id?: number | string; token?: string | null } = {}): Promise<RawResponse & { id: number | string }> {
+  async function modern(
+    method: string,
+    params: Record<string, unknown> = {},
+    opts: { headers?: Record<string, string | null>; meta?: unknown; id?: number | string; token?: string | null } = {},
+  ): Promise<RawResponse & { id: number | string }> {
     const id = opts.id ?? nextId++;
     const field = NAMED[method];
     const headers: Record<string, string> = { "mcp-protocol-version": V, "mcp-method": method };
@@ -80,7 +84,11 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     const meta = { ...META, "io.modelcontextprotocol/protocolVersion": "2099-01-01" };
     const unknown = await modern("tools/list", {}, { meta, headers: { "mcp-protocol-version": "2099-01-01" } });
     expect(unknown.status).toBe(400);
-    expect(unknown.json).toEqual({ jsonrpc: "2.0", id: unknown.id, error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28", "2025-11-25"], requested: "2099-01-01" } } });
+    expect(unknown.json).toEqual({
+      jsonrpc: "2.0",
+      id: unknown.id,
+      error: { code: -32022, message: "Unsupported protocol version", data: { supported: ["2026-07-28", "2025-11-25"], requested: "2099-01-01" } },
+    });
 
     const mismatch = await modern("tools/list", {}, { meta });
     expect(mismatch.status).toBe(400);
@@ -156,7 +164,10 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     expect(r.json.result.resultType).toBe("complete");
     expect(r.json.result.isError ?? false).toBe(false);
     const id = r.json.result.structuredContent.node.id;
-    const [row] = await m.h.deps.db.select().from(nodes).where(and(eq(nodes.id, id), eq(nodes.projectId, p.id)));
+    const [row] = await m.h.deps.db
+      .select()
+      .from(nodes)
+      .where(and(eq(nodes.id, id), eq(nodes.projectId, p.id)));
     expect(row).toMatchObject({ slug: "from-2026", title: "Modern", status: "draft" });
     // An unknown tool is invalid params, with the id.
     const unknown = await modern("tools/call", { name: "drop_database", arguments: {} });
@@ -176,7 +187,10 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     const anon = await modern("server/discover", {}, { token: null });
     expect(anon.status).toBe(401);
     expect(anon.headers.get("www-authenticate")).toContain("resource_metadata=");
-    const note = await m.post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: META } }, { token, headers: { "mcp-protocol-version": V, "mcp-method": "notifications/cancelled" } });
+    const note = await m.post(
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1, _meta: META } },
+      { token, headers: { "mcp-protocol-version": V, "mcp-method": "notifications/cancelled" } },
+    );
     expect(note.status).toBe(202);
     expect(note.text).toBe("");
     for (const method of ["GET", "DELETE"]) {
@@ -200,7 +214,13 @@ describe("MCP 2026-07-28 on /mcp", async () => {
       { nil: null },
     );
     const method = fc.constantFrom("server/discover", "tools/list", "tools/call", "resources/read", "prompts/get", "completion/complete", "initialize", "ping", "x/y");
-    const header = fc.option(fc.oneof(fc.constant(V), fc.string({ maxLength: 20 }).filter((h) => /^[\x21-\x7e]*$/.test(h))), { nil: null });
+    const header = fc.option(
+      fc.oneof(
+        fc.constant(V),
+        fc.string({ maxLength: 20 }).filter((h) => /^[\x21-\x7e]*$/.test(h)),
+      ),
+      { nil: null },
+    );
     await fc.assert(
       fc.asyncProperty(meta, method, header, header, header, fc.oneof(fc.integer({ min: 1 }), fc.uuid()), async (meta, method, pv, mm, mn, id) => {
         const params = method === "tools/call" ? { name: "get_project", arguments: {} } : method === "resources/read" ? { uri: `cms://${other.slug}/nodes/${foreign.id}` } : {};

@@ -3,7 +3,7 @@
 // this is the first real client of our 2026 path. Every request is recorded where it reaches the
 // server, so the tests see which revision was spoken, not just that the calls worked.
 import { afterAll, describe, expect, test } from "bun:test";
-import { type MCPClient, type OAuthClientMetadata, type OAuthClientProvider, type OAuthTokens, auth, createMCPClient, MCPClientError, UnauthorizedError } from "@ai-sdk/mcp";
+import { auth, createMCPClient, type MCPClient, MCPClientError, type OAuthClientMetadata, type OAuthClientProvider, type OAuthTokens, UnauthorizedError } from "@ai-sdk/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { and, count, eq } from "drizzle-orm";
@@ -156,7 +156,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(call.headers.get("mcp-protocol-version")).toBe(V);
     expect(call.headers.get("mcp-name")).toBe("create_node");
 
-    const [row] = await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "from-ai-sdk")));
+    const [row] = await db
+      .select()
+      .from(nodes)
+      .where(and(eq(nodes.projectId, p.id), eq(nodes.path, "from-ai-sdk")));
     expect(row).toMatchObject({ id: created.structuredContent.node.id, title: "Written by the AI SDK", type: "page", status: "draft", parentId: null });
     const stored = await db.select().from(blocks).where(eq(blocks.nodeId, row!.id));
     expect(stored.map((b) => ({ type: b.type, data: b.data }))).toEqual([{ type: "text", data: { text: "hello from an agent" } }]);
@@ -184,7 +187,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(JSON.parse((byPath.contents[0] as { text: string }).text).id).toBe(home.id);
 
     const missing = `cms://${p.slug}/nodes/${uuidv7()}`;
-    const err = await client.readResource({ uri: missing }).then(() => null, (e: unknown) => e);
+    const err = await client.readResource({ uri: missing }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(MCPClientError.isInstance(err)).toBe(true);
     // -32002 would be the 2025-11-25 answer: this one was served by the 2026 rules.
     expect((err as MCPClientError).code).toBe(-32602);
@@ -195,7 +201,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     const client = await connect(full);
     const { prompts } = await client.listPrompts();
     expect(prompts.map((x) => x.name).sort()).toEqual(["review_before_publish", "summarise_recent_changes", "translate_page", "write_seo"]);
-    expect(prompts.find((x) => x.name === "translate_page")!.arguments!.map((a) => [a.name, a.required])).toEqual([["path", true], ["locale", true]]);
+    expect(prompts.find((x) => x.name === "translate_page")!.arguments!.map((a) => [a.name, a.required])).toEqual([
+      ["path", true],
+      ["locale", true],
+    ]);
 
     const got = await client.getPrompt({ name: "write_seo", arguments: { path: "home" } });
     const texts = got.messages.map((m) => m.content as { type: string; text?: string; resource?: { uri: string; text: string } });
@@ -205,7 +214,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(embedded.resource!.uri).toBe(`cms://${p.slug}/nodes/${home.id}`);
     expect(JSON.parse(embedded.resource!.text).title).toBe("Home");
 
-    const noPage = await client.getPrompt({ name: "write_seo", arguments: { path: "no/such/page" } }).then(() => null, (e: unknown) => e);
+    const noPage = await client.getPrompt({ name: "write_seo", arguments: { path: "no/such/page" } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((noPage as MCPClientError).code).toBe(-32602);
 
     const completed = await client.complete({ ref: { type: "ref/prompt", name: "write_seo" }, argument: { name: "path", value: "ho" } });
@@ -231,7 +243,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     // An unknown tool, also under names the client must send Base64-encoded in Mcp-Name
     // (non-ASCII, surrounding space): the header is decoded and matched, the tool is not found.
     for (const name of ["drop_database", "créer_page", " get_project"]) {
-      const err = await client.callTool({ name, arguments: {} }).then(() => null, (e: unknown) => e);
+      const err = await client.callTool({ name, arguments: {} }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(MCPClientError.isInstance(err)).toBe(true);
       expect((err as MCPClientError).code).toBe(-32602);
     }
@@ -258,7 +273,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(won).toHaveLength(1);
     for (const r of racers.filter((x) => x.isError)) expect(textOf(r)).toMatch(/^conflict/);
     expect(await nodeCount()).toBe(before + 13);
-    const [row] = await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "contested")));
+    const [row] = await db
+      .select()
+      .from(nodes)
+      .where(and(eq(nodes.projectId, p.id), eq(nodes.path, "contested")));
     expect(row!.title).toBe((won[0]!.structuredContent as { node: { title: string } }).node.title);
   });
 
@@ -269,7 +287,12 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(denied.isError).toBe(true);
     expect(textOf(denied)).toMatch(/^insufficient_scope: create_node needs the content:write scope/);
     expect(denied.structuredContent).toBeUndefined();
-    expect(await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "not-allowed")))).toEqual([]);
+    expect(
+      await db
+        .select()
+        .from(nodes)
+        .where(and(eq(nodes.projectId, p.id), eq(nodes.path, "not-allowed"))),
+    ).toEqual([]);
     const read = await reader.callTool({ name: "get_node", arguments: { path: "home" } });
     expect(read.structuredContent).toMatchObject({ node: { id: home.id } });
   });
@@ -315,7 +338,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     /** 401 → metadata → registration → consent → code, then the token exchange. */
     async function authorize(grant?: string[]): Promise<HeadlessProvider> {
       const provider = new HeadlessProvider(grant);
-      const refused = await createMCPClient({ transport: { type: "http", url: mcpUrl, authProvider: provider } }).then(() => null, (e: unknown) => e);
+      const refused = await createMCPClient({ transport: { type: "http", url: mcpUrl, authProvider: provider } }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(refused).toBeInstanceOf(UnauthorizedError);
       expect(provider.code).toMatch(/^cms_code_/);
       expect(await auth(provider, { serverUrl: mcpUrl, authorizationCode: provider.code!, callbackIssuer: base })).toBe("AUTHORIZED");
@@ -334,7 +360,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
       const traffic = mcpSince(mark);
       expect(traffic.map((s) => s.body?.method)).toEqual(["server/discover", "tools/call"]);
       expect(traffic.every((s) => s.headers.get("authorization") === `Bearer ${provider.tokens()!.access_token}` && s.headers.get("mcp-protocol-version") === V)).toBe(true);
-      const [row] = await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "oauth-ai-sdk")));
+      const [row] = await db
+        .select()
+        .from(nodes)
+        .where(and(eq(nodes.projectId, p.id), eq(nodes.path, "oauth-ai-sdk")));
       expect(row).toMatchObject({ title: "Via OAuth", status: "draft" });
     });
 
@@ -344,14 +373,22 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
       clients.push(client);
       expect(client.initializeResult.protocolVersion).toBe(V);
       const mark = seen.length;
-      const err = await client.callTool({ name: "create_node", arguments: { slug: "oauth-denied", title: "No" } }).then(() => null, (e: unknown) => e);
+      const err = await client.callTool({ name: "create_node", arguments: { slug: "oauth-denied", title: "No" } }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       // The editor's role holds content:write, so the user could consent to it: the MCP spec's step-up challenge.
       expect(MCPClientError.isInstance(err)).toBe(true);
       expect((err as MCPClientError).statusCode).toBe(403);
       const [challenge] = mcpSince(mark);
       expect(challenge!.status).toBe(403);
       expect(challenge!.responseHeaders.get("www-authenticate")).toContain('error="insufficient_scope", scope="content:read content:write"');
-      expect(await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.path, "oauth-denied")))).toEqual([]);
+      expect(
+        await db
+          .select()
+          .from(nodes)
+          .where(and(eq(nodes.projectId, p.id), eq(nodes.path, "oauth-denied"))),
+      ).toEqual([]);
       const read = await client.callTool({ name: "get_project", arguments: {} });
       expect(read.structuredContent).toMatchObject({ project: { id: p.id } });
     });
@@ -369,6 +406,10 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(posts.slice(1).every((s) => s.headers.get("mcp-protocol-version") === LEGACY)).toBe(true);
     expect(posts.every((s) => s.body.params?._meta?.[PROTOCOL_VERSION] === undefined)).toBe(true);
     // Its GET for a server-sent stream (legacy only) is the stateless 405, which the client accepts.
-    expect(mcpSince(mark).filter((s) => s.method === "GET").every((s) => s.status === 405)).toBe(true);
+    expect(
+      mcpSince(mark)
+        .filter((s) => s.method === "GET")
+        .every((s) => s.status === 405),
+    ).toBe(true);
   });
 });

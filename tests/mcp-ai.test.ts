@@ -70,7 +70,15 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
       seo: { description: "The best place", canonical: "https://example.com/home" },
       blocks: [
         { type: "hero", data: { heading: "Big news", cta: { label: "Read more", href: "https://example.com/news" }, color: "#ff0000" } },
-        { type: "list", data: { items: [{ text: "First point", url: "/one" }, { text: "Second point", icon: "star" }] } },
+        {
+          type: "list",
+          data: {
+            items: [
+              { text: "First point", url: "/one" },
+              { text: "Second point", icon: "star" },
+            ],
+          },
+        },
         { type: "image", data: { src: "https://cdn.example.com/a.png", alt: "A sunset", width: 800 } },
         { type: "spacer", data: { size: "lg" } },
       ],
@@ -91,11 +99,19 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
     expect(vendors.received("ok").length - before).toBe(7);
 
     expect(r.translation).toMatchObject({ locale: "fr", status: "draft", meta: { slug: "accueil", title: T("Welcome home"), description: T("The best place") } });
-    const [row] = await db.select().from(translations).where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
+    const [row] = await db
+      .select()
+      .from(translations)
+      .where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
     expect(row!.status).toBe("draft");
     expect(row!.blocks).toEqual({
       [hero]: { heading: T("Big news"), cta: { label: T("Read more") } },
-      [list]: { items: [{ text: T("First point"), url: "/one" }, { text: T("Second point"), icon: "star" }] },
+      [list]: {
+        items: [
+          { text: T("First point"), url: "/one" },
+          { text: T("Second point"), icon: "star" },
+        ],
+      },
       [image]: { alt: T("A sunset") },
       [spacer]: { size: "sm" },
     });

@@ -37,7 +37,18 @@ describe("MCP tools: fuzzing and tenant isolation", async () => {
   const resource = `${m.h.deps.config.publicUrl}/mcp`;
   await m.h.deps.db.insert(oauthGrants).values({ id: grantId, clientId, userId: user.id, projectId: a.id, scopes: ["content:read", "content:write", "ai:read"], resource });
   const oauthA = generateToken("cms_at_");
-  await m.h.deps.db.insert(oauthTokens).values({ id: uuidv7(), tokenHash: hashToken(oauthA), kind: "access", grantId, clientId, userId: user.id, projectId: a.id, scopes: ["content:read", "content:write", "ai:read"], resource, expiresAt: new Date(Date.now() + 3_600_000) });
+  await m.h.deps.db.insert(oauthTokens).values({
+    id: uuidv7(),
+    tokenHash: hashToken(oauthA),
+    kind: "access",
+    grantId,
+    clientId,
+    userId: user.id,
+    projectId: a.id,
+    scopes: ["content:read", "content:write", "ai:read"],
+    resource,
+    expiresAt: new Date(Date.now() + 3_600_000),
+  });
 
   const client = await m.connect(tokA.token);
   const { tools } = await client.listTools();
@@ -71,7 +82,24 @@ describe("MCP tools: fuzzing and tenant isolation", async () => {
 
   test("tools/list offers every tool of the issue", () => {
     const names = tools.map((t) => t.name);
-    for (const n of ["list_nodes", "get_node", "create_node", "update_node", "publish_node", "unpublish_node", "archive_node", "list_entries", "get_translation", "upsert_translation", "translate_node", "translate_text", "get_theme", "update_theme", "get_project"]) expect(names).toContain(n);
+    for (const n of [
+      "list_nodes",
+      "get_node",
+      "create_node",
+      "update_node",
+      "publish_node",
+      "unpublish_node",
+      "archive_node",
+      "list_entries",
+      "get_translation",
+      "upsert_translation",
+      "translate_node",
+      "translate_text",
+      "get_theme",
+      "update_theme",
+      "get_project",
+    ])
+      expect(names).toContain(n);
   });
 
   for (const tool of tools) {
@@ -100,7 +128,10 @@ describe("MCP tools: fuzzing and tenant isolation", async () => {
     });
   }
 
-  for (const [label, credential] of [["MCP token", tokA.token], ["OAuth access token", oauthA]] as const) {
+  for (const [label, credential] of [
+    ["MCP token", tokA.token],
+    ["OAuth access token", oauthA],
+  ] as const) {
     test(`a ${label} of project A gets not_found for every id of project B`, async () => {
       const c = await m.connect(credential);
       const calls: Array<[string, Record<string, unknown>]> = [

@@ -19,7 +19,13 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
   const p = await seedProject(m.h, { locales: ["en", "fr", "de"] });
   const other = await seedProject(m.h);
   const blog = await seedNode(m.h, p.slug, { slug: "blog", title: "Blog", type: "collection" }, true);
-  const hello = await seedNode(m.h, p.slug, { slug: "hello", title: "Hello", parent_id: blog.id, seo: { description: "Say hello" }, blocks: [{ type: "text", data: { text: "Hello there, reader" } }] });
+  const hello = await seedNode(m.h, p.slug, {
+    slug: "hello",
+    title: "Hello",
+    parent_id: blog.id,
+    seo: { description: "Say hello" },
+    blocks: [{ type: "text", data: { text: "Hello there, reader" } }],
+  });
   const about = await seedNode(m.h, p.slug, { slug: "about", title: "About us" }, true);
   await seedNode(m.h, other.slug, { slug: "blog-secret", title: "Not yours" });
   const { token } = await m.token(p.slug);
@@ -174,9 +180,16 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     const r = await client.callTool({ name: "translate_node", arguments: { node_id: hello.id, locale: "de" } }, undefined, { onprogress: (p) => void progress.push(p) });
     expect(r.isError ?? false).toBe(false);
     // title, seo.description and the block's text: three fields, three steps.
-    expect(progress.map((x) => [x.progress, x.total])).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(progress.map((x) => [x.progress, x.total])).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     expect(logs).toEqual([expect.stringContaining("title into de (1 of 3)"), expect.stringContaining("(2 of 3)"), expect.stringContaining("(3 of 3)")]);
-    const [row] = await m.h.deps.db.select().from(translations).where(and(eq(translations.nodeId, hello.id), eq(translations.locale, "de")));
+    const [row] = await m.h.deps.db
+      .select()
+      .from(translations)
+      .where(and(eq(translations.nodeId, hello.id), eq(translations.locale, "de")));
     expect(row!.meta).toMatchObject({ title: fakeTranslation("Hello") });
     expect(row!.status).toBe("draft");
     // Without a progressToken the same call is one JSON answer, no notifications.
@@ -196,7 +209,10 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     );
     expect(modern.status).toBe(200);
     expect(modern.headers.get("content-type")).toBe("text/event-stream");
-    const events = modern.text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    const events = modern.text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)));
     expect(events.slice(0, 3).map((e) => [e.method, e.params.progressToken, e.params.progress, e.params.total])).toEqual([
       ["notifications/progress", "t-1", 1, 3],
       ["notifications/progress", "t-1", 2, 3],

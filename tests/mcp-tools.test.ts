@@ -48,7 +48,10 @@ describe("MCP tools: happy and error paths", async () => {
       slug: "home",
       title: "Home",
       seo: { description: "Welcome" },
-      blocks: [{ type: "hero", data: { heading: "Hi", cta: { label: "Go", href: "/go" } } }, { type: "text", data: { text: "Body" } }],
+      blocks: [
+        { type: "hero", data: { heading: "Hi", cta: { label: "Go", href: "/go" } } },
+        { type: "text", data: { text: "Body" } },
+      ],
     });
     const byId = await call(client, "get_node", { id: n.id });
     expect(byId.node).toMatchObject({ id: n.id, title: "Home", status: "draft", locale: "en", translated: false, translation_status: null });
@@ -95,20 +98,41 @@ describe("MCP tools: happy and error paths", async () => {
     expect(await callError(client, "create_node", { slug: "x" })).toContain("title");
     expect(await callError(client, "create_node", { slug: "orphan", title: "x", parent_id: uuidv7() })).toMatch(/^invalid_request: parent_id/);
     expect(await callError(client, "create_node", { slug: "b", title: "x", blocks: [{ type: "t", data: "text" }] })).toContain("blocks");
-    expect(await db.select().from(nodes).where(and(eq(nodes.projectId, p.id), eq(nodes.slug, "orphan")))).toHaveLength(0);
+    expect(
+      await db
+        .select()
+        .from(nodes)
+        .where(and(eq(nodes.projectId, p.id), eq(nodes.slug, "orphan"))),
+    ).toHaveLength(0);
   });
 
   test("update_node changes fields, moves with descendants and replaces blocks; bad updates are tool errors", async () => {
     const { p, client } = await setup();
     const docs = await seedNode(m.h, p.slug, { slug: "docs" });
-    const guide = await seedNode(m.h, p.slug, { slug: "guide", parent_id: docs.id, blocks: [{ type: "text", data: { text: "a" } }, { type: "text", data: { text: "b" } }] });
+    const guide = await seedNode(m.h, p.slug, {
+      slug: "guide",
+      parent_id: docs.id,
+      blocks: [
+        { type: "text", data: { text: "a" } },
+        { type: "text", data: { text: "b" } },
+      ],
+    });
     const up = await call(client, "update_node", { node_id: docs.id, slug: "manual", title: "Manual", seo: { description: "All of it" } });
     expect(up.node).toMatchObject({ path: "manual", title: "Manual", seo: { description: "All of it" } });
     expect((await db.select().from(nodes).where(eq(nodes.id, guide.id)))[0]!.path).toBe("manual/guide");
 
     const keep = guide.blocks[1].id;
-    const re = await call(client, "update_node", { node_id: guide.id, blocks: [{ id: keep, type: "text", data: { text: "B" } }, { type: "quote", data: { text: "new" } }] });
-    expect(re.node.blocks.map((b: any) => [b.type, b.data.text])).toEqual([["text", "B"], ["quote", "new"]]);
+    const re = await call(client, "update_node", {
+      node_id: guide.id,
+      blocks: [
+        { id: keep, type: "text", data: { text: "B" } },
+        { type: "quote", data: { text: "new" } },
+      ],
+    });
+    expect(re.node.blocks.map((b: any) => [b.type, b.data.text])).toEqual([
+      ["text", "B"],
+      ["quote", "new"],
+    ]);
     expect(re.node.blocks[0].id).toBe(keep);
     const moved = await call(client, "update_node", { node_id: guide.id, parent_id: null });
     expect(moved.node.path).toBe("guide");
@@ -123,10 +147,21 @@ describe("MCP tools: happy and error paths", async () => {
 
   test("reorder_blocks reorders and keeps ids and data; an incomplete or foreign list is a tool error", async () => {
     const { p, client } = await setup();
-    const n = await seedNode(m.h, p.slug, { slug: "page", blocks: [{ type: "a", data: { v: 1 } }, { type: "b", data: { v: 2 } }, { type: "c", data: { v: 3 } }] });
+    const n = await seedNode(m.h, p.slug, {
+      slug: "page",
+      blocks: [
+        { type: "a", data: { v: 1 } },
+        { type: "b", data: { v: 2 } },
+        { type: "c", data: { v: 3 } },
+      ],
+    });
     const [a, b, c] = n.blocks.map((x: any) => x.id);
     const r = await call(client, "reorder_blocks", { node_id: n.id, block_ids: [c, a, b] });
-    expect(r.blocks.map((x: any) => [x.id, x.type, x.order, x.data.v])).toEqual([[c, "c", 0, 3], [a, "a", 1, 1], [b, "b", 2, 2]]);
+    expect(r.blocks.map((x: any) => [x.id, x.type, x.order, x.data.v])).toEqual([
+      [c, "c", 0, 3],
+      [a, "a", 1, 1],
+      [b, "b", 2, 2],
+    ]);
     const rows = await db.select().from(blocks).where(eq(blocks.nodeId, n.id));
     expect(rows.sort((x, y) => x.order - y.order).map((x) => x.id)).toEqual([c, a, b]);
 
@@ -164,8 +199,14 @@ describe("MCP tools: happy and error paths", async () => {
     const all = await call(client, "list_entries", { collection: "blog" });
     expect(all).toMatchObject({ collection: { id: blog.id, path: "blog" }, total: 3, page: 1, per_page: 20 });
     expect(all.entries[0]).toEqual({
-      id: expect.any(String), slug: expect.any(String), title: expect.any(String), path: expect.stringMatching(/^blog\//),
-      status: expect.any(String), position: expect.any(Number), created_at: expect.any(String), updated_at: expect.any(String),
+      id: expect.any(String),
+      slug: expect.any(String),
+      title: expect.any(String),
+      path: expect.stringMatching(/^blog\//),
+      status: expect.any(String),
+      position: expect.any(Number),
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
     });
     expect(ids(await call(client, "list_entries", { collection: blog.id, sort: "title" }))).toEqual([e1.id, e2.id, e3.id]);
     expect(ids(await call(client, "list_entries", { collection: "blog", sort: "-title" }))).toEqual([e3.id, e2.id, e1.id]);
@@ -190,10 +231,16 @@ describe("MCP tools: happy and error paths", async () => {
     expect(await callError(client, "get_translation", { node_id: n.id, locale: "fr" })).toMatch(/^not_found: translation not found/);
 
     const written = await call(client, "upsert_translation", {
-      node_id: n.id, locale: "fr", meta: { title: "À propos", slug: "a-propos" }, blocks: { [blockId]: { text: "À propos de nous" } },
+      node_id: n.id,
+      locale: "fr",
+      meta: { title: "À propos", slug: "a-propos" },
+      blocks: { [blockId]: { text: "À propos de nous" } },
     });
     expect(written.translation).toMatchObject({ node_id: n.id, locale: "fr", status: "published", meta: { title: "À propos", slug: "a-propos" } });
-    const [row] = await db.select().from(translations).where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
+    const [row] = await db
+      .select()
+      .from(translations)
+      .where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
     expect(row!.blocks).toEqual({ [blockId]: { text: "À propos de nous" } });
     const read = await call(client, "get_translation", { node_id: n.id, locale: "fr" });
     expect(read.translation.id).toBe(written.translation.id);
@@ -237,8 +284,14 @@ describe("MCP tools: happy and error paths", async () => {
     const now = new Date();
     await db.insert(nodes).values(
       Array.from({ length: 105 }, (_, i) => ({
-        id: uuidv7(now.getTime()), projectId: p.id, slug: `n-${String(i).padStart(3, "0")}`, path: `n-${String(i).padStart(3, "0")}`,
-        type: "page", title: `Node ${i}`, createdAt: now, updatedAt: now,
+        id: uuidv7(now.getTime()),
+        projectId: p.id,
+        slug: `n-${String(i).padStart(3, "0")}`,
+        path: `n-${String(i).padStart(3, "0")}`,
+        type: "page",
+        title: `Node ${i}`,
+        createdAt: now,
+        updatedAt: now,
       })),
     );
     const first = await client.listResources();

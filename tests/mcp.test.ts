@@ -9,9 +9,23 @@ import { call, callError, INIT, mcpHarness } from "./mcp-harness";
 
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 const TOOL_NAMES = [
-  "list_nodes", "get_node", "create_node", "update_node", "reorder_blocks", "publish_node", "unpublish_node", "archive_node",
-  "restore_node", "list_entries", "get_translation", "upsert_translation", "translate_node", "translate_text", "get_theme",
-  "update_theme", "get_project",
+  "list_nodes",
+  "get_node",
+  "create_node",
+  "update_node",
+  "reorder_blocks",
+  "publish_node",
+  "unpublish_node",
+  "archive_node",
+  "restore_node",
+  "list_entries",
+  "get_translation",
+  "upsert_translation",
+  "translate_node",
+  "translate_text",
+  "get_theme",
+  "update_theme",
+  "get_project",
 ];
 
 describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
@@ -66,9 +80,7 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const none = await m.post(INIT());
     expect(none.status).toBe(401);
     expect(none.json.error.code).toBe("unauthorized");
-    expect(none.headers.get("www-authenticate")).toBe(
-      `Bearer resource_metadata="${RESOURCE_METADATA}", scope="content:read content:write ai:read"`,
-    );
+    expect(none.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${RESOURCE_METADATA}", scope="content:read content:write ai:read"`);
     for (const bad of ["cms_mcp_notarealtoken", "cms_ak_whatever", "garbage"]) {
       const res = await m.post(INIT(), { token: bad });
       expect(res.status).toBe(401);
@@ -98,7 +110,10 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   test("an expired token is refused", async () => {
     const t = await m.token(p.slug, { name: "expiring", expires_at: new Date(Date.now() + 60_000).toISOString() });
     expect((await m.post(INIT(), { token: t.token })).status).toBe(200);
-    await m.h.deps.db.update(mcpTokens).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(mcpTokens.id, t.id));
+    await m.h.deps.db
+      .update(mcpTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(mcpTokens.id, t.id));
     expect((await m.post(INIT(), { token: t.token })).status).toBe(401);
   });
 
@@ -114,8 +129,16 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const mint = async (resource: string): Promise<string> => {
       const at = generateToken("cms_at_");
       await db.insert(oauthTokens).values({
-        id: uuidv7(), tokenHash: hashToken(at), kind: "access", grantId, clientId, userId, projectId: p.id,
-        scopes: ["content:read"], resource, expiresAt: new Date(Date.now() + 3_600_000),
+        id: uuidv7(),
+        tokenHash: hashToken(at),
+        kind: "access",
+        grantId,
+        clientId,
+        userId,
+        projectId: p.id,
+        scopes: ["content:read"],
+        resource,
+        expiresAt: new Date(Date.now() + 3_600_000),
       });
       return at;
     };
@@ -254,7 +277,13 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     expect(byId[1].error.code).toBe(-32602);
     expect(byId[2].result.structuredContent.project.id).toBe(p.id);
     expect(mixed.json).toHaveLength(2);
-    const allBad = await m.post([{ jsonrpc: "2.0", id: 1, method: "tools/call", params: {} }, { jsonrpc: "2.0", method: "notifications/initialized" }], { token });
+    const allBad = await m.post(
+      [
+        { jsonrpc: "2.0", id: 1, method: "tools/call", params: {} },
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+      ],
+      { token },
+    );
     expect(allBad.status).toBe(200);
     expect(allBad.json).toEqual([expect.objectContaining({ id: 1, error: expect.objectContaining({ code: -32602 }) })]);
     const badArgs = await m.post({ jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "get_node", arguments: { id: 12 } } }, { token });

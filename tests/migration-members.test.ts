@@ -5,8 +5,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
-import { adminKeys, projectMembers, users } from "../db/schema";
 import { MIGRATIONS_FOLDER, runMigrations } from "../db/migrate";
+import { adminKeys, projectMembers, users } from "../db/schema";
 import { authenticateMcpBearer } from "../src/auth";
 import { hashToken } from "../src/lib/tokens";
 import { BASE, freshDatabase, harness, seedProject } from "./helpers";
@@ -40,10 +40,18 @@ describe("migration to per-project roles", async () => {
   const editorToken = `cms_at_${crypto.randomUUID()}`;
 
   // What the previous version wrote: instance-wide roles, keys with the seven scopes, a live OAuth grant.
-  for (const [id, slug] of [[ids.p1, "old-one"], [ids.p2, "old-two"]]) {
+  for (const [id, slug] of [
+    [ids.p1, "old-one"],
+    [ids.p2, "old-two"],
+  ]) {
     await exec(`insert into projects (id, slug, name, default_locale, locales) values ('${id}', '${slug}-${id!.slice(0, 6)}', '${slug}', 'en', '["en"]')`);
   }
-  for (const [id, role] of [[ids.owner, "owner"], [ids.editor, "editor"], [ids.viewer, "viewer"], [ids.odd, "auditor"]]) {
+  for (const [id, role] of [
+    [ids.owner, "owner"],
+    [ids.editor, "editor"],
+    [ids.viewer, "viewer"],
+    [ids.odd, "auditor"],
+  ]) {
     await exec(`insert into users (id, email, password_hash, role) values ('${id}', '${role}-${id}@example.com', 'x', '${role}')`);
   }
   const seven = JSON.stringify(OLD_SEVEN);
@@ -54,8 +62,12 @@ describe("migration to per-project roles", async () => {
     ('${keyIds.partial}', 'partial', 'h-part-${keyIds.partial}', 'hint', '["content:read","keys:write"]', null)`);
   await exec(`update admin_keys set revoked_at = now() where id = '${keyIds.rootRevoked}'`);
   const grant = crypto.randomUUID();
-  await exec(`insert into oauth_clients (id, redirect_uris, token_endpoint_auth_method, grant_types, response_types) values ('old-client-${grant}', '["http://127.0.0.1/cb"]', 'none', '["authorization_code"]', '["code"]')`);
-  await exec(`insert into oauth_grants (id, client_id, user_id, project_id, scopes, resource) values ('${grant}', 'old-client-${grant}', '${ids.editor}', '${ids.p1}', '["content:read","content:write"]', '${BASE}/mcp')`);
+  await exec(
+    `insert into oauth_clients (id, redirect_uris, token_endpoint_auth_method, grant_types, response_types) values ('old-client-${grant}', '["http://127.0.0.1/cb"]', 'none', '["authorization_code"]', '["code"]')`,
+  );
+  await exec(
+    `insert into oauth_grants (id, client_id, user_id, project_id, scopes, resource) values ('${grant}', 'old-client-${grant}', '${ids.editor}', '${ids.p1}', '["content:read","content:write"]', '${BASE}/mcp')`,
+  );
   await exec(`insert into oauth_tokens (id, token_hash, kind, grant_id, client_id, user_id, project_id, scopes, resource, expires_at)
     values ('${crypto.randomUUID()}', '${hashToken(editorToken)}', 'access', '${grant}', 'old-client-${grant}', '${ids.editor}', '${ids.p1}', '["content:read","content:write"]', '${BASE}/mcp', now() + interval '1 hour')`);
 
@@ -71,9 +83,7 @@ describe("migration to per-project roles", async () => {
     const roles = Object.fromEntries((await db.select({ id: users.id, role: users.role }).from(users)).map((u) => [u.id, u.role]));
     expect(roles).toEqual({ [ids.owner]: "owner", [ids.editor]: "member", [ids.viewer]: "member", [ids.odd]: "member" });
     const members = (await db.select().from(projectMembers)).map((m) => `${m.userId}:${m.projectId}:${m.role}`).sort();
-    expect(members).toEqual(
-      [`${ids.editor}:${ids.p1}:editor`, `${ids.editor}:${ids.p2}:editor`, `${ids.viewer}:${ids.p1}:viewer`, `${ids.viewer}:${ids.p2}:viewer`].sort(),
-    );
+    expect(members).toEqual([`${ids.editor}:${ids.p1}:editor`, `${ids.editor}:${ids.p2}:editor`, `${ids.viewer}:${ids.p1}:viewer`, `${ids.viewer}:${ids.p2}:viewer`].sort());
   });
 
   test("root keys (every scope, no project limit) gain users:write; no other key changes", async () => {

@@ -1,17 +1,19 @@
 // End to end over a listening server with two independent OAuth clients: the MCP SDK's own
 // client auth, and oauth4webapi. Each starts from nothing but the /mcp URL.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { auth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.js";
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import * as oauth from "oauth4webapi";
 import { oauthGrants, oauthTokens } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
+
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
+
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, type Fetcher, MemoryClientProvider, metadataDocumentFetch, seedUser } from "./oauth.helpers";
 
@@ -100,7 +102,10 @@ describe("OAuth end to end", async () => {
     expect(await auth(provider, { serverUrl: mcpUrl })).toBe("AUTHORIZED");
     const rotated = provider.tokens()!;
     expect(rotated.refresh_token).not.toBe(tokens.refresh_token);
-    const [old] = await h!.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(tokens.refresh_token!)));
+    const [old] = await h!.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(tokens.refresh_token!)));
     expect(old!.usedAt).not.toBeNull();
     const again = new Client({ name: "sdk-e2e", version: "1.0.0" });
     await again.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
@@ -217,17 +222,14 @@ describe("OAuth end to end", async () => {
       state,
       scope: rs.scopes_supported!.join(" "),
       resource: rs.resource,
-    })) authUrl.searchParams.set(k, v);
+    }))
+      authUrl.searchParams.set(k, v);
     const walked = await authorizeInBrowser(browser, authUrl.href, { email: user.email, password: user.password, projectId: project.id, scopes: ["content:read"] });
     // validateAuthResponse checks state and the RFC 9207 iss parameter.
     const params = oauth.validateAuthResponse(as, client, new URL(walked.location), state);
 
     const tokenOpts = { ...insecure, additionalParameters: { resource: rs.resource } };
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      client,
-      await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, verifier, tokenOpts),
-    );
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, verifier, tokenOpts));
     expect(tokens.token_type).toBe("bearer");
     expect(tokens.scope).toBe("content:read");
 

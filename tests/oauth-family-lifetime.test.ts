@@ -29,7 +29,14 @@ describe("refresh-token families have an absolute lifetime", async () => {
   const project = await seedProject(h);
   const user = await seedUser(h, "editor");
   const token = (form: Record<string, string>, app: Fetcher = fetcher) => postForm(app, BASE, "/oauth/token", form);
-  const refreshRow = async (refresh: string) => (await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(refresh))).limit(1))[0];
+  const refreshRow = async (refresh: string) =>
+    (
+      await h.deps.db
+        .select()
+        .from(oauthTokens)
+        .where(eq(oauthTokens.tokenHash, hashToken(refresh)))
+        .limit(1)
+    )[0];
 
   async function authorized(app: Fetcher = fetcher): Promise<{ clientId: string; grantId: string; access: string; refresh: string }> {
     const reg = await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Family Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });

@@ -17,7 +17,15 @@ describe("redirect_uri: exact string match, loopback port aside", async () => {
   const clientId: string = reg.json.client_id;
   const request = (redirectUri: string) => {
     const { challenge } = pkce();
-    return authorizeUrl(BASE, { response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state: "st", resource: `${BASE}/mcp` });
+    return authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "st",
+      resource: `${BASE}/mcp`,
+    });
   };
 
   test("dot-segment and encoded spellings of the registered path are refused with an error page, never a redirect", async () => {

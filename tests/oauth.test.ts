@@ -2,8 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { oauthClients, oauthCodes, oauthGrants, oauthTokens, projectMembers } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
+
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
+
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
 
@@ -32,10 +34,7 @@ describe("OAuth 2.1 authorization server", async () => {
   }
 
   /** Runs the authorization page for a client and returns the code and what it was bound to. */
-  async function authorize(
-    clientId: string,
-    opts: { user?: { email: string; password: string }; projectId?: string; scope?: string; redirect?: string; app?: Fetcher } = {},
-  ) {
+  async function authorize(clientId: string, opts: { user?: { email: string; password: string }; projectId?: string; scope?: string; redirect?: string; app?: Fetcher } = {}) {
     const { verifier, challenge } = pkce();
     const state = crypto.randomUUID();
     const redirect = opts.redirect ?? REDIRECT;
@@ -107,7 +106,15 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(pub.status).toBe(201);
     expect(pub.headers.get("access-control-allow-origin")).toBe("*");
     expect(pub.headers.get("cache-control")).toBe("no-store");
-    expect(pub.json).toMatchObject({ client_name: "Test Agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], scope: "content:read", client_uri: "https://agent.example" });
+    expect(pub.json).toMatchObject({
+      client_name: "Test Agent",
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: "none",
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      scope: "content:read",
+      client_uri: "https://agent.example",
+    });
     expect(pub.json.client_secret).toBeUndefined();
     expect(typeof pub.json.client_id_issued_at).toBe("number");
 
@@ -216,7 +223,16 @@ describe("OAuth 2.1 authorization server", async () => {
     const viewer = await seedUser(h, "viewer", [themed.id, project.id]);
     const clientId = await publicClient({ client_name: "Agent <script>" });
     const { challenge } = pkce();
-    const url = authorizeUrl(BASE, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "x", resource: RESOURCE, scope: "content:read content:write" });
+    const url = authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "x",
+      resource: RESOURCE,
+      scope: "content:read content:write",
+    });
     const jar = new CookieJar();
     const first = await fetcher(new Request(url));
     jar.store(first);
@@ -238,7 +254,9 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(html).toContain('autocomplete="current-password"');
 
     const post = (form: Record<string, string>) =>
-      fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }));
+      fetcher(
+        new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }),
+      );
     const wrong = await post({ ...hiddenFields(html), email: viewer.email, password: "wrong-password" });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).toContain("not correct");
@@ -267,7 +285,9 @@ describe("OAuth 2.1 authorization server", async () => {
     // Ticking a scope the page did not offer is refused.
     const forged = new URLSearchParams({ ...hiddenFields(consent), action: "approve" });
     forged.append("grant_scope", "content:write");
-    const refused = await fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: forged.toString() }));
+    const refused = await fetcher(
+      new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: forged.toString() }),
+    );
     expect(refused.status).toBe(400);
     expect(refused.headers.get("location")).toBeNull();
 
@@ -278,7 +298,10 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(loc.searchParams.get("iss")).toBe(BASE);
     // The sign-in cookie is dropped once the decision is made.
     expect(approved.headers.getSetCookie().some((c) => c.startsWith("cms_oauth_session=;") && c.includes("Max-Age=0"))).toBe(true);
-    const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(loc.searchParams.get("code")!)));
+    const [code] = await h.deps.db
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeHash, hashToken(loc.searchParams.get("code")!)));
     expect(code!.scopes).toEqual(["content:read"]);
     const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code!.grantId));
     expect(grant).toMatchObject({ userId: viewer.id, projectId: themed.id, clientId, scopes: ["content:read"], resource: RESOURCE, revokedAt: null });
@@ -287,7 +310,15 @@ describe("OAuth 2.1 authorization server", async () => {
   test("deny redirects with access_denied, state and iss", async () => {
     const clientId = await publicClient();
     const { challenge } = pkce();
-    const url = authorizeUrl(BASE, { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "deny-me", resource: RESOURCE });
+    const url = authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "deny-me",
+      resource: RESOURCE,
+    });
     const r = await authorizeInBrowser(fetcher, url, { email: editor.email, password: editor.password, projectId: project.id, action: "deny" });
     const loc = new URL(r.location);
     expect(loc.searchParams.get("error")).toBe("access_denied");
@@ -305,7 +336,9 @@ describe("OAuth 2.1 authorization server", async () => {
     jar.store(page);
     const fields = hiddenFields(await page.text());
     const attempt = async (form: Record<string, string>, cookie: string) => {
-      const res = await fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie }, body: new URLSearchParams(form).toString() }));
+      const res = await fetcher(
+        new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie }, body: new URLSearchParams(form).toString() }),
+      );
       expect(res.status).toBe(403);
       expect(res.headers.get("location")).toBeNull();
       expect(res.headers.getSetCookie().some((c) => c.includes("session="))).toBe(false);
@@ -371,7 +404,10 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(await mcpWorks(first.json.access_token)).toBe(401);
     const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: first.json.refresh_token });
     expect(refreshed.json.error).toBe("invalid_grant");
-    const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(first.json.access_token)));
+    const [row] = await h.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(first.json.access_token)));
     expect(row!.revokedAt).not.toBeNull();
   });
 
@@ -446,7 +482,10 @@ describe("OAuth 2.1 authorization server", async () => {
     expect(replay.json.error).toBe("invalid_grant");
     expect(await mcpWorks(narrowed.json.access_token)).toBe(401);
     expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: narrowed.json.refresh_token })).json.error).toBe("invalid_grant");
-    const [tok] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(narrowed.json.access_token)));
+    const [tok] = await h.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(narrowed.json.access_token)));
     const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, tok!.grantId));
     expect(grant!.revokedAt).not.toBeNull();
   });
@@ -467,11 +506,17 @@ describe("OAuth 2.1 authorization server", async () => {
     const clientId = await publicClient();
     const t = await exchange(clientId, await authorize(clientId, { user: owner }));
     expect(t.json.scope).toBe("content:read content:write ai:read");
-    await h.deps.db.update(projectMembers).set({ role: "viewer" }).where(and(eq(projectMembers.userId, owner.id), eq(projectMembers.projectId, project.id)));
+    await h.deps.db
+      .update(projectMembers)
+      .set({ role: "viewer" })
+      .where(and(eq(projectMembers.userId, owner.id), eq(projectMembers.projectId, project.id)));
     const r = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: t.json.refresh_token });
     expect(r.status).toBe(200);
     expect(r.json.scope).toBe("content:read ai:read");
-    const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(r.json.access_token)));
+    const [row] = await h.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(r.json.access_token)));
     expect(row!.scopes).toEqual(["content:read", "ai:read"]);
   });
 
@@ -480,15 +525,35 @@ describe("OAuth 2.1 authorization server", async () => {
     const clientId = await publicClient();
     const { challenge } = pkce();
     const res = await secure.app.handle(
-      new Request(authorizeUrl("https://cms.example", { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", resource: "https://cms.example/mcp" })),
+      new Request(
+        authorizeUrl("https://cms.example", {
+          response_type: "code",
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          code_challenge: challenge,
+          code_challenge_method: "S256",
+          resource: "https://cms.example/mcp",
+        }),
+      ),
     );
     expect(res.status).toBe(200);
     expect(res.headers.getSetCookie()[0]).toMatch(/^__Host-cms_oauth_csrf=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/);
-    const r = await authorizeInBrowser((req) => secure.app.handle(req), authorizeUrl("https://cms.example", { response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", resource: "https://cms.example/mcp" }), {
-      email: editor.email,
-      password: editor.password,
-      projectId: project.id,
-    });
+    const r = await authorizeInBrowser(
+      (req) => secure.app.handle(req),
+      authorizeUrl("https://cms.example", {
+        response_type: "code",
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        resource: "https://cms.example/mcp",
+      }),
+      {
+        email: editor.email,
+        password: editor.password,
+        projectId: project.id,
+      },
+    );
     expect(new URL(r.location).searchParams.get("iss")).toBe("https://cms.example");
     expect([...r.jar.cookies.keys()]).toEqual(["__Host-cms_oauth_csrf"]);
   });
@@ -681,10 +746,18 @@ describe("OAuth 2.1 authorization server", async () => {
   test("a consent revoked between authorization and token exchange yields no token", async () => {
     const clientId = await publicClient();
     const a = await authorize(clientId);
-    const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
+    const [code] = await h.deps.db
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeHash, hashToken(a.code)));
     expect((await h.request("DELETE", `/admin/oauth/grants/${code!.grantId}`)).status).toBe(204);
     expect((await exchange(clientId, a)).json.error).toBe("invalid_grant");
-    expect(await h.deps.db.select().from(oauthTokens).where(and(eq(oauthTokens.grantId, code!.grantId)))).toHaveLength(0);
+    expect(
+      await h.deps.db
+        .select()
+        .from(oauthTokens)
+        .where(and(eq(oauthTokens.grantId, code!.grantId))),
+    ).toHaveLength(0);
   });
 });
 
@@ -758,7 +831,11 @@ describe("OAuth Client ID Metadata Documents", async () => {
     cases.push([notJson, () => serve(notJson, "<html>"), "not JSON"]);
     const badRedirect = id("badredirect");
     cases.push([badRedirect, () => serve(badRedirect, { client_id: badRedirect, redirect_uris: ["http://evil.example/cb"] }), "loopback"]);
-    cases.push(["https://internal.example/client.json", () => serve("https://internal.example/client.json", { client_id: "https://internal.example/client.json", redirect_uris: [REDIRECT] }), "not at a public https address"]);
+    cases.push([
+      "https://internal.example/client.json",
+      () => serve("https://internal.example/client.json", { client_id: "https://internal.example/client.json", redirect_uris: [REDIRECT] }),
+      "not at a public https address",
+    ]);
     for (const [clientId, setup, message] of cases) {
       setup();
       const res = await fetcher(new Request(urlFor(clientId, challenge)));

@@ -31,9 +31,7 @@ async function waitForActive(marker: string): Promise<void> {
 /** After the fault: every one of 20 parallel queries must answer, and quickly. */
 async function poolServes(): Promise<{ ok: number; failed: string[]; ms: number }> {
   const t0 = performance.now();
-  const out = await Promise.allSettled(
-    Array.from({ length: 20 }, () => Promise.race([sql`select 1 as one`, Bun.sleep(5000).then(() => Promise.reject(new Error("TIMEOUT")))])),
-  );
+  const out = await Promise.allSettled(Array.from({ length: 20 }, () => Promise.race([sql`select 1 as one`, Bun.sleep(5000).then(() => Promise.reject(new Error("TIMEOUT")))])));
   const failed = out.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason?.code ?? (r as PromiseRejectedResult).reason?.message));
   return { ok: out.length - failed.length, failed, ms: Math.round(performance.now() - t0) };
 }
@@ -41,10 +39,12 @@ async function poolServes(): Promise<{ ok: number; failed: string[]; ms: number 
 const report: Record<string, unknown> = { scenario };
 if (scenario === "transaction") {
   // A transaction whose backend is terminated mid-statement: postgres.js then sends ROLLBACK on the dead connection.
-  const tx = sql.begin(async (t) => t`select pg_sleep(5) -- tx-marker`).then(
-    () => "committed",
-    (e: { code?: string }) => e.code ?? "error",
-  );
+  const tx = sql
+    .begin(async (t) => t`select pg_sleep(5) -- tx-marker`)
+    .then(
+      () => "committed",
+      (e: { code?: string }) => e.code ?? "error",
+    );
   await waitForActive("tx-marker");
   await terminateAll();
   report.transaction = await tx;

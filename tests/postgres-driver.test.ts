@@ -56,7 +56,11 @@ test("the installed postgres.js carries db/patch-postgres.mjs (postinstall) in e
   for (const dir of ["src", "cjs/src", "cf/src"]) {
     const connection = await Bun.file(join(root, dir, "connection.js")).text();
     const index = await Bun.file(join(root, dir, "index.js")).text();
-    expect({ dir, connection: connection.split("patched: porsager/postgres#1199").length - 1, index: index.split("patched: porsager/postgres#1199").length - 1 }).toEqual({ dir, connection: 4, index: 2 });
+    expect({ dir, connection: connection.split("patched: porsager/postgres#1199").length - 1, index: index.split("patched: porsager/postgres#1199").length - 1 }).toEqual({
+      dir,
+      connection: 4,
+      index: 2,
+    });
   }
 });
 

@@ -95,17 +95,17 @@ describe("review: outbound calls connect to the addresses the guard checked", ()
 
   test("several addresses: every one is checked, and the next is tried when a connection fails", async () => {
     const sent: Sent[] = [];
-    const h = await harness({}, {
-      resolveHost: async () => ["2606:2800:220:1:248:1893:25c8:1946", "93.184.216.34"],
-      fetch: recordingFetch(sent, (url) => url.includes("[2606:")),
-    });
+    const h = await harness(
+      {},
+      {
+        resolveHost: async () => ["2606:2800:220:1:248:1893:25c8:1946", "93.184.216.34"],
+        fetch: recordingFetch(sent, (url) => url.includes("[2606:")),
+      },
+    );
     const p = await seedProject(h);
     expect((await createProvider(h, p.id, { base_url: "https://multi.pin.example/v1" })).status).toBe(201);
     expect((await translate(h, p.id)).status).toBe(200);
-    expect(sent.map((s) => s.url)).toEqual([
-      "https://[2606:2800:220:1:248:1893:25c8:1946]/v1/chat/completions",
-      "https://93.184.216.34/v1/chat/completions",
-    ]);
+    expect(sent.map((s) => s.url)).toEqual(["https://[2606:2800:220:1:248:1893:25c8:1946]/v1/chat/completions", "https://93.184.216.34/v1/chat/completions"]);
 
     // When no address answers, the caller gets the connection error, not a 500.
     const down: Sent[] = [];
@@ -176,8 +176,7 @@ describe("review: provider input PostgreSQL cannot store is a 400, never a 500",
   test("NUL and unpaired surrogates in name, model and capabilities; nothing written", async () => {
     const h = await harness();
     const p = await seedProject(h);
-    const raw = (json: string): Promise<TestResponse> =>
-      h.request("POST", `/admin/p/${p.id}/ai/providers`, { raw: json, headers: { "content-type": "application/json" } });
+    const raw = (json: string): Promise<TestResponse> => h.request("POST", `/admin/p/${p.id}/ai/providers`, { raw: json, headers: { "content-type": "application/json" } });
     const cases: Array<[TestResponse, string]> = [
       [await createProvider(h, p.id, { name: "bad\u0000name" }), "name"],
       [await createProvider(h, p.id, { name: "tab\tname" }), "name"],
@@ -276,7 +275,12 @@ describe("review: translation output and kinds", () => {
 
 describe("review: one default provider per project under concurrency", () => {
   const defaults = async (h: TestHarness, projectId: string): Promise<string[]> =>
-    (await h.deps.db.select({ id: aiProviders.id }).from(aiProviders).where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))).map((r) => r.id);
+    (
+      await h.deps.db
+        .select({ id: aiProviders.id })
+        .from(aiProviders)
+        .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))
+    ).map((r) => r.id);
 
   test("concurrent first creations: exactly one becomes the default", async () => {
     const h = await harness();

@@ -1,10 +1,10 @@
 // Review of the delivery API: regressions for the problems found (each test fails without its fix).
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { bumpContentVersion } from "../src/projects/service";
 import { DeliveryCache } from "../src/delivery/cache";
 import { makeAnswer, respond } from "../src/delivery/http";
 import { MAX_PAGE } from "../src/lib/paging";
+import { bumpContentVersion } from "../src/projects/service";
 import { get, translate, urlsOf, xmlProblem } from "./delivery.helpers";
 import { harness, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
 

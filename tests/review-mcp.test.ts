@@ -1,14 +1,14 @@
 // Review fixes of /mcp: the MCP scope challenge (403 insufficient_scope) for OAuth tokens, and an
 // OAuth token never outliving the scopes its user's role holds.
 import { afterAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { and, eq } from "drizzle-orm";
-import type { ProjectRole } from "../src/lib/scopes";
 import { nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
+import type { ProjectRole } from "../src/lib/scopes";
 import { generateToken, hashToken } from "../src/lib/tokens";
 import { BASE, harness, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, type Fetcher, MemoryClientProvider, mcpRpc, seedUser } from "./oauth.helpers";
@@ -25,8 +25,16 @@ async function mintOAuth(h: TestHarness, projectId: string, role: "owner" | Proj
   await db.insert(oauthGrants).values({ id: grantId, clientId, userId: user.id, projectId, scopes, resource: `${BASE}/mcp` });
   const token = generateToken("cms_at_");
   await db.insert(oauthTokens).values({
-    id: uuidv7(), tokenHash: hashToken(token), kind: "access", grantId, clientId, userId: user.id, projectId,
-    scopes, resource: `${BASE}/mcp`, expiresAt: new Date(Date.now() + 3_600_000),
+    id: uuidv7(),
+    tokenHash: hashToken(token),
+    kind: "access",
+    grantId,
+    clientId,
+    userId: user.id,
+    projectId,
+    scopes,
+    resource: `${BASE}/mcp`,
+    expiresAt: new Date(Date.now() + 3_600_000),
   });
   return { token, userId: user.id };
 }
@@ -40,9 +48,18 @@ describe("MCP review fixes: scope challenge and role changes", async () => {
   const createNode = (slug: string) => ({ name: "create_node", arguments: { slug, title: slug } });
   // The user's role in this project (per-project roles since issue 13; before, the instance-wide users.role).
   const setRole = (userId: string, role: ProjectRole) =>
-    h.deps.db.update(projectMembers).set({ role }).where(and(eq(projectMembers.userId, userId), eq(projectMembers.projectId, project.id)));
+    h.deps.db
+      .update(projectMembers)
+      .set({ role })
+      .where(and(eq(projectMembers.userId, userId), eq(projectMembers.projectId, project.id)));
   // Scoped to this run's project: a reused PostgreSQL database keeps earlier runs' nodes of the same path.
-  const nodeCount = async (path: string) => (await h.deps.db.select().from(nodes).where(and(eq(nodes.projectId, project.id), eq(nodes.path, path)))).length;
+  const nodeCount = async (path: string) =>
+    (
+      await h.deps.db
+        .select()
+        .from(nodes)
+        .where(and(eq(nodes.projectId, project.id), eq(nodes.path, path)))
+    ).length;
 
   test("an OAuth token lacking a tool's scope its user could grant: 403 insufficient_scope with the challenge the SDK reads", async () => {
     const { token } = await mintOAuth(h, project.id, "editor", ["content:read"]);

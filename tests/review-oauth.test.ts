@@ -4,8 +4,10 @@ import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { oauthCodes, oauthGrants, oauthTokens } from "../db/schema";
 import { hashToken } from "../src/lib/tokens";
+
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
+
 import { BASE, harness, seedProject } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, metadataDocumentFetch, pkce, postForm, seedUser } from "./oauth.helpers";
 
@@ -55,7 +57,16 @@ describe("OAuth review fixes", async () => {
       expect(res.status).toBe(200);
       expect(res.headers.get("location")).toBeNull();
     }
-    for (const resource of ["https://elsewhere.example/mcp", `${BASE}/mcp?tenant=2`, `${BASE}/mcp#x`, `${BASE}/admin`, "http://localhost:8080/mcp", "https://localhost/mcp", "not a url", `${BASE}/mcp/x`]) {
+    for (const resource of [
+      "https://elsewhere.example/mcp",
+      `${BASE}/mcp?tenant=2`,
+      `${BASE}/mcp#x`,
+      `${BASE}/admin`,
+      "http://localhost:8080/mcp",
+      "https://localhost/mcp",
+      "not a url",
+      `${BASE}/mcp/x`,
+    ]) {
       const { challenge } = pkce();
       const res = await fetcher(new Request(authorizeUrl(BASE, params(clientId, challenge, { resource }))));
       expect(res.status).toBe(302);
@@ -66,7 +77,10 @@ describe("OAuth review fixes", async () => {
 
     // A whole flow with the trailing-slash form: the grant, the code and the tokens carry the canonical URI.
     const a = await codeFor(clientId, { resource: `${RESOURCE}/` });
-    const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
+    const [code] = await h.deps.db
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeHash, hashToken(a.code)));
     expect(code!.resource).toBe(RESOURCE);
     const foreign = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT, resource: "https://elsewhere.example/mcp" });
     expect(foreign.status).toBe(400);
@@ -75,7 +89,10 @@ describe("OAuth review fixes", async () => {
     const b = await codeFor(clientId, { resource: `${RESOURCE}/` });
     const ok = await token({ grant_type: "authorization_code", client_id: clientId, code: b.code, code_verifier: b.verifier, redirect_uri: REDIRECT, resource: `${RESOURCE}/` });
     expect(ok.status).toBe(200);
-    const [access] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(ok.json.access_token)));
+    const [access] = await h.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(ok.json.access_token)));
     expect(access!.resource).toBe(RESOURCE);
     expect((await mcpRpc(fetcher, BASE, ok.json.access_token, "tools/call", { name: "get_project", arguments: {} })).status).toBe(200);
     const refreshed = await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: ok.json.refresh_token, resource: BASE });
@@ -89,7 +106,10 @@ describe("OAuth review fixes", async () => {
     const a = await codeFor(clientId, { resource: undefined });
     const res = await token({ grant_type: "authorization_code", client_id: clientId, code: a.code, code_verifier: a.verifier, redirect_uri: REDIRECT });
     expect(res.status).toBe(200);
-    const [access] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(res.json.access_token)));
+    const [access] = await h.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(res.json.access_token)));
     expect(access!.resource).toBe(RESOURCE);
     const call = await mcpRpc(fetcher, BASE, res.json.access_token, "tools/call", { name: "get_project", arguments: {} });
     expect(call.status).toBe(200);
@@ -132,7 +152,15 @@ describe("OAuth review fixes", async () => {
     expect(reg.json.token_endpoint_auth_method).toBe("none");
     expect(reg.json.client_secret).toBeUndefined();
     const { verifier, challenge } = pkce();
-    const url = authorizeUrl(BASE, { response_type: "code", client_id: reg.json.client_id, redirect_uri: "http://127.0.0.1:33418", code_challenge: challenge, code_challenge_method: "S256", state: "vs", resource: RESOURCE });
+    const url = authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: reg.json.client_id,
+      redirect_uri: "http://127.0.0.1:33418",
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "vs",
+      resource: RESOURCE,
+    });
     const r = await authorizeInBrowser(fetcher, url, { email: editor.email, password: editor.password, projectId: project.id });
     const code = new URL(r.location).searchParams.get("code")!;
     const res = await token({ grant_type: "authorization_code", client_id: reg.json.client_id, code, code_verifier: verifier, redirect_uri: "http://127.0.0.1:33418", resource: RESOURCE });
@@ -201,7 +229,9 @@ describe("OAuth review fixes", async () => {
 
     // The victim's own page goes on working with the new token.
     const post = (form: Record<string, string>) =>
-      fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }));
+      fetcher(
+        new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }),
+      );
     let current = consentFields;
     if (current.step === "project") {
       const chosen = await post({ ...current, project: project.id });
@@ -256,7 +286,10 @@ describe("OAuth review fixes", async () => {
       expect((await mcpRpc(fetcher, BASE, winner.json.access_token, "tools/list", {})).status).toBe(401);
       expect((await token({ grant_type: "refresh_token", client_id: clientId, refresh_token: winner.json.refresh_token })).json.error).toBe("invalid_grant");
     }
-    const [code] = await h.deps.db.select().from(oauthCodes).where(eq(oauthCodes.codeHash, hashToken(a.code)));
+    const [code] = await h.deps.db
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeHash, hashToken(a.code)));
     const [grant] = await h.deps.db.select().from(oauthGrants).where(eq(oauthGrants.id, code!.grantId));
     expect(grant!.revokedAt).not.toBeNull();
   });
@@ -271,7 +304,10 @@ describe("OAuth review fixes", async () => {
     for (const r of answers) expect(r.status).toBe(200);
     expect(new Set(answers.map((r) => r.json.refresh_token)).size).toBe(5);
     for (const r of answers) expect((await mcpRpc(fetcher, BASE, r.json.access_token, "tools/list", {})).status).toBe(200);
-    const [row] = await h.deps.db.select().from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(first.json.refresh_token)));
+    const [row] = await h.deps.db
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.tokenHash, hashToken(first.json.refresh_token)));
     expect(row!.usedAt).not.toBeNull();
     // A late retry inside the grace is served too; whichever pair the client keeps refreshes on.
     const retry = await token(form);

@@ -210,7 +210,10 @@ describe("delivery SEO: descriptions and JSON-LD", async () => {
     for (const type of TYPES) {
       const one = await seedNode(h, q.slug, { slug: `x-${type}`, title: `X ${type}`, type, blocks: [{ type: "text", data: { text: "Body" } }] }, true);
       await translate(h, q.slug, one.id, "fr", { meta: { title: `Fr ${type}` } });
-      for (const [ref, id] of [[p.slug, made[type].id], [q.slug, one.id]]) {
+      for (const [ref, id] of [
+        [p.slug, made[type].id],
+        [q.slug, one.id],
+      ]) {
         for (const locale of ref === q.slug ? ["en", "fr", "de"] : ["en", "fr"]) {
           const d = await read(h, ref, id, locale);
           const doc = d.seo.jsonld;
@@ -262,9 +265,7 @@ describe("delivery SEO: descriptions and JSON-LD", async () => {
     expect(schemaProblems(old).join()).toContain("breadcrumb: not a property of Article");
     expect(schemaProblems({ "@context": "https://schema.org", "@type": "WebPage", headlines: "x" }).join()).toContain("not a schema.org property");
     expect(schemaProblems({ "@context": "https://schema.org", "@type": "WebPage", url: "/relative" }).join()).toContain("not an absolute URL");
-    expect(schemaProblems({ "@context": "https://schema.org", "@type": "WebSite", mainEntity: { "@type": "ListItem" }, breadcrumb: "x" }).join()).toContain(
-      "breadcrumb: not a property of WebSite",
-    );
+    expect(schemaProblems({ "@context": "https://schema.org", "@type": "WebSite", mainEntity: { "@type": "ListItem" }, breadcrumb: "x" }).join()).toContain("breadcrumb: not a property of WebSite");
     await expect(expandSafe({ "@context": "https://schema.org", "@type": "WebPage", "@foo": 1 })).rejects.toThrow();
     await expect(expandSafe({ "@context": "https://schema.org", "@type": "WebPage", "@id": "relative" })).rejects.toThrow();
   });
@@ -273,7 +274,10 @@ describe("delivery SEO: descriptions and JSON-LD", async () => {
 describe("delivery: error answers get their own short Cache-Control", async () => {
   const CC = "public, max-age=60";
   test("404s, 400s and sitemap_unavailable carry DELIVERY_ERROR_CACHE_CONTROL (default public, max-age=5); 200s keep theirs", async () => {
-    for (const [env, expected] of [[{}, "public, max-age=5"], [{ DELIVERY_ERROR_CACHE_CONTROL: "public, max-age=2, must-revalidate" }, "public, max-age=2, must-revalidate"]] as const) {
+    for (const [env, expected] of [
+      [{}, "public, max-age=5"],
+      [{ DELIVERY_ERROR_CACHE_CONTROL: "public, max-age=2, must-revalidate" }, "public, max-age=2, must-revalidate"],
+    ] as const) {
       const h = await harness({ DELIVERY_CACHE_CONTROL: CC, ...env });
       const p = await seedProject(h, { public_base_url: SITE });
       const bare = await seedProject(h);

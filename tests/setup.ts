@@ -1,6 +1,6 @@
 // Preloaded by bun test: one database per run (PGlite in memory, or DATABASE_URL), migrated once.
 import { afterAll } from "bun:test";
-import { openDb, type DbHandle } from "../db/client";
+import { type DbHandle, openDb } from "../db/client";
 import { runMigrations } from "../db/migrate";
 
 declare global {

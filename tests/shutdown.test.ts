@@ -16,7 +16,17 @@ test("SIGTERM drains an in-flight request, then exits 0", async () => {
   const token = `shutdown-test-root-token-${crypto.randomUUID()}`;
   const proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATABASE_URL: "memory://", PORT: String(port), HOST: "127.0.0.1", ADMIN_TOKEN: token, SEED_DEMO: "false", AI_ALLOW_PRIVATE_URLS: "true", LOG_LEVEL: "info", SHUTDOWN_GRACE_MS: "10000" },
+    env: {
+      ...process.env,
+      DATABASE_URL: "memory://",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      ADMIN_TOKEN: token,
+      SEED_DEMO: "false",
+      AI_ALLOW_PRIVATE_URLS: "true",
+      LOG_LEVEL: "info",
+      SHUTDOWN_GRACE_MS: "10000",
+    },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -26,10 +36,21 @@ test("SIGTERM drains an in-flight request, then exits 0", async () => {
   })();
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(() => fetch(`${base}/readyz`).then((r) => r.ok, () => false), { timeout: 20_000, interval: 100, what: "the service to be ready" });
+    await waitFor(
+      () =>
+        fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      { timeout: 20_000, interval: 100, what: "the service to be ready" },
+    );
     const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     expect((await fetch(`${base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "drain", name: "drain" }) })).status).toBe(201);
-    const prov = await fetch(`${base}/admin/p/drain/ai/providers`, { method: "POST", headers: auth, body: JSON.stringify({ name: "slow", kind: "openai", api_key: "sk-drain-1234", base_url: vendors.base("slow-ok") }) });
+    const prov = await fetch(`${base}/admin/p/drain/ai/providers`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "slow", kind: "openai", api_key: "sk-drain-1234", base_url: vendors.base("slow-ok") }),
+    });
     expect(prov.status).toBe(201);
 
     // The vendor answers 500 ms after it receives the call; SIGTERM arrives while the call is in flight.

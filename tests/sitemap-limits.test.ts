@@ -14,19 +14,38 @@ const SITEMAPS_ORG_MAX_BYTES = 50 * 1024 * 1024;
 const bytes = (s: string): number => Buffer.byteLength(s, "utf8");
 
 /** 100 locales: en, then 99 language-region tags. */
-const LOCALES = ["en", ...["fr", "de", "es", "it", "pt", "nl", "sv", "da", "fi", "pl"].flatMap((l) => ["CA", "BE", "CH", "LU", "AT", "BR", "MX", "AR", "US", "GB"].map((r) => `${l}-${r}`))].slice(0, 100);
+const LOCALES = ["en", ...["fr", "de", "es", "it", "pt", "nl", "sv", "da", "fi", "pl"].flatMap((l) => ["CA", "BE", "CH", "LU", "AT", "BR", "MX", "AR", "US", "GB"].map((r) => `${l}-${r}`))].slice(
+  0,
+  100,
+);
 
 async function bulkSite(h: TestHarness, projectId: string, count: number, locales: string[]): Promise<string[]> {
   const now = new Date("2033-03-03T03:03:03.003Z");
   const section = { slug: "international-product-documentation", title: "Docs" };
-  const root = { id: uuidv7(), projectId, parentId: null, slug: section.slug, path: section.slug, type: "page", title: section.title, status: "published" as const, position: 0, seo: {}, publishedAt: now, createdAt: now, updatedAt: now };
+  const root = {
+    id: uuidv7(),
+    projectId,
+    parentId: null,
+    slug: section.slug,
+    path: section.slug,
+    type: "page",
+    title: section.title,
+    status: "published" as const,
+    position: 0,
+    seo: {},
+    publishedAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
   const pages = Array.from({ length: count }, (_, i) => {
     const slug = `how-to-configure-the-integration-step-by-step-guide-part-${String(i).padStart(3, "0")}`;
     return { ...root, id: uuidv7(), parentId: root.id, slug, path: `${root.path}/${slug}`, title: slug };
   });
   await h.deps.db.insert(nodes).values([root, ...pages]);
   const trs = [root, ...pages].flatMap((n) =>
-    locales.filter((l) => l !== "en").map((locale) => ({ id: uuidv7(), projectId, nodeId: n.id, locale, meta: { title: `${n.title} ${locale}` }, blocks: {}, status: "published" as const, createdAt: now, updatedAt: now })),
+    locales
+      .filter((l) => l !== "en")
+      .map((locale) => ({ id: uuidv7(), projectId, nodeId: n.id, locale, meta: { title: `${n.title} ${locale}` }, blocks: {}, status: "published" as const, createdAt: now, updatedAt: now })),
   );
   for (let i = 0; i < trs.length; i += 1000) await h.deps.db.insert(translations).values(trs.slice(i, i + 1000));
   await bumpContentVersion(h.deps.db, projectId);

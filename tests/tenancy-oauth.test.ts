@@ -17,7 +17,8 @@ describe("OAuth and project membership", async () => {
   const a2 = await seedProject(h);
   const b = await seedProject(h);
   const nodeB = await seedNode(h, b.slug, { slug: "b-secret", title: "B secret draft" });
-  const client = (await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Tenant agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } })).json.client_id as string;
+  const client = (await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Tenant agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } })).json
+    .client_id as string;
 
   const start = (challenge: string) =>
     authorizeUrl(BASE, { response_type: "code", client_id: client, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "s", resource: RESOURCE });
@@ -43,7 +44,9 @@ describe("OAuth and project membership", async () => {
     expect(signIn).toContain("Sign in to Acme &#60;CMS&#62;");
     expect(signIn).toContain("<strong>localhost</strong>");
     const post = async (form: Record<string, string>) => {
-      const res = await fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }));
+      const res = await fetcher(
+        new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }),
+      );
       jar.store(res);
       return res;
     };
@@ -51,7 +54,12 @@ describe("OAuth and project membership", async () => {
     const html = await chooser.text();
     expect(chooser.status).toBe(200);
     const options = [...html.matchAll(/<option value="([^"]+)">([^<]*)<\/option>/g)].map((m) => [m[1], m[2]]);
-    expect(options.sort()).toEqual([[a.id, `${a.slug} (your role: viewer)`], [a2.id, `${a2.slug} (your role: admin)`]].sort());
+    expect(options.sort()).toEqual(
+      [
+        [a.id, `${a.slug} (your role: viewer)`],
+        [a2.id, `${a2.slug} (your role: admin)`],
+      ].sort(),
+    );
     expect(html).not.toContain(b.id);
     expect(html).not.toContain(b.slug);
     const consent = await post({ ...hiddenFields(html), project: a.id });
@@ -70,7 +78,9 @@ describe("OAuth and project membership", async () => {
     const first = await fetcher(new Request(start(pkce().challenge)));
     jar.store(first);
     const post = async (form: URLSearchParams | Record<string, string>) => {
-      const res = await fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }));
+      const res = await fetcher(
+        new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }),
+      );
       jar.store(res);
       return res;
     };
@@ -105,7 +115,13 @@ describe("OAuth and project membership", async () => {
     const jar = new CookieJar();
     const first = await fetcher(new Request(start(pkce().challenge)));
     jar.store(first);
-    const res = await fetcher(new Request(`${BASE}/oauth/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams({ ...hiddenFields(await first.text()), email: user.email, password: user.password }).toString() }));
+    const res = await fetcher(
+      new Request(`${BASE}/oauth/authorize`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+        body: new URLSearchParams({ ...hiddenFields(await first.text()), email: user.email, password: user.password }).toString(),
+      }),
+    );
     expect(await res.text()).toContain("not a member of any project");
   });
 
@@ -195,7 +211,12 @@ describe("OAuth and project membership", async () => {
 test("the README's access table says what each role grants through OAuth, as the code does", async () => {
   const { MCP_SCOPES, ROLE_SCOPES } = await import("../src/lib/scopes");
   const readme = await Bun.file(new URL("../README.md", import.meta.url)).text();
-  const rows = new Map([...readme.matchAll(/^\| (owner \(user\)|project admin \(member\)|editor \(member\)|viewer \(member\)) \| [^|]+ \| through OAuth: `([^`]+)`(.*)\|$/gm)].map((m) => [m[1], { scopes: m[2], rest: m[3] }]));
+  const rows = new Map(
+    [...readme.matchAll(/^\| (owner \(user\)|project admin \(member\)|editor \(member\)|viewer \(member\)) \| [^|]+ \| through OAuth: `([^`]+)`(.*)\|$/gm)].map((m) => [
+      m[1],
+      { scopes: m[2], rest: m[3] },
+    ]),
+  );
   const viaOAuth = (role: keyof typeof ROLE_SCOPES) => MCP_SCOPES.filter((s) => ROLE_SCOPES[role].includes(s)).join(" ");
   expect(rows.get("owner (user)")?.scopes).toBe(viaOAuth("owner"));
   expect(rows.get("project admin (member)")?.scopes).toBe(viaOAuth("admin"));

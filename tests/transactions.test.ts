@@ -62,13 +62,26 @@ describe("refresh token rotation is atomic", async () => {
     const p = await seedProject(h);
     const user = await createUser(h.deps.db, { email: `rot-${uuidv7()}@example.com`, password: "a-long-password", role: "owner" }, new Date());
     const clientId = `rotation-${uuidv7()}`;
-    await h.deps.db.insert(oauthClients).values({ id: clientId, redirectUris: ["https://c.example/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code", "refresh_token"], responseTypes: ["code"] });
+    await h.deps.db
+      .insert(oauthClients)
+      .values({ id: clientId, redirectUris: ["https://c.example/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code", "refresh_token"], responseTypes: ["code"] });
     const grantId = uuidv7();
     const resource = `${h.deps.config.publicUrl}/mcp`;
     await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId, userId: user.id, projectId: p.id, scopes: ["content:read"], resource });
     const refresh = generateToken("cms_rt_");
     const refreshId = uuidv7();
-    await h.deps.db.insert(oauthTokens).values({ id: refreshId, tokenHash: hashToken(refresh), kind: "refresh", grantId, clientId, userId: user.id, projectId: p.id, scopes: ["content:read"], resource, expiresAt: new Date(Date.now() + 86_400_000) });
+    await h.deps.db.insert(oauthTokens).values({
+      id: refreshId,
+      tokenHash: hashToken(refresh),
+      kind: "refresh",
+      grantId,
+      clientId,
+      userId: user.id,
+      projectId: p.id,
+      scopes: ["content:read"],
+      resource,
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
     const form = new URLSearchParams({ grant_type: "refresh_token", refresh_token: refresh, client_id: clientId }).toString();
     const post = () => h.request("POST", "/oauth/token", { raw: form, key: null, headers: { "content-type": "application/x-www-form-urlencoded" } });
 

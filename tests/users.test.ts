@@ -16,8 +16,14 @@ describe("admin API: users", async () => {
   test("the OpenAPI document lists every new route with its schemas", async () => {
     const spec = (await h.request("GET", "/swagger/json", { key: null })).json;
     const ops: [string, string][] = [
-      ["/admin/users", "get"], ["/admin/users", "post"], ["/admin/users/{id}", "get"], ["/admin/users/{id}", "patch"], ["/admin/users/{id}", "delete"],
-      ["/admin/p/{ref}/members", "get"], ["/admin/p/{ref}/members/{userId}", "put"], ["/admin/p/{ref}/members/{userId}", "delete"],
+      ["/admin/users", "get"],
+      ["/admin/users", "post"],
+      ["/admin/users/{id}", "get"],
+      ["/admin/users/{id}", "patch"],
+      ["/admin/users/{id}", "delete"],
+      ["/admin/p/{ref}/members", "get"],
+      ["/admin/p/{ref}/members/{userId}", "put"],
+      ["/admin/p/{ref}/members/{userId}", "delete"],
     ];
     for (const [path, method] of ops) {
       const op = spec.paths[path]?.[method];
@@ -174,7 +180,10 @@ describe("admin API: members", async () => {
     const up = await h.request("PUT", `/admin/p/${a.slug}/members/${u}`, { key: keyA, body: { role: "admin" } });
     expect(up.status).toBe(403);
     expect(up.json.error.details.required).toBe("ai:write");
-    const [m] = await h.deps.db.select().from(projectMembers).where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, a.id)));
+    const [m] = await h.deps.db
+      .select()
+      .from(projectMembers)
+      .where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, a.id)));
     expect(m!.role).toBe("editor");
     // Neither keys:write nor users:write: 403 naming both.
     const reader = await keyWith(h, ["projects:read", "content:read"], [a.id]);
@@ -258,7 +267,14 @@ describe("a changed password ends the consent-page sign-in", async () => {
     await h.request("PUT", `/admin/p/${a.slug}/members/${u}`, { body: { role: "editor" } });
     await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { body: { role: "editor" } });
     const client = (await h.request("POST", "/oauth/register", { key: null, body: { redirect_uris: ["http://127.0.0.1:43123/cb"], token_endpoint_auth_method: "none" } })).json.client_id;
-    const url = authorizeUrl("http://localhost", { response_type: "code", client_id: client, redirect_uri: "http://127.0.0.1:43123/cb", code_challenge: pkce().challenge, code_challenge_method: "S256", resource: "http://localhost/mcp" });
+    const url = authorizeUrl("http://localhost", {
+      response_type: "code",
+      client_id: client,
+      redirect_uri: "http://127.0.0.1:43123/cb",
+      code_challenge: pkce().challenge,
+      code_challenge_method: "S256",
+      resource: "http://localhost/mcp",
+    });
     const jar = new CookieJar();
     const send = async (req: Request): Promise<Response> => {
       const res = await h.app.handle(req);
@@ -266,7 +282,13 @@ describe("a changed password ends the consent-page sign-in", async () => {
       return res;
     };
     const post = (form: Record<string, string>) =>
-      send(new Request("http://localhost/oauth/authorize", { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() }, body: new URLSearchParams(form).toString() }));
+      send(
+        new Request("http://localhost/oauth/authorize", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: jar.header() },
+          body: new URLSearchParams(form).toString(),
+        }),
+      );
     const page = await (await send(new Request(url, { headers: { cookie: jar.header() } }))).text();
     const chooser = await post({ ...hiddenFields(page), email: e, password: PASSWORD });
     expect(chooser.status).toBe(200);
@@ -324,9 +346,15 @@ describe("CLI: users and members through the same service functions", () => {
       expect(set.code).toBe(0);
       expect(JSON.parse(set.out)).toMatchObject({ user_id: ed.id, role: "admin" });
       expect((await cli("members:set", "cli-site", "ed@example.com", "--role", "owner")).code).toBe(1);
-      const members = (await cli("members:list", "cli-site")).out.trim().split("\n").map((l) => JSON.parse(l));
+      const members = (await cli("members:list", "cli-site")).out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(members).toEqual([expect.objectContaining({ user_id: ed.id, email: "ed@example.com", role: "admin" })]);
-      const listed = (await cli("users:list")).out.trim().split("\n").map((l) => JSON.parse(l));
+      const listed = (await cli("users:list")).out
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(listed.find((u) => u.id === ed.id).memberships).toEqual([{ project_id: projectId, role: "admin" }]);
       expect(listed.map((u) => JSON.stringify(u)).join("")).not.toContain("argon2");
 

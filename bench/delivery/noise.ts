@@ -2,8 +2,7 @@
 // not exist (issue 12 §3: a non-GET request used to expire every cached answer). The service is
 // pinned to CPU 0, both wrk processes to CPU 1; every configuration runs back to back, REPS times.
 // Usage: bun bench/delivery/noise.ts   (see bench/README.md)
-import { writeFileSync } from "node:fs";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -109,7 +108,13 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${PORT}`;
   try {
     for (let i = 0; ; i++) {
-      if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
+      if (
+        await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        break;
       if (i > 300) throw new Error("service did not come up");
       await Bun.sleep(100);
     }
@@ -148,9 +153,7 @@ async function main(): Promise<void> {
         await wrk(readUrl, WARMUP_S, READERS);
         const x0 = await xacts();
         const [s0, p0, t0] = [await cpuStat(), await procCpuS(server.pid), performance.now()];
-        const noise = c!.method
-          ? wrk(`${base}/no-such-route`, DURATION_S, NOISE_CLIENTS, { NOISE_METHOD: c!.method, NOISE_DELAY_MS: String(c!.delayMs ?? 0) }, join(HERE, "noise.lua"))
-          : null;
+        const noise = c!.method ? wrk(`${base}/no-such-route`, DURATION_S, NOISE_CLIENTS, { NOISE_METHOD: c!.method, NOISE_DELAY_MS: String(c!.delayMs ?? 0) }, join(HERE, "noise.lua")) : null;
         const reads = await wrk(readUrl, DURATION_S, READERS);
         const [s1, p1, t1] = [await cpuStat(), await procCpuS(server.pid), performance.now()];
         const n = noise ? await noise : null;
@@ -174,7 +177,9 @@ async function main(): Promise<void> {
         r.noiseRps.push(n ? n.rps : 0);
         // minus the one statistics query per sample
         r.xactsPerS.push(Math.max(0, x1 - x0 - 1) / DURATION_S);
-        log(`  reads ${Math.round(reads.rps)}/s p99 ${reads.p99} ms; noise ${n ? Math.round(n.rps) : 0}/s; PostgreSQL ${Math.round(r.xactsPerS.at(-1)!)} transactions/s; service ${(serverCpu * 100).toFixed(0)}% of CPU 0, others ${(othersCpu0 * 100).toFixed(0)}%${quiet ? "" : " (no quiet moment before)"}`);
+        log(
+          `  reads ${Math.round(reads.rps)}/s p99 ${reads.p99} ms; noise ${n ? Math.round(n.rps) : 0}/s; PostgreSQL ${Math.round(r.xactsPerS.at(-1)!)} transactions/s; service ${(serverCpu * 100).toFixed(0)}% of CPU 0, others ${(othersCpu0 * 100).toFixed(0)}%${quiet ? "" : " (no quiet moment before)"}`,
+        );
       }
     }
     await db.end();
@@ -203,13 +208,17 @@ async function main(): Promise<void> {
     const file = process.env.BENCH_OUT ?? join(HERE, "noise-results.json");
     writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
     const f = (n: number): string => Math.round(n).toLocaleString("en");
-    console.log(`\n| configuration (${READERS} readers of one cached ${bytes}-byte page) | reads/s (median of ${REPS}) | ratio to reads alone, each round | reads per CPU-second of the service (median) | ratio per CPU-second, each round | noise req/s | PostgreSQL transactions/s | service's share of CPU 0 | others' share of CPU 0 |`);
+    console.log(
+      `\n| configuration (${READERS} readers of one cached ${bytes}-byte page) | reads/s (median of ${REPS}) | ratio to reads alone, each round | reads per CPU-second of the service (median) | ratio per CPU-second, each round | noise req/s | PostgreSQL transactions/s | service's share of CPU 0 | others' share of CPU 0 |`,
+    );
     console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const c of CONFIGS) {
       const r = runs[c.label];
       const ratios = out.ratio_to_alone[c.label]!.map((x) => x.toFixed(2)).join(" / ");
       const perCpu = out.ratio_per_cpu_s[c.label]!.map((x) => x.toFixed(2)).join(" / ");
-      console.log(`| ${c.label} | ${f(median(r!.rps))} | ${ratios} | ${f(median(out.reads_per_cpu_s[c.label]!))} | ${perCpu} | ${f(median(r!.noiseRps))} | ${f(median(r!.xactsPerS))} | ${r!.serverCpu.map((x) => `${(x * 100).toFixed(0)}%`).join(" / ")} | ${r!.othersCpu0.map((x) => `${(x * 100).toFixed(0)}%`).join(" / ")} |`);
+      console.log(
+        `| ${c.label} | ${f(median(r!.rps))} | ${ratios} | ${f(median(out.reads_per_cpu_s[c.label]!))} | ${perCpu} | ${f(median(r!.noiseRps))} | ${f(median(r!.xactsPerS))} | ${r!.serverCpu.map((x) => `${(x * 100).toFixed(0)}%`).join(" / ")} | ${r!.othersCpu0.map((x) => `${(x * 100).toFixed(0)}%`).join(" / ")} |`,
+      );
     }
     log(`results in ${file}`);
   } finally {

@@ -8,8 +8,7 @@ type NodeRow = typeof nodes.$inferInsert;
 type BlockRow = typeof blocks.$inferInsert;
 type TranslationRow = typeof translations.$inferInsert;
 
-const LOREM =
-  "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation.";
+const LOREM = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. Ut enim ad minim veniam, quis nostrud exercitation.";
 
 async function insertAll<T>(db: Db, table: typeof nodes | typeof blocks | typeof translations, rows: T[], batch = 1000): Promise<void> {
   for (let i = 0; i < rows.length; i += batch) await db.insert(table).values(rows.slice(i, i + batch) as never);

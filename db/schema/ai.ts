@@ -6,7 +6,9 @@ export const aiProviders = pgTable(
   "ai_providers",
   {
     id: uuid("id").primaryKey(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     kind: text("kind").notNull(),
     model: text("model"),
@@ -19,17 +21,16 @@ export const aiProviders = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [
-    index("ai_providers_project_idx").on(t.projectId),
-    uniqueIndex("ai_providers_one_default_uq").on(t.projectId).where(sql`${t.isDefault}`),
-  ],
+  (t) => [index("ai_providers_project_idx").on(t.projectId), uniqueIndex("ai_providers_one_default_uq").on(t.projectId).where(sql`${t.isDefault}`)],
 );
 
 export const mcpTokens = pgTable(
   "mcp_tokens",
   {
     id: uuid("id").primaryKey(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     tokenHash: text("token_hash").notNull().unique(),
     tokenHint: text("token_hint").notNull(),

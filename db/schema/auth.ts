@@ -22,17 +22,17 @@ export const users = pgTable(
 export const projectMembers = pgTable(
   "project_members",
   {
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
     role: text("role").$type<MemberRole>().notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
-  (t) => [
-    primaryKey({ columns: [t.projectId, t.userId] }),
-    index("project_members_user_idx").on(t.userId),
-    check("project_members_role_check", sql`${t.role} in ('viewer', 'editor', 'admin')`),
-  ],
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index("project_members_user_idx").on(t.userId), check("project_members_role_check", sql`${t.role} in ('viewer', 'editor', 'admin')`)],
 );
 
 export const adminKeys = pgTable(

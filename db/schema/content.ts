@@ -16,7 +16,9 @@ export const nodes = pgTable(
   "nodes",
   {
     id: uuid("id").primaryKey(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     parentId: uuid("parent_id").references((): AnyPgColumn => nodes.id, { onDelete: "cascade" }),
     slug: text("slug").notNull(),
     path: text("path").notNull(),
@@ -45,7 +47,9 @@ export const blocks = pgTable(
   "blocks",
   {
     id: uuid("id").primaryKey(),
-    nodeId: uuid("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
+    nodeId: uuid("node_id")
+      .notNull()
+      .references(() => nodes.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
     order: integer("order").notNull(),
     data: jsonb("data").$type<Record<string, unknown>>().notNull().default({}),
@@ -68,8 +72,12 @@ export const translations = pgTable(
   "translations",
   {
     id: uuid("id").primaryKey(),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
-    nodeId: uuid("node_id").notNull().references(() => nodes.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    nodeId: uuid("node_id")
+      .notNull()
+      .references(() => nodes.id, { onDelete: "cascade" }),
     locale: text("locale").notNull(),
     meta: jsonb("meta").$type<TranslationMeta>().notNull().default({}),
     blocks: jsonb("blocks").$type<Record<string, Record<string, unknown>>>().notNull().default({}),

@@ -1,5 +1,5 @@
-export * from "./projects";
-export * from "./content";
 export * from "./ai";
 export * from "./auth";
+export * from "./content";
 export * from "./oauth";
+export * from "./projects";

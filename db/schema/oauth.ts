@@ -20,9 +20,15 @@ export const oauthGrants = pgTable(
   "oauth_grants",
   {
     id: uuid("id").primaryKey(),
-    clientId: text("client_id").notNull().references(() => oauthClients.id, { onDelete: "cascade" }),
-    userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id").notNull().references(() => projects.id, { onDelete: "cascade" }),
+    clientId: text("client_id")
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: "cascade" }),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
     scopes: jsonb("scopes").$type<string[]>().notNull(),
     resource: text("resource").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -33,7 +39,9 @@ export const oauthGrants = pgTable(
 
 export const oauthCodes = pgTable("oauth_codes", {
   codeHash: text("code_hash").primaryKey(),
-  grantId: uuid("grant_id").notNull().references(() => oauthGrants.id, { onDelete: "cascade" }),
+  grantId: uuid("grant_id")
+    .notNull()
+    .references(() => oauthGrants.id, { onDelete: "cascade" }),
   clientId: text("client_id").notNull(),
   redirectUri: text("redirect_uri").notNull(),
   codeChallenge: text("code_challenge").notNull(),
@@ -50,7 +58,9 @@ export const oauthTokens = pgTable(
     id: uuid("id").primaryKey(),
     tokenHash: text("token_hash").notNull().unique(),
     kind: text("kind").$type<"access" | "refresh">().notNull(),
-    grantId: uuid("grant_id").notNull().references(() => oauthGrants.id, { onDelete: "cascade" }),
+    grantId: uuid("grant_id")
+      .notNull()
+      .references(() => oauthGrants.id, { onDelete: "cascade" }),
     clientId: text("client_id").notNull(),
     userId: uuid("user_id").notNull(),
     projectId: uuid("project_id").notNull(),

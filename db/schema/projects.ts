@@ -14,7 +14,9 @@ export const projects = pgTable("projects", {
 });
 
 export const themes = pgTable("themes", {
-  projectId: uuid("project_id").primaryKey().references(() => projects.id, { onDelete: "cascade" }),
+  projectId: uuid("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
   logoUrl: text("logo_url"),
   faviconUrl: text("favicon_url"),
   accentColor: text("accent_color"),

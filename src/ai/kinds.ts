@@ -16,7 +16,14 @@ export interface KindInfo {
 export const KINDS: readonly KindInfo[] = [
   { kind: "openai", label: "OpenAI (or any OpenAI-compatible endpoint)", driver: "openai-compatible", default_base_url: "https://api.openai.com/v1", default_model: "gpt-4o-mini", aliases: [] },
   { kind: "anthropic", label: "Anthropic Claude", driver: "anthropic-messages", default_base_url: "https://api.anthropic.com", default_model: "claude-haiku-4-5", aliases: ["claude"] },
-  { kind: "gemini", label: "Google Gemini (OpenAI-compatible endpoint)", driver: "openai-compatible", default_base_url: "https://generativelanguage.googleapis.com/v1beta/openai", default_model: "gemini-2.5-flash", aliases: [] },
+  {
+    kind: "gemini",
+    label: "Google Gemini (OpenAI-compatible endpoint)",
+    driver: "openai-compatible",
+    default_base_url: "https://generativelanguage.googleapis.com/v1beta/openai",
+    default_model: "gemini-2.5-flash",
+    aliases: [],
+  },
   { kind: "mistral", label: "Mistral AI", driver: "openai-compatible", default_base_url: "https://api.mistral.ai/v1", default_model: "mistral-small-latest", aliases: [] },
   { kind: "groq", label: "Groq", driver: "openai-compatible", default_base_url: "https://api.groq.com/openai/v1", default_model: "llama-3.3-70b-versatile", aliases: [] },
   { kind: "openrouter", label: "OpenRouter", driver: "openai-compatible", default_base_url: "https://openrouter.ai/api/v1", default_model: "openai/gpt-4o-mini", aliases: [] },

@@ -1,4 +1,5 @@
 import { and, asc, eq, isNotNull } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
@@ -16,35 +17,14 @@ import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
 import { acquireSlot } from "./limiter";
+import type { ProviderIn, ProviderOut, TranslateTextOut } from "./operations";
 import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
 
-export interface ProviderWire {
-  id: string;
-  project_id: string;
-  name: string;
-  kind: string;
-  model: string | null;
-  base_url: string | null;
-  effective_model: string;
-  effective_base_url: string;
-  api_key_hint: string | null;
-  capabilities: Record<string, unknown>;
-  is_default: boolean;
-  created_at: string;
-  updated_at: string;
-}
+type ProviderWire = z.output<typeof ProviderOut>;
 
-export interface ProviderInput {
-  name?: string;
-  kind?: string;
-  model?: string | null;
-  base_url?: string | null;
-  api_key?: string | null;
-  capabilities?: unknown;
-  is_default?: boolean;
-}
+export type ProviderInput = Partial<z.output<typeof ProviderIn>>;
 
 export interface TranslateInput {
   provider_id?: string;
@@ -54,11 +34,7 @@ export interface TranslateInput {
   field?: string;
 }
 
-export interface TranslateResult {
-  translation: string;
-  provider: string;
-  model: string;
-}
+type TranslateResult = z.output<typeof TranslateTextOut>;
 
 const MAX_TEXT_CHARS = 32_000;
 const FIELD_RE = /^[A-Za-z0-9_.:[\]-]{1,200}$/;
@@ -139,7 +115,12 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
     if (isDefault) await clearDefault(tx, project.id, now);
-    return oneRow(await tx.insert(aiProviders).values({ ...values, isDefault }).returning());
+    return oneRow(
+      await tx
+        .insert(aiProviders)
+        .values({ ...values, isDefault })
+        .returning(),
+    );
   });
 }
 

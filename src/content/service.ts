@@ -1,38 +1,22 @@
 import { and, asc, count, eq, inArray, isNull, like, max, ne, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { blocks, type NodeSeo, type NodeStatus, nodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
+import { committed, contentCommitted } from "../lib/commits";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
-import { committed, contentCommitted } from "../lib/commits";
+import type { BlockOut, NodeOut, NodeWithBlocksOut } from "./operations";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
 
-export interface BlockWire {
-  id: string;
-  type: string;
-  order: number;
-  data: Record<string, unknown>;
-}
-export interface NodeWire {
-  id: string;
-  project_id: string;
-  parent_id: string | null;
-  slug: string;
-  path: string;
-  type: string;
-  title: string;
-  status: NodeStatus;
-  position: number;
-  seo: Record<string, unknown>;
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-export type NodeWithBlocksWire = NodeWire & { blocks: BlockWire[] };
+// Wire shapes are declared once, as the operations' schemas (./operations.ts).
+export type BlockWire = z.output<typeof BlockOut>;
+export type NodeWire = z.output<typeof NodeOut>;
+export type NodeWithBlocksWire = z.output<typeof NodeWithBlocksOut>;
 
 export function nodeToWire(n: Node): NodeWire {
   return {
@@ -82,7 +66,13 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
   const { page, perPage } = readPaging(f, { defaultPerPage: 50 });
   const where = and(...conds);
   const [data, counted] = await Promise.all([
-    db.select().from(nodes).where(where).orderBy(asc(nodes.path), asc(nodes.id)).limit(perPage).offset((page - 1) * perPage),
+    db
+      .select()
+      .from(nodes)
+      .where(where)
+      .orderBy(asc(nodes.path), asc(nodes.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
     db.select({ total: count() }).from(nodes).where(where),
   ]);
   return { data, total: Number(oneRow(counted).total), page, per_page: perPage };
@@ -94,14 +84,22 @@ export function escapeLike(s: string): string {
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
   if (!isUuid(id)) throw notFound("node");
-  const [n] = await db.select().from(nodes).where(and(eq(nodes.projectId, projectId), eq(nodes.id, id))).limit(1);
+  const [n] = await db
+    .select()
+    .from(nodes)
+    .where(and(eq(nodes.projectId, projectId), eq(nodes.id, id)))
+    .limit(1);
   if (!n) throw notFound("node");
   return n;
 }
 
 export async function getNodeByPath(db: Db, projectId: string, path: string): Promise<Node> {
   const clean = path.replace(/^\/+|\/+$/g, "");
-  const [n] = await db.select().from(nodes).where(and(eq(nodes.projectId, projectId), eq(nodes.path, clean))).limit(1);
+  const [n] = await db
+    .select()
+    .from(nodes)
+    .where(and(eq(nodes.projectId, projectId), eq(nodes.path, clean)))
+    .limit(1);
   if (!n) throw notFound("node");
   return n;
 }
@@ -139,8 +137,7 @@ function checkPathLength(path: string, longest: number = path.length): void {
   }
 }
 
-const conflict = (path: string): AppError =>
-  new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
+const conflict = (path: string): AppError => new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
 
 async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
   try {
@@ -237,7 +234,10 @@ async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Dat
  * back is always a valid write (an override of a block the node lacks is refused with 400).
  */
 async function pruneOverrides(db: Db, nodeId: string, removed: readonly string[], now: Date): Promise<void> {
-  const keys = sql`array[${sql.join(removed.map((id) => sql`${id}`), sql`, `)}]::text[]`;
+  const keys = sql`array[${sql.join(
+    removed.map((id) => sql`${id}`),
+    sql`, `,
+  )}]::text[]`;
   await db
     .update(translations)
     .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
@@ -245,78 +245,81 @@ async function pruneOverrides(db: Db, nodeId: string, removed: readonly string[]
 }
 
 export async function updateNode(db: Db, project: Project, id: string, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
-  return db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    const node = await getNode(tx, project.id, id);
-    let parentId = node.parentId;
-    let parentPath: string | null = null;
-    if (input.parent_id !== undefined) {
-      parentId = input.parent_id;
-      if (parentId) {
-        const parent = await getNode(tx, project.id, parentId).catch(() => null);
-        if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
-        if (parent.id === node.id || parent.path.startsWith(`${node.path}/`)) {
-          throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
+  return db
+    .transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
+      const node = await getNode(tx, project.id, id);
+      let parentId = node.parentId;
+      let parentPath: string | null = null;
+      if (input.parent_id !== undefined) {
+        parentId = input.parent_id;
+        if (parentId) {
+          const parent = await getNode(tx, project.id, parentId).catch(() => null);
+          if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
+          if (parent.id === node.id || parent.path.startsWith(`${node.path}/`)) {
+            throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
+          }
+          parentPath = parent.path;
         }
-        parentPath = parent.path;
+      } else if (parentId) {
+        parentPath = node.path.slice(0, node.path.length - node.slug.length - 1);
       }
-    } else if (parentId) {
-      parentPath = node.path.slice(0, node.path.length - node.slug.length - 1);
-    }
-    const slug = input.slug ?? node.slug;
-    const path = parentPath ? `${parentPath}/${slug}` : slug;
-    const moved = path !== node.path;
-    if (moved) {
-      const { longest } = oneRow(
-        await tx
-          .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
-          .from(nodes)
-          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`))),
-      );
-      checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
-    }
-    const position =
-      input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
+      const slug = input.slug ?? node.slug;
+      const path = parentPath ? `${parentPath}/${slug}` : slug;
+      const moved = path !== node.path;
+      if (moved) {
+        const { longest } = oneRow(
+          await tx
+            .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
+            .from(nodes)
+            .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`))),
+        );
+        checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
+      }
+      const position = input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
 
-    const [updated] = await withConflict(path, () =>
-      tx
-        .update(nodes)
-        .set({
-          parentId,
-          slug,
-          path,
-          position,
-          type: input.type ?? node.type,
-          title: input.title ?? node.title,
-          seo: input.seo ?? node.seo,
-          updatedAt: now,
-        })
-        .where(eq(nodes.id, node.id))
-        .returning(),
-    );
-    if (moved) {
-      // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
-      await withConflict(path, () =>
+      const [updated] = await withConflict(path, () =>
         tx
           .update(nodes)
-          .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
-          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
+          .set({
+            parentId,
+            slug,
+            path,
+            position,
+            type: input.type ?? node.type,
+            title: input.title ?? node.title,
+            seo: input.seo ?? node.seo,
+            updatedAt: now,
+          })
+          .where(eq(nodes.id, node.id))
+          .returning(),
       );
-    }
-    if (!updated) throw notFound("node");
-    const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
-    return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
-  }).then(committed(db, project.id));
+      if (moved) {
+        // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
+        await withConflict(path, () =>
+          tx
+            .update(nodes)
+            .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
+            .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
+        );
+      }
+      if (!updated) throw notFound("node");
+      const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
+      return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
+    })
+    .then(committed(db, project.id));
 }
 
 export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
-  return db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    const node = await getNode(tx, project.id, id);
-    const written = await writeBlocks(tx, node.id, input, now);
-    await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
-    return written.map(blockToWire);
-  }).then(committed(db, project.id));
+  return db
+    .transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
+      const node = await getNode(tx, project.id, id);
+      const written = await writeBlocks(tx, node.id, input, now);
+      await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
+      return written.map(blockToWire);
+    })
+    .then(committed(db, project.id));
 }
 
 export type Transition = "publish" | "unpublish" | "archive" | "restore";
@@ -329,25 +332,27 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
 };
 
 export async function transitionNode(db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> {
-  return db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    const node = await getNode(tx, project.id, id);
-    const rule = TRANSITIONS[action];
-    if (!rule.from.includes(node.status)) {
-      throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-    }
-    const [updated] = await tx
-      .update(nodes)
-      .set({
-        status: rule.to,
-        publishedAt: rule.to === "published" ? (node.status === "published" ? node.publishedAt : now) : node.publishedAt,
-        updatedAt: now,
-      })
-      .where(eq(nodes.id, node.id))
-      .returning();
-    if (!updated) throw notFound("node");
-    return nodeToWire(updated);
-  }).then(committed(db, project.id));
+  return db
+    .transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
+      const node = await getNode(tx, project.id, id);
+      const rule = TRANSITIONS[action];
+      if (!rule.from.includes(node.status)) {
+        throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
+      }
+      const [updated] = await tx
+        .update(nodes)
+        .set({
+          status: rule.to,
+          publishedAt: rule.to === "published" ? (node.status === "published" ? node.publishedAt : now) : node.publishedAt,
+          updatedAt: now,
+        })
+        .where(eq(nodes.id, node.id))
+        .returning();
+      if (!updated) throw notFound("node");
+      return nodeToWire(updated);
+    })
+    .then(committed(db, project.id));
 }
 
 export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {

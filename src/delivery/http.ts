@@ -3,15 +3,15 @@
 // any fetch-style runtime with node:crypto (Bun, Node, Deno, Workers with nodejs_compat).
 import { createHash } from "node:crypto";
 import { type AppError, errorBody } from "../errors";
+import { type CorsPolicy, corsHeaders, corsPreflight } from "../lib/cors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
-/** On every delivery answer. Never Allow-Credentials: delivery is anonymous. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": "ETag, X-Request-Id",
-};
+/** Delivery's CORS policy: any origin, read methods. Never Allow-Credentials: delivery is anonymous. */
+const DELIVERY_CORS: CorsPolicy = { origins: "*", methods: ALLOWED_METHODS, allowHeaders: "requested", exposeHeaders: "ETag, X-Request-Id", maxAgeSeconds: 86400 };
+/** On every delivery answer. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(DELIVERY_CORS, null);
 
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const XML_TYPE = "application/xml; charset=utf-8";
@@ -155,20 +155,8 @@ async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: Gzip
   return { status: 200, headers: gz.headers, body: gz.body };
 }
 
-const HEADER_LIST_RE = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+(?:\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*$/;
-
 /** CORS preflight: any origin, read methods only, the requested headers echoed back. */
-export function preflight(request: Request): Response {
-  const headers: Record<string, string> = {
-    ...CORS_HEADERS,
-    "access-control-allow-methods": ALLOWED_METHODS,
-    "access-control-max-age": "86400",
-    vary: "Access-Control-Request-Headers",
-  };
-  const asked = request.headers.get("access-control-request-headers");
-  if (asked && asked.length <= 1024 && HEADER_LIST_RE.test(asked.trim())) headers["access-control-allow-headers"] = asked.trim();
-  return new Response(null, { status: 204, headers });
-}
+export const preflight = (request: Request): Response => corsPreflight(DELIVERY_CORS, request);
 
 export function methodNotAllowed(method: string): Reply {
   const body = jsonText(errorBody("method_not_allowed", `${method} is not allowed here; delivery is read-only (${ALLOWED_METHODS})`));

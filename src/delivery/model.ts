@@ -41,18 +41,15 @@ export const DeliveryDocs = {
     [{ name: "path", in: "path", required: true, description: "slug path, e.g. blog/hello-world", schema: { type: "string" } }, locale],
     { 200: renderable, 400: { description: "invalid_locale" }, 404: { description: "not_found" } },
   ),
-  byId: doc(
-    "Published node by id",
-    "Same renderable node, resolved by id.",
-    [{ name: "id", in: "path", required: true, description: "node id", schema: { type: "string", format: "uuid" } }, locale],
-    { 200: renderable, 400: { description: "invalid_locale" }, 404: { description: "not_found" } },
-  ),
-  list: doc(
-    "All published nodes (raw rows)",
-    "{ data: [row] }, rows are the node's own columns without blocks, in path order; streamed.",
-    [],
-    { 200: { description: "{ data: [raw node row] }" }, 404: error },
-  ),
+  byId: doc("Published node by id", "Same renderable node, resolved by id.", [{ name: "id", in: "path", required: true, description: "node id", schema: { type: "string", format: "uuid" } }, locale], {
+    200: renderable,
+    400: { description: "invalid_locale" },
+    404: { description: "not_found" },
+  }),
+  list: doc("All published nodes (raw rows)", "{ data: [row] }, rows are the node's own columns without blocks, in path order; streamed.", [], {
+    200: { description: "{ data: [raw node row] }" },
+    404: error,
+  }),
   entries: doc(
     "Entries of a collection",
     "Published children of the collection node at the given slug path. sort: updated_at, -updated_at (default), title, -title, created_at, -created_at, position; ties broken by id.",
@@ -72,7 +69,10 @@ export const DeliveryDocs = {
   translation: doc(
     "Published node merged with a locale's translation",
     "The renderable node in that locale; 404 when the locale has no published translation of it.",
-    [{ name: "nodeId", in: "path", required: true, description: "node id", schema: { type: "string", format: "uuid" } }, { ...locale, required: true, description: "a non-default project locale" }],
+    [
+      { name: "nodeId", in: "path", required: true, description: "node id", schema: { type: "string", format: "uuid" } },
+      { ...locale, required: true, description: "a non-default project locale" },
+    ],
     { 200: renderable, 400: { description: "missing_parameter, invalid_locale" }, 404: { description: "not_found" } },
   ),
   sitemap: doc(

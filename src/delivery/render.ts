@@ -1,5 +1,6 @@
 // Pure rendering of a delivery node: locale merge, localised paths, SEO. No I/O here.
 import { decodeHTML } from "entities";
+import { deepMerge, isPlainObject } from "../lib/merge";
 import type { DeliveryProject } from "./cache";
 import { pageJsonLd } from "./jsonld";
 import { absoluteUrl, fallbackSeo, hreflangSet, type VersionSeo, versionSeo } from "./seo";
@@ -83,26 +84,6 @@ export function publicUrl(project: DeliveryProject, locale: string, path: string
   return (project.publicBaseUrl ?? "") + rel;
 }
 
-/**
- * Deep merge of a translation's block override over the base data: objects merge key by key,
- * anything else (arrays, scalars, null) replaces.
- */
-export function deepMerge(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const key of Object.keys(override)) {
-    const o = override[key];
-    const b = out[key];
-    const value = isPlainObject(o) && isPlainObject(b) ? deepMerge(b, o) : o;
-    // defineProperty: a "__proto__" key stays data and never reaches the prototype.
-    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 function firstText(blocks: BlockRow[]): string | null {
   for (const b of blocks) {
     if (!TEXT_BLOCK_TYPES.has(b.type)) continue;
@@ -145,13 +126,7 @@ function summarise(text: string): string | null {
 }
 
 /** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
-export function renderNode(
-  project: DeliveryProject,
-  chain: ChainNode[],
-  baseBlocks: BlockRow[],
-  overrides: Record<string, Record<string, unknown>> | null,
-  locale: string,
-): RenderableNode {
+export function renderNode(project: DeliveryProject, chain: ChainNode[], baseBlocks: BlockRow[], overrides: Record<string, Record<string, unknown>> | null, locale: string): RenderableNode {
   const node = chain[chain.length - 1];
   if (!node) throw new Error("renderNode needs the chain down to the node");
   const isDefault = locale === project.defaultLocale;
@@ -186,15 +161,16 @@ export function renderNode(
   const { canonical, robots } = own;
   // A page that is not itself indexable names no cluster: hreflang links only between indexable pages.
   const hreflang = own.indexable
-    ? hreflangSet(project.defaultLocale, versions.map((v) => ({ locale: v.locale, href: v.href, indexable: v.seo.indexable })))
+    ? hreflangSet(
+        project.defaultLocale,
+        versions.map((v) => ({ locale: v.locale, href: v.href, indexable: v.seo.indexable })),
+      )
     : [];
   // A fallback shows the default locale's content: its language is that one.
   const language = isDefault || translated ? locale : project.defaultLocale;
 
   // A translation without its own description prefers its (merged, localised) text over the base one.
-  const description = translated
-    ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description))
-    : (str(seo.description) ?? firstText(blocks));
+  const description = translated ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description)) : (str(seo.description) ?? firstText(blocks));
   const image = absoluteUrl(project, str(pick("og_image")) ?? firstImage(blocks));
   const article = ARTICLE_TYPES.has(node.type);
 

@@ -10,7 +10,7 @@
 // less a margin: a node with L locales gives L URLs of L+1 alternates each), give a
 // <sitemapindex> of sitemap-{n}.xml. Shard boundaries come from one streamed pass that sizes each
 // node's entries exactly; the plan (a few paths per shard) is remembered per content version.
-import { type SQL, and, gt, lte, sql } from "drizzle-orm";
+import { and, gt, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
@@ -173,9 +173,10 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
   const others = project.locales.filter((l) => l !== project.defaultLocale);
-  const own = others.length === 0
-    ? sql`null`
-    : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
+  const own =
+    others.length === 0
+      ? sql`null`
+      : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
            where t.node_id = ${nodes.id} and t.status = 'published')`;
   const known = new Map<string, Map<string, LocaleInfo>>();
   let cursor = shard?.after ?? null;
@@ -195,7 +196,12 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
         }
         known.set(r.path, m);
       }
-      await learnAncestors(db, project, page.map((p) => p.path), known);
+      await learnAncestors(
+        db,
+        project,
+        page.map((p) => p.path),
+        known,
+      );
     }
     const out: ListedNode[] = [];
     for (const r of page) {

@@ -10,7 +10,7 @@ import type { AppDeps } from "../deps";
 export const APP_VERSION: string = pkg.version;
 const DEMO_SLUG = "demo";
 
-export interface HomeLink {
+interface HomeLink {
   rel: string;
   href: string;
   title: string;
@@ -23,7 +23,7 @@ export interface Home {
   demo: HomeLink[] | null;
 }
 
-export async function homeOf(deps: AppDeps): Promise<Home> {
+async function homeOf(deps: AppDeps): Promise<Home> {
   const base = deps.config.publicUrl;
   const [demo] = await deps.db.select({ slug: projects.slug }).from(projects).where(eq(projects.slug, DEMO_SLUG)).limit(1);
   const api = `${base}/api/p/${DEMO_SLUG}`;
@@ -52,7 +52,7 @@ export async function homeOf(deps: AppDeps): Promise<Home> {
 }
 
 /** HTML only when the client ranks text/html above application/json (browsers do; curl does not). */
-export function prefersHtml(accept: string | null): boolean {
+function prefersHtml(accept: string | null): boolean {
   if (accept === null) return false;
   let html = 0;
   let json = 0;
@@ -67,14 +67,13 @@ export function prefersHtml(accept: string | null): boolean {
   return html > 0 && html > json;
 }
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"));
+const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"));
 
 function list(links: HomeLink[]): string {
   return `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
 }
 
-export function homeHtml(home: Home): string {
+function homeHtml(home: Home): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">

@@ -1,25 +1,18 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { adminKeys } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
+import { oneRow } from "../lib/rows";
 import { ADMIN_SCOPES, isScope } from "../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
-import { oneRow } from "../lib/rows";
+import type { KeyOut } from "./operations";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 
-export interface AdminKeyWire {
-  id: string;
-  name: string;
-  key_hint: string;
-  scopes: string[];
-  project_ids: string[] | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+type AdminKeyWire = z.output<typeof KeyOut>;
 
 export const keyToWire = (k: AdminKey): AdminKeyWire => ({
   id: k.id,
@@ -39,13 +32,7 @@ export interface KeyInput {
 }
 
 /** Inserts a key; the plaintext is returned once and never stored. `caller` null = CLI/bootstrap. */
-export async function createAdminKey(
-  db: Db,
-  input: KeyInput,
-  caller: AdminCaller | null,
-  now: Date,
-  plaintext: string = generateToken("cms_ak_"),
-): Promise<{ key: AdminKey; plaintext: string }> {
+export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCaller | null, now: Date, plaintext: string = generateToken("cms_ak_")): Promise<{ key: AdminKey; plaintext: string }> {
   const scopes = [...new Set(input.scopes ?? (caller ? [...caller.scopes] : [...ADMIN_SCOPES]))];
   for (const s of scopes) {
     if (!isScope(s)) throw new AppError("invalid_request", `unknown scope "${s}"`, { field: "scopes", allowed: ADMIN_SCOPES });
@@ -66,18 +53,18 @@ export async function createAdminKey(
   }
   const key = oneRow(
     await db
-    .insert(adminKeys)
-    .values({
-      id: uuidv7(now.getTime()),
-      name: input.name,
-      keyHash: hashToken(plaintext),
-      keyHint: tokenHint(plaintext),
-      scopes,
-      projectIds,
-      createdBy: caller?.keyId ?? null,
-      createdAt: now,
-    })
-    .returning(),
+      .insert(adminKeys)
+      .values({
+        id: uuidv7(now.getTime()),
+        name: input.name,
+        keyHash: hashToken(plaintext),
+        keyHint: tokenHint(plaintext),
+        scopes,
+        projectIds,
+        createdBy: caller?.keyId ?? null,
+        createdAt: now,
+      })
+      .returning(),
   );
   return { key, plaintext };
 }
@@ -97,5 +84,8 @@ export async function revokeAdminKey(db: Db, id: string, caller: AdminCaller | n
   if (!isUuid(id)) throw notFound("key");
   const [k] = await db.select().from(adminKeys).where(eq(adminKeys.id, id)).limit(1);
   if (!k || !visibleTo(k, caller)) throw notFound("key");
-  await db.update(adminKeys).set({ revokedAt: now }).where(and(eq(adminKeys.id, id), isNull(adminKeys.revokedAt)));
+  await db
+    .update(adminKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(adminKeys.id, id), isNull(adminKeys.revokedAt)));
 }

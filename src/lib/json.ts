@@ -1,5 +1,5 @@
-import { readCappedText } from "./stream";
 import { AppError } from "../errors";
+import { readCappedText } from "./stream";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_JSON_DEPTH = 32;
@@ -13,8 +13,7 @@ export async function readBodyText(request: Request, limit: number = MAX_BODY_BY
   return text;
 }
 
-const tooLarge = (limit: number): AppError =>
-  new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
+const tooLarge = (limit: number): AppError => new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
 
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return undefined;
@@ -29,13 +28,12 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /** PostgreSQL text and jsonb cannot hold NUL or unpaired surrogates: refuse them at the door. */
-export function isStorableText(s: string): boolean {
+function isStorableText(s: string): boolean {
   return !s.includes("\u0000") && s.isWellFormed();
 }
 
 export function assertStorableStrings(v: unknown, path: readonly string[] = []): void {
-  const bad = (): AppError =>
-    new AppError("invalid_request", "text must not contain NUL characters or unpaired surrogates", path.length > 0 ? { field: path.join(".") } : undefined);
+  const bad = (): AppError => new AppError("invalid_request", "text must not contain NUL characters or unpaired surrogates", path.length > 0 ? { field: path.join(".") } : undefined);
   if (typeof v === "string") {
     if (!isStorableText(v)) throw bad();
   } else if (Array.isArray(v)) {
@@ -46,6 +44,32 @@ export function assertStorableStrings(v: unknown, path: readonly string[] = []):
       assertStorableStrings(x, [...path, k]);
     }
   }
+}
+
+/**
+ * The body parser of the routes that read JSON or form bodies (each plugin installs it for its own
+ * routes): bounded size and depth, storable text only; undefined for other types (Elysia's own).
+ */
+export async function parseBody(request: Request, contentType: string | undefined): Promise<unknown> {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (type === "application/json" || type.endsWith("+json")) {
+    const body = parseJsonBody(await readBodyText(request));
+    assertStorableStrings(body);
+    return body ?? null;
+  }
+  if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
+  return undefined;
+}
+
+function parseForm(text: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (!isStorableText(k) || !isStorableText(v)) throw new AppError("invalid_request", "form fields must not contain NUL characters or unpaired surrogates");
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    // Duplicated parameters become arrays so that string schemas reject them (RFC 6749 §3.1).
+    Object.defineProperty(out, k, { value: prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 function depthOf(v: unknown, d: number): number {

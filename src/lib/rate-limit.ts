@@ -18,16 +18,16 @@ export async function hitRateLimit(db: Db, key: string, limit: number, windowSec
   const windowEnded = sql`${rateLimits.windowStart} <= ${nowIso}::timestamptz - make_interval(secs => ${windowSeconds})`;
   const row = oneRow(
     await db
-    .insert(rateLimits)
-    .values({ key, count: 1, windowStart: now })
-    .onConflictDoUpdate({
-      target: rateLimits.key,
-      set: {
-        count: sql`CASE WHEN ${windowEnded} THEN 1 ELSE ${rateLimits.count} + 1 END`,
-        windowStart: sql`CASE WHEN ${windowEnded} THEN ${nowIso}::timestamptz ELSE ${rateLimits.windowStart} END`,
-      },
-    })
-    .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart }),
+      .insert(rateLimits)
+      .values({ key, count: 1, windowStart: now })
+      .onConflictDoUpdate({
+        target: rateLimits.key,
+        set: {
+          count: sql`CASE WHEN ${windowEnded} THEN 1 ELSE ${rateLimits.count} + 1 END`,
+          windowStart: sql`CASE WHEN ${windowEnded} THEN ${nowIso}::timestamptz ELSE ${rateLimits.windowStart} END`,
+        },
+      })
+      .returning({ count: rateLimits.count, windowStart: rateLimits.windowStart }),
   );
   const endsAt = row.windowStart.getTime() + windowSeconds * 1000;
   return { allowed: row.count <= limit, retryAfter: Math.max(1, Math.ceil((endsAt - now.getTime()) / 1000)) };
@@ -37,7 +37,11 @@ export async function hitRateLimit(db: Db, key: string, limit: number, windowSec
 export function clientAddress(request: Request, socketAddress: string | null, trustProxy: boolean): string {
   if (trustProxy) {
     const xff = request.headers.get("x-forwarded-for");
-    const last = xff?.split(",").map((s) => s.trim()).filter(Boolean).pop();
+    const last = xff
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last && last.length <= 64) return last;
   }
   return socketAddress ?? "unknown";

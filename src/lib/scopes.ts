@@ -1,18 +1,8 @@
-export const ADMIN_SCOPES = [
-  "projects:read",
-  "projects:write",
-  "content:read",
-  "content:write",
-  "ai:read",
-  "ai:write",
-  "keys:write",
-  "users:write",
-] as const;
+export const ADMIN_SCOPES = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "users:write"] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */
 export const MCP_SCOPES = ["content:read", "content:write", "ai:read"] as const;
-export type McpScope = (typeof MCP_SCOPES)[number];
 
 /** A user's role in one project; an instance owner holds `owner` in every project. */
 export const PROJECT_ROLES = ["viewer", "editor", "admin"] as const;
@@ -30,3 +20,17 @@ export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
 export const isProjectRole = (s: unknown): s is ProjectRole => typeof s === "string" && (PROJECT_ROLES as readonly string[]).includes(s);
 
 export const isScope = (s: string): s is Scope => (ADMIN_SCOPES as readonly string[]).includes(s);
+
+/** What an operation needs: every scope listed, or any one of the alternatives. */
+export type ScopeRule = readonly Scope[] | { readonly anyOf: readonly Scope[] };
+
+/** The one authorization check, asked by every transport: the scopes needed that the caller does not hold. */
+export function missingScopes<S extends string>(needed: readonly S[], held: readonly string[]): S[] {
+  return needed.filter((s) => !held.includes(s));
+}
+
+/** As missingScopes, for a rule: with alternatives, all of them when none is held. */
+export function unmetScopes(rule: ScopeRule, held: readonly string[]): Scope[] {
+  if ("anyOf" in rule) return rule.anyOf.some((s) => held.includes(s)) ? [] : [...rule.anyOf];
+  return missingScopes(rule, held);
+}

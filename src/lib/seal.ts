@@ -1,9 +1,10 @@
 // Reversible secrets (provider API keys) sealed with AES-256-GCM through Web Crypto.
 // Wire form: v1:<key id>:<nonce b64url>:<ciphertext+tag b64url>. The additional data binds a
 // ciphertext to the row it belongs to, so a value copied into another row fails to open.
-import { decodeBase64urlIgnorePadding, encodeBase64, encodeBase64urlNoPadding } from "@oslojs/encoding";
+
 import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { decodeBase64urlIgnorePadding, encodeBase64, encodeBase64urlNoPadding } from "@oslojs/encoding";
 
 const KEY_ID_RE = /^[A-Za-z0-9_-]{1,32}$/;
 const enc = new TextEncoder();
@@ -61,11 +62,7 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
     ids: entries.map((e) => e.id),
     async seal(plaintext, aad) {
       const nonce = crypto.getRandomValues(new Uint8Array(12));
-      const ct = await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 },
-        currentKey,
-        enc.encode(plaintext),
-      );
+      const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 }, currentKey, enc.encode(plaintext));
       return `v1:${currentId}:${toB64(nonce)}:${toB64(new Uint8Array(ct))}`;
     },
     async open(sealed, aad) {
@@ -117,7 +114,10 @@ export function loadKeyFile(path: string, opts: { prependNew?: boolean } = {}): 
     // link (and its key is the one) or reads the whole file, never an empty one.
     created = publishKeyFile(path, `${generateKeyEntry()}\n`, "create");
   }
-  let entries = readFileSync(path, "utf8").split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
+  let entries = readFileSync(path, "utf8")
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
   if (opts.prependNew) {
     entries = [generateKeyEntry(), ...entries];
     // Rename over the old file: a crash mid-write must not leave a truncated key file, which

@@ -159,7 +159,8 @@ export function embeddedIPv4(b: Uint8Array): Uint8Array[] {
   const zero = (from: number, to: number): boolean => b.slice(from, to).every((x) => x === 0);
   const last4 = b.slice(12, 16);
   const out: Uint8Array[] = [];
-  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) out.push(last4); // ::ffff:a.b.c.d
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff)
+    out.push(last4); // ::ffff:a.b.c.d
   else if (zero(0, 12) && !(zero(12, 15) && (b[15] ?? 0) <= 1)) out.push(last4); // ::a.b.c.d (compatible), not :: or ::1
   if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) out.push(last4); // ::ffff:0:a.b.c.d
   if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && (zero(4, 12) || (b[4] === 0 && b[5] === 1))) out.push(last4); // NAT64

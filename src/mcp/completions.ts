@@ -6,7 +6,7 @@ import { describeError } from "../errors";
 import { type ArgKind, promptArgKind } from "./prompts";
 import { byIdTemplate, byPathTemplate } from "./resources";
 import { type Suggestions, suggestCollections, suggestFrom, suggestNodeIds, suggestNodePaths } from "./suggest";
-import type { ToolContext } from "./tools/tool";
+import type { ToolContext } from "./tools";
 
 const DAYS = ["1", "7", "14", "30", "90", "365"];
 const NOTHING: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };

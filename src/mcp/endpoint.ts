@@ -5,8 +5,9 @@ import { authenticateMcpBearer, bearerOf, type McpCaller } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
 import { type ErrorCode, errorBody } from "../errors";
+import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { MCP_SCOPES } from "../lib/scopes";
+import { MCP_SCOPES, missingScopes } from "../lib/scopes";
 import { findProject } from "../projects/service";
 import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
 import { handleModern, isModernRequest } from "./modern";
@@ -14,11 +15,9 @@ import { buildMcpServer } from "./server";
 import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
-/** /mcp reads its own body (JSON-RPC errors, not the admin error body): the app's parser skips it. */
-export const isMcpPath = (path: string): boolean => path === MCP_PATH || path === `${MCP_PATH}/`;
 
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
-const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, t.scopes]));
+const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 
@@ -26,7 +25,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const { config, db } = deps;
   const refused = checkHostAndOrigin(config, request);
   if (refused) return refused;
-  const cors = corsHeaders(config, request);
+  const cors = corsHeaders(mcpCors(config), request.headers.get("origin"));
 
   const authorization = request.headers.get("authorization");
   const now = deps.now();
@@ -136,22 +135,28 @@ function requiredScopes(body: unknown): string[] {
  */
 function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleScopes: readonly string[] | null): Response | null {
   if (caller.kind !== "oauth" || roleScopes === null) return null;
-  const missing = requiredScopes(body).filter((s) => !caller.scopes.includes(s));
+  const missing = missingScopes(requiredScopes(body), caller.scopes);
   if (missing.length === 0 || !missing.every((s) => roleScopes.includes(s))) return null;
   // 2025-11-25 recommends asking for what the token holds plus what is missing, so the new token loses nothing.
   const scope = MCP_SCOPES.filter((s) => caller.scopes.includes(s) || missing.includes(s)).join(" ");
   const message = `this call needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}, which the access token lacks; authorize again with scope "${scope}"`;
-  return httpError(403, "insufficient_scope", message, {
-    "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
-    "cache-control": "no-store",
-  }, { required: missing });
+  return httpError(
+    403,
+    "insufficient_scope",
+    message,
+    {
+      "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
+      "cache-control": "no-store",
+    },
+    { required: missing },
+  );
 }
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */
 export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
   return httpError(405, "method_not_allowed", `${request.method} is not supported on ${MCP_PATH}: use POST (stateless Streamable HTTP, no sessions)`, {
     allow: "POST",
-    ...corsHeaders(deps.config, request),
+    ...corsHeaders(mcpCors(deps.config), request.headers.get("origin")),
   });
 }
 
@@ -159,16 +164,7 @@ export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
 export function mcpPreflight(deps: AppDeps, request: Request): Response {
   const refused = checkHostAndOrigin(deps.config, request);
   if (refused) return refused;
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...corsHeaders(deps.config, request),
-      "access-control-allow-methods": "POST",
-      "access-control-allow-headers": ALLOW_HEADERS,
-      "access-control-max-age": "600",
-      allow: "POST",
-    },
-  });
+  return corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 }
 
 function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
@@ -184,7 +180,7 @@ function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
 function checkHostAndOrigin(config: Config, request: Request): Response | null {
   if (!hostAllowed(config, request)) return httpError(403, "forbidden", "Host header not allowed for /mcp");
   const origin = request.headers.get("origin");
-  if (origin !== null && !originAllowed(config, origin)) return httpError(403, "forbidden", `Origin ${origin.slice(0, 200)} is not allowed for /mcp`);
+  if (origin !== null && !originAllowed(mcpCors(config), origin)) return httpError(403, "forbidden", `Origin ${origin.slice(0, 200)} is not allowed for /mcp`);
   return null;
 }
 
@@ -203,16 +199,8 @@ function hostAllowed(config: Config, request: Request): boolean {
   return config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname);
 }
 
-function originAllowed(config: Config, origin: string): boolean {
-  const o = origin.toLowerCase();
-  return config.mcpAllowedOrigins.some((a) => a === "*" || a.toLowerCase() === o);
-}
-
-function corsHeaders(config: Config, request: Request): Record<string, string> {
-  const origin = request.headers.get("origin");
-  if (origin === null || !originAllowed(config, origin)) return {};
-  return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSE_HEADERS, vary: "Origin" };
-}
+/** /mcp's CORS policy: the MCP_ALLOWED_ORIGINS allow-list. */
+const mcpCors = (config: Config): CorsPolicy => ({ origins: config.mcpAllowedOrigins, methods: "POST", allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAgeSeconds: 600 });
 
 function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, details?: unknown): Response {
   return new Response(JSON.stringify(errorBody(code, message, details)), {

@@ -4,10 +4,11 @@
 // replaces initialize, results carry `resultType` and (for lists and reads) caching hints.
 // The SDK (1.x) carries none of this, so the wire rules live here; the requests themselves are
 // answered by the same McpServer as 2025-11-25, through an in-process transport.
-import { decodeBase64 } from "@oslojs/encoding";
+
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { decodeBase64 } from "@oslojs/encoding";
 import { SERVER_INFO } from "./server";
 
 const MODERN_VERSION = "2026-07-28";
@@ -106,12 +107,17 @@ export async function handleModern(body: unknown, headers: Headers, rejected: { 
   if (m.method === "tools/call" && wantsProgress(m) && (headers.get("accept") ?? "").includes("text/event-stream")) return streamed(ctx, m, id as string | number);
   try {
     if (m.method === "server/discover") {
-      return rpcReply(200, id, undefined, complete("server/discover", {
-        supportedVersions: [...SUPPORTED_VERSIONS],
-        capabilities: ctx.capabilities,
-        instructions: ctx.instructions,
-        _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
-      }));
+      return rpcReply(
+        200,
+        id,
+        undefined,
+        complete("server/discover", {
+          supportedVersions: [...SUPPORTED_VERSIONS],
+          capabilities: ctx.capabilities,
+          instructions: ctx.instructions,
+          _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
+        }),
+      );
     }
     const answer = await dispatch(ctx.server, request(m, id as string | number));
     if ("error" in answer) return rpcReply(answer.error.code === METHOD_NOT_FOUND ? 404 : 200, id, modernError(m, answer.error));

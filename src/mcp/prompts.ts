@@ -7,7 +7,7 @@ import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service"
 import { AppError } from "../errors";
 import { nodeUri } from "./resources";
 import { recentlyChanged } from "./suggest";
-import type { ToolContext } from "./tools/tool";
+import type { ToolContext } from "./tools";
 
 /** What an argument names, for completion/complete. */
 export type ArgKind = "path" | "locale" | "collection" | "days";

@@ -1,20 +1,15 @@
 // Nodes as MCP resources: cms://{project slug}/nodes/{node id}, listed with an opaque cursor, and
 // templates reading a node by id or by path, in any of the project's locales.
-import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  ErrorCode,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
+import { getLocalizedNode } from "../content/editor";
 import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service";
 import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { MAX_PAGE } from "../lib/paging";
-import { getLocalizedNode } from "./service";
-import type { ToolContext } from "./tools/tool";
+import type { ToolContext } from "./tools";
 
 const RESOURCE_PAGE_SIZE = 100;
 // The MCP spec's code for an unknown resource (not in the SDK's ErrorCode enum).

@@ -1,14 +1,12 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { handleMcpPost, MCP_PATH, mcpMethodNotAllowed, mcpPreflight } from "./endpoint";
-import { mcpTokenRoutes } from "./tokens/routes";
 
 const mcpDoc = (summary: string, description?: string) => ({ tags: ["mcp"], summary, description, security: [{ bearerAuth: [] }] });
 
 export function mcpRoutes(deps: AppDeps) {
   // Handlers hand back the transport's Response as is; set.status keeps the request log honest.
   return new Elysia()
-    .use(mcpTokenRoutes(deps))
     .post(
       MCP_PATH,
       async ({ request, set }) => {
@@ -28,9 +26,13 @@ export function mcpRoutes(deps: AppDeps) {
     .delete(MCP_PATH, ({ request, set }) => ((set.status = 405), mcpMethodNotAllowed(deps, request)), { detail: mcpDoc("Not supported (405): no sessions to end") })
     .put(MCP_PATH, ({ request, set }) => ((set.status = 405), mcpMethodNotAllowed(deps, request)), { detail: { hide: true } })
     .patch(MCP_PATH, ({ request, set }) => ((set.status = 405), mcpMethodNotAllowed(deps, request)), { detail: { hide: true } })
-    .options(MCP_PATH, ({ request, set }) => {
-      const res = mcpPreflight(deps, request);
-      set.status = res.status;
-      return res;
-    }, { detail: { hide: true } });
+    .options(
+      MCP_PATH,
+      ({ request, set }) => {
+        const res = mcpPreflight(deps, request);
+        set.status = res.status;
+        return res;
+      },
+      { detail: { hide: true } },
+    );
 }

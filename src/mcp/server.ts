@@ -1,14 +1,11 @@
-import { encodeBase64 } from "@oslojs/encoding";
-import { assertStorableStrings } from "../lib/json";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult, Icon, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Icon, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { encodeBase64 } from "@oslojs/encoding";
 import { registerCompletions } from "./completions";
-import { errorResult, missingScopeError } from "./errors";
 import { portableSchema } from "./portable-schema";
 import { registerPrompts } from "./prompts";
 import { registerNodeResources } from "./resources";
-import { TOOLS } from "./tools";
-import type { ToolContext, ToolDef } from "./tools/tool";
+import { registerTool, TOOLS, type ToolContext } from "./tools";
 
 const svg = (body: string): Icon => ({
   src: `data:image/svg+xml;base64,${encodeBase64(new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`))}`,
@@ -61,7 +58,7 @@ export function buildMcpServer(ctx: ToolContext, era: Era = "legacy"): BuiltServ
   const text = instructions(ctx);
   const capabilities = capabilitiesFor(era);
   const server = new McpServer(SERVER_INFO, { capabilities, instructions: text, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
-  for (const tool of TOOLS) registerTool(server, ctx, tool, era);
+  for (const tool of TOOLS) registerTool(server, ctx, tool, era === "legacy");
   registerNodeResources(server, ctx);
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
@@ -97,38 +94,4 @@ function wrapToolsList(server: McpServer): void {
 function toolIcon(t: Tool): Icon {
   if (t.annotations?.openWorldHint) return ICONS.ai;
   return t.annotations?.readOnlyHint ? ICONS.read : ICONS.write;
-}
-
-function registerTool(server: McpServer, ctx: ToolContext, tool: ToolDef, era: Era): void {
-  server.registerTool(
-    tool.name,
-    {
-      title: tool.title,
-      description: `${tool.description} Requires scope: ${tool.scopes.join(", ")}.`,
-      inputSchema: tool.input,
-      outputSchema: tool.output,
-      annotations: { title: tool.title, ...tool.annotations },
-    },
-    async (args: unknown, extra): Promise<CallToolResult> => {
-      const missing = tool.scopes.filter((s) => !ctx.caller.scopes.includes(s));
-      if (missing.length > 0) return missingScopeError(tool.name, missing, ctx.caller.scopes);
-      const token = extra._meta?.progressToken;
-      // Progress only for a client that asked (a progressToken); the endpoint streams such answers.
-      const progress: ToolContext["progress"] =
-        token === undefined
-          ? undefined
-          : async (done, total, message) => {
-              await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message } });
-              // Logging is 2025-11-25's (deprecated in 2026-07-28, which this server does not adopt).
-              if (era === "legacy") await extra.sendNotification({ method: "notifications/message", params: { level: "info", logger: tool.name, data: message } });
-            };
-      try {
-        assertStorableStrings(args);
-        const out = (await tool.run({ ...ctx, progress }, args as never)) as Record<string, unknown>;
-        return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
-      } catch (err) {
-        return errorResult(err, tool.name, ctx.deps.log);
-      }
-    },
-  );
 }

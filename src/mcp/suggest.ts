@@ -1,5 +1,5 @@
 // The reads behind MCP completions and prompts: node paths and ids by prefix, collections, recent changes.
-import { and, asc, count, desc, eq, gte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { escapeLike, type Node } from "../content/service";
@@ -17,10 +17,7 @@ export interface Suggestions {
 async function suggest(db: Db, projectId: string, column: typeof nodes.path | typeof nodes.id, prefix: string, extra?: SQL): Promise<Suggestions> {
   const like = column === nodes.id ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
   const where = and(eq(nodes.projectId, projectId), like, extra);
-  const [rows, counted] = await Promise.all([
-    db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS),
-    db.select({ total: count() }).from(nodes).where(where),
-  ]);
+  const [rows, counted] = await Promise.all([db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS), db.select({ total: count() }).from(nodes).where(where)]);
   const n = Number(oneRow(counted).total);
   return { values: rows.map((r) => String(r.v)), total: n, hasMore: n > rows.length };
 }
@@ -32,8 +29,7 @@ export const suggestNodePaths = (db: Db, projectId: string, prefix: string): Pro
 export const suggestNodeIds = (db: Db, projectId: string, prefix: string): Promise<Suggestions> => suggest(db, projectId, nodes.id, prefix);
 
 /** Slug paths of the project's collection nodes starting with the prefix. */
-export const suggestCollections = (db: Db, projectId: string, prefix: string): Promise<Suggestions> =>
-  suggest(db, projectId, nodes.path, prefix, eq(nodes.type, "collection"));
+export const suggestCollections = (db: Db, projectId: string, prefix: string): Promise<Suggestions> => suggest(db, projectId, nodes.path, prefix, eq(nodes.type, "collection"));
 
 /** The values of a fixed list starting with the prefix (locales, small enums). */
 export function suggestFrom(list: readonly string[], prefix: string): Suggestions {
@@ -46,5 +42,10 @@ export function suggestFrom(list: readonly string[], prefix: string): Suggestion
 export async function recentlyChanged(db: Db, projectId: string, since: Date, under: string | null, limit: number): Promise<Node[]> {
   const conds = [eq(nodes.projectId, projectId), gte(nodes.updatedAt, since)];
   if (under) conds.push(sql`${nodes.path} like ${`${escapeLike(under)}/%`}`);
-  return db.select().from(nodes).where(and(...conds)).orderBy(desc(nodes.updatedAt), asc(nodes.id)).limit(limit);
+  return db
+    .select()
+    .from(nodes)
+    .where(and(...conds))
+    .orderBy(desc(nodes.updatedAt), asc(nodes.id))
+    .limit(limit);
 }

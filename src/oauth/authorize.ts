@@ -97,13 +97,7 @@ export function grantableScopes(request: AuthorizationRequest, role: EffectiveRo
 }
 
 /** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */
-export async function approve(
-  db: Db,
-  request: AuthorizationRequest,
-  input: { userId: string; projectId: string; scopes: readonly string[] },
-  issuer: string,
-  now: Date,
-): Promise<string> {
+export async function approve(db: Db, request: AuthorizationRequest, input: { userId: string; projectId: string; scopes: readonly string[] }, issuer: string, now: Date): Promise<string> {
   const code = generateToken("cms_code_");
   const grantId = uuidv7(now.getTime());
   await db.transaction(async (tx) => {

@@ -5,12 +5,12 @@
 import { eq } from "drizzle-orm";
 import { oauthClients } from "../../db/schema";
 import type { AppDeps } from "../deps";
-import { checkOutboundUrl, pinnedTarget, systemResolver } from "../lib/ssrf";
 import { hitRateLimit } from "../lib/rate-limit";
+import { oneRow } from "../lib/rows";
+import { checkOutboundUrl, pinnedTarget, systemResolver } from "../lib/ssrf";
 import { readCappedText } from "../lib/stream";
 import { redirectUriProblem } from "./redirect-uri";
 import { findClient, knownScopes, MAX_CLIENT_ID_LENGTH, type OAuthClient } from "./service";
-import { oneRow } from "../lib/rows";
 
 const MAX_DOCUMENT_BYTES = 5 * 1024;
 const REFRESH_AFTER_MS = 60 * 60_000;
@@ -25,7 +25,11 @@ export function isMetadataClientId(id: string): boolean {
   } catch {
     return false;
   }
-  const rawPath = id.slice(8).replace(/^[^/?#]*/, "").split(/[?#]/)[0] ?? "";
+  const rawPath =
+    id
+      .slice(8)
+      .replace(/^[^/?#]*/, "")
+      .split(/[?#]/)[0] ?? "";
   if (rawPath.split("/").some((s) => s === "." || s === "..")) return false;
   return u.pathname !== "/" && u.pathname !== "" && !id.includes("#") && !u.username && !u.password;
 }
@@ -62,7 +66,10 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
     scope: parsed.scope,
     metadata: { cimd: true, fetched_at: now.toISOString(), ...parsed.extra },
   };
-  await deps.db.insert(oauthClients).values({ ...row, createdAt: now }).onConflictDoUpdate({ target: oauthClients.id, set: row });
+  await deps.db
+    .insert(oauthClients)
+    .values({ ...row, createdAt: now })
+    .onConflictDoUpdate({ target: oauthClients.id, set: row });
   const client = oneRow(await deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1));
   return { ok: true, client };
 }

@@ -1,16 +1,16 @@
 import type { AppDeps } from "../deps";
 import { isUuid } from "../lib/ids";
+import { hitRateLimit } from "../lib/rate-limit";
 import { getTheme } from "../theme/service";
 import { type ProjectChoice, projectsOfUser } from "../users/membership";
 import { getUser, type User, verifyUser } from "../users/service";
-import { approve, type AuthorizationRequest, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
-import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
-import { isLoopbackHost } from "./redirect-uri";
+import { type AuthorizationRequest, approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
+import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
+import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
-import { hitRateLimit } from "../lib/rate-limit";
-import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, setCookie, SIGN_IN_TTL_MS, signInUserId, signInValue, validNonce } from "./session";
+import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signInUserId, signInValue, validNonce } from "./session";
 
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {
@@ -85,7 +85,13 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
     // RFC 9700 §4.11.2: anyone can register a client, so an error found before the user signed in
     // must not turn this server into an open redirector to a web address: the user is told, and decides.
     const u = new URL(parsed.location);
-    return { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host), location: null, cookies: [], redirectUri: null };
+    return {
+      status: 400,
+      html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host),
+      location: null,
+      cookies: [],
+      redirectUri: null,
+    };
   }
   const names = cookieNames(deps.config.publicUrl);
   const existing = readCookie(cookieHeader, names.csrf);

@@ -1,5 +1,8 @@
 // OAuth's wire format (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1): the deliberate exception to
 // src/errors.ts. These endpoints answer `{ "error", "error_description" }` with the RFC's codes.
+import { AppError } from "../errors";
+import { type CorsPolicy, corsHeaders } from "../lib/cors";
+import { parseBody } from "../lib/json";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -27,6 +30,11 @@ export class OAuthError extends Error {
     super(description);
     this.name = "OAuthError";
   }
+
+  /** Thrown outside a handler (by the body parser), it renders itself through the app's error hook. */
+  toResponse(): Response {
+    return oauthErrorResponse(this);
+  }
 }
 
 function statusOf(code: OAuthErrorCode): number {
@@ -44,11 +52,16 @@ function statusOf(code: OAuthErrorCode): number {
   }
 }
 
-/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
-export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": "www-authenticate, retry-after",
+/** The OAuth endpoints' CORS policy (metadata, register, token, revoke): open, for browser-based clients. */
+export const OAUTH_CORS: CorsPolicy = {
+  origins: "*",
+  methods: "GET, POST, OPTIONS",
+  allowHeaders: "authorization, content-type, mcp-protocol-version",
+  exposeHeaders: "www-authenticate, retry-after",
+  maxAgeSeconds: 86400,
 };
+/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
+export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(OAUTH_CORS, null);
 
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -72,13 +85,17 @@ export function oauthErrorResponse(err: OAuthError): Response {
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);
 
 /**
- * Failures the app raises before an OAuth handler runs (unparseable body, body too large):
- * answered in the RFC form on the JSON endpoints; null elsewhere, so the app's own mapping applies.
+ * The OAuth routes' body parser: what the app's parser refuses (a body too large or unreadable)
+ * answers in the RFC form on the JSON endpoints; the consent pages keep the app's own mapping.
  */
-export function oauthFailureBeforeHandler(request: Request, status: number): Response | null {
-  const path = new URL(request.url).pathname.replace(/\/+$/, "");
-  if (!JSON_ENDPOINTS.has(path)) return null;
-  const code: OAuthErrorCode = path === "/oauth/register" ? "invalid_client_metadata" : "invalid_request";
-  const description = status === 413 ? "request body is too large" : "request body could not be parsed";
-  return oauthErrorResponse(new OAuthError(code, description, status === 413 ? 413 : 400));
+export async function parseOAuthBody(request: Request, contentType: string | undefined, path: string): Promise<unknown> {
+  try {
+    return await parseBody(request, contentType);
+  } catch (err) {
+    const endpoint = path.replace(/\/+$/, "");
+    if (!(err instanceof AppError) || !JSON_ENDPOINTS.has(endpoint)) throw err;
+    const tooLarge = err.status === 413;
+    const code: OAuthErrorCode = endpoint === "/oauth/register" ? "invalid_client_metadata" : "invalid_request";
+    throw new OAuthError(code, tooLarge ? "request body is too large" : "request body could not be parsed", tooLarge ? 413 : 400);
+  }
 }

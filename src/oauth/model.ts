@@ -1,13 +1,9 @@
 import { t } from "elysia";
-import { Timestamp } from "../lib/model";
 
 // Wire shapes of the OAuth endpoints, for the OpenAPI document. The token, register and revoke
 // bodies are parsed by hand so that every failure answers in the RFC error form.
 
-export const OAuthErrorSchema = t.Object(
-  { error: t.String(), error_description: t.Optional(t.String()) },
-  { description: "RFC 6749 §5.2 / RFC 7591 §3.2.2 error" },
-);
+export const OAuthErrorSchema = t.Object({ error: t.String(), error_description: t.Optional(t.String()) }, { description: "RFC 6749 §5.2 / RFC 7591 §3.2.2 error" });
 
 export const ProtectedResourceMetadata = t.Object({
   resource: t.String(),
@@ -87,34 +83,4 @@ export const TokenResponse = t.Object({
   expires_in: t.Integer(),
   refresh_token: t.Optional(t.String()),
   scope: t.String(),
-});
-
-export const Grant = t.Object({
-  id: t.String({ format: "uuid" }),
-  client_id: t.String(),
-  client_name: t.Nullable(t.String()),
-  user_id: t.String({ format: "uuid" }),
-  user_email: t.String(),
-  project_id: t.String({ format: "uuid" }),
-  scopes: t.Array(t.String()),
-  resource: t.String(),
-  created_at: Timestamp,
-  revoked_at: t.Nullable(Timestamp),
-});
-
-export const Client = t.Object({
-  client_id: t.String(),
-  client_name: t.Nullable(t.String()),
-  redirect_uris: t.Array(t.String()),
-  token_endpoint_auth_method: t.String(),
-  grant_types: t.Array(t.String()),
-  scope: t.Nullable(t.String()),
-  created_at: Timestamp,
-});
-
-export const GrantQuery = t.Object({
-  project: t.Optional(t.String({ maxLength: 64, description: "project id or slug" })),
-  user_id: t.Optional(t.String({ format: "uuid" })),
-  client_id: t.Optional(t.String({ maxLength: 2000 })),
-  active: t.Optional(t.BooleanString({ description: "only consents not revoked" })),
 });

@@ -117,9 +117,7 @@ function hiddenFields(v: FlowView, step: string): string {
 
 function clientLine(v: FlowView): string {
   const name = v.clientName ? `<strong>${escapeHtml(v.clientName)}</strong>` : "<strong>An unnamed application</strong>";
-  const origin = v.clientHost
-    ? `The application is published by <strong>${escapeHtml(v.clientHost)}</strong>; the name is what it calls itself.`
-    : "The name is what the application calls itself.";
+  const origin = v.clientHost ? `The application is published by <strong>${escapeHtml(v.clientHost)}</strong>; the name is what it calls itself.` : "The name is what the application calls itself.";
   return `<p>${name} wants to connect to your content through MCP.</p>
 <p class="muted">${origin} After you decide you will be sent to <code>${escapeHtml(v.redirectUri)}</code>.</p>`;
 }
@@ -147,9 +145,10 @@ ${hiddenFields(v, "signin")}
 
 export function projectPage(v: FlowView & { userEmail: string; projects: readonly ProjectChoice[] }): string {
   const options = v.projects.map((p) => `<option value="${escapeHtml(p.id)}">${escapeHtml(p.name)} (your role: ${escapeHtml(p.role)})</option>`).join("");
-  const body = v.projects.length === 0
-    ? `<p role="alert" class="error">Your account is not a member of any project yet. Ask an administrator of the project to add you.</p>`
-    : `<form method="post" action="/oauth/authorize">
+  const body =
+    v.projects.length === 0
+      ? `<p role="alert" class="error">Your account is not a member of any project yet. Ask an administrator of the project to add you.</p>`
+      : `<form method="post" action="/oauth/authorize">
 ${hiddenFields(v, "project")}
 <label for="project">Project</label>
 <select id="project" name="project" required>${options}</select>
@@ -178,9 +177,7 @@ export function consentPage(v: ConsentView): string {
   const boxes = v.offered
     .map((s) => `<label><input type="checkbox" name="grant_scope" value="${escapeHtml(s)}" checked> <span><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_TEXT[s] ?? s)}</span></label>`)
     .join("\n");
-  const missing = v.notHeld.length
-    ? `<p class="muted">Also requested, but your role in this project does not hold: ${v.notHeld.map((s) => `<code>${escapeHtml(s)}</code>`).join(", ")}.</p>`
-    : "";
+  const missing = v.notHeld.length ? `<p class="muted">Also requested, but your role in this project does not hold: ${v.notHeld.map((s) => `<code>${escapeHtml(s)}</code>`).join(", ")}.</p>` : "";
   const scopes = v.offered.length
     ? `<fieldset><legend>Allow it to</legend>\n${boxes}\n</fieldset>${missing}`
     : `<p role="alert" class="error">Your role in this project holds none of the permissions this application asks for. You can only deny.</p>`;

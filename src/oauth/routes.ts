@@ -1,35 +1,15 @@
-import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { Elysia, t } from "elysia";
-import { adminAuth, adminDoc } from "../auth";
 import type { AppDeps } from "../deps";
-import { errorResponses } from "../lib/model";
-import { resolveProject } from "../projects/service";
-import { showAuthorization, submitAuthorization, type PageResult } from "./consent";
-import { OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson } from "./errors";
-import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
-import {
-  AuthorizationServerMetadata,
-  Client,
-  Grant,
-  GrantQuery,
-  OAuthErrorSchema,
-  ProtectedResourceMetadata,
-  RegisterRequestDoc,
-  RevokeRequestDoc,
-  TokenRequestDoc,
-  TokenResponse,
-} from "./model";
+import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
+import { corsPreflight } from "../lib/cors";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";
-import { authenticateClient, deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, param, registerClient, revokeGrant } from "./service";
+import { type PageResult, showAuthorization, submitAuthorization } from "./consent";
+import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
+import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
+import { AuthorizationServerMetadata, OAuthErrorSchema, ProtectedResourceMetadata, RegisterRequestDoc, RevokeRequestDoc, TokenRequestDoc, TokenResponse } from "./model";
+import { authenticateClient, param, registerClient } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
-
-const PREFLIGHT_HEADERS = {
-  ...OAUTH_CORS_HEADERS,
-  "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "authorization, content-type, mcp-protocol-version",
-  "access-control-max-age": "86400",
-};
 
 const oauthDoc = (summary: string, extra: Record<string, unknown> = {}) => ({ tags: ["oauth"], summary, ...extra });
 
@@ -90,11 +70,11 @@ export function oauthRoutes(deps: AppDeps) {
     if (!r.allowed) throw new OAuthError("rate_limited", "too many requests; retry later", 429, { "retry-after": String(r.retryAfter) });
   };
 
-  const preflight = () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+  const preflight = ({ request }: { request: Request }) => corsPreflight(OAUTH_CORS, request);
   const preflightDoc = { detail: oauthDoc("CORS preflight", { hide: true }) };
 
   return new Elysia()
-    .use(adminAuth(deps))
+    .onParse(({ request, contentType, path }) => parseOAuthBody(request, contentType, path))
     .get("/.well-known/oauth-protected-resource", () => metadataResponse(protectedResourceMetadata(config)), {
       response: { 200: ProtectedResourceMetadata },
       detail: oauthDoc("Protected resource metadata (RFC 9728)"),
@@ -196,51 +176,6 @@ export function oauthRoutes(deps: AppDeps) {
       {
         detail: oauthDoc("Revoke a token (RFC 7009); a refresh token revokes its whole authorization", { requestBody: RevokeRequestDoc }),
         response: { 200: t.Object({}), 400: OAuthErrorSchema, 401: OAuthErrorSchema },
-      },
-    )
-    .get("/admin/oauth/clients", async ({ caller }) => ({ data: await listClients(db, caller) }), {
-      scope: "keys:write",
-      response: { 200: t.Object({ data: t.Array(Client) }), ...errorResponses },
-      detail: adminDoc("oauth", "List registered OAuth clients"),
-    })
-    .delete(
-      "/admin/oauth/clients/:id",
-      async ({ params, caller, set }) => {
-        await deleteClient(db, params.id, caller);
-        set.status = 204;
-        return undefined;
-      },
-      {
-        scope: "keys:write",
-        params: t.Object({ id: t.String({ minLength: 1, maxLength: MAX_CLIENT_ID_LENGTH }) }),
-        detail: adminDoc("oauth", "Delete an OAuth client", "Its consents, codes and tokens are deleted with it; its tokens stop working at once."),
-      },
-    )
-    .get(
-      "/admin/oauth/grants",
-      async ({ query, caller }) => {
-        const project = query.project ? await resolveProject(db, query.project, caller) : null;
-        const data = await listGrants(db, { project_id: project?.id, user_id: query.user_id, client_id: query.client_id, active: query.active }, caller);
-        return { data };
-      },
-      {
-        scope: "keys:write",
-        query: GrantQuery,
-        response: { 200: t.Object({ data: t.Array(Grant) }), ...errorResponses },
-        detail: adminDoc("oauth", "List OAuth consents (grants)", "Newest first, at most 1000."),
-      },
-    )
-    .delete(
-      "/admin/oauth/grants/:id",
-      async ({ params, caller, set }) => {
-        await revokeGrant(db, params.id, caller, deps.now());
-        set.status = 204;
-        return undefined;
-      },
-      {
-        scope: "keys:write",
-        params: t.Object({ id: t.String({ format: "uuid" }) }),
-        detail: adminDoc("oauth", "Revoke an OAuth consent", "Every access and refresh token of the consent stops working at once."),
       },
     );
 }

@@ -1,5 +1,6 @@
 import { decodeBase64IgnorePadding } from "@oslojs/encoding";
 import { and, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { oauthClients, oauthGrants, oauthTokens, projects, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
@@ -8,6 +9,7 @@ import { uuidv7 } from "../lib/ids";
 import { MCP_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
+import type { ClientOut, GrantOut } from "./operations";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
@@ -184,25 +186,20 @@ function decodeBasic(value: string): { id: string; secret: string } | null {
 /** Revokes a grant and every token issued under it (a whole refresh-token family). */
 export async function revokeGrantFamily(db: Db, grantId: string, now: Date): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.update(oauthGrants).set({ revokedAt: now }).where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
-    await tx.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
+    await tx
+      .update(oauthGrants)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+    await tx
+      .update(oauthTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthTokens.grantId, grantId), isNull(oauthTokens.revokedAt)));
   });
 }
 
 // ---- administration of clients and consents (admin API, keys:write) ----
 
-export interface GrantWire {
-  id: string;
-  client_id: string;
-  client_name: string | null;
-  user_id: string;
-  user_email: string;
-  project_id: string;
-  scopes: string[];
-  resource: string;
-  created_at: string;
-  revoked_at: string | null;
-}
+type GrantWire = z.output<typeof GrantOut>;
 
 export interface GrantFilter {
   project_id?: string;
@@ -251,15 +248,7 @@ export async function revokeGrant(db: Db, grantId: string, caller: AdminCaller, 
   await revokeGrantFamily(db, grantId, now);
 }
 
-export interface ClientWire {
-  client_id: string;
-  client_name: string | null;
-  redirect_uris: string[];
-  token_endpoint_auth_method: string;
-  grant_types: string[];
-  scope: string | null;
-  created_at: string;
-}
+type ClientWire = z.output<typeof ClientOut>;
 
 function requireUnlimited(caller: AdminCaller): void {
   // Clients are not bound to a project: only a key valid for every project manages them.

@@ -4,8 +4,8 @@ import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { systemState } from "../../db/schema";
-import { safeEqual } from "../lib/tokens";
 import { oneRow } from "../lib/rows";
+import { safeEqual } from "../lib/tokens";
 
 // The consent page keeps no server-side session: a CSRF nonce cookie, a form token that is an HMAC
 // of that nonce, and a short signed sign-in cookie bound to the same nonce. The HMAC key lives in
@@ -31,7 +31,10 @@ export function pageKey(db: Db): Promise<Uint8Array> {
 async function loadKey(db: Db): Promise<Uint8Array> {
   const fresh = new Uint8Array(32);
   crypto.getRandomValues(fresh);
-  await db.insert(systemState).values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } }).onConflictDoNothing();
+  await db
+    .insert(systemState)
+    .values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } })
+    .onConflictDoNothing();
   const row = oneRow(await db.select().from(systemState).where(eq(systemState.key, KEY_NAME)).limit(1));
   return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
 }
@@ -49,9 +52,7 @@ export interface CookieNames {
 /** `__Host-` names (Secure, Path=/, no Domain) when the service is served over https. */
 export function cookieNames(publicUrl: string): CookieNames {
   const secure = publicUrl.startsWith("https:");
-  return secure
-    ? { csrf: "__Host-cms_oauth_csrf", signIn: "__Host-cms_oauth_session", secure }
-    : { csrf: "cms_oauth_csrf", signIn: "cms_oauth_session", secure };
+  return secure ? { csrf: "__Host-cms_oauth_csrf", signIn: "__Host-cms_oauth_session", secure } : { csrf: "cms_oauth_csrf", signIn: "cms_oauth_session", secure };
 }
 
 export function setCookie(names: CookieNames, name: string, value: string, maxAgeSeconds: number): string {

@@ -6,8 +6,8 @@ import { oauthCodes, oauthGrants, oauthTokens } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
 import { isScope } from "../lib/scopes";
-import { roleInProject, scopesOfRole } from "../users/membership";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
+import { roleInProject, scopesOfRole } from "../users/membership";
 import { OAuthError } from "./errors";
 import { resolveResource } from "./metadata";
 import { knownScopes, type OAuthClient, param, revokeGrantFamily } from "./service";
@@ -86,7 +86,11 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   const verifier = param(form, "code_verifier");
   const redirectUri = param(form, "redirect_uri");
   const hash = hashToken(code);
-  const [row] = await db.update(oauthCodes).set({ usedAt: now }).where(and(eq(oauthCodes.codeHash, hash), isNull(oauthCodes.usedAt))).returning();
+  const [row] = await db
+    .update(oauthCodes)
+    .set({ usedAt: now })
+    .where(and(eq(oauthCodes.codeHash, hash), isNull(oauthCodes.usedAt)))
+    .returning();
   if (!row) {
     const [used] = await db.select({ grantId: oauthCodes.grantId, clientId: oauthCodes.clientId }).from(oauthCodes).where(eq(oauthCodes.codeHash, hash)).limit(1);
     // RFC 9700 §4.5: a replayed code means it leaked; whatever it bought is withdrawn.
@@ -130,15 +134,18 @@ function s256(verifier: string): string {
  * the access token expires; operators serving such hosts can allow a short window (e.g. 60 s).
  * Past the window a used token is reuse and revokes the family.
  */
-const withinGrace = (usedAt: Date, now: Date, config: Config): boolean =>
-  config.oauthRefreshReuseGraceSeconds > 0 && now.getTime() - usedAt.getTime() <= config.oauthRefreshReuseGraceSeconds * 1000;
+const withinGrace = (usedAt: Date, now: Date, config: Config): boolean => config.oauthRefreshReuseGraceSeconds > 0 && now.getTime() - usedAt.getTime() <= config.oauthRefreshReuseGraceSeconds * 1000;
 
 /** refresh_token (RFC 6749 §6) with rotation; a used or revoked token presented again revokes its family (RFC 9700 §4.14.2). */
 export async function refreshTokens(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
   if (!client.grantTypes.includes("refresh_token")) throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
   const token = param(form, "refresh_token");
   if (!token) throw new OAuthError("invalid_request", "refresh_token is required");
-  const [row] = await db.select().from(oauthTokens).where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "refresh"))).limit(1);
+  const [row] = await db
+    .select()
+    .from(oauthTokens)
+    .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "refresh")))
+    .limit(1);
   if (!row || row.clientId !== client.id) throw invalidGrant("unknown refresh token");
   const reused = async (): Promise<never> => {
     await revokeGrantFamily(db, row.grantId, now);
@@ -168,7 +175,11 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   // Spending the old token and storing its successors is one transaction: a failure half-way
   // leaves the old refresh token usable rather than a client with no tokens at all.
   const issued = await db.transaction(async (tx) => {
-    const consumed = await tx.update(oauthTokens).set({ usedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt))).returning({ id: oauthTokens.id });
+    const consumed = await tx
+      .update(oauthTokens)
+      .set({ usedAt: now })
+      .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt)))
+      .returning({ id: oauthTokens.id });
     if (consumed.length === 0) return null;
     return issue(tx, client, family, config, now);
   });
@@ -189,8 +200,16 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
 export async function revokeToken(db: Db, client: OAuthClient, form: Form, now: Date): Promise<void> {
   const token = param(form, "token");
   if (!token) throw new OAuthError("invalid_request", "token is required");
-  const [row] = await db.select({ id: oauthTokens.id, kind: oauthTokens.kind, clientId: oauthTokens.clientId, grantId: oauthTokens.grantId }).from(oauthTokens).where(eq(oauthTokens.tokenHash, hashToken(token))).limit(1);
+  const [row] = await db
+    .select({ id: oauthTokens.id, kind: oauthTokens.kind, clientId: oauthTokens.clientId, grantId: oauthTokens.grantId })
+    .from(oauthTokens)
+    .where(eq(oauthTokens.tokenHash, hashToken(token)))
+    .limit(1);
   if (!row || row.clientId !== client.id) return;
   if (row.kind === "refresh") await revokeGrantFamily(db, row.grantId, now);
-  else await db.update(oauthTokens).set({ revokedAt: now }).where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.revokedAt)));
+  else
+    await db
+      .update(oauthTokens)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.revokedAt)));
 }

@@ -1,25 +1,18 @@
 import { eq, inArray, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
+import { committed, contentCommitted } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
-import { committed, contentCommitted } from "../lib/commits";
+import type { ProjectIn, ProjectOut } from "./operations";
 
 export type Project = typeof projects.$inferSelect;
 
-export interface ProjectWire {
-  id: string;
-  slug: string;
-  name: string;
-  default_locale: string;
-  locales: string[];
-  public_base_url: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type ProjectWire = z.output<typeof ProjectOut>;
 
 export function projectToWire(p: Project): ProjectWire {
   return {
@@ -59,13 +52,7 @@ export async function listProjects(db: Db, caller: AdminCaller): Promise<Project
   return q.where(inArray(projects.id, [...caller.projectIds])).orderBy(projects.createdAt, projects.id);
 }
 
-export interface ProjectInput {
-  slug?: string;
-  name?: string;
-  default_locale?: string;
-  locales?: string[];
-  public_base_url?: string | null;
-}
+export type ProjectInput = Partial<z.output<typeof ProjectIn>>;
 
 function normaliseLocales(defaultLocale: string, locales: readonly string[]): { def: string; list: string[] } {
   const def = canonicalLocale(defaultLocale);
@@ -107,18 +94,18 @@ export async function createProject(db: Db, input: ProjectInput, caller: AdminCa
   try {
     const p = oneRow(
       await db
-      .insert(projects)
-      .values({
-        id: uuidv7(now.getTime()),
-        slug,
-        name,
-        defaultLocale: def,
-        locales: list,
-        publicBaseUrl: normaliseBaseUrl(input.public_base_url),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning(),
+        .insert(projects)
+        .values({
+          id: uuidv7(now.getTime()),
+          slug,
+          name,
+          defaultLocale: def,
+          locales: list,
+          publicBaseUrl: normaliseBaseUrl(input.public_base_url),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning(),
     );
     return p;
   } catch (err) {
@@ -130,29 +117,31 @@ export async function createProject(db: Db, input: ProjectInput, caller: AdminCa
 export async function updateProject(db: Db, project: Project, input: ProjectInput, now: Date): Promise<Project> {
   checkSlug(input.slug);
   try {
-    return await db.transaction(async (tx) => {
-      // Lock and re-read the row: concurrent partial updates must not lose each other's fields.
-      const [current] = await tx.select().from(projects).where(eq(projects.id, project.id)).for("update");
-      if (!current) throw notFound("project");
-      const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
-      const p = oneRow(
-        await tx
-        .update(projects)
-        .set({
-          slug: input.slug ?? current.slug,
-          name: input.name ?? current.name,
-          defaultLocale: def,
-          locales: list,
-          publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
-          updatedAt: now,
-          contentVersion: sql`${projects.contentVersion} + 1`,
-        })
-        .where(eq(projects.id, current.id))
-        .returning(),
-      );
-      await notifyContentChange(tx, current.id);
-      return p;
-    }).then(committed(db, project.id));
+    return await db
+      .transaction(async (tx) => {
+        // Lock and re-read the row: concurrent partial updates must not lose each other's fields.
+        const [current] = await tx.select().from(projects).where(eq(projects.id, project.id)).for("update");
+        if (!current) throw notFound("project");
+        const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
+        const p = oneRow(
+          await tx
+            .update(projects)
+            .set({
+              slug: input.slug ?? current.slug,
+              name: input.name ?? current.name,
+              defaultLocale: def,
+              locales: list,
+              publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+              updatedAt: now,
+              contentVersion: sql`${projects.contentVersion} + 1`,
+            })
+            .where(eq(projects.id, current.id))
+            .returning(),
+        );
+        await notifyContentChange(tx, current.id);
+        return p;
+      })
+      .then(committed(db, project.id));
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
     throw err;

@@ -1,16 +1,13 @@
 import { eq } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { themes } from "../../db/schema";
 import { AppError } from "../errors";
-import { bumpContentVersion, normaliseBaseUrl, type Project } from "../projects/service";
 import { committed } from "../lib/commits";
+import { bumpContentVersion, normaliseBaseUrl, type Project } from "../projects/service";
+import type { ThemeOut } from "./operations";
 
-export interface ThemeWire {
-  logo_url: string | null;
-  favicon_url: string | null;
-  accent_color: string | null;
-  name_override: string | null;
-}
+type ThemeWire = z.output<typeof ThemeOut>;
 
 export async function getTheme(db: Db, projectId: string): Promise<ThemeWire> {
   const [th] = await db.select().from(themes).where(eq(themes.projectId, projectId)).limit(1);
@@ -41,18 +38,23 @@ export async function updateTheme(db: Db, project: Project, input: ThemeInput, n
   if (input.accent_color != null && !COLOR_RE.test(input.accent_color)) {
     throw new AppError("invalid_request", "accent_color must be #rrggbb", { field: "accent_color" });
   }
-  return db.transaction(async (tx) => {
-    // Locks the project first, so concurrent partial updates cannot lose each other's fields.
-    await bumpContentVersion(tx, project.id);
-    const current = await getTheme(tx, project.id);
-    const next: ThemeWire = {
-      logo_url: input.logo_url === undefined ? current.logo_url : (assetUrl(input.logo_url, "logo_url") ?? null),
-      favicon_url: input.favicon_url === undefined ? current.favicon_url : (assetUrl(input.favicon_url, "favicon_url") ?? null),
-      accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
-      name_override: input.name_override === undefined ? current.name_override : input.name_override,
-    };
-    const row = { logoUrl: next.logo_url, faviconUrl: next.favicon_url, accentColor: next.accent_color, nameOverride: next.name_override, updatedAt: now };
-    await tx.insert(themes).values({ projectId: project.id, ...row }).onConflictDoUpdate({ target: themes.projectId, set: row });
-    return next;
-  }).then(committed(db, project.id));
+  return db
+    .transaction(async (tx) => {
+      // Locks the project first, so concurrent partial updates cannot lose each other's fields.
+      await bumpContentVersion(tx, project.id);
+      const current = await getTheme(tx, project.id);
+      const next: ThemeWire = {
+        logo_url: input.logo_url === undefined ? current.logo_url : (assetUrl(input.logo_url, "logo_url") ?? null),
+        favicon_url: input.favicon_url === undefined ? current.favicon_url : (assetUrl(input.favicon_url, "favicon_url") ?? null),
+        accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
+        name_override: input.name_override === undefined ? current.name_override : input.name_override,
+      };
+      const row = { logoUrl: next.logo_url, faviconUrl: next.favicon_url, accentColor: next.accent_color, nameOverride: next.name_override, updatedAt: now };
+      await tx
+        .insert(themes)
+        .values({ projectId: project.id, ...row })
+        .onConflictDoUpdate({ target: themes.projectId, set: row });
+      return next;
+    })
+    .then(committed(db, project.id));
 }

@@ -1,26 +1,19 @@
 import { and, asc, eq } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { blocks, type TranslationMeta, translations } from "../../db/schema";
 import { getNode } from "../content/service";
 import { AppError, notFound } from "../errors";
+import { committed, contentCommitted } from "../lib/commits";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
-import { bumpContentVersion, type Project } from "../projects/service";
 import { oneRow } from "../lib/rows";
-import { committed, contentCommitted } from "../lib/commits";
+import { bumpContentVersion, type Project } from "../projects/service";
+import type { TranslationOut } from "./operations";
 
 export type Translation = typeof translations.$inferSelect;
 
-export interface TranslationWire {
-  id: string;
-  node_id: string;
-  locale: string;
-  meta: Record<string, unknown>;
-  blocks: Record<string, Record<string, unknown>>;
-  status: "draft" | "published";
-  created_at: string;
-  updated_at: string;
-}
+type TranslationWire = z.output<typeof TranslationOut>;
 
 export const translationToWire = (tr: Translation): TranslationWire => ({
   id: tr.id,
@@ -70,28 +63,30 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
   if (loc === project.defaultLocale) {
     throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
   }
-  return db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    const node = await getNode(tx, project.id, nodeId);
-    const blockMap: Record<string, Record<string, unknown>> = {};
-    const entries = Object.entries(input.blocks ?? {});
-    if (entries.length > 0) {
-      const ids = new Set((await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id));
-      for (const [id, data] of entries) {
-        if (!ids.has(id.toLowerCase())) throw new AppError("invalid_request", `block ${id} is not a block of this node`, { field: `blocks.${id}` });
-        if (!data || typeof data !== "object" || Array.isArray(data)) throw new AppError("invalid_request", "block overrides must be objects", { field: `blocks.${id}` });
-        blockMap[id.toLowerCase()] = data;
+  return db
+    .transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
+      const node = await getNode(tx, project.id, nodeId);
+      const blockMap: Record<string, Record<string, unknown>> = {};
+      const entries = Object.entries(input.blocks ?? {});
+      if (entries.length > 0) {
+        const ids = new Set((await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id));
+        for (const [id, data] of entries) {
+          if (!ids.has(id.toLowerCase())) throw new AppError("invalid_request", `block ${id} is not a block of this node`, { field: `blocks.${id}` });
+          if (!data || typeof data !== "object" || Array.isArray(data)) throw new AppError("invalid_request", "block overrides must be objects", { field: `blocks.${id}` });
+          blockMap[id.toLowerCase()] = data;
+        }
       }
-    }
-    const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
-    return oneRow(
-      await tx
-      .insert(translations)
-      .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
-      .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
-      .returning(),
-    );
-  }).then(committed(db, project.id));
+      const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
+      return oneRow(
+        await tx
+          .insert(translations)
+          .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
+          .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
+          .returning(),
+      );
+    })
+    .then(committed(db, project.id));
 }
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {

@@ -1,12 +1,14 @@
 import { and, asc, eq } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projectMembers, projects, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { oneRow } from "../lib/rows";
-import { type EffectiveRole, isProjectRole, type ProjectRole, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
+import type { MemberOut } from "./operations";
 
 /**
  * The role a user holds in a project now: `owner` for an instance owner, the membership's role,
@@ -50,13 +52,7 @@ export async function projectsOfUser(db: Db, user: { id: string; role: string },
 
 // ---- members of a project (admin API and CLI) ----
 
-export interface MemberWire {
-  user_id: string;
-  email: string;
-  role: ProjectRole;
-  created_at: string;
-  updated_at: string;
-}
+type MemberWire = z.output<typeof MemberOut>;
 
 export async function listMembers(db: Db, project: Project): Promise<MemberWire[]> {
   const rows = await db
@@ -87,11 +83,13 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
     .returning();
-  const row = oneRow(await upsert.catch((err: unknown) => {
-    // The user or the project was deleted since it was read: 404, as if it had never been there.
-    if (isForeignKeyViolation(err)) throw notFound("user");
-    throw err;
-  }));
+  const row = oneRow(
+    await upsert.catch((err: unknown) => {
+      // The user or the project was deleted since it was read: 404, as if it had never been there.
+      if (isForeignKeyViolation(err)) throw notFound("user");
+      throw err;
+    }),
+  );
   return { user_id: user.id, email: user.email, role: row.role, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
 }
 

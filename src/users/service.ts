@@ -1,15 +1,16 @@
 import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projectMembers, type UserRole, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
-import type { ProjectRole } from "../lib/scopes";
+import type { UserOut } from "./operations";
 
 export type User = typeof users.$inferSelect;
 
-export const USER_ROLES: readonly UserRole[] = ["owner", "member"];
+const USER_ROLES: readonly UserRole[] = ["owner", "member"];
 export const MIN_PASSWORD_LENGTH = 12;
 const MAX_PASSWORD_LENGTH = 1024;
 
@@ -39,7 +40,12 @@ export async function createUser(db: Db, input: { email: string; password: strin
   const role = checkRole(input.role);
   const passwordHash = await hashPassword(input.password);
   try {
-    return oneRow(await db.insert(users).values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now }).returning());
+    return oneRow(
+      await db
+        .insert(users)
+        .values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now })
+        .returning(),
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
     throw err;
@@ -71,14 +77,7 @@ export async function findUserByEmail(db: Db, email: string): Promise<User | nul
 
 // ---- administration (admin API and CLI; the CLI passes caller null: the operator) ----
 
-export interface UserWire {
-  id: string;
-  email: string;
-  role: UserRole;
-  created_at: string;
-  /** The user's projects (only those the caller may see). */
-  memberships: { project_id: string; role: ProjectRole }[];
-}
+type UserWire = z.output<typeof UserOut>;
 
 /** Writing users touches every project they belong to: only a key valid for every project may. */
 function requireUnlimited(caller: AdminCaller | null): void {
@@ -101,9 +100,18 @@ function visibleTo(caller: AdminCaller | null) {
 
 async function toWire(db: Db, rows: User[], caller: AdminCaller | null): Promise<UserWire[]> {
   if (rows.length === 0) return [];
-  const where = [inArray(projectMembers.userId, rows.map((u) => u.id))];
+  const where = [
+    inArray(
+      projectMembers.userId,
+      rows.map((u) => u.id),
+    ),
+  ];
   if (caller && caller.projectIds !== null) where.push(inArray(projectMembers.projectId, [...caller.projectIds]));
-  const members = await db.select().from(projectMembers).where(and(...where)).orderBy(asc(projectMembers.projectId));
+  const members = await db
+    .select()
+    .from(projectMembers)
+    .where(and(...where))
+    .orderBy(asc(projectMembers.projectId));
   return rows.map((u) => ({
     id: u.id,
     email: u.email,
@@ -121,7 +129,11 @@ export async function listUsers(db: Db, caller: AdminCaller | null): Promise<Use
 /** One user; 404 when unknown or outside a project-limited caller's projects. */
 export async function getUserWire(db: Db, id: string, caller: AdminCaller | null): Promise<UserWire> {
   if (!isUuid(id)) throw notFound("user");
-  const [u] = await db.select().from(users).where(and(eq(users.id, id.toLowerCase()), visibleTo(caller))).limit(1);
+  const [u] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, id.toLowerCase()), visibleTo(caller)))
+    .limit(1);
   if (!u) throw notFound("user");
   return oneRow(await toWire(db, [u], caller));
 }

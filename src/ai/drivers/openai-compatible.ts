@@ -42,9 +42,7 @@ function firstChoice(body: unknown): Choice | null {
 function contentText(content: unknown): string | null {
   if (typeof content === "string") return content.trim() === "" ? null : content;
   if (Array.isArray(content)) {
-    const text = content
-      .map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : ""))
-      .join("");
+    const text = content.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("");
     return text.trim() === "" ? null : text;
   }
   return null;

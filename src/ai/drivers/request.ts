@@ -128,7 +128,10 @@ function vendorMessage(text: string, secret: string | null): string | null {
     return null;
   }
   if (typeof msg !== "string" || msg.trim() === "") return null;
-  const clean = msg.replace(/[\u0000-\u001f\u007f]/g, " ").trim().slice(0, 300);
+  const clean = msg
+    .replace(/[\u0000-\u001f\u007f]/g, " ")
+    .trim()
+    .slice(0, 300);
   if (secret && leaksSecret(clean, secret)) return null;
   return clean;
 }

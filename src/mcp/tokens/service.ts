@@ -1,25 +1,19 @@
 import { and, desc, eq } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../../db/client";
 import { mcpTokens } from "../../../db/schema";
 import type { AdminCaller } from "../../auth";
 import { AppError, notFound } from "../../errors";
 import { isUuid, uuidv7 } from "../../lib/ids";
+import { oneRow } from "../../lib/rows";
 import { MCP_SCOPES } from "../../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
 import type { Project } from "../../projects/service";
-import { oneRow } from "../../lib/rows";
+import type { McpTokenIn, McpTokenOut } from "./operations";
 
 export type McpToken = typeof mcpTokens.$inferSelect;
 
-export interface McpTokenWire {
-  id: string;
-  name: string;
-  token_hint: string;
-  scopes: string[];
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-}
+type McpTokenWire = z.output<typeof McpTokenOut>;
 
 export const tokenToWire = (t: McpToken): McpTokenWire => ({
   id: t.id,
@@ -31,23 +25,13 @@ export const tokenToWire = (t: McpToken): McpTokenWire => ({
   expires_at: t.expiresAt?.toISOString() ?? null,
 });
 
-export interface McpTokenInput {
-  name: string;
-  scopes?: string[];
-  expires_at?: string | null;
-}
+type McpTokenInput = z.output<typeof McpTokenIn>;
 
 /**
  * Mints a token for one project; the plaintext is returned once and only its SHA-256 is stored.
  * Like admin keys, a caller can only hand out scopes it holds itself.
  */
-export async function createMcpToken(
-  db: Db,
-  project: Project,
-  input: McpTokenInput,
-  caller: AdminCaller,
-  now: Date,
-): Promise<{ token: McpToken; plaintext: string }> {
+export async function createMcpToken(db: Db, project: Project, input: McpTokenInput, caller: AdminCaller, now: Date): Promise<{ token: McpToken; plaintext: string }> {
   const allowed = MCP_SCOPES as readonly string[];
   const requested = input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s));
   const scopes = [...new Set(requested)];
@@ -67,18 +51,18 @@ export async function createMcpToken(
   const plaintext = generateToken("cms_mcp_");
   const token = oneRow(
     await db
-    .insert(mcpTokens)
-    .values({
-      id: uuidv7(now.getTime()),
-      projectId: project.id,
-      name: input.name,
-      tokenHash: hashToken(plaintext),
-      tokenHint: tokenHint(plaintext),
-      scopes,
-      createdAt: now,
-      expiresAt,
-    })
-    .returning(),
+      .insert(mcpTokens)
+      .values({
+        id: uuidv7(now.getTime()),
+        projectId: project.id,
+        name: input.name,
+        tokenHash: hashToken(plaintext),
+        tokenHint: tokenHint(plaintext),
+        scopes,
+        createdAt: now,
+        expiresAt,
+      })
+      .returning(),
   );
   return { token, plaintext };
 }

@@ -1,12 +1,13 @@
-// translate_node: the node's title, SEO description and the text-like strings of its blocks,
+// Machine translation of a whole node: the node's title, SEO description and the text-like strings of its blocks,
 // machine-translated with the project's provider and stored as a draft translation for review.
-import type { AppDeps } from "../deps";
+
 import { translateText } from "../ai/service";
 import { getNodeWithBlocks } from "../content/service";
+import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
+import { deepMerge, isPlainObject } from "../lib/merge";
 import type { Project } from "../projects/service";
-import { getTranslation, projectLocale, type Translation, upsertTranslation } from "../translations/service";
-import { deepMerge, isPlainObject } from "./service";
+import { getTranslation, projectLocale, type Translation, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
@@ -109,19 +110,27 @@ function fieldName(leaf: Leaf): string {
  */
 function setOverride(overrides: Record<string, Record<string, unknown>>, base: Record<string, unknown>, leaf: Leaf, text: string): void {
   const root = (overrides[leaf.blockId] ??= {});
-  let target: Record<string, unknown> | unknown[] = root;
+  let target: Record<string | number, unknown> = root;
   let source: unknown = base;
   const last = leaf.path[leaf.path.length - 1];
   if (last === undefined) throw new Error("a leaf lies inside its block's data");
   for (const key of leaf.path.slice(0, -1)) {
-    source = (source as Record<string | number, unknown>)[key];
-    const holder = target as Record<string | number, unknown>;
+    source = ownValue(source, key);
     // Inside a copied array every element already exists; above it, objects stay partial.
-    if (holder[key] === undefined) holder[key] = Array.isArray(source) ? structuredClone(source) : {};
-    target = holder[key] as Record<string, unknown> | unknown[];
+    let next = ownValue(target, key);
+    if (next === undefined) setOwn(target, key, (next = Array.isArray(source) ? structuredClone(source) : {}));
+    target = next as Record<string | number, unknown>;
   }
-  (target as Record<string | number, unknown>)[last] = text;
+  setOwn(target, last, text);
 }
+
+// Keys come from stored block data: a "__proto__" key is read and written as the data it is, never
+// as the prototype (reading it through `[]` would hand back Object.prototype to write into).
+const ownValue = (holder: unknown, key: string | number): unknown =>
+  holder !== null && typeof holder === "object" && Object.hasOwn(holder, key) ? (holder as Record<string | number, unknown>)[key] : undefined;
+const setOwn = (holder: object, key: string | number, value: unknown): void => {
+  Object.defineProperty(holder, key, { value, enumerable: true, writable: true, configurable: true });
+};
 
 async function withSlotRetry<T>(fn: () => Promise<T>): Promise<T> {
   for (let attempt = 0; ; attempt++) {

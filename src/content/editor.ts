@@ -1,26 +1,19 @@
-// Admin-side reads the MCP tools need that the content services do not offer as such.
-import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+// The editor's view of content (any status, drafts merged in), for every transport: a node by id or
+// path, in one locale; a collection's entries; the order of a node's blocks.
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
+import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { nodes, translations } from "../../db/schema";
-import {
-  type BlockWire,
-  type EntrySort,
-  escapeLike,
-  getBlocks,
-  getNode,
-  getNodeByPath,
-  getNodeWithBlocks,
-  type Node,
-  type NodeWithBlocksWire,
-  setNodeBlocks,
-} from "../content/service";
 import { AppError } from "../errors";
+import { committed } from "../lib/commits";
 import { isUuid } from "../lib/ids";
+import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { bumpContentVersion, type Project } from "../projects/service";
-import { committed } from "../lib/commits";
 import { projectLocale } from "../translations/service";
+import type { EntryOut, EntryQuery, LocalizedNodeOut } from "./operations";
+import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, setNodeBlocks } from "./service";
 
 /** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
@@ -32,32 +25,30 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
 
 /** Puts a node's blocks in the given order; the ids must be exactly the node's current blocks. */
 export async function reorderBlocks(db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> {
-  return db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    const node = await getNode(tx, project.id, nodeId);
-    const current = await getBlocks(tx, node.id);
-    const byId = new Map(current.map((b) => [b.id, b]));
-    const ids = blockIds.map((id) => id.toLowerCase());
-    const unknown = ids.filter((id) => !byId.has(id));
-    if (unknown.length > 0) throw new AppError("invalid_request", `not blocks of this node: ${unknown.join(", ")}`, { field: "block_ids" });
-    if (new Set(ids).size !== ids.length) throw new AppError("invalid_request", "block_ids lists a block twice", { field: "block_ids" });
-    const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
-    if (missing.length > 0) {
-      throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
-    }
-    const ordered = ids.flatMap((id) => {
-      const b = byId.get(id);
-      return b ? [{ id, type: b.type, data: b.data }] : [];
-    });
-    return setNodeBlocks(tx, project, node.id, ordered, now);
-  }).then(committed(db, project.id));
+  return db
+    .transaction(async (tx) => {
+      await bumpContentVersion(tx, project.id);
+      const node = await getNode(tx, project.id, nodeId);
+      const current = await getBlocks(tx, node.id);
+      const byId = new Map(current.map((b) => [b.id, b]));
+      const ids = blockIds.map((id) => id.toLowerCase());
+      const unknown = ids.filter((id) => !byId.has(id));
+      if (unknown.length > 0) throw new AppError("invalid_request", `not blocks of this node: ${unknown.join(", ")}`, { field: "block_ids" });
+      if (new Set(ids).size !== ids.length) throw new AppError("invalid_request", "block_ids lists a block twice", { field: "block_ids" });
+      const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
+      if (missing.length > 0) {
+        throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
+      }
+      const ordered = ids.flatMap((id) => {
+        const b = byId.get(id);
+        return b ? [{ id, type: b.type, data: b.data }] : [];
+      });
+      return setNodeBlocks(tx, project, node.id, ordered, now);
+    })
+    .then(committed(db, project.id));
 }
 
-export interface LocalizedNode extends NodeWithBlocksWire {
-  locale: string;
-  translated: boolean;
-  translation_status: "draft" | "published" | null;
-}
+export type LocalizedNode = z.output<typeof LocalizedNodeOut>;
 
 /**
  * The node with its blocks in one locale: the translation's meta and block overrides (draft or
@@ -88,44 +79,15 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
   };
 }
 
-/** Objects merge key by key; arrays and scalars in the override replace the base. */
-export function deepMerge(base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(over)) {
-    const b = out[k];
-    out[k] = isPlainObject(b) && isPlainObject(v) ? deepMerge(b, v) : v;
-  }
-  return out;
-}
+type EntryFilter = z.output<typeof EntryQuery>;
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
-
-export interface EntryQuery {
-  collection: string; // slug path or node id
-  q?: string;
-  sort?: EntrySort;
-  status?: "draft" | "published" | "archived";
-  page?: number;
-  per_page?: number;
-}
-
-export interface EntryWire {
-  id: string;
-  slug: string;
-  title: string;
-  path: string;
-  status: "draft" | "published" | "archived";
-  position: number;
-  created_at: string;
-  updated_at: string;
-}
+type EntryWire = z.output<typeof EntryOut>;
 
 /**
  * The entries (child nodes) of a collection, in every status unless `status` filters: the
  * delivery list shows published ones only, an agent managing the project needs to see drafts too.
  */
-export async function listEntries(db: Db, projectId: string, query: EntryQuery): Promise<{ collection: Node; data: EntryWire[]; total: number; page: number; per_page: number }> {
+export async function listEntries(db: Db, projectId: string, query: EntryFilter): Promise<{ collection: Node; data: EntryWire[]; total: number; page: number; per_page: number }> {
   const collection = isUuid(query.collection) ? await getNode(db, projectId, query.collection) : await getNodeByPath(db, projectId, query.collection);
   if (collection.type !== "collection") {
     throw new AppError("invalid_request", `node "${collection.path}" is of type "${collection.type}", not a collection`, { field: "collection" });

@@ -1,0 +1,171 @@
+import { z } from "zod";
+import { adminOperation, projectOperation } from "../lib/operation";
+import { Empty, Id, Json, Timestamp } from "../lib/schemas";
+import { ProviderId } from "../translations/operations";
+import { KINDS } from "./kinds";
+import { createProvider, deleteProvider, getProviderForCaller, listProviders, providerToWire, revealApiKey, translateText, updateProvider } from "./service";
+
+export const ProviderOut = z.object({
+  id: Id,
+  project_id: Id,
+  name: z.string(),
+  kind: z.string(),
+  model: z.string().nullable(),
+  base_url: z.string().nullable(),
+  effective_model: z.string().describe("model used by calls: model, or the kind's default"),
+  effective_base_url: z.string().describe("address used by calls: base_url, or the kind's default"),
+  api_key_hint: z.string().nullable().describe("masked key, e.g. sk-…a1b2; null when no key is stored"),
+  capabilities: Json,
+  is_default: z.boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export const TranslateTextOut = z.object({ translation: z.string(), provider: z.string().describe("the provider's kind"), model: z.string() });
+const KindOut = z.object({ kind: z.string(), label: z.string(), driver: z.string(), default_base_url: z.string(), default_model: z.string(), aliases: z.array(z.string()) });
+
+export const ProviderIn = z.object({
+  name: z.string().min(1).max(200),
+  kind: z.string().min(1).max(32).describe("openai, anthropic (alias claude), gemini, mistral, groq or openrouter"),
+  model: z.string().min(1).max(200).nullable().optional().describe("model identifier; the kind's default model when unset"),
+  base_url: z.string().min(1).max(2048).nullable().optional().describe("OpenAI-compatible (or Anthropic) endpoint base, e.g. https://api.example.com/v1; the kind's default when unset"),
+  api_key: z.string().min(1).max(4096).nullable().optional().describe("vendor API key; sealed at rest, never listed"),
+  // Any JSON: the service insists on a plain object and names the field.
+  capabilities: z.unknown().optional().describe('capability declaration, an object, e.g. { "translate": true }'),
+  is_default: z.boolean().optional(),
+});
+const ProviderRef = { provider_id: z.uuid() };
+const CALL_ERRORS = [409, 429, 500, 502, 504] as const;
+const byId = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/ai/providers/:id", params: { id: "provider_id" }, tag: "ai", errors: CALL_ERRORS }) as const;
+
+const translateTextOp = projectOperation({
+  name: "translate_text",
+  title: "Translate text",
+  description:
+    "Translate a piece of text with one of the project's AI providers (its stored key). from defaults to the project's default locale. " +
+    "field optionally names the content field the text belongs to (title, seo.description, blocks.<id>.text…) so the translation fits it; markup, placeholders and URLs are kept. Nothing is stored.",
+  scopes: ["ai:read"],
+  input: z.object({
+    text: z.string().min(1).max(64_000).describe("1 to 32,000 characters"),
+    to: z.string().min(2).max(35).describe("BCP 47 language tag, e.g. fr or pt-BR"),
+    from: z.string().min(2).max(35).optional().describe("BCP 47 tag of the text; default: the project's default locale"),
+    field: z.string().max(200).optional().describe("content field the text comes from (title, seo.description, blocks.<id>.text), used as context"),
+    provider_id: ProviderId,
+  }),
+  output: TranslateTextOut,
+  tool: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  http: {
+    method: "POST",
+    path: "/admin/p/:ref/ai/translate",
+    tag: "ai",
+    summary: "Translate text with the project's provider and its stored key",
+    description:
+      "Dispatches by kind: anthropic to POST {base}/v1/messages, every other kind to POST {base}/chat/completions. Upstream faults: 401/403 → 502 provider_error, 429 → 429 rate_limited with Retry-After, 5xx/invalid/empty → 502, timeout → 504 provider_timeout.",
+    errors: CALL_ERRORS,
+  },
+  async run({ deps, project }, args) {
+    return translateText(deps, project, { ...args, from: args.from ?? project.defaultLocale });
+  },
+});
+
+const listKindsOp = adminOperation({
+  name: "list_ai_kinds",
+  title: "List the provider kinds",
+  description: "List the provider kinds with their default base URL and model.",
+  scopes: ["ai:read"],
+  input: z.object({}),
+  output: z.object({ kinds: z.array(KindOut) }),
+  http: { method: "GET", path: "/admin/ai/kinds", data: "kinds", tag: "ai", summary: "List the provider kinds with their default base URL and model" },
+  async run() {
+    return { kinds: KINDS.map((k) => ({ ...k, aliases: [...k.aliases] })) };
+  },
+});
+
+const listProvidersOp = projectOperation({
+  name: "list_ai_providers",
+  title: "List AI providers",
+  description: "List a project's AI providers (keys masked as api_key_hint).",
+  scopes: ["ai:read"],
+  input: z.object({}),
+  output: z.object({ providers: z.array(ProviderOut) }),
+  http: { method: "GET", path: "/admin/p/:ref/ai/providers", data: "providers", tag: "ai", summary: "List a project's AI providers (keys masked as api_key_hint)" },
+  async run({ deps, project }) {
+    return { providers: (await listProviders(deps.db, project.id)).map(providerToWire) };
+  },
+});
+
+const createProviderOp = projectOperation({
+  name: "create_ai_provider",
+  title: "Register an AI provider",
+  description: "Register an AI provider; api_key is sealed at rest. The project's first provider becomes its default unless is_default is false.",
+  scopes: ["ai:write"],
+  input: ProviderIn,
+  output: z.object({ provider: ProviderOut }),
+  http: {
+    method: "POST",
+    path: "/admin/p/:ref/ai/providers",
+    status: 201,
+    data: "provider",
+    tag: "ai",
+    summary: "Register an AI provider; api_key is sealed at rest",
+    description: "The project's first provider becomes its default unless is_default is false.",
+    errors: CALL_ERRORS,
+  },
+  async run({ deps, project }, args) {
+    return { provider: providerToWire(await createProvider(deps, project, args)) };
+  },
+});
+
+const readProviderOp = adminOperation({
+  name: "read_ai_provider",
+  title: "Read a provider with its key",
+  description: "Read one provider with its unmasked api_key (edit form). Needs ai:write: the plain key is a secret a reader must not extract.",
+  scopes: ["ai:write"],
+  input: z.object(ProviderRef),
+  output: z.object({ provider: ProviderOut.extend({ api_key: z.string().nullable().describe("the plain key (this read only)") }) }),
+  http: {
+    ...byId("GET"),
+    data: "provider",
+    noStore: true,
+    summary: "Read one provider with its unmasked api_key (edit form)",
+    description: "Needs ai:write: the plain key is a secret a reader must not extract.",
+  },
+  async run({ deps, caller }, args) {
+    const row = await getProviderForCaller(deps.db, args.provider_id, caller);
+    return { provider: { ...providerToWire(row), api_key: await revealApiKey(deps, row) } };
+  },
+});
+
+const updateProviderOp = adminOperation({
+  name: "update_ai_provider",
+  title: "Update a provider",
+  description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
+  scopes: ["ai:write"],
+  input: ProviderIn.partial().extend(ProviderRef),
+  output: z.object({ provider: ProviderOut }),
+  http: {
+    ...byId("PATCH"),
+    data: "provider",
+    summary: "Update a provider",
+    description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
+  },
+  async run({ deps, caller }, { provider_id, ...changes }) {
+    const row = await getProviderForCaller(deps.db, provider_id, caller);
+    return { provider: providerToWire(await updateProvider(deps, row, changes)) };
+  },
+});
+
+const deleteProviderOp = adminOperation({
+  name: "delete_ai_provider",
+  title: "Delete a provider",
+  description: "Delete a provider.",
+  scopes: ["ai:write"],
+  input: z.object(ProviderRef),
+  output: Empty,
+  http: { ...byId("DELETE"), status: 204, summary: "Delete a provider" },
+  async run({ deps, caller }, args) {
+    await deleteProvider(deps.db, await getProviderForCaller(deps.db, args.provider_id, caller));
+    return {};
+  },
+});
+
+export const aiOperations = [translateTextOp, listKindsOp, listProvidersOp, createProviderOp, readProviderOp, updateProviderOp, deleteProviderOp];

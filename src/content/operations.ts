@@ -1,0 +1,280 @@
+import { z } from "zod";
+import { AppError } from "../errors";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
+import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug, Timestamp } from "../lib/schemas";
+import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
+import { createNode, deleteNode, ENTRY_SORTS, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
+
+const NodeStatus = z.enum(["draft", "published", "archived"]);
+
+const SeoIn = z
+  .looseObject({
+    description: z.string().max(1000).optional(),
+    canonical: z.string().max(2048).nullable().optional(),
+    robots: z.string().max(200).nullable().optional(),
+    og_image: z.string().max(2048).nullable().optional(),
+    noindex: z.boolean().optional(),
+  })
+  .describe("SEO fields: description, canonical, robots, og_image, noindex (other keys are kept as given)");
+
+const BlockIn = z.object({
+  id: z.uuid().optional().describe("an existing block's id, to keep it (and its translations); omit for a new block"),
+  type: z.string().min(1).max(64).describe('block type, e.g. "hero", "text", "image"'),
+  data: Json.optional().describe("the block's content object"),
+});
+const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
+
+export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
+const nodeShape = {
+  id: Id,
+  project_id: Id,
+  parent_id: Id.nullable(),
+  slug: z.string(),
+  path: z.string(),
+  type: z.string(),
+  title: z.string(),
+  status: NodeStatus,
+  position: z.number().int(),
+  seo: Json,
+  published_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+export const NodeOut = z.object(nodeShape);
+export const NodeWithBlocksOut = z.object({ ...nodeShape, blocks: z.array(BlockOut) });
+export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
+export const EntryOut = z.object({
+  id: Id,
+  slug: z.string(),
+  title: z.string(),
+  path: z.string(),
+  status: NodeStatus,
+  position: z.number().int(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const Position = z.number().int().min(0).max(1_000_000);
+const NodeRef = { node_id: NodeId };
+const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id${tail}`, params: { id: "node_id" }, tag: "content" }) as const;
+
+const listNodesOp = projectOperation({
+  name: "list_nodes",
+  title: "List nodes",
+  description:
+    "List the project's content nodes (pages, collections, entries) in every status, ordered by path. " +
+    'Filters combine: type, status, parent_id (a node id, or "root" for top-level nodes) and path_prefix (a slug path such as "blog": the node at that path and everything below it). ' +
+    "Returns node rows without blocks; use get_node for blocks. Paginated: page (from 1) and per_page (1-100, default 50), with the total count.",
+  scopes: ["content:read"],
+  input: z.object({
+    type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
+    status: NodeStatus.optional(),
+    parent_id: z
+      .union([NodeId, z.literal("root")])
+      .optional()
+      .describe('children of this node id, or "root" for top-level nodes'),
+    path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
+    page: Page,
+    per_page: PerPage(50),
+  }),
+  output: z.object({ nodes: z.array(NodeOut), total: z.number().int(), page: z.number().int(), per_page: z.number().int() }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/nodes", data: "nodes", tag: "content", summary: "List nodes (any status), filtered by type, status, parent or path prefix" },
+  async run({ deps, project }, args) {
+    const r = await listNodes(deps.db, project.id, { ...args, per_page: args.per_page ?? 50 });
+    return { nodes: r.data.map(nodeToWire), total: r.total, page: r.page, per_page: r.per_page };
+  },
+});
+
+const getNodeOp = projectOperation({
+  name: "get_node",
+  title: "Read a node",
+  description:
+    "Read one node with its ordered blocks, in any status, by id or by slug path (give exactly one). " +
+    "With locale (one of the project's locales), the locale's translation (draft or published) is merged over the base content: " +
+    "translated is true when one exists, translation_status says whether it is a draft.",
+  scopes: ["content:read"],
+  input: z.object({
+    id: NodeId.optional(),
+    path: z.string().min(1).max(2048).optional().describe('slug path from the root, e.g. "blog/hello-world"'),
+    locale: Locale.optional(),
+  }),
+  output: z.object({ node: LocalizedNodeOut }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/node", data: "node", tag: "content", summary: "Read a node by id or slug path, optionally in one locale (its translation merged in)" },
+  async run({ deps, project }, args) {
+    const node = await findNode(deps.db, project.id, args);
+    return { node: await getLocalizedNode(deps.db, project, node.id, args.locale) };
+  },
+});
+
+const createNodeOp = projectOperation({
+  name: "create_node",
+  title: "Create a node",
+  description:
+    "Create a content node as a draft (publish it with publish_node). Its path is the parent's path plus slug; the slug must be unique among its siblings. " +
+    'For a collection entry, set parent_id to the collection\'s id and type "entry". Blocks are an ordered array of { type, data }.',
+  scopes: ["content:write"],
+  input: z.object({
+    slug: Slug,
+    title: z.string().min(1).max(500),
+    type: z.string().min(1).max(64).optional().describe('default "page"; "collection" nodes hold entries'),
+    parent_id: NodeId.nullable().optional().describe("parent node id; omit or null for a top-level node"),
+    position: Position.optional().describe("order among siblings; default after the last"),
+    seo: SeoIn.optional(),
+    blocks: BlocksIn.optional(),
+  }),
+  output: z.object({ node: NodeWithBlocksOut }),
+  tool: WRITE,
+  http: { method: "POST", path: "/admin/p/:ref/nodes", status: 201, data: "node", tag: "content", summary: "Create a node (as a draft), optionally with its blocks", errors: [409] },
+  async run({ deps, project, now }, args) {
+    return { node: await createNode(deps.db, project, args, now) };
+  },
+});
+
+const readNodeOp = projectOperation({
+  name: "read_node",
+  title: "Read a node with its blocks",
+  description: "Read a node by id with its ordered blocks, in any status.",
+  scopes: ["content:read"],
+  input: z.object(NodeRef),
+  output: z.object({ node: NodeWithBlocksOut }),
+  http: { ...nodeRoute("GET", ""), data: "node", summary: "Read a node with its blocks" },
+  async run({ deps, project }, args) {
+    return { node: await getNodeWithBlocks(deps.db, project.id, args.node_id) };
+  },
+});
+
+const updateNodeOp = projectOperation({
+  name: "update_node",
+  title: "Update a node",
+  description:
+    "Change a node's title, slug, parent (moving it), type, position, SEO fields or blocks; omitted fields are kept. " +
+    "A new slug or parent rewrites the paths of everything below it. seo replaces the whole SEO object. " +
+    "blocks replaces the whole ordered block list: pass existing blocks with their id to keep them (and their translations); blocks left out are deleted. To only reorder, use reorder_blocks.",
+  scopes: ["content:write"],
+  input: z.object({
+    node_id: NodeId,
+    title: z.string().min(1).max(500).optional(),
+    slug: Slug.optional(),
+    parent_id: NodeId.nullable().optional().describe("new parent id; null moves the node to the top level"),
+    type: z.string().min(1).max(64).optional(),
+    position: Position.optional(),
+    seo: SeoIn.optional(),
+    blocks: BlocksIn.optional(),
+  }),
+  output: z.object({ node: NodeWithBlocksOut }),
+  tool: IDEMPOTENT_WRITE,
+  http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
+  async run({ deps, project, now }, { node_id, ...changes }) {
+    if (Object.values(changes).every((v) => v === undefined)) {
+      throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, blocks");
+    }
+    return { node: await updateNode(deps.db, project, node_id, changes, now) };
+  },
+});
+
+const setBlocksOp = projectOperation({
+  name: "set_blocks",
+  title: "Replace a node's blocks",
+  description: "Replace a node's ordered blocks (ids kept for existing blocks).",
+  scopes: ["content:write"],
+  input: z.object({ ...NodeRef, blocks: BlocksIn }),
+  output: z.object({ blocks: z.array(BlockOut) }),
+  http: { ...nodeRoute("PUT", "/blocks"), body: "blocks", data: "blocks", summary: "Replace a node's ordered blocks (ids kept for existing blocks)" },
+  async run({ deps, project, now }, args) {
+    return { blocks: await setNodeBlocks(deps.db, project, args.node_id, args.blocks, now) };
+  },
+});
+
+const reorderBlocksOp = projectOperation({
+  name: "reorder_blocks",
+  title: "Reorder a node's blocks",
+  description: "Put a node's blocks in a new order without changing their content. block_ids must list every block id of the node exactly once, in the wanted order (see get_node).",
+  scopes: ["content:write"],
+  input: z.object({ ...NodeRef, block_ids: z.array(z.uuid()).max(500) }),
+  output: z.object({ node_id: Id, blocks: z.array(BlockOut) }),
+  tool: IDEMPOTENT_WRITE,
+  http: { ...nodeRoute("PUT", "/blocks/order"), summary: "Reorder a node's blocks (block_ids: every block id, in the wanted order)" },
+  async run({ deps, project, now }, args) {
+    return { node_id: args.node_id, blocks: await reorderBlocks(deps.db, project, args.node_id, args.block_ids, now) };
+  },
+});
+
+const TRANSITIONS: ReadonlyArray<[Transition, string, string, string]> = [
+  [
+    "publish",
+    "Publish a node",
+    "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.",
+    "Publish a node (draft → published)",
+  ],
+  ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "Unpublish a node (published → draft)"],
+  ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "Archive a node (any → archived)"],
+  ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "Restore an archived node (archived → draft)"],
+];
+
+const transitionOps = TRANSITIONS.map(([action, title, description, summary]) =>
+  projectOperation({
+    name: `${action}_node`,
+    title,
+    description,
+    scopes: ["content:write"],
+    input: z.object(NodeRef),
+    output: z.object({ node: NodeOut }),
+    tool: IDEMPOTENT_WRITE,
+    http: { ...nodeRoute("POST", `/${action}`), data: "node", summary, errors: [409] },
+    async run({ deps, project, now }, args) {
+      return { node: await transitionNode(deps.db, project, args.node_id, action, now) };
+    },
+  }),
+);
+
+const deleteNodeOp = projectOperation({
+  name: "delete_node",
+  title: "Delete a node",
+  description: "Delete a node and its descendants.",
+  scopes: ["content:write"],
+  input: z.object(NodeRef),
+  output: Empty,
+  http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
+  async run({ deps, project }, args) {
+    await deleteNode(deps.db, project, args.node_id);
+    return {};
+  },
+});
+
+export const EntryQuery = z.object({
+  collection: z.string().min(1).max(2048).describe("slug path or id of a node of type collection"),
+  q: z.string().max(200).optional(),
+  sort: z.enum(ENTRY_SORTS).optional(),
+  status: NodeStatus.optional(),
+  page: Page,
+  per_page: PerPage(20),
+});
+
+const listEntriesOp = projectOperation({
+  name: "list_entries",
+  title: "List collection entries",
+  description:
+    "List the entries (child nodes) of a collection node, in every status unless status is given. " +
+    'collection is the collection\'s slug path (e.g. "blog") or its id. q matches title or slug, case-insensitively. ' +
+    "sort: -updated_at (default), updated_at, title, -title, created_at, -created_at, position. per_page 1-100 (default 20).",
+  scopes: ["content:read"],
+  input: EntryQuery,
+  output: z.object({
+    collection: z.object({ id: Id, path: z.string(), title: z.string() }),
+    entries: z.array(EntryOut),
+    total: z.number().int(),
+    page: z.number().int(),
+    per_page: z.number().int(),
+  }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/entries", data: "entries", tag: "content", summary: "List a collection's entries in every status (search, sort, paging)" },
+  async run({ deps, project }, args) {
+    const r = await listEntries(deps.db, project.id, args);
+    return { collection: { id: r.collection.id, path: r.collection.path, title: r.collection.title }, entries: r.data, total: r.total, page: r.page, per_page: r.per_page };
+  },
+});
+
+/** In the order tools/list shows the tools. */
+export const contentOperations = [listNodesOp, getNodeOp, createNodeOp, updateNodeOp, reorderBlocksOp, ...transitionOps, listEntriesOp, readNodeOp, setBlocksOp, deleteNodeOp];

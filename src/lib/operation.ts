@@ -1,0 +1,88 @@
+// One operation, many transports: a declaration holds the name, the input and output schemas
+// (zod, the one schema library), the scopes, a description and `run`. The admin REST route
+// (src/rest.ts), the MCP tool (src/mcp/tools.ts) and the OpenAPI entry are derived from it, and
+// `missingScopes` (src/lib/scopes.ts) is the one authorization check every transport asks.
+import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { AdminCaller, McpCaller } from "../auth";
+import type { AppDeps } from "../deps";
+import type { Project } from "../projects/service";
+import type { ScopeRule } from "./scopes";
+
+type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** How an operation is served as an admin route. */
+export interface HttpBinding {
+  readonly method: HttpMethod;
+  /** Express-style path; `:ref` names the project. */
+  readonly path: string;
+  /** Path parameters whose input field has another name, e.g. `{ id: "node_id" }`. */
+  readonly params?: Readonly<Record<string, string>>;
+  /** The input field the whole JSON body is (a body that is an array, say); otherwise body fields are input fields. */
+  readonly body?: string;
+  /** DELETE only: input fields may come as a JSON body as well as in the query. */
+  readonly bodyOrQuery?: boolean;
+  readonly status?: 200 | 201 | 204;
+  /** The output field answered as `data`; the other fields sit beside it. Without it, the whole output is `data`. */
+  readonly data?: string;
+  /** Answers carry a secret shown once: never cached. */
+  readonly noStore?: boolean;
+  readonly tag: string;
+  /** One line for the API explorer; the operation's title when absent. */
+  readonly summary?: string;
+  readonly description?: string;
+  /** Error statuses beyond 400, 401, 403 and 404 this route answers. */
+  readonly errors?: readonly number[];
+}
+
+export interface OperationContext<C> {
+  readonly deps: AppDeps;
+  readonly caller: C;
+  readonly project: Project;
+  readonly now: Date;
+  /** Reports progress of a long call (done of total, a line for the user), when the client asked for it. */
+  readonly progress?: (done: number, total: number, message: string) => Promise<void>;
+}
+
+interface OperationBase<I extends z.ZodObject, O extends z.ZodObject> {
+  /** snake_case; the MCP tool's name. */
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  /** Every scope listed must be held (or one of `anyOf`); a missing one is reported by name. */
+  readonly scopes: ScopeRule;
+  readonly input: I;
+  readonly output: O;
+  /** Served over /mcp as a tool with these annotations; absent: an admin route only. */
+  readonly tool?: ToolAnnotations;
+  readonly http?: HttpBinding | readonly HttpBinding[];
+}
+
+/** Acts on one project: `:ref` of an admin route, the project an MCP credential is bound to. */
+export interface ProjectOperation<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends OperationBase<I, O> {
+  readonly target: "project";
+  run(ctx: OperationContext<AdminCaller | McpCaller>, input: z.output<I>): Promise<z.input<O>>;
+}
+
+/** Acts across projects (keys, the project list): admin keys only, never a tool. */
+export interface AdminOperation<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> extends OperationBase<I, O> {
+  readonly target: "admin";
+  readonly tool?: undefined;
+  run(ctx: Omit<OperationContext<AdminCaller>, "project">, input: z.output<I>): Promise<z.input<O>>;
+}
+
+export type Operation = ProjectOperation | AdminOperation;
+
+export function projectOperation<I extends z.ZodObject, O extends z.ZodObject>(def: Omit<ProjectOperation<I, O>, "target">): ProjectOperation {
+  return { ...def, target: "project" } as unknown as ProjectOperation; // erases I and O: adapters see every operation alike
+}
+
+export function adminOperation<I extends z.ZodObject, O extends z.ZodObject>(def: Omit<AdminOperation<I, O>, "target">): AdminOperation {
+  return { ...def, target: "admin" } as unknown as AdminOperation; // erases I and O, as above
+}
+
+export const httpBindings = (op: Operation): readonly HttpBinding[] => (op.http === undefined ? [] : "method" in op.http ? [op.http as HttpBinding] : (op.http as readonly HttpBinding[]));
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { adminOperation, projectOperation, READ_ONLY } from "../lib/operation";
+import { Empty, Id, Slug, Timestamp } from "../lib/schemas";
+import { createProject, deleteProject, listProjects, projectToWire, updateProject } from "./service";
+
+export const ProjectOut = z.object({
+  id: Id,
+  slug: z.string(),
+  name: z.string(),
+  default_locale: z.string(),
+  locales: z.array(z.string()),
+  public_base_url: z.string().nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+const Tag = z.string().min(2).max(35).describe("BCP 47 tag");
+export const ProjectIn = z.object({
+  slug: Slug,
+  name: z.string().min(1).max(200),
+  default_locale: Tag.optional(),
+  locales: z.array(Tag).max(100).optional(),
+  public_base_url: z.string().max(2048).nullable().optional().describe("public origin of the website, e.g. https://example.com"),
+});
+const route = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/projects/:ref", tag: "projects" }) as const;
+
+// An MCP credential reads its project with content:read; an admin key reads any project it may act on with projects:read.
+const getProjectOp = projectOperation({
+  name: "get_project",
+  title: "Read the project settings",
+  description: "Read the settings of the project this token is bound to: id, slug, name, default_locale, locales (valid values for every locale argument) and public_base_url.",
+  scopes: ["content:read"],
+  input: z.object({}),
+  output: z.object({ project: ProjectOut }),
+  tool: READ_ONLY,
+  async run({ project }) {
+    return { project: projectToWire(project) };
+  },
+});
+
+const readProjectOp = projectOperation({
+  name: "read_project",
+  title: "Read a project",
+  description: "Read a project by id or slug.",
+  scopes: ["projects:read"],
+  input: z.object({}),
+  output: getProjectOp.output,
+  http: { ...route("GET"), data: "project", summary: "Read a project by id or slug" },
+  run: getProjectOp.run,
+});
+
+const listProjectsOp = adminOperation({
+  name: "list_projects",
+  title: "List projects",
+  description: "List the projects this key may act on.",
+  scopes: ["projects:read"],
+  input: z.object({}),
+  output: z.object({ projects: z.array(ProjectOut) }),
+  http: { method: "GET", path: "/admin/projects", data: "projects", tag: "projects", summary: "List the projects this key may act on" },
+  async run({ deps, caller }) {
+    return { projects: (await listProjects(deps.db, caller)).map(projectToWire) };
+  },
+});
+
+const createProjectOp = adminOperation({
+  name: "create_project",
+  title: "Create a project",
+  description: "Create a project.",
+  scopes: ["projects:write"],
+  input: ProjectIn,
+  output: z.object({ project: ProjectOut }),
+  http: { method: "POST", path: "/admin/projects", status: 201, data: "project", tag: "projects", summary: "Create a project" },
+  async run({ deps, caller, now }, args) {
+    return { project: projectToWire(await createProject(deps.db, args, caller, now)) };
+  },
+});
+
+const updateProjectOp = projectOperation({
+  name: "update_project",
+  title: "Update a project",
+  description: "Update a project's settings.",
+  scopes: ["projects:write"],
+  input: ProjectIn.partial(),
+  output: z.object({ project: ProjectOut }),
+  http: { ...route("PATCH"), data: "project", summary: "Update a project's settings" },
+  async run({ deps, project, now }, args) {
+    return { project: projectToWire(await updateProject(deps.db, project, args, now)) };
+  },
+});
+
+const deleteProjectOp = projectOperation({
+  name: "delete_project",
+  title: "Delete a project",
+  description: "Delete a project and everything in it.",
+  scopes: ["projects:write"],
+  input: z.object({}),
+  output: Empty,
+  http: { ...route("DELETE"), status: 204, summary: "Delete a project and everything in it" },
+  async run({ deps, project }) {
+    await deleteProject(deps.db, project);
+    return {};
+  },
+});
+
+export const projectOperations = [getProjectOp, readProjectOp, listProjectsOp, createProjectOp, updateProjectOp, deleteProjectOp];

@@ -1,0 +1,192 @@
+// The admin REST transport of the declared operations (src/lib/operation.ts): one route per HTTP
+// binding and its OpenAPI entry, both derived from the declaration. Nothing here knows a feature.
+
+import type { Server } from "bun";
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { adminAuthenticator, adminDoc, requireScopes } from "./auth";
+import type { AppDeps } from "./deps";
+import { AppError } from "./errors";
+import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
+import { parseBody } from "./lib/json";
+import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
+import { readPaging } from "./lib/paging";
+import { openapiMetadata } from "./lib/schemas";
+import { resolveProject } from "./projects/service";
+
+type Source = "params" | "query" | "body";
+interface RouteContext {
+  request: Request;
+  server: Server<unknown> | null;
+  params: Record<string, string | undefined>;
+  query: Record<string, unknown>;
+  body: unknown;
+  set: { status?: number | string; headers: Record<string, string | number> };
+}
+
+/** The admin routes of the operations that have an HTTP binding. */
+export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
+  const authenticate = adminAuthenticator(deps);
+  const cors = adminCors(deps);
+  const app = new Elysia().onParse(({ request, contentType }) => parseBody(request, contentType));
+  const paths = new Set<string>();
+  for (const op of operations) {
+    const typed = typedFields(op);
+    for (const binding of httpBindings(op)) {
+      // Authentication and the scope check come first: a caller without a valid key or scope learns
+      // 401/403 (and a foreign project 404), never how its input would have been judged.
+      const handle = async (ctx: RouteContext): Promise<unknown> => {
+        Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
+        const caller = await authenticate(ctx.request, ctx.server);
+        requireScopes(caller, op.scopes);
+        const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : null;
+        const input = readInput(op, binding, ctx, typed);
+        const now = deps.now();
+        const out = op.target === "project" && project ? await op.run({ deps, caller, project, now }, input) : op.target === "admin" ? await op.run({ deps, caller, now }, input) : null;
+        if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
+        ctx.set.status = binding.status ?? 200;
+        if (binding.status === 204) return undefined;
+        // Parsing drops any field the output schema does not declare.
+        return restBody(op.output.parse(out), binding.data);
+      };
+      app.route(binding.method, binding.path, handle as never, { detail: { hide: true } });
+      paths.add(binding.path);
+    }
+  }
+  for (const path of paths) app.options(path, ({ request }) => corsPreflight(cors, request), { detail: { hide: true } });
+  return app;
+}
+
+/**
+ * The admin API's CORS policy: an allow-list holding this service's own origin (the API explorer
+ * and the consent pages live there). A browser page of any other origin gets no CORS headers: a
+ * stolen-key replay from a hostile page cannot read the answers.
+ */
+const adminCors = (deps: AppDeps): CorsPolicy => ({
+  origins: [new URL(deps.config.publicUrl).origin],
+  methods: "GET, POST, PUT, PATCH, DELETE",
+  allowHeaders: "authorization, content-type, x-request-id",
+  exposeHeaders: "www-authenticate, retry-after, x-request-id",
+  maxAgeSeconds: 600,
+});
+
+const restBody = (out: Record<string, unknown>, data: string | undefined): Record<string, unknown> => {
+  if (data === undefined) return { data: out };
+  const { [data]: main, ...rest } = out;
+  return { data: main, ...rest };
+};
+
+const pathParams = (binding: HttpBinding): string[] => [...binding.path.matchAll(/:(\w+)/g)].flatMap((m) => (m[1] === undefined || m[1] === "ref" ? [] : [m[1]]));
+const fieldOf = (binding: HttpBinding, param: string): string => binding.params?.[param] ?? param;
+const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The operation's input from the path, the query and the body, validated by its schema. */
+function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed: ReadonlyMap<string, string>): Record<string, unknown> {
+  const fromPath = new Set(pathParams(binding).map((p) => fieldOf(binding, p)));
+  const fields = Object.keys(op.input.shape).filter((k) => !fromPath.has(k));
+  const input: Record<string, unknown> = {};
+  const source = new Map<string, Source>();
+  const take = (field: string, value: unknown, from: Source): void => {
+    input[field] = value;
+    source.set(field, from);
+  };
+  if (binding.body !== undefined) take(binding.body, ctx.body, "body");
+  else if (takesBody(binding) && fields.length > 0) {
+    if (!isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
+    for (const f of fields) if (Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+  } else if (!takesBody(binding)) {
+    for (const f of fields) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
+    if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+  }
+  // Path parameters last: a body field can never stand in for the object the URL names.
+  for (const p of pathParams(binding)) take(fieldOf(binding, p), ctx.params[p], "params");
+  const parsed = op.input.safeParse(input);
+  if (parsed.success) return parsed.data;
+  throw invalid(
+    parsed.error.issues.slice(0, 10).map((issue) => {
+      const [head, ...tail] = issue.path.map(String);
+      const from = head === undefined ? "body" : (source.get(head) ?? "body");
+      // A body that is one input field (an array, say) is reported from the body's root, as it is sent.
+      const path = head === binding.body ? tail : issue.path.map(String);
+      return { in: from, field: path.join(".") || null, message: issue.message };
+    }),
+  );
+}
+
+function invalid(errors: Array<{ in: Source; field: string | null; message: string }>): AppError {
+  return new AppError("invalid_request", "request validation failed", { errors, field: errors[0]?.field ?? null });
+}
+
+/** Query strings are text: page and per_page are read by the one paging bound, other numbers and booleans when spelled as such. */
+function queryValue(field: string, type: string | undefined, value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  if (field === "page" || field === "per_page") return readPaging({ [field]: value }, { defaultPerPage: 1 })[field === "page" ? "page" : "perPage"];
+  if ((type === "integer" || type === "number") && /^-?\d{1,15}$/.test(value)) return Number(value);
+  if (type === "boolean" && (value === "true" || value === "false")) return value === "true";
+  return value;
+}
+
+/** The JSON type of each input field, for reading query strings. */
+function typedFields(op: Operation): ReadonlyMap<string, string> {
+  const props = jsonSchema(op.input, "input").properties ?? {};
+  return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
+}
+
+// ---- OpenAPI ----
+
+const ErrorBody = {
+  type: "object",
+  description: "Error body: { error: { code, message, details? } }",
+  properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },
+  required: ["error"],
+};
+const REF_PARAM = { name: "ref", in: "path", required: true, schema: { type: "string", maxLength: 64, description: "project id or slug" } };
+
+type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
+// The document is OpenAPI 3.0 (nullable: true rather than a null type).
+const jsonSchema = (schema: z.ZodType, io: "input" | "output"): JsonSchema => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "openapi-3.0", metadata: openapiMetadata }) as JsonSchema;
+  return rest;
+};
+
+/** The OpenAPI paths of the operations' routes, keyed as the document writes them (`{ref}`). */
+export function operationPaths(operations: readonly Operation[]): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    for (const binding of httpBindings(op)) {
+      const input = jsonSchema(op.input, "input");
+      const props = input.properties ?? {};
+      const required = new Set(input.required ?? []);
+      const parameters: unknown[] = binding.path.includes(":ref") ? [REF_PARAM] : [];
+      for (const p of pathParams(binding)) parameters.push({ name: p, in: "path", required: true, schema: props[fieldOf(binding, p)] ?? { type: "string" } });
+      const fromPath = new Set(pathParams(binding).map((p) => fieldOf(binding, p)));
+      const rest = Object.fromEntries(Object.entries(props).filter(([k]) => !fromPath.has(k)));
+      const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
+      if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
+      else if (takesBody(binding) && Object.keys(rest).length > 0) {
+        doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
+      } else if (!takesBody(binding)) {
+        for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
+      }
+      if (parameters.length > 0) doc.parameters = parameters;
+      const status = binding.status ?? 200;
+      const responses: Record<string, unknown> = {};
+      if (status === 204) responses["204"] = { description: "Done; no body" };
+      else responses[String(status)] = { description: op.title, content: { "application/json": { schema: restSchema(jsonSchema(op.output, "output"), binding.data) } } };
+      for (const code of [400, 401, 403, 404, ...(binding.errors ?? [])]) responses[String(code)] = { description: `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };
+      doc.responses = responses;
+      const key = binding.path.replace(/:(\w+)/g, "{$1}");
+      paths[key] = { ...paths[key], [binding.method.toLowerCase()]: doc };
+    }
+  }
+  return paths;
+}
+
+const jsonBody = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
+
+function restSchema(out: JsonSchema, data: string | undefined): JsonSchema {
+  if (data === undefined) return { type: "object", properties: { data: out }, required: ["data"] };
+  const { [data]: main, ...rest } = out.properties ?? {};
+  return { type: "object", properties: { data: main ?? {}, ...rest }, required: ["data", ...(out.required ?? []).filter((k) => k !== data)] };
+}

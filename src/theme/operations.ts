@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
+import { getTheme, updateTheme } from "./service";
+
+export const ThemeOut = z.object({
+  logo_url: z.string().nullable(),
+  favicon_url: z.string().nullable(),
+  accent_color: z.string().nullable(),
+  name_override: z.string().nullable(),
+});
+const AssetUrl = z.string().max(2048).nullable().optional().describe("absolute http(s) URL or a site-relative path; null clears");
+
+const getThemeOp = projectOperation({
+  name: "get_theme",
+  title: "Read the theme",
+  description: "Read the project's brand settings: logo_url, favicon_url, accent_color (#rrggbb) and name_override (null when unset).",
+  scopes: ["content:read"],
+  input: z.object({}),
+  output: z.object({ theme: ThemeOut }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Read the project's theme" },
+  async run({ deps, project }) {
+    return { theme: await getTheme(deps.db, project.id) };
+  },
+});
+
+const updateThemeOp = projectOperation({
+  name: "update_theme",
+  title: "Update the theme",
+  description: "Change the project's brand settings. Omitted fields are kept; null clears a field. accent_color is #rrggbb.",
+  scopes: ["content:write"],
+  input: z.object({
+    logo_url: AssetUrl,
+    favicon_url: AssetUrl,
+    accent_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/, "#rrggbb")
+      .nullable()
+      .optional(),
+    name_override: z.string().max(200).nullable().optional(),
+  }),
+  output: z.object({ theme: ThemeOut }),
+  tool: IDEMPOTENT_WRITE,
+  http: [
+    { method: "PUT", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Update the theme (omitted fields kept, null clears)" },
+    { method: "PATCH", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Update the theme (alias of PUT)" },
+  ],
+  async run({ deps, project, now }, args) {
+    return { theme: await updateTheme(deps.db, project, args, now) };
+  },
+});
+
+export const themeOperations = [getThemeOp, updateThemeOp];

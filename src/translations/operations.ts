@@ -1,0 +1,128 @@
+import { z } from "zod";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
+import { Empty, Id, Json, Locale, NodeId, Slug, Timestamp } from "../lib/schemas";
+import { translateNode } from "./machine";
+import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation } from "./service";
+
+const TranslationStatus = z.enum(["draft", "published"]);
+export const TranslationOut = z.object({
+  id: Id,
+  node_id: Id,
+  locale: z.string(),
+  meta: Json,
+  blocks: z.record(z.string(), Json),
+  status: TranslationStatus,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export const ProviderId = z.uuid().optional().describe("an AI provider of this project; default: the project's default provider");
+
+const NodeLocale = { node_id: NodeId, locale: Locale };
+const route = (method: "GET" | "PUT" | "DELETE" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/translations${tail}`, params: { id: "node_id" }, tag: "translations" }) as const;
+
+const listTranslationsOp = projectOperation({
+  name: "list_translations",
+  title: "List a node's translations",
+  description: "List a node's translations into every locale, drafts included.",
+  scopes: ["content:read"],
+  input: z.object({ node_id: NodeId }),
+  output: z.object({ translations: z.array(TranslationOut) }),
+  http: { ...route("GET", ""), data: "translations", summary: "List a node's translations" },
+  async run({ deps, project }, args) {
+    return { translations: (await listTranslations(deps.db, project, args.node_id)).map(translationToWire) };
+  },
+});
+
+const getTranslationOp = projectOperation({
+  name: "get_translation",
+  title: "Read a translation",
+  description:
+    "Read a node's stored translation into one locale: meta (title, slug, description, og_image…) and blocks (block id → partial data overriding the base block). " +
+    "Fails with not_found when the node has no translation into that locale.",
+  scopes: ["content:read"],
+  input: z.object(NodeLocale),
+  output: z.object({ translation: TranslationOut }),
+  tool: READ_ONLY,
+  http: { ...route("GET", "/:locale"), data: "translation", summary: "Read a node's translation into one locale" },
+  async run({ deps, project }, args) {
+    return { translation: translationToWire(await getTranslation(deps.db, project, args.node_id, args.locale)) };
+  },
+});
+
+const upsertTranslationOp = projectOperation({
+  name: "upsert_translation",
+  title: "Write a translation",
+  description:
+    "Create or replace a node's translation into a locale other than the project's default. meta holds the localised title, slug (a localised path segment), description, og_image, canonical, robots and noindex; " +
+    "blocks maps block ids (from get_node) to partial data deep-merged over the base block. " +
+    "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced.",
+  scopes: ["content:write"],
+  input: z.object({
+    ...NodeLocale,
+    meta: z
+      .object({
+        title: z.string().max(500).optional(),
+        slug: Slug.optional(),
+        description: z.string().max(1000).optional(),
+        og_image: z.string().max(2048).optional(),
+        canonical: z.string().max(2048).nullable().optional().describe("overrides the canonical URL in this locale"),
+        robots: z.string().max(200).nullable().optional(),
+        noindex: z.boolean().optional().describe("robots noindex in this locale; also leaves it out of the sitemap"),
+      })
+      .optional()
+      .describe("localised title, slug and SEO fields (other fields are ignored)"),
+    blocks: z.record(z.uuid(), Json).optional().describe("block id → partial block data, deep-merged over the block on read"),
+    status: TranslationStatus.optional().describe("default published"),
+  }),
+  output: z.object({ translation: TranslationOut }),
+  tool: IDEMPOTENT_WRITE,
+  http: { ...route("PUT", "/:locale"), data: "translation", summary: "Create or replace a node's translation (meta and per-block overrides)" },
+  async run({ deps, project, now }, { node_id, locale, ...input }) {
+    return { translation: translationToWire(await upsertTranslation(deps.db, project, node_id, locale, input, now)) };
+  },
+});
+
+const deleteTranslationOp = projectOperation({
+  name: "delete_translation",
+  title: "Delete a translation",
+  description: "Delete a node's translation into one locale.",
+  scopes: ["content:write"],
+  input: z.object(NodeLocale),
+  output: Empty,
+  http: { ...route("DELETE", "/:locale"), status: 204, summary: "Delete a node's translation" },
+  async run({ deps, project }, args) {
+    await deleteTranslation(deps.db, project, args.node_id, args.locale);
+    return {};
+  },
+});
+
+const translateNodeOp = projectOperation({
+  name: "translate_node",
+  title: "Machine-translate a node",
+  description:
+    "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
+    'and store the result as a DRAFT translation (not delivered until published: review it with get_translation or get_node with locale, then upsert_translation with status "published"). ' +
+    "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
+  scopes: ["content:write", "ai:read"],
+  input: z.object({ ...NodeLocale, provider_id: ProviderId }),
+  output: z.object({
+    translation: TranslationOut,
+    translated_fields: z.array(z.object({ field: z.string(), chars: z.number().int() })),
+    provider: z.string().nullable(),
+    model: z.string().nullable(),
+  }),
+  tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  http: {
+    ...route("POST", "/:locale/translate"),
+    summary: "Machine-translate a node into a locale, stored as a draft translation",
+    description: "Needs content:write and ai:read. Upstream faults answer as POST /admin/p/{ref}/ai/translate does.",
+    errors: [409, 429, 500, 502, 504],
+  },
+  async run({ deps, project, now, progress }, args) {
+    const r = await translateNode(deps, project, args, now, progress);
+    return { ...r, translation: translationToWire(r.translation) };
+  },
+});
+
+/** In the order tools/list shows the tools. */
+export const translationOperations = [getTranslationOp, upsertTranslationOp, translateNodeOp, listTranslationsOp, deleteTranslationOp];

@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { asAdminKey } from "../auth";
+import { adminOperation, projectOperation } from "../lib/operation";
+import { Empty, Id, Timestamp } from "../lib/schemas";
+import { PROJECT_ROLES } from "../lib/scopes";
+import { listMembers, removeMember, setMember } from "./membership";
+import { addUser, deleteUser, getUserWire, listUsers, MIN_PASSWORD_LENGTH, updateUser } from "./service";
+
+const Email = z.string().min(3).max(320).describe("stored lower-case");
+const Password = z.string().min(MIN_PASSWORD_LENGTH).max(1024).describe(`at least ${MIN_PASSWORD_LENGTH} characters; stored as an argon2id hash, never returned`);
+const InstanceRole = z.enum(["owner", "member"]).describe("owner: every project, every right; member: only the projects of its memberships");
+const ProjectRole = z.enum(PROJECT_ROLES).describe("viewer: read; editor: read and write content; admin: editor + ai:write and keys:write in this project");
+export const UserOut = z.object({
+  id: Id,
+  email: z.string(),
+  role: InstanceRole,
+  created_at: Timestamp,
+  memberships: z.array(z.object({ project_id: Id, role: ProjectRole })).describe("only the projects the calling key may act on"),
+});
+export const MemberOut = z.object({ user_id: Id, email: z.string(), role: ProjectRole, created_at: Timestamp, updated_at: Timestamp });
+
+const UserRef = { id: z.uuid() };
+const userRoute = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/users/:id", tag: "users" }) as const;
+const memberRoute = (method: "PUT" | "DELETE") => ({ method, path: "/admin/p/:ref/members/:userId", params: { userId: "user_id" }, tag: "users" }) as const;
+// A project's members: keys:write on it, or users:write.
+const MEMBER_SCOPES = { anyOf: ["keys:write", "users:write"] } as const;
+
+const listUsersOp = adminOperation({
+  name: "list_users",
+  title: "List users",
+  description: "List users by email, at most 1000. A project-limited key sees only members of its projects.",
+  scopes: ["users:write"],
+  input: z.object({}),
+  output: z.object({ users: z.array(UserOut) }),
+  http: { method: "GET", path: "/admin/users", data: "users", tag: "users", summary: "List users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
+  async run({ deps, caller }) {
+    return { users: await listUsers(deps.db, caller) };
+  },
+});
+
+const createUserOp = adminOperation({
+  name: "create_user",
+  title: "Create a user",
+  description: "Create a user; role defaults to member (no project until added to one). Needs a key not limited to projects.",
+  scopes: ["users:write"],
+  input: z.object({ email: Email, password: Password, role: InstanceRole.optional() }),
+  output: z.object({ user: UserOut }),
+  http: {
+    method: "POST",
+    path: "/admin/users",
+    status: 201,
+    data: "user",
+    tag: "users",
+    summary: "Create a user",
+    description: "role defaults to member (no project until added to one). Needs a key not limited to projects.",
+    errors: [409],
+  },
+  async run({ deps, caller, now }, args) {
+    return { user: await addUser(deps.db, args, caller, now) };
+  },
+});
+
+const readUserOp = adminOperation({
+  name: "read_user",
+  title: "Read a user",
+  description: "Read a user; 404 for a user outside a project-limited key's projects.",
+  scopes: ["users:write"],
+  input: z.object(UserRef),
+  output: z.object({ user: UserOut }),
+  http: { ...userRoute("GET"), data: "user", summary: "Read a user", description: "404 for a user outside a project-limited key's projects." },
+  async run({ deps, caller }, args) {
+    return { user: await getUserWire(deps.db, args.id, caller) };
+  },
+});
+
+const updateUserOp = adminOperation({
+  name: "update_user",
+  title: "Change a user",
+  description: "Change a user's email, password or instance role. A new password ends the user's consent-page sign-ins. The last owner cannot be demoted (409).",
+  scopes: ["users:write"],
+  input: z.object({ ...UserRef, email: Email.optional(), password: Password.optional(), role: InstanceRole.optional() }),
+  output: z.object({ user: UserOut }),
+  http: {
+    ...userRoute("PATCH"),
+    data: "user",
+    summary: "Change a user's email, password or instance role",
+    description: "A new password ends the user's consent-page sign-ins. The last owner cannot be demoted (409). Needs a key not limited to projects.",
+    errors: [409],
+  },
+  async run({ deps, caller }, { id, ...patch }) {
+    return { user: await updateUser(deps.db, id, patch, caller) };
+  },
+});
+
+const deleteUserOp = adminOperation({
+  name: "delete_user",
+  title: "Delete a user",
+  description: "Delete a user; memberships, consents and OAuth tokens go with it. The last owner cannot be deleted (409).",
+  scopes: ["users:write"],
+  input: z.object(UserRef),
+  output: Empty,
+  http: { ...userRoute("DELETE"), status: 204, summary: "Delete a user", description: "Memberships, consents and OAuth tokens go with it. The last owner cannot be deleted (409).", errors: [409] },
+  async run({ deps, caller }, args) {
+    await deleteUser(deps.db, args.id, caller);
+    return {};
+  },
+});
+
+const listMembersOp = projectOperation({
+  name: "list_members",
+  title: "List a project's members",
+  description: "List a project's members. Instance owners act in every project and are not listed.",
+  scopes: MEMBER_SCOPES,
+  input: z.object({}),
+  output: z.object({ members: z.array(MemberOut) }),
+  http: {
+    method: "GET",
+    path: "/admin/p/:ref/members",
+    data: "members",
+    tag: "users",
+    summary: "List a project's members",
+    description: "Needs keys:write or users:write. Instance owners act in every project and are not listed.",
+  },
+  async run({ deps, project }) {
+    return { members: await listMembers(deps.db, project) };
+  },
+});
+
+const setMemberOp = projectOperation({
+  name: "set_member",
+  title: "Add a user to a project or change the user's role there",
+  description: "Needs keys:write on the project or users:write; without users:write the key must hold every scope the role carries.",
+  scopes: MEMBER_SCOPES,
+  input: z.object({ user_id: z.uuid(), role: ProjectRole }),
+  output: z.object({ member: MemberOut }),
+  http: {
+    ...memberRoute("PUT"),
+    data: "member",
+    summary: "Add a user to a project or change the user's role there",
+    description:
+      "Needs keys:write on the project or users:write; without users:write the key must hold every scope the role carries. The user's OAuth tokens for this project follow the new role on their next use.",
+  },
+  async run({ deps, project, caller, now }, args) {
+    return { member: await setMember(deps.db, project, args.user_id, args.role, asAdminKey(caller), now) };
+  },
+});
+
+const removeMemberOp = projectOperation({
+  name: "remove_member",
+  title: "Remove a user from a project",
+  description: "Remove a user from a project; the user's OAuth tokens for this project stop at their next use; refresh is refused.",
+  scopes: MEMBER_SCOPES,
+  input: z.object({ user_id: z.uuid() }),
+  output: Empty,
+  http: { ...memberRoute("DELETE"), status: 204, summary: "Remove a user from a project", description: "The user's OAuth tokens for this project stop at their next use; refresh is refused." },
+  async run({ deps, project }, args) {
+    await removeMember(deps.db, project, args.user_id);
+    return {};
+  },
+});
+
+export const userOperations = [listUsersOp, createUserOp, readUserOp, updateUserOp, deleteUserOp, listMembersOp, setMemberOp, removeMemberOp];
