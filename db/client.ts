@@ -34,6 +34,15 @@ export interface OpenDbOptions {
   onUnguarded?: () => void;
 }
 
+/**
+ * Embedded PostgreSQL lives in the process's memory. initdb's 128 MB of shared_buffers (a page
+ * cache inside the WebAssembly heap, on top of the kernel's page cache of the data files) made
+ * most of the ~300-470 MiB an idle embedded instance held; with 64 MB it rests near 230 MiB and
+ * cache misses are no slower (16 MB: 175 MiB, but misses on a 90 MB site cost 20% more CPU).
+ * Figures: bench/README.md.
+ */
+const PGLITE_PARAMS = ["-c", "shared_buffers=64MB"];
+
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
   const inMemory = opts.databaseUrl === "memory://";
@@ -50,7 +59,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     lock = await lockDataDir(opts.dataDir, opts.holder ?? `process ${process.argv.slice(1).join(" ")}`);
     if (!lock) opts.onUnguarded?.();
   }
-  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, ...opts.pglite });
+  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_PARAMS], ...opts.pglite });
   try {
     await client.waitReady;
   } catch (err) {

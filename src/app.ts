@@ -2,6 +2,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import { insufficientScopeChallenge } from "./auth";
+import { createFront, setFront } from "./delivery/front";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
 import type { AppDeps } from "./deps";
@@ -32,131 +33,133 @@ export function createApp(given: AppDeps) {
   const delivery = createDelivery(deps);
   const { log } = deps;
   const logAccess = accessLogOn(deps);
+  // Hot reads are answered in front of Elysia where the server is created (src/serve.ts).
+  const front = createFront({ fastRead: delivery.fastRead, log: logAccess ? log : null });
   // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
   // one successful ping does not mean the pool serves (terminated backends, a flapping server).
   let dbFailedAt = Number.NEGATIVE_INFINITY;
 
-  return (
-    new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
-      .onRequest(({ request, set }) => {
-        const incoming = request.headers.get("x-request-id");
-        const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
-        meta.set(request, { id, start: performance.now() });
-        // Hot delivery reads (a fresh cached answer) are answered here, before routing.
-        const fast = delivery.fastRead(request, id);
-        if (fast !== null) {
-          // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
-          if (logAccess) writeAccessLine(deps, meta, request, fast.status);
-          return fast;
-        }
-        set.headers["x-request-id"] = id;
-        // A NUL (%00) in the path or query can never name anything storable: refuse it up front.
-        if (/%00/.test(request.url)) {
-          set.status = 400;
-          set.headers["content-type"] = "application/json; charset=utf-8";
-          return errorBody("invalid_request", "the URL must not contain NUL characters");
-        }
-      })
-      .onError(({ code, error: thrown, set, request }) => {
+  const app = new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
+      meta.set(request, { id, start: performance.now() });
+      // Hot delivery reads (a fresh cached answer) are answered here, before routing.
+      const fast = front.declined(request) ? null : delivery.fastRead(request, id);
+      if (fast !== null) {
+        // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
+        if (logAccess) writeAccessLine(deps, meta, request, fast.status);
+        return fast;
+      }
+      set.headers["x-request-id"] = id;
+      // A NUL (%00) in the path or query can never name anything storable: refuse it up front.
+      if (/%00/.test(request.url)) {
+        set.status = 400;
         set.headers["content-type"] = "application/json; charset=utf-8";
-        // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
-        const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
-        const error = cause instanceof Error ? cause : thrown;
-        // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
-        if (hasResponse(error)) return error.toResponse();
-        if (error instanceof AppError) {
-          set.status = error.status;
-          if (error.headers) Object.assign(set.headers, error.headers);
-          // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
-          if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
-          return errorBody(error.code, error.message, error.details);
+        return errorBody("invalid_request", "the URL must not contain NUL characters");
+      }
+    })
+    .onError(({ code, error: thrown, set, request }) => {
+      set.headers["content-type"] = "application/json; charset=utf-8";
+      // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
+      const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
+      const error = cause instanceof Error ? cause : thrown;
+      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
+      if (hasResponse(error)) return error.toResponse();
+      if (error instanceof AppError) {
+        set.status = error.status;
+        if (error.headers) Object.assign(set.headers, error.headers);
+        // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
+        if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
+        return errorBody(error.code, error.message, error.details);
+      }
+      if (error instanceof ValidationError || code === "VALIDATION") {
+        set.status = 400;
+        return errorBody("invalid_request", "request validation failed", validationDetails(error));
+      }
+      const simple = ((): [number, ErrorCode, string] | null => {
+        switch (code) {
+          case "NOT_FOUND":
+            return [404, "not_found", "no such route"];
+          case "PARSE":
+            return [400, "invalid_request", "request body could not be parsed"];
+          case "INVALID_COOKIE_SIGNATURE":
+          case "INVALID_FILE_TYPE":
+            return [400, "invalid_request", "invalid request"];
+          default:
+            return null;
         }
-        if (error instanceof ValidationError || code === "VALIDATION") {
-          set.status = 400;
-          return errorBody("invalid_request", "request validation failed", validationDetails(error));
-        }
-        const simple = ((): [number, ErrorCode, string] | null => {
-          switch (code) {
-            case "NOT_FOUND":
-              return [404, "not_found", "no such route"];
-            case "PARSE":
-              return [400, "invalid_request", "request body could not be parsed"];
-            case "INVALID_COOKIE_SIGNATURE":
-            case "INVALID_FILE_TYPE":
-              return [400, "invalid_request", "invalid request"];
-            default:
-              return null;
-          }
-        })();
-        if (simple) {
-          set.status = simple[0];
-          return errorBody(simple[1], simple[2]);
-        }
-        const status = (error as { status?: unknown }).status;
-        if (status === 413) {
-          set.status = 413;
-          return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-        }
-        const vanished = vanishedRow(error);
-        if (vanished) {
-          set.status = vanished.status;
-          return errorBody(vanished.code, vanished.message);
-        }
-        if (isDatabaseUnavailable(error)) {
-          // The pool reconnects by itself on the next query; tell the client to retry shortly.
-          dbFailedAt = performance.now();
-          log.warn("database unavailable", { request_id: meta.get(request)?.id });
-          set.status = 503;
-          set.headers["retry-after"] = "1";
-          return errorBody("service_unavailable", "the database is not answering; retry shortly");
-        }
-        // Unknown failure: log it (message only, no request data) and answer a generic 500.
-        const id = meta.get(request)?.id;
-        log.error("unhandled error", { request_id: id, ...describeError(error) });
-        set.status = 500;
-        return errorBody("internal", "internal server error");
-      })
-      .use(accessLog(deps, meta))
-      .use(
-        openapi({
-          path: "/swagger",
-          specPath: "/swagger/json",
-          openapiVersion: "3.0.3",
-          provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
-          documentation: {
-            info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
-            components: {
-              securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
-            },
-            paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
+      })();
+      if (simple) {
+        set.status = simple[0];
+        return errorBody(simple[1], simple[2]);
+      }
+      const status = (error as { status?: unknown }).status;
+      if (status === 413) {
+        set.status = 413;
+        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+      }
+      const vanished = vanishedRow(error);
+      if (vanished) {
+        set.status = vanished.status;
+        return errorBody(vanished.code, vanished.message);
+      }
+      if (isDatabaseUnavailable(error)) {
+        // The pool reconnects by itself on the next query; tell the client to retry shortly.
+        dbFailedAt = performance.now();
+        log.warn("database unavailable", { request_id: meta.get(request)?.id });
+        set.status = 503;
+        set.headers["retry-after"] = "1";
+        return errorBody("service_unavailable", "the database is not answering; retry shortly");
+      }
+      // Unknown failure: log it (message only, no request data) and answer a generic 500.
+      const id = meta.get(request)?.id;
+      log.error("unhandled error", { request_id: id, ...describeError(error) });
+      set.status = 500;
+      return errorBody("internal", "internal server error");
+    })
+    .use(accessLog(deps, meta))
+    .use(
+      openapi({
+        path: "/swagger",
+        specPath: "/swagger/json",
+        openapiVersion: "3.0.3",
+        provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
+        documentation: {
+          info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
+          components: {
+            securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
           },
-          // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
-          exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },
-        }),
-      )
-      // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
-      .use(explorerRoutes())
-      .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
-      .get(
-        "/readyz",
-        async ({ set }) => {
-          try {
-            await withTimeout(deps.dbHandle.ping(), 2000);
-            if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
-            return { status: "ready" };
-          } catch {
-            set.status = 503;
-            return errorBody("service_unavailable", "database is not answering");
-          }
+          paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
         },
-        { detail: { tags: ["ops"], summary: "Database answers" } },
-      )
-      .use(homeRoutes(deps))
-      .use(operationRoutes(deps, OPERATIONS))
-      .use(delivery.routes)
-      .use(mcpRoutes(deps))
-      .use(oauthRoutes(deps))
-  );
+        // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
+        exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },
+      }),
+    )
+    // Replaces the plugin's /swagger page (remote script, no CSP) with ours: registered after it, it wins.
+    .use(explorerRoutes())
+    .get("/healthz", () => ({ status: "ok" }), { detail: { tags: ["ops"], summary: "Process is up" } })
+    .get(
+      "/readyz",
+      async ({ set }) => {
+        try {
+          await withTimeout(deps.dbHandle.ping(), 2000);
+          if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
+          return { status: "ready" };
+        } catch {
+          set.status = 503;
+          return errorBody("service_unavailable", "database is not answering");
+        }
+      },
+      { detail: { tags: ["ops"], summary: "Database answers" } },
+    )
+    .use(homeRoutes(deps))
+    .use(operationRoutes(deps, OPERATIONS))
+    .use(delivery.routes)
+    .use(mcpRoutes(deps))
+    .use(oauthRoutes(deps));
+  setFront(app, front);
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;
@@ -169,7 +172,11 @@ export type App = ReturnType<typeof createApp>;
 function accessLog(deps: AppDeps, meta: WeakMap<Request, RequestMeta>) {
   const plugin = new Elysia();
   if (!accessLogOn(deps)) return plugin;
-  return plugin.onAfterResponse({ as: "global" }, ({ request, set }) => writeAccessLine(deps, meta, request, typeof set.status === "number" ? set.status : 200));
+  return plugin.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+    // A handler returning a Response (delivery 304s, streams) sets its status there, not in set.status.
+    const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+    writeAccessLine(deps, meta, request, status);
+  });
 }
 
 const accessLogOn = (deps: AppDeps): boolean => deps.config.logLevel === "debug" || deps.config.logLevel === "info";

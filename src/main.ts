@@ -5,9 +5,11 @@ import { type Config, ConfigError, loadConfig } from "./config";
 import type { AppDeps } from "./deps";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
+import { stdoutSink } from "./lib/log-sink";
 import { explainStartupError } from "./lib/startup-errors";
 import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
+import { listen } from "./serve";
 
 async function main(): Promise<void> {
   let config: Config;
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
   }
   const { log } = deps;
   if (first) {
+    stdoutSink().flush(); // log lines so far first
     // Printed once, on the first start of an empty database; never logged as JSON.
     console.log(
       [
@@ -59,9 +62,9 @@ async function main(): Promise<void> {
       ].join("\n"),
     );
   }
-  let app: ReturnType<ReturnType<typeof createApp>["listen"]>;
+  let app: ReturnType<typeof createApp>;
   try {
-    app = createApp(deps).listen(serveOptions(config));
+    app = listen(createApp(deps), serveOptions(config));
   } catch (err) {
     await deps.dbHandle.close().catch(() => {});
     fail(err);

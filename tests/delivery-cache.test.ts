@@ -18,10 +18,26 @@ function countingDb(db: Db): { db: Db; calls: () => number } {
           return (v as (...a: unknown[]) => unknown).apply(target, args);
         };
       }
+      // Delivery reads run as prepared statements through the session (src/delivery/prepared.ts).
+      if (prop === "session") return onPrepare(v as object, () => (n += 1));
       return v;
     },
   });
   return { db: proxy, calls: () => n };
+}
+
+/** The session with `before` called ahead of every prepared query it makes. */
+function onPrepare(session: object, before: () => void): object {
+  return new Proxy(session, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (prop !== "prepareQuery" || typeof v !== "function") return v;
+      return (...args: unknown[]) => {
+        before();
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }
 
 /** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
@@ -213,12 +229,16 @@ describe("delivery: database outages", async () => {
     const flaky = new Proxy(base.deps.db, {
       get(target, prop, receiver) {
         const v = Reflect.get(target, prop, receiver);
-        if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
-        return (...args: unknown[]) => {
+        const fail = () => {
           if (down) {
             refused += 1;
             throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
           }
+        };
+        if (prop === "session") return onPrepare(v as object, fail);
+        if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
+        return (...args: unknown[]) => {
+          fail();
           return (v as (...a: unknown[]) => unknown).apply(target, args);
         };
       },

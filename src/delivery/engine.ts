@@ -5,13 +5,12 @@
 // independently re-read each project's row at least every DELIVERY_VERSION_CHECK_MS, so a lost
 // notification delays a write by that much at most. Only committed writes expire anything, and
 // only their own project's answers.
-import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import type { AppDeps } from "../deps";
 import { AppError, describeError, notFound } from "../errors";
 import { onContentCommitted } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond } from "./http";
+import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
 /** A rendered answer: the whole body at once (cached with a hash ETag). */
 interface BodyPlan {
@@ -32,6 +31,7 @@ export interface StreamPlan {
 export type Plan = BodyPlan | StreamPlan;
 
 const LISTEN_RETRY_MS = 5000;
+const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
 const RENDER_REVISION = "2";
 
@@ -42,6 +42,12 @@ export class DeliveryEngine {
   private readonly cacheControl: string;
   private readonly errorCacheControl: string;
   private readonly countGzip = (answer: CachedAnswer, bytes: number): void => this.cache.grow(answer, bytes);
+  /**
+   * Hot reads: the cache key a request URL (path and query) resolves to, for the project state it
+   * was resolved with (a plan's key depends only on the URL and the project: locales, default
+   * locale). Saves parsing the query, decoding the path and building the key on every hit.
+   */
+  private readonly planKeys = new Map<string, { project: DeliveryProject; key: string }>();
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -82,19 +88,28 @@ export class DeliveryEngine {
 
   /**
    * A cache hit of a fresh project, or null when the read needs more (a miss, a stale or unknown
-   * project, invalid input): synchronous apart from a first gzip, no promise, no query.
+   * project, invalid input): synchronous apart from a first gzip, no promise, no query. `memo`
+   * (the request's path and query) lets a repeated URL skip building its plan.
    */
-  cached(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Outcome | Promise<Outcome> | null {
+  cached(request: Request, ref: string, make: (project: DeliveryProject) => Plan, memo?: string): Outcome | Promise<Outcome> | null {
     this.ensureListening();
     const found = this.cache.project(ref);
     if (found === null || found instanceof Promise) return null;
-    let plan: Plan;
-    try {
-      plan = make(found);
-    } catch {
-      return null; // invalid input: answered (with its error) by serveAsync
+    let key: string;
+    const known = memo === undefined ? undefined : this.planKeys.get(memo);
+    if (known !== undefined && known.project === found) key = known.key;
+    else {
+      try {
+        key = make(found).key;
+      } catch {
+        return null; // invalid input: answered (with its error) by serveAsync
+      }
+      if (memo !== undefined) {
+        if (this.planKeys.size >= PLAN_KEY_MEMO) this.planKeys.clear();
+        this.planKeys.set(memo, { project: found, key });
+      }
     }
-    const hit = this.cache.get(found, plan.key);
+    const hit = this.cache.get(found, key);
     return hit ? respond(request, hit, this.countGzip) : null;
   }
 
@@ -118,7 +133,7 @@ export class DeliveryEngine {
   }
 
   private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
-    const etag = await versionEtag(project, plan.key, this.deps.config.publicUrl);
+    const etag = versionEtag(project, plan.key, this.deps.config.publicUrl);
     // Planned first: a shard past the end or a sitemap without base URL is 404 even to a client
     // sending `If-None-Match: *` or a guessed tag (RFC 9110 §13.1.2: 304 stands for a 200 only).
     // The generators are lazy, so a 304 still reads no page of rows.
@@ -183,8 +198,6 @@ export class DeliveryEngine {
   }
 }
 
-async function versionEtag(project: DeliveryProject, key: string, publicUrl: string): Promise<string> {
-  const input = new TextEncoder().encode([RENDER_REVISION, project.id, project.version, publicUrl, key].join("\n"));
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", input));
-  return `"v${encodeBase64urlNoPadding(digest.subarray(0, 16))}"`;
+function versionEtag(project: DeliveryProject, key: string, publicUrl: string): string {
+  return `"v${sha256Base64url128([RENDER_REVISION, project.id, project.version, publicUrl, key].join("\n"))}"`;
 }

@@ -1,6 +1,7 @@
-// HTTP mechanics of delivery answers: open CORS, strong ETags, conditional GET. Web-standard only
-// (Request, Response, Headers, Web Crypto), so the delivery core runs on any fetch-style runtime.
-import { encodeBase64urlNoPadding } from "@oslojs/encoding";
+// HTTP mechanics of delivery answers: open CORS, strong ETags, conditional GET. Web-standard
+// (Request, Response, Headers) plus node:crypto's synchronous hash, so the delivery core runs on
+// any fetch-style runtime with node:crypto (Bun, Node, Deno, Workers with nodejs_compat).
+import { createHash } from "node:crypto";
 import { type AppError, errorBody } from "../errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "../lib/cors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
@@ -19,18 +20,26 @@ export const TEXT_TYPE = "text/plain; charset=utf-8";
 const encoder = new TextEncoder();
 
 /**
+ * Strong validator: the first 128 bits of SHA-256 over the exact (UTF-8) bytes sent. Hashed
+ * synchronously: Web Crypto's digest() went through a thread pool and the event loop and was
+ * ~30% of the CPU of a cache miss (~45 µs against ~15 µs for a 7 KB answer).
+ */
+function strongEtag(body: string): string {
+  return `"${sha256Base64url128(body)}"`;
+}
+
+/** base64url of the first 16 bytes of SHA-256(text as UTF-8). */
+export function sha256Base64url128(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest().subarray(0, 16).toString("base64url");
+}
+
+/**
  * Delivery JSON: `<` is written `\u003c` (the same parsed value), so the text can be embedded in an
  * HTML <script> element (sites put seo.jsonld in one) without a `</script>` in content closing it.
  * Applied once when an answer is rendered, never per hit.
  */
 export function jsonText(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c");
-}
-
-/** Strong validator: the first 128 bits of SHA-256 over the exact bytes sent. */
-async function strongEtag(body: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(body)));
-  return `"${encodeBase64urlNoPadding(digest.subarray(0, 16))}"`;
 }
 
 /** Smaller answers are never compressed (and so do not vary by Accept-Encoding). */
@@ -43,7 +52,7 @@ export function answerHeaders(contentType: string, etag: string, cacheControl: s
 }
 
 export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
-  const etag = await strongEtag(body);
+  const etag = strongEtag(body);
   const compressible = status === 200 && body.length >= GZIP_MIN_BYTES;
   return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, compressible) };
 }

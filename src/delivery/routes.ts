@@ -104,8 +104,9 @@ export function createDelivery(deps: AppDeps) {
    * Hot reads answered before routing (called from the app's onRequest): a GET of a node by path or
    * id, or an entries page, whose answer is cached for the project's current version. Anything else
    * (a miss, HEAD, percent-encoded paths, errors) returns null and takes the routed way.
+   * `requestId` may be a function, called only when there is an answer.
    */
-  const fastRead = (request: Request, requestId: string): Response | null => {
+  const fastRead = (request: Request, requestId: string | ((request: Request) => string)): Response | null => {
     if (request.method !== "GET") return null;
     const url = request.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
@@ -121,14 +122,15 @@ export function createDelivery(deps: AppDeps) {
     else if (rest === "entries") make = entriesPlan(request);
     else if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) make = byIdPlan(request, rest.slice(6));
     if (make === null) return null;
-    const out = engine.cached(request, ref, make);
+    const out = engine.cached(request, ref, make, url.slice(pathStart));
     if (out === null || out instanceof Promise) return null;
+    // The request id is made only for an answer (a miss gets its id on the routed way).
     if (out instanceof Response) {
-      out.headers.set("x-request-id", requestId);
+      out.headers.set("x-request-id", typeof requestId === "string" ? requestId : requestId(request));
       return out;
     }
     if (out.status !== 200) return null;
-    return send({ headers: { "x-request-id": requestId } }, out) as Response;
+    return send({ headers: { "x-request-id": typeof requestId === "string" ? requestId : requestId(request) } }, out) as Response;
   };
 
   // Cached answers are expired by committed writes only (see engine.ts), never by requests.

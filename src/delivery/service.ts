@@ -22,6 +22,7 @@ import { rows } from "../lib/json";
 import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
 import type { DeliveryProject } from "./cache";
+import { preparedRows } from "./prepared";
 import { type BlockRow, type ChainNode, type RenderableNode, renderNode } from "./render";
 
 const MAX_DEPTH = 64;
@@ -64,6 +65,11 @@ const nodeNotFound = (): AppError => notFound("node");
 /**
  * The node's ancestor chain with its blocks and translations, in one statement. `start` selects
  * the node (by id or base path); `walk` is the CTE resolving a localised path, when used.
+ *
+ * Run prepared (./prepared.ts). The locale appears only in an aggregate FILTER, never in an index
+ * condition, so PostgreSQL's generic plan costs what a custom one does and is chosen after five
+ * executions: planning drops from ~0.19 ms to ~0.01 ms per read (a `t.locale = $n` lookup made the
+ * generic plan look dearer, and every read was planned again).
  */
 function chainQuery(projectId: string, locale: string, start: SQL, walk: SQL | null): SQL {
   return sql`with recursive ${walk ?? sql``} chain as (
@@ -75,14 +81,16 @@ function chainQuery(projectId: string, locale: string, start: SQL, walk: SQL | n
     where a.project_id = ${projectId} and c.depth < ${sql.raw(String(MAX_DEPTH))}
   )
   select c.id, c.parent_id, c.slug, c.path, c.type, c.title, c.status, c.seo, c.depth,
-    ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at,
-    coalesce((select json_object_agg(t.locale, t.meta) from translations t
-              where t.node_id = c.id and t.status = 'published'), '{}'::json) as tr,
+    ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at, tt.tr,
     case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
                                         order by b."order", b.id) from blocks b where b.node_id = c.id) end as blocks,
-    case when c.depth = 0 then (select t.blocks from translations t
-                                where t.node_id = c.id and t.locale = ${locale} and t.status = 'published') end as overrides
-  from chain c order by c.depth desc`;
+    tt.overrides
+  from chain c left join lateral (
+    select coalesce(json_object_agg(t.locale, t.meta), '{}'::json) as tr,
+      (array_agg(t.blocks) filter (where t.locale = ${locale} and c.depth = 0))[1] as overrides
+    from translations t where t.node_id = c.id and t.status = 'published'
+  ) tt on true
+  order by c.depth desc`;
 }
 
 /**
@@ -112,7 +120,7 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
 }
 
 async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
-  const chain = rows<ChainRow>(await db.execute(query));
+  const chain = await preparedRows<ChainRow>(db, query);
   if (chain[0] === undefined || chain[0].parent_id !== null) return null;
   if (chain.some((c) => c.status !== "published")) return null;
   return chain;
@@ -260,8 +268,9 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
   const segs = pathSegments(input.collection);
   if (!segs) throw notFound("collection");
   const match = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
-  const result = rows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
-    await db.execute(sql`with recursive chain as (
+  const result = await preparedRows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
+    db,
+    sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
       where n.project_id = ${project.id} and n.path = ${segs.join("/")}
       union all
@@ -281,7 +290,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
       order by ${sql.raw(ORDER[input.sort])}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
     ) e on true
-    order by ${sql.raw(ORDER[input.sort])}`),
+    order by ${sql.raw(ORDER[input.sort])}`,
   );
   const first = result[0];
   if (!first || first.collection_id === null) throw notFound("collection");

@@ -5,9 +5,22 @@ let seq = 0;
 // Byte → two hex digits; a table lookup (request ids are minted on every request).
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
+// Random bytes are drawn 4 KiB at a time (one getRandomValues call per 256 ids).
+const POOL = new Uint8Array(4096);
+let poolAt = POOL.length;
+
+/** Two hex digits of byte `i` of the id (noUncheckedIndexedAccess: the table covers every byte). */
+const hex = (byte: number): string => HEX[byte] ?? "00";
+/** Byte `i` of the random pool. */
+const rand = (i: number): number => POOL[i] ?? 0;
+
 export function uuidv7(now: number = Date.now()): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
+  if (poolAt + 16 > POOL.length) {
+    crypto.getRandomValues(POOL);
+    poolAt = 0;
+  }
+  const r = poolAt; // this id's 16 random bytes: POOL[r .. r + 15], no per-id allocation
+  poolAt += 16;
   // Keep ids monotonic within one millisecond via a 12-bit counter in rand_a.
   if (now <= lastMs) {
     seq = (seq + 1) & 0xfff;
@@ -15,20 +28,13 @@ export function uuidv7(now: number = Date.now()): string {
     now = lastMs;
   } else {
     lastMs = now;
-    seq = new DataView(b.buffer).getUint16(6) & 0x7ff;
+    seq = ((rand(r + 6) & 0x0f) << 8) | rand(r + 7);
+    seq &= 0x7ff;
   }
-  b[0] = (now / 2 ** 40) & 0xff;
-  b[1] = (now / 2 ** 32) & 0xff;
-  b[2] = (now >>> 24) & 0xff;
-  b[3] = (now >>> 16) & 0xff;
-  b[4] = (now >>> 8) & 0xff;
-  b[5] = now & 0xff;
-  b[6] = 0x70 | ((seq >>> 8) & 0x0f);
-  b[7] = seq & 0xff;
-  b[8] = (new DataView(b.buffer).getUint8(8) & 0x3f) | 0x80;
-  let h = "";
-  for (const byte of b) h += HEX[byte];
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const high = Math.floor(now / 2 ** 32);
+  return `${hex((high >>> 8) & 0xff)}${hex(high & 0xff)}${hex((now >>> 24) & 0xff)}${hex((now >>> 16) & 0xff)}-${hex((now >>> 8) & 0xff)}${hex(now & 0xff)}-${hex(
+    0x70 | ((seq >>> 8) & 0x0f),
+  )}${hex(seq & 0xff)}-${hex((rand(r + 8) & 0x3f) | 0x80)}${hex(rand(r + 9))}-${hex(rand(r + 10))}${hex(rand(r + 11))}${hex(rand(r + 12))}${hex(rand(r + 13))}${hex(rand(r + 14))}${hex(rand(r + 15))}`;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

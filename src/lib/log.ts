@@ -1,4 +1,5 @@
 import type { LogLevel } from "../config";
+import { stdoutSink } from "./log-sink";
 
 const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 // Values of these keys never reach a log line, whatever a caller passes.
@@ -11,11 +12,14 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Logger {
+/** One JSON line per event; by default to stdout, in batches (./log-sink.ts). */
+export function createLogger(level: LogLevel, write: (line: string) => void = (l) => stdoutSink().write(l)): Logger {
   const min = ORDER[level];
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>): void => {
     if (ORDER[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...redact(fields ?? {}) }));
+    const line: Record<string, unknown> = { time: isoNow(), level: lvl, msg };
+    if (fields !== undefined) for (const k of Object.keys(fields)) line[k] = isSecretKey(k) ? "[redacted]" : fields[k];
+    write(JSON.stringify(line));
   };
   return {
     debug: (m, f) => emit("debug", m, f),
@@ -25,10 +29,26 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   };
 }
 
-function redact(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = SECRET_KEY_RE.test(k) ? "[redacted]" : v;
-  return out;
+// Per-line costs matter (one access line per request): the key test and the timestamp are memoised.
+const secretKeys = new Map<string, boolean>();
+function isSecretKey(k: string): boolean {
+  let secret = secretKeys.get(k);
+  if (secret === undefined) {
+    secret = SECRET_KEY_RE.test(k);
+    if (secretKeys.size < 1000) secretKeys.set(k, secret);
+  }
+  return secret;
+}
+
+let lastMs = -1;
+let lastIso = "";
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastIso = new Date(now).toISOString();
+  }
+  return lastIso;
 }
 
 export const silentLogger: Logger = createLogger("silent");

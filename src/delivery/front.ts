@@ -1,0 +1,69 @@
+// The front of the HTTP server: hot delivery reads (a GET whose answer is cached for the
+// project's current version) are answered here, before Elysia sees the request; everything else
+// is handed to the app. Same answers, same X-Request-Id and access-log line as the routed way
+// (tests/delivery-fast.test.ts).
+
+import { uuidv7 } from "../lib/ids";
+import type { Logger } from "../lib/log";
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The caller's X-Request-Id when it is a safe token, else a fresh UUIDv7. */
+function requestIdOf(request: Request): string {
+  const incoming = request.headers.get("x-request-id");
+  return incoming !== null && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
+}
+
+export interface Front {
+  /** The answer to a hot read, or null: the request goes to the app (which knows it was tried). */
+  answer(request: Request): Response | null;
+  /** True when the front already tried this request and declined it. */
+  declined(request: Request): boolean;
+}
+
+export interface FrontOptions {
+  fastRead: (request: Request, requestId: (request: Request) => string) => Response | null;
+  /** Access log: one info line per answered request, as the app writes it. */
+  log: Logger | null;
+}
+
+export function createFront({ fastRead, log }: FrontOptions): Front {
+  const tried = new WeakSet<Request>();
+  return {
+    answer(request) {
+      const start = performance.now();
+      const url = request.url;
+      // Cheap pre-check before anything else: only GETs under /api/p/ can be hot reads.
+      if (request.method !== "GET" || url.indexOf("/api/p/") < 0) return null;
+      const res = fastRead(request, requestIdOf);
+      if (res === null) {
+        tried.add(request);
+        return null;
+      }
+      if (log !== null) accessLine(log, res.headers.get("x-request-id") ?? "", request, res.status, start);
+      return res;
+    },
+    declined: (request) => tried.has(request),
+  };
+}
+
+/** The access-log line (never the query string: it may carry codes or states). */
+function accessLine(log: Logger, requestId: string, request: Request, status: number, start: number): void {
+  const url = request.url;
+  const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+  const q = url.indexOf("?", pathStart);
+  const hash = url.indexOf("#", pathStart);
+  const end = q >= 0 ? q : hash >= 0 ? hash : url.length;
+  log.info("request", {
+    request_id: requestId,
+    method: request.method,
+    path: pathStart < 0 ? "/" : url.slice(pathStart, end),
+    status,
+    ms: Math.round((performance.now() - start) * 100) / 100,
+  });
+}
+
+// The app's front, registered when the app is built and used where the server is created.
+const fronts = new WeakMap<object, Front>();
+export const setFront = (app: object, front: Front): void => void fronts.set(app, front);
+export const frontOf = (app: object): Front | undefined => fronts.get(app);
