@@ -96,6 +96,8 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
       { name: "write_seo", arguments: { path: "blog-secret" } }, // another project's page
       { name: "summarise_recent_changes", arguments: { days: "0" } },
       { name: "no_such_prompt", arguments: {} },
+      { name: "write_seo", arguments: { path: "about\u0000" } }, // NUL: nothing stored can hold it
+      { name: "summarise_recent_changes", arguments: { collection: "blog\u0000" } },
     ];
     for (const b of bad) {
       const err = await client.getPrompt(b).catch((e: any) => e);
@@ -125,6 +127,9 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect((await complete(prompt("summarise_recent_changes"), "days", "3")).values).toEqual(["30", "365"]);
     // LIKE metacharacters are literal.
     expect((await complete(prompt("write_seo"), "path", "%")).values).toEqual([]);
+    // NUL or a lone surrogate starts nothing stored: no values, not an internal error.
+    expect(await complete(prompt("write_seo"), "path", "bl\u0000")).toEqual({ values: [], total: 0, hasMore: false });
+    expect(await complete(prompt("summarise_recent_changes"), "collection", "\ud800")).toEqual({ values: [], total: 0, hasMore: false });
 
     const { resourceTemplates } = await client.listResourceTemplates();
     const [byId, byPath] = resourceTemplates.map((t) => ({ type: "ref/resource", uri: t.uriTemplate }));
@@ -144,7 +149,14 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect(JSON.parse((byId.contents[0] as { text: string }).text)).toMatchObject({ id: hello.id, title: "Hello", locale: "de", translated: false });
     const plain = await client.readResource({ uri: `cms://${p.slug}/paths/about` });
     expect(JSON.parse((plain.contents[0] as { text: string }).text)).toMatchObject({ id: about.id, blocks: [] });
-    for (const uri of [`cms://${p.slug}/paths/blog/hello?locale=xx`, `cms://${p.slug}/paths/nowhere`, `cms://${other.slug}/paths/blog-secret`, `cms://${p.slug}/paths/about?x=1`]) {
+    for (const uri of [
+      `cms://${p.slug}/paths/blog/hello?locale=xx`,
+      `cms://${p.slug}/paths/nowhere`,
+      `cms://${other.slug}/paths/blog-secret`,
+      `cms://${p.slug}/paths/about?x=1`,
+      `cms://${p.slug}/paths/%00`,
+      `cms://${p.slug}/paths/about?locale=%00`,
+    ]) {
       const err = await client.readResource({ uri }).catch((e: any) => e);
       expect(err.code).toBe(-32002);
     }

@@ -28,7 +28,7 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /** PostgreSQL text and jsonb cannot hold NUL or unpaired surrogates: refuse them at the door. */
-function isStorableText(s: string): boolean {
+export function isStorableText(s: string): boolean {
   return !s.includes("\u0000") && s.isWellFormed();
 }
 

@@ -5,6 +5,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service";
 import { AppError } from "../errors";
+import { isStorableText } from "../lib/json";
 import { nodeUri } from "./resources";
 import { recentlyChanged } from "./suggest";
 import type { ToolContext } from "./tools";
@@ -130,6 +131,8 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     const args = req.params.arguments ?? {};
     const missing = prompt.arguments.filter((a) => a.required && !args[a.name]);
     if (missing.length > 0) throw invalid(`missing argument${missing.length > 1 ? "s" : ""}: ${missing.map((a) => a.name).join(", ")}`);
+    // NUL or an unpaired surrogate can name nothing stored (and PostgreSQL refuses it in a query).
+    if (Object.values(args).some((v) => !isStorableText(v))) throw invalid("arguments must not contain NUL characters or unpaired surrogates");
     try {
       return await prompt.get(ctx, args);
     } catch (err) {

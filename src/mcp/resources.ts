@@ -8,6 +8,7 @@ import { getLocalizedNode } from "../content/editor";
 import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service";
 import { AppError, describeError } from "../errors";
 import { isUuid } from "../lib/ids";
+import { isStorableText } from "../lib/json";
 import { MAX_PAGE } from "../lib/paging";
 import type { ToolContext } from "./tools";
 
@@ -86,7 +87,8 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     const uri = req.params.uri;
     const ref = parseNodeUri(slug, uri);
     // Another project's URI reads as unknown, exactly like a missing node.
-    if (!ref) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
+    // …and so does a path or locale holding text nothing stored can hold (NUL, unpaired surrogates).
+    if (!ref || !isStorableText(ref.path ?? "") || !isStorableText(ref.locale ?? "")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
     try {
       const id = ref.id ?? (await getNodeByPath(ctx.db, ctx.project.id, ref.path ?? "")).id;
       const node = ref.locale === undefined ? await getNodeWithBlocks(ctx.db, ctx.project.id, id) : await getLocalizedNode(ctx.db, ctx.project, id, ref.locale);

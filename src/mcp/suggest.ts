@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, gte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { escapeLike, type Node } from "../content/service";
+import { isStorableText } from "../lib/json";
 import { oneRow } from "../lib/rows";
 
 /** The MCP spec caps one completion answer at 100 values. */
@@ -15,6 +16,8 @@ export interface Suggestions {
 }
 
 async function suggest(db: Db, projectId: string, column: typeof nodes.path | typeof nodes.id, prefix: string, extra?: SQL): Promise<Suggestions> {
+  // A prefix with NUL or an unpaired surrogate starts nothing stored (and PostgreSQL refuses it).
+  if (!isStorableText(prefix)) return { values: [], total: 0, hasMore: false };
   const like = column === nodes.id ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
   const where = and(eq(nodes.projectId, projectId), like, extra);
   const [rows, counted] = await Promise.all([db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS), db.select({ total: count() }).from(nodes).where(where)]);
