@@ -191,9 +191,48 @@ describe("admin API: members", async () => {
     expect(r.status).toBe(403);
     expect(r.json.error.details.required).toEqual(["keys:write", "users:write"]);
     expect(r.headers.get("www-authenticate")).toBe('Bearer realm="admin", error="insufficient_scope"');
-    // users:write alone manages members of any project it may act on.
+    // users:write reaches members of any project, but hands out no role whose scopes it lacks:
+    // the member would otherwise get through OAuth what the key cannot do itself.
     const usersOnly = await keyWith(h, ["users:write"]);
-    expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: usersOnly, body: { role: "admin" } })).status).toBe(200);
+    const refused = await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: usersOnly, body: { role: "admin" } });
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toContain("cannot make a member admin");
+    expect(
+      await h.deps.db
+        .select()
+        .from(projectMembers)
+        .where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, b.id))),
+    ).toHaveLength(0);
+    const userAdmin = await keyWith(h, ["users:write", "projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write"]);
+    expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: userAdmin, body: { role: "admin" } })).status).toBe(200);
+  });
+});
+
+describe("owners: users:write never leads to more than the key holds", async () => {
+  const h = await harness(HIGH_LIMITS);
+
+  test("making an owner, or changing, demoting or deleting one, needs a key holding every scope", async () => {
+    const usersOnly = await keyWith(h, ["users:write"]);
+    const wouldBe = email("would-be-owner");
+    const made = await h.request("POST", "/admin/users", { key: usersOnly, body: { email: wouldBe, password: PASSWORD, role: "owner" } });
+    expect(made.status).toBe(403);
+    expect(made.json.error.code).toBe("insufficient_scope");
+    expect(made.json.error.message).toContain("creating an owner");
+    expect(await h.deps.db.select().from(users).where(eq(users.email, wouldBe))).toHaveLength(0);
+    const member = (await h.request("POST", "/admin/users", { key: usersOnly, body: { email: email("plain-member"), password: PASSWORD } })).json.data;
+    expect(member.role).toBe("member");
+    expect((await h.request("PATCH", `/admin/users/${member.id}`, { key: usersOnly, body: { role: "owner" } })).status).toBe(403);
+    const owner = (await h.request("POST", "/admin/users", { body: { email: email("real-owner"), password: PASSWORD, role: "owner" } })).json.data;
+    const [before] = await h.deps.db.select().from(users).where(eq(users.id, owner.id));
+    for (const patch of [{ password: "a brand new password" }, { email: email("taken-over") }, { role: "member" }]) {
+      const r = await h.request("PATCH", `/admin/users/${owner.id}`, { key: usersOnly, body: patch });
+      expect(r.status).toBe(403);
+    }
+    expect((await h.request("DELETE", `/admin/users/${owner.id}`, { key: usersOnly })).status).toBe(403);
+    const [after] = await h.deps.db.select().from(users).where(eq(users.id, owner.id));
+    expect(after).toEqual(before!);
+    // The root key (every scope) may.
+    expect((await h.request("PATCH", `/admin/users/${member.id}`, { body: { role: "owner" } })).status).toBe(200);
   });
 });
 

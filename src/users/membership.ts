@@ -66,12 +66,13 @@ export async function listMembers(db: Db, project: Project): Promise<MemberWire[
 }
 
 /**
- * Gives `userId` `role` in the project (adds or changes the membership). Without `users:write`
- * the caller must hold every scope the role carries, as a key can only mint keys with scopes it holds.
+ * Gives `userId` `role` in the project (adds or changes the membership). The caller must hold
+ * every scope the role carries (with `users:write` too), as a key can only mint keys with scopes it
+ * holds: a member it creates would otherwise reach through OAuth what the key cannot.
  */
 export async function setMember(db: Db, project: Project, userId: string, role: string, caller: AdminCaller | null, now: Date): Promise<MemberWire> {
   if (!isProjectRole(role)) throw new AppError("invalid_request", "role must be viewer, editor or admin", { field: "role" });
-  if (caller && !caller.scopes.includes("users:write")) {
+  if (caller) {
     const missing = ROLE_SCOPES[role].find((s) => !caller.scopes.includes(s));
     if (missing) throw new AppError("insufficient_scope", `cannot make a member ${role}: this key does not hold ${missing}`, { required: missing });
   }

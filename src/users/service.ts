@@ -6,6 +6,7 @@ import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
+import { ADMIN_SCOPES } from "../lib/scopes";
 import type { UserOut } from "./operations";
 
 export type User = typeof users.$inferSelect;
@@ -84,6 +85,17 @@ function requireUnlimited(caller: AdminCaller | null): void {
   if (caller && caller.projectIds !== null) throw new AppError("insufficient_scope", "managing users needs a key not limited to projects");
 }
 
+/**
+ * An owner holds every right on every project: making one, or acting on one (email, password,
+ * role, deletion), needs a key that holds every scope itself, so `users:write` never leads to more
+ * than the key holds.
+ */
+function requireEveryScope(caller: AdminCaller | null, what: string): void {
+  if (!caller) return;
+  const missing = ADMIN_SCOPES.filter((s) => !caller.scopes.includes(s));
+  if (missing.length > 0) throw new AppError("insufficient_scope", `${what} needs a key holding every scope; this key lacks ${missing.join(", ")}`, { required: missing });
+}
+
 /** As requireUnlimited, but a user the caller cannot see is 404 first, like one that does not exist. */
 async function requireUnlimitedFor(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
   if (!caller || caller.projectIds === null) return;
@@ -140,6 +152,7 @@ export async function getUserWire(db: Db, id: string, caller: AdminCaller | null
 
 export async function addUser(db: Db, input: { email: string; password: string; role?: UserRole }, caller: AdminCaller | null, now: Date): Promise<UserWire> {
   requireUnlimited(caller);
+  if (input.role === "owner") requireEveryScope(caller, "creating an owner");
   const u = await createUser(db, { email: input.email, password: input.password, role: input.role ?? "member" }, now);
   return oneRow(await toWire(db, [u], caller));
 }
@@ -169,6 +182,7 @@ export async function updateUser(db: Db, id: string, patch: UserPatch, caller: A
   await requireUnlimitedFor(db, id, caller);
   const existing = await getUser(db, id);
   if (!existing) throw notFound("user");
+  if (existing.role === "owner" || patch.role === "owner") requireEveryScope(caller, "changing an owner or making one");
   const set: Partial<typeof users.$inferInsert> = {};
   if (patch.email !== undefined) set.email = normaliseEmail(patch.email);
   if (patch.role !== undefined) set.role = checkRole(patch.role);
@@ -188,6 +202,7 @@ export async function updateUser(db: Db, id: string, patch: UserPatch, caller: A
 export async function deleteUser(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
   await requireUnlimitedFor(db, id, caller);
   if (!isUuid(id)) throw notFound("user");
+  if ((await getUser(db, id))?.role === "owner") requireEveryScope(caller, "deleting an owner");
   const deleted = await keepingAnOwner(db, (tx) => tx.delete(users).where(eq(users.id, id.toLowerCase())).returning({ id: users.id }));
   if (deleted.length === 0) throw notFound("user");
 }
