@@ -29,13 +29,16 @@ const USAGE = `usage: npm run cli -- <command>
                               (--new-key first adds a new current key to DATA_DIR/secret.key;
                               with SECRET_KEYS, put the new entry first yourself)`;
 
+/** Flags that take no value: the next word stays an argument of its own. */
+const SWITCHES = new Set(["new-key", "password-stdin"]);
+
 function flags(argv: string[]): { positional: string[]; opts: Record<string, string> } {
   const opts: Record<string, string> = {};
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? "";
     if (a.startsWith("--")) {
-      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : [a.slice(2), argv[++i] ?? ""];
+      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : SWITCHES.has(a.slice(2)) ? [a.slice(2), ""] : [a.slice(2), argv[++i] ?? ""];
       opts[k] = v;
     } else positional.push(a);
   }

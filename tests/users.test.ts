@@ -364,8 +364,10 @@ describe("CLI: users and members through the same service functions", () => {
       env.DATA_DIR = dir;
       await fresh.handle.close();
     }
-    const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
-      const p = Bun.spawn([process.execPath, "src/cli.ts", ...args], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe", cwd: join(import.meta.dir, "..") });
+    const cli = async (...args: string[]): Promise<{ code: number; out: string }> => cliWith(null, ...args);
+    const cliWith = async (input: string | null, ...args: string[]): Promise<{ code: number; out: string }> => {
+      const stdin = input === null ? "ignore" : new Blob([input]);
+      const p = Bun.spawn([process.execPath, "src/cli.ts", ...args], { env, stdin, stdout: "pipe", stderr: "pipe", cwd: join(import.meta.dir, "..") });
       const out = await new Response(p.stdout).text();
       return { code: await p.exited, out };
     };
@@ -400,6 +402,10 @@ describe("CLI: users and members through the same service functions", () => {
       const renamed = await cli("users:update", ed.id, "--email", "edna@example.com", "--password", "a-new-long-password");
       expect(renamed.code).toBe(0);
       expect(JSON.parse(renamed.out).email).toBe("edna@example.com");
+      // --password-stdin takes no value: the word after it is still the user.
+      const viaStdin = await cliWith("a-password-from-stdin\n", "users:update", "--password-stdin", "edna@example.com");
+      expect(viaStdin.code).toBe(0);
+      expect(JSON.parse(viaStdin.out).email).toBe("edna@example.com");
       expect((await cli("users:update", "boss@example.com", "--role", "member")).code).toBe(1);
       expect((await cli("members:remove", "cli-site", "edna@example.com")).code).toBe(0);
       expect((await cli("members:remove", "cli-site", "edna@example.com")).code).toBe(1);
