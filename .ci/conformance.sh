@@ -35,8 +35,8 @@ done
 KEY="$(grep -o 'cms_ak_[a-z2-7]*' "$WORK/server.log" | head -1)"
 [ -n "$KEY" ] || { cat "$WORK/server.log"; echo "no root key printed"; exit 1; }
 TOKEN="$(curl -fsS -X POST -H "authorization: Bearer $KEY" -H 'content-type: application/json' \
-  "http://127.0.0.1:$PORT/admin/p/demo/ai/mcp/tokens" -d '{"name":"conformance"}' | grep -o 'cms_mcp_[a-z2-7]*' | head -1)"
-[ -n "$TOKEN" ] || { echo "could not mint an MCP token"; exit 1; }
+  "http://127.0.0.1:$PORT/admin/p/demo/ai/mcp/tokens" -d '{"name":"conformance"}' | grep -o '"token":"cms_mcp_[a-z2-7]*' | grep -o 'cms_mcp_[a-z2-7]*')"
+[ "${#TOKEN}" -gt 20 ] || { echo "could not mint an MCP token"; exit 1; }
 
 UPSTREAM="http://127.0.0.1:$PORT" MCP_TOKEN="$TOKEN" LISTEN_PORT="$PROXY_PORT" bun "$ROOT/.ci/mcp-auth-proxy.ts" >"$WORK/proxy.log" 2>&1 &
 PROXY_PID=$!
