@@ -6,10 +6,12 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 WORK="$(mktemp -d)"
 PORT="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log(s.address().port);s.close()})')"
 LOG="$WORK/server.log"
-cleanup() { [ -n "${PID:-}" ] && kill "$PID" 2>/dev/null || true; rm -rf "$WORK"; }
+# npm start runs the service as a grandchild: it gets a process group of its own (setsid), and the
+# whole group is stopped on exit, so no server outlives the check.
+cleanup() { [ -n "${PID:-}" ] && { kill -- "-$PID" 2>/dev/null || kill "$PID" 2>/dev/null; } || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-(cd "$ROOT" && env -u DATABASE_URL PORT="$PORT" DATA_DIR="$WORK/data" npm start >"$LOG" 2>&1) &
+(cd "$ROOT" && exec setsid env -u DATABASE_URL PORT="$PORT" DATA_DIR="$WORK/data" npm start >"$LOG" 2>&1) &
 PID=$!
 for i in $(seq 1 120); do
   if curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then break; fi
