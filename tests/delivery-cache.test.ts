@@ -1,44 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { type Db, type DbHandle, openDb } from "../db/client";
-import { get, patchNode, until } from "./delivery.helpers";
+import { type DbHandle, openDb } from "../db/client";
+import { countingDb, deafHandle, get, patchNode, until, watchedDb } from "./delivery.helpers";
 import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 const CC = "public, max-age=5, stale-while-revalidate=7";
-
-/** The test database's Db with its select/execute calls counted. */
-function countingDb(db: Db): { db: Db; calls: () => number } {
-  let n = 0;
-  const proxy = new Proxy(db, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver);
-      if (typeof v === "function" && (prop === "select" || prop === "execute")) {
-        return (...args: unknown[]) => {
-          n += 1;
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      // Delivery reads run as prepared statements through the session (src/delivery/prepared.ts).
-      if (prop === "session") return onPrepare(v as object, () => (n += 1));
-      return v;
-    },
-  });
-  return { db: proxy, calls: () => n };
-}
-
-/** The session with `before` called ahead of every prepared query it makes. */
-function onPrepare(session: object, before: () => void): object {
-  return new Proxy(session, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver);
-      if (prop !== "prepareQuery" || typeof v !== "function") return v;
-      return (...args: unknown[]) => {
-        before();
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-}
 
 /** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
 async function secondHandle(): Promise<DbHandle> {
@@ -56,11 +22,6 @@ function listeningHandle(handle: DbHandle): { handle: DbHandle; listening: () =>
     return stop;
   };
   return { handle: { ...handle, listen }, listening: () => up };
-}
-
-/** The same database with NOTIFY never delivered: only the version check can refresh this instance. */
-function deafHandle(handle: DbHandle): DbHandle {
-  return { ...handle, db: handle.db, listen: async () => async () => {} };
 }
 
 describe("delivery: HTTP caching", async () => {
@@ -226,22 +187,11 @@ describe("delivery: database outages", async () => {
     const base = await harness();
     let down = false;
     let refused = 0;
-    const flaky = new Proxy(base.deps.db, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver);
-        const fail = () => {
-          if (down) {
-            refused += 1;
-            throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-          }
-        };
-        if (prop === "session") return onPrepare(v as object, fail);
-        if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
-        return (...args: unknown[]) => {
-          fail();
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
+    const flaky = watchedDb(base.deps.db, () => {
+      if (down) {
+        refused += 1;
+        throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+      }
     });
     const h = await harness({ DELIVERY_VERSION_CHECK_MS: "50" }, { db: flaky });
     const p = await seedProject(base);

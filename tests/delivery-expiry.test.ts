@@ -1,49 +1,10 @@
 // Only a committed write expires cached delivery answers, only its own project's, and the writing
 // instance sees it on its very next read (issue 12 §3).
 import { afterAll, describe, expect, test } from "bun:test";
-import type { Db, DbHandle } from "../db/client";
-import { get } from "./delivery.helpers";
+import { countingDb, deafHandle, get } from "./delivery.helpers";
 import { fakeTranslation, startFakeVendors } from "./fake-vendors";
 import { harness, keyWith, seedNode, seedProject, type TestHarness, testDb } from "./helpers";
 import { call, mcpHarness } from "./mcp-harness";
-
-/**
- * The test database's Db with its select/execute calls counted (as in delivery-cache.test.ts), and
- * the prepared statements delivery reads run through the session (src/delivery/prepared.ts).
- */
-function countingDb(db: Db): { db: Db; calls: () => number } {
-  let n = 0;
-  const proxy = new Proxy(db, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver);
-      if (typeof v === "function" && (prop === "select" || prop === "execute")) {
-        return (...args: unknown[]) => {
-          n += 1;
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      if (prop === "session") {
-        return new Proxy(v as object, {
-          get(session, key, r) {
-            const f = Reflect.get(session, key, r);
-            if (key !== "prepareQuery" || typeof f !== "function") return f;
-            return (...args: unknown[]) => {
-              n += 1;
-              return (f as (...a: unknown[]) => unknown).apply(session, args);
-            };
-          },
-        });
-      }
-      return v;
-    },
-  });
-  return { db: proxy, calls: () => n };
-}
-
-/** NOTIFY never delivered: with a one-minute version check, only the writer's own announcement can refresh. */
-function deafHandle(handle: DbHandle): DbHandle {
-  return { ...handle, listen: async () => async () => {} };
-}
 
 async function send(h: TestHarness, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<number> {
   const res = await h.app.handle(new Request(`http://localhost${path}`, { method, headers, body }));

@@ -2,7 +2,7 @@
 // without a validator, never a 200 with ETag and Cache-Control followed by a cut body (issue 12 §4).
 import { describe, expect, test } from "bun:test";
 import type { Db } from "../db/client";
-import { get, xmlProblem } from "./delivery.helpers";
+import { get, watchedDb, xmlProblem } from "./delivery.helpers";
 import { freshDatabase, harness, seedNode, seedProject, type TestResponse, testDb } from "./helpers";
 
 const BASE = "https://site.example";
@@ -16,22 +16,15 @@ function expectUnavailable(res: TestResponse, path: string): void {
   expect(res.headers.get("access-control-allow-origin")).toBe("*");
 }
 
-/** The Db with its select/execute calls counted; once armed, the calls past the allowance fail as if the server were gone. */
+/** The Db with its queries counted; once armed, the queries past the allowance fail as if the server were gone. */
 function breakableDb(db: Db): { db: Db; calls: () => number; failAfter: (allowed: number | null) => void } {
   let n = 0;
   let left: number | null = null;
-  const proxy = new Proxy(db, {
-    get(target, prop, receiver) {
-      const v = Reflect.get(target, prop, receiver);
-      if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
-      return (...args: unknown[]) => {
-        n += 1;
-        if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const watched = watchedDb(db, () => {
+    n += 1;
+    if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
   });
-  return { db: proxy, calls: () => n, failAfter: (allowed) => void (left = allowed) };
+  return { db: watched, calls: () => n, failAfter: (allowed) => void (left = allowed) };
 }
 
 describe("delivery: a streamed answer whose first page cannot be read", async () => {

@@ -1,4 +1,5 @@
 // Shared by the delivery test files.
+import type { Db, DbHandle } from "../db/client";
 import type { TestHarness, TestResponse } from "./helpers";
 
 /** An anonymous delivery read (no admin key). */
@@ -103,4 +104,45 @@ export function urlsOf(xml: string): { loc: string; lastmod: string; alternates:
       alternates,
     };
   });
+}
+
+/**
+ * The Db with every query it runs seen first by `before` (which may throw to fail it as a
+ * vanished server would): select/execute calls and the prepared statements delivery reads run
+ * through the session (src/delivery/prepared.ts).
+ */
+export function watchedDb(db: Db, before: () => void): Db {
+  const session = (s: object): object =>
+    new Proxy(s, {
+      get(target, prop, receiver) {
+        const v = Reflect.get(target, prop, receiver);
+        if (prop !== "prepareQuery" || typeof v !== "function") return v;
+        return (...args: unknown[]) => {
+          before();
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  return new Proxy(db, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (prop === "session") return session(v as object);
+      if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
+      return (...args: unknown[]) => {
+        before();
+        return (v as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+/** The Db with its queries counted. */
+export function countingDb(db: Db): { db: Db; calls: () => number } {
+  let n = 0;
+  return { db: watchedDb(db, () => void (n += 1)), calls: () => n };
+}
+
+/** The same database with NOTIFY never delivered: only the version check or the writer's own announcement refreshes. */
+export function deafHandle(handle: DbHandle): DbHandle {
+  return { ...handle, listen: async () => async () => {} };
 }
