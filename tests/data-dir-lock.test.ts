@@ -7,6 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "./helpers";
 
 const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "cms-lock-"));
@@ -23,13 +24,6 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), SEED_DEMO: "false", LOG_LEVEL: "warn", HOST: "127.0.0.1", ADMIN_TOKEN: token, ...extra };
   delete env.DATABASE_URL; // the embedded database, whatever the suite runs on
   return env;
-}
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
 }
 
 interface Service {
@@ -81,7 +75,7 @@ async function keyNames(base: string): Promise<string[]> {
 
 test("a second service or a CLI write on a held DATA_DIR refuses; a second service on a held PORT fails; the first keeps serving", async () => {
   const dataDir = join(work, "one");
-  const port = await freePort();
+  const port = freePort();
   const first = spawnService(dataDir, port);
   await ready(first);
   expect((await fetch(`${first.base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "kept", name: "kept" }) })).status).toBe(201);
@@ -97,7 +91,7 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
     ["secrets:rotate", "--new-key"],
   ];
   const [second, samePort, ...clis] = await Promise.all([
-    run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) })),
+    run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: dataDir, PORT: String(freePort()) })),
     run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: otherDir, PORT: String(port) })),
     ...cliWrites.map((argv) => run([process.execPath, "src/cli.ts", ...argv], cliEnv)),
   ]);
@@ -142,7 +136,7 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
 
 test("kill -9 during acknowledged writes: a restart works at once and every write that answered 201 is there", async () => {
   const dataDir = join(work, "kill");
-  const port = await freePort();
+  const port = freePort();
   const svc = spawnService(dataDir, port);
   await ready(svc);
   expect((await fetch(`${svc.base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "w", name: "w" }) })).status).toBe(201);

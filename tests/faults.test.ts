@@ -7,7 +7,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createApp } from "../src/app";
-import { harness } from "./helpers";
+import { freePort, harness } from "./helpers";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
@@ -18,15 +18,8 @@ interface Served {
   kill: () => Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = s.port!;
-  s.stop(true);
-  return port;
-}
-
 async function serve(databaseUrl: string, token: string): Promise<Served> {
-  const port = await freePort();
+  const port = freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "cms-faults-")); // the local secret key file, nothing else
   const proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),

@@ -151,3 +151,11 @@ export async function waitFor<T>(condition: () => T | Promise<T>, opts: { timeou
     await Bun.sleep(interval);
   }
 }
+
+/** A port nothing listens on now, for a real service process a test starts. */
+export function freePort(): number {
+  const s = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = s.port ?? 0;
+  s.stop(true);
+  return port;
+}

@@ -10,6 +10,7 @@ import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { type FakeVendors, startFakeVendors } from "./fake-vendors";
+import { freePort } from "./helpers";
 
 const IDLE = 2; // seconds
 const VENDOR_DELAY_MS = (IDLE + 1.5) * 1000;
@@ -20,13 +21,6 @@ let port = 0;
 let vendors: FakeVendors;
 let slowVendor: ReturnType<typeof Bun.serve>;
 let output = "";
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 beforeAll(async () => {
   vendors = await startFakeVendors();
@@ -41,7 +35,7 @@ beforeAll(async () => {
       return fetch(`${vendors.origin}${url.pathname}`, { method: req.method, headers, body: await req.text() });
     },
   });
-  port = await freePort();
+  port = freePort();
   base = `http://127.0.0.1:${port}`;
   proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
@@ -181,7 +175,7 @@ test.skipIf(!pgUrl)(
     const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });
     const { plaintext } = await createAdminKey(handle.db, { name: "deadline", scopes: [...ADMIN_SCOPES] }, null, new Date());
     await handle.close();
-    const p = await freePort();
+    const p = freePort();
     const svc = Bun.spawn([process.execPath, "src/main.ts"], {
       cwd: join(import.meta.dir, ".."),
       env: { ...process.env, DATABASE_URL: pgUrl!, PORT: String(p), HOST: "127.0.0.1", SEED_DEMO: "false", LOG_LEVEL: "warn", HTTP_IDLE_TIMEOUT: String(IDLE) },

@@ -3,16 +3,11 @@
 import { expect, test } from "bun:test";
 import { join } from "node:path";
 import { startFakeVendors } from "./fake-vendors";
-import { waitFor } from "./helpers";
+import { freePort, waitFor } from "./helpers";
 
 test("SIGTERM drains an in-flight request, then exits 0", async () => {
   const vendors = await startFakeVendors();
-  const port = await (async () => {
-    const s = Bun.serve({ port: 0, fetch: () => new Response() });
-    const p = s.port!;
-    s.stop(true);
-    return p;
-  })();
+  const port = freePort();
   const token = `shutdown-test-root-token-${crypto.randomUUID()}`;
   const proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
