@@ -9,7 +9,7 @@ import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../l
 import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES, missingScopes } from "../lib/scopes";
 import { findProject } from "../projects/service";
-import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
+import { onlyRejected, readMessages, streamsProgress, withRejected } from "./jsonrpc";
 import { handleModern, isModernRequest } from "./modern";
 import { buildMcpServer } from "./server";
 import { TOOLS } from "./tools";
@@ -29,34 +29,29 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
 
   const authorization = request.headers.get("authorization");
   const now = deps.now();
-  const authenticated = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
-  const caller = authenticated;
+  const caller = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
   const project = caller ? await findProject(db, caller.projectId) : null;
   if (!caller || !project) {
-    return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", {
-      ...cors,
-      "www-authenticate": wwwAuthenticate(config, bearerOf(authorization) !== null),
-    });
+    const params = [resourceMetadata(config), `scope="${MCP_SCOPES.join(" ")}"`, ...(bearerOf(authorization) !== null ? ['error="invalid_token"'] : [])];
+    return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", { ...cors, "www-authenticate": `Bearer ${params.join(", ")}` });
   }
 
   const { request: forTransport, answer } = negotiate(request);
   const read = await readMessages(forTransport, TOOL_NAMES);
   if (read instanceof Response) return withHeaders(read, cors);
-  const challenge = scopeChallenge(config, read.body, caller, caller.roleScopes);
+  const challenge = scopeChallenge(config, read.body, caller);
   if (challenge) return withHeaders(challenge, cors);
   const headers = { ...cors, "cache-control": "no-store" };
+  const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
   const ctx = { deps, db, project, caller, now };
-  if (isModernRequest(read.original, request.headers)) {
-    const res = await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern"));
-    return withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
-  }
+  if (isModernRequest(read.original, request.headers)) return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern")));
   const answered = onlyRejected(read);
-  if (answered) return withHeaders(answer === "sse" ? await asEventStream(answered) : answered, headers);
+  if (answered) return reply(answered);
 
   const { server } = buildMcpServer(ctx, "legacy");
   // A tools/call that asked for progress, from a client that takes a stream, is answered as one:
   // its notifications/progress and notifications/message arrive while the tool runs.
-  const stream = !read.batch && wantsProgress(read.body) && (request.headers.get("accept") ?? "").includes("text/event-stream");
+  const stream = streamsProgress(read.body, request.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, maxRequestBodySize: MAX_BODY_BYTES });
   let open = false;
   try {
@@ -68,17 +63,11 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
       const body = res.body.pipeThrough(new TransformStream({ flush: () => void server.close().catch(() => {}) }));
       return withHeaders(new Response(body, { status: res.status, headers: res.headers }), { ...headers, "x-accel-buffering": "no" });
     }
-    return withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
+    return await reply(res);
   } finally {
     // JSON response mode: every answer is in `res` already, nothing streams after this point.
     if (!open) await server.close().catch(() => {});
   }
-}
-
-function wantsProgress(body: unknown): boolean {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
-  const m = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
-  return m.method === "tools/call" && m.params?._meta?.progressToken !== undefined;
 }
 
 /**
@@ -109,11 +98,6 @@ async function asEventStream(res: Response): Promise<Response> {
   return new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers });
 }
 
-/**
- * An OAuth access token speaks for a user: it never carries more than the user's role holds now,
- * so a narrowed role takes effect on the next request, not at the next refresh. Null when the
- * user is gone or holds none of the token's scopes any more (the token is as good as revoked).
- */
 /** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources, prompts and completions. */
 function requiredScopes(body: unknown): string[] {
   const needed = new Set<string>();
@@ -133,23 +117,16 @@ function requiredScopes(body: unknown): string[] {
  * them: otherwise (and for MCP tokens, which cannot be stepped up) the tool answers a tool error
  * naming the missing scope, which the agent can read.
  */
-function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleScopes: readonly string[] | null): Response | null {
+function scopeChallenge(config: Config, body: unknown, caller: McpCaller): Response | null {
+  const { roleScopes } = caller;
   if (caller.kind !== "oauth" || roleScopes === null) return null;
   const missing = missingScopes(requiredScopes(body), caller.scopes);
   if (missing.length === 0 || !missing.every((s) => roleScopes.includes(s))) return null;
   // 2025-11-25 recommends asking for what the token holds plus what is missing, so the new token loses nothing.
   const scope = MCP_SCOPES.filter((s) => caller.scopes.includes(s) || missing.includes(s)).join(" ");
   const message = `this call needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}, which the access token lacks; authorize again with scope "${scope}"`;
-  return httpError(
-    403,
-    "insufficient_scope",
-    message,
-    {
-      "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
-      "cache-control": "no-store",
-    },
-    { required: missing },
-  );
+  const challenge = `Bearer error="insufficient_scope", scope="${scope}", ${resourceMetadata(config)}, error_description="${message.replace(/"/g, "'")}"`;
+  return httpError(403, "insufficient_scope", message, { "www-authenticate": challenge, "cache-control": "no-store" }, { required: missing });
 }
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */
@@ -167,11 +144,7 @@ export function mcpPreflight(deps: AppDeps, request: Request): Response {
   return corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 }
 
-function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
-  const parts = [`resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`, `scope="${MCP_SCOPES.join(" ")}"`];
-  if (tokenPresented) parts.push('error="invalid_token"');
-  return `Bearer ${parts.join(", ")}`;
-}
+const resourceMetadata = (config: Config): string => `resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`;
 
 /**
  * DNS rebinding defence: the Host must be this service's public host or a loopback name, and a
@@ -187,16 +160,10 @@ function checkHostAndOrigin(config: Config, request: Request): Response | null {
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 function hostAllowed(config: Config, request: Request): boolean {
-  const raw = request.headers.get("host") ?? new URL(request.url).host;
   const pub = new URL(config.publicUrl);
-  let host: URL;
-  try {
-    host = new URL(`${pub.protocol}//${raw}`);
-  } catch {
-    return false;
-  }
-  if (host.host === pub.host || LOOPBACK.has(host.hostname)) return true;
-  return config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname);
+  const host = URL.parse(`${pub.protocol}//${request.headers.get("host") ?? new URL(request.url).host}`);
+  if (!host) return false;
+  return host.host === pub.host || LOOPBACK.has(host.hostname) || config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname);
 }
 
 /** /mcp's CORS policy: the MCP_ALLOWED_ORIGINS allow-list. */

@@ -3,6 +3,7 @@
 import { ClientRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
+import { isPlainObject } from "../lib/merge";
 
 // Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
 const MAX_BATCH = 20;
@@ -84,14 +85,20 @@ export async function withRejected(res: Response, read: ReadMessages): Promise<R
     return res; // the transport refused the whole request (406, 415, 400): that answer stands
   }
   const all = [...answers, ...read.rejected];
-  return new Response(JSON.stringify(read.batch ? all : all[0]), { status: 200, headers: { "content-type": "application/json" } });
+  return jsonResponse(read.batch ? all : all[0]);
 }
 
 /** The answer when nothing is left for the transport: every request was rejected here. */
 export function onlyRejected(read: ReadMessages): Response | null {
   const left = read.batch ? (read.body as unknown[]).length : read.body === undefined ? 0 : 1;
   if (read.rejected.length === 0 || left > 0) return null;
-  return new Response(JSON.stringify(read.batch ? read.rejected : read.rejected[0]), { status: 200, headers: { "content-type": "application/json" } });
+  return jsonResponse(read.batch ? read.rejected : read.rejected[0]);
+}
+
+/** A tools/call that asked for progress (a progressToken), from a client that takes a stream: it is answered as one. */
+export function streamsProgress(body: unknown, headers: Headers): boolean {
+  if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params) || !isPlainObject(body.params._meta)) return false;
+  return body.params._meta.progressToken !== undefined && (headers.get("accept") ?? "").includes("text/event-stream");
 }
 
 function isJsonPost(request: Request): boolean {
@@ -100,9 +107,6 @@ function isJsonPost(request: Request): boolean {
   return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
 }
 
-function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
-}
+export const jsonResponse = (body: unknown, status = 200): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+const rpcError = (status: number, code: number, message: string): Response => jsonResponse({ jsonrpc: "2.0", error: { code, message }, id: null }, status);
