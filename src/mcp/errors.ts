@@ -1,6 +1,6 @@
 // MCP's deliberate exception to the one error mapping: failures inside a tool become tool results
 // with isError (the agent reads and corrects them), never JSON-RPC errors or HTTP statuses.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, describeError, vanishedRow } from "../errors";
 import type { Logger } from "../lib/log";
 
@@ -21,4 +21,11 @@ export function errorResult(err: unknown, tool: string, log: Logger): CallToolRe
   if (vanished) return toolError(vanished.code, vanished.message);
   log.error("mcp tool failed", { tool, ...describeError(err) });
   return toolError("internal", "the tool failed unexpectedly; try again later");
+}
+
+/** Outside tools (resources, prompts, completions) the SDK would put an exception's message in the JSON-RPC error: log it and answer a generic one. */
+export function hidden(log: Logger, err: unknown, line: string, fields: Record<string, unknown> = describeError(err)): McpError {
+  if (err instanceof McpError) return err;
+  log.error(line, fields);
+  return new McpError(ErrorCode.InternalError, "internal error");
 }
