@@ -20,6 +20,7 @@ const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Response> {
   const { config, db } = deps;
@@ -139,9 +140,7 @@ export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
 
 /** CORS preflight for browser-based MCP clients served from an allowed Origin. */
 export function mcpPreflight(deps: AppDeps, request: Request): Response {
-  const refused = checkHostAndOrigin(deps.config, request);
-  if (refused) return refused;
-  return corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
+  return checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 }
 
 const resourceMetadata = (config: Config): string => `resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`;
@@ -151,29 +150,21 @@ const resourceMetadata = (config: Config): string => `resource_metadata="${confi
  * browser's Origin (when present) must be on the allow-list.
  */
 function checkHostAndOrigin(config: Config, request: Request): Response | null {
-  if (!hostAllowed(config, request)) return httpError(403, "forbidden", "Host header not allowed for /mcp");
+  const pub = new URL(config.publicUrl);
+  const host = URL.parse(`${pub.protocol}//${request.headers.get("host") ?? new URL(request.url).host}`);
+  const hostAllowed =
+    host !== null && (host.host === pub.host || LOOPBACK.has(host.hostname) || config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname));
+  if (!hostAllowed) return httpError(403, "forbidden", "Host header not allowed for /mcp");
   const origin = request.headers.get("origin");
   if (origin !== null && !originAllowed(mcpCors(config), origin)) return httpError(403, "forbidden", `Origin ${origin.slice(0, 200)} is not allowed for /mcp`);
   return null;
-}
-
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-function hostAllowed(config: Config, request: Request): boolean {
-  const pub = new URL(config.publicUrl);
-  const host = URL.parse(`${pub.protocol}//${request.headers.get("host") ?? new URL(request.url).host}`);
-  if (!host) return false;
-  return host.host === pub.host || LOOPBACK.has(host.hostname) || config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname);
 }
 
 /** /mcp's CORS policy: the MCP_ALLOWED_ORIGINS allow-list. */
 const mcpCors = (config: Config): CorsPolicy => ({ origins: config.mcpAllowedOrigins, methods: "POST", allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAgeSeconds: 600 });
 
 function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, details?: unknown): Response {
-  return new Response(JSON.stringify(errorBody(code, message, details)), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
+  return new Response(JSON.stringify(errorBody(code, message, details)), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
 function withHeaders(res: Response, headers: Record<string, string>): Response {

@@ -1,6 +1,6 @@
 // Reading a POST /mcp body before the SDK transport sees it, so each kind of bad input gets the
 // JSON-RPC error its spec prescribes: -32700 unparsable, -32600 not a request, -32602 bad params.
-import { ClientRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ClientRequestSchema, type JSONRPCErrorResponse, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
 import { isPlainObject } from "../lib/merge";
@@ -8,17 +8,11 @@ import { isPlainObject } from "../lib/merge";
 // Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
 const MAX_BATCH = 20;
 
-interface RpcErrorResponse {
-  jsonrpc: "2.0";
-  id: string | number | null;
-  error: { code: number; message: string };
-}
-
 export interface ReadMessages {
   /** What the transport should handle (undefined: let it read and refuse the request itself). */
   body: unknown;
   /** Requests answered here with -32602, to merge into the transport's answer. */
-  rejected: RpcErrorResponse[];
+  rejected: JSONRPCErrorResponse[];
   batch: boolean;
   /** The parsed body as sent (undefined when it was not read). */
   original: unknown;
@@ -47,7 +41,7 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
   if (messages.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
   if (messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
 
-  const rejected: RpcErrorResponse[] = [];
+  const rejected: JSONRPCErrorResponse[] = [];
   const kept = messages.filter((m) => {
     const e = paramsError(m as Record<string, unknown>, toolNames);
     if (e) rejected.push(e);
@@ -57,7 +51,7 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
 }
 
 /** -32602 for a known method whose params do not fit, or a tools/call naming no tool of ours. */
-function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>): RpcErrorResponse | null {
+function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>): JSONRPCErrorResponse | null {
   if (typeof m.method !== "string" || !("id" in m)) return null; // notifications and responses pass
   const id = m.id as string | number;
   const schema = REQUEST_SCHEMAS.get(m.method);
@@ -67,11 +61,8 @@ function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>)
     const issues = (r.error?.issues ?? []).slice(0, 5).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${issues.join("; ")}` } };
   }
-  if (m.method === "tools/call") {
-    const name = (m.params as { name: string }).name;
-    if (!toolNames.has(name)) return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
-  }
-  return null;
+  const name = m.method === "tools/call" ? (m.params as { name: string }).name : null;
+  return name === null || toolNames.has(name) ? null : { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
 }
 
 /** The transport's answer with the requests rejected here added, in one JSON body. */

@@ -112,12 +112,7 @@ export function promptArgKind(prompt: string, arg: string): ArgKind | null {
 export function registerPrompts(server: McpServer, ctx: ToolContext): void {
   const low = server.server;
   low.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: PROMPTS.map((p) => ({
-      name: p.name,
-      title: p.title,
-      description: p.description,
-      arguments: p.arguments.map(({ name, description, required }) => ({ name, description, required })),
-    })),
+    prompts: PROMPTS.map(({ get, ...p }) => ({ ...p, arguments: p.arguments.map(({ kind, ...arg }) => arg) })),
   }));
   low.setRequestHandler(GetPromptRequestSchema, async (req) => {
     const prompt = PROMPT_BY_NAME.get(req.params.name);
