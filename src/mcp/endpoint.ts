@@ -50,8 +50,6 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   if (answered) return reply(answered);
 
   const { server } = buildMcpServer(ctx, "legacy");
-  // A tools/call that asked for progress, from a client that takes a stream, is answered as one:
-  // its notifications/progress and notifications/message arrive while the tool runs.
   const stream = streamsProgress(read.body, request.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, maxRequestBodySize: MAX_BODY_BYTES });
   let open = false;
@@ -160,7 +158,6 @@ function checkHostAndOrigin(config: Config, request: Request): Response | null {
   return null;
 }
 
-/** /mcp's CORS policy: the MCP_ALLOWED_ORIGINS allow-list. */
 const mcpCors = (config: Config): CorsPolicy => ({ origins: config.mcpAllowedOrigins, methods: "POST", allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAgeSeconds: 600 });
 
 function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, details?: unknown): Response {

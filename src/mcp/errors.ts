@@ -10,8 +10,9 @@ function toolError(code: string, message: string, details?: unknown): CallToolRe
 }
 
 export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {
-  const list = missing.join(" and ");
-  return toolError("insufficient_scope", `${tool} needs the ${list} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`, { required: missing });
+  return toolError("insufficient_scope", `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`, {
+    required: missing,
+  });
 }
 
 /** An AppError keeps its code and message (they are written for callers); anything else is logged and hidden. */

@@ -81,9 +81,7 @@ export async function handleModern(body: unknown, headers: Headers, rejected: { 
 
   const refused = checkWire(m, m.method, id, headers);
   if (refused) return refused;
-  if (!MODERN_METHODS.has(m.method)) {
-    return rpcReply(404, id, { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
-  }
+  if (!MODERN_METHODS.has(m.method)) return rpcReply(404, id, { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
 
   // Params the SDK's schema refuses (or a tool that does not exist), found while reading the body.
   if (rejected) return rpcReply(200, id, rejected.error);

@@ -36,9 +36,7 @@ function decodeCursor(cursor: string | undefined): number {
 }
 
 function requireRead(ctx: ToolContext): void {
-  if (!ctx.caller.scopes.includes("content:read")) {
-    throw new McpError(ErrorCode.InvalidRequest, "reading resources needs the content:read scope, which this token lacks");
-  }
+  if (!ctx.caller.scopes.includes("content:read")) throw new McpError(ErrorCode.InvalidRequest, "reading resources needs the content:read scope, which this token lacks");
 }
 
 export function registerNodeResources(server: McpServer, ctx: ToolContext): void {

@@ -81,7 +81,4 @@ function wrapToolsList(server: McpServer): void {
   });
 }
 
-function toolIcon(t: Tool): Icon {
-  if (t.annotations?.openWorldHint) return ICONS.ai;
-  return t.annotations?.readOnlyHint ? ICONS.read : ICONS.write;
-}
+const toolIcon = (t: Tool): Icon => (t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write);

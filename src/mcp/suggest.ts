@@ -32,12 +32,11 @@ export function suggestFrom(list: readonly string[], prefix: string): Suggestion
 
 /** Nodes changed since the date, newest first, optionally under a path (a collection's entries). */
 export async function recentlyChanged(db: Db, projectId: string, since: Date, under: string | null, limit: number): Promise<Node[]> {
-  const conds = [eq(nodes.projectId, projectId), gte(nodes.updatedAt, since)];
-  if (under) conds.push(sql`${nodes.path} like ${`${escapeLike(under)}/%`}`);
+  const inside = under ? sql`${nodes.path} like ${`${escapeLike(under)}/%`}` : undefined;
   return db
     .select()
     .from(nodes)
-    .where(and(...conds))
+    .where(and(eq(nodes.projectId, projectId), gte(nodes.updatedAt, since), inside))
     .orderBy(desc(nodes.updatedAt), asc(nodes.id))
     .limit(limit);
 }
