@@ -20,9 +20,7 @@ const MIME = "application/json";
 
 export const nodeUri = (projectSlug: string, nodeId: string): string => `cms://${projectSlug}/nodes/${nodeId}`;
 
-function encodeCursor(page: number): string {
-  return encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify({ p: page })));
-}
+const encodeCursor = (page: number): string => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify({ p: page })));
 
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 1;

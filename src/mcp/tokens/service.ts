@@ -57,9 +57,8 @@ export async function createMcpToken(db: Db, project: Project, input: z.output<t
   return { token, plaintext };
 }
 
-export async function listMcpTokens(db: Db, project: Project): Promise<McpToken[]> {
-  return db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
-}
+export const listMcpTokens = (db: Db, project: Project): Promise<McpToken[]> =>
+  db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
 
 /** Deletes the row: the bearer check reads the table on every call, so the token stops working at once everywhere. */
 export async function deleteMcpToken(db: Db, project: Project, id: string): Promise<void> {
