@@ -9,7 +9,7 @@ import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../l
 import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES, missingScopes } from "../lib/scopes";
 import { findProject } from "../projects/service";
-import { onlyRejected, readMessages, withRejected } from "./jsonrpc";
+import { onlyRejected, readMessages, streamsProgress, withRejected } from "./jsonrpc";
 import { handleModern, isModernRequest } from "./modern";
 import { buildMcpServer } from "./server";
 import { TOOLS } from "./tools";
@@ -20,6 +20,7 @@ const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Response> {
   const { config, db } = deps;
@@ -29,34 +30,27 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
 
   const authorization = request.headers.get("authorization");
   const now = deps.now();
-  const authenticated = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
-  const caller = authenticated;
+  const caller = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
   const project = caller ? await findProject(db, caller.projectId) : null;
   if (!caller || !project) {
-    return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", {
-      ...cors,
-      "www-authenticate": wwwAuthenticate(config, bearerOf(authorization) !== null),
-    });
+    const params = [resourceMetadata(config), `scope="${MCP_SCOPES.join(" ")}"`, ...(bearerOf(authorization) !== null ? ['error="invalid_token"'] : [])];
+    return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", { ...cors, "www-authenticate": `Bearer ${params.join(", ")}` });
   }
 
   const { request: forTransport, answer } = negotiate(request);
   const read = await readMessages(forTransport, TOOL_NAMES);
   if (read instanceof Response) return withHeaders(read, cors);
-  const challenge = scopeChallenge(config, read.body, caller, caller.roleScopes);
+  const challenge = scopeChallenge(config, read.body, caller);
   if (challenge) return withHeaders(challenge, cors);
   const headers = { ...cors, "cache-control": "no-store" };
+  const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
   const ctx = { deps, db, project, caller, now };
-  if (isModernRequest(read.original, request.headers)) {
-    const res = await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern"));
-    return withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
-  }
+  if (isModernRequest(read.original, request.headers)) return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern")));
   const answered = onlyRejected(read);
-  if (answered) return withHeaders(answer === "sse" ? await asEventStream(answered) : answered, headers);
+  if (answered) return reply(answered);
 
   const { server } = buildMcpServer(ctx, "legacy");
-  // A tools/call that asked for progress, from a client that takes a stream, is answered as one:
-  // its notifications/progress and notifications/message arrive while the tool runs.
-  const stream = !read.batch && wantsProgress(read.body) && (request.headers.get("accept") ?? "").includes("text/event-stream");
+  const stream = streamsProgress(read.body, request.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, maxRequestBodySize: MAX_BODY_BYTES });
   let open = false;
   try {
@@ -68,17 +62,11 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
       const body = res.body.pipeThrough(new TransformStream({ flush: () => void server.close().catch(() => {}) }));
       return withHeaders(new Response(body, { status: res.status, headers: res.headers }), { ...headers, "x-accel-buffering": "no" });
     }
-    return withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
+    return await reply(res);
   } finally {
     // JSON response mode: every answer is in `res` already, nothing streams after this point.
     if (!open) await server.close().catch(() => {});
   }
-}
-
-function wantsProgress(body: unknown): boolean {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
-  const m = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
-  return m.method === "tools/call" && m.params?._meta?.progressToken !== undefined;
 }
 
 /**
@@ -109,11 +97,6 @@ async function asEventStream(res: Response): Promise<Response> {
   return new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers });
 }
 
-/**
- * An OAuth access token speaks for a user: it never carries more than the user's role holds now,
- * so a narrowed role takes effect on the next request, not at the next refresh. Null when the
- * user is gone or holds none of the token's scopes any more (the token is as good as revoked).
- */
 /** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources, prompts and completions. */
 function requiredScopes(body: unknown): string[] {
   const needed = new Set<string>();
@@ -133,23 +116,16 @@ function requiredScopes(body: unknown): string[] {
  * them: otherwise (and for MCP tokens, which cannot be stepped up) the tool answers a tool error
  * naming the missing scope, which the agent can read.
  */
-function scopeChallenge(config: Config, body: unknown, caller: McpCaller, roleScopes: readonly string[] | null): Response | null {
+function scopeChallenge(config: Config, body: unknown, caller: McpCaller): Response | null {
+  const { roleScopes } = caller;
   if (caller.kind !== "oauth" || roleScopes === null) return null;
   const missing = missingScopes(requiredScopes(body), caller.scopes);
   if (missing.length === 0 || !missing.every((s) => roleScopes.includes(s))) return null;
   // 2025-11-25 recommends asking for what the token holds plus what is missing, so the new token loses nothing.
   const scope = MCP_SCOPES.filter((s) => caller.scopes.includes(s) || missing.includes(s)).join(" ");
   const message = `this call needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}, which the access token lacks; authorize again with scope "${scope}"`;
-  return httpError(
-    403,
-    "insufficient_scope",
-    message,
-    {
-      "www-authenticate": `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}", error_description="${message.replace(/"/g, "'")}"`,
-      "cache-control": "no-store",
-    },
-    { required: missing },
-  );
+  const challenge = `Bearer error="insufficient_scope", scope="${scope}", ${resourceMetadata(config)}, error_description="${message.replace(/"/g, "'")}"`;
+  return httpError(403, "insufficient_scope", message, { "www-authenticate": challenge, "cache-control": "no-store" }, { required: missing });
 }
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */
@@ -162,51 +138,30 @@ export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
 
 /** CORS preflight for browser-based MCP clients served from an allowed Origin. */
 export function mcpPreflight(deps: AppDeps, request: Request): Response {
-  const refused = checkHostAndOrigin(deps.config, request);
-  if (refused) return refused;
-  return corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
+  return checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 }
 
-function wwwAuthenticate(config: Config, tokenPresented: boolean): string {
-  const parts = [`resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`, `scope="${MCP_SCOPES.join(" ")}"`];
-  if (tokenPresented) parts.push('error="invalid_token"');
-  return `Bearer ${parts.join(", ")}`;
-}
+const resourceMetadata = (config: Config): string => `resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`;
 
 /**
  * DNS rebinding defence: the Host must be this service's public host or a loopback name, and a
  * browser's Origin (when present) must be on the allow-list.
  */
 function checkHostAndOrigin(config: Config, request: Request): Response | null {
-  if (!hostAllowed(config, request)) return httpError(403, "forbidden", "Host header not allowed for /mcp");
+  const pub = new URL(config.publicUrl);
+  const host = URL.parse(`${pub.protocol}//${request.headers.get("host") ?? new URL(request.url).host}`);
+  const hostAllowed =
+    host !== null && (host.host === pub.host || LOOPBACK.has(host.hostname) || config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname));
+  if (!hostAllowed) return httpError(403, "forbidden", "Host header not allowed for /mcp");
   const origin = request.headers.get("origin");
   if (origin !== null && !originAllowed(mcpCors(config), origin)) return httpError(403, "forbidden", `Origin ${origin.slice(0, 200)} is not allowed for /mcp`);
   return null;
 }
 
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-function hostAllowed(config: Config, request: Request): boolean {
-  const raw = request.headers.get("host") ?? new URL(request.url).host;
-  const pub = new URL(config.publicUrl);
-  let host: URL;
-  try {
-    host = new URL(`${pub.protocol}//${raw}`);
-  } catch {
-    return false;
-  }
-  if (host.host === pub.host || LOOPBACK.has(host.hostname)) return true;
-  return config.mcpAllowedHosts.some((h) => h.toLowerCase() === host.host || h.toLowerCase() === host.hostname);
-}
-
-/** /mcp's CORS policy: the MCP_ALLOWED_ORIGINS allow-list. */
 const mcpCors = (config: Config): CorsPolicy => ({ origins: config.mcpAllowedOrigins, methods: "POST", allowHeaders: ALLOW_HEADERS, exposeHeaders: EXPOSE_HEADERS, maxAgeSeconds: 600 });
 
 function httpError(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}, details?: unknown): Response {
-  return new Response(JSON.stringify(errorBody(code, message, details)), {
-    status,
-    headers: { "content-type": "application/json; charset=utf-8", ...headers },
-  });
+  return new Response(JSON.stringify(errorBody(code, message, details)), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
 function withHeaders(res: Response, headers: Record<string, string>): Response {

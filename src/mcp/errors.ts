@@ -1,6 +1,6 @@
 // MCP's deliberate exception to the one error mapping: failures inside a tool become tool results
 // with isError (the agent reads and corrects them), never JSON-RPC errors or HTTP statuses.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, describeError, vanishedRow } from "../errors";
 import type { Logger } from "../lib/log";
 
@@ -10,8 +10,9 @@ function toolError(code: string, message: string, details?: unknown): CallToolRe
 }
 
 export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {
-  const list = missing.join(" and ");
-  return toolError("insufficient_scope", `${tool} needs the ${list} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`, { required: missing });
+  return toolError("insufficient_scope", `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`, {
+    required: missing,
+  });
 }
 
 /** An AppError keeps its code and message (they are written for callers); anything else is logged and hidden. */
@@ -21,4 +22,11 @@ export function errorResult(err: unknown, tool: string, log: Logger): CallToolRe
   if (vanished) return toolError(vanished.code, vanished.message);
   log.error("mcp tool failed", { tool, ...describeError(err) });
   return toolError("internal", "the tool failed unexpectedly; try again later");
+}
+
+/** Outside tools (resources, prompts, completions) the SDK would put an exception's message in the JSON-RPC error: log it and answer a generic one. */
+export function hidden(log: Logger, err: unknown, line: string, fields: Record<string, unknown> = describeError(err)): McpError {
+  if (err instanceof McpError) return err;
+  log.error(line, fields);
+  return new McpError(ErrorCode.InternalError, "internal error");
 }

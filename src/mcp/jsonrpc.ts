@@ -1,23 +1,18 @@
 // Reading a POST /mcp body before the SDK transport sees it, so each kind of bad input gets the
 // JSON-RPC error its spec prescribes: -32700 unparsable, -32600 not a request, -32602 bad params.
-import { ClientRequestSchema, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ClientRequestSchema, type JSONRPCErrorResponse, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AppError } from "../errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
+import { isPlainObject } from "../lib/merge";
 
 // Batches are legal in 2025-03-26 and gone since 2025-06-18; a small bound keeps one request's work small.
 const MAX_BATCH = 20;
-
-interface RpcErrorResponse {
-  jsonrpc: "2.0";
-  id: string | number | null;
-  error: { code: number; message: string };
-}
 
 export interface ReadMessages {
   /** What the transport should handle (undefined: let it read and refuse the request itself). */
   body: unknown;
   /** Requests answered here with -32602, to merge into the transport's answer. */
-  rejected: RpcErrorResponse[];
+  rejected: JSONRPCErrorResponse[];
   batch: boolean;
   /** The parsed body as sent (undefined when it was not read). */
   original: unknown;
@@ -46,7 +41,7 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
   if (messages.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
   if (messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
 
-  const rejected: RpcErrorResponse[] = [];
+  const rejected: JSONRPCErrorResponse[] = [];
   const kept = messages.filter((m) => {
     const e = paramsError(m as Record<string, unknown>, toolNames);
     if (e) rejected.push(e);
@@ -56,7 +51,7 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
 }
 
 /** -32602 for a known method whose params do not fit, or a tools/call naming no tool of ours. */
-function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>): RpcErrorResponse | null {
+function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>): JSONRPCErrorResponse | null {
   if (typeof m.method !== "string" || !("id" in m)) return null; // notifications and responses pass
   const id = m.id as string | number;
   const schema = REQUEST_SCHEMAS.get(m.method);
@@ -66,11 +61,8 @@ function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>)
     const issues = (r.error?.issues ?? []).slice(0, 5).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${issues.join("; ")}` } };
   }
-  if (m.method === "tools/call") {
-    const name = (m.params as { name: string }).name;
-    if (!toolNames.has(name)) return { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
-  }
-  return null;
+  const name = m.method === "tools/call" ? (m.params as { name: string }).name : null;
+  return name === null || toolNames.has(name) ? null : { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
 }
 
 /** The transport's answer with the requests rejected here added, in one JSON body. */
@@ -84,14 +76,20 @@ export async function withRejected(res: Response, read: ReadMessages): Promise<R
     return res; // the transport refused the whole request (406, 415, 400): that answer stands
   }
   const all = [...answers, ...read.rejected];
-  return new Response(JSON.stringify(read.batch ? all : all[0]), { status: 200, headers: { "content-type": "application/json" } });
+  return jsonResponse(read.batch ? all : all[0]);
 }
 
 /** The answer when nothing is left for the transport: every request was rejected here. */
 export function onlyRejected(read: ReadMessages): Response | null {
   const left = read.batch ? (read.body as unknown[]).length : read.body === undefined ? 0 : 1;
   if (read.rejected.length === 0 || left > 0) return null;
-  return new Response(JSON.stringify(read.batch ? read.rejected : read.rejected[0]), { status: 200, headers: { "content-type": "application/json" } });
+  return jsonResponse(read.batch ? read.rejected : read.rejected[0]);
+}
+
+/** A tools/call that asked for progress (a progressToken), from a client that takes a stream: it is answered as one. */
+export function streamsProgress(body: unknown, headers: Headers): boolean {
+  if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params) || !isPlainObject(body.params._meta)) return false;
+  return body.params._meta.progressToken !== undefined && (headers.get("accept") ?? "").includes("text/event-stream");
 }
 
 function isJsonPost(request: Request): boolean {
@@ -100,9 +98,6 @@ function isJsonPost(request: Request): boolean {
   return accept.includes("application/json") && accept.includes("text/event-stream") && type === "application/json";
 }
 
-function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
-}
+export const jsonResponse = (body: unknown, status = 200): Response => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+const rpcError = (status: number, code: number, message: string): Response => jsonResponse({ jsonrpc: "2.0", error: { code, message }, id: null }, status);

@@ -5,11 +5,13 @@
 // The SDK (1.x) carries none of this, so the wire rules live here; the requests themselves are
 // answered by the same McpServer as 2025-11-25, through an in-process transport.
 
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCResultResponse, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { decodeBase64 } from "@oslojs/encoding";
-import { SERVER_INFO } from "./server";
+import { isPlainObject } from "../lib/merge";
+import { jsonResponse, streamsProgress } from "./jsonrpc";
+import { type BuiltServer, SERVER_INFO } from "./server";
 
 const MODERN_VERSION = "2026-07-28";
 /** What server/discover and UnsupportedProtocolVersionError list: this revision and the legacy one served after initialize. */
@@ -26,20 +28,6 @@ const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 
-/** The methods this revision serves here; initialize, ping, logging/setLevel and the rest answer 404 -32601. */
-const MODERN_METHODS: ReadonlySet<string> = new Set([
-  "server/discover",
-  "tools/list",
-  "tools/call",
-  "resources/list",
-  "resources/read",
-  "resources/templates/list",
-  "prompts/list",
-  "prompts/get",
-  "completion/complete",
-]);
-const NAMED: Readonly<Record<string, "name" | "uri">> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
-
 /**
  * Caching hints (server/utilities/caching). The tool and prompt lists are the same for every
  * caller and change only with a deploy; everything else names the caller's project or reads its
@@ -53,9 +41,14 @@ const CACHE: Readonly<Record<string, { ttlMs: number; cacheScope: "public" | "pr
   "resources/list": { ttlMs: 0, cacheScope: "private" },
   "resources/read": { ttlMs: 0, cacheScope: "private" },
 };
+/** The methods this revision serves here (the cacheable ones and three more); initialize, ping, logging/setLevel and the rest answer 404 -32601. */
+const MODERN_METHODS: ReadonlySet<string> = new Set([...Object.keys(CACHE), "tools/call", "prompts/get", "completion/complete"]);
+const NAMED: Readonly<Record<string, "name" | "uri">> = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" };
 
 type Id = string | number | null;
 type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+type RpcError = { code: number; message: string; data?: unknown };
+type Answer = JSONRPCResultResponse | JSONRPCErrorResponse | { result: Record<string, unknown> };
 
 /**
  * A dual-era server picks the revision from how the client opens (basic/versioning):
@@ -64,31 +57,22 @@ type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unk
  * anything else (an initialize from a 2025 client, the requests after it) stays on 2025-11-25.
  */
 export function isModernRequest(body: unknown, headers: Headers): boolean {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return false;
-  const m = body as Message;
-  if (m.method === "server/discover") return true;
+  if (!isPlainObject(body)) return false;
+  if (body.method === "server/discover") return true;
   const header = headers.get("mcp-protocol-version")?.trim();
   // Present but naming no legacy revision (empty included): the modern checks answer it, with its id.
   if (header !== undefined && !LEGACY_VERSIONS.has(header)) return true;
-  const declared = metaOf(m)?.[PROTOCOL_VERSION];
+  const declared = metaOf(body)?.[PROTOCOL_VERSION];
   return declared !== undefined && (typeof declared !== "string" || !LEGACY_VERSIONS.has(declared));
 }
 
 function metaOf(m: Message): Record<string, unknown> | null {
-  const params = m.params;
-  if (params === null || typeof params !== "object") return null;
-  const meta = (params as { _meta?: unknown })._meta;
-  return meta !== null && typeof meta === "object" && !Array.isArray(meta) ? (meta as Record<string, unknown>) : null;
-}
-
-export interface ModernContext {
-  server: McpServer;
-  instructions: string;
-  capabilities: Record<string, unknown>;
+  const meta = isPlainObject(m.params) ? m.params._meta : undefined;
+  return isPlainObject(meta) ? meta : null;
 }
 
 /** One 2026-07-28 request, validated and answered. `build` makes the McpServer only once the request passed the wire checks. */
-export async function handleModern(body: unknown, headers: Headers, rejected: { error: { code: number; message: string } } | null, build: () => ModernContext): Promise<Response> {
+export async function handleModern(body: unknown, headers: Headers, rejected: { error: RpcError } | null, build: () => BuiltServer): Promise<Response> {
   const m = body as Message;
   const id: Id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
   if (typeof m.method !== "string") return rpcReply(400, id, { code: -32600, message: "Invalid Request: not a JSON-RPC request" });
@@ -97,61 +81,38 @@ export async function handleModern(body: unknown, headers: Headers, rejected: { 
 
   const refused = checkWire(m, m.method, id, headers);
   if (refused) return refused;
-  if (!MODERN_METHODS.has(m.method)) {
-    return rpcReply(404, id, { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
-  }
+  if (!MODERN_METHODS.has(m.method)) return rpcReply(404, id, { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
 
   // Params the SDK's schema refuses (or a tool that does not exist), found while reading the body.
   if (rejected) return rpcReply(200, id, rejected.error);
   const ctx = build();
-  if (m.method === "tools/call" && wantsProgress(m) && (headers.get("accept") ?? "").includes("text/event-stream")) return streamed(ctx, m, id as string | number);
+  if (streamsProgress(m, headers)) return streamed(ctx.server, m, id as string | number);
   try {
-    if (m.method === "server/discover") {
-      return rpcReply(
-        200,
-        id,
-        undefined,
-        complete("server/discover", {
-          supportedVersions: [...SUPPORTED_VERSIONS],
-          capabilities: ctx.capabilities,
-          instructions: ctx.instructions,
-          _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO },
-        }),
-      );
-    }
-    const answer = await dispatch(ctx.server, request(m, id as string | number));
-    if ("error" in answer) return rpcReply(answer.error.code === METHOD_NOT_FOUND ? 404 : 200, id, modernError(m, answer.error));
-    return rpcReply(200, id, undefined, complete(m.method, answer.result));
+    const discover = { supportedVersions: [...SUPPORTED_VERSIONS], capabilities: ctx.capabilities, instructions: ctx.instructions, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
+    const answer = m.method === "server/discover" ? { result: discover } : await dispatch(ctx.server, m, id as string | number);
+    return jsonResponse(reply(m, id, answer), "error" in answer && answer.error.code === METHOD_NOT_FOUND ? 404 : 200);
   } finally {
     await ctx.server.close().catch(() => {});
   }
 }
-
-const request = (m: Message, id: string | number) => ({ jsonrpc: "2.0" as const, id, method: m.method as string, params: m.params as Record<string, unknown> });
-const wantsProgress = (m: Message): boolean => {
-  const token = metaOf(m)?.progressToken;
-  return typeof token === "string" || typeof token === "number";
-};
 
 /**
  * A tools/call that asked for progress (a progressToken) from a client taking a stream: the
  * response is a server-sent event stream scoped to the request, its notifications/progress as they
  * happen, then the result (streamable-http, Receiving Messages).
  */
-function streamed(ctx: ModernContext, m: Message, id: string | number): Response {
+function streamed(server: McpServer, m: Message, id: string | number): Response {
   const encoder = new TextEncoder();
   const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       try {
-        const answer = await dispatch(ctx.server, request(m, id), (n) => controller.enqueue(event(n)));
-        const final = "error" in answer ? { jsonrpc: "2.0", id, error: modernError(m, answer.error) } : { jsonrpc: "2.0", id, result: complete("tools/call", answer.result) };
-        controller.enqueue(event(final));
+        controller.enqueue(event(reply(m, id, await dispatch(server, m, id, (n) => controller.enqueue(event(n))))));
         controller.close();
       } catch (err) {
         controller.error(err);
       } finally {
-        await ctx.server.close().catch(() => {});
+        await server.close().catch(() => {});
       }
     },
   });
@@ -160,39 +121,29 @@ function streamed(ctx: ModernContext, m: Message, id: string | number): Response
 
 /** The checks of streamable-http "Server Validation" and basic/versioning, in the order the revision states them. */
 function checkWire(m: Message, method: string, id: Id, headers: Headers): Response | null {
+  const mismatch = (what: string) => rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` });
   const header = headers.get("mcp-protocol-version")?.trim();
-  if (!header) return rpcReply(400, id, { code: HEADER_MISMATCH, message: "Header mismatch: the MCP-Protocol-Version header is required" });
-  const meta = metaOf(m);
+  if (!header) return mismatch("the MCP-Protocol-Version header is required");
+  const meta = metaOf(m) ?? {};
   // A version named only in the header (no _meta at all) that is not this one: say which are served.
-  if (meta?.[PROTOCOL_VERSION] === undefined && header !== MODERN_VERSION) return unsupported(id, header);
-  const missing = [PROTOCOL_VERSION, CLIENT_CAPABILITIES].filter((k) => meta?.[k] === undefined);
-  if (missing.length > 0) {
-    return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta must carry ${missing.join(" and ")}` });
-  }
-  const version = meta?.[PROTOCOL_VERSION];
-  const caps = meta?.[CLIENT_CAPABILITIES];
-  const info = meta?.[CLIENT_INFO];
-  if (typeof version !== "string" || !isObject(caps) || (info !== undefined && !isObject(info))) {
+  if (meta[PROTOCOL_VERSION] === undefined && header !== MODERN_VERSION) return unsupported(id, header);
+  const missing = [PROTOCOL_VERSION, CLIENT_CAPABILITIES].filter((k) => meta[k] === undefined);
+  if (missing.length > 0) return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta must carry ${missing.join(" and ")}` });
+  const { [PROTOCOL_VERSION]: version, [CLIENT_CAPABILITIES]: caps, [CLIENT_INFO]: info } = meta;
+  if (typeof version !== "string" || !isPlainObject(caps) || (info !== undefined && !isPlainObject(info))) {
     return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta ${PROTOCOL_VERSION} must be a string, ${CLIENT_CAPABILITIES} (and ${CLIENT_INFO}, when given) objects` });
   }
-  if (header !== version) {
-    return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: MCP-Protocol-Version header ${quote(header)} does not match _meta ${quote(version)}` });
-  }
+  if (header !== version) return mismatch(`MCP-Protocol-Version header ${quote(header)} does not match _meta ${quote(version)}`);
   if (version !== MODERN_VERSION) return unsupported(id, version);
   const mcpMethod = headers.get("mcp-method")?.trim();
   if (mcpMethod !== method) {
-    const what = mcpMethod === undefined ? "the Mcp-Method header is required" : `Mcp-Method header ${quote(mcpMethod)} does not match the body's method ${quote(method)}`;
-    return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` });
+    return mismatch(mcpMethod === undefined ? "the Mcp-Method header is required" : `Mcp-Method header ${quote(mcpMethod)} does not match the body's method ${quote(method)}`);
   }
   const field = NAMED[method];
-  if (field) {
-    const value = (m.params as Record<string, unknown> | undefined)?.[field];
-    const raw = headers.get("mcp-name");
-    const name = raw === null ? null : decodeHeaderValue(raw.trim());
-    if (typeof value === "string" && name !== value) {
-      const what = raw === null ? "the Mcp-Name header is required" : `Mcp-Name header ${quote(raw.trim())} does not match the body's params.${field} ${quote(value)}`;
-      return rpcReply(400, id, { code: HEADER_MISMATCH, message: `Header mismatch: ${what}` });
-    }
+  const value = field && (m.params as Record<string, unknown> | undefined)?.[field];
+  const raw = headers.get("mcp-name");
+  if (typeof value === "string" && (raw === null ? null : decodeHeaderValue(raw.trim())) !== value) {
+    return mismatch(raw === null ? "the Mcp-Name header is required" : `Mcp-Name header ${quote(raw.trim())} does not match the body's params.${field} ${quote(value)}`);
   }
   return null;
 }
@@ -214,55 +165,30 @@ function decodeHeaderValue(value: string): string | null {
   }
 }
 
-/** resultType on every result, caching hints on the cacheable ones. */
-function complete(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  return { ...result, resultType: "complete", ...CACHE[method] };
-}
-
-/** An unknown resource is -32602 with the uri in this revision (server/resources, Error Handling); -32002 was the legacy code. */
-function modernError(m: Message, error: { code: number; message: string; data?: unknown }): { code: number; message: string; data?: unknown } {
-  if (m.method === "resources/read" && error.code === -32002) return { ...error, code: INVALID_PARAMS };
-  return error;
+/**
+ * The McpServer's answer in this revision's shape: resultType on every result, caching hints on the
+ * cacheable ones; an unknown resource is -32602 with the uri (server/resources, Error Handling), -32002 was the legacy code.
+ */
+function reply(m: Message, id: Id, answer: Answer) {
+  if ("result" in answer) return { jsonrpc: "2.0", id, result: { ...answer.result, resultType: "complete", ...CACHE[m.method as string] } };
+  const { error } = answer;
+  return { jsonrpc: "2.0", id, error: m.method === "resources/read" && error.code === -32002 ? { ...error, code: INVALID_PARAMS } : error };
 }
 
 /** Hands one request to the McpServer through an in-process transport and waits for its answer. */
-async function dispatch(server: McpServer, request: { jsonrpc: "2.0"; id: string | number; method: string; params?: Record<string, unknown> }, notify?: (n: JSONRPCMessage) => void) {
-  const transport = new OneRequestTransport(notify);
+async function dispatch(server: McpServer, m: Message, id: string | number, notify?: (n: JSONRPCMessage) => void): Promise<Answer> {
+  const [client, transport] = InMemoryTransport.createLinkedPair();
+  const answer = new Promise<Answer>((resolve) => {
+    client.onmessage = (message) => {
+      if ("result" in message || "error" in message) resolve(message);
+      // Request-scoped notifications (progress) travel only when the answer is a stream.
+      else if (!("id" in message)) notify?.(message);
+    };
+  });
   await server.connect(transport);
-  return transport.ask(request);
+  await client.send({ jsonrpc: "2.0", id, method: m.method as string, params: m.params as Record<string, unknown> });
+  return answer;
 }
 
-type Answer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown } };
-
-class OneRequestTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
-  private answer: ((a: Answer) => void) | null = null;
-  constructor(private readonly notify?: (n: JSONRPCMessage) => void) {}
-
-  async start(): Promise<void> {}
-  async close(): Promise<void> {
-    this.onclose?.();
-  }
-  async send(message: JSONRPCMessage): Promise<void> {
-    if ("result" in message) this.answer?.({ result: message.result as Record<string, unknown> });
-    else if ("error" in message) this.answer?.({ error: message.error });
-    // Request-scoped notifications (progress) travel only when the answer is a stream.
-    else if ("method" in message && !("id" in message)) this.notify?.(message);
-  }
-  ask(request: JSONRPCMessage): Promise<Answer> {
-    return new Promise((resolve) => {
-      this.answer = resolve;
-      this.onmessage?.(request);
-    });
-  }
-}
-
-function rpcReply(status: number, id: Id, error?: { code: number; message: string; data?: unknown }, result?: Record<string, unknown>): Response {
-  const body = error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result };
-  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-}
-
-const isObject = (v: unknown): boolean => v !== null && typeof v === "object" && !Array.isArray(v);
+const rpcReply = (status: number, id: Id, error: RpcError): Response => jsonResponse({ jsonrpc: "2.0", id, error }, status);
 const quote = (s: string): string => JSON.stringify(s.slice(0, 200));

@@ -6,6 +6,7 @@ import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsReq
 import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service";
 import { AppError } from "../errors";
 import { isStorableText } from "../lib/json";
+import { hidden } from "./errors";
 import { nodeUri } from "./resources";
 import { recentlyChanged } from "./suggest";
 import type { ToolContext } from "./tools";
@@ -13,12 +14,7 @@ import type { ToolContext } from "./tools";
 /** What an argument names, for completion/complete. */
 export type ArgKind = "path" | "locale" | "collection" | "days";
 
-interface PromptArg {
-  name: string;
-  description: string;
-  required: boolean;
-  kind: ArgKind;
-}
+type PromptArg = { name: string; description: string; required: boolean; kind: ArgKind };
 
 interface PromptDef {
   name: string;
@@ -115,14 +111,8 @@ export function promptArgKind(prompt: string, arg: string): ArgKind | null {
 
 export function registerPrompts(server: McpServer, ctx: ToolContext): void {
   const low = server.server;
-  low.registerCapabilities({ prompts: {} });
   low.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: PROMPTS.map((p) => ({
-      name: p.name,
-      title: p.title,
-      description: p.description,
-      arguments: p.arguments.map(({ name, description, required }) => ({ name, description, required })),
-    })),
+    prompts: PROMPTS.map(({ get, ...p }) => ({ ...p, arguments: p.arguments.map(({ kind, ...arg }) => arg) })),
   }));
   low.setRequestHandler(GetPromptRequestSchema, async (req) => {
     const prompt = PROMPT_BY_NAME.get(req.params.name);
@@ -136,10 +126,8 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     try {
       return await prompt.get(ctx, args);
     } catch (err) {
-      if (err instanceof McpError) throw err;
       if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw invalid(err.message);
-      ctx.deps.log.error("mcp prompt failed", { prompt: prompt.name });
-      throw new McpError(ErrorCode.InternalError, "internal error");
+      throw hidden(ctx.deps.log, err, "mcp prompt failed", { prompt: prompt.name });
     }
   });
 }

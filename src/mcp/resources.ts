@@ -6,10 +6,11 @@ import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSche
 import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { getLocalizedNode } from "../content/editor";
 import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service";
-import { AppError, describeError } from "../errors";
+import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { isStorableText } from "../lib/json";
 import { MAX_PAGE } from "../lib/paging";
+import { hidden } from "./errors";
 import type { ToolContext } from "./tools";
 
 const RESOURCE_PAGE_SIZE = 100;
@@ -19,9 +20,7 @@ const MIME = "application/json";
 
 export const nodeUri = (projectSlug: string, nodeId: string): string => `cms://${projectSlug}/nodes/${nodeId}`;
 
-function encodeCursor(page: number): string {
-  return encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify({ p: page })));
-}
+const encodeCursor = (page: number): string => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify({ p: page })));
 
 function decodeCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 1;
@@ -35,21 +34,18 @@ function decodeCursor(cursor: string | undefined): number {
 }
 
 function requireRead(ctx: ToolContext): void {
-  if (!ctx.caller.scopes.includes("content:read")) {
-    throw new McpError(ErrorCode.InvalidRequest, "reading resources needs the content:read scope, which this token lacks");
-  }
+  if (!ctx.caller.scopes.includes("content:read")) throw new McpError(ErrorCode.InvalidRequest, "reading resources needs the content:read scope, which this token lacks");
 }
 
 export function registerNodeResources(server: McpServer, ctx: ToolContext): void {
   const low = server.server;
-  low.registerCapabilities({ resources: {} });
   const slug = ctx.project.slug;
 
   low.setRequestHandler(ListResourcesRequestSchema, async (req) => {
     requireRead(ctx);
     const page = decodeCursor(req.params?.cursor);
     const r = await listNodes(ctx.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
-      throw hidden(ctx, err);
+      throw hidden(ctx.deps.log, err, "mcp resource read failed");
     });
     return {
       resources: r.data.map((n) => ({
@@ -95,7 +91,7 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
       return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(node) }] };
     } catch (err) {
       if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
-      throw hidden(ctx, err);
+      throw hidden(ctx.deps.log, err, "mcp resource read failed");
     }
   });
 }
@@ -105,13 +101,8 @@ export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+p
 
 /** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else. */
 function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return null;
-  }
-  if (url.protocol !== "cms:" || url.host !== slug || url.hash !== "") return null;
+  const url = URL.parse(uri);
+  if (url?.protocol !== "cms:" || url.host !== slug || url.hash !== "") return null;
   const keys = [...url.searchParams.keys()];
   if (keys.some((k) => k !== "locale") || keys.length > 1) return null;
   const locale = url.searchParams.get("locale") ?? undefined;
@@ -126,11 +117,4 @@ function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; 
   if (m[1] === "nodes") return isUuid(rest) ? { id: rest, locale } : null;
   const path = rest.replace(/^\/+|\/+$/g, "");
   return path === "" ? null : { path, locale };
-}
-
-/** The SDK would put an exception's message in the JSON-RPC error: log it and answer a generic one. */
-function hidden(ctx: ToolContext, err: unknown): McpError {
-  if (err instanceof McpError) return err;
-  ctx.deps.log.error("mcp resource read failed", describeError(err));
-  return new McpError(ErrorCode.InternalError, "internal error");
 }

@@ -21,8 +21,6 @@ const ICONS = {
 
 export const SERVER_INFO = { name: "content-service", title: "Content Service", version: "0.1.0", icons: [ICONS.server] };
 
-/** Which revision a server answers: 2025-11-25 after initialize ("legacy"), or 2026-07-28 per request ("modern"). */
-export type Era = "legacy" | "modern";
 // Bounds the work one tools/call can ask for (block arrays, translation maps): about a megabyte of small values.
 const MAX_TOOL_INPUT_ELEMENTS = 20_000;
 
@@ -38,25 +36,17 @@ function instructions(ctx: ToolContext): string {
   ].join(" ");
 }
 
+export type BuiltServer = ReturnType<typeof buildMcpServer>;
+
 /**
- * What the server can do, truthfully: no listChanged (no notification can reach a client of a
- * stateless server) and no subscribe. Logging exists in 2025-11-25 only (2026-07-28 removed it).
+ * A fresh server per HTTP request (stateless): everything it serves is bound to the caller's project.
+ * `era`: 2025-11-25 after initialize ("legacy"), or 2026-07-28 per request ("modern").
  */
-function capabilitiesFor(era: Era): ServerCapabilities {
-  const base: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {} };
-  return era === "legacy" ? { ...base, logging: {} } : base;
-}
-
-export interface BuiltServer {
-  server: McpServer;
-  instructions: string;
-  capabilities: ServerCapabilities;
-}
-
-/** A fresh server per HTTP request (stateless): everything it serves is bound to the caller's project. */
-export function buildMcpServer(ctx: ToolContext, era: Era = "legacy"): BuiltServer {
+export function buildMcpServer(ctx: ToolContext, era: "legacy" | "modern") {
   const text = instructions(ctx);
-  const capabilities = capabilitiesFor(era);
+  // What the server can do, truthfully: no listChanged (no notification can reach a client of a
+  // stateless server) and no subscribe. Logging exists in 2025-11-25 only (2026-07-28 removed it).
+  const capabilities: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {}, ...(era === "legacy" ? { logging: {} } : {}) };
   const server = new McpServer(SERVER_INFO, { capabilities, instructions: text, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
   for (const tool of TOOLS) registerTool(server, ctx, tool, era === "legacy");
   registerNodeResources(server, ctx);
@@ -91,7 +81,4 @@ function wrapToolsList(server: McpServer): void {
   });
 }
 
-function toolIcon(t: Tool): Icon {
-  if (t.annotations?.openWorldHint) return ICONS.ai;
-  return t.annotations?.readOnlyHint ? ICONS.read : ICONS.write;
-}
+const toolIcon = (t: Tool): Icon => (t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write);

@@ -1,5 +1,5 @@
 // The reads behind MCP completions and prompts: node paths and ids by prefix, collections, recent changes.
-import { and, asc, count, desc, eq, gte, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { escapeLike, type Node } from "../content/service";
@@ -9,30 +9,19 @@ import { oneRow } from "../lib/rows";
 /** The MCP spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;
 
-export interface Suggestions {
-  values: string[];
-  total: number;
-  hasMore: boolean;
-}
+export type Suggestions = { values: string[]; total: number; hasMore: boolean };
 
-async function suggest(db: Db, projectId: string, column: typeof nodes.path | typeof nodes.id, prefix: string, extra?: SQL): Promise<Suggestions> {
+/** Slug paths of the project's nodes ("path"), of its collections ("collection"), or node ids ("id"), starting with the prefix, in order. */
+export async function suggestNodes(db: Db, projectId: string, kind: "path" | "collection" | "id", prefix: string): Promise<Suggestions> {
   // A prefix with NUL or an unpaired surrogate starts nothing stored (and PostgreSQL refuses it).
   if (!isStorableText(prefix)) return { values: [], total: 0, hasMore: false };
-  const like = column === nodes.id ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
-  const where = and(eq(nodes.projectId, projectId), like, extra);
+  const column = kind === "id" ? nodes.id : nodes.path;
+  const like = kind === "id" ? sql`${column}::text like ${`${escapeLike(prefix.toLowerCase())}%`}` : sql`${column} like ${`${escapeLike(prefix)}%`}`;
+  const where = and(eq(nodes.projectId, projectId), like, kind === "collection" ? eq(nodes.type, "collection") : undefined);
   const [rows, counted] = await Promise.all([db.select({ v: column }).from(nodes).where(where).orderBy(asc(column)).limit(MAX_COMPLETIONS), db.select({ total: count() }).from(nodes).where(where)]);
   const n = Number(oneRow(counted).total);
   return { values: rows.map((r) => String(r.v)), total: n, hasMore: n > rows.length };
 }
-
-/** Slug paths of the project's nodes starting with the prefix (any status), in path order. */
-export const suggestNodePaths = (db: Db, projectId: string, prefix: string): Promise<Suggestions> => suggest(db, projectId, nodes.path, prefix);
-
-/** Ids of the project's nodes starting with the prefix. */
-export const suggestNodeIds = (db: Db, projectId: string, prefix: string): Promise<Suggestions> => suggest(db, projectId, nodes.id, prefix);
-
-/** Slug paths of the project's collection nodes starting with the prefix. */
-export const suggestCollections = (db: Db, projectId: string, prefix: string): Promise<Suggestions> => suggest(db, projectId, nodes.path, prefix, eq(nodes.type, "collection"));
 
 /** The values of a fixed list starting with the prefix (locales, small enums). */
 export function suggestFrom(list: readonly string[], prefix: string): Suggestions {
@@ -43,12 +32,11 @@ export function suggestFrom(list: readonly string[], prefix: string): Suggestion
 
 /** Nodes changed since the date, newest first, optionally under a path (a collection's entries). */
 export async function recentlyChanged(db: Db, projectId: string, since: Date, under: string | null, limit: number): Promise<Node[]> {
-  const conds = [eq(nodes.projectId, projectId), gte(nodes.updatedAt, since)];
-  if (under) conds.push(sql`${nodes.path} like ${`${escapeLike(under)}/%`}`);
+  const inside = under ? sql`${nodes.path} like ${`${escapeLike(under)}/%`}` : undefined;
   return db
     .select()
     .from(nodes)
-    .where(and(...conds))
+    .where(and(eq(nodes.projectId, projectId), gte(nodes.updatedAt, since), inside))
     .orderBy(desc(nodes.updatedAt), asc(nodes.id))
     .limit(limit);
 }

@@ -4,36 +4,30 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Db } from "../../db/client";
 import type { McpCaller } from "../auth";
-import type { AppDeps } from "../deps";
 import { assertStorableStrings } from "../lib/json";
 import type { OperationContext, ProjectOperation } from "../lib/operation";
-import { type ScopeRule, unmetScopes } from "../lib/scopes";
+import { unmetScopes } from "../lib/scopes";
 import { OPERATIONS } from "../operations";
-import type { Project } from "../projects/service";
 import { errorResult, missingScopeError } from "./errors";
 
 /** What every tool, resource and prompt runs with: resolved from the bearer on each request. */
 export interface ToolContext extends OperationContext<McpCaller> {
   readonly db: Db;
-  readonly project: Project;
-  readonly deps: AppDeps;
 }
 
 /** Every tool /mcp serves, in the order tools/list shows them. */
 export const TOOLS: readonly ProjectOperation[] = OPERATIONS.filter((op): op is ProjectOperation => op.target === "project" && op.tool !== undefined);
 
-const scopeList = (rule: ScopeRule): readonly string[] => ("anyOf" in rule ? [rule.anyOf.join(" or ")] : rule);
-
 export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectOperation, logging: boolean): void {
-  const annotations = tool.tool ?? {};
+  const scopes = "anyOf" in tool.scopes ? [tool.scopes.anyOf.join(" or ")] : tool.scopes;
   server.registerTool(
     tool.name,
     {
       title: tool.title,
-      description: `${tool.description} Requires scope: ${scopeList(tool.scopes).join(", ")}.`,
+      description: `${tool.description} Requires scope: ${scopes.join(", ")}.`,
       inputSchema: tool.input,
       outputSchema: tool.output,
-      annotations: { title: tool.title, ...annotations },
+      annotations: { title: tool.title, ...tool.tool },
     },
     async (args: unknown, extra): Promise<CallToolResult> => {
       const missing = unmetScopes(tool.scopes, ctx.caller.scopes);

@@ -13,9 +13,7 @@ import type { McpTokenIn, McpTokenOut } from "./operations";
 
 export type McpToken = typeof mcpTokens.$inferSelect;
 
-type McpTokenWire = z.output<typeof McpTokenOut>;
-
-export const tokenToWire = (t: McpToken): McpTokenWire => ({
+export const tokenToWire = (t: McpToken): z.output<typeof McpTokenOut> => ({
   id: t.id,
   name: t.name,
   token_hint: t.tokenHint,
@@ -25,29 +23,21 @@ export const tokenToWire = (t: McpToken): McpTokenWire => ({
   expires_at: t.expiresAt?.toISOString() ?? null,
 });
 
-type McpTokenInput = z.output<typeof McpTokenIn>;
-
 /**
  * Mints a token for one project; the plaintext is returned once and only its SHA-256 is stored.
  * Like admin keys, a caller can only hand out scopes it holds itself.
  */
-export async function createMcpToken(db: Db, project: Project, input: McpTokenInput, caller: AdminCaller, now: Date): Promise<{ token: McpToken; plaintext: string }> {
-  const allowed = MCP_SCOPES as readonly string[];
-  const requested = input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s));
-  const scopes = [...new Set(requested)];
-  for (const s of scopes) {
-    if (!allowed.includes(s)) throw new AppError("invalid_request", `"${s}" is not an MCP scope`, { field: "scopes", allowed: MCP_SCOPES });
-    if (!caller.scopes.includes(s)) throw new AppError("insufficient_scope", `cannot grant ${s}: this key does not hold it`, { required: s });
-  }
+export async function createMcpToken(db: Db, project: Project, input: z.output<typeof McpTokenIn>, caller: AdminCaller, now: Date): Promise<{ token: McpToken; plaintext: string }> {
+  const scopes = [...new Set(input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s)))];
+  // The input schema admits MCP scopes only; a caller can still name one it does not hold.
+  const denied = scopes.find((s) => !caller.scopes.includes(s));
+  if (denied) throw new AppError("insufficient_scope", `cannot grant ${denied}: this key does not hold it`, { required: denied });
   if (scopes.length === 0) {
     throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
   }
-  let expiresAt: Date | null = null;
-  if (input.expires_at) {
-    expiresAt = new Date(input.expires_at);
-    if (Number.isNaN(expiresAt.getTime())) throw new AppError("invalid_request", "expires_at must be an RFC 3339 date-time", { field: "expires_at" });
-    if (expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
-  }
+  const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new AppError("invalid_request", "expires_at must be an RFC 3339 date-time", { field: "expires_at" });
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
   const plaintext = generateToken("cms_mcp_");
   const token = oneRow(
     await db
@@ -67,9 +57,8 @@ export async function createMcpToken(db: Db, project: Project, input: McpTokenIn
   return { token, plaintext };
 }
 
-export async function listMcpTokens(db: Db, project: Project): Promise<McpToken[]> {
-  return db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
-}
+export const listMcpTokens = (db: Db, project: Project): Promise<McpToken[]> =>
+  db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
 
 /** Deletes the row: the bearer check reads the table on every call, so the token stops working at once everywhere. */
 export async function deleteMcpToken(db: Db, project: Project, id: string): Promise<void> {
