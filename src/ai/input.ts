@@ -1,8 +1,9 @@
 // Validation of provider input: one place for the rules the admin API and any other caller share.
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
+import { isStorableText } from "../lib/json";
 import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
-import { normaliseKind } from "./kinds";
+import { KINDS } from "./kinds";
 
 const MAX_CAPABILITIES_BYTES = 8 * 1024;
 const MAX_BASE_URL_CHARS = 2048;
@@ -12,23 +13,21 @@ const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 // a 400 here, not a failed insert (500).
 const printable = (s: string): boolean => !CONTROL_RE.test(s) && s.isWellFormed();
 
-export function checkName(name: string): string {
-  const n = name.trim();
-  if (n.length < 1 || n.length > 200 || !printable(n)) throw new AppError("invalid_request", "name must be 1 to 200 printable characters", { field: "name" });
-  return n;
+function checkText(value: string, field: "name" | "model"): string {
+  const v = value.trim();
+  if (v === "" || v.length > 200 || !printable(v)) throw new AppError("invalid_request", `${field} must be 1 to 200 printable characters`, { field });
+  return v;
 }
 
+export const checkName = (name: string): string => checkText(name, "name");
+export const checkModel = (model: string | null | undefined): string | null => (model === null || model === undefined ? null : checkText(model, "model"));
+
+/** The stored kind for an input kind or alias (case-insensitive). */
 export function checkKind(kind: string): string {
-  const k = normaliseKind(kind);
-  if (!k) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
-  return k;
-}
-
-export function checkModel(model: string | null | undefined): string | null {
-  if (model === null || model === undefined) return null;
-  const m = model.trim();
-  if (m === "" || m.length > 200 || !printable(m)) throw new AppError("invalid_request", "model must be 1 to 200 printable characters", { field: "model" });
-  return m;
+  const k = kind.trim().toLowerCase();
+  const hit = KINDS.find((i) => i.kind === k || i.aliases.includes(k));
+  if (!hit) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
+  return hit.kind;
 }
 
 export function checkApiKey(key: string | null | undefined): string | null {
@@ -50,7 +49,7 @@ export function checkCapabilities(c: unknown): Record<string, unknown> {
 
 /** True when every string and key can be stored in jsonb (no \u0000, no lone surrogate). */
 function storableJson(v: unknown): boolean {
-  if (typeof v === "string") return !v.includes("\u0000") && v.isWellFormed();
+  if (typeof v === "string") return isStorableText(v);
   if (v === null || typeof v !== "object") return true;
   if (Array.isArray(v)) return v.every(storableJson);
   return Object.entries(v).every(([k, x]) => storableJson(k) && storableJson(x));

@@ -1,13 +1,10 @@
 // The interface's six provider kinds. Default models are cheap, fast models suited to
 // translation; `model` on a provider overrides them, `base_url` overrides the address.
 
-export type ProviderKind = "openai" | "anthropic" | "gemini" | "mistral" | "groq" | "openrouter";
-type DriverName = "openai-compatible" | "anthropic-messages";
-
 export interface KindInfo {
-  readonly kind: ProviderKind;
+  readonly kind: "openai" | "anthropic" | "gemini" | "mistral" | "groq" | "openrouter";
   readonly label: string;
-  readonly driver: DriverName;
+  readonly driver: "openai-compatible" | "anthropic-messages";
   readonly default_base_url: string;
   readonly default_model: string;
   readonly aliases: readonly string[];
@@ -29,16 +26,9 @@ export const KINDS: readonly KindInfo[] = [
   { kind: "openrouter", label: "OpenRouter", driver: "openai-compatible", default_base_url: "https://openrouter.ai/api/v1", default_model: "openai/gpt-4o-mini", aliases: [] },
 ];
 
-/** The stored kind for an input kind or alias (case-insensitive), or null when unknown. */
-export function normaliseKind(input: string): ProviderKind | null {
-  const k = input.trim().toLowerCase();
-  const hit = KINDS.find((i) => i.kind === k || i.aliases.includes(k));
-  return hit ? hit.kind : null;
-}
-
 export function kindInfo(kind: string): KindInfo {
   const info = KINDS.find((i) => i.kind === kind);
-  // Rows are written only through normaliseKind; an unknown stored kind is a corrupted row.
+  // Rows are written only through checkKind (input.ts); an unknown stored kind is a corrupted row.
   if (!info) throw new Error(`unknown provider kind in database: ${kind}`);
   return info;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, ne } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
@@ -11,13 +11,12 @@ import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl } from "../lib/ssrf";
 import type { Project } from "../projects/service";
-import { anthropicMessages } from "./drivers/anthropic";
-import { openaiCompatible } from "./drivers/openai-compatible";
+import { DRIVERS } from "./drivers/protocols";
 import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
 import { acquireSlot } from "./limiter";
-import type { ProviderIn, ProviderOut, TranslateTextOut } from "./operations";
+import type { ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./operations";
 import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
@@ -26,13 +25,8 @@ type ProviderWire = z.output<typeof ProviderOut>;
 
 export type ProviderInput = Partial<z.output<typeof ProviderIn>>;
 
-export interface TranslateInput {
-  provider_id?: string;
-  from: string;
-  to: string;
-  text: string;
-  field?: string;
-}
+/** The tool's input, `from` resolved. */
+type TranslateInput = z.output<typeof TranslateIn> & { from: string };
 
 type TranslateResult = z.output<typeof TranslateTextOut>;
 
@@ -59,11 +53,15 @@ export function providerToWire(p: ProviderRow): ProviderWire {
   };
 }
 
-/** `sk-…a1b2`: a short vendor prefix and at most the last 4 characters, fewer for short keys. */
-function apiKeyHint(key: string): string {
+/**
+ * The sealed key and its hint, both null without a key. The hint is `sk-…a1b2`: a short vendor
+ * prefix and at most the last 4 characters, fewer for short keys.
+ */
+async function sealKey(deps: AppDeps, id: string, projectId: string, key: string | null): Promise<Pick<ProviderRow, "apiKeySealed" | "apiKeyHint">> {
+  if (!key) return { apiKeySealed: null, apiKeyHint: null };
   const tail = key.length >= 16 ? 4 : key.length >= 8 ? 2 : 0;
   const prefix = key.length >= 16 ? (/^[A-Za-z]{2,4}[-_]/.exec(key)?.[0] ?? "") : "";
-  return `${prefix}…${tail ? key.slice(-tail) : ""}`;
+  return { apiKeySealed: await deps.keyRing.seal(key, aadOf(id, projectId)), apiKeyHint: `${prefix}…${tail ? key.slice(-tail) : ""}` };
 }
 
 const aadOf = (providerId: string, projectId: string): string => `ai_providers.api_key:${providerId}:${projectId}`;
@@ -105,8 +103,7 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     kind,
     model: checkModel(input.model),
     baseUrl,
-    apiKeySealed: apiKey ? await deps.keyRing.seal(apiKey, aadOf(id, project.id)) : null,
-    apiKeyHint: apiKey ? apiKeyHint(apiKey) : null,
+    ...(await sealKey(deps, id, project.id, apiKey)),
     capabilities: checkCapabilities(input.capabilities),
     createdAt: now,
     updatedAt: now,
@@ -114,7 +111,7 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
   return writeWithDefault(deps.db, project.id, async (tx, others) => {
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
-    if (isDefault) await clearDefault(tx, project.id, now);
+    if (isDefault) await clearDefault(tx, project.id, now, id);
     return oneRow(
       await tx
         .insert(aiProviders)
@@ -132,11 +129,7 @@ export async function updateProvider(deps: AppDeps, row: ProviderRow, input: Pro
   if (input.model !== undefined) set.model = checkModel(input.model);
   if (input.base_url !== undefined) set.baseUrl = await checkBaseUrl(deps, input.base_url);
   if (input.capabilities !== undefined) set.capabilities = checkCapabilities(input.capabilities);
-  if (input.api_key !== undefined) {
-    const apiKey = checkApiKey(input.api_key);
-    set.apiKeySealed = apiKey ? await deps.keyRing.seal(apiKey, aadOf(row.id, row.projectId)) : null;
-    set.apiKeyHint = apiKey ? apiKeyHint(apiKey) : null;
-  }
+  if (input.api_key !== undefined) Object.assign(set, await sealKey(deps, row.id, row.projectId, checkApiKey(input.api_key)));
   if (input.is_default !== undefined) set.isDefault = input.is_default;
   return writeWithDefault(deps.db, row.projectId, async (tx) => {
     if (input.is_default === true) await clearDefault(tx, row.projectId, now, row.id);
@@ -168,14 +161,11 @@ async function writeWithDefault(db: Db, projectId: string, fn: (tx: Db, others: 
   }
 }
 
-async function clearDefault(tx: Db, projectId: string, now: Date, except?: string): Promise<void> {
-  const rows = await tx
-    .select({ id: aiProviders.id })
-    .from(aiProviders)
-    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)));
-  for (const r of rows) {
-    if (r.id !== except) await tx.update(aiProviders).set({ isDefault: false, updatedAt: now }).where(eq(aiProviders.id, r.id));
-  }
+async function clearDefault(tx: Db, projectId: string, now: Date, except: string): Promise<void> {
+  await tx
+    .update(aiProviders)
+    .set({ isDefault: false, updatedAt: now })
+    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true), ne(aiProviders.id, except)));
 }
 
 /**
@@ -192,7 +182,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   if (chars < 1 || chars > MAX_TEXT_CHARS || text.trim() === "") {
     throw new AppError("invalid_request", `text must be 1 to ${MAX_TEXT_CHARS} characters and not only whitespace`, { field: "text" });
   }
-  const field = input.field === undefined || input.field === "" ? null : input.field;
+  const field = input.field || null;
   if (field !== null && !FIELD_RE.test(field)) throw new AppError("invalid_request", "field must be a field name such as title, seo.description or blocks.<id>.text", { field: "field" });
 
   const provider = await chooseProvider(deps.db, project.id, input.provider_id);
@@ -215,9 +205,8 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
       addresses = check.addresses;
     }
     const apiKey = await revealApiKey(deps, provider);
-    const driver = info.driver === "anthropic-messages" ? anthropicMessages : openaiCompatible;
     const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses });
-    const raw = await driver(post, {
+    const raw = await DRIVERS[info.driver](post, {
       baseUrl,
       apiKey,
       model,
@@ -227,7 +216,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
     });
     // Callers store translations (MCP translate_node writes jsonb): NUL and unpaired surrogates,
     // which PostgreSQL refuses, never leave here.
-    const translation = clean(raw);
+    const translation = raw.replace(/\u0000/g, "").toWellFormed();
     if (translation.trim() === "") throw new AppError("provider_error", "the provider returned no translation (empty content)");
     deps.log.info("ai translate", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars, ms: Math.round(performance.now() - started) });
     return { translation, provider: provider.kind, model };
@@ -240,37 +229,21 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   }
 }
 
-const clean = (text: string): string => text.replace(/\u0000/g, "").toWellFormed();
-
+/** The provider named (404 unless it is this project's), or the project's default. */
 async function chooseProvider(db: Db, projectId: string, providerId: string | undefined): Promise<ProviderRow> {
-  if (providerId !== undefined && providerId !== null && providerId !== "") {
-    if (!isUuid(providerId)) throw notFound("provider");
-    const [row] = await db
-      .select()
-      .from(aiProviders)
-      .where(and(eq(aiProviders.id, providerId.toLowerCase()), eq(aiProviders.projectId, projectId)))
-      .limit(1);
-    if (!row) throw notFound("provider");
-    return row;
-  }
+  if (providerId && !isUuid(providerId)) throw notFound("provider");
   const [row] = await db
     .select()
     .from(aiProviders)
-    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))
+    .where(and(eq(aiProviders.projectId, projectId), providerId ? eq(aiProviders.id, providerId.toLowerCase()) : eq(aiProviders.isDefault, true)))
     .limit(1);
-  if (!row) throw new AppError("no_provider", "this project has no default AI provider; create one or pass provider_id");
-  return row;
-}
-
-export interface ResealReport {
-  resealed: number;
-  already_current: number;
-  failed: string[];
+  if (row) return row;
+  throw providerId ? notFound("provider") : new AppError("no_provider", "this project has no default AI provider; create one or pass provider_id");
 }
 
 /** Re-seals every stored key under the key ring's current key (secrets:rotate). */
-export async function resealProviderKeys(deps: AppDeps): Promise<ResealReport> {
-  const report: ResealReport = { resealed: 0, already_current: 0, failed: [] };
+export async function resealProviderKeys(deps: AppDeps) {
+  const report = { resealed: 0, already_current: 0, failed: [] as string[] };
   const rows = await deps.db.select().from(aiProviders).where(isNotNull(aiProviders.apiKeySealed)).orderBy(asc(aiProviders.id));
   for (const row of rows) {
     const sealed = row.apiKeySealed;

@@ -31,58 +31,49 @@ const DEFAULT_RETRY_AFTER = 30;
 
 export function jsonPoster(opts: HttpOptions): PostJson {
   return async (req) => {
-    const ctrl = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctrl.abort();
-    }, opts.timeoutMs);
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const body = JSON.stringify(req.body);
+    const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
+    let res: Response | null = null;
+    let failure: unknown = null;
+    for (const address of targets) {
+      const target = pinnedTarget(req.url, address);
+      try {
+        res = await opts.fetch(target.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...req.headers, ...(target.host ? { host: target.host } : {}) },
+          body,
+          redirect: "manual",
+          signal,
+          ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
+        });
+        break;
+      } catch (err) {
+        if (signal.aborted) throw timeout(opts.timeoutMs, err);
+        failure = err;
+      }
+    }
+    if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)", undefined, undefined, { cause: failure });
+    if (res.status >= 300 && res.status < 400) {
+      await discard(res);
+      throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
+    }
+    if (!res.ok) {
+      const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
+      throw upstreamError(res, text, opts.secret);
+    }
+    let text: string;
     try {
-      const body = JSON.stringify(req.body);
-      const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
-      let res: Response | null = null;
-      let failure: unknown = null;
-      for (const address of targets) {
-        const target = pinnedTarget(req.url, address);
-        try {
-          res = await opts.fetch(target.url, {
-            method: "POST",
-            headers: { "content-type": "application/json", accept: "application/json", ...req.headers, ...(target.host ? { host: target.host } : {}) },
-            body,
-            redirect: "manual",
-            signal: ctrl.signal,
-            ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-          });
-          break;
-        } catch (err) {
-          if (timedOut) throw timeout(opts.timeoutMs, err);
-          failure = err;
-        }
-      }
-      if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)", undefined, undefined, { cause: failure });
-      if (res.status >= 300 && res.status < 400) {
-        await discard(res);
-        throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
-      }
-      if (res.status < 200 || res.status >= 300) {
-        const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
-        throw upstreamError(res, text, opts.secret);
-      }
-      let text: string;
-      try {
-        text = await readCapped(res, opts.maxBytes);
-      } catch (err) {
-        if (err instanceof AppError) throw err;
-        if (timedOut) throw timeout(opts.timeoutMs, err);
-        throw new AppError("provider_error", "the provider's response could not be read", undefined, undefined, { cause: err });
-      }
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (err) {
-        throw new AppError("provider_error", "the provider's response is not valid JSON", undefined, undefined, { cause: err });
-      }
-    } finally {
-      clearTimeout(timer);
+      text = await readCapped(res, opts.maxBytes);
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      if (signal.aborted) throw timeout(opts.timeoutMs, err);
+      throw new AppError("provider_error", "the provider's response could not be read", undefined, undefined, { cause: err });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new AppError("provider_error", "the provider's response is not valid JSON", undefined, undefined, { cause: err });
     }
   };
 }
@@ -104,18 +95,13 @@ function upstreamError(res: Response, text: string, secret: string | null): AppE
 }
 
 /** Retry-After as seconds (delta or HTTP date; retry-after-ms too), clamped to 1..3600. */
-function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
+function retryAfterSeconds(headers: Headers): number {
   const ms = Number(headers.get("retry-after-ms"));
   const raw = headers.get("retry-after")?.trim() ?? "";
-  let s = Number.NaN;
-  if (/^\d+(\.\d+)?$/.test(raw)) s = Number(raw);
-  else if (raw) {
-    const at = Date.parse(raw);
-    if (!Number.isNaN(at)) s = (at - now) / 1000;
-  }
+  // An HTTP date that does not parse gives NaN, as no header does.
+  let s = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw ? (Date.parse(raw) - Date.now()) / 1000 : Number.NaN;
   if (Number.isNaN(s) && Number.isFinite(ms) && ms > 0) s = ms / 1000;
-  if (Number.isNaN(s)) return DEFAULT_RETRY_AFTER;
-  return Math.min(3600, Math.max(1, Math.ceil(s)));
+  return Number.isNaN(s) ? DEFAULT_RETRY_AFTER : Math.min(3600, Math.max(1, Math.ceil(s)));
 }
 
 /** The vendor's own error message (both wire formats), shortened; dropped if it holds any part of the key. */
@@ -132,15 +118,13 @@ function vendorMessage(text: string, secret: string | null): string | null {
     .replace(/[\u0000-\u001f\u007f]/g, " ")
     .trim()
     .slice(0, 300);
-  if (secret && leaksSecret(clean, secret)) return null;
-  return clean;
+  return secret && leaksSecret(clean, secret) ? null : clean;
 }
 
 /** True when text holds the secret or any 8-character run of it (vendors echo masked keys). */
 function leaksSecret(text: string, secret: string): boolean {
-  if (secret.length < 8) return text.includes(secret);
-  for (let i = 0; i + 8 <= secret.length; i++) if (text.includes(secret.slice(i, i + 8))) return true;
-  return false;
+  const runs = secret.length < 8 ? [secret] : Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8));
+  return runs.some((run) => text.includes(run));
 }
 
 async function readCapped(res: Response, limit: number): Promise<string> {
