@@ -146,7 +146,6 @@ const updateProviderOp = adminOperation({
   http: {
     ...byId("PATCH"),
     data: "provider",
-    summary: "Update a provider",
     description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
   },
   async run({ deps, caller }, { provider_id, ...changes }) {
@@ -162,7 +161,7 @@ const deleteProviderOp = adminOperation({
   scopes: ["ai:write"],
   input: z.object(ProviderRef),
   output: Empty,
-  http: { ...byId("DELETE"), status: 204, summary: "Delete a provider" },
+  http: { ...byId("DELETE"), status: 204 },
   async run({ deps, caller }, args) {
     await deleteProvider(deps.db, await getProviderForCaller(deps.db, args.provider_id, caller));
     return {};

@@ -32,7 +32,7 @@ const listUsersOp = adminOperation({
   scopes: ["users:write"],
   input: z.object({}),
   output: z.object({ users: z.array(UserOut) }),
-  http: { method: "GET", path: "/admin/users", data: "users", tag: "users", summary: "List users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
+  http: { method: "GET", path: "/admin/users", data: "users", tag: "users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
   async run({ deps, caller }) {
     return { users: await listUsers(deps.db, caller) };
   },
@@ -51,7 +51,6 @@ const createUserOp = adminOperation({
     status: 201,
     data: "user",
     tag: "users",
-    summary: "Create a user",
     description: "role defaults to member (no project until added to one). Needs a key not limited to projects.",
     errors: [409],
   },
@@ -67,7 +66,7 @@ const readUserOp = adminOperation({
   scopes: ["users:write"],
   input: z.object(UserRef),
   output: z.object({ user: UserOut }),
-  http: { ...userRoute("GET"), data: "user", summary: "Read a user", description: "404 for a user outside a project-limited key's projects." },
+  http: { ...userRoute("GET"), data: "user", description: "404 for a user outside a project-limited key's projects." },
   async run({ deps, caller }, args) {
     return { user: await getUserWire(deps.db, args.id, caller) };
   },
@@ -99,7 +98,7 @@ const deleteUserOp = adminOperation({
   scopes: ["users:write"],
   input: z.object(UserRef),
   output: Empty,
-  http: { ...userRoute("DELETE"), status: 204, summary: "Delete a user", description: "Memberships, consents and OAuth tokens go with it. The last owner cannot be deleted (409).", errors: [409] },
+  http: { ...userRoute("DELETE"), status: 204, description: "Memberships, consents and OAuth tokens go with it. The last owner cannot be deleted (409).", errors: [409] },
   async run({ deps, caller }, args) {
     await deleteUser(deps.db, args.id, caller);
     return {};
@@ -118,7 +117,6 @@ const listMembersOp = projectOperation({
     path: "/admin/p/:ref/members",
     data: "members",
     tag: "users",
-    summary: "List a project's members",
     description: "Needs keys:write or users:write. Instance owners act in every project and are not listed.",
   },
   async run({ deps, project }) {
@@ -136,7 +134,6 @@ const setMemberOp = projectOperation({
   http: {
     ...memberRoute("PUT"),
     data: "member",
-    summary: "Add a user to a project or change the user's role there",
     description:
       "Needs keys:write on the project or users:write; without users:write the key must hold every scope the role carries. The user's OAuth tokens for this project follow the new role on their next use.",
   },
@@ -152,7 +149,7 @@ const removeMemberOp = projectOperation({
   scopes: MEMBER_SCOPES,
   input: z.object({ user_id: z.uuid() }),
   output: Empty,
-  http: { ...memberRoute("DELETE"), status: 204, summary: "Remove a user from a project", description: "The user's OAuth tokens for this project stop at their next use; refresh is refused." },
+  http: { ...memberRoute("DELETE"), status: 204, description: "The user's OAuth tokens for this project stop at their next use; refresh is refused." },
   async run({ deps, project }, args) {
     await removeMember(deps.db, project, args.user_id);
     return {};
