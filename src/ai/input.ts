@@ -1,7 +1,8 @@
 // Validation of provider input: one place for the rules the admin API and any other caller share.
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
-import { isStorableText } from "../lib/json";
+import { assertStorableStrings } from "../lib/json";
+import { isPlainObject } from "../lib/merge";
 import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
 import { KINDS } from "./kinds";
 
@@ -41,18 +42,14 @@ export function checkApiKey(key: string | null | undefined): string | null {
 
 export function checkCapabilities(c: unknown): Record<string, unknown> {
   if (c === undefined) return {};
-  if (c === null || typeof c !== "object" || Array.isArray(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
+  if (!isPlainObject(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
   if (JSON.stringify(c).length > MAX_CAPABILITIES_BYTES) throw new AppError("invalid_request", `capabilities must be at most ${MAX_CAPABILITIES_BYTES} bytes of JSON`, { field: "capabilities" });
-  if (!storableJson(c)) throw new AppError("invalid_request", "capabilities must not contain NUL characters or unpaired surrogates", { field: "capabilities" });
-  return c as Record<string, unknown>;
-}
-
-/** True when every string and key can be stored in jsonb (no \u0000, no lone surrogate). */
-function storableJson(v: unknown): boolean {
-  if (typeof v === "string") return isStorableText(v);
-  if (v === null || typeof v !== "object") return true;
-  if (Array.isArray(v)) return v.every(storableJson);
-  return Object.entries(v).every(([k, x]) => storableJson(k) && storableJson(x));
+  try {
+    assertStorableStrings(c);
+  } catch {
+    throw new AppError("invalid_request", "capabilities must not contain NUL characters or unpaired surrogates", { field: "capabilities" });
+  }
+  return c;
 }
 
 export function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {

@@ -1,13 +1,7 @@
 // The translation instruction. The user message carries the text alone, so that text which
 // reads like instructions is translated, not obeyed.
 
-export interface PromptInput {
-  readonly from: string;
-  readonly to: string;
-  readonly field?: string | null;
-}
-
-export function translationPrompt(input: PromptInput): string {
+export function translationPrompt(input: { from: string; to: string; field: string | null }): string {
   const lines = [
     `You are a professional translator. Translate the user's message from ${languageName(input.from)} to ${languageName(input.to)}.`,
     "Reply with the translation only: no explanations, notes, quotation marks or preamble.",

@@ -21,20 +21,16 @@ import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
 
-type ProviderWire = z.output<typeof ProviderOut>;
-
 export type ProviderInput = Partial<z.output<typeof ProviderIn>>;
 
 /** The tool's input, `from` resolved. */
 type TranslateInput = z.output<typeof TranslateIn> & { from: string };
 
-type TranslateResult = z.output<typeof TranslateTextOut>;
-
 const MAX_TEXT_CHARS = 32_000;
 const FIELD_RE = /^[A-Za-z0-9_.:[\]-]{1,200}$/;
 
 /** The masked read: never the key itself. */
-export function providerToWire(p: ProviderRow): ProviderWire {
+export function providerToWire(p: ProviderRow): z.output<typeof ProviderOut> {
   const info = kindInfo(p.kind);
   return {
     id: p.id,
@@ -172,7 +168,7 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
  * Translates text with the project's chosen (or default) provider and its stored key.
  * One operation for the admin route and the MCP tools.
  */
-export async function translateText(deps: AppDeps, project: Project, input: TranslateInput): Promise<TranslateResult> {
+export async function translateText(deps: AppDeps, project: Project, input: TranslateInput): Promise<z.output<typeof TranslateTextOut>> {
   const from = canonicalLocale(input.from);
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
   const to = canonicalLocale(input.to);

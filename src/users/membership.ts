@@ -21,9 +21,7 @@ export async function roleInProject(db: Db, userId: string, projectId: string): 
     .leftJoin(projectMembers, and(eq(projectMembers.userId, users.id), eq(projectMembers.projectId, projectId)))
     .where(eq(users.id, userId))
     .limit(1);
-  if (!row) return null;
-  if (row.instance === "owner") return "owner";
-  return row.member ?? null;
+  return row?.instance === "owner" ? "owner" : (row?.member ?? null);
 }
 
 export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (role ? ROLE_SCOPES[role] : []);

@@ -5,12 +5,6 @@ import { AppError } from "../../errors";
 import { pinnedTarget } from "../../lib/ssrf";
 import { readCappedText } from "../../lib/stream";
 
-interface VendorRequest {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-  readonly body: unknown;
-}
-
 export interface HttpOptions {
   readonly fetch: typeof fetch;
   readonly timeoutMs: number;
@@ -24,7 +18,7 @@ export interface HttpOptions {
   readonly addresses?: readonly string[];
 }
 
-export type PostJson = (req: VendorRequest) => Promise<unknown>;
+export type PostJson = (req: { url: string; headers: Record<string, string>; body: unknown }) => Promise<unknown>;
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 const DEFAULT_RETRY_AFTER = 30;
@@ -62,14 +56,11 @@ export function jsonPoster(opts: HttpOptions): PostJson {
       const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
       throw upstreamError(res, text, opts.secret);
     }
-    let text: string;
-    try {
-      text = await readCapped(res, opts.maxBytes);
-    } catch (err) {
+    const text = await readCapped(res, opts.maxBytes).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
       if (signal.aborted) throw timeout(opts.timeoutMs, err);
       throw new AppError("provider_error", "the provider's response could not be read", undefined, undefined, { cause: err });
-    }
+    });
     try {
       return JSON.parse(text) as unknown;
     } catch (err) {
