@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { asAdminKey } from "../auth";
-import { adminOperation, projectOperation } from "../lib/operation";
+import { adminOperation, type HttpBinding, projectOperation } from "../lib/operation";
 import { Empty, Id, Timestamp } from "../lib/schemas";
 import { PROJECT_ROLES } from "../lib/scopes";
 import { listMembers, removeMember, setMember } from "./membership";
@@ -20,8 +20,9 @@ export const UserOut = z.object({
 export const MemberOut = z.object({ user_id: Id, email: z.string(), role: ProjectRole, created_at: Timestamp, updated_at: Timestamp });
 
 const UserRef = { id: z.uuid() };
-const userRoute = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/users/:id", tag: "users" }) as const;
-const memberRoute = (method: "PUT" | "DELETE") => ({ method, path: "/admin/p/:ref/members/:userId", params: { userId: "user_id" }, tag: "users" }) as const;
+const route = (method: HttpBinding["method"], path: string) => ({ method, path, tag: "users" });
+const userRoute = (method: "GET" | "PATCH" | "DELETE") => route(method, "/admin/users/:id");
+const memberRoute = (method: "PUT" | "DELETE") => ({ ...route(method, "/admin/p/:ref/members/:userId"), params: { userId: "user_id" } });
 // A project's members: keys:write on it, or users:write.
 const MEMBER_SCOPES = { anyOf: ["keys:write", "users:write"] } as const;
 
@@ -32,7 +33,7 @@ const listUsersOp = adminOperation({
   scopes: ["users:write"],
   input: z.object({}),
   output: z.object({ users: z.array(UserOut) }),
-  http: { method: "GET", path: "/admin/users", data: "users", tag: "users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
+  http: { ...route("GET", "/admin/users"), data: "users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
   async run({ deps, caller }) {
     return { users: await listUsers(deps.db, caller) };
   },
@@ -45,15 +46,7 @@ const createUserOp = adminOperation({
   scopes: ["users:write"],
   input: z.object({ email: Email, password: Password, role: InstanceRole.optional() }),
   output: z.object({ user: UserOut }),
-  http: {
-    method: "POST",
-    path: "/admin/users",
-    status: 201,
-    data: "user",
-    tag: "users",
-    description: "role defaults to member (no project until added to one). Needs a key not limited to projects.",
-    errors: [409],
-  },
+  http: { ...route("POST", "/admin/users"), status: 201, data: "user", description: "role defaults to member (no project until added to one). Needs a key not limited to projects.", errors: [409] },
   async run({ deps, caller, now }, args) {
     return { user: await addUser(deps.db, args, caller, now) };
   },
@@ -112,13 +105,7 @@ const listMembersOp = projectOperation({
   scopes: MEMBER_SCOPES,
   input: z.object({}),
   output: z.object({ members: z.array(MemberOut) }),
-  http: {
-    method: "GET",
-    path: "/admin/p/:ref/members",
-    data: "members",
-    tag: "users",
-    description: "Needs keys:write or users:write. Instance owners act in every project and are not listed.",
-  },
+  http: { ...route("GET", "/admin/p/:ref/members"), data: "members", description: "Needs keys:write or users:write. Instance owners act in every project and are not listed." },
   async run({ deps, project }) {
     return { members: await listMembers(deps.db, project) };
   },
