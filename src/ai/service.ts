@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, ne } from "drizzle-orm";
+import { and, asc, eq, isNotNull, ne, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
@@ -66,10 +66,12 @@ export async function listProviders(db: Db, projectId: string): Promise<Provider
   return db.select().from(aiProviders).where(eq(aiProviders.projectId, projectId)).orderBy(asc(aiProviders.createdAt), asc(aiProviders.id));
 }
 
+const firstProvider = async (db: Db, where: SQL | undefined): Promise<ProviderRow | undefined> => (await db.select().from(aiProviders).where(where).limit(1))[0];
+
 /** A provider the admin key may act on; another project's provider is 404 like a missing one. */
 export async function getProviderForCaller(db: Db, id: string, caller: AdminCaller): Promise<ProviderRow> {
   if (!isUuid(id)) throw notFound("provider");
-  const [row] = await db.select().from(aiProviders).where(eq(aiProviders.id, id.toLowerCase())).limit(1);
+  const row = await firstProvider(db, eq(aiProviders.id, id.toLowerCase()));
   if (!row || (caller.projectIds !== null && !caller.projectIds.includes(row.projectId))) throw notFound("provider");
   return row;
 }
@@ -228,11 +230,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
 /** The provider named (404 unless it is this project's), or the project's default. */
 async function chooseProvider(db: Db, projectId: string, providerId: string | undefined): Promise<ProviderRow> {
   if (providerId && !isUuid(providerId)) throw notFound("provider");
-  const [row] = await db
-    .select()
-    .from(aiProviders)
-    .where(and(eq(aiProviders.projectId, projectId), providerId ? eq(aiProviders.id, providerId.toLowerCase()) : eq(aiProviders.isDefault, true)))
-    .limit(1);
+  const row = await firstProvider(db, and(eq(aiProviders.projectId, projectId), providerId ? eq(aiProviders.id, providerId.toLowerCase()) : eq(aiProviders.isDefault, true)));
   if (row) return row;
   throw providerId ? notFound("provider") : new AppError("no_provider", "this project has no default AI provider; create one or pass provider_id");
 }

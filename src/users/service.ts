@@ -1,4 +1,4 @@
-import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projectMembers, type UserRole, users } from "../../db/schema";
@@ -63,16 +63,11 @@ export async function verifyUser(db: Db, email: string, password: string): Promi
   return ok ? u : null;
 }
 
-export async function getUser(db: Db, id: string): Promise<User | null> {
-  if (!isUuid(id)) return null;
-  const [u] = await db.select().from(users).where(eq(users.id, id.toLowerCase())).limit(1);
-  return u ?? null;
-}
+const firstUser = async (db: Db, where: SQL | undefined): Promise<User | null> => (await db.select().from(users).where(where).limit(1))[0] ?? null;
 
-export async function findUserByEmail(db: Db, email: string): Promise<User | null> {
-  const [u] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
-  return u ?? null;
-}
+export const getUser = async (db: Db, id: string): Promise<User | null> => (isUuid(id) ? firstUser(db, eq(users.id, id.toLowerCase())) : null);
+
+export const findUserByEmail = (db: Db, email: string): Promise<User | null> => firstUser(db, eq(users.email, email.trim().toLowerCase()));
 
 // ---- administration (admin API and CLI; the CLI passes caller null: the operator) ----
 
@@ -134,12 +129,7 @@ export async function listUsers(db: Db, caller: AdminCaller | null): Promise<Use
 
 /** One user; 404 when unknown or outside a project-limited caller's projects. */
 export async function getUserWire(db: Db, id: string, caller: AdminCaller | null): Promise<UserWire> {
-  if (!isUuid(id)) throw notFound("user");
-  const [u] = await db
-    .select()
-    .from(users)
-    .where(and(eq(users.id, id.toLowerCase()), visibleTo(caller)))
-    .limit(1);
+  const u = isUuid(id) ? await firstUser(db, and(eq(users.id, id.toLowerCase()), visibleTo(caller))) : null;
   if (!u) throw notFound("user");
   return oneRow(await toWire(db, [u], caller));
 }
