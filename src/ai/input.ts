@@ -26,7 +26,7 @@ export const checkModel = (model: string | null | undefined): string | null => (
 /** The stored kind for an input kind or alias (case-insensitive). */
 export function checkKind(kind: string): string {
   const k = kind.trim().toLowerCase();
-  const hit = KINDS.find((i) => i.kind === k || i.aliases.includes(k));
+  const hit = KINDS.find((i) => i.kind === k || (i.aliases as readonly string[]).includes(k));
   if (!hit) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
   return hit.kind;
 }

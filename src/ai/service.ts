@@ -23,9 +23,6 @@ export type ProviderRow = typeof aiProviders.$inferSelect;
 
 export type ProviderInput = Partial<z.output<typeof ProviderIn>>;
 
-/** The tool's input, `from` resolved. */
-type TranslateInput = z.output<typeof TranslateIn> & { from: string };
-
 const MAX_TEXT_CHARS = 32_000;
 const FIELD_RE = /^[A-Za-z0-9_.:[\]-]{1,200}$/;
 
@@ -166,20 +163,15 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
     .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true), ne(aiProviders.id, except)));
 }
 
-/**
- * Translates text with the project's chosen (or default) provider and its stored key.
- * One operation for the admin route and the MCP tools.
- */
-export async function translateText(deps: AppDeps, project: Project, input: TranslateInput): Promise<z.output<typeof TranslateTextOut>> {
+/** Translates text with the project's chosen (or default) provider and its stored key, for the admin route and the MCP tools. */
+export async function translateText(deps: AppDeps, project: Project, input: z.output<typeof TranslateIn> & { from: string }): Promise<z.output<typeof TranslateTextOut>> {
   const from = canonicalLocale(input.from);
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
   const to = canonicalLocale(input.to);
   if (!to) throw new AppError("invalid_locale", `to "${input.to}" is not a BCP 47 tag`, { field: "to" });
   const text = input.text;
   const chars = typeof text === "string" ? [...text].length : 0;
-  if (chars < 1 || chars > MAX_TEXT_CHARS || text.trim() === "") {
-    throw new AppError("invalid_request", `text must be 1 to ${MAX_TEXT_CHARS} characters and not only whitespace`, { field: "text" });
-  }
+  if (chars < 1 || chars > MAX_TEXT_CHARS || text.trim() === "") throw new AppError("invalid_request", `text must be 1 to ${MAX_TEXT_CHARS} characters and not only whitespace`, { field: "text" });
   const field = input.field || null;
   if (field !== null && !FIELD_RE.test(field)) throw new AppError("invalid_request", "field must be a field name such as title, seo.description or blocks.<id>.text", { field: "field" });
 
@@ -192,7 +184,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   const release = acquireSlot(deps.config, project.id);
   const started = performance.now();
   try {
-    let baseUrl = info.default_base_url;
+    let baseUrl: string = info.default_base_url;
     let addresses: readonly string[] = [];
     if (provider.baseUrl) {
       // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call
@@ -246,10 +238,8 @@ export async function resealProviderKeys(deps: AppDeps) {
       report.already_current += 1;
       continue;
     }
-    let plain: string;
-    try {
-      plain = await deps.keyRing.open(sealed, aadOf(row.id, row.projectId));
-    } catch {
+    const plain = await deps.keyRing.open(sealed, aadOf(row.id, row.projectId)).catch(() => null);
+    if (plain === null) {
       report.failed.push(row.id);
       continue;
     }

@@ -23,7 +23,6 @@ const UserRef = { id: z.uuid() };
 const route = (method: HttpBinding["method"], path: string) => ({ method, path, tag: "users" });
 const userRoute = (method: "GET" | "PATCH" | "DELETE") => route(method, "/admin/users/:id");
 const memberRoute = (method: "PUT" | "DELETE") => ({ ...route(method, "/admin/p/:ref/members/:userId"), params: { userId: "user_id" } });
-// A project's members: keys:write on it, or users:write.
 const MEMBER_SCOPES = { anyOf: ["keys:write", "users:write"] } as const;
 
 const listUsersOp = adminOperation({

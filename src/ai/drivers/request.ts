@@ -73,9 +73,7 @@ const timeout = (ms: number, cause?: unknown): AppError => new AppError("provide
 
 function upstreamError(res: Response, text: string, secret: string | null): AppError {
   const status = res.status;
-  if (status === 401 || status === 403) {
-    return new AppError("provider_error", `the provider refused the API key (HTTP ${status}); check the provider's api_key`, { upstream_status: status });
-  }
+  if (status === 401 || status === 403) return new AppError("provider_error", `the provider refused the API key (HTTP ${status}); check the provider's api_key`, { upstream_status: status });
   if (status === 429) {
     const seconds = retryAfterSeconds(res.headers);
     return new AppError("rate_limited", `the provider is rate limiting this key; retry after ${seconds} s`, { upstream_status: status, retry_after: seconds }, { "retry-after": String(seconds) });
