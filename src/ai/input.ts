@@ -64,12 +64,8 @@ export function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]
 /** Normalised base_url (no trailing slash) that passes the outbound guard, or 400. */
 export async function checkBaseUrl(deps: AppDeps, value: string | null | undefined): Promise<string | null> {
   if (value === null || value === undefined) return null;
-  let u: URL;
-  try {
-    u = new URL(value.trim());
-  } catch {
-    throw new AppError("invalid_request", "base_url must be an absolute URL", { field: "base_url" });
-  }
+  const u = URL.parse(value.trim());
+  if (!u) throw new AppError("invalid_request", "base_url must be an absolute URL", { field: "base_url" });
   if (u.search || u.hash) throw new AppError("invalid_request", "base_url must not carry a query or fragment", { field: "base_url" });
   const normalised = u.toString().replace(/\/+$/, "");
   // Percent-encoding can grow the input several times over; the stored form has the limit.

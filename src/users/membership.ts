@@ -43,8 +43,6 @@ export async function projectsOfUser(db: Db, user: { id: string; role: string },
     .limit(limit);
 }
 
-// ---- members of a project (admin API and CLI) ----
-
 type MemberWire = z.output<typeof MemberOut>;
 
 const memberToWire = (m: typeof projectMembers.$inferSelect, email: string): MemberWire => ({

@@ -44,11 +44,8 @@ export async function createUser(db: Db, input: { email: string; password: strin
   const email = normaliseEmail(input.email);
   const role = checkRole(input.role);
   const passwordHash = await hashPassword(input.password);
-  const insert = db
-    .insert(users)
-    .values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now })
-    .returning();
-  return oneRow(await insert.catch(rethrowEmailTaken));
+  const row = { id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now };
+  return oneRow(await db.insert(users).values(row).returning().catch(rethrowEmailTaken));
 }
 
 /** The user when email and password match, else null, in constant time either way. */

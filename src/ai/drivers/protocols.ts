@@ -6,20 +6,13 @@ import type { KindInfo } from "../kinds";
 import type { PostJson } from "./request";
 
 /** What a driver needs for one translation; the key is already opened. */
-interface DriverCall {
-  readonly baseUrl: string;
-  readonly apiKey: string | null;
-  readonly model: string;
-  readonly system: string;
-  readonly text: string;
-  readonly maxOutputTokens: number;
-}
+type DriverCall = { baseUrl: string; apiKey: string | null; model: string; system: string; text: string; maxOutputTokens: number };
 
 type Driver = (post: PostJson, call: DriverCall) => Promise<string>;
 
 const outputLimit = (): AppError => new AppError("provider_error", "the provider stopped before the translation was complete (output limit)");
 
-/** The joined `text` of an array of parts (of the given `type` only, when one is given). */
+/** The joined `text` of an array of parts. */
 const partsText = (parts: unknown, type?: string): string =>
   Array.isArray(parts) ? parts.map((p) => (isPlainObject(p) && typeof p.text === "string" && (type === undefined || p.type === type) ? p.text : "")).join("") : "";
 
