@@ -8,11 +8,10 @@ import { KINDS } from "./kinds";
 
 const MAX_CAPABILITIES_BYTES = 8 * 1024;
 const MAX_BASE_URL_CHARS = 2048;
-const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 // PostgreSQL stores neither NUL in text nor \u0000 or a lone surrogate in jsonb: such input is
 // a 400 here, not a failed insert (500).
-const printable = (s: string): boolean => !CONTROL_RE.test(s) && s.isWellFormed();
+const printable = (s: string): boolean => !/[\u0000-\u001f\u007f]/.test(s) && s.isWellFormed();
 
 function checkText(value: string, field: "name" | "model"): string {
   const v = value.trim();
@@ -53,12 +52,7 @@ export function checkCapabilities(c: unknown): Record<string, unknown> {
 }
 
 export function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {
-  return {
-    allowPrivate: deps.config.aiAllowPrivateUrls,
-    resolve: deps.resolveHost ?? systemResolver,
-    unresolvable,
-    timeoutMs: Math.min(5000, deps.config.aiTimeoutMs),
-  };
+  return { allowPrivate: deps.config.aiAllowPrivateUrls, resolve: deps.resolveHost ?? systemResolver, unresolvable, timeoutMs: Math.min(5000, deps.config.aiTimeoutMs) };
 }
 
 /** Normalised base_url (no trailing slash) that passes the outbound guard, or 400. */

@@ -76,13 +76,12 @@ export async function getProviderForCaller(db: Db, id: string, caller: AdminCall
 /** The plain key, for the single unmasked read and for calls. Fails closed on any tampering. */
 export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<string | null> {
   if (!row.apiKeySealed) return null;
-  try {
-    return await deps.keyRing.open(row.apiKeySealed, aadOf(row.id, row.projectId));
-  } catch (err) {
+  const sealed = row.apiKeySealed;
+  return deps.keyRing.open(sealed, aadOf(row.id, row.projectId)).catch((err: unknown) => {
     const reason = err instanceof SealError ? err.reason : "error";
-    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(row.apiKeySealed) });
+    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(sealed) });
     throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again", undefined, undefined, { cause: err });
-  }
+  });
 }
 
 export async function createProvider(deps: AppDeps, project: Project, input: ProviderInput): Promise<ProviderRow> {
@@ -143,17 +142,17 @@ export async function deleteProvider(db: Db, row: ProviderRow): Promise<void> {
  * clears the others" holds under concurrency; the partial unique index is the backstop.
  */
 async function writeWithDefault(db: Db, projectId: string, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
-  try {
-    return await db.transaction(async (tx) => {
+  return db
+    .transaction(async (tx) => {
       const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
       if (!p) throw notFound("project");
       const others = await tx.select({ id: aiProviders.id }).from(aiProviders).where(eq(aiProviders.projectId, projectId)).limit(1);
       return fn(tx, others.length);
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });
+      throw err;
     });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });
-    throw err;
-  }
 }
 
 async function clearDefault(tx: Db, projectId: string, now: Date, except: string): Promise<void> {
@@ -184,20 +183,14 @@ export async function translateText(deps: AppDeps, project: Project, input: z.ou
   const release = acquireSlot(deps.config, project.id);
   const started = performance.now();
   try {
-    let baseUrl: string = info.default_base_url;
-    let addresses: readonly string[] = [];
-    if (provider.baseUrl) {
-      // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call
-      // then connects to the addresses checked here, never to a fresh DNS answer.
-      const check = await checkOutboundUrl(provider.baseUrl, urlPolicy(deps, "refuse"));
-      if (!check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
-      baseUrl = provider.baseUrl;
-      addresses = check.addresses;
-    }
+    // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call
+    // then connects to the addresses checked here, never to a fresh DNS answer.
+    const check = provider.baseUrl ? await checkOutboundUrl(provider.baseUrl, urlPolicy(deps, "refuse")) : null;
+    if (check && !check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
     const apiKey = await revealApiKey(deps, provider);
-    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses });
+    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses: check?.addresses ?? [] });
     const raw = await DRIVERS[info.driver](post, {
-      baseUrl,
+      baseUrl: provider.baseUrl || info.default_base_url,
       apiKey,
       model,
       system: translationPrompt({ from, to, field }),

@@ -81,8 +81,7 @@ function requireUnlimited(caller: AdminCaller | null): void {
  * than the key holds.
  */
 function requireEveryScope(caller: AdminCaller | null, what: string): void {
-  if (!caller) return;
-  const missing = ADMIN_SCOPES.filter((s) => !caller.scopes.includes(s));
+  const missing = ADMIN_SCOPES.filter((s) => caller && !caller.scopes.includes(s));
   if (missing.length > 0) throw new AppError("insufficient_scope", `${what} needs a key holding every scope; this key lacks ${missing.join(", ")}`, { required: missing });
 }
 
