@@ -1,34 +1,33 @@
 // Validation of provider input: one place for the rules the admin API and any other caller share.
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
+import { assertStorableStrings } from "../lib/json";
+import { isPlainObject } from "../lib/merge";
 import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
-import { normaliseKind } from "./kinds";
+import { KINDS } from "./kinds";
 
 const MAX_CAPABILITIES_BYTES = 8 * 1024;
 const MAX_BASE_URL_CHARS = 2048;
-const CONTROL_RE = /[\u0000-\u001f\u007f]/;
 
 // PostgreSQL stores neither NUL in text nor \u0000 or a lone surrogate in jsonb: such input is
 // a 400 here, not a failed insert (500).
-const printable = (s: string): boolean => !CONTROL_RE.test(s) && s.isWellFormed();
+const printable = (s: string): boolean => !/[\u0000-\u001f\u007f]/.test(s) && s.isWellFormed();
 
-export function checkName(name: string): string {
-  const n = name.trim();
-  if (n.length < 1 || n.length > 200 || !printable(n)) throw new AppError("invalid_request", "name must be 1 to 200 printable characters", { field: "name" });
-  return n;
+function checkText(value: string, field: "name" | "model"): string {
+  const v = value.trim();
+  if (v === "" || v.length > 200 || !printable(v)) throw new AppError("invalid_request", `${field} must be 1 to 200 printable characters`, { field });
+  return v;
 }
 
+export const checkName = (name: string): string => checkText(name, "name");
+export const checkModel = (model: string | null | undefined): string | null => (model === null || model === undefined ? null : checkText(model, "model"));
+
+/** The stored kind for an input kind or alias (case-insensitive). */
 export function checkKind(kind: string): string {
-  const k = normaliseKind(kind);
-  if (!k) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
-  return k;
-}
-
-export function checkModel(model: string | null | undefined): string | null {
-  if (model === null || model === undefined) return null;
-  const m = model.trim();
-  if (m === "" || m.length > 200 || !printable(m)) throw new AppError("invalid_request", "model must be 1 to 200 printable characters", { field: "model" });
-  return m;
+  const k = kind.trim().toLowerCase();
+  const hit = KINDS.find((i) => i.kind === k || (i.aliases as readonly string[]).includes(k));
+  if (!hit) throw new AppError("invalid_request", `kind must be one of openai, anthropic (or claude), gemini, mistral, groq, openrouter`, { field: "kind" });
+  return hit.kind;
 }
 
 export function checkApiKey(key: string | null | undefined): string | null {
@@ -42,38 +41,25 @@ export function checkApiKey(key: string | null | undefined): string | null {
 
 export function checkCapabilities(c: unknown): Record<string, unknown> {
   if (c === undefined) return {};
-  if (c === null || typeof c !== "object" || Array.isArray(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
+  if (!isPlainObject(c)) throw new AppError("invalid_request", "capabilities must be an object", { field: "capabilities" });
   if (JSON.stringify(c).length > MAX_CAPABILITIES_BYTES) throw new AppError("invalid_request", `capabilities must be at most ${MAX_CAPABILITIES_BYTES} bytes of JSON`, { field: "capabilities" });
-  if (!storableJson(c)) throw new AppError("invalid_request", "capabilities must not contain NUL characters or unpaired surrogates", { field: "capabilities" });
-  return c as Record<string, unknown>;
-}
-
-/** True when every string and key can be stored in jsonb (no \u0000, no lone surrogate). */
-function storableJson(v: unknown): boolean {
-  if (typeof v === "string") return !v.includes("\u0000") && v.isWellFormed();
-  if (v === null || typeof v !== "object") return true;
-  if (Array.isArray(v)) return v.every(storableJson);
-  return Object.entries(v).every(([k, x]) => storableJson(k) && storableJson(x));
+  try {
+    assertStorableStrings(c);
+  } catch {
+    throw new AppError("invalid_request", "capabilities must not contain NUL characters or unpaired surrogates", { field: "capabilities" });
+  }
+  return c;
 }
 
 export function urlPolicy(deps: AppDeps, unresolvable: UrlPolicy["unresolvable"]): UrlPolicy {
-  return {
-    allowPrivate: deps.config.aiAllowPrivateUrls,
-    resolve: deps.resolveHost ?? systemResolver,
-    unresolvable,
-    timeoutMs: Math.min(5000, deps.config.aiTimeoutMs),
-  };
+  return { allowPrivate: deps.config.aiAllowPrivateUrls, resolve: deps.resolveHost ?? systemResolver, unresolvable, timeoutMs: Math.min(5000, deps.config.aiTimeoutMs) };
 }
 
 /** Normalised base_url (no trailing slash) that passes the outbound guard, or 400. */
 export async function checkBaseUrl(deps: AppDeps, value: string | null | undefined): Promise<string | null> {
   if (value === null || value === undefined) return null;
-  let u: URL;
-  try {
-    u = new URL(value.trim());
-  } catch {
-    throw new AppError("invalid_request", "base_url must be an absolute URL", { field: "base_url" });
-  }
+  const u = URL.parse(value.trim());
+  if (!u) throw new AppError("invalid_request", "base_url must be an absolute URL", { field: "base_url" });
   if (u.search || u.hash) throw new AppError("invalid_request", "base_url must not carry a query or fragment", { field: "base_url" });
   const normalised = u.toString().replace(/\/+$/, "");
   // Percent-encoding can grow the input several times over; the stored form has the limit.

@@ -10,14 +10,8 @@ export function acquireSlot(config: Config, projectId: string): () => void {
   let counts = inFlight.get(config);
   if (!counts) inFlight.set(config, (counts = new Map()));
   const n = counts.get(projectId) ?? 0;
-  if (n >= config.aiMaxConcurrentPerProject) {
-    throw new AppError(
-      "rate_limited",
-      `this project already has ${config.aiMaxConcurrentPerProject} translation calls in progress; retry shortly`,
-      { limit: config.aiMaxConcurrentPerProject, retry_after: 1 },
-      { "retry-after": "1" },
-    );
-  }
+  const max = config.aiMaxConcurrentPerProject;
+  if (n >= max) throw new AppError("rate_limited", `this project already has ${max} translation calls in progress; retry shortly`, { limit: max, retry_after: 1 }, { "retry-after": "1" });
   counts.set(projectId, n + 1);
   let released = false;
   return () => {

@@ -33,6 +33,13 @@ export const ProviderIn = z.object({
   capabilities: z.unknown().optional().describe('capability declaration, an object, e.g. { "translate": true }'),
   is_default: z.boolean().optional(),
 });
+export const TranslateIn = z.object({
+  text: z.string().min(1).max(64_000).describe("1 to 32,000 characters"),
+  to: z.string().min(2).max(35).describe("BCP 47 language tag, e.g. fr or pt-BR"),
+  from: z.string().min(2).max(35).optional().describe("BCP 47 tag of the text; default: the project's default locale"),
+  field: z.string().max(200).optional().describe("content field the text comes from (title, seo.description, blocks.<id>.text), used as context"),
+  provider_id: ProviderId,
+});
 const ProviderRef = { provider_id: z.uuid() };
 const CALL_ERRORS = [409, 429, 500, 502, 504] as const;
 const byId = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/ai/providers/:id", params: { id: "provider_id" }, tag: "ai", errors: CALL_ERRORS }) as const;
@@ -44,13 +51,7 @@ const translateTextOp = projectOperation({
     "Translate a piece of text with one of the project's AI providers (its stored key). from defaults to the project's default locale. " +
     "field optionally names the content field the text belongs to (title, seo.description, blocks.<id>.text…) so the translation fits it; markup, placeholders and URLs are kept. Nothing is stored.",
   scopes: ["ai:read"],
-  input: z.object({
-    text: z.string().min(1).max(64_000).describe("1 to 32,000 characters"),
-    to: z.string().min(2).max(35).describe("BCP 47 language tag, e.g. fr or pt-BR"),
-    from: z.string().min(2).max(35).optional().describe("BCP 47 tag of the text; default: the project's default locale"),
-    field: z.string().max(200).optional().describe("content field the text comes from (title, seo.description, blocks.<id>.text), used as context"),
-    provider_id: ProviderId,
-  }),
+  input: TranslateIn,
   output: TranslateTextOut,
   tool: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   http: {
@@ -145,7 +146,6 @@ const updateProviderOp = adminOperation({
   http: {
     ...byId("PATCH"),
     data: "provider",
-    summary: "Update a provider",
     description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
   },
   async run({ deps, caller }, { provider_id, ...changes }) {
@@ -161,7 +161,7 @@ const deleteProviderOp = adminOperation({
   scopes: ["ai:write"],
   input: z.object(ProviderRef),
   output: Empty,
-  http: { ...byId("DELETE"), status: 204, summary: "Delete a provider" },
+  http: { ...byId("DELETE"), status: 204 },
   async run({ deps, caller }, args) {
     await deleteProvider(deps.db, await getProviderForCaller(deps.db, args.provider_id, caller));
     return {};

@@ -1,13 +1,7 @@
 // The translation instruction. The user message carries the text alone, so that text which
 // reads like instructions is translated, not obeyed.
 
-export interface PromptInput {
-  readonly from: string;
-  readonly to: string;
-  readonly field?: string | null;
-}
-
-export function translationPrompt(input: PromptInput): string {
+export function translationPrompt(input: { from: string; to: string; field: string | null }): string {
   const lines = [
     `You are a professional translator. Translate the user's message from ${languageName(input.from)} to ${languageName(input.to)}.`,
     "Reply with the translation only: no explanations, notes, quotation marks or preamble.",
@@ -27,9 +21,7 @@ export function translationPrompt(input: PromptInput): string {
 function fieldHint(field: string): string | null {
   const last = field.toLowerCase().split(".").pop() ?? "";
   if (/title|heading|label|name|caption/.test(last)) return "It is a short title: keep it short, in title style, without a final full stop unless the original has one.";
-  if (field.toLowerCase() === "seo.description" || last === "description" || last === "excerpt" || last === "summary") {
-    return "It is a short description: keep it concise, about as long as the original.";
-  }
+  if (["description", "excerpt", "summary"].includes(last)) return "It is a short description: keep it concise, about as long as the original.";
   if (last === "slug") return "It is a URL slug: answer in lowercase words joined by hyphens, without accents or spaces.";
   return null;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull } from "drizzle-orm";
+import { and, asc, eq, isNotNull, ne, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { aiProviders, projects } from "../../db/schema";
@@ -11,36 +11,23 @@ import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl } from "../lib/ssrf";
 import type { Project } from "../projects/service";
-import { anthropicMessages } from "./drivers/anthropic";
-import { openaiCompatible } from "./drivers/openai-compatible";
+import { DRIVERS } from "./drivers/protocols";
 import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
 import { acquireSlot } from "./limiter";
-import type { ProviderIn, ProviderOut, TranslateTextOut } from "./operations";
+import type { ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./operations";
 import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
 
-type ProviderWire = z.output<typeof ProviderOut>;
-
 export type ProviderInput = Partial<z.output<typeof ProviderIn>>;
-
-export interface TranslateInput {
-  provider_id?: string;
-  from: string;
-  to: string;
-  text: string;
-  field?: string;
-}
-
-type TranslateResult = z.output<typeof TranslateTextOut>;
 
 const MAX_TEXT_CHARS = 32_000;
 const FIELD_RE = /^[A-Za-z0-9_.:[\]-]{1,200}$/;
 
 /** The masked read: never the key itself. */
-export function providerToWire(p: ProviderRow): ProviderWire {
+export function providerToWire(p: ProviderRow): z.output<typeof ProviderOut> {
   const info = kindInfo(p.kind);
   return {
     id: p.id,
@@ -59,11 +46,15 @@ export function providerToWire(p: ProviderRow): ProviderWire {
   };
 }
 
-/** `sk-…a1b2`: a short vendor prefix and at most the last 4 characters, fewer for short keys. */
-function apiKeyHint(key: string): string {
+/**
+ * The sealed key and its hint, both null without a key. The hint is `sk-…a1b2`: a short vendor
+ * prefix and at most the last 4 characters, fewer for short keys.
+ */
+async function sealKey(deps: AppDeps, id: string, projectId: string, key: string | null): Promise<Pick<ProviderRow, "apiKeySealed" | "apiKeyHint">> {
+  if (!key) return { apiKeySealed: null, apiKeyHint: null };
   const tail = key.length >= 16 ? 4 : key.length >= 8 ? 2 : 0;
   const prefix = key.length >= 16 ? (/^[A-Za-z]{2,4}[-_]/.exec(key)?.[0] ?? "") : "";
-  return `${prefix}…${tail ? key.slice(-tail) : ""}`;
+  return { apiKeySealed: await deps.keyRing.seal(key, aadOf(id, projectId)), apiKeyHint: `${prefix}…${tail ? key.slice(-tail) : ""}` };
 }
 
 const aadOf = (providerId: string, projectId: string): string => `ai_providers.api_key:${providerId}:${projectId}`;
@@ -72,10 +63,12 @@ export async function listProviders(db: Db, projectId: string): Promise<Provider
   return db.select().from(aiProviders).where(eq(aiProviders.projectId, projectId)).orderBy(asc(aiProviders.createdAt), asc(aiProviders.id));
 }
 
+const firstProvider = async (db: Db, where: SQL | undefined): Promise<ProviderRow | undefined> => (await db.select().from(aiProviders).where(where).limit(1))[0];
+
 /** A provider the admin key may act on; another project's provider is 404 like a missing one. */
 export async function getProviderForCaller(db: Db, id: string, caller: AdminCaller): Promise<ProviderRow> {
   if (!isUuid(id)) throw notFound("provider");
-  const [row] = await db.select().from(aiProviders).where(eq(aiProviders.id, id.toLowerCase())).limit(1);
+  const row = await firstProvider(db, eq(aiProviders.id, id.toLowerCase()));
   if (!row || (caller.projectIds !== null && !caller.projectIds.includes(row.projectId))) throw notFound("provider");
   return row;
 }
@@ -83,13 +76,12 @@ export async function getProviderForCaller(db: Db, id: string, caller: AdminCall
 /** The plain key, for the single unmasked read and for calls. Fails closed on any tampering. */
 export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<string | null> {
   if (!row.apiKeySealed) return null;
-  try {
-    return await deps.keyRing.open(row.apiKeySealed, aadOf(row.id, row.projectId));
-  } catch (err) {
+  const sealed = row.apiKeySealed;
+  return deps.keyRing.open(sealed, aadOf(row.id, row.projectId)).catch((err: unknown) => {
     const reason = err instanceof SealError ? err.reason : "error";
-    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(row.apiKeySealed) });
+    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(sealed) });
     throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again", undefined, undefined, { cause: err });
-  }
+  });
 }
 
 export async function createProvider(deps: AppDeps, project: Project, input: ProviderInput): Promise<ProviderRow> {
@@ -105,8 +97,7 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
     kind,
     model: checkModel(input.model),
     baseUrl,
-    apiKeySealed: apiKey ? await deps.keyRing.seal(apiKey, aadOf(id, project.id)) : null,
-    apiKeyHint: apiKey ? apiKeyHint(apiKey) : null,
+    ...(await sealKey(deps, id, project.id, apiKey)),
     capabilities: checkCapabilities(input.capabilities),
     createdAt: now,
     updatedAt: now,
@@ -114,7 +105,7 @@ export async function createProvider(deps: AppDeps, project: Project, input: Pro
   return writeWithDefault(deps.db, project.id, async (tx, others) => {
     // The project's first provider becomes its default unless the caller says otherwise.
     const isDefault = input.is_default ?? others === 0;
-    if (isDefault) await clearDefault(tx, project.id, now);
+    if (isDefault) await clearDefault(tx, project.id, now, id);
     return oneRow(
       await tx
         .insert(aiProviders)
@@ -132,11 +123,7 @@ export async function updateProvider(deps: AppDeps, row: ProviderRow, input: Pro
   if (input.model !== undefined) set.model = checkModel(input.model);
   if (input.base_url !== undefined) set.baseUrl = await checkBaseUrl(deps, input.base_url);
   if (input.capabilities !== undefined) set.capabilities = checkCapabilities(input.capabilities);
-  if (input.api_key !== undefined) {
-    const apiKey = checkApiKey(input.api_key);
-    set.apiKeySealed = apiKey ? await deps.keyRing.seal(apiKey, aadOf(row.id, row.projectId)) : null;
-    set.apiKeyHint = apiKey ? apiKeyHint(apiKey) : null;
-  }
+  if (input.api_key !== undefined) Object.assign(set, await sealKey(deps, row.id, row.projectId, checkApiKey(input.api_key)));
   if (input.is_default !== undefined) set.isDefault = input.is_default;
   return writeWithDefault(deps.db, row.projectId, async (tx) => {
     if (input.is_default === true) await clearDefault(tx, row.projectId, now, row.id);
@@ -155,44 +142,36 @@ export async function deleteProvider(db: Db, row: ProviderRow): Promise<void> {
  * clears the others" holds under concurrency; the partial unique index is the backstop.
  */
 async function writeWithDefault(db: Db, projectId: string, fn: (tx: Db, others: number) => Promise<ProviderRow>): Promise<ProviderRow> {
-  try {
-    return await db.transaction(async (tx) => {
+  return db
+    .transaction(async (tx) => {
       const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
       if (!p) throw notFound("project");
       const others = await tx.select({ id: aiProviders.id }).from(aiProviders).where(eq(aiProviders.projectId, projectId)).limit(1);
       return fn(tx, others.length);
+    })
+    .catch((err: unknown) => {
+      if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });
+      throw err;
     });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "another provider became this project's default at the same time; retry", { field: "is_default" });
-    throw err;
-  }
 }
 
-async function clearDefault(tx: Db, projectId: string, now: Date, except?: string): Promise<void> {
-  const rows = await tx
-    .select({ id: aiProviders.id })
-    .from(aiProviders)
-    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)));
-  for (const r of rows) {
-    if (r.id !== except) await tx.update(aiProviders).set({ isDefault: false, updatedAt: now }).where(eq(aiProviders.id, r.id));
-  }
+async function clearDefault(tx: Db, projectId: string, now: Date, except: string): Promise<void> {
+  await tx
+    .update(aiProviders)
+    .set({ isDefault: false, updatedAt: now })
+    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true), ne(aiProviders.id, except)));
 }
 
-/**
- * Translates text with the project's chosen (or default) provider and its stored key.
- * One operation for the admin route and the MCP tools.
- */
-export async function translateText(deps: AppDeps, project: Project, input: TranslateInput): Promise<TranslateResult> {
+/** Translates text with the project's chosen (or default) provider and its stored key, for the admin route and the MCP tools. */
+export async function translateText(deps: AppDeps, project: Project, input: z.output<typeof TranslateIn> & { from: string }): Promise<z.output<typeof TranslateTextOut>> {
   const from = canonicalLocale(input.from);
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
   const to = canonicalLocale(input.to);
   if (!to) throw new AppError("invalid_locale", `to "${input.to}" is not a BCP 47 tag`, { field: "to" });
   const text = input.text;
   const chars = typeof text === "string" ? [...text].length : 0;
-  if (chars < 1 || chars > MAX_TEXT_CHARS || text.trim() === "") {
-    throw new AppError("invalid_request", `text must be 1 to ${MAX_TEXT_CHARS} characters and not only whitespace`, { field: "text" });
-  }
-  const field = input.field === undefined || input.field === "" ? null : input.field;
+  if (chars < 1 || chars > MAX_TEXT_CHARS || text.trim() === "") throw new AppError("invalid_request", `text must be 1 to ${MAX_TEXT_CHARS} characters and not only whitespace`, { field: "text" });
+  const field = input.field || null;
   if (field !== null && !FIELD_RE.test(field)) throw new AppError("invalid_request", "field must be a field name such as title, seo.description or blocks.<id>.text", { field: "field" });
 
   const provider = await chooseProvider(deps.db, project.id, input.provider_id);
@@ -204,21 +183,14 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   const release = acquireSlot(deps.config, project.id);
   const started = performance.now();
   try {
-    let baseUrl = info.default_base_url;
-    let addresses: readonly string[] = [];
-    if (provider.baseUrl) {
-      // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call
-      // then connects to the addresses checked here, never to a fresh DNS answer.
-      const check = await checkOutboundUrl(provider.baseUrl, urlPolicy(deps, "refuse"));
-      if (!check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
-      baseUrl = provider.baseUrl;
-      addresses = check.addresses;
-    }
+    // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call
+    // then connects to the addresses checked here, never to a fresh DNS answer.
+    const check = provider.baseUrl ? await checkOutboundUrl(provider.baseUrl, urlPolicy(deps, "refuse")) : null;
+    if (check && !check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
     const apiKey = await revealApiKey(deps, provider);
-    const driver = info.driver === "anthropic-messages" ? anthropicMessages : openaiCompatible;
-    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses });
-    const raw = await driver(post, {
-      baseUrl,
+    const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses: check?.addresses ?? [] });
+    const raw = await DRIVERS[info.driver](post, {
+      baseUrl: provider.baseUrl || info.default_base_url,
       apiKey,
       model,
       system: translationPrompt({ from, to, field }),
@@ -227,7 +199,7 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
     });
     // Callers store translations (MCP translate_node writes jsonb): NUL and unpaired surrogates,
     // which PostgreSQL refuses, never leave here.
-    const translation = clean(raw);
+    const translation = raw.replace(/\u0000/g, "").toWellFormed();
     if (translation.trim() === "") throw new AppError("provider_error", "the provider returned no translation (empty content)");
     deps.log.info("ai translate", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars, ms: Math.round(performance.now() - started) });
     return { translation, provider: provider.kind, model };
@@ -240,37 +212,17 @@ export async function translateText(deps: AppDeps, project: Project, input: Tran
   }
 }
 
-const clean = (text: string): string => text.replace(/\u0000/g, "").toWellFormed();
-
+/** The provider named (404 unless it is this project's), or the project's default. */
 async function chooseProvider(db: Db, projectId: string, providerId: string | undefined): Promise<ProviderRow> {
-  if (providerId !== undefined && providerId !== null && providerId !== "") {
-    if (!isUuid(providerId)) throw notFound("provider");
-    const [row] = await db
-      .select()
-      .from(aiProviders)
-      .where(and(eq(aiProviders.id, providerId.toLowerCase()), eq(aiProviders.projectId, projectId)))
-      .limit(1);
-    if (!row) throw notFound("provider");
-    return row;
-  }
-  const [row] = await db
-    .select()
-    .from(aiProviders)
-    .where(and(eq(aiProviders.projectId, projectId), eq(aiProviders.isDefault, true)))
-    .limit(1);
-  if (!row) throw new AppError("no_provider", "this project has no default AI provider; create one or pass provider_id");
-  return row;
-}
-
-export interface ResealReport {
-  resealed: number;
-  already_current: number;
-  failed: string[];
+  if (providerId && !isUuid(providerId)) throw notFound("provider");
+  const row = await firstProvider(db, and(eq(aiProviders.projectId, projectId), providerId ? eq(aiProviders.id, providerId.toLowerCase()) : eq(aiProviders.isDefault, true)));
+  if (row) return row;
+  throw providerId ? notFound("provider") : new AppError("no_provider", "this project has no default AI provider; create one or pass provider_id");
 }
 
 /** Re-seals every stored key under the key ring's current key (secrets:rotate). */
-export async function resealProviderKeys(deps: AppDeps): Promise<ResealReport> {
-  const report: ResealReport = { resealed: 0, already_current: 0, failed: [] };
+export async function resealProviderKeys(deps: AppDeps) {
+  const report = { resealed: 0, already_current: 0, failed: [] as string[] };
   const rows = await deps.db.select().from(aiProviders).where(isNotNull(aiProviders.apiKeySealed)).orderBy(asc(aiProviders.id));
   for (const row of rows) {
     const sealed = row.apiKeySealed;
@@ -279,10 +231,8 @@ export async function resealProviderKeys(deps: AppDeps): Promise<ResealReport> {
       report.already_current += 1;
       continue;
     }
-    let plain: string;
-    try {
-      plain = await deps.keyRing.open(sealed, aadOf(row.id, row.projectId));
-    } catch {
+    const plain = await deps.keyRing.open(sealed, aadOf(row.id, row.projectId)).catch(() => null);
+    if (plain === null) {
       report.failed.push(row.id);
       continue;
     }

@@ -21,19 +21,12 @@ export async function roleInProject(db: Db, userId: string, projectId: string): 
     .leftJoin(projectMembers, and(eq(projectMembers.userId, users.id), eq(projectMembers.projectId, projectId)))
     .where(eq(users.id, userId))
     .limit(1);
-  if (!row) return null;
-  if (row.instance === "owner") return "owner";
-  return row.member ?? null;
+  return row?.instance === "owner" ? "owner" : (row?.member ?? null);
 }
 
 export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (role ? ROLE_SCOPES[role] : []);
 
-export interface ProjectChoice {
-  id: string;
-  slug: string;
-  name: string;
-  role: EffectiveRole;
-}
+export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
 /** The projects a user may act in, with the role held in each (an owner: every project). */
 export async function projectsOfUser(db: Db, user: { id: string; role: string }, limit = 500): Promise<ProjectChoice[]> {
@@ -50,9 +43,15 @@ export async function projectsOfUser(db: Db, user: { id: string; role: string },
     .limit(limit);
 }
 
-// ---- members of a project (admin API and CLI) ----
-
 type MemberWire = z.output<typeof MemberOut>;
+
+const memberToWire = (m: typeof projectMembers.$inferSelect, email: string): MemberWire => ({
+  user_id: m.userId,
+  email,
+  role: m.role,
+  created_at: m.createdAt.toISOString(),
+  updated_at: m.updatedAt.toISOString(),
+});
 
 export async function listMembers(db: Db, project: Project): Promise<MemberWire[]> {
   const rows = await db
@@ -62,7 +61,7 @@ export async function listMembers(db: Db, project: Project): Promise<MemberWire[
     .where(eq(projectMembers.projectId, project.id))
     .orderBy(asc(users.email))
     .limit(10_000);
-  return rows.map(({ m, email }) => ({ user_id: m.userId, email, role: m.role, created_at: m.createdAt.toISOString(), updated_at: m.updatedAt.toISOString() }));
+  return rows.map(({ m, email }) => memberToWire(m, email));
 }
 
 /**
@@ -84,14 +83,12 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
     .returning();
-  const row = oneRow(
-    await upsert.catch((err: unknown) => {
-      // The user or the project was deleted since it was read: 404, as if it had never been there.
-      if (isForeignKeyViolation(err)) throw notFound("user");
-      throw err;
-    }),
-  );
-  return { user_id: user.id, email: user.email, role: row.role, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
+  const rows = await upsert.catch((err: unknown) => {
+    // The user or the project was deleted since it was read: 404, as if it had never been there.
+    if (isForeignKeyViolation(err)) throw notFound("user");
+    throw err;
+  });
+  return memberToWire(oneRow(rows), user.email);
 }
 
 /** Removes the membership: the user's OAuth tokens for this project stop at their next use. */

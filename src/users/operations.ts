@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { asAdminKey } from "../auth";
-import { adminOperation, projectOperation } from "../lib/operation";
+import { adminOperation, type HttpBinding, projectOperation } from "../lib/operation";
 import { Empty, Id, Timestamp } from "../lib/schemas";
 import { PROJECT_ROLES } from "../lib/scopes";
 import { listMembers, removeMember, setMember } from "./membership";
@@ -20,9 +20,9 @@ export const UserOut = z.object({
 export const MemberOut = z.object({ user_id: Id, email: z.string(), role: ProjectRole, created_at: Timestamp, updated_at: Timestamp });
 
 const UserRef = { id: z.uuid() };
-const userRoute = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/users/:id", tag: "users" }) as const;
-const memberRoute = (method: "PUT" | "DELETE") => ({ method, path: "/admin/p/:ref/members/:userId", params: { userId: "user_id" }, tag: "users" }) as const;
-// A project's members: keys:write on it, or users:write.
+const route = (method: HttpBinding["method"], path: string) => ({ method, path, tag: "users" });
+const userRoute = (method: "GET" | "PATCH" | "DELETE") => route(method, "/admin/users/:id");
+const memberRoute = (method: "PUT" | "DELETE") => ({ ...route(method, "/admin/p/:ref/members/:userId"), params: { userId: "user_id" } });
 const MEMBER_SCOPES = { anyOf: ["keys:write", "users:write"] } as const;
 
 const listUsersOp = adminOperation({
@@ -32,7 +32,7 @@ const listUsersOp = adminOperation({
   scopes: ["users:write"],
   input: z.object({}),
   output: z.object({ users: z.array(UserOut) }),
-  http: { method: "GET", path: "/admin/users", data: "users", tag: "users", summary: "List users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
+  http: { ...route("GET", "/admin/users"), data: "users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
   async run({ deps, caller }) {
     return { users: await listUsers(deps.db, caller) };
   },
@@ -45,16 +45,7 @@ const createUserOp = adminOperation({
   scopes: ["users:write"],
   input: z.object({ email: Email, password: Password, role: InstanceRole.optional() }),
   output: z.object({ user: UserOut }),
-  http: {
-    method: "POST",
-    path: "/admin/users",
-    status: 201,
-    data: "user",
-    tag: "users",
-    summary: "Create a user",
-    description: "role defaults to member (no project until added to one). Needs a key not limited to projects.",
-    errors: [409],
-  },
+  http: { ...route("POST", "/admin/users"), status: 201, data: "user", description: "role defaults to member (no project until added to one). Needs a key not limited to projects.", errors: [409] },
   async run({ deps, caller, now }, args) {
     return { user: await addUser(deps.db, args, caller, now) };
   },
@@ -67,7 +58,7 @@ const readUserOp = adminOperation({
   scopes: ["users:write"],
   input: z.object(UserRef),
   output: z.object({ user: UserOut }),
-  http: { ...userRoute("GET"), data: "user", summary: "Read a user", description: "404 for a user outside a project-limited key's projects." },
+  http: { ...userRoute("GET"), data: "user", description: "404 for a user outside a project-limited key's projects." },
   async run({ deps, caller }, args) {
     return { user: await getUserWire(deps.db, args.id, caller) };
   },
@@ -99,7 +90,7 @@ const deleteUserOp = adminOperation({
   scopes: ["users:write"],
   input: z.object(UserRef),
   output: Empty,
-  http: { ...userRoute("DELETE"), status: 204, summary: "Delete a user", description: "Memberships, consents and OAuth tokens go with it. The last owner cannot be deleted (409).", errors: [409] },
+  http: { ...userRoute("DELETE"), status: 204, description: "Memberships, consents and OAuth tokens go with it. The last owner cannot be deleted (409).", errors: [409] },
   async run({ deps, caller }, args) {
     await deleteUser(deps.db, args.id, caller);
     return {};
@@ -113,14 +104,7 @@ const listMembersOp = projectOperation({
   scopes: MEMBER_SCOPES,
   input: z.object({}),
   output: z.object({ members: z.array(MemberOut) }),
-  http: {
-    method: "GET",
-    path: "/admin/p/:ref/members",
-    data: "members",
-    tag: "users",
-    summary: "List a project's members",
-    description: "Needs keys:write or users:write. Instance owners act in every project and are not listed.",
-  },
+  http: { ...route("GET", "/admin/p/:ref/members"), data: "members", description: "Needs keys:write or users:write. Instance owners act in every project and are not listed." },
   async run({ deps, project }) {
     return { members: await listMembers(deps.db, project) };
   },
@@ -136,7 +120,6 @@ const setMemberOp = projectOperation({
   http: {
     ...memberRoute("PUT"),
     data: "member",
-    summary: "Add a user to a project or change the user's role there",
     description:
       "Needs keys:write on the project or users:write; without users:write the key must hold every scope the role carries. The user's OAuth tokens for this project follow the new role on their next use.",
   },
@@ -152,7 +135,7 @@ const removeMemberOp = projectOperation({
   scopes: MEMBER_SCOPES,
   input: z.object({ user_id: z.uuid() }),
   output: Empty,
-  http: { ...memberRoute("DELETE"), status: 204, summary: "Remove a user from a project", description: "The user's OAuth tokens for this project stop at their next use; refresh is refused." },
+  http: { ...memberRoute("DELETE"), status: 204, description: "The user's OAuth tokens for this project stop at their next use; refresh is refused." },
   async run({ deps, project }, args) {
     await removeMember(deps.db, project, args.user_id);
     return {};

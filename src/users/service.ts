@@ -1,4 +1,4 @@
-import { and, asc, eq, exists, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projectMembers, type UserRole, users } from "../../db/schema";
@@ -11,7 +11,6 @@ import type { UserOut } from "./operations";
 
 export type User = typeof users.$inferSelect;
 
-const USER_ROLES: readonly UserRole[] = ["owner", "member"];
 export const MIN_PASSWORD_LENGTH = 12;
 const MAX_PASSWORD_LENGTH = 1024;
 
@@ -32,30 +31,26 @@ function hashPassword(password: string): Promise<string> {
 }
 
 function checkRole(role: string): UserRole {
-  if (!(USER_ROLES as readonly string[]).includes(role)) throw new AppError("invalid_request", "role must be owner or member", { field: "role" });
-  return role as UserRole;
+  if (role !== "owner" && role !== "member") throw new AppError("invalid_request", "role must be owner or member", { field: "role" });
+  return role;
+}
+
+function rethrowEmailTaken(err: unknown): never {
+  if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
+  throw err;
 }
 
 export async function createUser(db: Db, input: { email: string; password: string; role: UserRole }, now: Date): Promise<User> {
   const email = normaliseEmail(input.email);
   const role = checkRole(input.role);
   const passwordHash = await hashPassword(input.password);
-  try {
-    return oneRow(
-      await db
-        .insert(users)
-        .values({ id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now })
-        .returning(),
-    );
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
-    throw err;
-  }
+  const row = { id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now };
+  return oneRow(await db.insert(users).values(row).returning().catch(rethrowEmailTaken));
 }
 
 /** The user when email and password match, else null, in constant time either way. */
 export async function verifyUser(db: Db, email: string, password: string): Promise<User | null> {
-  const [u] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
+  const u = await findUserByEmail(db, email);
   if (!u) {
     dummyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: "argon2id" });
     await Bun.password.verify(password, await dummyHash).catch(() => false);
@@ -65,16 +60,11 @@ export async function verifyUser(db: Db, email: string, password: string): Promi
   return ok ? u : null;
 }
 
-export async function getUser(db: Db, id: string): Promise<User | null> {
-  if (!isUuid(id)) return null;
-  const [u] = await db.select().from(users).where(eq(users.id, id.toLowerCase())).limit(1);
-  return u ?? null;
-}
+const firstUser = async (db: Db, where: SQL | undefined): Promise<User | null> => (await db.select().from(users).where(where).limit(1))[0] ?? null;
 
-export async function findUserByEmail(db: Db, email: string): Promise<User | null> {
-  const [u] = await db.select().from(users).where(eq(users.email, email.trim().toLowerCase())).limit(1);
-  return u ?? null;
-}
+export const getUser = async (db: Db, id: string): Promise<User | null> => (isUuid(id) ? firstUser(db, eq(users.id, id.toLowerCase())) : null);
+
+export const findUserByEmail = (db: Db, email: string): Promise<User | null> => firstUser(db, eq(users.email, email.trim().toLowerCase()));
 
 // ---- administration (admin API and CLI; the CLI passes caller null: the operator) ----
 
@@ -82,7 +72,7 @@ type UserWire = z.output<typeof UserOut>;
 
 /** Writing users touches every project they belong to: only a key valid for every project may. */
 function requireUnlimited(caller: AdminCaller | null): void {
-  if (caller && caller.projectIds !== null) throw new AppError("insufficient_scope", "managing users needs a key not limited to projects");
+  if (caller?.projectIds) throw new AppError("insufficient_scope", "managing users needs a key not limited to projects");
 }
 
 /**
@@ -91,38 +81,33 @@ function requireUnlimited(caller: AdminCaller | null): void {
  * than the key holds.
  */
 function requireEveryScope(caller: AdminCaller | null, what: string): void {
-  if (!caller) return;
-  const missing = ADMIN_SCOPES.filter((s) => !caller.scopes.includes(s));
+  const missing = ADMIN_SCOPES.filter((s) => caller && !caller.scopes.includes(s));
   if (missing.length > 0) throw new AppError("insufficient_scope", `${what} needs a key holding every scope; this key lacks ${missing.join(", ")}`, { required: missing });
 }
 
-/** As requireUnlimited, but a user the caller cannot see is 404 first, like one that does not exist. */
-async function requireUnlimitedFor(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
-  if (!caller || caller.projectIds === null) return;
-  await getUserWire(db, id, caller);
+/** The user to change or delete, after requireUnlimited; a user the caller cannot see is 404 first, like one that does not exist. */
+async function userToWrite(db: Db, id: string, caller: AdminCaller | null): Promise<User> {
+  if (caller?.projectIds) await getUserWire(db, id, caller);
   requireUnlimited(caller);
+  const user = await getUser(db, id);
+  if (!user) throw notFound("user");
+  return user;
 }
 
 /** A project-limited caller sees a user only through a membership in one of its projects. */
 function visibleTo(caller: AdminCaller | null) {
-  if (!caller || caller.projectIds === null) return undefined;
+  if (!caller?.projectIds) return undefined;
   const ids = caller.projectIds.length > 0 ? [...caller.projectIds] : ["00000000-0000-0000-0000-000000000000"];
   return exists(sql`(select 1 from ${projectMembers} where ${projectMembers.userId} = ${users.id} and ${inArray(projectMembers.projectId, ids)})`);
 }
 
 async function toWire(db: Db, rows: User[], caller: AdminCaller | null): Promise<UserWire[]> {
   if (rows.length === 0) return [];
-  const where = [
-    inArray(
-      projectMembers.userId,
-      rows.map((u) => u.id),
-    ),
-  ];
-  if (caller && caller.projectIds !== null) where.push(inArray(projectMembers.projectId, [...caller.projectIds]));
+  const ids = rows.map((u) => u.id);
   const members = await db
     .select()
     .from(projectMembers)
-    .where(and(...where))
+    .where(and(inArray(projectMembers.userId, ids), caller?.projectIds ? inArray(projectMembers.projectId, [...caller.projectIds]) : undefined))
     .orderBy(asc(projectMembers.projectId));
   return rows.map((u) => ({
     id: u.id,
@@ -140,12 +125,7 @@ export async function listUsers(db: Db, caller: AdminCaller | null): Promise<Use
 
 /** One user; 404 when unknown or outside a project-limited caller's projects. */
 export async function getUserWire(db: Db, id: string, caller: AdminCaller | null): Promise<UserWire> {
-  if (!isUuid(id)) throw notFound("user");
-  const [u] = await db
-    .select()
-    .from(users)
-    .where(and(eq(users.id, id.toLowerCase()), visibleTo(caller)))
-    .limit(1);
+  const u = isUuid(id) ? await firstUser(db, and(eq(users.id, id.toLowerCase()), visibleTo(caller))) : null;
   if (!u) throw notFound("user");
   return oneRow(await toWire(db, [u], caller));
 }
@@ -171,38 +151,26 @@ async function keepingAnOwner<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T>
   });
 }
 
-export interface UserPatch {
-  email?: string;
-  password?: string;
-  role?: UserRole;
-}
+export type UserPatch = { email?: string; password?: string; role?: UserRole };
 
 /** Changes email, password or instance role. A new password ends the user's consent-page sign-ins (see oauth/session.ts). */
 export async function updateUser(db: Db, id: string, patch: UserPatch, caller: AdminCaller | null): Promise<UserWire> {
-  await requireUnlimitedFor(db, id, caller);
-  const existing = await getUser(db, id);
-  if (!existing) throw notFound("user");
+  const existing = await userToWrite(db, id, caller);
   if (existing.role === "owner" || patch.role === "owner") requireEveryScope(caller, "changing an owner or making one");
   const set: Partial<typeof users.$inferInsert> = {};
   if (patch.email !== undefined) set.email = normaliseEmail(patch.email);
   if (patch.role !== undefined) set.role = checkRole(patch.role);
   if (patch.password !== undefined) set.passwordHash = await hashPassword(patch.password);
   if (Object.keys(set).length === 0) return oneRow(await toWire(db, [existing], caller));
-  try {
-    const [u] = await keepingAnOwner(db, (tx) => tx.update(users).set(set).where(eq(users.id, existing.id)).returning());
-    if (!u) throw notFound("user");
-    return oneRow(await toWire(db, [u], caller));
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "a user with this email exists", { field: "email" });
-    throw err;
-  }
+  const [u] = await keepingAnOwner(db, (tx) => tx.update(users).set(set).where(eq(users.id, existing.id)).returning()).catch(rethrowEmailTaken);
+  if (!u) throw notFound("user");
+  return oneRow(await toWire(db, [u], caller));
 }
 
 /** Deletes a user; memberships, consents and OAuth tokens go with it (foreign keys cascade). */
 export async function deleteUser(db: Db, id: string, caller: AdminCaller | null): Promise<void> {
-  await requireUnlimitedFor(db, id, caller);
-  if (!isUuid(id)) throw notFound("user");
-  if ((await getUser(db, id))?.role === "owner") requireEveryScope(caller, "deleting an owner");
-  const deleted = await keepingAnOwner(db, (tx) => tx.delete(users).where(eq(users.id, id.toLowerCase())).returning({ id: users.id }));
+  const existing = await userToWrite(db, id, caller);
+  if (existing.role === "owner") requireEveryScope(caller, "deleting an owner");
+  const deleted = await keepingAnOwner(db, (tx) => tx.delete(users).where(eq(users.id, existing.id)).returning({ id: users.id }));
   if (deleted.length === 0) throw notFound("user");
 }

@@ -5,12 +5,6 @@ import { AppError } from "../../errors";
 import { pinnedTarget } from "../../lib/ssrf";
 import { readCappedText } from "../../lib/stream";
 
-interface VendorRequest {
-  readonly url: string;
-  readonly headers: Record<string, string>;
-  readonly body: unknown;
-}
-
 export interface HttpOptions {
   readonly fetch: typeof fetch;
   readonly timeoutMs: number;
@@ -24,65 +18,53 @@ export interface HttpOptions {
   readonly addresses?: readonly string[];
 }
 
-export type PostJson = (req: VendorRequest) => Promise<unknown>;
+export type PostJson = (req: { url: string; headers: Record<string, string>; body: unknown }) => Promise<unknown>;
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 const DEFAULT_RETRY_AFTER = 30;
 
 export function jsonPoster(opts: HttpOptions): PostJson {
   return async (req) => {
-    const ctrl = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctrl.abort();
-    }, opts.timeoutMs);
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const body = JSON.stringify(req.body);
+    const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
+    let res: Response | null = null;
+    let failure: unknown = null;
+    for (const address of targets) {
+      const target = pinnedTarget(req.url, address);
+      try {
+        res = await opts.fetch(target.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json", ...req.headers, ...(target.host ? { host: target.host } : {}) },
+          body,
+          redirect: "manual",
+          signal,
+          ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
+        });
+        break;
+      } catch (err) {
+        if (signal.aborted) throw timeout(opts.timeoutMs, err);
+        failure = err;
+      }
+    }
+    if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)", undefined, undefined, { cause: failure });
+    if (res.status >= 300 && res.status < 400) {
+      await discard(res);
+      throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
+    }
+    if (!res.ok) {
+      const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
+      throw upstreamError(res, text, opts.secret);
+    }
+    const text = await readCapped(res, opts.maxBytes).catch((err: unknown) => {
+      if (err instanceof AppError) throw err;
+      if (signal.aborted) throw timeout(opts.timeoutMs, err);
+      throw new AppError("provider_error", "the provider's response could not be read", undefined, undefined, { cause: err });
+    });
     try {
-      const body = JSON.stringify(req.body);
-      const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
-      let res: Response | null = null;
-      let failure: unknown = null;
-      for (const address of targets) {
-        const target = pinnedTarget(req.url, address);
-        try {
-          res = await opts.fetch(target.url, {
-            method: "POST",
-            headers: { "content-type": "application/json", accept: "application/json", ...req.headers, ...(target.host ? { host: target.host } : {}) },
-            body,
-            redirect: "manual",
-            signal: ctrl.signal,
-            ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-          });
-          break;
-        } catch (err) {
-          if (timedOut) throw timeout(opts.timeoutMs, err);
-          failure = err;
-        }
-      }
-      if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)", undefined, undefined, { cause: failure });
-      if (res.status >= 300 && res.status < 400) {
-        await discard(res);
-        throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
-      }
-      if (res.status < 200 || res.status >= 300) {
-        const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
-        throw upstreamError(res, text, opts.secret);
-      }
-      let text: string;
-      try {
-        text = await readCapped(res, opts.maxBytes);
-      } catch (err) {
-        if (err instanceof AppError) throw err;
-        if (timedOut) throw timeout(opts.timeoutMs, err);
-        throw new AppError("provider_error", "the provider's response could not be read", undefined, undefined, { cause: err });
-      }
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (err) {
-        throw new AppError("provider_error", "the provider's response is not valid JSON", undefined, undefined, { cause: err });
-      }
-    } finally {
-      clearTimeout(timer);
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new AppError("provider_error", "the provider's response is not valid JSON", undefined, undefined, { cause: err });
     }
   };
 }
@@ -91,9 +73,7 @@ const timeout = (ms: number, cause?: unknown): AppError => new AppError("provide
 
 function upstreamError(res: Response, text: string, secret: string | null): AppError {
   const status = res.status;
-  if (status === 401 || status === 403) {
-    return new AppError("provider_error", `the provider refused the API key (HTTP ${status}); check the provider's api_key`, { upstream_status: status });
-  }
+  if (status === 401 || status === 403) return new AppError("provider_error", `the provider refused the API key (HTTP ${status}); check the provider's api_key`, { upstream_status: status });
   if (status === 429) {
     const seconds = retryAfterSeconds(res.headers);
     return new AppError("rate_limited", `the provider is rate limiting this key; retry after ${seconds} s`, { upstream_status: status, retry_after: seconds }, { "retry-after": String(seconds) });
@@ -104,18 +84,13 @@ function upstreamError(res: Response, text: string, secret: string | null): AppE
 }
 
 /** Retry-After as seconds (delta or HTTP date; retry-after-ms too), clamped to 1..3600. */
-function retryAfterSeconds(headers: Headers, now: number = Date.now()): number {
+function retryAfterSeconds(headers: Headers): number {
   const ms = Number(headers.get("retry-after-ms"));
   const raw = headers.get("retry-after")?.trim() ?? "";
-  let s = Number.NaN;
-  if (/^\d+(\.\d+)?$/.test(raw)) s = Number(raw);
-  else if (raw) {
-    const at = Date.parse(raw);
-    if (!Number.isNaN(at)) s = (at - now) / 1000;
-  }
+  // An HTTP date that does not parse gives NaN, as no header does.
+  let s = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw ? (Date.parse(raw) - Date.now()) / 1000 : Number.NaN;
   if (Number.isNaN(s) && Number.isFinite(ms) && ms > 0) s = ms / 1000;
-  if (Number.isNaN(s)) return DEFAULT_RETRY_AFTER;
-  return Math.min(3600, Math.max(1, Math.ceil(s)));
+  return Number.isNaN(s) ? DEFAULT_RETRY_AFTER : Math.min(3600, Math.max(1, Math.ceil(s)));
 }
 
 /** The vendor's own error message (both wire formats), shortened; dropped if it holds any part of the key. */
@@ -132,15 +107,13 @@ function vendorMessage(text: string, secret: string | null): string | null {
     .replace(/[\u0000-\u001f\u007f]/g, " ")
     .trim()
     .slice(0, 300);
-  if (secret && leaksSecret(clean, secret)) return null;
-  return clean;
+  return secret && leaksSecret(clean, secret) ? null : clean;
 }
 
 /** True when text holds the secret or any 8-character run of it (vendors echo masked keys). */
 function leaksSecret(text: string, secret: string): boolean {
-  if (secret.length < 8) return text.includes(secret);
-  for (let i = 0; i + 8 <= secret.length; i++) if (text.includes(secret.slice(i, i + 8))) return true;
-  return false;
+  const runs = secret.length < 8 ? [secret] : Array.from({ length: secret.length - 7 }, (_, i) => secret.slice(i, i + 8));
+  return runs.some((run) => text.includes(run));
 }
 
 async function readCapped(res: Response, limit: number): Promise<string> {

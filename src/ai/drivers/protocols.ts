@@ -1,0 +1,53 @@
+// The two wire protocols. A driver returns the text as given (the caller refuses an empty one)
+// and throws when the vendor stopped at its output limit.
+import { AppError } from "../../errors";
+import { isPlainObject } from "../../lib/merge";
+import type { KindInfo } from "../kinds";
+import type { PostJson } from "./request";
+
+/** What a driver needs for one translation; the key is already opened. */
+type DriverCall = { baseUrl: string; apiKey: string | null; model: string; system: string; text: string; maxOutputTokens: number };
+
+type Driver = (post: PostJson, call: DriverCall) => Promise<string>;
+
+const outputLimit = (): AppError => new AppError("provider_error", "the provider stopped before the translation was complete (output limit)");
+
+/** The joined `text` of an array of parts. */
+const partsText = (parts: unknown, type?: string): string =>
+  Array.isArray(parts) ? parts.map((p) => (isPlainObject(p) && typeof p.text === "string" && (type === undefined || p.type === type) ? p.text : "")).join("") : "";
+
+export const DRIVERS: Record<KindInfo["driver"], Driver> = {
+  // OpenAI Chat Completions (POST {base}/chat/completions, bearer key). Used for openai, gemini,
+  // mistral, groq and openrouter, and any OpenAI-compatible endpoint given as base_url.
+  "openai-compatible": async (post, call) => {
+    const body = await post({
+      url: `${call.baseUrl}/chat/completions`,
+      headers: call.apiKey ? { authorization: `Bearer ${call.apiKey}` } : {},
+      body: {
+        model: call.model,
+        messages: [
+          { role: "system", content: call.system },
+          { role: "user", content: call.text },
+        ],
+        stream: false,
+      },
+    });
+    const choices = isPlainObject(body) && Array.isArray(body.choices) ? body.choices : [];
+    const choice = isPlainObject(choices[0]) ? choices[0] : {};
+    if (choice.finish_reason === "length") throw outputLimit();
+    // content is a string, or (some compatible servers) an array of { type: "text", text } parts.
+    const content = isPlainObject(choice.message) ? choice.message.content : undefined;
+    return typeof content === "string" ? content : partsText(content);
+  },
+  // Anthropic Messages API, native (POST {base}/v1/messages, x-api-key, anthropic-version).
+  "anthropic-messages": async (post, call) => {
+    const body = await post({
+      url: `${call.baseUrl}/v1/messages`,
+      headers: { "anthropic-version": "2023-06-01", ...(call.apiKey ? { "x-api-key": call.apiKey } : {}) },
+      body: { model: call.model, max_tokens: call.maxOutputTokens, system: call.system, messages: [{ role: "user", content: call.text }] },
+    });
+    if (!isPlainObject(body)) return "";
+    if (body.stop_reason === "max_tokens") throw outputLimit();
+    return partsText(body.content, "text");
+  },
+};
