@@ -23,9 +23,7 @@ const listKeysOp = adminOperation({
   input: z.object({}),
   output: z.object({ keys: z.array(KeyOut) }),
   http: { method: "GET", path: "/admin/keys", data: "keys", tag: "keys", summary: "List admin keys (hints only)" },
-  async run({ deps, caller }) {
-    return { keys: (await listAdminKeys(deps.db, caller)).map(keyToWire) };
-  },
+  run: async ({ deps, caller }) => ({ keys: (await listAdminKeys(deps.db, caller)).map(keyToWire) }),
 });
 
 const createKeyOp = adminOperation({

@@ -175,6 +175,16 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
   await notifyContentChange(db, projectId);
 }
 
+/** A content write of a project: one transaction that calls bumpContentVersion first, announced once committed. */
+export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db) => Promise<T>): Promise<T> {
+  const result = await db.transaction(async (tx) => {
+    await bumpContentVersion(tx, projectId);
+    return write(tx);
+  });
+  contentCommitted(db, projectId);
+  return result;
+}
+
 async function notifyContentChange(db: Db, projectId: string): Promise<void> {
   await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${projectId})`);
 }
