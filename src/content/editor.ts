@@ -1,15 +1,15 @@
 // The editor's view of content (any status, drafts merged in), for every transport: a node by id or
 // path, in one locale; a collection's entries; the order of a node's blocks.
-import { and, asc, desc, eq, type SQL, sql } from "drizzle-orm";
+import { asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { nodes, translations } from "../../db/schema";
+import { nodes } from "../../db/schema";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { contentWrite, type Project } from "../projects/service";
-import { projectLocale } from "../translations/service";
+import { findTranslation, projectLocale } from "../translations/service";
 import type { EntriesOut, EntryQuery, LocalizedNodeOut } from "./operations";
 import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, pageOfNodes, setNodeBlocks } from "./service";
 
@@ -54,14 +54,7 @@ export type LocalizedNode = z.output<typeof LocalizedNodeOut>;
 export async function getLocalizedNode(db: Db, project: Project, nodeId: string, locale: string | undefined): Promise<LocalizedNode> {
   const loc = locale === undefined ? project.defaultLocale : projectLocale(project, locale);
   const node = await getNodeWithBlocks(db, project.id, nodeId);
-  const [tr] =
-    loc === project.defaultLocale
-      ? []
-      : await db
-          .select()
-          .from(translations)
-          .where(and(eq(translations.nodeId, node.id), eq(translations.locale, loc)))
-          .limit(1);
+  const tr = loc === project.defaultLocale ? undefined : await findTranslation(db, node.id, loc);
   if (!tr) return { ...node, locale: loc, translated: false, translation_status: null };
   const { title, slug: _slug, ...seoMeta } = tr.meta;
   return {

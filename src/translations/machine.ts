@@ -6,8 +6,9 @@ import { getNodeWithBlocks } from "../content/service";
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
 import { deepMerge, isPlainObject } from "../lib/merge";
+import type { OperationContext } from "../lib/operation";
 import type { Project } from "../projects/service";
-import { getTranslation, projectLocale, type Translation, upsertTranslation } from "./service";
+import { findTranslation, projectLocale, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
@@ -22,26 +23,7 @@ interface Leaf {
   text: string;
 }
 
-export interface TranslateNodeInput {
-  node_id: string;
-  locale: string;
-  provider_id?: string;
-}
-
-export interface TranslateNodeResult {
-  translation: Translation;
-  translated_fields: Array<{ field: string; chars: number }>;
-  provider: string | null;
-  model: string | null;
-}
-
-export async function translateNode(
-  deps: AppDeps,
-  project: Project,
-  input: TranslateNodeInput,
-  now: Date,
-  progress?: (done: number, total: number, message: string) => Promise<void>,
-): Promise<TranslateNodeResult> {
+export async function translateNode(deps: AppDeps, project: Project, input: { node_id: string; locale: string; provider_id?: string }, now: Date, progress?: OperationContext<unknown>["progress"]) {
   const to = projectLocale(project, input.locale);
   if (to === project.defaultLocale) throw new AppError("invalid_locale", `"${to}" is the project's default locale, the language the node is written in`);
   const node = await getNodeWithBlocks(deps.db, project.id, input.node_id);
@@ -74,10 +56,7 @@ export async function translateNode(
     await progress?.(i + 1, jobs.length, `translated ${job.field} into ${to} (${i + 1} of ${jobs.length})`);
   }
 
-  const existing = await getTranslation(deps.db, project, node.id, to).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === "not_found") return null;
-    throw err;
-  });
+  const existing = await findTranslation(deps.db, node.id, to);
   const blockIds = new Set(node.blocks.map((b) => b.id));
   const blocks: Record<string, Record<string, unknown>> = {};
   for (const [id, o] of Object.entries(existing?.blocks ?? {})) if (blockIds.has(id)) blocks[id] = o;
