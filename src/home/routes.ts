@@ -10,20 +10,9 @@ import type { AppDeps } from "../deps";
 export const APP_VERSION: string = pkg.version;
 const DEMO_SLUG = "demo";
 
-interface HomeLink {
-  rel: string;
-  href: string;
-  title: string;
-}
+type HomeLink = { rel: string; href: string; title: string };
 
-export interface Home {
-  name: string;
-  version: string;
-  links: HomeLink[];
-  demo: HomeLink[] | null;
-}
-
-async function homeOf(deps: AppDeps): Promise<Home> {
+async function homeOf(deps: AppDeps): Promise<{ name: string; version: string; links: HomeLink[]; demo: HomeLink[] | null }> {
   const base = deps.config.publicUrl;
   const [demo] = await deps.db.select({ slug: projects.slug }).from(projects).where(eq(projects.slug, DEMO_SLUG)).limit(1);
   const api = `${base}/api/p/${DEMO_SLUG}`;
@@ -73,7 +62,7 @@ function list(links: HomeLink[]): string {
   return `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
 }
 
-function homeHtml(home: Home): string {
+function homeHtml(home: Awaited<ReturnType<typeof homeOf>>): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">

@@ -70,9 +70,8 @@ export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCalle
 }
 
 function visibleTo(k: AdminKey, caller: AdminCaller | null): boolean {
-  const limit = caller?.projectIds ?? null;
-  if (limit === null) return true;
-  return k.projectIds?.every((p) => limit.includes(p)) ?? false;
+  const limit = caller?.projectIds;
+  return !limit || (k.projectIds?.every((p) => limit.includes(p)) ?? false);
 }
 
 export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
-import { committed, contentCommitted } from "../lib/commits";
+import { contentCommitted } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
@@ -46,13 +46,10 @@ export async function resolveProject(db: Db, ref: string, caller: AdminCaller | 
 }
 
 export async function listProjects(db: Db, caller: AdminCaller): Promise<Project[]> {
-  const q = db.select().from(projects);
-  if (caller.projectIds === null) return q.orderBy(projects.createdAt, projects.id);
-  if (caller.projectIds.length === 0) return [];
-  return q.where(inArray(projects.id, [...caller.projectIds])).orderBy(projects.createdAt, projects.id);
+  if (caller.projectIds?.length === 0) return [];
+  const where = caller.projectIds === null ? undefined : inArray(projects.id, [...caller.projectIds]);
+  return db.select().from(projects).where(where).orderBy(projects.createdAt, projects.id);
 }
-
-export type ProjectInput = Partial<z.output<typeof ProjectIn>>;
 
 function normaliseLocales(defaultLocale: string, locales: readonly string[]): { def: string; list: string[] } {
   const def = canonicalLocale(defaultLocale);
@@ -84,21 +81,18 @@ function checkSlug(slug: string | undefined): void {
   if (slug !== undefined && isUuid(slug)) throw new AppError("invalid_request", "slug must not look like an id (UUID)", { field: "slug" });
 }
 
-export async function createProject(db: Db, input: ProjectInput, caller: AdminCaller, now: Date): Promise<Project> {
+export async function createProject(db: Db, input: z.output<typeof ProjectIn>, caller: AdminCaller, now: Date): Promise<Project> {
   if (caller.projectIds !== null) throw new AppError("insufficient_scope", "a key limited to some projects cannot create projects");
-  const { slug, name } = input;
-  if (slug === undefined) throw new AppError("invalid_request", "slug is required", { field: "slug" });
-  if (name === undefined) throw new AppError("invalid_request", "name is required", { field: "name" });
-  checkSlug(slug);
+  checkSlug(input.slug);
   const { def, list } = normaliseLocales(input.default_locale ?? "en", input.locales ?? []);
-  try {
-    const p = oneRow(
+  return withSlugConflict(input.slug, async () =>
+    oneRow(
       await db
         .insert(projects)
         .values({
           id: uuidv7(now.getTime()),
-          slug,
-          name,
+          slug: input.slug,
+          name: input.name,
           defaultLocale: def,
           locales: list,
           publicBaseUrl: normaliseBaseUrl(input.public_base_url),
@@ -106,44 +100,35 @@ export async function createProject(db: Db, input: ProjectInput, caller: AdminCa
           updatedAt: now,
         })
         .returning(),
-    );
-    return p;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
-    throw err;
-  }
+    ),
+  );
 }
 
-export async function updateProject(db: Db, project: Project, input: ProjectInput, now: Date): Promise<Project> {
+export async function updateProject(db: Db, project: Project, input: Partial<z.output<typeof ProjectIn>>, now: Date): Promise<Project> {
   checkSlug(input.slug);
+  return withSlugConflict(input.slug, () =>
+    // contentWrite locks the row before it is re-read: concurrent partial updates must not lose each other's fields.
+    contentWrite(db, project.id, async (tx) => {
+      const current = oneRow(await tx.select().from(projects).where(eq(projects.id, project.id)));
+      const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
+      const changes = {
+        slug: input.slug ?? current.slug,
+        name: input.name ?? current.name,
+        defaultLocale: def,
+        locales: list,
+        publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+        updatedAt: now,
+      };
+      return oneRow(await tx.update(projects).set(changes).where(eq(projects.id, current.id)).returning());
+    }),
+  );
+}
+
+async function withSlugConflict<T>(slug: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
-    return await db
-      .transaction(async (tx) => {
-        // Lock and re-read the row: concurrent partial updates must not lose each other's fields.
-        const [current] = await tx.select().from(projects).where(eq(projects.id, project.id)).for("update");
-        if (!current) throw notFound("project");
-        const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
-        const p = oneRow(
-          await tx
-            .update(projects)
-            .set({
-              slug: input.slug ?? current.slug,
-              name: input.name ?? current.name,
-              defaultLocale: def,
-              locales: list,
-              publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
-              updatedAt: now,
-              contentVersion: sql`${projects.contentVersion} + 1`,
-            })
-            .where(eq(projects.id, current.id))
-            .returning(),
-        );
-        await notifyContentChange(tx, current.id);
-        return p;
-      })
-      .then(committed(db, project.id));
+    return await write();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
+    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${slug}" already exists`, { field: "slug" });
     throw err;
   }
 }
