@@ -125,8 +125,7 @@ export async function createNode(db: Db, project: Project, input: NewNode, now: 
   const { slug, title } = input;
   return withConflict(slug, () =>
     contentWrite(db, project.id, async (tx) => {
-      const parent = input.parent_id ? await getNode(tx, project.id, input.parent_id).catch(() => null) : null;
-      if (input.parent_id && !parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
+      const parent = await parentNode(tx, project.id, input.parent_id);
       const path = parent ? `${parent.path}/${slug}` : slug;
       checkPathLength(path);
       const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
@@ -154,6 +153,13 @@ export async function createNode(db: Db, project: Project, input: NewNode, now: 
       return { ...nodeToWire(node), blocks: written.map(blockToWire) };
     }),
   );
+}
+
+/** The node a write names as parent (none: the top level), or 400 when it is not a node of this project. */
+async function parentNode(db: Db, projectId: string, id: string | null | undefined): Promise<Node | null> {
+  const parent = id ? await getNode(db, projectId, id).catch(() => null) : null;
+  if (id && !parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
+  return parent;
 }
 
 async function nextPosition(db: Db, projectId: string, parentId: string | null): Promise<number> {
@@ -209,21 +215,13 @@ async function pruneOverrides(db: Db, nodeId: string, removed: string[], now: Da
 export async function updateNode(db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> {
   return contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
-    let parentId = node.parentId;
-    let parentPath: string | null = null;
-    if (input.parent_id !== undefined) {
-      parentId = input.parent_id;
-      if (parentId) {
-        const parent = await getNode(tx, project.id, parentId).catch(() => null);
-        if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
-        if (parent.id === node.id || parent.path.startsWith(`${node.path}/`)) {
-          throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
-        }
-        parentPath = parent.path;
-      }
-    } else if (parentId) {
-      parentPath = node.path.slice(0, node.path.length - node.slug.length - 1);
+    const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
+    // The same parent is not looked up: its path is the node's own without the last segment.
+    const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
+    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`))) {
+      throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
     }
+    const parentPath = parent ? parent.path : parentId ? node.path.slice(0, node.path.length - node.slug.length - 1) : null;
     const slug = input.slug ?? node.slug;
     const path = parentPath ? `${parentPath}/${slug}` : slug;
     const moved = path !== node.path;
