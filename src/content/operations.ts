@@ -222,10 +222,7 @@ const deleteNodeOp = projectOperation({
   input: z.object(NodeRef),
   output: Empty,
   http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
-  async run({ deps, project }, args) {
-    await deleteNode(deps.db, project, args.node_id);
-    return {};
-  },
+  run: ({ deps, project }, args) => deleteNode(deps.db, project, args.node_id).then(() => ({})),
 });
 
 export const EntryQuery = z.object({

@@ -110,13 +110,11 @@ function checkPathLength(path: string, longest: number = path.length): void {
   }
 }
 
-const conflict = (path: string): AppError => new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
-
 async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(path);
+    if (isUniqueViolation(err)) throw new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
     throw err;
   }
 }

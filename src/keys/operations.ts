@@ -52,10 +52,7 @@ const revokeKeyOp = adminOperation({
   input: z.object({ id: z.uuid() }),
   output: Empty,
   http: { method: "DELETE", path: "/admin/keys/:id", status: 204, tag: "keys", summary: "Revoke an admin key" },
-  async run({ deps, caller, now }, args) {
-    await revokeAdminKey(deps.db, args.id, caller, now);
-    return {};
-  },
+  run: ({ deps, caller, now }, args) => revokeAdminKey(deps.db, args.id, caller, now).then(() => ({})),
 });
 
 export const keyOperations = [listKeysOp, createKeyOp, revokeKeyOp];

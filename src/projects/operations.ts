@@ -87,10 +87,7 @@ const deleteProjectOp = projectOperation({
   input: z.object({}),
   output: Empty,
   http: { ...route("DELETE"), status: 204, summary: "Delete a project and everything in it" },
-  async run({ deps, project }) {
-    await deleteProject(deps.db, project);
-    return {};
-  },
+  run: ({ deps, project }) => deleteProject(deps.db, project).then(() => ({})),
 });
 
 export const projectOperations = [getProjectOp, readProjectOp, listProjectsOp, createProjectOp, updateProjectOp, deleteProjectOp];

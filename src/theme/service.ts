@@ -10,12 +10,7 @@ type ThemeWire = z.output<typeof ThemeOut>;
 
 export async function getTheme(db: Db, projectId: string): Promise<ThemeWire> {
   const [th] = await db.select().from(themes).where(eq(themes.projectId, projectId)).limit(1);
-  return {
-    logo_url: th?.logoUrl ?? null,
-    favicon_url: th?.faviconUrl ?? null,
-    accent_color: th?.accentColor ?? null,
-    name_override: th?.nameOverride ?? null,
-  };
+  return { logo_url: th?.logoUrl ?? null, favicon_url: th?.faviconUrl ?? null, accent_color: th?.accentColor ?? null, name_override: th?.nameOverride ?? null };
 }
 
 function assetUrl(value: string | null, field: string): string | null {

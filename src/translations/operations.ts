@@ -84,10 +84,7 @@ const deleteTranslationOp = projectOperation({
   input: z.object(NodeLocale),
   output: Empty,
   http: { ...route("DELETE", "/:locale"), status: 204, summary: "Delete a node's translation" },
-  async run({ deps, project }, args) {
-    await deleteTranslation(deps.db, project, args.node_id, args.locale);
-    return {};
-  },
+  run: ({ deps, project }, args) => deleteTranslation(deps.db, project, args.node_id, args.locale).then(() => ({})),
 });
 
 const translateNodeOp = projectOperation({
