@@ -42,13 +42,11 @@ async function homeOf(deps: AppDeps): Promise<{ name: string; version: string; l
 
 /** HTML only when the client ranks text/html above application/json (browsers do; curl does not). */
 function prefersHtml(accept: string | null): boolean {
-  if (accept === null) return false;
   let html = 0;
   let json = 0;
-  for (const part of accept.toLowerCase().split(",")) {
+  for (const part of (accept ?? "").toLowerCase().split(",")) {
     const [range, ...params] = part.split(";").map((s) => s.trim());
-    const qp = params.find((p) => p.startsWith("q="));
-    const q = qp === undefined ? 1 : Number(qp.slice(2));
+    const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? 1);
     if (!Number.isFinite(q)) continue;
     if (range === "text/html" || range === "application/xhtml+xml") html = Math.max(html, q);
     if (range === "application/json") json = Math.max(json, q);

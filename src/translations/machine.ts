@@ -8,7 +8,7 @@ import { AppError } from "../errors";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import type { OperationContext } from "../lib/operation";
 import type { Project } from "../projects/service";
-import { findTranslation, projectLocale, upsertTranslation } from "./service";
+import { findTranslation, projectLocale, translationToWire, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
@@ -28,19 +28,14 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
   if (to === project.defaultLocale) throw new AppError("invalid_locale", `"${to}" is the project's default locale, the language the node is written in`);
   const node = await getNodeWithBlocks(deps.db, project.id, input.node_id);
 
-  const jobs: Array<{ field: string; text: string; apply(t: string): void }> = [];
   const meta: Record<string, unknown> = {};
   const overrides: Record<string, Record<string, unknown>> = {};
-  jobs.push({ field: "title", text: node.title, apply: (t) => (meta.title = t) });
   const description = node.seo.description;
-  if (typeof description === "string" && !NOT_PROSE_RE.test(description)) {
-    jobs.push({ field: "seo.description", text: description, apply: (t) => (meta.description = t) });
-  }
-  for (const b of node.blocks) {
-    for (const leaf of textLeaves(b.id, b.data, [])) {
-      jobs.push({ field: fieldName(leaf), text: leaf.text, apply: (t) => setOverride(overrides, b.data, leaf, t) });
-    }
-  }
+  const jobs: Array<{ field: string; text: string; apply(t: string): void }> = [
+    { field: "title", text: node.title, apply: (t) => (meta.title = t) },
+    ...(typeof description === "string" && !NOT_PROSE_RE.test(description) ? [{ field: "seo.description", text: description, apply: (t: string) => (meta.description = t) }] : []),
+    ...node.blocks.flatMap((b) => textLeaves(b.id, b.data, []).map((leaf) => ({ field: fieldName(leaf), text: leaf.text, apply: (t: string) => setOverride(overrides, b.data, leaf, t) }))),
+  ];
   if (jobs.length > MAX_NODE_FIELDS) {
     throw new AppError("invalid_request", `this node has ${jobs.length} text fields; translate_node handles at most ${MAX_NODE_FIELDS} (use translate_text and upsert_translation)`);
   }
@@ -62,14 +57,14 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
   for (const [id, o] of Object.entries(existing?.blocks ?? {})) if (blockIds.has(id)) blocks[id] = o;
   for (const [id, o] of Object.entries(overrides)) blocks[id] = deepMerge(blocks[id] ?? {}, o);
   // Machine output replaces the translated fields and keeps the rest (a localised slug, say); it awaits review as a draft.
-  const translation = await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now);
+  const translation = translationToWire(await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now));
   return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider, model };
 }
 
 /** Prose strings of a block's data, skipping identifier, link and style keys. */
 function textLeaves(blockId: string, value: unknown, path: Path): Leaf[] {
   if (typeof value === "string") {
-    const key = [...path].reverse().find((p) => typeof p === "string");
+    const key = path.findLast((p) => typeof p === "string");
     if (typeof key === "string" && SKIP_KEY_RE.test(key)) return [];
     return NOT_PROSE_RE.test(value) || !/\p{L}/u.test(value) ? [] : [{ blockId, path, text: value }];
   }

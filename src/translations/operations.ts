@@ -109,10 +109,7 @@ const translateNodeOp = projectOperation({
     description: "Needs content:write and ai:read. Upstream faults answer as POST /admin/p/{ref}/ai/translate does.",
     errors: [409, 429, 500, 502, 504],
   },
-  async run({ deps, project, now, progress }, args) {
-    const r = await translateNode(deps, project, args, now, progress);
-    return { ...r, translation: translationToWire(r.translation) };
-  },
+  run: ({ deps, project, now, progress }, args) => translateNode(deps, project, args, now, progress),
 });
 
 /** In the order tools/list shows the tools. */
