@@ -46,6 +46,7 @@ export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), t
 const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
 
 const Position = z.number().int().min(0).max(1_000_000);
+const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
 const NodeRef = { node_id: NodeId };
 const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id${tail}`, params: { id: "node_id" }, tag: "content" }) as const;
 
@@ -70,7 +71,7 @@ const listNodesOp = projectOperation({
     "Returns node rows without blocks; use get_node for blocks. Paginated: page (from 1) and per_page (1-100, default 50), with the total count.",
   scopes: ["content:read"],
   input: NodeQuery,
-  output: z.object({ nodes: z.array(NodeOut), total: z.number().int(), page: z.number().int(), per_page: z.number().int() }),
+  output: z.object({ nodes: z.array(NodeOut), ...PageInfo }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/nodes", data: "nodes", tag: "content", summary: "List nodes (any status), filtered by type, status, parent or path prefix" },
   async run({ deps, project }, args) {
@@ -237,9 +238,7 @@ export const EntryQuery = z.object({
 export const EntriesOut = z.object({
   collection: z.object({ id: Id, path: z.string(), title: z.string() }),
   entries: z.array(EntryOut),
-  total: z.number().int(),
-  page: z.number().int(),
-  per_page: z.number().int(),
+  ...PageInfo,
 });
 
 const listEntriesOp = projectOperation({

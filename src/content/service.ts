@@ -71,9 +71,7 @@ export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, pe
   return { data, total: Number(oneRow(counted).total), page, per_page: perPage };
 }
 
-export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
   if (!isUuid(id)) throw notFound("node");
@@ -92,9 +90,7 @@ async function nodeWhere(db: Db, projectId: string, match: SQL): Promise<Node> {
   return n;
 }
 
-export async function getBlocks(db: Db, nodeId: string): Promise<Block[]> {
-  return db.select().from(blocks).where(eq(blocks.nodeId, nodeId)).orderBy(asc(blocks.order), asc(blocks.id));
-}
+export const getBlocks = (db: Db, nodeId: string): Promise<Block[]> => db.select().from(blocks).where(eq(blocks.nodeId, nodeId)).orderBy(asc(blocks.order), asc(blocks.id));
 
 export async function getNodeWithBlocks(db: Db, projectId: string, id: string): Promise<NodeWithBlocksWire> {
   const n = await getNode(db, projectId, id);

@@ -56,9 +56,7 @@ function prefersHtml(accept: string | null): boolean {
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"));
 
-function list(links: HomeLink[]): string {
-  return `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
-}
+const list = (links: HomeLink[]): string => `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
 
 function homeHtml(home: Awaited<ReturnType<typeof homeOf>>): string {
   return `<!doctype html>

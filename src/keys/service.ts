@@ -12,9 +12,7 @@ import type { KeyOut } from "./operations";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 
-type AdminKeyWire = z.output<typeof KeyOut>;
-
-export const keyToWire = (k: AdminKey): AdminKeyWire => ({
+export const keyToWire = (k: AdminKey): z.output<typeof KeyOut> => ({
   id: k.id,
   name: k.name,
   key_hint: k.keyHint,

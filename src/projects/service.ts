@@ -12,9 +12,7 @@ import type { ProjectIn, ProjectOut } from "./operations";
 
 export type Project = typeof projects.$inferSelect;
 
-type ProjectWire = z.output<typeof ProjectOut>;
-
-export function projectToWire(p: Project): ProjectWire {
+export function projectToWire(p: Project): z.output<typeof ProjectOut> {
   return {
     id: p.id,
     slug: p.slug,
@@ -65,12 +63,8 @@ function normaliseLocales(defaultLocale: string, locales: readonly string[]): { 
 
 export function normaliseBaseUrl(value: string | null | undefined, field = "public_base_url"): string | null {
   if (value === null || value === undefined || value === "") return null;
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new AppError("invalid_request", `${field} must be an absolute http(s) URL`, { field });
-  }
+  const u = URL.parse(value);
+  if (!u) throw new AppError("invalid_request", `${field} must be an absolute http(s) URL`, { field });
   if (u.protocol !== "http:" && u.protocol !== "https:") throw new AppError("invalid_request", `${field} must be http(s)`, { field });
   if (u.username || u.password || u.search || u.hash) throw new AppError("invalid_request", `${field} must not carry credentials, query or fragment`, { field });
   return u.toString().replace(/\/+$/, "");
@@ -142,12 +136,10 @@ export async function deleteProject(db: Db, project: Project): Promise<void> {
 export const CONTENT_CHANNEL = "cms_content";
 
 /**
- * Every content write calls this FIRST inside its transaction: the update locks the project's
- * row, so a project's content writes are serialised (a move and a create under the moved node
- * cannot interleave, two crossing moves cannot make a cycle); the content version moves and the
- * notification goes out at commit, so every instance's delivery cache for it is stale from then.
- * Once the transaction has committed, the writer calls contentCommitted (lib/commits) with the
- * Db it began it on: its own instance drops the project's answers at once (reads its own writes).
+ * Every content write calls this FIRST inside its transaction (contentWrite does): the update locks
+ * the project's row, so a project's content writes are serialised (a move and a create under the
+ * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
+ * and the notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
 export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
   const locked = await db
@@ -160,7 +152,10 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
   await notifyContentChange(db, projectId);
 }
 
-/** A content write of a project: one transaction that calls bumpContentVersion first, announced once committed. */
+/**
+ * A content write: bumpContentVersion, then `write`, in one transaction. Once it has committed, it is
+ * announced on the Db it began on (lib/commits): this instance drops the project's answers at once.
+ */
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db) => Promise<T>): Promise<T> {
   const result = await db.transaction(async (tx) => {
     await bumpContentVersion(tx, projectId);

@@ -17,11 +17,7 @@ const SKIP_KEY_RE =
 const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
 
 type Path = Array<string | number>;
-interface Leaf {
-  blockId: string;
-  path: Path;
-  text: string;
-}
+type Leaf = { blockId: string; path: Path; text: string };
 
 export async function translateNode(deps: AppDeps, project: Project, input: { node_id: string; locale: string; provider_id?: string }, now: Date, progress?: OperationContext<unknown>["progress"]) {
   const to = projectLocale(project, input.locale);

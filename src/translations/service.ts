@@ -12,9 +12,7 @@ import type { TranslationOut } from "./operations";
 
 export type Translation = typeof translations.$inferSelect;
 
-type TranslationWire = z.output<typeof TranslationOut>;
-
-export const translationToWire = (tr: Translation): TranslationWire => ({
+export const translationToWire = (tr: Translation): z.output<typeof TranslationOut> => ({
   id: tr.id,
   node_id: tr.nodeId,
   locale: tr.locale,
