@@ -189,19 +189,15 @@ const reorderBlocksOp = projectOperation({
   run: async ({ deps, project, now }, args) => ({ node_id: args.node_id, blocks: await reorderBlocks(deps.db, project, args.node_id, args.block_ids, now) }),
 });
 
+/** Action, title, description, and the change of status the route's summary names after the title. */
 const TRANSITIONS: ReadonlyArray<[Transition, string, string, string]> = [
-  [
-    "publish",
-    "Publish a node",
-    "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.",
-    "Publish a node (draft → published)",
-  ],
-  ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "Unpublish a node (published → draft)"],
-  ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "Archive a node (any → archived)"],
-  ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "Restore an archived node (archived → draft)"],
+  ["publish", "Publish a node", "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.", "draft → published"],
+  ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "published → draft"],
+  ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "any → archived"],
+  ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "archived → draft"],
 ];
 
-const transitionOps = TRANSITIONS.map(([action, title, description, summary]) =>
+const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
   projectOperation({
     name: `${action}_node`,
     title,
@@ -210,7 +206,7 @@ const transitionOps = TRANSITIONS.map(([action, title, description, summary]) =>
     input: z.object(NodeRef),
     output: z.object({ node: NodeOut }),
     tool: IDEMPOTENT_WRITE,
-    http: { ...nodeRoute("POST", `/${action}`), data: "node", summary, errors: [409] },
+    http: { ...nodeRoute("POST", `/${action}`), data: "node", summary: `${title} (${change})`, errors: [409] },
     run: async ({ deps, project, now }, args) => ({ node: await transitionNode(deps.db, project, args.node_id, action, now) }),
   }),
 );

@@ -36,14 +36,11 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
     throw new AppError("invalid_request", `this node has ${jobs.length} text fields; translate_node handles at most ${MAX_NODE_FIELDS} (use translate_text and upsert_translation)`);
   }
 
-  let provider: string | null = null;
-  let model: string | null = null;
+  let last: Awaited<ReturnType<typeof translateText>> | undefined;
   // One field at a time: a node never holds more than one of the project's translation slots.
   for (const [i, job] of jobs.entries()) {
-    const r = await withSlotRetry(() => translateText(deps, project, { provider_id: input.provider_id, from: project.defaultLocale, to, text: job.text, field: job.field }));
-    job.apply(r.translation);
-    provider = r.provider;
-    model = r.model;
+    last = await withSlotRetry(() => translateText(deps, project, { provider_id: input.provider_id, from: project.defaultLocale, to, text: job.text, field: job.field }));
+    job.apply(last.translation);
     await progress?.(i + 1, jobs.length, `translated ${job.field} into ${to} (${i + 1} of ${jobs.length})`);
   }
 
@@ -54,7 +51,7 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
   for (const [id, o] of Object.entries(overrides)) blocks[id] = deepMerge(blocks[id] ?? {}, o);
   // Machine output replaces the translated fields and keeps the rest (a localised slug, say); it awaits review as a draft.
   const translation = translationToWire(await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now));
-  return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider, model };
+  return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider: last?.provider ?? null, model: last?.model ?? null };
 }
 
 /** Prose strings of a block's data, skipping identifier, link and style keys. */
