@@ -32,9 +32,7 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
     if (unknown.length > 0) throw new AppError("invalid_request", `not blocks of this node: ${unknown.join(", ")}`, { field: "block_ids" });
     if (new Set(ids).size !== ids.length) throw new AppError("invalid_request", "block_ids lists a block twice", { field: "block_ids" });
     const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
-    if (missing.length > 0) {
-      throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
-    }
+    if (missing.length > 0) throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
     return setNodeBlocks(
       tx,
       project,
@@ -77,9 +75,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
  */
 export async function listEntries(db: Db, projectId: string, query: z.output<typeof EntryQuery>): Promise<z.input<typeof EntriesOut>> {
   const collection = isUuid(query.collection) ? await getNode(db, projectId, query.collection) : await getNodeByPath(db, projectId, query.collection);
-  if (collection.type !== "collection") {
-    throw new AppError("invalid_request", `node "${collection.path}" is of type "${collection.type}", not a collection`, { field: "collection" });
-  }
+  if (collection.type !== "collection") throw new AppError("invalid_request", `node "${collection.path}" is of type "${collection.type}", not a collection`, { field: "collection" });
   const conds: SQL[] = [eq(nodes.projectId, projectId), eq(nodes.parentId, collection.id)];
   if (query.status) conds.push(eq(nodes.status, query.status));
   if (query.q) {

@@ -283,9 +283,7 @@ export async function transitionNode(db: Db, project: Project, id: string, actio
   return contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
-    if (!rule.from.includes(node.status)) {
-      throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-    }
+    if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
     const [updated] = await tx
       .update(nodes)
       .set({

@@ -23,11 +23,7 @@ export const keyToWire = (k: AdminKey): z.output<typeof KeyOut> => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-export interface KeyInput {
-  name: string;
-  scopes?: string[];
-  project_ids?: string[] | null;
-}
+type KeyInput = { name: string; scopes?: string[]; project_ids?: string[] | null };
 
 /** Inserts a key; the plaintext is returned once and never stored. `caller` null = CLI/bootstrap. */
 export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCaller | null, now: Date, plaintext: string = generateToken("cms_ak_")): Promise<{ key: AdminKey; plaintext: string }> {
@@ -73,8 +69,7 @@ function visibleTo(k: AdminKey, caller: AdminCaller | null): boolean {
 }
 
 export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {
-  const all = await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id));
-  return all.filter((k) => visibleTo(k, caller));
+  return (await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id))).filter((k) => visibleTo(k, caller));
 }
 
 export async function revokeAdminKey(db: Db, id: string, caller: AdminCaller | null, now: Date): Promise<void> {

@@ -57,20 +57,14 @@ export async function findTranslation(db: Db, nodeId: string, locale: string): P
 /** Creates or replaces the translation of a node into one of the project's other locales. */
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
   const loc = projectLocale(project, locale);
-  if (loc === project.defaultLocale) {
-    throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
-  }
+  if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
   return contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, nodeId);
-    const blockMap: Record<string, Record<string, unknown>> = {};
-    const entries = Object.entries(input.blocks ?? {});
-    if (entries.length > 0) {
-      const ids = new Set((await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id));
-      for (const [id, data] of entries) {
-        if (!ids.has(id.toLowerCase())) throw new AppError("invalid_request", `block ${id} is not a block of this node`, { field: `blocks.${id}` });
-        blockMap[id.toLowerCase()] = data;
-      }
-    }
+    const overrides = Object.entries(input.blocks ?? {});
+    const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
+    const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
+    if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
+    const blockMap = Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data]));
     const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
     return oneRow(
       await tx
