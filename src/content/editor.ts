@@ -33,23 +33,16 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
     if (new Set(ids).size !== ids.length) throw new AppError("invalid_request", "block_ids lists a block twice", { field: "block_ids" });
     const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
     if (missing.length > 0) throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
-    return setNodeBlocks(
-      tx,
-      project,
-      node.id,
-      ids.flatMap((id) => byId.get(id) ?? []),
-      now,
-    );
+    const ordered = ids.flatMap((id) => byId.get(id) ?? []);
+    return setNodeBlocks(tx, project, node.id, ordered, now);
   });
 }
-
-export type LocalizedNode = z.output<typeof LocalizedNodeOut>;
 
 /**
  * The node with its blocks in one locale: the translation's meta and block overrides (draft or
  * published: this is the editor's view) deep-merged over the base content.
  */
-export async function getLocalizedNode(db: Db, project: Project, nodeId: string, locale: string | undefined): Promise<LocalizedNode> {
+export async function getLocalizedNode(db: Db, project: Project, nodeId: string, locale: string | undefined): Promise<z.output<typeof LocalizedNodeOut>> {
   const loc = locale === undefined ? project.defaultLocale : projectLocale(project, locale);
   const node = await getNodeWithBlocks(db, project.id, nodeId);
   const tr = loc === project.defaultLocale ? undefined : await findTranslation(db, node.id, loc);

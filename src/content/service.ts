@@ -19,23 +19,21 @@ export type NodeWithBlocksWire = z.output<typeof NodeWithBlocksOut>;
 type BlockInput = z.output<typeof BlockIn>;
 type NewNode = z.output<typeof NewNodeIn>;
 
-export function nodeToWire(n: Node): NodeWire {
-  return {
-    id: n.id,
-    project_id: n.projectId,
-    parent_id: n.parentId,
-    slug: n.slug,
-    path: n.path,
-    type: n.type,
-    title: n.title,
-    status: n.status,
-    position: n.position,
-    seo: n.seo,
-    published_at: n.publishedAt?.toISOString() ?? null,
-    created_at: n.createdAt.toISOString(),
-    updated_at: n.updatedAt.toISOString(),
-  };
-}
+export const nodeToWire = (n: Node): NodeWire => ({
+  id: n.id,
+  project_id: n.projectId,
+  parent_id: n.parentId,
+  slug: n.slug,
+  path: n.path,
+  type: n.type,
+  title: n.title,
+  status: n.status,
+  position: n.position,
+  seo: n.seo,
+  published_at: n.publishedAt?.toISOString() ?? null,
+  created_at: n.createdAt.toISOString(),
+  updated_at: n.updatedAt.toISOString(),
+});
 const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
 
 /** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
@@ -116,7 +114,7 @@ async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
 }
 
 export async function createNode(db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> {
-  const { slug, title } = input;
+  const { slug } = input;
   return withConflict(slug, () =>
     contentWrite(db, project.id, async (tx) => {
       const parent = await parentNode(tx, project.id, input.parent_id);
@@ -133,7 +131,7 @@ export async function createNode(db: Db, project: Project, input: NewNode, now: 
             slug,
             path,
             type: input.type ?? "page",
-            title,
+            title: input.title,
             status: "draft",
             position,
             seo: input.seo ?? {},

@@ -12,20 +12,17 @@ import type { ProjectIn, ProjectOut } from "./operations";
 
 export type Project = typeof projects.$inferSelect;
 
-export function projectToWire(p: Project): z.output<typeof ProjectOut> {
-  return {
-    id: p.id,
-    slug: p.slug,
-    name: p.name,
-    default_locale: p.defaultLocale,
-    locales: p.locales,
-    public_base_url: p.publicBaseUrl,
-    created_at: p.createdAt.toISOString(),
-    updated_at: p.updatedAt.toISOString(),
-  };
-}
+export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
+  id: p.id,
+  slug: p.slug,
+  name: p.name,
+  default_locale: p.defaultLocale,
+  locales: p.locales,
+  public_base_url: p.publicBaseUrl,
+  created_at: p.createdAt.toISOString(),
+  updated_at: p.updatedAt.toISOString(),
+});
 
-/** Finds a project by id or slug; null when absent. */
 export async function findProject(db: Db, ref: string): Promise<Project | null> {
   if (!isUuid(ref) && !isSlug(ref)) return null;
   const [p] = await db
@@ -50,15 +47,14 @@ export async function listProjects(db: Db, caller: AdminCaller): Promise<Project
 }
 
 function normaliseLocales(defaultLocale: string, locales: readonly string[]): { def: string; list: string[] } {
-  const def = canonicalLocale(defaultLocale);
-  if (!def) throw new AppError("invalid_locale", `default_locale "${defaultLocale}" is not a BCP 47 tag`, { field: "default_locale" });
-  const list: string[] = [def];
-  for (const l of locales) {
-    const c = canonicalLocale(l);
-    if (!c) throw new AppError("invalid_locale", `locale "${l}" is not a BCP 47 tag`, { field: "locales" });
-    if (!list.includes(c)) list.push(c);
-  }
-  return { def, list };
+  const def = canonicalTag(defaultLocale, "default_locale", "default_locale");
+  return { def, list: [...new Set([def, ...locales.map((l) => canonicalTag(l, "locales", "locale"))])] };
+}
+
+function canonicalTag(tag: string, field: string, what: string): string {
+  const c = canonicalLocale(tag);
+  if (!c) throw new AppError("invalid_locale", `${what} "${tag}" is not a BCP 47 tag`, { field });
+  return c;
 }
 
 export function normaliseBaseUrl(value: string | null | undefined, field = "public_base_url"): string | null {
