@@ -40,7 +40,7 @@ const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b
 export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
 export type EntrySort = (typeof ENTRY_SORTS)[number];
 
-export async function listNodes(db: Db, projectId: string, f: z.output<typeof NodeQuery>): Promise<NodePage> {
+export async function listNodes(db: Db, projectId: string, f: z.output<typeof NodeQuery>): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
   const conds = [eq(nodes.projectId, projectId)];
   if (f.type) conds.push(eq(nodes.type, f.type));
   if (f.status) conds.push(eq(nodes.status, f.status));
@@ -51,10 +51,8 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   return pageOfNodes(db, conds, [asc(nodes.path), asc(nodes.id)], readPaging(f, { defaultPerPage: 50 }));
 }
 
-type NodePage = { data: Node[]; total: number; page: number; per_page: number };
-
 /** One page of the nodes that meet every condition, in the given order, with their total. */
-export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: Paging): Promise<NodePage> {
+export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: Paging) {
   const where = and(...conds);
   const [data, counted] = await Promise.all([
     db
@@ -114,11 +112,10 @@ async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
 }
 
 export async function createNode(db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> {
-  const { slug } = input;
-  return withConflict(slug, () =>
+  return withConflict(input.slug, () =>
     contentWrite(db, project.id, async (tx) => {
       const parent = await parentNode(tx, project.id, input.parent_id);
-      const path = parent ? `${parent.path}/${slug}` : slug;
+      const path = parent ? `${parent.path}/${input.slug}` : input.slug;
       checkPathLength(path);
       const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
       const inserted = await withConflict(path, () =>
@@ -128,7 +125,7 @@ export async function createNode(db: Db, project: Project, input: NewNode, now: 
             id: uuidv7(now.getTime()),
             projectId: project.id,
             parentId: parent?.id ?? null,
-            slug,
+            slug: input.slug,
             path,
             type: input.type ?? "page",
             title: input.title,

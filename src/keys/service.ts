@@ -63,10 +63,7 @@ export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCalle
   return { key, plaintext };
 }
 
-function visibleTo(k: AdminKey, caller: AdminCaller | null): boolean {
-  const limit = caller?.projectIds;
-  return !limit || (k.projectIds?.every((p) => limit.includes(p)) ?? false);
-}
+const visibleTo = (k: AdminKey, caller: AdminCaller | null): boolean => !caller?.projectIds || (k.projectIds?.every((p) => caller.projectIds?.includes(p)) ?? false);
 
 export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {
   return (await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id))).filter((k) => visibleTo(k, caller));

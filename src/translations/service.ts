@@ -45,14 +45,13 @@ export async function getTranslation(db: Db, project: Project, nodeId: string, l
 }
 
 /** The node's translation into `locale` (the project's spelling), if it has one. */
-export async function findTranslation(db: Db, nodeId: string, locale: string): Promise<Translation | undefined> {
-  const [tr] = await db
+export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
+  db
     .select()
     .from(translations)
     .where(and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)))
-    .limit(1);
-  return tr;
-}
+    .limit(1)
+    .then(([tr]) => tr);
 
 /** Creates or replaces the translation of a node into one of the project's other locales. */
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
