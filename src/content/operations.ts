@@ -17,7 +17,7 @@ const SeoIn = z
   })
   .describe("SEO fields: description, canonical, robots, og_image, noindex (other keys are kept as given)");
 
-const BlockIn = z.object({
+export const BlockIn = z.object({
   id: z.uuid().optional().describe("an existing block's id, to keep it (and its translations); omit for a new block"),
   type: z.string().min(1).max(64).describe('block type, e.g. "hero", "text", "image"'),
   data: Json.optional().describe("the block's content object"),
@@ -43,20 +43,24 @@ const nodeShape = {
 export const NodeOut = z.object(nodeShape);
 export const NodeWithBlocksOut = z.object({ ...nodeShape, blocks: z.array(BlockOut) });
 export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
-export const EntryOut = z.object({
-  id: Id,
-  slug: z.string(),
-  title: z.string(),
-  path: z.string(),
-  status: NodeStatus,
-  position: z.number().int(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
+const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
 
 const Position = z.number().int().min(0).max(1_000_000);
+const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
 const NodeRef = { node_id: NodeId };
 const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id${tail}`, params: { id: "node_id" }, tag: "content" }) as const;
+
+export const NodeQuery = z.object({
+  type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
+  status: NodeStatus.optional(),
+  parent_id: z
+    .union([NodeId, z.literal("root")])
+    .optional()
+    .describe('children of this node id, or "root" for top-level nodes'),
+  path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
+  page: Page,
+  per_page: PerPage(50),
+});
 
 const listNodesOp = projectOperation({
   name: "list_nodes",
@@ -66,18 +70,8 @@ const listNodesOp = projectOperation({
     'Filters combine: type, status, parent_id (a node id, or "root" for top-level nodes) and path_prefix (a slug path such as "blog": the node at that path and everything below it). ' +
     "Returns node rows without blocks; use get_node for blocks. Paginated: page (from 1) and per_page (1-100, default 50), with the total count.",
   scopes: ["content:read"],
-  input: z.object({
-    type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
-    status: NodeStatus.optional(),
-    parent_id: z
-      .union([NodeId, z.literal("root")])
-      .optional()
-      .describe('children of this node id, or "root" for top-level nodes'),
-    path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
-    page: Page,
-    per_page: PerPage(50),
-  }),
-  output: z.object({ nodes: z.array(NodeOut), total: z.number().int(), page: z.number().int(), per_page: z.number().int() }),
+  input: NodeQuery,
+  output: z.object({ nodes: z.array(NodeOut), ...PageInfo }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/nodes", data: "nodes", tag: "content", summary: "List nodes (any status), filtered by type, status, parent or path prefix" },
   async run({ deps, project }, args) {
@@ -108,6 +102,16 @@ const getNodeOp = projectOperation({
   },
 });
 
+export const NewNodeIn = z.object({
+  slug: Slug,
+  title: z.string().min(1).max(500),
+  type: z.string().min(1).max(64).optional().describe('default "page"; "collection" nodes hold entries'),
+  parent_id: NodeId.nullable().optional().describe("parent node id; omit or null for a top-level node"),
+  position: Position.optional().describe("order among siblings; default after the last"),
+  seo: SeoIn.optional(),
+  blocks: BlocksIn.optional(),
+});
+
 const createNodeOp = projectOperation({
   name: "create_node",
   title: "Create a node",
@@ -115,21 +119,11 @@ const createNodeOp = projectOperation({
     "Create a content node as a draft (publish it with publish_node). Its path is the parent's path plus slug; the slug must be unique among its siblings. " +
     'For a collection entry, set parent_id to the collection\'s id and type "entry". Blocks are an ordered array of { type, data }.',
   scopes: ["content:write"],
-  input: z.object({
-    slug: Slug,
-    title: z.string().min(1).max(500),
-    type: z.string().min(1).max(64).optional().describe('default "page"; "collection" nodes hold entries'),
-    parent_id: NodeId.nullable().optional().describe("parent node id; omit or null for a top-level node"),
-    position: Position.optional().describe("order among siblings; default after the last"),
-    seo: SeoIn.optional(),
-    blocks: BlocksIn.optional(),
-  }),
+  input: NewNodeIn,
   output: z.object({ node: NodeWithBlocksOut }),
   tool: WRITE,
   http: { method: "POST", path: "/admin/p/:ref/nodes", status: 201, data: "node", tag: "content", summary: "Create a node (as a draft), optionally with its blocks", errors: [409] },
-  async run({ deps, project, now }, args) {
-    return { node: await createNode(deps.db, project, args, now) };
-  },
+  run: async ({ deps, project, now }, args) => ({ node: await createNode(deps.db, project, args, now) }),
 });
 
 const readNodeOp = projectOperation({
@@ -140,9 +134,7 @@ const readNodeOp = projectOperation({
   input: z.object(NodeRef),
   output: z.object({ node: NodeWithBlocksOut }),
   http: { ...nodeRoute("GET", ""), data: "node", summary: "Read a node with its blocks" },
-  async run({ deps, project }, args) {
-    return { node: await getNodeWithBlocks(deps.db, project.id, args.node_id) };
-  },
+  run: async ({ deps, project }, args) => ({ node: await getNodeWithBlocks(deps.db, project.id, args.node_id) }),
 });
 
 const updateNodeOp = projectOperation({
@@ -167,9 +159,7 @@ const updateNodeOp = projectOperation({
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
   async run({ deps, project, now }, { node_id, ...changes }) {
-    if (Object.values(changes).every((v) => v === undefined)) {
-      throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, blocks");
-    }
+    if (Object.values(changes).every((v) => v === undefined)) throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, blocks");
     return { node: await updateNode(deps.db, project, node_id, changes, now) };
   },
 });
@@ -182,9 +172,7 @@ const setBlocksOp = projectOperation({
   input: z.object({ ...NodeRef, blocks: BlocksIn }),
   output: z.object({ blocks: z.array(BlockOut) }),
   http: { ...nodeRoute("PUT", "/blocks"), body: "blocks", data: "blocks", summary: "Replace a node's ordered blocks (ids kept for existing blocks)" },
-  async run({ deps, project, now }, args) {
-    return { blocks: await setNodeBlocks(deps.db, project, args.node_id, args.blocks, now) };
-  },
+  run: async ({ deps, project, now }, args) => ({ blocks: await setNodeBlocks(deps.db, project, args.node_id, args.blocks, now) }),
 });
 
 const reorderBlocksOp = projectOperation({
@@ -196,24 +184,18 @@ const reorderBlocksOp = projectOperation({
   output: z.object({ node_id: Id, blocks: z.array(BlockOut) }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PUT", "/blocks/order"), summary: "Reorder a node's blocks (block_ids: every block id, in the wanted order)" },
-  async run({ deps, project, now }, args) {
-    return { node_id: args.node_id, blocks: await reorderBlocks(deps.db, project, args.node_id, args.block_ids, now) };
-  },
+  run: async ({ deps, project, now }, args) => ({ node_id: args.node_id, blocks: await reorderBlocks(deps.db, project, args.node_id, args.block_ids, now) }),
 });
 
+/** Action, title, description, and the change of status the route's summary names after the title. */
 const TRANSITIONS: ReadonlyArray<[Transition, string, string, string]> = [
-  [
-    "publish",
-    "Publish a node",
-    "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.",
-    "Publish a node (draft → published)",
-  ],
-  ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "Unpublish a node (published → draft)"],
-  ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "Archive a node (any → archived)"],
-  ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "Restore an archived node (archived → draft)"],
+  ["publish", "Publish a node", "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.", "draft → published"],
+  ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "published → draft"],
+  ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "any → archived"],
+  ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "archived → draft"],
 ];
 
-const transitionOps = TRANSITIONS.map(([action, title, description, summary]) =>
+const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
   projectOperation({
     name: `${action}_node`,
     title,
@@ -222,10 +204,8 @@ const transitionOps = TRANSITIONS.map(([action, title, description, summary]) =>
     input: z.object(NodeRef),
     output: z.object({ node: NodeOut }),
     tool: IDEMPOTENT_WRITE,
-    http: { ...nodeRoute("POST", `/${action}`), data: "node", summary, errors: [409] },
-    async run({ deps, project, now }, args) {
-      return { node: await transitionNode(deps.db, project, args.node_id, action, now) };
-    },
+    http: { ...nodeRoute("POST", `/${action}`), data: "node", summary: `${title} (${change})`, errors: [409] },
+    run: async ({ deps, project, now }, args) => ({ node: await transitionNode(deps.db, project, args.node_id, action, now) }),
   }),
 );
 
@@ -237,10 +217,7 @@ const deleteNodeOp = projectOperation({
   input: z.object(NodeRef),
   output: Empty,
   http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
-  async run({ deps, project }, args) {
-    await deleteNode(deps.db, project, args.node_id);
-    return {};
-  },
+  run: ({ deps, project }, args) => deleteNode(deps.db, project, args.node_id).then(() => ({})),
 });
 
 export const EntryQuery = z.object({
@@ -252,6 +229,12 @@ export const EntryQuery = z.object({
   per_page: PerPage(20),
 });
 
+export const EntriesOut = z.object({
+  collection: z.object({ id: Id, path: z.string(), title: z.string() }),
+  entries: z.array(EntryOut),
+  ...PageInfo,
+});
+
 const listEntriesOp = projectOperation({
   name: "list_entries",
   title: "List collection entries",
@@ -261,19 +244,10 @@ const listEntriesOp = projectOperation({
     "sort: -updated_at (default), updated_at, title, -title, created_at, -created_at, position. per_page 1-100 (default 20).",
   scopes: ["content:read"],
   input: EntryQuery,
-  output: z.object({
-    collection: z.object({ id: Id, path: z.string(), title: z.string() }),
-    entries: z.array(EntryOut),
-    total: z.number().int(),
-    page: z.number().int(),
-    per_page: z.number().int(),
-  }),
+  output: EntriesOut,
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/entries", data: "entries", tag: "content", summary: "List a collection's entries in every status (search, sort, paging)" },
-  async run({ deps, project }, args) {
-    const r = await listEntries(deps.db, project.id, args);
-    return { collection: { id: r.collection.id, path: r.collection.path, title: r.collection.title }, entries: r.data, total: r.total, page: r.page, per_page: r.per_page };
-  },
+  run: ({ deps, project }, args) => listEntries(deps.db, project.id, args),
 });
 
 /** In the order tools/list shows the tools. */

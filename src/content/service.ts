@@ -1,14 +1,13 @@
-import { and, asc, count, eq, inArray, isNull, like, max, ne, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, isNull, like, max, ne, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, type NodeSeo, type NodeStatus, nodes, translations } from "../../db/schema";
+import { blocks, type NodeStatus, nodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
-import { committed, contentCommitted } from "../lib/commits";
 import { isUuid, uuidv7 } from "../lib/ids";
-import { readPaging } from "../lib/paging";
+import { type Paging, readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
-import { bumpContentVersion, type Project } from "../projects/service";
-import type { BlockOut, NodeOut, NodeWithBlocksOut } from "./operations";
+import { contentWrite, type Project } from "../projects/service";
+import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./operations";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
@@ -17,60 +16,50 @@ export type Block = typeof blocks.$inferSelect;
 export type BlockWire = z.output<typeof BlockOut>;
 export type NodeWire = z.output<typeof NodeOut>;
 export type NodeWithBlocksWire = z.output<typeof NodeWithBlocksOut>;
+type BlockInput = z.output<typeof BlockIn>;
+type NewNode = z.output<typeof NewNodeIn>;
 
-export function nodeToWire(n: Node): NodeWire {
-  return {
-    id: n.id,
-    project_id: n.projectId,
-    parent_id: n.parentId,
-    slug: n.slug,
-    path: n.path,
-    type: n.type,
-    title: n.title,
-    status: n.status,
-    position: n.position,
-    seo: n.seo,
-    published_at: n.publishedAt?.toISOString() ?? null,
-    created_at: n.createdAt.toISOString(),
-    updated_at: n.updatedAt.toISOString(),
-  };
-}
+export const nodeToWire = (n: Node): NodeWire => ({
+  id: n.id,
+  project_id: n.projectId,
+  parent_id: n.parentId,
+  slug: n.slug,
+  path: n.path,
+  type: n.type,
+  title: n.title,
+  status: n.status,
+  position: n.position,
+  seo: n.seo,
+  published_at: n.publishedAt?.toISOString() ?? null,
+  created_at: n.createdAt.toISOString(),
+  updated_at: n.updatedAt.toISOString(),
+});
 const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
 
 /** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
 export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
 export type EntrySort = (typeof ENTRY_SORTS)[number];
 
-export interface NodeFilter {
-  type?: string;
-  status?: NodeStatus;
-  parent_id?: string; // node id or "root"
-  path_prefix?: string;
-  page?: number | string; // bounded by readPaging (src/lib/paging.ts)
-  per_page?: number | string;
-}
-
-export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
+export async function listNodes(db: Db, projectId: string, f: z.output<typeof NodeQuery>): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
   const conds = [eq(nodes.projectId, projectId)];
   if (f.type) conds.push(eq(nodes.type, f.type));
   if (f.status) conds.push(eq(nodes.status, f.status));
   if (f.parent_id === "root") conds.push(isNull(nodes.parentId));
-  else if (f.parent_id) {
-    if (!isUuid(f.parent_id)) throw new AppError("invalid_request", "parent_id must be a node id or `root`", { field: "parent_id" });
-    conds.push(eq(nodes.parentId, f.parent_id));
-  }
-  if (f.path_prefix) {
-    const prefix = f.path_prefix.replace(/^\/+|\/+$/g, "");
-    if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
-  }
-  const { page, perPage } = readPaging(f, { defaultPerPage: 50 });
+  else if (f.parent_id) conds.push(eq(nodes.parentId, f.parent_id));
+  const prefix = f.path_prefix?.replace(/^\/+|\/+$/g, "");
+  if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
+  return pageOfNodes(db, conds, [asc(nodes.path), asc(nodes.id)], readPaging(f, { defaultPerPage: 50 }));
+}
+
+/** One page of the nodes that meet every condition, in the given order, with their total. */
+export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: Paging) {
   const where = and(...conds);
   const [data, counted] = await Promise.all([
     db
       .select()
       .from(nodes)
       .where(where)
-      .orderBy(asc(nodes.path), asc(nodes.id))
+      .orderBy(...order)
       .limit(perPage)
       .offset((page - 1) * perPage),
     db.select({ total: count() }).from(nodes).where(where),
@@ -78,54 +67,30 @@ export async function listNodes(db: Db, projectId: string, f: NodeFilter): Promi
   return { data, total: Number(oneRow(counted).total), page, per_page: perPage };
 }
 
-export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
+export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
   if (!isUuid(id)) throw notFound("node");
+  return nodeWhere(db, projectId, eq(nodes.id, id));
+}
+
+export const getNodeByPath = (db: Db, projectId: string, path: string): Promise<Node> => nodeWhere(db, projectId, eq(nodes.path, path.replace(/^\/+|\/+$/g, "")));
+
+async function nodeWhere(db: Db, projectId: string, match: SQL): Promise<Node> {
   const [n] = await db
     .select()
     .from(nodes)
-    .where(and(eq(nodes.projectId, projectId), eq(nodes.id, id)))
+    .where(and(eq(nodes.projectId, projectId), match))
     .limit(1);
   if (!n) throw notFound("node");
   return n;
 }
 
-export async function getNodeByPath(db: Db, projectId: string, path: string): Promise<Node> {
-  const clean = path.replace(/^\/+|\/+$/g, "");
-  const [n] = await db
-    .select()
-    .from(nodes)
-    .where(and(eq(nodes.projectId, projectId), eq(nodes.path, clean)))
-    .limit(1);
-  if (!n) throw notFound("node");
-  return n;
-}
-
-export async function getBlocks(db: Db, nodeId: string): Promise<Block[]> {
-  return db.select().from(blocks).where(eq(blocks.nodeId, nodeId)).orderBy(asc(blocks.order), asc(blocks.id));
-}
+export const getBlocks = (db: Db, nodeId: string): Promise<Block[]> => db.select().from(blocks).where(eq(blocks.nodeId, nodeId)).orderBy(asc(blocks.order), asc(blocks.id));
 
 export async function getNodeWithBlocks(db: Db, projectId: string, id: string): Promise<NodeWithBlocksWire> {
   const n = await getNode(db, projectId, id);
   return { ...nodeToWire(n), blocks: (await getBlocks(db, n.id)).map(blockToWire) };
-}
-
-export interface BlockInput {
-  id?: string;
-  type: string;
-  data?: Record<string, unknown>;
-}
-export interface NodeInput {
-  parent_id?: string | null;
-  slug?: string;
-  type?: string;
-  title?: string;
-  position?: number;
-  seo?: NodeSeo;
-  blocks?: BlockInput[];
 }
 
 /** Longest slug path a node (or, after a move, its deepest descendant) may have. */
@@ -137,55 +102,53 @@ function checkPathLength(path: string, longest: number = path.length): void {
   }
 }
 
-const conflict = (path: string): AppError => new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
-
 async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (isUniqueViolation(err)) throw conflict(path);
+    if (isUniqueViolation(err)) throw new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
     throw err;
   }
 }
 
-export async function createNode(db: Db, project: Project, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
-  const { slug, title } = input;
-  if (slug === undefined) throw new AppError("invalid_request", "slug is required", { field: "slug" });
-  if (title === undefined) throw new AppError("invalid_request", "title is required", { field: "title" });
-  return withConflict(slug, () =>
-    db.transaction(async (tx) => {
-      await bumpContentVersion(tx, project.id);
-      const parent = input.parent_id ? await getNode(tx, project.id, input.parent_id).catch(() => null) : null;
-      if (input.parent_id && !parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
-      const path = parent ? `${parent.path}/${slug}` : slug;
+export async function createNode(db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> {
+  return withConflict(input.slug, () =>
+    contentWrite(db, project.id, async (tx) => {
+      const parent = await parentNode(tx, project.id, input.parent_id);
+      const path = parent ? `${parent.path}/${input.slug}` : input.slug;
       checkPathLength(path);
       const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
-      const inserted = await tx
-        .insert(nodes)
-        .values({
-          id: uuidv7(now.getTime()),
-          projectId: project.id,
-          parentId: parent?.id ?? null,
-          slug,
-          path,
-          type: input.type ?? "page",
-          title,
-          status: "draft",
-          position,
-          seo: input.seo ?? {},
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-        .catch((err) => {
-          if (isUniqueViolation(err)) throw conflict(path);
-          throw err;
-        });
+      const inserted = await withConflict(path, () =>
+        tx
+          .insert(nodes)
+          .values({
+            id: uuidv7(now.getTime()),
+            projectId: project.id,
+            parentId: parent?.id ?? null,
+            slug: input.slug,
+            path,
+            type: input.type ?? "page",
+            title: input.title,
+            status: "draft",
+            position,
+            seo: input.seo ?? {},
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning(),
+      );
       const node = oneRow(inserted);
       const written = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : [];
       return { ...nodeToWire(node), blocks: written.map(blockToWire) };
     }),
-  ).then(committed(db, project.id));
+  );
+}
+
+/** The node a write names as parent (none: the top level), or 400 when it is not a node of this project. */
+async function parentNode(db: Db, projectId: string, id: string | null | undefined): Promise<Node | null> {
+  const parent = id ? await getNode(db, projectId, id).catch(() => null) : null;
+  if (id && !parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
+  return parent;
 }
 
 async function nextPosition(db: Db, projectId: string, parentId: string | null): Promise<number> {
@@ -202,7 +165,7 @@ async function nextPosition(db: Db, projectId: string, parentId: string | null):
  * Writes the ordered block array of a node: blocks passed with an existing id keep it (so
  * translations keep pointing at them), new ones get ids, blocks left out are deleted.
  */
-async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Date): Promise<Block[]> {
+async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[], now: Date): Promise<Block[]> {
   const existing = new Set((await db.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, nodeId))).map((b) => b.id));
   const seen = new Set<string>();
   const rows = input.map((b, order) => {
@@ -210,9 +173,6 @@ async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Dat
     if (b.id && !keep) throw new AppError("invalid_request", `block id ${b.id} is not a block of this node`, { field: `blocks.${order}.id` });
     if (keep && seen.has(keep)) throw new AppError("invalid_request", `block id ${keep} appears twice`, { field: `blocks.${order}.id` });
     if (keep) seen.add(keep);
-    if (b.data !== undefined && (b.data === null || typeof b.data !== "object" || Array.isArray(b.data))) {
-      throw new AppError("invalid_request", "block data must be an object", { field: `blocks.${order}.data` });
-    }
     return { id: keep ?? uuidv7(now.getTime()), nodeId, type: b.type, order, data: b.data ?? {} };
   });
   const removed = [...existing].filter((id) => !seen.has(id));
@@ -233,93 +193,76 @@ async function writeBlocks(db: Db, nodeId: string, input: BlockInput[], now: Dat
  * Translations drop their overrides of deleted blocks in the same transaction: a translation read
  * back is always a valid write (an override of a block the node lacks is refused with 400).
  */
-async function pruneOverrides(db: Db, nodeId: string, removed: readonly string[], now: Date): Promise<void> {
-  const keys = sql`array[${sql.join(
-    removed.map((id) => sql`${id}`),
-    sql`, `,
-  )}]::text[]`;
+async function pruneOverrides(db: Db, nodeId: string, removed: string[], now: Date): Promise<void> {
+  const keys = sql`array[${sql.join(removed, sql`, `)}]::text[]`;
   await db
     .update(translations)
     .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
     .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
 }
 
-export async function updateNode(db: Db, project: Project, id: string, input: NodeInput, now: Date): Promise<NodeWithBlocksWire> {
-  return db
-    .transaction(async (tx) => {
-      await bumpContentVersion(tx, project.id);
-      const node = await getNode(tx, project.id, id);
-      let parentId = node.parentId;
-      let parentPath: string | null = null;
-      if (input.parent_id !== undefined) {
-        parentId = input.parent_id;
-        if (parentId) {
-          const parent = await getNode(tx, project.id, parentId).catch(() => null);
-          if (!parent) throw new AppError("invalid_request", "parent_id is not a node of this project", { field: "parent_id" });
-          if (parent.id === node.id || parent.path.startsWith(`${node.path}/`)) {
-            throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
-          }
-          parentPath = parent.path;
-        }
-      } else if (parentId) {
-        parentPath = node.path.slice(0, node.path.length - node.slug.length - 1);
-      }
-      const slug = input.slug ?? node.slug;
-      const path = parentPath ? `${parentPath}/${slug}` : slug;
-      const moved = path !== node.path;
-      if (moved) {
-        const { longest } = oneRow(
-          await tx
-            .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
-            .from(nodes)
-            .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`))),
-        );
-        checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
-      }
-      const position = input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
+export async function updateNode(db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> {
+  return contentWrite(db, project.id, async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
+    // The same parent is not looked up: its path is the node's own without the last segment.
+    const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
+    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`))) {
+      throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
+    }
+    const parentPath = parent ? parent.path : parentId ? node.path.slice(0, node.path.length - node.slug.length - 1) : null;
+    const slug = input.slug ?? node.slug;
+    const path = parentPath ? `${parentPath}/${slug}` : slug;
+    const moved = path !== node.path;
+    if (moved) {
+      const { longest } = oneRow(
+        await tx
+          .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
+          .from(nodes)
+          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`))),
+      );
+      checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
+    }
+    const position = input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
 
-      const [updated] = await withConflict(path, () =>
+    const [updated] = await withConflict(path, () =>
+      tx
+        .update(nodes)
+        .set({
+          parentId,
+          slug,
+          path,
+          position,
+          type: input.type ?? node.type,
+          title: input.title ?? node.title,
+          seo: input.seo ?? node.seo,
+          updatedAt: now,
+        })
+        .where(eq(nodes.id, node.id))
+        .returning(),
+    );
+    if (moved) {
+      // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
+      await withConflict(path, () =>
         tx
           .update(nodes)
-          .set({
-            parentId,
-            slug,
-            path,
-            position,
-            type: input.type ?? node.type,
-            title: input.title ?? node.title,
-            seo: input.seo ?? node.seo,
-            updatedAt: now,
-          })
-          .where(eq(nodes.id, node.id))
-          .returning(),
+          .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
+          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
       );
-      if (moved) {
-        // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
-        await withConflict(path, () =>
-          tx
-            .update(nodes)
-            .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
-            .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
-        );
-      }
-      if (!updated) throw notFound("node");
-      const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
-      return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
-    })
-    .then(committed(db, project.id));
+    }
+    if (!updated) throw notFound("node");
+    const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
+    return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
+  });
 }
 
 export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
-  return db
-    .transaction(async (tx) => {
-      await bumpContentVersion(tx, project.id);
-      const node = await getNode(tx, project.id, id);
-      const written = await writeBlocks(tx, node.id, input, now);
-      await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
-      return written.map(blockToWire);
-    })
-    .then(committed(db, project.id));
+  return contentWrite(db, project.id, async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    const written = await writeBlocks(tx, node.id, input, now);
+    await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
+    return written.map(blockToWire);
+  });
 }
 
 export type Transition = "publish" | "unpublish" | "archive" | "restore";
@@ -332,34 +275,27 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
 };
 
 export async function transitionNode(db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> {
-  return db
-    .transaction(async (tx) => {
-      await bumpContentVersion(tx, project.id);
-      const node = await getNode(tx, project.id, id);
-      const rule = TRANSITIONS[action];
-      if (!rule.from.includes(node.status)) {
-        throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-      }
-      const [updated] = await tx
-        .update(nodes)
-        .set({
-          status: rule.to,
-          publishedAt: rule.to === "published" ? (node.status === "published" ? node.publishedAt : now) : node.publishedAt,
-          updatedAt: now,
-        })
-        .where(eq(nodes.id, node.id))
-        .returning();
-      if (!updated) throw notFound("node");
-      return nodeToWire(updated);
-    })
-    .then(committed(db, project.id));
+  return contentWrite(db, project.id, async (tx) => {
+    const node = await getNode(tx, project.id, id);
+    const rule = TRANSITIONS[action];
+    if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
+    const [updated] = await tx
+      .update(nodes)
+      .set({
+        status: rule.to,
+        publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt,
+        updatedAt: now,
+      })
+      .where(eq(nodes.id, node.id))
+      .returning();
+    if (!updated) throw notFound("node");
+    return nodeToWire(updated);
+  });
 }
 
 export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {
-  await db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
+  await contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });
-  contentCommitted(db, project.id);
 }

@@ -10,20 +10,9 @@ import type { AppDeps } from "../deps";
 export const APP_VERSION: string = pkg.version;
 const DEMO_SLUG = "demo";
 
-interface HomeLink {
-  rel: string;
-  href: string;
-  title: string;
-}
+type HomeLink = { rel: string; href: string; title: string };
 
-export interface Home {
-  name: string;
-  version: string;
-  links: HomeLink[];
-  demo: HomeLink[] | null;
-}
-
-async function homeOf(deps: AppDeps): Promise<Home> {
+async function homeOf(deps: AppDeps): Promise<{ name: string; version: string; links: HomeLink[]; demo: HomeLink[] | null }> {
   const base = deps.config.publicUrl;
   const [demo] = await deps.db.select({ slug: projects.slug }).from(projects).where(eq(projects.slug, DEMO_SLUG)).limit(1);
   const api = `${base}/api/p/${DEMO_SLUG}`;
@@ -53,13 +42,11 @@ async function homeOf(deps: AppDeps): Promise<Home> {
 
 /** HTML only when the client ranks text/html above application/json (browsers do; curl does not). */
 function prefersHtml(accept: string | null): boolean {
-  if (accept === null) return false;
   let html = 0;
   let json = 0;
-  for (const part of accept.toLowerCase().split(",")) {
+  for (const part of (accept ?? "").toLowerCase().split(",")) {
     const [range, ...params] = part.split(";").map((s) => s.trim());
-    const qp = params.find((p) => p.startsWith("q="));
-    const q = qp === undefined ? 1 : Number(qp.slice(2));
+    const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? 1);
     if (!Number.isFinite(q)) continue;
     if (range === "text/html" || range === "application/xhtml+xml") html = Math.max(html, q);
     if (range === "application/json") json = Math.max(json, q);
@@ -69,11 +56,9 @@ function prefersHtml(accept: string | null): boolean {
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"));
 
-function list(links: HomeLink[]): string {
-  return `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
-}
+const list = (links: HomeLink[]): string => `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
 
-function homeHtml(home: Home): string {
+function homeHtml(home: Awaited<ReturnType<typeof homeOf>>): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">

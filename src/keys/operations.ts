@@ -23,9 +23,7 @@ const listKeysOp = adminOperation({
   input: z.object({}),
   output: z.object({ keys: z.array(KeyOut) }),
   http: { method: "GET", path: "/admin/keys", data: "keys", tag: "keys", summary: "List admin keys (hints only)" },
-  async run({ deps, caller }) {
-    return { keys: (await listAdminKeys(deps.db, caller)).map(keyToWire) };
-  },
+  run: async ({ deps, caller }) => ({ keys: (await listAdminKeys(deps.db, caller)).map(keyToWire) }),
 });
 
 const createKeyOp = adminOperation({
@@ -54,10 +52,7 @@ const revokeKeyOp = adminOperation({
   input: z.object({ id: z.uuid() }),
   output: Empty,
   http: { method: "DELETE", path: "/admin/keys/:id", status: 204, tag: "keys", summary: "Revoke an admin key" },
-  async run({ deps, caller, now }, args) {
-    await revokeAdminKey(deps.db, args.id, caller, now);
-    return {};
-  },
+  run: ({ deps, caller, now }, args) => revokeAdminKey(deps.db, args.id, caller, now).then(() => ({})),
 });
 
 export const keyOperations = [listKeysOp, createKeyOp, revokeKeyOp];

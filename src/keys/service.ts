@@ -12,9 +12,7 @@ import type { KeyOut } from "./operations";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 
-type AdminKeyWire = z.output<typeof KeyOut>;
-
-export const keyToWire = (k: AdminKey): AdminKeyWire => ({
+export const keyToWire = (k: AdminKey): z.output<typeof KeyOut> => ({
   id: k.id,
   name: k.name,
   key_hint: k.keyHint,
@@ -25,11 +23,7 @@ export const keyToWire = (k: AdminKey): AdminKeyWire => ({
   revoked_at: k.revokedAt?.toISOString() ?? null,
 });
 
-export interface KeyInput {
-  name: string;
-  scopes?: string[];
-  project_ids?: string[] | null;
-}
+type KeyInput = { name: string; scopes?: string[]; project_ids?: string[] | null };
 
 /** Inserts a key; the plaintext is returned once and never stored. `caller` null = CLI/bootstrap. */
 export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCaller | null, now: Date, plaintext: string = generateToken("cms_ak_")): Promise<{ key: AdminKey; plaintext: string }> {
@@ -69,15 +63,10 @@ export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCalle
   return { key, plaintext };
 }
 
-function visibleTo(k: AdminKey, caller: AdminCaller | null): boolean {
-  const limit = caller?.projectIds ?? null;
-  if (limit === null) return true;
-  return k.projectIds?.every((p) => limit.includes(p)) ?? false;
-}
+const visibleTo = (k: AdminKey, caller: AdminCaller | null): boolean => !caller?.projectIds || (k.projectIds?.every((p) => caller.projectIds?.includes(p)) ?? false);
 
 export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {
-  const all = await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id));
-  return all.filter((k) => visibleTo(k, caller));
+  return (await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id))).filter((k) => visibleTo(k, caller));
 }
 
 export async function revokeAdminKey(db: Db, id: string, caller: AdminCaller | null, now: Date): Promise<void> {

@@ -32,9 +32,7 @@ const getProjectOp = projectOperation({
   input: z.object({}),
   output: z.object({ project: ProjectOut }),
   tool: READ_ONLY,
-  async run({ project }) {
-    return { project: projectToWire(project) };
-  },
+  run: async ({ project }) => ({ project: projectToWire(project) }),
 });
 
 const readProjectOp = projectOperation({
@@ -56,9 +54,7 @@ const listProjectsOp = adminOperation({
   input: z.object({}),
   output: z.object({ projects: z.array(ProjectOut) }),
   http: { method: "GET", path: "/admin/projects", data: "projects", tag: "projects", summary: "List the projects this key may act on" },
-  async run({ deps, caller }) {
-    return { projects: (await listProjects(deps.db, caller)).map(projectToWire) };
-  },
+  run: async ({ deps, caller }) => ({ projects: (await listProjects(deps.db, caller)).map(projectToWire) }),
 });
 
 const createProjectOp = adminOperation({
@@ -69,9 +65,7 @@ const createProjectOp = adminOperation({
   input: ProjectIn,
   output: z.object({ project: ProjectOut }),
   http: { method: "POST", path: "/admin/projects", status: 201, data: "project", tag: "projects", summary: "Create a project" },
-  async run({ deps, caller, now }, args) {
-    return { project: projectToWire(await createProject(deps.db, args, caller, now)) };
-  },
+  run: async ({ deps, caller, now }, args) => ({ project: projectToWire(await createProject(deps.db, args, caller, now)) }),
 });
 
 const updateProjectOp = projectOperation({
@@ -82,9 +76,7 @@ const updateProjectOp = projectOperation({
   input: ProjectIn.partial(),
   output: z.object({ project: ProjectOut }),
   http: { ...route("PATCH"), data: "project", summary: "Update a project's settings" },
-  async run({ deps, project, now }, args) {
-    return { project: projectToWire(await updateProject(deps.db, project, args, now)) };
-  },
+  run: async ({ deps, project, now }, args) => ({ project: projectToWire(await updateProject(deps.db, project, args, now)) }),
 });
 
 const deleteProjectOp = projectOperation({
@@ -95,10 +87,7 @@ const deleteProjectOp = projectOperation({
   input: z.object({}),
   output: Empty,
   http: { ...route("DELETE"), status: 204, summary: "Delete a project and everything in it" },
-  async run({ deps, project }) {
-    await deleteProject(deps.db, project);
-    return {};
-  },
+  run: ({ deps, project }) => deleteProject(deps.db, project).then(() => ({})),
 });
 
 export const projectOperations = [getProjectOp, readProjectOp, listProjectsOp, createProjectOp, updateProjectOp, deleteProjectOp];

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
-import { committed, contentCommitted } from "../lib/commits";
+import { contentCommitted } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
@@ -12,22 +12,17 @@ import type { ProjectIn, ProjectOut } from "./operations";
 
 export type Project = typeof projects.$inferSelect;
 
-type ProjectWire = z.output<typeof ProjectOut>;
+export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
+  id: p.id,
+  slug: p.slug,
+  name: p.name,
+  default_locale: p.defaultLocale,
+  locales: p.locales,
+  public_base_url: p.publicBaseUrl,
+  created_at: p.createdAt.toISOString(),
+  updated_at: p.updatedAt.toISOString(),
+});
 
-export function projectToWire(p: Project): ProjectWire {
-  return {
-    id: p.id,
-    slug: p.slug,
-    name: p.name,
-    default_locale: p.defaultLocale,
-    locales: p.locales,
-    public_base_url: p.publicBaseUrl,
-    created_at: p.createdAt.toISOString(),
-    updated_at: p.updatedAt.toISOString(),
-  };
-}
-
-/** Finds a project by id or slug; null when absent. */
 export async function findProject(db: Db, ref: string): Promise<Project | null> {
   if (!isUuid(ref) && !isSlug(ref)) return null;
   const [p] = await db
@@ -46,34 +41,26 @@ export async function resolveProject(db: Db, ref: string, caller: AdminCaller | 
 }
 
 export async function listProjects(db: Db, caller: AdminCaller): Promise<Project[]> {
-  const q = db.select().from(projects);
-  if (caller.projectIds === null) return q.orderBy(projects.createdAt, projects.id);
-  if (caller.projectIds.length === 0) return [];
-  return q.where(inArray(projects.id, [...caller.projectIds])).orderBy(projects.createdAt, projects.id);
+  if (caller.projectIds?.length === 0) return [];
+  const where = caller.projectIds === null ? undefined : inArray(projects.id, [...caller.projectIds]);
+  return db.select().from(projects).where(where).orderBy(projects.createdAt, projects.id);
 }
 
-export type ProjectInput = Partial<z.output<typeof ProjectIn>>;
-
 function normaliseLocales(defaultLocale: string, locales: readonly string[]): { def: string; list: string[] } {
-  const def = canonicalLocale(defaultLocale);
-  if (!def) throw new AppError("invalid_locale", `default_locale "${defaultLocale}" is not a BCP 47 tag`, { field: "default_locale" });
-  const list: string[] = [def];
-  for (const l of locales) {
-    const c = canonicalLocale(l);
-    if (!c) throw new AppError("invalid_locale", `locale "${l}" is not a BCP 47 tag`, { field: "locales" });
-    if (!list.includes(c)) list.push(c);
-  }
-  return { def, list };
+  const def = canonicalTag(defaultLocale, "default_locale", "default_locale");
+  return { def, list: [...new Set([def, ...locales.map((l) => canonicalTag(l, "locales", "locale"))])] };
+}
+
+function canonicalTag(tag: string, field: string, what: string): string {
+  const c = canonicalLocale(tag);
+  if (!c) throw new AppError("invalid_locale", `${what} "${tag}" is not a BCP 47 tag`, { field });
+  return c;
 }
 
 export function normaliseBaseUrl(value: string | null | undefined, field = "public_base_url"): string | null {
   if (value === null || value === undefined || value === "") return null;
-  let u: URL;
-  try {
-    u = new URL(value);
-  } catch {
-    throw new AppError("invalid_request", `${field} must be an absolute http(s) URL`, { field });
-  }
+  const u = URL.parse(value);
+  if (!u) throw new AppError("invalid_request", `${field} must be an absolute http(s) URL`, { field });
   if (u.protocol !== "http:" && u.protocol !== "https:") throw new AppError("invalid_request", `${field} must be http(s)`, { field });
   if (u.username || u.password || u.search || u.hash) throw new AppError("invalid_request", `${field} must not carry credentials, query or fragment`, { field });
   return u.toString().replace(/\/+$/, "");
@@ -84,21 +71,18 @@ function checkSlug(slug: string | undefined): void {
   if (slug !== undefined && isUuid(slug)) throw new AppError("invalid_request", "slug must not look like an id (UUID)", { field: "slug" });
 }
 
-export async function createProject(db: Db, input: ProjectInput, caller: AdminCaller, now: Date): Promise<Project> {
+export async function createProject(db: Db, input: z.output<typeof ProjectIn>, caller: AdminCaller, now: Date): Promise<Project> {
   if (caller.projectIds !== null) throw new AppError("insufficient_scope", "a key limited to some projects cannot create projects");
-  const { slug, name } = input;
-  if (slug === undefined) throw new AppError("invalid_request", "slug is required", { field: "slug" });
-  if (name === undefined) throw new AppError("invalid_request", "name is required", { field: "name" });
-  checkSlug(slug);
+  checkSlug(input.slug);
   const { def, list } = normaliseLocales(input.default_locale ?? "en", input.locales ?? []);
-  try {
-    const p = oneRow(
+  return withSlugConflict(input.slug, async () =>
+    oneRow(
       await db
         .insert(projects)
         .values({
           id: uuidv7(now.getTime()),
-          slug,
-          name,
+          slug: input.slug,
+          name: input.name,
           defaultLocale: def,
           locales: list,
           publicBaseUrl: normaliseBaseUrl(input.public_base_url),
@@ -106,44 +90,35 @@ export async function createProject(db: Db, input: ProjectInput, caller: AdminCa
           updatedAt: now,
         })
         .returning(),
-    );
-    return p;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
-    throw err;
-  }
+    ),
+  );
 }
 
-export async function updateProject(db: Db, project: Project, input: ProjectInput, now: Date): Promise<Project> {
+export async function updateProject(db: Db, project: Project, input: Partial<z.output<typeof ProjectIn>>, now: Date): Promise<Project> {
   checkSlug(input.slug);
+  return withSlugConflict(input.slug, () =>
+    // contentWrite locks the row before it is re-read: concurrent partial updates must not lose each other's fields.
+    contentWrite(db, project.id, async (tx) => {
+      const current = oneRow(await tx.select().from(projects).where(eq(projects.id, project.id)));
+      const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
+      const changes = {
+        slug: input.slug ?? current.slug,
+        name: input.name ?? current.name,
+        defaultLocale: def,
+        locales: list,
+        publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+        updatedAt: now,
+      };
+      return oneRow(await tx.update(projects).set(changes).where(eq(projects.id, current.id)).returning());
+    }),
+  );
+}
+
+async function withSlugConflict<T>(slug: string | undefined, write: () => Promise<T>): Promise<T> {
   try {
-    return await db
-      .transaction(async (tx) => {
-        // Lock and re-read the row: concurrent partial updates must not lose each other's fields.
-        const [current] = await tx.select().from(projects).where(eq(projects.id, project.id)).for("update");
-        if (!current) throw notFound("project");
-        const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
-        const p = oneRow(
-          await tx
-            .update(projects)
-            .set({
-              slug: input.slug ?? current.slug,
-              name: input.name ?? current.name,
-              defaultLocale: def,
-              locales: list,
-              publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
-              updatedAt: now,
-              contentVersion: sql`${projects.contentVersion} + 1`,
-            })
-            .where(eq(projects.id, current.id))
-            .returning(),
-        );
-        await notifyContentChange(tx, current.id);
-        return p;
-      })
-      .then(committed(db, project.id));
+    return await write();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${input.slug}" already exists`, { field: "slug" });
+    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${slug}" already exists`, { field: "slug" });
     throw err;
   }
 }
@@ -157,12 +132,10 @@ export async function deleteProject(db: Db, project: Project): Promise<void> {
 export const CONTENT_CHANNEL = "cms_content";
 
 /**
- * Every content write calls this FIRST inside its transaction: the update locks the project's
- * row, so a project's content writes are serialised (a move and a create under the moved node
- * cannot interleave, two crossing moves cannot make a cycle); the content version moves and the
- * notification goes out at commit, so every instance's delivery cache for it is stale from then.
- * Once the transaction has committed, the writer calls contentCommitted (lib/commits) with the
- * Db it began it on: its own instance drops the project's answers at once (reads its own writes).
+ * Every content write calls this FIRST inside its transaction (contentWrite does): the update locks
+ * the project's row, so a project's content writes are serialised (a move and a create under the
+ * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
+ * and the notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
 export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
   const locked = await db
@@ -173,6 +146,19 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
   // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
   if (locked.length === 0) throw notFound("project");
   await notifyContentChange(db, projectId);
+}
+
+/**
+ * A content write: bumpContentVersion, then `write`, in one transaction. Once it has committed, it is
+ * announced on the Db it began on (lib/commits): this instance drops the project's answers at once.
+ */
+export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db) => Promise<T>): Promise<T> {
+  const result = await db.transaction(async (tx) => {
+    await bumpContentVersion(tx, projectId);
+    return write(tx);
+  });
+  contentCommitted(db, projectId);
+  return result;
 }
 
 async function notifyContentChange(db: Db, projectId: string): Promise<void> {

@@ -19,9 +19,7 @@ const getThemeOp = projectOperation({
   output: z.object({ theme: ThemeOut }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Read the project's theme" },
-  async run({ deps, project }) {
-    return { theme: await getTheme(deps.db, project.id) };
-  },
+  run: async ({ deps, project }) => ({ theme: await getTheme(deps.db, project.id) }),
 });
 
 const updateThemeOp = projectOperation({
@@ -45,9 +43,7 @@ const updateThemeOp = projectOperation({
     { method: "PUT", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Update the theme (omitted fields kept, null clears)" },
     { method: "PATCH", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Update the theme (alias of PUT)" },
   ],
-  async run({ deps, project, now }, args) {
-    return { theme: await updateTheme(deps.db, project, args, now) };
-  },
+  run: async ({ deps, project, now }, args) => ({ theme: await updateTheme(deps.db, project, args, now) }),
 });
 
 export const themeOperations = [getThemeOp, updateThemeOp];

@@ -3,28 +3,18 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { themes } from "../../db/schema";
 import { AppError } from "../errors";
-import { committed } from "../lib/commits";
-import { bumpContentVersion, normaliseBaseUrl, type Project } from "../projects/service";
+import { contentWrite, normaliseBaseUrl, type Project } from "../projects/service";
 import type { ThemeOut } from "./operations";
 
 type ThemeWire = z.output<typeof ThemeOut>;
 
 export async function getTheme(db: Db, projectId: string): Promise<ThemeWire> {
   const [th] = await db.select().from(themes).where(eq(themes.projectId, projectId)).limit(1);
-  return {
-    logo_url: th?.logoUrl ?? null,
-    favicon_url: th?.faviconUrl ?? null,
-    accent_color: th?.accentColor ?? null,
-    name_override: th?.nameOverride ?? null,
-  };
+  return { logo_url: th?.logoUrl ?? null, favicon_url: th?.faviconUrl ?? null, accent_color: th?.accentColor ?? null, name_override: th?.nameOverride ?? null };
 }
 
-export type ThemeInput = Partial<ThemeWire>;
-
-const COLOR_RE = /^#[0-9a-fA-F]{6}$/;
-
-function assetUrl(value: string | null | undefined, field: string): string | null | undefined {
-  if (value === undefined || value === null) return value;
+function assetUrl(value: string | null, field: string): string | null {
+  if (value === null) return null;
   // Site-relative asset; browsers read "/\\" like "//" (another host), so backslashes and controls are refused.
   if (value.startsWith("/") && !value.startsWith("//")) {
     if (/[\\\u0000-\u001f\u007f]/.test(value)) throw new AppError("invalid_request", `${field} must not contain backslashes or control characters`, { field });
@@ -33,28 +23,22 @@ function assetUrl(value: string | null | undefined, field: string): string | nul
   return normaliseBaseUrl(value, field) === null ? null : new URL(value).toString();
 }
 
-/** Partial update: omitted fields are kept, null clears. */
-export async function updateTheme(db: Db, project: Project, input: ThemeInput, now: Date): Promise<ThemeWire> {
-  if (input.accent_color != null && !COLOR_RE.test(input.accent_color)) {
-    throw new AppError("invalid_request", "accent_color must be #rrggbb", { field: "accent_color" });
-  }
-  return db
-    .transaction(async (tx) => {
-      // Locks the project first, so concurrent partial updates cannot lose each other's fields.
-      await bumpContentVersion(tx, project.id);
-      const current = await getTheme(tx, project.id);
-      const next: ThemeWire = {
-        logo_url: input.logo_url === undefined ? current.logo_url : (assetUrl(input.logo_url, "logo_url") ?? null),
-        favicon_url: input.favicon_url === undefined ? current.favicon_url : (assetUrl(input.favicon_url, "favicon_url") ?? null),
-        accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
-        name_override: input.name_override === undefined ? current.name_override : input.name_override,
-      };
-      const row = { logoUrl: next.logo_url, faviconUrl: next.favicon_url, accentColor: next.accent_color, nameOverride: next.name_override, updatedAt: now };
-      await tx
-        .insert(themes)
-        .values({ projectId: project.id, ...row })
-        .onConflictDoUpdate({ target: themes.projectId, set: row });
-      return next;
-    })
-    .then(committed(db, project.id));
+/** Partial update: omitted fields are kept, null clears (accent_color is checked as #rrggbb by the operation's schema). */
+export async function updateTheme(db: Db, project: Project, input: Partial<ThemeWire>, now: Date): Promise<ThemeWire> {
+  // contentWrite locks the project first, so concurrent partial updates cannot lose each other's fields.
+  return contentWrite(db, project.id, async (tx) => {
+    const current = await getTheme(tx, project.id);
+    const next: ThemeWire = {
+      logo_url: input.logo_url === undefined ? current.logo_url : assetUrl(input.logo_url, "logo_url"),
+      favicon_url: input.favicon_url === undefined ? current.favicon_url : assetUrl(input.favicon_url, "favicon_url"),
+      accent_color: input.accent_color === undefined ? current.accent_color : (input.accent_color?.toLowerCase() ?? null),
+      name_override: input.name_override === undefined ? current.name_override : input.name_override,
+    };
+    const row = { logoUrl: next.logo_url, faviconUrl: next.favicon_url, accentColor: next.accent_color, nameOverride: next.name_override, updatedAt: now };
+    await tx
+      .insert(themes)
+      .values({ projectId: project.id, ...row })
+      .onConflictDoUpdate({ target: themes.projectId, set: row });
+    return next;
+  });
 }

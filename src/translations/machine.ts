@@ -6,8 +6,9 @@ import { getNodeWithBlocks } from "../content/service";
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
 import { deepMerge, isPlainObject } from "../lib/merge";
+import type { OperationContext } from "../lib/operation";
 import type { Project } from "../projects/service";
-import { getTranslation, projectLocale, type Translation, upsertTranslation } from "./service";
+import { findTranslation, projectLocale, translationToWire, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
@@ -16,81 +17,47 @@ const SKIP_KEY_RE =
 const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
 
 type Path = Array<string | number>;
-interface Leaf {
-  blockId: string;
-  path: Path;
-  text: string;
-}
+type Leaf = { blockId: string; path: Path; text: string };
 
-export interface TranslateNodeInput {
-  node_id: string;
-  locale: string;
-  provider_id?: string;
-}
-
-export interface TranslateNodeResult {
-  translation: Translation;
-  translated_fields: Array<{ field: string; chars: number }>;
-  provider: string | null;
-  model: string | null;
-}
-
-export async function translateNode(
-  deps: AppDeps,
-  project: Project,
-  input: TranslateNodeInput,
-  now: Date,
-  progress?: (done: number, total: number, message: string) => Promise<void>,
-): Promise<TranslateNodeResult> {
+export async function translateNode(deps: AppDeps, project: Project, input: { node_id: string; locale: string; provider_id?: string }, now: Date, progress?: OperationContext<unknown>["progress"]) {
   const to = projectLocale(project, input.locale);
   if (to === project.defaultLocale) throw new AppError("invalid_locale", `"${to}" is the project's default locale, the language the node is written in`);
   const node = await getNodeWithBlocks(deps.db, project.id, input.node_id);
 
-  const jobs: Array<{ field: string; text: string; apply(t: string): void }> = [];
   const meta: Record<string, unknown> = {};
   const overrides: Record<string, Record<string, unknown>> = {};
-  jobs.push({ field: "title", text: node.title, apply: (t) => (meta.title = t) });
   const description = node.seo.description;
-  if (typeof description === "string" && !NOT_PROSE_RE.test(description)) {
-    jobs.push({ field: "seo.description", text: description, apply: (t) => (meta.description = t) });
-  }
-  for (const b of node.blocks) {
-    for (const leaf of textLeaves(b.id, b.data, [])) {
-      jobs.push({ field: fieldName(leaf), text: leaf.text, apply: (t) => setOverride(overrides, b.data, leaf, t) });
-    }
-  }
+  const jobs: Array<{ field: string; text: string; apply(t: string): void }> = [
+    { field: "title", text: node.title, apply: (t) => (meta.title = t) },
+    ...(typeof description === "string" && !NOT_PROSE_RE.test(description) ? [{ field: "seo.description", text: description, apply: (t: string) => (meta.description = t) }] : []),
+    ...node.blocks.flatMap((b) => textLeaves(b.id, b.data, []).map((leaf) => ({ field: fieldName(leaf), text: leaf.text, apply: (t: string) => setOverride(overrides, b.data, leaf, t) }))),
+  ];
   if (jobs.length > MAX_NODE_FIELDS) {
     throw new AppError("invalid_request", `this node has ${jobs.length} text fields; translate_node handles at most ${MAX_NODE_FIELDS} (use translate_text and upsert_translation)`);
   }
 
-  let provider: string | null = null;
-  let model: string | null = null;
+  let last: Awaited<ReturnType<typeof translateText>> | undefined;
   // One field at a time: a node never holds more than one of the project's translation slots.
   for (const [i, job] of jobs.entries()) {
-    const r = await withSlotRetry(() => translateText(deps, project, { provider_id: input.provider_id, from: project.defaultLocale, to, text: job.text, field: job.field }));
-    job.apply(r.translation);
-    provider = r.provider;
-    model = r.model;
+    last = await withSlotRetry(() => translateText(deps, project, { provider_id: input.provider_id, from: project.defaultLocale, to, text: job.text, field: job.field }));
+    job.apply(last.translation);
     await progress?.(i + 1, jobs.length, `translated ${job.field} into ${to} (${i + 1} of ${jobs.length})`);
   }
 
-  const existing = await getTranslation(deps.db, project, node.id, to).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === "not_found") return null;
-    throw err;
-  });
+  const existing = await findTranslation(deps.db, node.id, to);
   const blockIds = new Set(node.blocks.map((b) => b.id));
   const blocks: Record<string, Record<string, unknown>> = {};
   for (const [id, o] of Object.entries(existing?.blocks ?? {})) if (blockIds.has(id)) blocks[id] = o;
   for (const [id, o] of Object.entries(overrides)) blocks[id] = deepMerge(blocks[id] ?? {}, o);
   // Machine output replaces the translated fields and keeps the rest (a localised slug, say); it awaits review as a draft.
-  const translation = await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now);
-  return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider, model };
+  const translation = translationToWire(await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now));
+  return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider: last?.provider ?? null, model: last?.model ?? null };
 }
 
 /** Prose strings of a block's data, skipping identifier, link and style keys. */
 function textLeaves(blockId: string, value: unknown, path: Path): Leaf[] {
   if (typeof value === "string") {
-    const key = [...path].reverse().find((p) => typeof p === "string");
+    const key = path.findLast((p) => typeof p === "string");
     if (typeof key === "string" && SKIP_KEY_RE.test(key)) return [];
     return NOT_PROSE_RE.test(value) || !/\p{L}/u.test(value) ? [] : [{ blockId, path, text: value }];
   }

@@ -28,9 +28,7 @@ const listTranslationsOp = projectOperation({
   input: z.object({ node_id: NodeId }),
   output: z.object({ translations: z.array(TranslationOut) }),
   http: { ...route("GET", ""), data: "translations", summary: "List a node's translations" },
-  async run({ deps, project }, args) {
-    return { translations: (await listTranslations(deps.db, project, args.node_id)).map(translationToWire) };
-  },
+  run: async ({ deps, project }, args) => ({ translations: (await listTranslations(deps.db, project, args.node_id)).map(translationToWire) }),
 });
 
 const getTranslationOp = projectOperation({
@@ -44,9 +42,7 @@ const getTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: READ_ONLY,
   http: { ...route("GET", "/:locale"), data: "translation", summary: "Read a node's translation into one locale" },
-  async run({ deps, project }, args) {
-    return { translation: translationToWire(await getTranslation(deps.db, project, args.node_id, args.locale)) };
-  },
+  run: async ({ deps, project }, args) => ({ translation: translationToWire(await getTranslation(deps.db, project, args.node_id, args.locale)) }),
 });
 
 const upsertTranslationOp = projectOperation({
@@ -77,9 +73,7 @@ const upsertTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...route("PUT", "/:locale"), data: "translation", summary: "Create or replace a node's translation (meta and per-block overrides)" },
-  async run({ deps, project, now }, { node_id, locale, ...input }) {
-    return { translation: translationToWire(await upsertTranslation(deps.db, project, node_id, locale, input, now)) };
-  },
+  run: async ({ deps, project, now }, { node_id, locale, ...input }) => ({ translation: translationToWire(await upsertTranslation(deps.db, project, node_id, locale, input, now)) }),
 });
 
 const deleteTranslationOp = projectOperation({
@@ -90,10 +84,7 @@ const deleteTranslationOp = projectOperation({
   input: z.object(NodeLocale),
   output: Empty,
   http: { ...route("DELETE", "/:locale"), status: 204, summary: "Delete a node's translation" },
-  async run({ deps, project }, args) {
-    await deleteTranslation(deps.db, project, args.node_id, args.locale);
-    return {};
-  },
+  run: ({ deps, project }, args) => deleteTranslation(deps.db, project, args.node_id, args.locale).then(() => ({})),
 });
 
 const translateNodeOp = projectOperation({
@@ -118,10 +109,7 @@ const translateNodeOp = projectOperation({
     description: "Needs content:write and ai:read. Upstream faults answer as POST /admin/p/{ref}/ai/translate does.",
     errors: [409, 429, 500, 502, 504],
   },
-  async run({ deps, project, now, progress }, args) {
-    const r = await translateNode(deps, project, args, now, progress);
-    return { ...r, translation: translationToWire(r.translation) };
-  },
+  run: ({ deps, project, now, progress }, args) => translateNode(deps, project, args, now, progress),
 });
 
 /** In the order tools/list shows the tools. */

@@ -1,21 +1,18 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, type TranslationMeta, translations } from "../../db/schema";
+import { blocks, translations } from "../../db/schema";
 import { getNode } from "../content/service";
 import { AppError, notFound } from "../errors";
-import { committed, contentCommitted } from "../lib/commits";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
-import { bumpContentVersion, type Project } from "../projects/service";
+import { contentWrite, type Project } from "../projects/service";
 import type { TranslationOut } from "./operations";
 
 export type Translation = typeof translations.$inferSelect;
 
-type TranslationWire = z.output<typeof TranslationOut>;
-
-export const translationToWire = (tr: Translation): TranslationWire => ({
+export const translationToWire = (tr: Translation): z.output<typeof TranslationOut> => ({
   id: tr.id,
   node_id: tr.nodeId,
   locale: tr.locale,
@@ -42,58 +39,43 @@ export async function listTranslations(db: Db, project: Project, nodeId: string)
 export async function getTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<Translation> {
   const loc = projectLocale(project, locale);
   const node = await getNode(db, project.id, nodeId);
-  const [tr] = await db
-    .select()
-    .from(translations)
-    .where(and(eq(translations.nodeId, node.id), eq(translations.locale, loc)))
-    .limit(1);
+  const tr = await findTranslation(db, node.id, loc);
   if (!tr) throw notFound("translation");
   return tr;
 }
 
-export interface TranslationInput {
-  meta?: TranslationMeta;
-  blocks?: Record<string, Record<string, unknown>>;
-  status?: "draft" | "published";
-}
+/** The node's translation into `locale` (the project's spelling), if it has one. */
+export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
+  db
+    .select()
+    .from(translations)
+    .where(and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)))
+    .limit(1)
+    .then(([tr]) => tr);
 
 /** Creates or replaces the translation of a node into one of the project's other locales. */
-export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: TranslationInput, now: Date): Promise<Translation> {
+export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
   const loc = projectLocale(project, locale);
-  if (loc === project.defaultLocale) {
-    throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
-  }
-  return db
-    .transaction(async (tx) => {
-      await bumpContentVersion(tx, project.id);
-      const node = await getNode(tx, project.id, nodeId);
-      const blockMap: Record<string, Record<string, unknown>> = {};
-      const entries = Object.entries(input.blocks ?? {});
-      if (entries.length > 0) {
-        const ids = new Set((await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id));
-        for (const [id, data] of entries) {
-          if (!ids.has(id.toLowerCase())) throw new AppError("invalid_request", `block ${id} is not a block of this node`, { field: `blocks.${id}` });
-          if (!data || typeof data !== "object" || Array.isArray(data)) throw new AppError("invalid_request", "block overrides must be objects", { field: `blocks.${id}` });
-          blockMap[id.toLowerCase()] = data;
-        }
-      }
-      const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
-      return oneRow(
-        await tx
-          .insert(translations)
-          .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
-          .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
-          .returning(),
-      );
-    })
-    .then(committed(db, project.id));
+  if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
+  return contentWrite(db, project.id, async (tx) => {
+    const node = await getNode(tx, project.id, nodeId);
+    const overrides = Object.entries(input.blocks ?? {});
+    const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
+    const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
+    if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
+    const blockMap = Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data]));
+    const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
+    return oneRow(
+      await tx
+        .insert(translations)
+        .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
+        .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
+        .returning(),
+    );
+  });
 }
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
-  await db.transaction(async (tx) => {
-    await bumpContentVersion(tx, project.id);
-    await tx.delete(translations).where(eq(translations.id, tr.id));
-  });
-  contentCommitted(db, project.id);
+  await contentWrite(db, project.id, (tx) => tx.delete(translations).where(eq(translations.id, tr.id)));
 }
