@@ -15,11 +15,11 @@ import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, p
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {
   status: number;
-  html: string | null;
-  location: string | null;
-  cookies: string[];
+  html?: string;
+  location?: string;
+  cookies?: string[];
   /** Where the page's form may lead (the redirect URI), for the CSP form-action. */
-  redirectUri: string | null;
+  redirectUri?: string;
   retryAfter?: number;
 }
 
@@ -34,14 +34,7 @@ interface Flow {
   pageNonce: string;
 }
 
-const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({
-  status,
-  html,
-  location: null,
-  cookies: f.cookies,
-  redirectUri: f.request.redirectUri,
-  ...extra,
-});
+const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({ status, html, cookies: f.cookies, redirectUri: f.request.redirectUri, ...extra });
 
 function view(f: Flow, error: string | null = null): FlowView {
   const { client } = f.request;
@@ -63,8 +56,7 @@ function view(f: Flow, error: string | null = null): FlowView {
  */
 function redirectsUnattended(location: string): boolean {
   const u = new URL(location);
-  if (u.protocol === "https:") return false;
-  return u.protocol !== "http:" || isLoopbackHost(u.hostname);
+  return u.protocol !== "https:" && (u.protocol !== "http:" || isLoopbackHost(u.hostname));
 }
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
@@ -79,19 +71,13 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
     // clients that omit it get a token for the one resource this server protects.
     (raw === undefined || raw === "") && deps.config.oauthRequireResource ? null : resolveResource(deps.config, raw),
   );
-  if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message), location: null, cookies: [], redirectUri: null };
+  if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message) };
   if (parsed.kind === "redirect") {
-    if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
+    if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, location: parsed.location };
     // RFC 9700 §4.11.2: anyone can register a client, so an error found before the user signed in
     // must not turn this server into an open redirector to a web address: the user is told, and decides.
     const u = new URL(parsed.location);
-    return {
-      status: 400,
-      html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host),
-      location: null,
-      cookies: [],
-      redirectUri: null,
-    };
+    return { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host) };
   }
   const names = cookieNames(deps.config.publicUrl);
   const existing = readCookie(cookieHeader, names.csrf);
@@ -125,7 +111,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   if (!("request" in f)) return f;
   // The nonce must come from the cookie this browser already holds: a fresh one proves nothing.
   if (!checkCsrf(f.key, readCookie(cookieHeader, cookieNames(deps.config.publicUrl).csrf), form.csrf_token)) {
-    return page(f, 403, errorPage(pageNonce, "This form expired or was not sent from this page. Return to the application and start again."), { redirectUri: null });
+    return page(f, 403, errorPage(pageNonce, "This form expired or was not sent from this page. Return to the application and start again."), { redirectUri: undefined });
   }
   const step = typeof form.step === "string" ? form.step : "";
   if (step === "signin") return signIn(f, form, address);
@@ -134,13 +120,13 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   const action = typeof form.action === "string" ? form.action : "";
   const chosenProject = typeof form.project === "string" ? form.project : "";
   if (step === "project") return chooseProject(f, user, chosenProject);
-  if (step !== "consent") return page(f, 400, errorPage(pageNonce, "Unknown step of the authorization form."), { redirectUri: null });
+  if (step !== "consent") return page(f, 400, errorPage(pageNonce, "Unknown step of the authorization form."), { redirectUri: undefined });
 
   const names = cookieNames(deps.config.publicUrl);
   const signOut = setCookie(names, names.signIn, "", 0);
   if (action === "signout") return { ...page(f, 200, signInPage(view(f))), cookies: [...f.cookies, signOut] };
   if (action === "change_project") return chooseProject(f, user, null, { forceList: true });
-  if (action === "deny") return { status: 303, html: null, location: denial(f.request, deps.config.publicUrl), cookies: [...f.cookies, signOut], redirectUri: null };
+  if (action === "deny") return { status: 303, location: denial(f.request, deps.config.publicUrl), cookies: [...f.cookies, signOut] };
   if (action !== "approve") return chooseProject(f, user, chosenProject, { error: "Choose Allow or Deny." });
 
   // Only a project the user may act in now, whatever the form names: anything else is refused.
@@ -155,7 +141,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   const scopes = offered.filter((s) => chosen.includes(s));
   const location = await approve(deps.db, f.request, { userId: user.id, projectId: project.id, scopes }, deps.config.publicUrl, deps.now());
   deps.log.info("oauth consent granted", { client_id: f.request.client.id, user_id: user.id, project_id: project.id, scopes });
-  return { status: 303, html: null, location, cookies: [...f.cookies, signOut], redirectUri: null };
+  return { status: 303, location, cookies: [...f.cookies, signOut] };
 }
 
 async function signIn(f: Flow, form: Record<string, unknown>, address: string): Promise<PageResult> {

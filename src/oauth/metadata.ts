@@ -16,16 +16,9 @@ const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
 export function resolveResource(config: Config, raw: string | null | undefined): string | null {
   const canonical = mcpResource(config);
   if (raw === null || raw === undefined || raw === "" || raw === canonical) return canonical;
-  let asked: URL;
-  let ours: URL;
-  try {
-    asked = new URL(raw);
-    ours = new URL(canonical);
-  } catch {
-    return null;
-  }
-  if (asked.origin !== ours.origin || asked.search !== "" || asked.hash !== "" || raw.includes("#") || raw.includes("?")) return null;
-  if (asked.username !== "" || asked.password !== "") return null;
+  const asked = URL.parse(raw);
+  const ours = URL.parse(canonical);
+  if (!asked || !ours || asked.origin !== ours.origin || /[?#]/.test(raw) || asked.username !== "" || asked.password !== "") return null;
   const base = new URL(config.publicUrl).pathname.replace(/\/+$/, "");
   const path = asked.pathname.replace(/\/$/, "");
   return path === `${base}/mcp` || path === base ? canonical : null;

@@ -16,12 +16,8 @@ export function redirectUriProblem(raw: string): string | null {
   if (raw.length === 0 || raw.length > MAX_LENGTH) return `a redirect URI must be 1 to ${MAX_LENGTH} characters`;
   if (/[\s\u0000-\u001f\u007f]/.test(raw)) return "a redirect URI must not contain whitespace or control characters";
   if (raw.includes("#")) return "a redirect URI must not contain a fragment";
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return "a redirect URI must be an absolute URI";
-  }
+  const u = URL.parse(raw);
+  if (!u) return "a redirect URI must be an absolute URI";
   if (u.username || u.password) return "a redirect URI must not carry credentials";
   if (u.protocol === "https:") return u.hostname ? null : "an https redirect URI needs a host";
   if (u.protocol === "http:") return isLoopbackHost(u.hostname) ? null : "http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https";
