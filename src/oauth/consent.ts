@@ -194,7 +194,7 @@ async function consent(f: Flow, user: User, project: ProjectChoice, total: numbe
     consentPage({
       ...view(f, error),
       userEmail: user.email,
-      project: { id: project.id, name: project.name, slug: project.slug, role: project.role, accent: theme.accent_color, logoUrl },
+      project: { ...project, accent: theme.accent_color, logoUrl },
       offered,
       notHeld: f.request.scopes.filter((s) => !offered.includes(s)),
       canChangeProject: total > 1,

@@ -29,8 +29,7 @@ export function pageKey(db: Db): Promise<Uint8Array> {
 }
 
 async function loadKey(db: Db): Promise<Uint8Array> {
-  const fresh = new Uint8Array(32);
-  crypto.getRandomValues(fresh);
+  const fresh = crypto.getRandomValues(new Uint8Array(32));
   await db
     .insert(systemState)
     .values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } })
@@ -43,14 +42,10 @@ function mac(key: Uint8Array, purpose: string, message: string): string {
   return encodeBase64urlNoPadding(hmac(SHA256, key, new TextEncoder().encode(`${purpose}\n${message}`)));
 }
 
-export interface CookieNames {
-  readonly csrf: string;
-  readonly signIn: string;
-  readonly secure: boolean;
-}
+type CookieNames = ReturnType<typeof cookieNames>;
 
 /** `__Host-` names (Secure, Path=/, no Domain) when the service is served over https. */
-export function cookieNames(publicUrl: string): CookieNames {
+export function cookieNames(publicUrl: string) {
   const secure = publicUrl.startsWith("https:");
   return secure ? { csrf: "__Host-cms_oauth_csrf", signIn: "__Host-cms_oauth_session", secure } : { csrf: "cms_oauth_csrf", signIn: "cms_oauth_session", secure };
 }
@@ -68,11 +63,7 @@ export function readCookie(header: string | null, name: string): string | null {
   return null;
 }
 
-export function newNonce(): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return encodeBase64urlNoPadding(b);
-}
+export const newNonce = (): string => encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16)));
 
 export function validNonce(value: string | null): value is string {
   return value !== null && NONCE_RE.test(value);
