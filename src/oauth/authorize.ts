@@ -86,9 +86,10 @@ export async function parseAuthorizationRequest(
   return { kind: "ok", request: { client, redirectUri, state, codeChallenge: params.code_challenge, resource, scopes, params } };
 }
 
-function fail(redirectUri: string, issuer: string, state: string | null, error: OAuthErrorCode, description: string): ParsedRequest {
-  return { kind: "redirect", location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }) };
-}
+const fail = (redirectUri: string, issuer: string, state: string | null, error: OAuthErrorCode, description: string): ParsedRequest => ({
+  kind: "redirect",
+  location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }),
+});
 
 /** Requested scopes the user's role in the chosen project holds: the only ones the consent page offers. */
 export function grantableScopes(request: AuthorizationRequest, role: EffectiveRole | null): string[] {
@@ -109,6 +110,5 @@ export async function approve(db: Db, request: AuthorizationRequest, input: { us
   return withParams(request.redirectUri, { code, state: request.state, iss: issuer });
 }
 
-export function denial(request: AuthorizationRequest, issuer: string): string {
-  return withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.state, iss: issuer });
-}
+export const denial = (request: AuthorizationRequest, issuer: string): string =>
+  withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.state, iss: issuer });

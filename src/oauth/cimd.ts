@@ -24,44 +24,33 @@ export function isMetadataClientId(id: string): boolean {
   return u.pathname !== "/" && u.pathname !== "" && !id.includes("#") && !u.username && !u.password;
 }
 
-export type MetadataClientResult = { ok: true; client: OAuthClient } | { ok: false; reason: string };
-
-/** The client a metadata-document client_id names, fetched when unknown or stale. */
-export async function metadataClient(deps: AppDeps, clientId: string, address: string): Promise<MetadataClientResult> {
+/** The client a metadata-document client_id names, fetched when unknown or stale; or why it cannot be used. */
+export async function metadataClient(deps: AppDeps, clientId: string, address: string): Promise<OAuthClient | string> {
   const now = deps.now();
   const known = await findClient(deps.db, clientId);
   const fetchedAt = Date.parse(String(known?.metadata.fetched_at ?? ""));
-  if (known && known.metadata.cimd === true && now.getTime() - fetchedAt < REFRESH_AFTER_MS) return { ok: true, client: known };
+  if (known && known.metadata.cimd === true && now.getTime() - fetchedAt < REFRESH_AFTER_MS) return known;
 
   // Each fetch is an outbound request on a stranger's behalf: counted like a registration.
   const limit = await hitRateLimit(deps.db, `oauth_register:${address}`, deps.config.oauthRegisterRateLimit, 3600, now);
-  if (!limit.allowed) return { ok: false, reason: "too many client registrations from this address; try again later" };
+  if (!limit.allowed) return "too many client registrations from this address; try again later";
   const check = await checkOutboundUrl(clientId, { allowPrivate: false, resolve: deps.resolveHost ?? systemResolver, unresolvable: "refuse", timeoutMs: FETCH_TIMEOUT_MS });
   // The guard's own reasons speak of AI settings; the page only needs to say it is refused.
-  if (!check.ok) return { ok: false, reason: "the client's metadata document is not at a public https address" };
+  if (!check.ok) return "the client's metadata document is not at a public https address";
 
   const doc = await fetchDocument(deps, clientId, check.addresses[0] ?? null);
-  if (typeof doc === "string") return { ok: false, reason: doc };
+  if (typeof doc === "string") return doc;
   const parsed = parseDocument(doc, clientId);
-  if (typeof parsed === "string") return { ok: false, reason: `the client's metadata document is not usable: ${parsed}` };
+  if (typeof parsed === "string") return `the client's metadata document is not usable: ${parsed}`;
 
-  const row = {
-    id: clientId,
-    secretHash: null,
-    clientName: parsed.clientName,
-    redirectUris: parsed.redirectUris,
-    tokenEndpointAuthMethod: "none",
-    grantTypes: parsed.grantTypes,
-    responseTypes: ["code"],
-    scope: parsed.scope,
-    metadata: { cimd: true, fetched_at: now.toISOString(), ...parsed.extra },
-  };
+  const { extra, ...columns } = parsed;
+  const row = { ...columns, id: clientId, secretHash: null, tokenEndpointAuthMethod: "none", responseTypes: ["code"], metadata: { cimd: true, fetched_at: now.toISOString(), ...extra } };
   const client = await deps.db
     .insert(oauthClients)
     .values({ ...row, createdAt: now })
     .onConflictDoUpdate({ target: oauthClients.id, set: row })
     .returning();
-  return { ok: true, client: oneRow(client) };
+  return oneRow(client);
 }
 
 async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<unknown> {
@@ -102,8 +91,7 @@ function parseDocument(doc: unknown, clientId: string) {
   const problem = (uris as string[]).map(redirectUriProblem).find((p) => p !== null);
   if (problem) return problem;
   // Shared secrets are meaningless for a document anyone can read (draft §4.1).
-  const method = d.token_endpoint_auth_method ?? "none";
-  if (method !== "none") return "token_endpoint_auth_method must be none";
+  if ((d.token_endpoint_auth_method ?? "none") !== "none") return "token_endpoint_auth_method must be none";
   const grants = d.grant_types ?? ["authorization_code", "refresh_token"];
   if (!Array.isArray(grants) || !grants.includes("authorization_code") || grants.some((g) => g !== "authorization_code" && g !== "refresh_token")) {
     return "grant_types may contain only authorization_code and refresh_token, and must contain authorization_code";

@@ -24,6 +24,8 @@ export interface PageResult {
 }
 
 type Values = (name: string) => string[];
+/** A form field's values: one string, or several when the field was repeated. */
+const listOf = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.map(String) : []);
 
 interface Flow {
   deps: AppDeps;
@@ -61,11 +63,7 @@ function redirectsUnattended(location: string): boolean {
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
 async function begin(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
-  const lookup: ClientLookup = async (id) => {
-    if (!deps.config.oauthClientMetadataDocuments || !isMetadataClientId(id)) return findClient(deps.db, id);
-    const r = await metadataClient(deps, id, address);
-    return r.ok ? r.client : r.reason;
-  };
+  const lookup: ClientLookup = (id) => (deps.config.oauthClientMetadataDocuments && isMetadataClientId(id) ? metadataClient(deps, id, address) : findClient(deps.db, id));
   const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) =>
     // Issue 6 and the MCP authorization spec require `resource`; OAUTH_REQUIRE_RESOURCE=false lets
     // clients that omit it get a token for the one resource this server protects.
@@ -103,11 +101,7 @@ async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User 
 
 /** POST /oauth/authorize: one step of sign-in, project choice and consent. */
 export async function submitAuthorization(deps: AppDeps, form: Record<string, unknown>, cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
-  const values: Values = (name) => {
-    const v = form[name];
-    return typeof v === "string" ? (v === "" ? [] : [v]) : Array.isArray(v) ? v.map(String) : [];
-  };
-  const f = await begin(deps, values, cookieHeader, pageNonce, address, false);
+  const f = await begin(deps, (name) => (form[name] === "" ? [] : listOf(form[name])), cookieHeader, pageNonce, address, false);
   if (!("request" in f)) return f;
   // The nonce must come from the cookie this browser already holds: a fresh one proves nothing.
   if (!checkCsrf(f.key, readCookie(cookieHeader, cookieNames(deps.config.publicUrl).csrf), form.csrf_token)) {
@@ -133,8 +127,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   const project = await findChoice(f, user, chosenProject);
   if (!project) return chooseProject(f, user, chosenProject);
   const offered = grantableScopes(f.request, project.role);
-  const raw = form.grant_scope;
-  const chosen = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw.map(String) : [];
+  const chosen = listOf(form.grant_scope);
   if (chosen.length === 0 || chosen.some((s) => !offered.includes(s))) {
     return chooseProject(f, user, project.id, { error: "Choose at least one permission to allow, or deny." });
   }

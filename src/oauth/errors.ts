@@ -63,9 +63,7 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
   });
 }
 
-export function oauthErrorResponse(err: OAuthError): Response {
-  return oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
-}
+export const oauthErrorResponse = (err: OAuthError): Response => oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
 
 // The authorization endpoint too: a browser's form always parses, so whatever fails here is no page's.
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);

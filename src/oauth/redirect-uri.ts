@@ -7,9 +7,7 @@ const MAX_LENGTH = 2000;
 const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "about:", "blob:", "filesystem:", "ws:", "wss:", "ftp:", "mailto:", "tel:", "sms:"]);
 const SCHEME_RE = /^[a-z][a-z0-9+.-]*:$/;
 
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
+export const isLoopbackHost = (hostname: string): boolean => hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 
 /** Why a redirect URI may not be registered, or null when it may. */
 export function redirectUriProblem(raw: string): string | null {

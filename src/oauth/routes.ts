@@ -13,14 +13,11 @@ import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
 
 const oauthDoc = (summary: string, extra: Record<string, unknown> = {}) => ({ tags: ["oauth"], summary, ...extra });
 
-const PREFLIGHT_PATHS = [
-  "/.well-known/oauth-protected-resource",
-  "/.well-known/oauth-protected-resource/mcp",
-  "/.well-known/oauth-authorization-server",
-  "/oauth/register",
-  "/oauth/token",
-  "/oauth/revoke",
-];
+const WELL_KNOWN = [
+  ["/.well-known/oauth-protected-resource", protectedResourceMetadata, ProtectedResourceMetadata, "Protected resource metadata (RFC 9728)"],
+  ["/.well-known/oauth-protected-resource/mcp", protectedResourceMetadata, ProtectedResourceMetadata, "Protected resource metadata of /mcp (RFC 9728, path-inserted form)"],
+  ["/.well-known/oauth-authorization-server", authorizationServerMetadata, AuthorizationServerMetadata, "Authorization server metadata (RFC 8414)"],
+] as const;
 
 const isForm = (request: Request): boolean => (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
 
@@ -31,11 +28,8 @@ const metadataResponse = (body: unknown): Response =>
 
 /** CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target. */
 function pageCsp(nonce: string, redirectUri: string | undefined): string {
-  let target = "";
-  if (redirectUri) {
-    const u = new URL(redirectUri);
-    target = u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
-  }
+  const u = redirectUri ? new URL(redirectUri) : null;
+  const target = !u ? "" : u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
   return `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
@@ -89,20 +83,13 @@ export function oauthRoutes(deps: AppDeps) {
   };
 
   const app = new Elysia().onParse(({ request, contentType, path }) => parseOAuthBody(request, contentType, path));
-  for (const path of PREFLIGHT_PATHS) app.options(path, ({ request }) => corsPreflight(OAUTH_CORS, request), { detail: oauthDoc("CORS preflight", { hide: true }) });
+  for (const [path, metadata, schema, summary] of WELL_KNOWN) {
+    app.get(path, () => metadataResponse(metadata(config)), { response: { 200: schema }, detail: oauthDoc(summary) });
+  }
+  for (const path of [...WELL_KNOWN.map(([path]) => path), "/oauth/register", "/oauth/token", "/oauth/revoke"]) {
+    app.options(path, ({ request }) => corsPreflight(OAUTH_CORS, request), { detail: oauthDoc("CORS preflight", { hide: true }) });
+  }
   return app
-    .get("/.well-known/oauth-protected-resource", () => metadataResponse(protectedResourceMetadata(config)), {
-      response: { 200: ProtectedResourceMetadata },
-      detail: oauthDoc("Protected resource metadata (RFC 9728)"),
-    })
-    .get("/.well-known/oauth-protected-resource/mcp", () => metadataResponse(protectedResourceMetadata(config)), {
-      response: { 200: ProtectedResourceMetadata },
-      detail: oauthDoc("Protected resource metadata of /mcp (RFC 9728, path-inserted form)"),
-    })
-    .get("/.well-known/oauth-authorization-server", () => metadataResponse(authorizationServerMetadata(config)), {
-      response: { 200: AuthorizationServerMetadata },
-      detail: oauthDoc("Authorization server metadata (RFC 8414)"),
-    })
     .post(
       "/oauth/register",
       ({ body, request, server }) =>

@@ -13,10 +13,8 @@ import type { ClientOut, GrantOut } from "./operations";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
-type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
-
-const AUTH_METHODS: readonly AuthMethod[] = ["none", "client_secret_post", "client_secret_basic"];
-const GRANT_TYPES = ["authorization_code", "refresh_token"];
+export const AUTH_METHODS: readonly string[] = ["none", "client_secret_post", "client_secret_basic"];
+export const GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
 const MAX_REDIRECT_URIS = 10;
 /** Registered client ids are UUIDs; metadata-document client ids are https URLs of up to this length. */
 export const MAX_CLIENT_ID_LENGTH = 2000;
@@ -61,7 +59,7 @@ export async function registerClient(db: Db, body: unknown, now: Date): Promise<
   // RFC 7591 §2 makes client_secret_basic the default, but MCP clients that omit the field (VS Code and
   // others) go on as public PKCE clients and never send a secret. The server may substitute a value
   // (§3.2.1) and answers the one it registered: omitted means public; a client wanting a secret asks.
-  const method = (optionalString(input, "token_endpoint_auth_method", 64) ?? "none") as AuthMethod;
+  const method = optionalString(input, "token_endpoint_auth_method", 64) ?? "none";
   if (!AUTH_METHODS.includes(method)) throw meta(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
 
   // Deliberately both by default (RFC 7591 says authorization_code only): MCP clients that omit the
@@ -191,11 +189,9 @@ export async function revokeGrantFamily(db: Db, grantId: string, now: Date): Pro
 
 // ---- administration of clients and consents (admin API, keys:write) ----
 
-type GrantWire = z.output<typeof GrantOut>;
-
 type GrantFilter = { project_id?: string; user_id?: string; client_id?: string; active?: boolean };
 
-export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<GrantWire[]> {
+export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<z.output<typeof GrantOut>[]> {
   if (caller.projectIds?.length === 0) return [];
   const rows = await db
     .select({ g: oauthGrants, email: users.email, clientName: oauthClients.clientName })
@@ -235,14 +231,12 @@ export async function revokeGrant(db: Db, grantId: string, caller: AdminCaller, 
   await revokeGrantFamily(db, grantId, now);
 }
 
-type ClientWire = z.output<typeof ClientOut>;
-
 function requireUnlimited(caller: AdminCaller): void {
   // Clients are not bound to a project: only a key valid for every project manages them.
   if (caller.projectIds !== null) throw new AppError("insufficient_scope", "managing OAuth clients needs a key not limited to projects");
 }
 
-export async function listClients(db: Db, caller: AdminCaller): Promise<ClientWire[]> {
+export async function listClients(db: Db, caller: AdminCaller): Promise<z.output<typeof ClientOut>[]> {
   requireUnlimited(caller);
   const rows = await db.select().from(oauthClients).orderBy(desc(oauthClients.createdAt)).limit(1000);
   return rows.map((c) => ({

@@ -38,9 +38,7 @@ async function loadKey(db: Db): Promise<Uint8Array> {
   return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
 }
 
-function mac(key: Uint8Array, purpose: string, message: string): string {
-  return encodeBase64urlNoPadding(hmac(SHA256, key, new TextEncoder().encode(`${purpose}\n${message}`)));
-}
+const mac = (key: Uint8Array, purpose: string, message: string): string => encodeBase64urlNoPadding(hmac(SHA256, key, new TextEncoder().encode(`${purpose}\n${message}`)));
 
 type CookieNames = ReturnType<typeof cookieNames>;
 
@@ -50,9 +48,8 @@ export function cookieNames(publicUrl: string) {
   return secure ? { csrf: "__Host-cms_oauth_csrf", signIn: "__Host-cms_oauth_session", secure } : { csrf: "cms_oauth_csrf", signIn: "cms_oauth_session", secure };
 }
 
-export function setCookie(names: CookieNames, name: string, value: string, maxAgeSeconds: number): string {
-  return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${names.secure ? "; Secure" : ""}`;
-}
+export const setCookie = (names: CookieNames, name: string, value: string, maxAgeSeconds: number): string =>
+  `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${names.secure ? "; Secure" : ""}`;
 
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
@@ -65,19 +62,13 @@ export function readCookie(header: string | null, name: string): string | null {
 
 export const newNonce = (): string => encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16)));
 
-export function validNonce(value: string | null): value is string {
-  return value !== null && NONCE_RE.test(value);
-}
+export const validNonce = (value: string | null): value is string => value !== null && NONCE_RE.test(value);
 
 export const csrfCookie = (names: CookieNames, nonce: string): string => setCookie(names, names.csrf, nonce, CSRF_TTL_S);
 
-export function csrfToken(key: Uint8Array, nonce: string): string {
-  return mac(key, "csrf", nonce);
-}
+export const csrfToken = (key: Uint8Array, nonce: string): string => mac(key, "csrf", nonce);
 
-export function checkCsrf(key: Uint8Array, nonce: string | null, token: unknown): boolean {
-  return validNonce(nonce) && typeof token === "string" && safeEqual(token, csrfToken(key, nonce));
-}
+export const checkCsrf = (key: Uint8Array, nonce: string | null, token: unknown): boolean => validNonce(nonce) && typeof token === "string" && safeEqual(token, csrfToken(key, nonce));
 
 /**
  * `<user id>.<expiry ms>.<mac>`, the mac covering the CSRF nonce too (the cookie works only in this
