@@ -23,7 +23,6 @@ export interface PageResult {
   retryAfter?: number;
 }
 
-type Values = (name: string) => string[];
 /** A form field's values: one string, or several when the field was repeated. */
 const listOf = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.map(String) : []);
 
@@ -31,6 +30,7 @@ interface Flow {
   deps: AppDeps;
   request: AuthorizationRequest;
   key: Uint8Array;
+  names: ReturnType<typeof cookieNames>;
   nonce: string;
   cookies: string[];
   pageNonce: string;
@@ -62,7 +62,7 @@ function redirectsUnattended(location: string): boolean {
 }
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
-async function begin(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
+async function begin(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
   const lookup: ClientLookup = (id) => (deps.config.oauthClientMetadataDocuments && isMetadataClientId(id) ? metadataClient(deps, id, address) : findClient(deps.db, id));
   const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) =>
     // Issue 6 and the MCP authorization spec require `resource`; OAUTH_REQUIRE_RESOURCE=false lets
@@ -80,11 +80,11 @@ async function begin(deps: AppDeps, values: Values, cookieHeader: string | null,
   const names = cookieNames(deps.config.publicUrl);
   const existing = readCookie(cookieHeader, names.csrf);
   const nonce = validNonce(existing) ? existing : newNonce();
-  return { deps, request: parsed.request, key: await pageKey(deps.db), nonce, cookies: existing === nonce ? [] : [csrfCookie(names, nonce)], pageNonce };
+  return { deps, request: parsed.request, key: await pageKey(deps.db), names, nonce, cookies: existing === nonce ? [] : [csrfCookie(names, nonce)], pageNonce };
 }
 
 /** GET /oauth/authorize: the sign-in page, or the next step when this browser signed in moments ago. */
-export async function showAuthorization(deps: AppDeps, values: Values, cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
+export async function showAuthorization(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
   const f = await begin(deps, values, cookieHeader, pageNonce, address, true);
   if (!("request" in f)) return f;
   const user = await signedInUser(f, cookieHeader);
@@ -92,7 +92,7 @@ export async function showAuthorization(deps: AppDeps, values: Values, cookieHea
 }
 
 async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User | null> {
-  const value = readCookie(cookieHeader, cookieNames(f.deps.config.publicUrl).signIn);
+  const value = readCookie(cookieHeader, f.names.signIn);
   const userId = signInUserId(value, f.deps.now());
   const user = value && userId && isUuid(userId) ? await getUser(f.deps.db, userId) : null;
   // Checked against the user's current password hash: a deleted user or a changed password ends the sign-in.
@@ -104,7 +104,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   const f = await begin(deps, (name) => (form[name] === "" ? [] : listOf(form[name])), cookieHeader, pageNonce, address, false);
   if (!("request" in f)) return f;
   // The nonce must come from the cookie this browser already holds: a fresh one proves nothing.
-  if (!checkCsrf(f.key, readCookie(cookieHeader, cookieNames(deps.config.publicUrl).csrf), form.csrf_token)) {
+  if (!checkCsrf(f.key, readCookie(cookieHeader, f.names.csrf), form.csrf_token)) {
     return page(f, 403, errorPage(pageNonce, "This form expired or was not sent from this page. Return to the application and start again."), { redirectUri: undefined });
   }
   const step = typeof form.step === "string" ? form.step : "";
@@ -116,8 +116,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   if (step === "project") return chooseProject(f, user, chosenProject);
   if (step !== "consent") return page(f, 400, errorPage(pageNonce, "Unknown step of the authorization form."), { redirectUri: undefined });
 
-  const names = cookieNames(deps.config.publicUrl);
-  const signOut = setCookie(names, names.signIn, "", 0);
+  const signOut = setCookie(f.names, f.names.signIn, "", 0);
   if (action === "signout") return { ...page(f, 200, signInPage(view(f))), cookies: [...f.cookies, signOut] };
   if (action === "change_project") return chooseProject(f, user, null, { forceList: true });
   if (action === "deny") return { status: 303, location: denial(f.request, deps.config.publicUrl), cookies: [...f.cookies, signOut] };
@@ -148,11 +147,10 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
   }
   const user = email && password ? await verifyUser(deps.db, email, password) : null;
   if (!user) return page(f, 401, signInPage({ ...view(f, "The email or password is not correct."), email }));
-  const names = cookieNames(deps.config.publicUrl);
   // A fresh nonce at sign-in (session fixation): a nonce planted in this browser before, whose form
   // token its planter could read off a page, is worth nothing once somebody signs in with it.
   f.nonce = newNonce();
-  f.cookies = [csrfCookie(names, f.nonce), setCookie(names, names.signIn, signInValue(f.key, user.id, user.passwordHash, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
+  f.cookies = [csrfCookie(f.names, f.nonce), setCookie(f.names, f.names.signIn, signInValue(f.key, user.id, user.passwordHash, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
   return chooseProject(f, user, null);
 }
 

@@ -43,11 +43,9 @@ function pageResponse(r: PageResult, nonce: string): Response {
   });
   for (const c of r.cookies ?? []) headers.append("set-cookie", c);
   if (r.retryAfter) headers.set("retry-after", String(r.retryAfter));
-  if (r.location) {
-    headers.set("location", r.location);
-    return new Response(null, { status: r.status, headers });
-  }
-  headers.set("content-type", "text/html; charset=utf-8");
+  // A redirect carries no page (PageResult has html or location, never both).
+  if (r.location) headers.set("location", r.location);
+  else headers.set("content-type", "text/html; charset=utf-8");
   return new Response(r.html, { status: r.status, headers });
 }
 
@@ -95,9 +93,7 @@ export function oauthRoutes(deps: AppDeps) {
       ({ body, request, server }) =>
         guarded(async () => {
           await limited(`oauth_register:${addressOf(request, server)}`, config.oauthRegisterRateLimit, 3600);
-          if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("json")) {
-            throw new OAuthError("invalid_client_metadata", "the body must be application/json");
-          }
+          if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("json")) throw new OAuthError("invalid_client_metadata", "the body must be application/json");
           const registered = await registerClient(db, body, deps.now());
           log.info("oauth client registered", { client_id: registered.client_id, auth_method: registered.token_endpoint_auth_method });
           return oauthJson(registered, 201);

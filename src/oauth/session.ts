@@ -81,11 +81,8 @@ export function signInValue(key: Uint8Array, userId: string, passwordHash: strin
 
 /** The user id a sign-in cookie names, before its mac is checked (see checkSignIn); null when malformed or expired. */
 export function signInUserId(value: string | null, now: Date): string | null {
-  if (!value) return null;
-  const [userId, exp, mac, ...rest] = value.split(".");
-  if (userId === undefined || exp === undefined || mac === undefined || rest.length > 0) return null;
-  if (!/^\d{1,16}$/.test(exp) || Number(exp) <= now.getTime()) return null;
-  return userId;
+  const parts = /^([^.]*)\.(\d{1,16})\.[^.]*$/.exec(value ?? "");
+  return parts && Number(parts[2]) > now.getTime() ? (parts[1] ?? null) : null;
 }
 
 export function checkSignIn(key: Uint8Array, value: string, nonce: string | null, passwordHash: string): boolean {

@@ -100,7 +100,6 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes, endsAt }, config, now);
 }
 
-/** The scopes the user's role in the project holds now (none when the membership or the user is gone). */
 const heldScopes = async (db: Db, g: { userId: string; projectId: string }): Promise<readonly string[]> => scopesOfRole(await roleInProject(db, g.userId, g.projectId));
 
 /** The scopes of `scopes` still held; none is invalid_grant. */
@@ -159,8 +158,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
       .set({ usedAt: now })
       .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt)))
       .returning({ id: oauthTokens.id });
-    if (consumed.length === 0) return null;
-    return issue(tx, client, family, config, now);
+    return consumed.length === 0 ? null : issue(tx, client, family, config, now);
   });
   if (issued) return issued;
   // Lost a race with another presentation of the same token: a sibling when that one was a moment ago.
