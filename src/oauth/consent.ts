@@ -7,7 +7,7 @@ import { getUser, type User, verifyUser } from "../users/service";
 import { type AuthorizationRequest, approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
-import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
+import { consentPage, errorPage, errorReturnPage, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
 import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signInUserId, signInValue, validNonce } from "./session";
@@ -38,15 +38,20 @@ interface Flow {
 
 const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({ status, html, cookies: f.cookies, redirectUri: f.request.redirectUri, ...extra });
 
-function view(f: Flow, error: string | null = null): FlowView {
+/** What every page of the flow shows. */
+export type FlowView = ReturnType<typeof view>;
+
+function view(f: Flow, error: string | null = null) {
   const { client } = f.request;
   return {
     nonce: f.pageNonce,
     csrf: csrfToken(f.key, f.nonce),
     clientName: client.clientName,
+    /** Host that publishes the client's metadata document (a verified identity), when it has one. */
     clientHost: client.metadata.cimd === true ? new URL(client.id).host : null,
     redirectUri: f.request.redirectUri,
     params: f.request.params,
+    /** This service: the instance's name and host, so the user knows who asks for the password. */
     service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
     error,
   };
@@ -123,7 +128,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   if (action !== "approve") return chooseProject(f, user, chosenProject, { error: "Choose Allow or Deny." });
 
   // Only a project the user may act in now, whatever the form names: anything else is refused.
-  const project = await findChoice(f, user, chosenProject);
+  const project = isUuid(chosenProject) ? (await projectsOfUser(deps.db, user)).find((p) => p.id === chosenProject.toLowerCase()) : undefined;
   if (!project) return chooseProject(f, user, chosenProject);
   const offered = grantableScopes(f.request, project.role);
   const chosen = listOf(form.grant_scope);
@@ -154,20 +159,11 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
   return chooseProject(f, user, null);
 }
 
-/** The project `id` names when the user may act in it now, with the role held there. */
-async function findChoice(f: Flow, user: User, id: unknown): Promise<ProjectChoice | null> {
-  if (typeof id !== "string" || !isUuid(id)) return null;
-  const choices = await projectsOfUser(f.deps.db, user);
-  return choices.find((p) => p.id === id.toLowerCase()) ?? null;
-}
-
 /** The consent step for `projectId`; else the list of the user's projects (or the only one, when there is one). */
 async function chooseProject(f: Flow, user: User, projectId: string | null, opts: { error?: string; forceList?: boolean } = {}): Promise<PageResult> {
   const choices = await projectsOfUser(f.deps.db, user);
-  if (projectId) {
-    const p = choices.find((c) => c.id === projectId.toLowerCase());
-    if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
-  }
+  const p = projectId ? choices.find((c) => c.id === projectId.toLowerCase()) : undefined;
+  if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
   const [only] = choices;
   if (projectId === null && only && choices.length === 1 && !opts.forceList) return consent(f, user, only, 1, null, 200);
   // A project the user is not a member of is refused like one that does not exist.

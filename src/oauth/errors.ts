@@ -46,7 +46,6 @@ export const OAUTH_CORS: CorsPolicy = {
   exposeHeaders: "www-authenticate, retry-after",
   maxAgeSeconds: 86400,
 };
-/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
 export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(OAUTH_CORS, null);
 
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -1,6 +1,6 @@
 // Server-rendered sign-in and consent pages: no script, one inline style under a CSP nonce.
 import type { ProjectChoice } from "../users/membership";
-import type { RequestParams } from "./authorize";
+import type { FlowView } from "./consent";
 
 const DEFAULT_ACCENT = "#2563eb";
 
@@ -81,19 +81,6 @@ export const errorReturnPage = (nonce: string, message: string, location: string
     `<p class="muted">The application that sent you here made an invalid request. You can return to it at <strong>${escapeHtml(host)}</strong>, which will be told why.</p>
 <p><a href="${escapeHtml(location)}" rel="noreferrer">Return to ${escapeHtml(host)}</a></p>`,
   );
-
-export interface FlowView {
-  nonce: string;
-  csrf: string;
-  clientName: string | null;
-  /** Host that publishes the client's metadata document (a verified identity), when it has one. */
-  clientHost: string | null;
-  redirectUri: string;
-  params: RequestParams;
-  /** This service: the instance's name and host, so the user knows who asks for the password. */
-  service: { name: string; host: string };
-  error?: string | null;
-}
 
 function hiddenFields(v: FlowView, step: string): string {
   const fields = Object.entries(v.params)
