@@ -1,8 +1,9 @@
 import type { Db } from "../../db/client";
 import { oauthCodes, oauthGrants } from "../../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { type EffectiveRole, MCP_SCOPES, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, MCP_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
+import { scopesOfRole } from "../users/membership";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
 import { knownScopes, type OAuthClient } from "./service";
@@ -13,7 +14,7 @@ const MAX_STATE = 2048;
 
 /** The parameters of an authorization request, as they travel between the page's steps. */
 const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
-export type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
+type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
 
 export interface AuthorizationRequest {
   readonly client: OAuthClient;
@@ -54,10 +55,9 @@ export async function parseAuthorizationRequest(
 
   const redirects = values("redirect_uri");
   if (redirects.length > 1) return { kind: "page_error", message: "The request carries more than one redirect_uri." };
-  let redirectUri: string | null;
-  const [asked] = redirects;
-  if (asked === undefined) redirectUri = client.redirectUris.length === 1 ? (client.redirectUris[0] ?? null) : null;
-  else redirectUri = matchRedirectUri(client.redirectUris, asked) ? asked : null;
+  // Absent, it is the registered one when the client registered only one.
+  const asked = redirects[0] ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  const redirectUri = asked !== undefined && matchRedirectUri(client.redirectUris, asked) ? asked : null;
   if (!redirectUri) return { kind: "page_error", message: "The redirect address of this request is not one the application registered." };
 
   const params: RequestParams = { client_id: client.id, redirect_uri: redirectUri };
@@ -81,50 +81,34 @@ export async function parseAuthorizationRequest(
 
   // RFC 6749 §3.3: scopes this server does not know (openid, offline_access…) are ignored; a request
   // naming none of ours is treated like one naming no scope, and the consent page shows what is granted.
-  const scopes = knownScopes(params.scope).length > 0 ? knownScopes(params.scope) : knownScopes(client.scope).length > 0 ? knownScopes(client.scope) : [...MCP_SCOPES];
+  const scopes = [knownScopes(params.scope), knownScopes(client.scope)].find((s) => s.length > 0) ?? [...MCP_SCOPES];
 
   return { kind: "ok", request: { client, redirectUri, state, codeChallenge: params.code_challenge, resource, scopes, params } };
 }
 
-function fail(redirectUri: string, issuer: string, state: string | null, error: OAuthErrorCode, description: string): ParsedRequest {
-  return { kind: "redirect", location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }) };
-}
+const fail = (redirectUri: string, issuer: string, state: string | null, error: OAuthErrorCode, description: string): ParsedRequest => ({
+  kind: "redirect",
+  location: withParams(redirectUri, { error, error_description: description, state, iss: issuer }),
+});
 
 /** Requested scopes the user's role in the chosen project holds: the only ones the consent page offers. */
 export function grantableScopes(request: AuthorizationRequest, role: EffectiveRole | null): string[] {
-  const held = new Set<string>(role ? ROLE_SCOPES[role] : []);
-  return request.scopes.filter((s) => held.has(s));
+  const held = scopesOfRole(role);
+  return request.scopes.filter((s) => held.includes(s));
 }
 
 /** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */
 export async function approve(db: Db, request: AuthorizationRequest, input: { userId: string; projectId: string; scopes: readonly string[] }, issuer: string, now: Date): Promise<string> {
   const code = generateToken("cms_code_");
   const grantId = uuidv7(now.getTime());
+  const shared = { clientId: request.client.id, resource: request.resource, scopes: [...input.scopes], createdAt: now };
   await db.transaction(async (tx) => {
-    await tx.insert(oauthGrants).values({
-      id: grantId,
-      clientId: request.client.id,
-      userId: input.userId,
-      projectId: input.projectId,
-      scopes: [...input.scopes],
-      resource: request.resource,
-      createdAt: now,
-    });
-    await tx.insert(oauthCodes).values({
-      codeHash: hashToken(code),
-      grantId,
-      clientId: request.client.id,
-      redirectUri: request.redirectUri,
-      codeChallenge: request.codeChallenge,
-      resource: request.resource,
-      scopes: [...input.scopes],
-      expiresAt: new Date(now.getTime() + CODE_TTL_MS),
-      createdAt: now,
-    });
+    await tx.insert(oauthGrants).values({ ...shared, id: grantId, userId: input.userId, projectId: input.projectId });
+    const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
+    await tx.insert(oauthCodes).values({ ...shared, codeHash: hashToken(code), grantId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, expiresAt });
   });
   return withParams(request.redirectUri, { code, state: request.state, iss: issuer });
 }
 
-export function denial(request: AuthorizationRequest, issuer: string): string {
-  return withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.state, iss: issuer });
-}
+export const denial = (request: AuthorizationRequest, issuer: string): string =>
+  withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.state, iss: issuer });

@@ -2,7 +2,6 @@
 // "SHOULD"): a client_id that is an https URL names a JSON document holding the client's metadata.
 // The document is fetched through the outbound URL guard, kept as an oauth_clients row (so every
 // instance and the token endpoint see the same client) and fetched again once it is an hour old.
-import { eq } from "drizzle-orm";
 import { oauthClients } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { hitRateLimit } from "../lib/rate-limit";
@@ -18,60 +17,40 @@ const FETCH_TIMEOUT_MS = 5000;
 
 /** The draft's rules for a client_id URL: https, a path, no dot segments, fragment or credentials. */
 export function isMetadataClientId(id: string): boolean {
-  if (!id.startsWith("https://") || id.length > MAX_CLIENT_ID_LENGTH) return false;
-  let u: URL;
-  try {
-    u = new URL(id);
-  } catch {
-    return false;
-  }
-  const rawPath =
-    id
-      .slice(8)
-      .replace(/^[^/?#]*/, "")
-      .split(/[?#]/)[0] ?? "";
-  if (rawPath.split("/").some((s) => s === "." || s === "..")) return false;
+  const u = id.length <= MAX_CLIENT_ID_LENGTH ? URL.parse(id) : null;
+  // The path as written (the parser would resolve dot segments away).
+  const rawPath = /^https:\/\/[^/?#]*([^?#]*)/.exec(id)?.[1];
+  if (!u || rawPath === undefined || rawPath.split("/").some((s) => s === "." || s === "..")) return false;
   return u.pathname !== "/" && u.pathname !== "" && !id.includes("#") && !u.username && !u.password;
 }
 
-export type MetadataClientResult = { ok: true; client: OAuthClient } | { ok: false; reason: string };
-
-/** The client a metadata-document client_id names, fetched when unknown or stale. */
-export async function metadataClient(deps: AppDeps, clientId: string, address: string): Promise<MetadataClientResult> {
+/** The client a metadata-document client_id names, fetched when unknown or stale; or why it cannot be used. */
+export async function metadataClient(deps: AppDeps, clientId: string, address: string): Promise<OAuthClient | string> {
   const now = deps.now();
   const known = await findClient(deps.db, clientId);
   const fetchedAt = Date.parse(String(known?.metadata.fetched_at ?? ""));
-  if (known && known.metadata.cimd === true && now.getTime() - fetchedAt < REFRESH_AFTER_MS) return { ok: true, client: known };
+  if (known && known.metadata.cimd === true && now.getTime() - fetchedAt < REFRESH_AFTER_MS) return known;
 
   // Each fetch is an outbound request on a stranger's behalf: counted like a registration.
   const limit = await hitRateLimit(deps.db, `oauth_register:${address}`, deps.config.oauthRegisterRateLimit, 3600, now);
-  if (!limit.allowed) return { ok: false, reason: "too many client registrations from this address; try again later" };
+  if (!limit.allowed) return "too many client registrations from this address; try again later";
   const check = await checkOutboundUrl(clientId, { allowPrivate: false, resolve: deps.resolveHost ?? systemResolver, unresolvable: "refuse", timeoutMs: FETCH_TIMEOUT_MS });
   // The guard's own reasons speak of AI settings; the page only needs to say it is refused.
-  if (!check.ok) return { ok: false, reason: "the client's metadata document is not at a public https address" };
+  if (!check.ok) return "the client's metadata document is not at a public https address";
 
   const doc = await fetchDocument(deps, clientId, check.addresses[0] ?? null);
-  if (typeof doc === "string") return { ok: false, reason: doc };
+  if (typeof doc === "string") return doc;
   const parsed = parseDocument(doc, clientId);
-  if (typeof parsed === "string") return { ok: false, reason: `the client's metadata document is not usable: ${parsed}` };
+  if (typeof parsed === "string") return `the client's metadata document is not usable: ${parsed}`;
 
-  const row = {
-    id: clientId,
-    secretHash: null,
-    clientName: parsed.clientName,
-    redirectUris: parsed.redirectUris,
-    tokenEndpointAuthMethod: "none",
-    grantTypes: parsed.grantTypes,
-    responseTypes: ["code"],
-    scope: parsed.scope,
-    metadata: { cimd: true, fetched_at: now.toISOString(), ...parsed.extra },
-  };
-  await deps.db
+  const { extra, ...columns } = parsed;
+  const row = { ...columns, id: clientId, secretHash: null, tokenEndpointAuthMethod: "none", responseTypes: ["code"], metadata: { cimd: true, fetched_at: now.toISOString(), ...extra } };
+  const client = await deps.db
     .insert(oauthClients)
     .values({ ...row, createdAt: now })
-    .onConflictDoUpdate({ target: oauthClients.id, set: row });
-  const client = oneRow(await deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId)).limit(1));
-  return { ok: true, client };
+    .onConflictDoUpdate({ target: oauthClients.id, set: row })
+    .returning();
+  return oneRow(client);
 }
 
 async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<unknown> {
@@ -103,27 +82,16 @@ async function fetchDocument(deps: AppDeps, url: string, address: string | null)
   }
 }
 
-interface ParsedDocument {
-  clientName: string | null;
-  redirectUris: string[];
-  grantTypes: string[];
-  scope: string | null;
-  extra: Record<string, string>;
-}
-
-function parseDocument(doc: unknown, clientId: string): ParsedDocument | string {
+function parseDocument(doc: unknown, clientId: string) {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return "not a JSON object";
   const d = doc as Record<string, unknown>;
   if (d.client_id !== clientId) return "its client_id is not the document's own URL";
   const uris = d.redirect_uris;
   if (!Array.isArray(uris) || uris.length === 0 || uris.length > 10 || !uris.every((u) => typeof u === "string")) return "redirect_uris must be 1 to 10 strings";
-  for (const u of uris as string[]) {
-    const problem = redirectUriProblem(u);
-    if (problem) return problem;
-  }
+  const problem = (uris as string[]).map(redirectUriProblem).find((p) => p !== null);
+  if (problem) return problem;
   // Shared secrets are meaningless for a document anyone can read (draft §4.1).
-  const method = d.token_endpoint_auth_method ?? "none";
-  if (method !== "none") return "token_endpoint_auth_method must be none";
+  if ((d.token_endpoint_auth_method ?? "none") !== "none") return "token_endpoint_auth_method must be none";
   const grants = d.grant_types ?? ["authorization_code", "refresh_token"];
   if (!Array.isArray(grants) || !grants.includes("authorization_code") || grants.some((g) => g !== "authorization_code" && g !== "refresh_token")) {
     return "grant_types may contain only authorization_code and refresh_token, and must contain authorization_code";

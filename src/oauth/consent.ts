@@ -7,7 +7,7 @@ import { getUser, type User, verifyUser } from "../users/service";
 import { type AuthorizationRequest, approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
-import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
+import { consentPage, errorPage, errorReturnPage, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
 import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signInUserId, signInValue, validNonce } from "./session";
@@ -15,43 +15,43 @@ import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, p
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {
   status: number;
-  html: string | null;
-  location: string | null;
-  cookies: string[];
+  html?: string;
+  location?: string;
+  cookies?: string[];
   /** Where the page's form may lead (the redirect URI), for the CSP form-action. */
-  redirectUri: string | null;
+  redirectUri?: string;
   retryAfter?: number;
 }
 
-type Values = (name: string) => string[];
+/** A form field's values: one string, or several when the field was repeated. */
+const listOf = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.map(String) : []);
 
 interface Flow {
   deps: AppDeps;
   request: AuthorizationRequest;
   key: Uint8Array;
+  names: ReturnType<typeof cookieNames>;
   nonce: string;
   cookies: string[];
   pageNonce: string;
 }
 
-const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({
-  status,
-  html,
-  location: null,
-  cookies: f.cookies,
-  redirectUri: f.request.redirectUri,
-  ...extra,
-});
+const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({ status, html, cookies: f.cookies, redirectUri: f.request.redirectUri, ...extra });
 
-function view(f: Flow, error: string | null = null): FlowView {
+/** What every page of the flow shows. */
+export type FlowView = ReturnType<typeof view>;
+
+function view(f: Flow, error: string | null = null) {
   const { client } = f.request;
   return {
     nonce: f.pageNonce,
     csrf: csrfToken(f.key, f.nonce),
     clientName: client.clientName,
+    /** Host that publishes the client's metadata document (a verified identity), when it has one. */
     clientHost: client.metadata.cimd === true ? new URL(client.id).host : null,
     redirectUri: f.request.redirectUri,
     params: f.request.params,
+    /** This service: the instance's name and host, so the user knows who asks for the password. */
     service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
     error,
   };
@@ -63,44 +63,33 @@ function view(f: Flow, error: string | null = null): FlowView {
  */
 function redirectsUnattended(location: string): boolean {
   const u = new URL(location);
-  if (u.protocol === "https:") return false;
-  return u.protocol !== "http:" || isLoopbackHost(u.hostname);
+  return u.protocol !== "https:" && (u.protocol !== "http:" || isLoopbackHost(u.hostname));
 }
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
-async function begin(deps: AppDeps, values: Values, cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
-  const lookup: ClientLookup = async (id) => {
-    if (!deps.config.oauthClientMetadataDocuments || !isMetadataClientId(id)) return findClient(deps.db, id);
-    const r = await metadataClient(deps, id, address);
-    return r.ok ? r.client : r.reason;
-  };
+async function begin(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
+  const lookup: ClientLookup = (id) => (deps.config.oauthClientMetadataDocuments && isMetadataClientId(id) ? metadataClient(deps, id, address) : findClient(deps.db, id));
   const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) =>
     // Issue 6 and the MCP authorization spec require `resource`; OAUTH_REQUIRE_RESOURCE=false lets
     // clients that omit it get a token for the one resource this server protects.
     (raw === undefined || raw === "") && deps.config.oauthRequireResource ? null : resolveResource(deps.config, raw),
   );
-  if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message), location: null, cookies: [], redirectUri: null };
+  if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message) };
   if (parsed.kind === "redirect") {
-    if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, html: null, location: parsed.location, cookies: [], redirectUri: null };
+    if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, location: parsed.location };
     // RFC 9700 §4.11.2: anyone can register a client, so an error found before the user signed in
     // must not turn this server into an open redirector to a web address: the user is told, and decides.
     const u = new URL(parsed.location);
-    return {
-      status: 400,
-      html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host),
-      location: null,
-      cookies: [],
-      redirectUri: null,
-    };
+    return { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host) };
   }
   const names = cookieNames(deps.config.publicUrl);
   const existing = readCookie(cookieHeader, names.csrf);
   const nonce = validNonce(existing) ? existing : newNonce();
-  return { deps, request: parsed.request, key: await pageKey(deps.db), nonce, cookies: existing === nonce ? [] : [csrfCookie(names, nonce)], pageNonce };
+  return { deps, request: parsed.request, key: await pageKey(deps.db), names, nonce, cookies: existing === nonce ? [] : [csrfCookie(names, nonce)], pageNonce };
 }
 
 /** GET /oauth/authorize: the sign-in page, or the next step when this browser signed in moments ago. */
-export async function showAuthorization(deps: AppDeps, values: Values, cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
+export async function showAuthorization(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
   const f = await begin(deps, values, cookieHeader, pageNonce, address, true);
   if (!("request" in f)) return f;
   const user = await signedInUser(f, cookieHeader);
@@ -108,7 +97,7 @@ export async function showAuthorization(deps: AppDeps, values: Values, cookieHea
 }
 
 async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User | null> {
-  const value = readCookie(cookieHeader, cookieNames(f.deps.config.publicUrl).signIn);
+  const value = readCookie(cookieHeader, f.names.signIn);
   const userId = signInUserId(value, f.deps.now());
   const user = value && userId && isUuid(userId) ? await getUser(f.deps.db, userId) : null;
   // Checked against the user's current password hash: a deleted user or a changed password ends the sign-in.
@@ -117,15 +106,11 @@ async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User 
 
 /** POST /oauth/authorize: one step of sign-in, project choice and consent. */
 export async function submitAuthorization(deps: AppDeps, form: Record<string, unknown>, cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
-  const values: Values = (name) => {
-    const v = form[name];
-    return typeof v === "string" ? (v === "" ? [] : [v]) : Array.isArray(v) ? v.map(String) : [];
-  };
-  const f = await begin(deps, values, cookieHeader, pageNonce, address, false);
+  const f = await begin(deps, (name) => (form[name] === "" ? [] : listOf(form[name])), cookieHeader, pageNonce, address, false);
   if (!("request" in f)) return f;
   // The nonce must come from the cookie this browser already holds: a fresh one proves nothing.
-  if (!checkCsrf(f.key, readCookie(cookieHeader, cookieNames(deps.config.publicUrl).csrf), form.csrf_token)) {
-    return page(f, 403, errorPage(pageNonce, "This form expired or was not sent from this page. Return to the application and start again."), { redirectUri: null });
+  if (!checkCsrf(f.key, readCookie(cookieHeader, f.names.csrf), form.csrf_token)) {
+    return page(f, 403, errorPage(pageNonce, "This form expired or was not sent from this page. Return to the application and start again."), { redirectUri: undefined });
   }
   const step = typeof form.step === "string" ? form.step : "";
   if (step === "signin") return signIn(f, form, address);
@@ -134,28 +119,26 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   const action = typeof form.action === "string" ? form.action : "";
   const chosenProject = typeof form.project === "string" ? form.project : "";
   if (step === "project") return chooseProject(f, user, chosenProject);
-  if (step !== "consent") return page(f, 400, errorPage(pageNonce, "Unknown step of the authorization form."), { redirectUri: null });
+  if (step !== "consent") return page(f, 400, errorPage(pageNonce, "Unknown step of the authorization form."), { redirectUri: undefined });
 
-  const names = cookieNames(deps.config.publicUrl);
-  const signOut = setCookie(names, names.signIn, "", 0);
+  const signOut = setCookie(f.names, f.names.signIn, "", 0);
   if (action === "signout") return { ...page(f, 200, signInPage(view(f))), cookies: [...f.cookies, signOut] };
   if (action === "change_project") return chooseProject(f, user, null, { forceList: true });
-  if (action === "deny") return { status: 303, html: null, location: denial(f.request, deps.config.publicUrl), cookies: [...f.cookies, signOut], redirectUri: null };
+  if (action === "deny") return { status: 303, location: denial(f.request, deps.config.publicUrl), cookies: [...f.cookies, signOut] };
   if (action !== "approve") return chooseProject(f, user, chosenProject, { error: "Choose Allow or Deny." });
 
   // Only a project the user may act in now, whatever the form names: anything else is refused.
-  const project = await findChoice(f, user, chosenProject);
+  const project = isUuid(chosenProject) ? (await projectsOfUser(deps.db, user)).find((p) => p.id === chosenProject.toLowerCase()) : undefined;
   if (!project) return chooseProject(f, user, chosenProject);
   const offered = grantableScopes(f.request, project.role);
-  const raw = form.grant_scope;
-  const chosen = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw.map(String) : [];
+  const chosen = listOf(form.grant_scope);
   if (chosen.length === 0 || chosen.some((s) => !offered.includes(s))) {
     return chooseProject(f, user, project.id, { error: "Choose at least one permission to allow, or deny." });
   }
   const scopes = offered.filter((s) => chosen.includes(s));
   const location = await approve(deps.db, f.request, { userId: user.id, projectId: project.id, scopes }, deps.config.publicUrl, deps.now());
   deps.log.info("oauth consent granted", { client_id: f.request.client.id, user_id: user.id, project_id: project.id, scopes });
-  return { status: 303, html: null, location, cookies: [...f.cookies, signOut], redirectUri: null };
+  return { status: 303, location, cookies: [...f.cookies, signOut] };
 }
 
 async function signIn(f: Flow, form: Record<string, unknown>, address: string): Promise<PageResult> {
@@ -169,28 +152,18 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
   }
   const user = email && password ? await verifyUser(deps.db, email, password) : null;
   if (!user) return page(f, 401, signInPage({ ...view(f, "The email or password is not correct."), email }));
-  const names = cookieNames(deps.config.publicUrl);
   // A fresh nonce at sign-in (session fixation): a nonce planted in this browser before, whose form
   // token its planter could read off a page, is worth nothing once somebody signs in with it.
   f.nonce = newNonce();
-  f.cookies = [csrfCookie(names, f.nonce), setCookie(names, names.signIn, signInValue(f.key, user.id, user.passwordHash, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
+  f.cookies = [csrfCookie(f.names, f.nonce), setCookie(f.names, f.names.signIn, signInValue(f.key, user.id, user.passwordHash, f.nonce, deps.now()), SIGN_IN_TTL_MS / 1000)];
   return chooseProject(f, user, null);
-}
-
-/** The project `id` names when the user may act in it now, with the role held there. */
-async function findChoice(f: Flow, user: User, id: unknown): Promise<ProjectChoice | null> {
-  if (typeof id !== "string" || !isUuid(id)) return null;
-  const choices = await projectsOfUser(f.deps.db, user);
-  return choices.find((p) => p.id === id.toLowerCase()) ?? null;
 }
 
 /** The consent step for `projectId`; else the list of the user's projects (or the only one, when there is one). */
 async function chooseProject(f: Flow, user: User, projectId: string | null, opts: { error?: string; forceList?: boolean } = {}): Promise<PageResult> {
   const choices = await projectsOfUser(f.deps.db, user);
-  if (projectId) {
-    const p = choices.find((c) => c.id === projectId.toLowerCase());
-    if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
-  }
+  const p = projectId ? choices.find((c) => c.id === projectId.toLowerCase()) : undefined;
+  if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
   const [only] = choices;
   if (projectId === null && only && choices.length === 1 && !opts.forceList) return consent(f, user, only, 1, null, 200);
   // A project the user is not a member of is refused like one that does not exist.
@@ -208,7 +181,7 @@ async function consent(f: Flow, user: User, project: ProjectChoice, total: numbe
     consentPage({
       ...view(f, error),
       userEmail: user.email,
-      project: { id: project.id, name: project.name, slug: project.slug, role: project.role, accent: theme.accent_color, logoUrl },
+      project: { ...project, accent: theme.accent_color, logoUrl },
       offered,
       notHeld: f.request.scopes.filter((s) => !offered.includes(s)),
       canChangeProject: total > 1,

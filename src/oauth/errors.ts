@@ -13,7 +13,6 @@ export type OAuthErrorCode =
   | "unsupported_response_type"
   | "invalid_scope"
   | "invalid_target"
-  | "access_denied"
   | "server_error"
   | "temporarily_unavailable"
   | "invalid_redirect_uri"
@@ -24,7 +23,7 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
-    readonly status: number = statusOf(error),
+    readonly status: number = STATUS[error] ?? 400,
     readonly headers: Record<string, string> = {},
   ) {
     super(description);
@@ -37,20 +36,7 @@ export class OAuthError extends Error {
   }
 }
 
-function statusOf(code: OAuthErrorCode): number {
-  switch (code) {
-    case "invalid_client":
-      return 401;
-    case "rate_limited":
-      return 429;
-    case "server_error":
-      return 500;
-    case "temporarily_unavailable":
-      return 503;
-    default:
-      return 400;
-  }
-}
+const STATUS: Partial<Record<OAuthErrorCode, number>> = { invalid_client: 401, rate_limited: 429, server_error: 500, temporarily_unavailable: 503 };
 
 /** The OAuth endpoints' CORS policy (metadata, register, token, revoke): open, for browser-based clients. */
 export const OAUTH_CORS: CorsPolicy = {
@@ -60,7 +46,6 @@ export const OAUTH_CORS: CorsPolicy = {
   exposeHeaders: "www-authenticate, retry-after",
   maxAgeSeconds: 86400,
 };
-/** Headers every JSON answer of the metadata, register, token and revoke endpoints carries. */
 export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(OAUTH_CORS, null);
 
 export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
@@ -77,9 +62,7 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
   });
 }
 
-export function oauthErrorResponse(err: OAuthError): Response {
-  return oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
-}
+export const oauthErrorResponse = (err: OAuthError): Response => oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
 
 // The authorization endpoint too: a browser's form always parses, so whatever fails here is no page's.
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);

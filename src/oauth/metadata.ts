@@ -1,5 +1,6 @@
 import type { Config } from "../config";
 import { MCP_SCOPES } from "../lib/scopes";
+import { AUTH_METHODS, GRANT_TYPES } from "./service";
 
 /** The one protected resource this server issues tokens for (RFC 8707 audience). */
 const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
@@ -16,16 +17,9 @@ const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;
 export function resolveResource(config: Config, raw: string | null | undefined): string | null {
   const canonical = mcpResource(config);
   if (raw === null || raw === undefined || raw === "" || raw === canonical) return canonical;
-  let asked: URL;
-  let ours: URL;
-  try {
-    asked = new URL(raw);
-    ours = new URL(canonical);
-  } catch {
-    return null;
-  }
-  if (asked.origin !== ours.origin || asked.search !== "" || asked.hash !== "" || raw.includes("#") || raw.includes("?")) return null;
-  if (asked.username !== "" || asked.password !== "") return null;
+  const asked = URL.parse(raw);
+  const ours = URL.parse(canonical);
+  if (!asked || !ours || asked.origin !== ours.origin || /[?#]/.test(raw) || asked.username !== "" || asked.password !== "") return null;
   const base = new URL(config.publicUrl).pathname.replace(/\/+$/, "");
   const path = asked.pathname.replace(/\/$/, "");
   return path === `${base}/mcp` || path === base ? canonical : null;
@@ -45,7 +39,6 @@ export function protectedResourceMetadata(config: Config): Record<string, unknow
 /** RFC 8414 authorization server metadata; the issuer is PUBLIC_URL exactly. */
 export function authorizationServerMetadata(config: Config): Record<string, unknown> {
   const base = config.publicUrl;
-  const authMethods = ["none", "client_secret_post", "client_secret_basic"];
   return {
     issuer: base,
     authorization_endpoint: `${base}/oauth/authorize`,
@@ -55,9 +48,9 @@ export function authorizationServerMetadata(config: Config): Record<string, unkn
     scopes_supported: [...MCP_SCOPES],
     response_types_supported: ["code"],
     response_modes_supported: ["query"],
-    grant_types_supported: ["authorization_code", "refresh_token"],
-    token_endpoint_auth_methods_supported: authMethods,
-    revocation_endpoint_auth_methods_supported: authMethods,
+    grant_types_supported: GRANT_TYPES,
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
     code_challenge_methods_supported: ["S256"],
     authorization_response_iss_parameter_supported: true,
     client_id_metadata_document_supported: config.oauthClientMetadataDocuments,

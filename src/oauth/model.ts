@@ -27,10 +27,11 @@ export const AuthorizationServerMetadata = t.Object({
   authorization_response_iss_parameter_supported: t.Boolean(),
 });
 
-const formBody = (properties: Record<string, { type: "string"; description: string; enum?: string[] }>, required: string[]) => ({
+const requestBody = (mediaType: string, properties: Record<string, object>, required: string[]) => ({
   required: true,
-  content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties, required } } },
+  content: { [mediaType]: { schema: { type: "object", properties, required } } },
 });
+const formBody = (properties: Record<string, object>, required: string[]) => requestBody("application/x-www-form-urlencoded", properties, required);
 
 export const TokenRequestDoc = formBody(
   {
@@ -57,25 +58,18 @@ export const RevokeRequestDoc = formBody(
   ["token"],
 );
 
-export const RegisterRequestDoc = {
-  required: true,
-  content: {
-    "application/json": {
-      schema: {
-        type: "object",
-        required: ["redirect_uris"],
-        properties: {
-          redirect_uris: { type: "array", items: { type: "string" }, description: "https, http on loopback, or a private-use scheme" },
-          token_endpoint_auth_method: { type: "string", enum: ["none", "client_secret_post", "client_secret_basic"] },
-          grant_types: { type: "array", items: { type: "string", enum: ["authorization_code", "refresh_token"] } },
-          response_types: { type: "array", items: { type: "string", enum: ["code"] } },
-          client_name: { type: "string" },
-          scope: { type: "string" },
-        },
-      },
-    },
+export const RegisterRequestDoc = requestBody(
+  "application/json",
+  {
+    redirect_uris: { type: "array", items: { type: "string" }, description: "https, http on loopback, or a private-use scheme" },
+    token_endpoint_auth_method: { type: "string", enum: ["none", "client_secret_post", "client_secret_basic"] },
+    grant_types: { type: "array", items: { type: "string", enum: ["authorization_code", "refresh_token"] } },
+    response_types: { type: "array", items: { type: "string", enum: ["code"] } },
+    client_name: { type: "string" },
+    scope: { type: "string" },
   },
-};
+  ["redirect_uris"],
+);
 
 export const TokenResponse = t.Object({
   access_token: t.String(),

@@ -36,9 +36,7 @@ const listClientsOp = adminOperation({
   input: z.object({}),
   output: z.object({ clients: z.array(ClientOut) }),
   http: { method: "GET", path: "/admin/oauth/clients", data: "clients", tag: "oauth", summary: "List registered OAuth clients" },
-  async run({ deps, caller }) {
-    return { clients: await listClients(deps.db, caller) };
-  },
+  run: async ({ deps, caller }) => ({ clients: await listClients(deps.db, caller) }),
 });
 
 const deleteClientOp = adminOperation({
@@ -48,18 +46,8 @@ const deleteClientOp = adminOperation({
   scopes: ["keys:write"],
   input: z.object({ id: Id.min(1).max(MAX_CLIENT_ID_LENGTH) }),
   output: Empty,
-  http: {
-    method: "DELETE",
-    path: "/admin/oauth/clients/:id",
-    status: 204,
-    tag: "oauth",
-    summary: "Delete an OAuth client",
-    description: "Its consents, codes and tokens are deleted with it; its tokens stop working at once.",
-  },
-  async run({ deps, caller }, args) {
-    await deleteClient(deps.db, args.id, caller);
-    return {};
-  },
+  http: { method: "DELETE", path: "/admin/oauth/clients/:id", status: 204, tag: "oauth", description: "Its consents, codes and tokens are deleted with it; its tokens stop working at once." },
+  run: ({ deps, caller }, args) => deleteClient(deps.db, args.id, caller).then(() => ({})),
 });
 
 const listGrantsOp = adminOperation({
@@ -88,18 +76,8 @@ const revokeGrantOp = adminOperation({
   scopes: ["keys:write"],
   input: z.object({ id: z.uuid() }),
   output: Empty,
-  http: {
-    method: "DELETE",
-    path: "/admin/oauth/grants/:id",
-    status: 204,
-    tag: "oauth",
-    summary: "Revoke an OAuth consent",
-    description: "Every access and refresh token of the consent stops working at once.",
-  },
-  async run({ deps, caller, now }, args) {
-    await revokeGrant(deps.db, args.id, caller, now);
-    return {};
-  },
+  http: { method: "DELETE", path: "/admin/oauth/grants/:id", status: 204, tag: "oauth", description: "Every access and refresh token of the consent stops working at once." },
+  run: ({ deps, caller, now }, args) => revokeGrant(deps.db, args.id, caller, now).then(() => ({})),
 });
 
 export const oauthOperations = [listClientsOp, deleteClientOp, listGrantsOp, revokeGrantOp];

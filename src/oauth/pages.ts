@@ -1,6 +1,6 @@
 // Server-rendered sign-in and consent pages: no script, one inline style under a CSP nonce.
 import type { ProjectChoice } from "../users/membership";
-import type { RequestParams } from "./authorize";
+import type { FlowView } from "./consent";
 
 const DEFAULT_ACCENT = "#2563eb";
 
@@ -10,9 +10,7 @@ const SCOPE_TEXT: Record<string, string> = {
   "ai:read": "Use the project's AI providers to translate text and content",
 };
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Black or white text, whichever reads better on the accent (WCAG relative luminance). */
 function textOn(hex: string): string {
@@ -23,15 +21,7 @@ function textOn(hex: string): string {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? "#111111" : "#ffffff";
 }
 
-interface Frame {
-  nonce: string;
-  title: string;
-  accent?: string | null;
-  logoUrl?: string | null;
-  body: string;
-}
-
-function layout(f: Frame): string {
+function layout(f: { nonce: string; title: string; accent?: string | null; logoUrl?: string | null; body: string }): string {
   const accent = f.accent && /^#[0-9a-fA-F]{6}$/.test(f.accent) ? f.accent.toLowerCase() : DEFAULT_ACCENT;
   const logo = f.logoUrl ? `<img class="logo" src="${escapeHtml(f.logoUrl)}" alt="" width="40" height="40">` : "";
   return `<!doctype html>
@@ -72,40 +62,25 @@ ${f.body}
 </html>`;
 }
 
-export function errorPage(nonce: string, message: string): string {
-  return layout({
+const refusal = (nonce: string, message: string, next: string): string =>
+  layout({
     nonce,
     title: "Authorization request refused",
     body: `<h1>This authorization request cannot continue</h1>
 <p role="alert" class="error">${escapeHtml(message)}</p>
-<p class="muted">Return to the application and start the connection again.</p>`,
+${next}`,
   });
-}
+
+export const errorPage = (nonce: string, message: string): string => refusal(nonce, message, `<p class="muted">Return to the application and start the connection again.</p>`);
 
 /** A refused request of a registered client: the reason, and a link back that the user chooses to follow. */
-export function errorReturnPage(nonce: string, message: string, location: string, host: string): string {
-  return layout({
+export const errorReturnPage = (nonce: string, message: string, location: string, host: string): string =>
+  refusal(
     nonce,
-    title: "Authorization request refused",
-    body: `<h1>This authorization request cannot continue</h1>
-<p role="alert" class="error">${escapeHtml(message)}</p>
-<p class="muted">The application that sent you here made an invalid request. You can return to it at <strong>${escapeHtml(host)}</strong>, which will be told why.</p>
+    message,
+    `<p class="muted">The application that sent you here made an invalid request. You can return to it at <strong>${escapeHtml(host)}</strong>, which will be told why.</p>
 <p><a href="${escapeHtml(location)}" rel="noreferrer">Return to ${escapeHtml(host)}</a></p>`,
-  });
-}
-
-export interface FlowView {
-  nonce: string;
-  csrf: string;
-  clientName: string | null;
-  /** Host that publishes the client's metadata document (a verified identity), when it has one. */
-  clientHost: string | null;
-  redirectUri: string;
-  params: RequestParams;
-  /** This service: the instance's name and host, so the user knows who asks for the password. */
-  service: { name: string; host: string };
-  error?: string | null;
-}
+  );
 
 function hiddenFields(v: FlowView, step: string): string {
   const fields = Object.entries(v.params)
@@ -165,15 +140,15 @@ ${body}`,
   });
 }
 
-export interface ConsentView extends FlowView {
-  userEmail: string;
-  project: { id: string; name: string; slug: string; role: string; accent: string | null; logoUrl: string | null };
-  offered: readonly string[];
-  notHeld: readonly string[];
-  canChangeProject: boolean;
-}
-
-export function consentPage(v: ConsentView): string {
+export function consentPage(
+  v: FlowView & {
+    userEmail: string;
+    project: ProjectChoice & { accent: string | null; logoUrl: string | null };
+    offered: readonly string[];
+    notHeld: readonly string[];
+    canChangeProject: boolean;
+  },
+): string {
   const boxes = v.offered
     .map((s) => `<label><input type="checkbox" name="grant_scope" value="${escapeHtml(s)}" checked> <span><code>${escapeHtml(s)}</code>: ${escapeHtml(SCOPE_TEXT[s] ?? s)}</span></label>`)
     .join("\n");

@@ -7,21 +7,15 @@ const MAX_LENGTH = 2000;
 const FORBIDDEN_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "about:", "blob:", "filesystem:", "ws:", "wss:", "ftp:", "mailto:", "tel:", "sms:"]);
 const SCHEME_RE = /^[a-z][a-z0-9+.-]*:$/;
 
-export function isLoopbackHost(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
-}
+export const isLoopbackHost = (hostname: string): boolean => hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 
 /** Why a redirect URI may not be registered, or null when it may. */
 export function redirectUriProblem(raw: string): string | null {
   if (raw.length === 0 || raw.length > MAX_LENGTH) return `a redirect URI must be 1 to ${MAX_LENGTH} characters`;
   if (/[\s\u0000-\u001f\u007f]/.test(raw)) return "a redirect URI must not contain whitespace or control characters";
   if (raw.includes("#")) return "a redirect URI must not contain a fragment";
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return "a redirect URI must be an absolute URI";
-  }
+  const u = URL.parse(raw);
+  if (!u) return "a redirect URI must be an absolute URI";
   if (u.username || u.password) return "a redirect URI must not carry credentials";
   if (u.protocol === "https:") return u.hostname ? null : "an https redirect URI needs a host";
   if (u.protocol === "http:") return isLoopbackHost(u.hostname) ? null : "http redirect URIs are allowed only on loopback (127.0.0.1, [::1], localhost); use https";

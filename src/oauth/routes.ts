@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { type Context, Elysia, t } from "elysia";
 import type { AppDeps } from "../deps";
 import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { corsPreflight } from "../lib/cors";
@@ -7,11 +7,17 @@ import { type PageResult, showAuthorization, submitAuthorization } from "./conse
 import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { AuthorizationServerMetadata, OAuthErrorSchema, ProtectedResourceMetadata, RegisterRequestDoc, RevokeRequestDoc, TokenRequestDoc, TokenResponse } from "./model";
-import { authenticateClient, param, registerClient } from "./service";
+import { authenticateClient, type OAuthClient, param, registerClient } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
 
 const oauthDoc = (summary: string, extra: Record<string, unknown> = {}) => ({ tags: ["oauth"], summary, ...extra });
+
+const WELL_KNOWN = [
+  ["/.well-known/oauth-protected-resource", protectedResourceMetadata, ProtectedResourceMetadata, "Protected resource metadata (RFC 9728)"],
+  ["/.well-known/oauth-protected-resource/mcp", protectedResourceMetadata, ProtectedResourceMetadata, "Protected resource metadata of /mcp (RFC 9728, path-inserted form)"],
+  ["/.well-known/oauth-authorization-server", authorizationServerMetadata, AuthorizationServerMetadata, "Authorization server metadata (RFC 8414)"],
+] as const;
 
 const isForm = (request: Request): boolean => (request.headers.get("content-type") ?? "").toLowerCase().startsWith("application/x-www-form-urlencoded");
 
@@ -21,12 +27,9 @@ const metadataResponse = (body: unknown): Response =>
   });
 
 /** CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target. */
-function pageCsp(nonce: string, redirectUri: string | null): string {
-  let target = "";
-  if (redirectUri) {
-    const u = new URL(redirectUri);
-    target = u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
-  }
+function pageCsp(nonce: string, redirectUri: string | undefined): string {
+  const u = redirectUri ? new URL(redirectUri) : null;
+  const target = !u ? "" : u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
   return `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
@@ -38,13 +41,11 @@ function pageResponse(r: PageResult, nonce: string): Response {
     "x-content-type-options": "nosniff",
     "content-security-policy": pageCsp(nonce, r.redirectUri),
   });
-  for (const c of r.cookies) headers.append("set-cookie", c);
+  for (const c of r.cookies ?? []) headers.append("set-cookie", c);
   if (r.retryAfter) headers.set("retry-after", String(r.retryAfter));
-  if (r.location) {
-    headers.set("location", r.location);
-    return new Response(null, { status: r.status, headers });
-  }
-  headers.set("content-type", "text/html; charset=utf-8");
+  // A redirect carries no page (PageResult has html or location, never both).
+  if (r.location) headers.set("location", r.location);
+  else headers.set("content-type", "text/html; charset=utf-8");
   return new Response(r.html, { status: r.status, headers });
 }
 
@@ -70,38 +71,29 @@ export function oauthRoutes(deps: AppDeps) {
     if (!r.allowed) throw new OAuthError("rate_limited", "too many requests; retry later", 429, { "retry-after": String(r.retryAfter) });
   };
 
-  const preflight = ({ request }: { request: Request }) => corsPreflight(OAUTH_CORS, request);
-  const preflightDoc = { detail: oauthDoc("CORS preflight", { hide: true }) };
+  const addressOf = (request: Request, server: Context["server"]): string => clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
 
-  return new Elysia()
-    .onParse(({ request, contentType, path }) => parseOAuthBody(request, contentType, path))
-    .get("/.well-known/oauth-protected-resource", () => metadataResponse(protectedResourceMetadata(config)), {
-      response: { 200: ProtectedResourceMetadata },
-      detail: oauthDoc("Protected resource metadata (RFC 9728)"),
-    })
-    .get("/.well-known/oauth-protected-resource/mcp", () => metadataResponse(protectedResourceMetadata(config)), {
-      response: { 200: ProtectedResourceMetadata },
-      detail: oauthDoc("Protected resource metadata of /mcp (RFC 9728, path-inserted form)"),
-    })
-    .get("/.well-known/oauth-authorization-server", () => metadataResponse(authorizationServerMetadata(config)), {
-      response: { 200: AuthorizationServerMetadata },
-      detail: oauthDoc("Authorization server metadata (RFC 8414)"),
-    })
-    .options("/.well-known/oauth-protected-resource", preflight, preflightDoc)
-    .options("/.well-known/oauth-protected-resource/mcp", preflight, preflightDoc)
-    .options("/.well-known/oauth-authorization-server", preflight, preflightDoc)
-    .options("/oauth/register", preflight, preflightDoc)
-    .options("/oauth/token", preflight, preflightDoc)
-    .options("/oauth/revoke", preflight, preflightDoc)
+  /** The token and revocation endpoints: a form body, and the client it authenticates. */
+  const authenticatedForm = async (body: unknown, request: Request): Promise<{ form: Record<string, unknown>; client: OAuthClient }> => {
+    if (!isForm(request)) throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
+    const form = (body ?? {}) as Record<string, unknown>;
+    return { form, client: await authenticateClient(db, form, request.headers.get("authorization")) };
+  };
+
+  const app = new Elysia().onParse(({ request, contentType, path }) => parseOAuthBody(request, contentType, path));
+  for (const [path, metadata, schema, summary] of WELL_KNOWN) {
+    app.get(path, () => metadataResponse(metadata(config)), { response: { 200: schema }, detail: oauthDoc(summary) });
+  }
+  for (const path of [...WELL_KNOWN.map(([path]) => path), "/oauth/register", "/oauth/token", "/oauth/revoke"]) {
+    app.options(path, ({ request }) => corsPreflight(OAUTH_CORS, request), { detail: oauthDoc("CORS preflight", { hide: true }) });
+  }
+  return app
     .post(
       "/oauth/register",
       ({ body, request, server }) =>
         guarded(async () => {
-          const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
-          await limited(`oauth_register:${address}`, config.oauthRegisterRateLimit, 3600);
-          if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("json")) {
-            throw new OAuthError("invalid_client_metadata", "the body must be application/json");
-          }
+          await limited(`oauth_register:${addressOf(request, server)}`, config.oauthRegisterRateLimit, 3600);
+          if (!(request.headers.get("content-type") ?? "").toLowerCase().includes("json")) throw new OAuthError("invalid_client_metadata", "the body must be application/json");
           const registered = await registerClient(db, body, deps.now());
           log.info("oauth client registered", { client_id: registered.client_id, auth_method: registered.token_endpoint_auth_method });
           return oauthJson(registered, 201);
@@ -120,8 +112,7 @@ export function oauthRoutes(deps: AppDeps) {
         const url = new URL(request.url);
         const nonce = newNonce();
         const values = (name: string): string[] => url.searchParams.getAll(name).filter((v) => v !== "");
-        const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
-        return pageResponse(await showAuthorization(deps, values, request.headers.get("cookie"), address, nonce), nonce);
+        return pageResponse(await showAuthorization(deps, values, request.headers.get("cookie"), addressOf(request, server), nonce), nonce);
       },
       {
         detail: oauthDoc("Authorization endpoint: sign-in and consent page", {
@@ -135,8 +126,7 @@ export function oauthRoutes(deps: AppDeps) {
       async ({ body, request, server }) => {
         const nonce = newNonce();
         const form = isForm(request) && body && typeof body === "object" ? (body as Record<string, unknown>) : {};
-        const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
-        return pageResponse(await submitAuthorization(deps, form, request.headers.get("cookie"), address, nonce), nonce);
+        return pageResponse(await submitAuthorization(deps, form, request.headers.get("cookie"), addressOf(request, server), nonce), nonce);
       },
       { detail: oauthDoc("Submit sign-in, project choice or consent (form post from the authorization page; CSRF-protected)") },
     )
@@ -144,13 +134,10 @@ export function oauthRoutes(deps: AppDeps) {
       "/oauth/token",
       ({ body, request, server }) =>
         guarded(async () => {
-          if (!isForm(request)) throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
-          const form = (body ?? {}) as Record<string, unknown>;
-          const client = await authenticateClient(db, form, request.headers.get("authorization"));
+          const { form, client } = await authenticatedForm(body, request);
           // Per client and address: a public client_id is no secret, so a limit per client alone would let
           // anyone lock its users out, and a metadata-document client_id is shared by all of a vendor's users.
-          const address = clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
-          await limited(`oauth_token:${client.id}:${address}`, config.oauthTokenRateLimit, 60);
+          await limited(`oauth_token:${client.id}:${addressOf(request, server)}`, config.oauthTokenRateLimit, 60);
           const grantType = param(form, "grant_type");
           const now = deps.now();
           if (grantType === "authorization_code") return oauthJson(await exchangeCode(db, client, form, config, now));
@@ -167,9 +154,7 @@ export function oauthRoutes(deps: AppDeps) {
       "/oauth/revoke",
       ({ body, request }) =>
         guarded(async () => {
-          if (!isForm(request)) throw new OAuthError("invalid_request", "the body must be application/x-www-form-urlencoded");
-          const form = (body ?? {}) as Record<string, unknown>;
-          const client = await authenticateClient(db, form, request.headers.get("authorization"));
+          const { form, client } = await authenticatedForm(body, request);
           await revokeToken(db, client, form, deps.now());
           return oauthJson({}, 200);
         }),

@@ -1,5 +1,5 @@
 import { decodeBase64IgnorePadding } from "@oslojs/encoding";
-import { and, desc, eq, inArray, isNull, type SQL } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { oauthClients, oauthGrants, oauthTokens, projects, users } from "../../db/schema";
@@ -13,10 +13,8 @@ import type { ClientOut, GrantOut } from "./operations";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
-type AuthMethod = "none" | "client_secret_post" | "client_secret_basic";
-
-const AUTH_METHODS: readonly AuthMethod[] = ["none", "client_secret_post", "client_secret_basic"];
-const GRANT_TYPES = ["authorization_code", "refresh_token"];
+export const AUTH_METHODS: readonly string[] = ["none", "client_secret_post", "client_secret_basic"];
+export const GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
 const MAX_REDIRECT_URIS = 10;
 /** Registered client ids are UUIDs; metadata-document client ids are https URLs of up to this length. */
 export const MAX_CLIENT_ID_LENGTH = 2000;
@@ -54,15 +52,14 @@ export async function registerClient(db: Db, body: unknown, now: Date): Promise<
   if (!Array.isArray(redirectUris) || redirectUris.length === 0) throw new OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty array");
   if (redirectUris.length > MAX_REDIRECT_URIS) throw new OAuthError("invalid_redirect_uri", `at most ${MAX_REDIRECT_URIS} redirect URIs`);
   for (const uri of redirectUris) {
-    if (typeof uri !== "string") throw new OAuthError("invalid_redirect_uri", "redirect URIs must be strings");
-    const problem = redirectUriProblem(uri);
+    const problem = typeof uri === "string" ? redirectUriProblem(uri) : "redirect URIs must be strings";
     if (problem) throw new OAuthError("invalid_redirect_uri", problem);
   }
 
   // RFC 7591 §2 makes client_secret_basic the default, but MCP clients that omit the field (VS Code and
   // others) go on as public PKCE clients and never send a secret. The server may substitute a value
   // (§3.2.1) and answers the one it registered: omitted means public; a client wanting a secret asks.
-  const method = (optionalString(input, "token_endpoint_auth_method", 64) ?? "none") as AuthMethod;
+  const method = optionalString(input, "token_endpoint_auth_method", 64) ?? "none";
   if (!AUTH_METHODS.includes(method)) throw meta(`token_endpoint_auth_method must be one of ${AUTH_METHODS.join(", ")}`);
 
   // Deliberately both by default (RFC 7591 says authorization_code only): MCP clients that omit the
@@ -123,7 +120,7 @@ export async function findClient(db: Db, clientId: string): Promise<OAuthClient 
   return c ?? null;
 }
 
-type Form = Record<string, unknown>;
+export type Form = Record<string, unknown>;
 
 /** One value of a form parameter: absent → null; repeated (RFC 6749 §3.2) → invalid_request. */
 export function param(form: Form, name: string): string | null {
@@ -144,40 +141,33 @@ export async function authenticateClient(db: Db, form: Form, authorization: stri
   let secret = bodySecret;
   const basic = authorization && /^Basic\s+/i.test(authorization) ? authorization.replace(/^Basic\s+/i, "").trim() : null;
   const challenge = { "www-authenticate": 'Basic realm="oauth"' };
+  const unauthorized = (description: string): OAuthError => new OAuthError("invalid_client", description, 401, basic ? challenge : {});
   if (basic !== null) {
     if (bodySecret !== null) throw new OAuthError("invalid_request", "use one client authentication method, not two");
     const decoded = decodeBasic(basic);
-    if (!decoded) throw new OAuthError("invalid_client", "malformed Basic credentials", 401, challenge);
+    if (!decoded) throw unauthorized("malformed Basic credentials");
     if (bodyId !== null && bodyId !== decoded.id) throw new OAuthError("invalid_request", "client_id differs from the Basic credentials");
     // A public client may send Basic with an empty password (RFC 6749 §2.3.1 encodes "id:"): no secret.
     [id, secret] = [decoded.id, decoded.secret === "" ? null : decoded.secret];
   }
-  if (id === null) throw new OAuthError("invalid_client", "client authentication is required (client_id)", 401, basic ? challenge : {});
+  if (id === null) throw unauthorized("client authentication is required (client_id)");
   const client = await findClient(db, id);
-  if (!client) throw new OAuthError("invalid_client", "unknown client", 401, basic ? challenge : {});
+  if (!client) throw unauthorized("unknown client");
   if (client.tokenEndpointAuthMethod === "none") {
-    if (secret !== null) throw new OAuthError("invalid_client", "this client is public and has no secret", 401, basic ? challenge : {});
+    if (secret !== null) throw unauthorized("this client is public and has no secret");
     return client;
   }
-  if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) {
-    throw new OAuthError("invalid_client", "client authentication failed", 401, basic ? challenge : {});
-  }
+  if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) throw unauthorized("client authentication failed");
   return client;
 }
 
 function decodeBasic(value: string): { id: string; secret: string } | null {
-  let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64IgnorePadding(value));
-  } catch {
-    return null;
-  }
-  const i = text.indexOf(":");
-  if (i < 0) return null;
-  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64IgnorePadding(value));
+    const i = text.indexOf(":");
     // RFC 6749 §2.3.1: both parts are form-urlencoded before base64.
     const dec = (s: string): string => decodeURIComponent(s.replace(/\+/g, " "));
-    return { id: dec(text.slice(0, i)), secret: dec(text.slice(i + 1)) };
+    return i < 0 ? null : { id: dec(text.slice(0, i)), secret: dec(text.slice(i + 1)) };
   } catch {
     return null;
   }
@@ -199,32 +189,25 @@ export async function revokeGrantFamily(db: Db, grantId: string, now: Date): Pro
 
 // ---- administration of clients and consents (admin API, keys:write) ----
 
-type GrantWire = z.output<typeof GrantOut>;
+type GrantFilter = { project_id?: string; user_id?: string; client_id?: string; active?: boolean };
 
-export interface GrantFilter {
-  project_id?: string;
-  user_id?: string;
-  client_id?: string;
-  active?: boolean;
-}
-
-export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<GrantWire[]> {
-  const where: SQL[] = [];
-  if (filter.project_id) where.push(eq(oauthGrants.projectId, filter.project_id));
-  if (filter.user_id) where.push(eq(oauthGrants.userId, filter.user_id));
-  if (filter.client_id) where.push(eq(oauthGrants.clientId, filter.client_id));
-  if (filter.active) where.push(isNull(oauthGrants.revokedAt));
-  if (caller.projectIds !== null) {
-    if (caller.projectIds.length === 0) return [];
-    where.push(inArray(oauthGrants.projectId, [...caller.projectIds]));
-  }
+export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<z.output<typeof GrantOut>[]> {
+  if (caller.projectIds?.length === 0) return [];
   const rows = await db
     .select({ g: oauthGrants, email: users.email, clientName: oauthClients.clientName })
     .from(oauthGrants)
     .innerJoin(users, eq(users.id, oauthGrants.userId))
     .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
     .innerJoin(projects, eq(projects.id, oauthGrants.projectId))
-    .where(and(...where))
+    .where(
+      and(
+        filter.project_id ? eq(oauthGrants.projectId, filter.project_id) : undefined,
+        filter.user_id ? eq(oauthGrants.userId, filter.user_id) : undefined,
+        filter.client_id ? eq(oauthGrants.clientId, filter.client_id) : undefined,
+        filter.active ? isNull(oauthGrants.revokedAt) : undefined,
+        caller.projectIds ? inArray(oauthGrants.projectId, [...caller.projectIds]) : undefined,
+      ),
+    )
     .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
     .limit(1000);
   return rows.map(({ g, email, clientName }) => ({
@@ -248,14 +231,12 @@ export async function revokeGrant(db: Db, grantId: string, caller: AdminCaller, 
   await revokeGrantFamily(db, grantId, now);
 }
 
-type ClientWire = z.output<typeof ClientOut>;
-
 function requireUnlimited(caller: AdminCaller): void {
   // Clients are not bound to a project: only a key valid for every project manages them.
   if (caller.projectIds !== null) throw new AppError("insufficient_scope", "managing OAuth clients needs a key not limited to projects");
 }
 
-export async function listClients(db: Db, caller: AdminCaller): Promise<ClientWire[]> {
+export async function listClients(db: Db, caller: AdminCaller): Promise<z.output<typeof ClientOut>[]> {
   requireUnlimited(caller);
   const rows = await db.select().from(oauthClients).orderBy(desc(oauthClients.createdAt)).limit(1000);
   return rows.map((c) => ({

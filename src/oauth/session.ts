@@ -29,8 +29,7 @@ export function pageKey(db: Db): Promise<Uint8Array> {
 }
 
 async function loadKey(db: Db): Promise<Uint8Array> {
-  const fresh = new Uint8Array(32);
-  crypto.getRandomValues(fresh);
+  const fresh = crypto.getRandomValues(new Uint8Array(32));
   await db
     .insert(systemState)
     .values({ key: KEY_NAME, value: { key: encodeBase64urlNoPadding(fresh) } })
@@ -39,25 +38,18 @@ async function loadKey(db: Db): Promise<Uint8Array> {
   return decodeBase64urlIgnorePadding((row.value as { key: string }).key);
 }
 
-function mac(key: Uint8Array, purpose: string, message: string): string {
-  return encodeBase64urlNoPadding(hmac(SHA256, key, new TextEncoder().encode(`${purpose}\n${message}`)));
-}
+const mac = (key: Uint8Array, purpose: string, message: string): string => encodeBase64urlNoPadding(hmac(SHA256, key, new TextEncoder().encode(`${purpose}\n${message}`)));
 
-export interface CookieNames {
-  readonly csrf: string;
-  readonly signIn: string;
-  readonly secure: boolean;
-}
+type CookieNames = ReturnType<typeof cookieNames>;
 
 /** `__Host-` names (Secure, Path=/, no Domain) when the service is served over https. */
-export function cookieNames(publicUrl: string): CookieNames {
+export function cookieNames(publicUrl: string) {
   const secure = publicUrl.startsWith("https:");
   return secure ? { csrf: "__Host-cms_oauth_csrf", signIn: "__Host-cms_oauth_session", secure } : { csrf: "cms_oauth_csrf", signIn: "cms_oauth_session", secure };
 }
 
-export function setCookie(names: CookieNames, name: string, value: string, maxAgeSeconds: number): string {
-  return `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${names.secure ? "; Secure" : ""}`;
-}
+export const setCookie = (names: CookieNames, name: string, value: string, maxAgeSeconds: number): string =>
+  `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${names.secure ? "; Secure" : ""}`;
 
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
@@ -68,25 +60,15 @@ export function readCookie(header: string | null, name: string): string | null {
   return null;
 }
 
-export function newNonce(): string {
-  const b = new Uint8Array(16);
-  crypto.getRandomValues(b);
-  return encodeBase64urlNoPadding(b);
-}
+export const newNonce = (): string => encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16)));
 
-export function validNonce(value: string | null): value is string {
-  return value !== null && NONCE_RE.test(value);
-}
+export const validNonce = (value: string | null): value is string => value !== null && NONCE_RE.test(value);
 
 export const csrfCookie = (names: CookieNames, nonce: string): string => setCookie(names, names.csrf, nonce, CSRF_TTL_S);
 
-export function csrfToken(key: Uint8Array, nonce: string): string {
-  return mac(key, "csrf", nonce);
-}
+export const csrfToken = (key: Uint8Array, nonce: string): string => mac(key, "csrf", nonce);
 
-export function checkCsrf(key: Uint8Array, nonce: string | null, token: unknown): boolean {
-  return validNonce(nonce) && typeof token === "string" && safeEqual(token, csrfToken(key, nonce));
-}
+export const checkCsrf = (key: Uint8Array, nonce: string | null, token: unknown): boolean => validNonce(nonce) && typeof token === "string" && safeEqual(token, csrfToken(key, nonce));
 
 /**
  * `<user id>.<expiry ms>.<mac>`, the mac covering the CSRF nonce too (the cookie works only in this
@@ -99,11 +81,8 @@ export function signInValue(key: Uint8Array, userId: string, passwordHash: strin
 
 /** The user id a sign-in cookie names, before its mac is checked (see checkSignIn); null when malformed or expired. */
 export function signInUserId(value: string | null, now: Date): string | null {
-  if (!value) return null;
-  const [userId, exp, mac, ...rest] = value.split(".");
-  if (userId === undefined || exp === undefined || mac === undefined || rest.length > 0) return null;
-  if (!/^\d{1,16}$/.test(exp) || Number(exp) <= now.getTime()) return null;
-  return userId;
+  const parts = /^([^.]*)\.(\d{1,16})\.[^.]*$/.exec(value ?? "");
+  return parts && Number(parts[2]) > now.getTime() ? (parts[1] ?? null) : null;
 }
 
 export function checkSignIn(key: Uint8Array, value: string, nonce: string | null, passwordHash: string): boolean {

@@ -10,37 +10,22 @@ import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { roleInProject, scopesOfRole } from "../users/membership";
 import { OAuthError } from "./errors";
 import { resolveResource } from "./metadata";
-import { knownScopes, type OAuthClient, param, revokeGrantFamily } from "./service";
+import type { TokenResponse } from "./model";
+import { type Form, knownScopes, type OAuthClient, param, revokeGrantFamily } from "./service";
 
-export interface TokenResponse {
-  access_token: string;
-  token_type: "Bearer";
-  expires_in: number;
-  refresh_token?: string;
-  scope: string;
-}
-
-type Form = Record<string, unknown>;
+type TokenAnswer = typeof TokenResponse.static;
 const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
 const invalidGrant = (description: string): OAuthError => new OAuthError("invalid_grant", description);
 
-interface Family {
-  grantId: string;
-  clientId: string;
-  userId: string;
-  projectId: string;
-  resource: string;
-  scopes: readonly string[];
-  /** Nothing of the family outlives this (OAUTH_REFRESH_FAMILY_TTL after the consent). */
-  endsAt: Date;
-}
+/** What the tokens of a grant share; nothing of the family outlives endsAt (OAUTH_REFRESH_FAMILY_TTL after the consent). */
+type Family = Pick<typeof oauthTokens.$inferInsert, "grantId" | "clientId" | "userId" | "projectId" | "resource"> & { scopes: readonly string[]; endsAt: Date };
 
-async function issue(db: Db, client: OAuthClient, family: Family, config: Config, now: Date): Promise<TokenResponse> {
+async function issue(db: Db, client: OAuthClient, { endsAt, ...family }: Family, config: Config, now: Date): Promise<TokenAnswer> {
   const access = generateToken("cms_at_");
   const refresh = client.grantTypes.includes("refresh_token") ? generateToken("cms_rt_") : null;
-  const until = (ttlSeconds: number): Date => new Date(Math.min(now.getTime() + ttlSeconds * 1000, family.endsAt.getTime()));
+  const until = (ttlSeconds: number): Date => new Date(Math.min(now.getTime() + ttlSeconds * 1000, endsAt.getTime()));
   const accessExpiresAt = until(config.oauthAccessTokenTtlSeconds);
-  const base = { grantId: family.grantId, clientId: family.clientId, userId: family.userId, projectId: family.projectId, resource: family.resource, scopes: [...family.scopes], createdAt: now };
+  const base = { ...family, scopes: [...family.scopes], createdAt: now };
   const rows: (typeof oauthTokens.$inferInsert)[] = [{ ...base, id: uuidv7(now.getTime()), kind: "access", tokenHash: hashToken(access), expiresAt: accessExpiresAt }];
   if (refresh) rows.push({ ...base, id: uuidv7(now.getTime()), kind: "refresh", tokenHash: hashToken(refresh), expiresAt: until(config.oauthRefreshTokenTtlSeconds) });
   await db.insert(oauthTokens).values(rows);
@@ -80,7 +65,7 @@ async function liveGrant(db: Db, grantId: string, config: Config, now: Date): Pr
  * authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.6). The code is consumed by the first
  * presentation whatever its outcome; a second presentation revokes what the first one issued.
  */
-export async function exchangeCode(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
+export async function exchangeCode(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenAnswer> {
   const code = param(form, "code");
   if (!code) throw new OAuthError("invalid_request", "code is required");
   const verifier = param(form, "code_verifier");
@@ -103,28 +88,25 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
     throw invalidGrant("redirect_uri does not match the authorization request");
   }
   if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
-  if (!VERIFIER_RE.test(verifier) || !safeEqual(s256(verifier), row.codeChallenge)) throw invalidGrant("code_verifier does not match the code_challenge");
+  if (!VERIFIER_RE.test(verifier) || !safeEqual(encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier))), row.codeChallenge))
+    throw invalidGrant("code_verifier does not match the code_challenge");
   checkResource(form, row.resource, config);
-  // The user may have left the project (or lost a role) between consent and exchange.
-  row.scopes = await scopesStillHeld(db, row.grantId, row.scopes);
   const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
-  if (!grant || grant.revokedAt) throw invalidGrant("the authorization was revoked");
+  if (!grant) throw invalidGrant("the authorization was revoked");
+  // The user may have left the project (or lost a role) between consent and exchange.
+  const scopes = keepHeld(row.scopes, await heldScopes(db, grant));
+  if (grant.revokedAt) throw invalidGrant("the authorization was revoked");
   const endsAt = familyEnd(grant.createdAt, config, now);
-  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes: row.scopes, endsAt }, config, now);
+  return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes, endsAt }, config, now);
 }
 
-/** The scopes of `scopes` that the grant's user holds in the grant's project now; none is invalid_grant. */
-async function scopesStillHeld(db: Db, grantId: string, scopes: readonly string[]): Promise<string[]> {
-  const [g] = await db.select({ userId: oauthGrants.userId, projectId: oauthGrants.projectId }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
-  if (!g) return [...scopes];
-  const held = scopesOfRole(await roleInProject(db, g.userId, g.projectId));
+const heldScopes = async (db: Db, g: { userId: string; projectId: string }): Promise<readonly string[]> => scopesOfRole(await roleInProject(db, g.userId, g.projectId));
+
+/** The scopes of `scopes` still held; none is invalid_grant. */
+function keepHeld(scopes: readonly string[], held: readonly string[], what = "granted scopes in this project"): string[] {
   const kept = scopes.filter((s) => held.includes(s));
-  if (kept.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
+  if (kept.length === 0) throw invalidGrant(`the user no longer holds any of the ${what}`);
   return kept;
-}
-
-function s256(verifier: string): string {
-  return encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier)));
 }
 
 /**
@@ -137,7 +119,7 @@ function s256(verifier: string): string {
 const withinGrace = (usedAt: Date, now: Date, config: Config): boolean => config.oauthRefreshReuseGraceSeconds > 0 && now.getTime() - usedAt.getTime() <= config.oauthRefreshReuseGraceSeconds * 1000;
 
 /** refresh_token (RFC 6749 §6) with rotation; a used or revoked token presented again revokes its family (RFC 9700 §4.14.2). */
-export async function refreshTokens(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenResponse> {
+export async function refreshTokens(db: Db, client: OAuthClient, form: Form, config: Config, now: Date): Promise<TokenAnswer> {
   if (!client.grantTypes.includes("refresh_token")) throw new OAuthError("unauthorized_client", "this client did not register the refresh_token grant");
   const token = param(form, "refresh_token");
   if (!token) throw new OAuthError("invalid_request", "refresh_token is required");
@@ -157,18 +139,14 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   checkResource(form, row.resource, config);
   // The user's role in the project may have narrowed (or the membership or user gone) since the
   // consent: a refreshed token never outgrows what the user holds there now.
-  const held = new Set<string>(scopesOfRole(await roleInProject(db, row.userId, row.projectId)));
-  let scopes: readonly string[] = row.scopes.filter((s) => held.has(s));
-  if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the granted scopes in this project");
+  const held = await heldScopes(db, row);
+  let scopes = keepHeld(row.scopes, held);
   const asked = param(form, "scope");
   // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
   // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.
   const ours = asked === null ? [] : asked.split(" ").filter((s) => isScope(s));
   if (ours.some((s) => !row.scopes.includes(s))) throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
-  if (ours.length > 0) {
-    scopes = knownScopes(ours.join(" ")).filter((s) => held.has(s));
-    if (scopes.length === 0) throw invalidGrant("the user no longer holds any of the requested scopes");
-  }
+  if (ours.length > 0) scopes = keepHeld(knownScopes(ours.join(" ")), held, "requested scopes");
   const family: Family = { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes, endsAt };
   // A parallel presentation within the grace: a sibling pair, so whichever pair the client keeps works.
   if (row.usedAt) return issue(db, client, family, config, now);
@@ -180,8 +158,7 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
       .set({ usedAt: now })
       .where(and(eq(oauthTokens.id, row.id), isNull(oauthTokens.usedAt), isNull(oauthTokens.revokedAt)))
       .returning({ id: oauthTokens.id });
-    if (consumed.length === 0) return null;
-    return issue(tx, client, family, config, now);
+    return consumed.length === 0 ? null : issue(tx, client, family, config, now);
   });
   if (issued) return issued;
   // Lost a race with another presentation of the same token: a sibling when that one was a moment ago.
