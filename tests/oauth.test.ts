@@ -829,6 +829,9 @@ describe("OAuth Client ID Metadata Documents", async () => {
     cases.push([moved, () => docs.set(moved, () => new Response(null, { status: 302, headers: { location: "https://evil.example/doc.json" } })), "HTTP 302"]);
     const notJson = id("notjson");
     cases.push([notJson, () => serve(notJson, "<html>"), "not JSON"]);
+    // A document that is one JSON string is a document (not an object), never words shown as our reason.
+    const words = id("words");
+    cases.push([words, () => serve(words, JSON.stringify("Sign in at evil.example")), "not a JSON object"]);
     const badRedirect = id("badredirect");
     cases.push([badRedirect, () => serve(badRedirect, { client_id: badRedirect, redirect_uris: ["http://evil.example/cb"] }), "loopback"]);
     cases.push([

@@ -40,7 +40,7 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
 
   const doc = await fetchDocument(deps, clientId, check.addresses[0] ?? null);
   if (typeof doc === "string") return doc;
-  const parsed = parseDocument(doc, clientId);
+  const parsed = parseDocument(doc.json, clientId);
   if (typeof parsed === "string") return `the client's metadata document is not usable: ${parsed}`;
 
   const { extra, ...columns } = parsed;
@@ -53,7 +53,8 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
   return oneRow(client);
 }
 
-async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<unknown> {
+/** The parsed document, or why there is none (a document that is itself a JSON string is a document, never a reason shown on our page). */
+async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<{ json: unknown } | string> {
   let res: Response;
   try {
     // Connect to the address the guard checked (no second DNS lookup to rebind); no redirects (the
@@ -76,7 +77,7 @@ async function fetchDocument(deps: AppDeps, url: string, address: string | null)
   if (text === null) return `the client's metadata document is larger than ${MAX_DOCUMENT_BYTES} bytes`;
   if (text === "") return "the client's metadata document is empty";
   try {
-    return JSON.parse(text);
+    return { json: JSON.parse(text) };
   } catch {
     return "the client's metadata document is not JSON";
   }
