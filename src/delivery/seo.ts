@@ -12,7 +12,8 @@ export interface VersionSeo {
   indexable: boolean;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+/** A non-blank string, else null. */
+export const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 
 /** `noindex` (or `none`, which means noindex,nofollow) among the comma-separated directives. */
 function robotsSayNoindex(robots: string | null): boolean {
@@ -46,7 +47,7 @@ function sameUrl(a: string, b: string): boolean {
  * except `canonical`: a node's `seo.canonical` naming its own default URL does not make its
  * translations canonical to that URL, while one naming another URL makes every version a duplicate
  * of it (a translation may still set its own `meta.canonical`). Indexable = not noindex (flag or
- * robots string) and canonical to itself. Fallback answers are never indexable: see fallbackSeo.
+ * robots string) and canonical to itself. Fallback answers are never indexable (render.ts).
  */
 export function versionSeo(project: DeliveryProject, seo: SeoFields, meta: SeoFields | null, ownUrl: string, defaultUrl: string): VersionSeo {
   const pick = (field: string): unknown => (meta !== null && meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
@@ -59,11 +60,6 @@ export function versionSeo(project: DeliveryProject, seo: SeoFields, meta: SeoFi
   if (meta === null) canonical = nodeCanonical ?? ownUrl;
   else canonical = absoluteUrl(project, str(meta.canonical)) ?? (nodeCanonical !== null && !sameUrl(nodeCanonical, defaultUrl) ? nodeCanonical : ownUrl);
   return { canonical, robots, indexable: !noindex && sameUrl(canonical, ownUrl) };
-}
-
-/** A fallback answer shows the default locale's version: canonical to it, never listed itself. */
-export function fallbackSeo(defaultVersion: VersionSeo): VersionSeo {
-  return { canonical: defaultVersion.canonical, robots: defaultVersion.robots, indexable: false };
 }
 
 /** The noindex flag wins over a robots string that does not say it (`index` and `all` dropped). */

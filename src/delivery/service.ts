@@ -23,11 +23,11 @@ import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
 import type { DeliveryProject } from "./cache";
 import { preparedRows } from "./prepared";
-import { type BlockRow, type ChainNode, type RenderableNode, renderNode } from "./render";
+import { type ChainNode, type RenderableNode, renderNode } from "./render";
 
 const MAX_DEPTH = 64;
 const MAX_PATH_CHARS = 2048;
-const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+export const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** The project's spelling of `locale` (omitted = default), or 400 invalid_locale. */
 export function deliveryLocale(project: DeliveryProject, locale: string | undefined): string {
@@ -53,14 +53,6 @@ export function pathSegments(raw: string): string[] | null {
   if (segs.length > MAX_DEPTH || segs.some((s) => s === "")) return null;
   return segs;
 }
-
-interface ChainRow extends ChainNode {
-  depth: number;
-  blocks: BlockRow[] | null;
-  overrides: Record<string, Record<string, unknown>> | null;
-}
-
-const nodeNotFound = (): AppError => notFound("node");
 
 /**
  * The node's ancestor chain with its blocks and translations, in one statement. `start` selects
@@ -119,36 +111,23 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
   ),`;
 }
 
-async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
-  const chain = await preparedRows<ChainRow>(db, query);
-  if (chain[0] === undefined || chain[0].parent_id !== null) return null;
-  if (chain.some((c) => c.status !== "published")) return null;
-  return chain;
-}
-
-function render(project: DeliveryProject, chain: ChainRow[], locale: string): RenderableNode {
-  const node = chain[chain.length - 1];
-  if (!node) throw new Error("render needs the chain down to the node");
-  return renderNode(project, chain, node.blocks ?? [], node.overrides, locale);
+/** The renderable node whose chain `start` and `walk` select (see chainQuery); 404 unless the whole chain is published. */
+async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null): Promise<RenderableNode> {
+  const chain = await preparedRows<ChainNode>(db, chainQuery(project.id, locale, start, walk));
+  if (chain[0]?.parent_id !== null || chain.some((c) => c.status !== "published")) throw notFound("node");
+  return renderNode(project, chain, locale);
 }
 
 export async function getNodeByPath(db: Db, project: DeliveryProject, rawPath: string, locale: string): Promise<RenderableNode> {
   const segs = pathSegments(rawPath);
-  if (!segs) throw nodeNotFound();
-  const q =
-    locale === project.defaultLocale
-      ? chainQuery(project.id, locale, sql`n.path = ${segs.join("/")}`, null)
-      : chainQuery(project.id, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
-  const chain = await loadChain(db, q);
-  if (!chain) throw nodeNotFound();
-  return render(project, chain, locale);
+  if (!segs) throw notFound("node");
+  if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null);
+  return renderChain(db, project, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
 }
 
 export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
-  if (!isUuid(id)) throw nodeNotFound();
-  const chain = await loadChain(db, chainQuery(project.id, locale, sql`n.id = ${id.toLowerCase()}`, null));
-  if (!chain) throw nodeNotFound();
-  return render(project, chain, locale);
+  if (!isUuid(id)) throw notFound("node");
+  return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null);
 }
 
 /** The published node merged with a published translation; 404 when the locale has none. */
@@ -170,11 +149,10 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
       where h.project_id = ${projectId} and h.status in ('draft', 'archived')
         and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
       order by h.path`),
-  ).map((r) => `${r.path}/`);
-  found.sort();
-  const kept: string[] = [];
-  for (const p of found) if (!kept.some((k) => p.startsWith(k))) kept.push(p);
-  return kept;
+  )
+    .map((r) => `${r.path}/`)
+    .sort();
+  return found.filter((p, i) => !found.slice(0, i).some((k) => p.startsWith(k)));
 }
 
 /** SQL condition: the node is published and no ancestor hides it. */
@@ -187,22 +165,26 @@ export function visibleCondition(projectId: string, hidden: string[]): SQL {
   return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
 }
 
+/**
+ * Rows in path order after `after` (null: from the start), at most `pageSize` per query (keyset on
+ * path): `read(where)` runs the page query with `cond` and the paths after the last one read.
+ */
+export async function* pathPages<T extends { path: string }>(cond: SQL, after: string | null, pageSize: number, read: (where: SQL) => Promise<T[]>): AsyncGenerator<T[]> {
+  for (;;) {
+    // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
+    const page = await read(after === null ? cond : and(cond, gt(nodes.path, after))!);
+    const last = page[page.length - 1];
+    if (last === undefined) return;
+    yield page;
+    if (page.length < pageSize) return;
+    after = last.path;
+  }
+}
+
 /** Every visible node as a raw row (admin wire form), in path order, `pageSize` rows per query. */
 export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 500): AsyncGenerator<NodeWire[]> {
   const visible = visibleCondition(projectId, await hiddenPrefixes(db, projectId));
-  let after: string | null = null;
-  for (;;) {
-    const page = await db
-      .select()
-      .from(nodes)
-      .where(after === null ? visible : and(visible, gt(nodes.path, after)))
-      .orderBy(asc(nodes.path))
-      .limit(pageSize);
-    if (page.length > 0) yield page.map(nodeToWire);
-    const last: string | undefined = page[page.length - 1]?.path;
-    if (last === undefined || page.length < pageSize) return;
-    after = last;
-  }
+  for await (const page of pathPages(visible, null, pageSize, (where) => db.select().from(nodes).where(where).orderBy(asc(nodes.path)).limit(pageSize))) yield page.map(nodeToWire);
 }
 
 // ---- entries ----
