@@ -223,7 +223,8 @@ export class DeliveryCache {
   }
 }
 
-function normaliseRef(ref: string): string | null {
+/** The cache key of a project ref: a lower-case id, or a slug; null when it is neither. */
+export function normaliseRef(ref: string): string | null {
   if (isUuid(ref)) return ref.toLowerCase();
   return isSlug(ref) ? ref : null;
 }

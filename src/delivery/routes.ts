@@ -1,9 +1,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
-import type { DeliveryProject } from "./cache";
+import { type DeliveryProject, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
@@ -75,7 +74,7 @@ export function createDelivery(deps: AppDeps) {
       if (!segs) throw notFound("node");
       return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
     };
-  // Elysia gives null for a parameter that is not valid percent-encoding: no such node.
+  // A null id (not valid percent-encoding) is no such node.
   const byIdPlan =
     (request: Request, id: string | null) =>
     (p: DeliveryProject): Plan => {
@@ -98,7 +97,6 @@ export function createDelivery(deps: AppDeps) {
       if (!segs) throw notFound("collection");
       return json(`entries ${JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
     };
-  const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) => serve(request, set, ref, byPathPlan(request, raw));
 
   /**
    * Hot reads answered before routing (called from the app's onRequest): a GET of a node by path or
@@ -134,64 +132,41 @@ export function createDelivery(deps: AppDeps) {
   };
 
   // Cached answers are expired by committed writes only (see engine.ts), never by requests.
-  const routes = new Elysia({ prefix: "/api/p/:ref" })
-    .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
-      detail: { ...DeliveryDocs.byPath, hide: true },
-    })
-    .get("/nodes/by-path/*", ({ request, set, params }) => byPath(request, set, params.ref, params["*"] ?? ""), {
-      detail: DeliveryDocs.byPath,
-    })
-    .get("/nodes/:id", ({ request, set, params }) => serve(request, set, params.ref, byIdPlan(request, params.id)), { detail: DeliveryDocs.byId })
-    .get(
-      "/nodes",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => ({
-          key: "nodes",
-          type: JSON_TYPE,
-          stream: async () => nodesJson(listPublishedNodes(db, p.id)),
-        })),
-      { detail: DeliveryDocs.list },
-    )
-    .get("/entries", ({ request, set, params }) => serve(request, set, params.ref, entriesPlan(request)), { detail: DeliveryDocs.entries })
-    .get(
+  // Elysia gives null for a parameter that is not valid percent-encoding.
+  const reads: [string, object, (request: Request, params: Record<string, string | null | undefined>) => (p: DeliveryProject) => Plan][] = [
+    ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request) => byPathPlan(request, "")],
+    ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params) => byPathPlan(request, params["*"] ?? "")],
+    ["/nodes/:id", DeliveryDocs.byId, (request, params) => byIdPlan(request, params.id ?? null)],
+    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, stream: async () => nodesJson(listPublishedNodes(db, p.id)) })],
+    ["/entries", DeliveryDocs.entries, (request) => entriesPlan(request)],
+    [
       "/translations/nodes/:nodeId",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => {
-          const raw = queryParam(queryOf(request), "locale");
-          if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
-          const locale = deliveryLocale(p, raw);
-          const id = params.nodeId ?? "";
-          return json(`tr ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, id, locale) }));
-        }),
-      { detail: DeliveryDocs.translation },
-    )
-    .get(
-      "/sitemap.xml",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => ({
-          key: `sitemap ${normalRef(params.ref)}`,
-          type: XML_TYPE,
-          stream: () => sitemapXml(db, p),
-        })),
-      { detail: DeliveryDocs.sitemap },
-    )
-    .get("/robots.txt", ({ request, set, params }) => serve(request, set, params.ref, (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })), { detail: DeliveryDocs.robots })
-    .get("/theme", ({ request, set, params }) => serve(request, set, params.ref, (p) => json("theme", () => getTheme(db, p.id))), { detail: DeliveryDocs.theme })
-    .get(
+      DeliveryDocs.translation,
+      (request, params) => (p) => {
+        const raw = queryParam(queryOf(request), "locale");
+        if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
+        const locale = deliveryLocale(p, raw);
+        const id = params.nodeId ?? "";
+        return json(`tr ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, id, locale) }));
+      },
+    ],
+    ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, stream: () => sitemapXml(db, p) })],
+    ["/robots.txt", DeliveryDocs.robots, () => (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })],
+    ["/theme", DeliveryDocs.theme, () => (p) => json("theme", () => getTheme(db, p.id))],
+    [
       "/:file",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => {
-          const m = SHARD_RE.exec(params.file ?? "");
-          if (!m) throw notFound("route");
-          const n = Number(m[1]);
-          return {
-            key: `shard ${n}`,
-            type: XML_TYPE,
-            stream: () => shardXml(db, p, n),
-          };
-        }),
-      { detail: DeliveryDocs.shard },
-    )
+      DeliveryDocs.shard,
+      (_, params) => (p) => {
+        const m = SHARD_RE.exec(params.file ?? "");
+        if (!m) throw notFound("route");
+        const n = Number(m[1]);
+        return { key: `shard ${n}`, type: XML_TYPE, stream: () => shardXml(db, p, n) };
+      },
+    ],
+  ];
+  const routes = new Elysia({ prefix: "/api/p/:ref" });
+  for (const [path, detail, make] of reads) routes.get(path, ({ request, set, params }) => serve(request, set, params.ref, make(request, params)), { detail });
+  routes
     .options("/", ({ request }) => preflight(request), { detail: { hide: true } })
     .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
     .all("/", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } })
@@ -204,11 +179,6 @@ export function createDelivery(deps: AppDeps) {
       throw notFound("route");
     });
   }
-}
-
-function normalRef(ref: string): string {
-  if (typeof ref !== "string") return "";
-  return isUuid(ref) ? ref.toLowerCase() : ref;
 }
 
 /** The first chunk goes out with the first page of rows (see StreamPlan). */
