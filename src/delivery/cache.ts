@@ -28,6 +28,7 @@ export interface CachedAnswer {
 }
 
 export interface GzipAnswer {
+  readonly status: 200;
   readonly body: ArrayBuffer;
   readonly etag: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -230,31 +231,14 @@ export function normaliseRef(ref: string): string | null {
 }
 
 async function loadProject(db: Db, ref: string): Promise<DeliveryProject | null> {
+  const { id, slug, name, defaultLocale, locales, publicBaseUrl } = projects;
   const [row] = await db
-    .select({
-      id: projects.id,
-      slug: projects.slug,
-      name: projects.name,
-      defaultLocale: projects.defaultLocale,
-      locales: projects.locales,
-      publicBaseUrl: projects.publicBaseUrl,
-      version: projects.contentVersion,
-      nameOverride: themes.nameOverride,
-    })
+    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, version: projects.contentVersion, nameOverride: themes.nameOverride })
     .from(projects)
     .leftJoin(themes, eq(themes.projectId, projects.id))
     .where(isUuid(ref) ? eq(projects.id, ref) : eq(projects.slug, ref))
     .limit(1);
   if (!row) return null;
-  const locales = row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales];
-  return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    defaultLocale: row.defaultLocale,
-    locales,
-    publicBaseUrl: row.publicBaseUrl,
-    siteName: row.nameOverride || row.name,
-    version: Number(row.version),
-  };
+  const { nameOverride, ...project } = row;
+  return { ...project, locales: row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales], siteName: nameOverride || row.name };
 }

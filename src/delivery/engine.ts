@@ -31,6 +31,7 @@ export interface StreamPlan {
 export type Plan = BodyPlan | StreamPlan;
 
 const LISTEN_RETRY_MS = 5000;
+const encoder = new TextEncoder();
 const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
 const RENDER_REVISION = "2";
@@ -139,14 +140,10 @@ export class DeliveryEngine {
     // The generators are lazy, so a 304 still reads no page of rows.
     const chunks = await plan.stream();
     const inm = request.headers.get("if-none-match");
-    if (inm !== null) {
-      let tag: string | null = null;
-      if (etagMatches(inm, etag)) tag = etag;
-      else if (acceptsGzip(request) && etagMatches(inm, gzipEtag(etag))) tag = gzipEtag(etag);
-      if (tag !== null) {
-        await chunks.return(undefined);
-        return notModified(tag, this.cacheControl, "Accept-Encoding");
-      }
+    const tag = inm === null ? null : etagMatches(inm, etag) ? etag : acceptsGzip(request) && etagMatches(inm, gzipEtag(etag)) ? gzipEtag(etag) : null;
+    if (tag !== null) {
+      await chunks.return(undefined);
+      return notModified(tag, this.cacheControl, "Accept-Encoding");
     }
     // Nothing is sent before the first page has been read: when it cannot be (the database is
     // gone), the answer is 503 without a validator, not a 200 whose ETag names a body never made.
@@ -163,20 +160,14 @@ export class DeliveryEngine {
     const keep: string[] = [];
     let kept = 0;
     const limit = this.cache.maxEntryBytes;
-    const encoder = new TextEncoder();
-    const log = this.deps.log;
-    const cache = this.cache;
     const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
+      pull: async (controller) => {
         try {
           const { value, done } = next ?? (await chunks.next());
           next = null;
           if (done) {
             controller.close();
-            if (kept <= limit) {
-              const answer: CachedAnswer = { version: project.version, status: 200, body: keep.join(""), etag, headers };
-              cache.put(project, plan.key, answer);
-            }
+            if (kept <= limit) this.cache.put(project, plan.key, { version: project.version, status: 200, body: keep.join(""), etag, headers });
             return;
           }
           if (kept <= limit) {
@@ -186,13 +177,11 @@ export class DeliveryEngine {
           }
           controller.enqueue(encoder.encode(value));
         } catch (err) {
-          log.error("delivery: stream failed", describeError(err));
+          this.deps.log.error("delivery: stream failed", describeError(err));
           controller.error(err);
         }
       },
-      async cancel() {
-        await chunks.return(undefined);
-      },
+      cancel: async () => void (await chunks.return(undefined)),
     });
     return new Response(body, { status: 200, headers });
   }

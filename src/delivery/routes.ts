@@ -72,7 +72,7 @@ export function createDelivery(deps: AppDeps) {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const segs = pathSegments(raw);
       if (!segs) throw notFound("node");
-      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
+      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, segs, locale) }));
     };
   // A null id (not valid percent-encoding) is no such node.
   const byIdPlan =
@@ -93,9 +93,7 @@ export function createDelivery(deps: AppDeps) {
         q: queryParam(query, "q"),
         sort: queryParam(query, "sort"),
       });
-      const segs = pathSegments(q.collection);
-      if (!segs) throw notFound("collection");
-      return json(`entries ${JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
+      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
     };
 
   /**

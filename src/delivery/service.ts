@@ -118,9 +118,8 @@ async function renderChain(db: Db, project: DeliveryProject, locale: string, sta
   return renderNode(project, chain, locale);
 }
 
-export async function getNodeByPath(db: Db, project: DeliveryProject, rawPath: string, locale: string): Promise<RenderableNode> {
-  const segs = pathSegments(rawPath);
-  if (!segs) throw notFound("node");
+/** The node at these slug segments (pathSegments) in `locale`. */
+export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string): Promise<RenderableNode> {
   if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null);
   return renderChain(db, project, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
 }
@@ -189,48 +188,17 @@ export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 
 
 // ---- entries ----
 
-interface EntrySummary {
-  id: string;
-  slug: string;
-  title: string;
-  path: string;
-  updated_at: string;
-}
-export interface EntriesPage {
-  data: EntrySummary[];
-  total: number;
-  page: number;
-  per_page: number;
+/** The ORDER BY of a sort key; the id tie-breaker makes the order total, so no entry can appear on two pages. */
+function entriesOrder(sort: EntrySort): SQL {
+  const dir = sort.startsWith("-") ? "desc" : "asc";
+  return sql.raw(`e.${sort.replace("-", "")} ${dir}, e.id ${dir}`);
 }
 
-// The id tie-breaker makes the order total, so no entry can appear on two pages.
-const ORDER: Record<EntrySort, string> = {
-  updated_at: "e.updated_at asc, e.id asc",
-  "-updated_at": "e.updated_at desc, e.id desc",
-  title: "e.title asc, e.id asc",
-  "-title": "e.title desc, e.id desc",
-  created_at: "e.created_at asc, e.id asc",
-  "-created_at": "e.created_at desc, e.id desc",
-  position: "e.position asc, e.id asc",
-};
+type EntriesInput = Record<"collection" | "page" | "per_page" | "q" | "sort", string | undefined>;
+type EntriesQuery = ReturnType<typeof entriesQuery>;
 
-export interface EntriesInput {
-  collection: string | undefined;
-  page: string | undefined;
-  per_page: string | undefined;
-  q: string | undefined;
-  sort: string | undefined;
-}
-export interface EntriesQuery {
-  collection: string;
-  page: number;
-  perPage: number;
-  q: string | null;
-  sort: EntrySort;
-}
-
-/** Validated, normalised entries query (also the cache key's source). */
-export function entriesQuery(input: EntriesInput): EntriesQuery {
+/** Validated, normalised entries query (also the cache key's source); a collection path that names no node → 404. */
+export function entriesQuery(input: EntriesInput) {
   if (input.collection === undefined || input.collection.trim() === "") {
     throw new AppError("missing_parameter", "collection is required (the collection's slug path)", { field: "collection" });
   }
@@ -242,19 +210,19 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
   }
   const q = input.q?.trim() ?? "";
   if (q.length > 200) throw new AppError("invalid_request", "q must be at most 200 characters", { field: "q" });
-  return { collection: input.collection, page, perPage, q: q === "" ? null : q, sort: sort as EntrySort };
+  const segs = pathSegments(input.collection);
+  if (!segs) throw notFound("collection");
+  return { collection: segs.join("/"), page, perPage, q: q === "" ? null : q, sort: sort as EntrySort };
 }
 
 /** A page of a visible collection's published children; unknown or invisible collection → 404. */
-export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<EntriesPage> {
-  const segs = pathSegments(input.collection);
-  if (!segs) throw notFound("collection");
+export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery) {
   const match = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   const result = await preparedRows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
     db,
     sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
-      where n.project_id = ${project.id} and n.path = ${segs.join("/")}
+      where n.project_id = ${project.id} and n.path = ${input.collection}
       union all
       select a.id, a.parent_id, a.status, a.type, c.depth + 1 from chain c join nodes a on a.id = c.parent_id
       where a.project_id = ${project.id} and c.depth < ${sql.raw(String(MAX_DEPTH))}
@@ -269,10 +237,10 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     from (select 1) one left join lateral (
       select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position from nodes e
       where e.parent_id = (select id from col) and e.status = 'published' ${match}
-      order by ${sql.raw(ORDER[input.sort])}
+      order by ${entriesOrder(input.sort)}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
     ) e on true
-    order by ${sql.raw(ORDER[input.sort])}`,
+    order by ${entriesOrder(input.sort)}`,
   );
   const first = result[0];
   if (!first || first.collection_id === null) throw notFound("collection");
