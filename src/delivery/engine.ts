@@ -6,29 +6,19 @@
 // notification delays a write by that much at most. Only committed writes expire anything, and
 // only their own project's answers.
 import type { AppDeps } from "../deps";
-import { AppError, describeError, notFound } from "../errors";
+import { AppError, describeError, errorBody, notFound } from "../errors";
 import { onContentCommitted } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
+import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
-/** A rendered answer: the whole body at once (cached with a hash ETag). */
-interface BodyPlan {
-  key: string;
-  type: string;
-  body: () => Promise<string>;
-}
 /**
- * A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small.
- * The generator yields its first chunk only once it has read its first page of rows: that chunk
- * is read before anything is sent, so a database that cannot give it makes the answer an error.
+ * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`
+ * (sitemaps, node list): ETag from (project, version, route); cached when small. The stream's
+ * generator yields its first chunk only once it has read its first page of rows: that chunk is
+ * read before anything is sent, so a database that cannot give it makes the answer an error.
  */
-export interface StreamPlan {
-  key: string;
-  type: string;
-  stream: () => Promise<AsyncGenerator<string>>;
-}
-export type Plan = BodyPlan | StreamPlan;
+export type Plan = { key: string; type: string } & ({ body: () => Promise<string> } | { stream: () => Promise<AsyncGenerator<string>> });
 
 const LISTEN_RETRY_MS = 5000;
 const encoder = new TextEncoder();
@@ -128,12 +118,12 @@ export class DeliveryEngine {
       }
       return await this.streamed(request, project, plan);
     } catch (err) {
-      if (err instanceof AppError) return await respond(request, await errorAnswer(err, this.errorCacheControl));
+      if (err instanceof AppError) return await respond(request, await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl));
       throw err;
     }
   }
 
-  private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
+  private async streamed(request: Request, project: DeliveryProject, plan: Extract<Plan, { stream: unknown }>): Promise<Response> {
     const etag = versionEtag(project, plan.key, this.deps.config.publicUrl);
     // Planned first: a shard past the end or a sitemap without base URL is 404 even to a client
     // sending `If-None-Match: *` or a guessed tag (RFC 9110 §13.1.2: 304 stands for a 200 only).

@@ -2,7 +2,7 @@
 // (Request, Response, Headers) plus node:crypto's synchronous hash, so the delivery core runs on
 // any fetch-style runtime with node:crypto (Bun, Node, Deno, Workers with nodejs_compat).
 import { createHash } from "node:crypto";
-import { type AppError, errorBody } from "../errors";
+import { errorBody } from "../errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "../lib/cors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
@@ -16,8 +16,6 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(DELIVE
 export const JSON_TYPE = "application/json; charset=utf-8";
 export const XML_TYPE = "application/xml; charset=utf-8";
 export const TEXT_TYPE = "text/plain; charset=utf-8";
-
-const encoder = new TextEncoder();
 
 /**
  * base64url of the first 16 bytes of SHA-256(text as UTF-8): a strong validator of the exact bytes
@@ -74,16 +72,10 @@ export const gzipEtag = (etag: string): string => `${etag.slice(0, -1)}.gz"`;
 
 /** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
-  const bytes = encoder.encode(answer.body);
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  const stream = new Blob([answer.body]).stream().pipeThrough(new CompressionStream("gzip"));
   const body = await new Response(stream).arrayBuffer();
   const etag = gzipEtag(answer.etag);
   return { status: 200, body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
-}
-
-export async function errorAnswer(err: AppError, cacheControl: string): Promise<CachedAnswer> {
-  const body = jsonText(errorBody(err.code, err.message, err.details));
-  return makeAnswer(0, err.status, body, JSON_TYPE, cacheControl);
 }
 
 /**

@@ -9,9 +9,7 @@ import { DeliveryDocs, queryOf, queryParam } from "./model";
 import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, getNodeTranslation, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
-interface Ctx {
-  set: { headers: Record<string, string | number>; status?: number | string };
-}
+type HookSet = { headers: Record<string, string | number>; status?: number | string };
 const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
 
 /**
@@ -28,7 +26,7 @@ export function createDelivery(deps: AppDeps) {
   // then empty and status 200, Elysia passes the Response through instead of re-wrapping its body
   // in a stream.
   const templates = new WeakMap<object, Headers>();
-  const send = (set: Ctx["set"], out: Outcome): Response | string | ArrayBuffer => {
+  const send = (set: HookSet, out: Outcome): Response | string | ArrayBuffer => {
     if (out instanceof Response) return out;
     if (out.status !== 200) {
       // Errors and 405s: Elysia builds the Response from the body, set.status and set.headers.
@@ -45,12 +43,12 @@ export function createDelivery(deps: AppDeps) {
     }
     return res;
   };
-  const failed = (set: Ctx["set"], err: unknown): never => {
+  const failed = (set: HookSet, err: unknown): never => {
     // Unexpected failure: the global handler answers 500; a browser must still be able to read it.
     Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
     throw err;
   };
-  const serve = (request: Request, set: Ctx["set"], ref: string, make: (p: DeliveryProject) => Plan) => {
+  const serve = (request: Request, set: HookSet, ref: string, make: (p: DeliveryProject) => Plan) => {
     let out: Outcome | Promise<Outcome>;
     try {
       out = engine.serve(request, ref ?? "", make);
@@ -119,14 +117,12 @@ export function createDelivery(deps: AppDeps) {
     else if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) make = byIdPlan(request, rest.slice(6));
     if (make === null) return null;
     const out = engine.cached(request, ref, make, url.slice(pathStart));
-    if (out === null || out instanceof Promise) return null;
+    if (out === null || out instanceof Promise || (!(out instanceof Response) && out.status !== 200)) return null;
     // The request id is made only for an answer (a miss gets its id on the routed way).
-    if (out instanceof Response) {
-      out.headers.set("x-request-id", typeof requestId === "string" ? requestId : requestId(request));
-      return out;
-    }
-    if (out.status !== 200) return null;
-    return send({ headers: { "x-request-id": typeof requestId === "string" ? requestId : requestId(request) } }, out) as Response;
+    const id = typeof requestId === "string" ? requestId : requestId(request);
+    if (!(out instanceof Response)) return send({ headers: { "x-request-id": id } }, out) as Response;
+    out.headers.set("x-request-id", id);
+    return out;
   };
 
   // Cached answers are expired by committed writes only (see engine.ts), never by requests.
@@ -171,7 +167,7 @@ export function createDelivery(deps: AppDeps) {
     .all("/*", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } });
   return { routes, fastRead };
 
-  function other(request: Request, set: Ctx["set"], ref: string) {
+  function other(request: Request, set: HookSet, ref: string) {
     if (request.method !== "GET" && request.method !== "HEAD") return send(set, methodNotAllowed(request.method));
     return serve(request, set, ref, () => {
       throw notFound("route");

@@ -10,7 +10,9 @@
 // less a margin: a node with L locales gives L URLs of L+1 alternates each), give a
 // <sitemapindex> of sitemap-{n}.xml. Shard boundaries come from one streamed pass that sizes each
 // node's entries exactly; the plan (a few paths per shard) is remembered per content version.
+
 import { and, lte, type SQL, sql } from "drizzle-orm";
+import { escapeUTF8 as xmlEscape } from "entities";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
@@ -38,10 +40,6 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
 const URLSET_TAIL = "</urlset>\n";
 
-function xmlEscape(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"));
-}
-
 export function robotsTxt(project: DeliveryProject): string {
   const lines = ["User-agent: *", "Allow: /"];
   if (project.publicBaseUrl) lines.push("", `Sitemap: ${project.publicBaseUrl}/sitemap.xml`);
@@ -54,10 +52,7 @@ function requireBaseUrl(project: DeliveryProject): string {
 }
 
 /** One shard: the nodes after `after` (exclusive, null = from the start) up to `last` (inclusive), in path order. */
-interface Shard {
-  after: string | null;
-  last: string;
-}
+type Shard = { after: string | null; last: string };
 
 /** sitemap.xml: the one urlset when everything fits a file, else the index of its shards. */
 export async function sitemapXml(db: Db, project: DeliveryProject, limits: ShardLimits = SHARD_LIMITS): Promise<AsyncGenerator<string>> {
@@ -89,10 +84,7 @@ async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenera
 
 // ---- the shard plan ----
 
-interface Plan {
-  hidden: string[];
-  shards: Shard[];
-}
+type Plan = { hidden: string[]; shards: Shard[] };
 /**
  * Plans by project content version (a write bumps it). Bounded and tiny (a few strings per
  * shard): it spares the full sizing pass when a crawler fetches the index and then every shard.
