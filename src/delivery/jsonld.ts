@@ -16,14 +16,10 @@ export interface JsonLdInput {
   breadcrumbs: readonly { title: string; href: string }[];
 }
 
-/** Node identifiers: fragments of the canonical URL, or blank nodes when it is not absolute. */
-function ids(url: string): { page: string; article: string } {
-  const absolute = /^https?:\/\//i.test(url) && !url.includes("#");
-  return absolute ? { page: `${url}#webpage`, article: `${url}#article` } : { page: "_:webpage", article: "_:article" };
-}
-
 export function pageJsonLd(p: JsonLdInput): Record<string, unknown> {
-  const id = ids(p.url);
+  // Node identifiers: fragments of the canonical URL, or blank nodes when it is not absolute.
+  const absolute = /^https?:\/\//i.test(p.url) && !p.url.includes("#");
+  const id = absolute ? { page: `${p.url}#webpage`, article: `${p.url}#article` } : { page: "_:webpage", article: "_:article" };
   const common = {
     inLanguage: p.language,
     ...(p.description ? { description: p.description } : {}),
@@ -31,7 +27,7 @@ export function pageJsonLd(p: JsonLdInput): Record<string, unknown> {
     ...(p.publishedAt ? { datePublished: p.publishedAt } : {}),
     dateModified: p.modifiedAt,
   };
-  const page: Record<string, unknown> = {
+  const page = {
     "@type": "WebPage",
     "@id": id.page,
     url: p.url,
@@ -44,17 +40,7 @@ export function pageJsonLd(p: JsonLdInput): Record<string, unknown> {
     },
     ...(p.article ? { mainEntity: { "@id": id.article } } : {}),
   };
-  const graph: Record<string, unknown>[] = [page];
-  if (p.article) {
-    graph.push({
-      "@type": "Article",
-      "@id": id.article,
-      headline: p.title.slice(0, 110),
-      name: p.title,
-      url: p.url,
-      ...common,
-      mainEntityOfPage: { "@id": id.page },
-    });
-  }
-  return { "@context": "https://schema.org", "@graph": graph };
+  if (!p.article) return { "@context": "https://schema.org", "@graph": [page] };
+  const article = { "@type": "Article", "@id": id.article, headline: p.title.slice(0, 110), name: p.title, url: p.url, ...common, mainEntityOfPage: { "@id": id.page } };
+  return { "@context": "https://schema.org", "@graph": [page, article] };
 }
