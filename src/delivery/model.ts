@@ -16,6 +16,7 @@ const locale = query("locale", "one of the project's locales (BCP 47, case-insen
 const renderable =
   "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, blocks[{id, type, order, data}] (locale overrides merged), " +
   "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated";
+const nodeResponses = { 200: renderable, 400: "invalid_locale", 404: "not_found" };
 
 /** `responses` by status: their descriptions. */
 function doc(summary: string, description: string, parameters: Param[], responses: Record<number, string>) {
@@ -34,9 +35,9 @@ export const DeliveryDocs = {
     "Published node by slug path",
     "The rest of the path after by-path/ is the node's slug path in the requested locale (localised slugs apply). An empty path is 404.",
     [path("path", "slug path, e.g. blog/hello-world"), locale],
-    { 200: renderable, 400: "invalid_locale", 404: "not_found" },
+    nodeResponses,
   ),
-  byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale], { 200: renderable, 400: "invalid_locale", 404: "not_found" }),
+  byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale], nodeResponses),
   list: doc("All published nodes (raw rows)", "{ data: [row] }, rows are the node's own columns without blocks, in path order; streamed.", [], {
     200: "{ data: [raw node row] }",
     404: "Error body: { error: { code, message, details? } }",

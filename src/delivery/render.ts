@@ -2,7 +2,6 @@
 import { decodeHTML } from "entities";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import type { DeliveryProject } from "./cache";
-import { pageJsonLd } from "./jsonld";
 import { absoluteUrl, hreflangSet, str, versionSeo } from "./seo";
 
 /** A node of the ancestor chain as the chain query returns it (root first, the node last). */
@@ -114,7 +113,6 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
 
   const title = local(project, node, locale, "title");
   const seo = node.seo;
-  const pick = (field: string): unknown => (meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
 
   // Every published version of the node (the default locale, plus each published translation),
   // judged by the one indexability rule (seo.ts).
@@ -134,21 +132,33 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
   const hreflang = language === locale && shown.indexable ? hreflangSet(project.defaultLocale, versions) : [];
   // A translation without its own description prefers its (merged, localised) text over the base one.
   const description = translated ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description)) : (str(seo.description) ?? firstText(blocks));
-  const image = absoluteUrl(project, str(pick("og_image")) ?? firstImage(blocks));
-  const article = ARTICLE_TYPES.has(node.type);
+  const image = absoluteUrl(project, str(meta.og_image ?? seo.og_image) ?? firstImage(blocks));
+  const isArticle = ARTICLE_TYPES.has(node.type);
 
-  const jsonld = pageJsonLd({
-    article,
+  // schema.org JSON-LD: a @graph of the WebPage and, for article-like types, the Article it is
+  // about. `breadcrumb` is a WebPage property (schema.org), so it sits there, never on the Article;
+  // the two are linked by mainEntity / mainEntityOfPage. Node identifiers: fragments of the
+  // canonical URL, or blank nodes when it is not absolute.
+  const absolute = /^https?:\/\//i.test(canonical) && !canonical.includes("#");
+  const id = absolute ? { page: `${canonical}#webpage`, article: `${canonical}#article` } : { page: "_:webpage", article: "_:article" };
+  const common = {
+    inLanguage: language,
+    ...(description ? { description } : {}),
+    ...(image ? { image } : {}),
+    ...(node.published_at ? { datePublished: node.published_at } : {}),
+    dateModified: node.updated_at,
+  };
+  const page = {
+    "@type": "WebPage",
+    "@id": id.page,
     url: canonical,
-    title,
-    language,
-    description,
-    image,
-    publishedAt: node.published_at,
-    modifiedAt: node.updated_at,
-    site: { name: project.siteName, url: `${project.publicBaseUrl ?? ""}/` },
-    breadcrumbs,
-  });
+    name: title,
+    ...common,
+    isPartOf: { "@type": "WebSite", name: project.siteName, url: `${project.publicBaseUrl ?? ""}/` },
+    breadcrumb: { "@type": "BreadcrumbList", itemListElement: breadcrumbs.map((b, i) => ({ "@type": "ListItem", position: i + 1, name: b.title, item: b.href })) },
+    ...(isArticle ? { mainEntity: { "@id": id.article } } : {}),
+  };
+  const graph = isArticle ? [page, { "@type": "Article", "@id": id.article, headline: title.slice(0, 110), name: title, url: canonical, ...common, mainEntityOfPage: { "@id": id.page } }] : [page];
 
   return {
     id: node.id,
@@ -162,18 +172,10 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
     seo: {
       canonical,
       robots,
-      og: {
-        type: article ? "article" : "website",
-        title,
-        description,
-        image,
-        url: canonical,
-        locale: language.replace(/-/g, "_"),
-        site_name: project.siteName,
-      },
+      og: { type: isArticle ? "article" : "website", title, description, image, url: canonical, locale: language.replace(/-/g, "_"), site_name: project.siteName },
       twitter: { card: image ? "summary_large_image" : "summary", title, description, image },
       hreflang,
-      jsonld,
+      jsonld: { "@context": "https://schema.org", "@graph": graph },
       breadcrumbs,
     },
     translated,

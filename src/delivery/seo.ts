@@ -50,9 +50,8 @@ function sameUrl(a: string, b: string): boolean {
  * robots string) and canonical to itself. Fallback answers are never indexable (render.ts).
  */
 export function versionSeo(project: DeliveryProject, seo: SeoFields, meta: SeoFields | null, ownUrl: string, defaultUrl: string): VersionSeo {
-  const pick = (field: string): unknown => (meta !== null && meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
-  const flag = pick("noindex") === true;
-  const given = str(pick("robots"));
+  const flag = (meta?.noindex ?? seo.noindex) === true;
+  const given = str(meta?.robots ?? seo.robots);
   const noindex = flag || robotsSayNoindex(given);
   const robots = given === null ? (noindex ? "noindex,follow" : "index,follow") : flag && !robotsSayNoindex(given) ? withNoindex(given) : given;
   const nodeCanonical = absoluteUrl(project, str(seo.canonical));

@@ -43,15 +43,12 @@ export function deliveryLocale(project: DeliveryProject, locale: string | undefi
 export function pathSegments(raw: string): string[] | null {
   let path: string;
   try {
-    path = decodeURIComponent(raw);
+    path = decodeURIComponent(raw).replace(/^\/+|\/+$/g, "");
   } catch {
     return null;
   }
-  path = path.replace(/^\/+|\/+$/g, "");
-  if (path === "" || path.length > MAX_PATH_CHARS) return null;
   const segs = path.split("/");
-  if (segs.length > MAX_DEPTH || segs.some((s) => s === "")) return null;
-  return segs;
+  return path === "" || path.length > MAX_PATH_CHARS || segs.length > MAX_DEPTH || segs.includes("") ? null : segs;
 }
 
 /**

@@ -121,9 +121,7 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
         after = last;
         count = { nodes: 0, urls: 0, bytes: empty };
       }
-      count.nodes += 1;
-      count.urls += node.urls.length;
-      count.bytes += bytes;
+      count = { nodes: count.nodes + 1, urls: count.urls + node.urls.length, bytes: count.bytes + bytes };
       last = node.path;
     }
   }
