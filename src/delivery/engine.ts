@@ -28,7 +28,7 @@ const RENDER_REVISION = "2";
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
-  private listening: Promise<void> | null = null;
+  private listening: Promise<unknown> | null = null;
   private listenRetryAt = 0;
   private readonly cacheControl: string;
   private readonly errorCacheControl: string;
@@ -59,14 +59,11 @@ export class DeliveryEngine {
     // A write committed before the subscription takes effect is caught by the version check.
     this.listening = this.deps.dbHandle
       .listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId))
-      .then(
-        () => undefined,
-        (err: unknown) => {
-          this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
-          this.listening = null;
-          this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
-        },
-      );
+      .catch((err: unknown) => {
+        this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
+        this.listening = null;
+        this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
+      });
   }
 
   /**

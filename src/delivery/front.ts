@@ -21,9 +21,8 @@ export function createFront({ fastRead, log }: { fastRead: (request: Request, re
     /** The answer to a hot read, or null: the request goes to the app (which knows it was tried). */
     answer(request: Request): Response | null {
       const start = performance.now();
-      const url = request.url;
       // Cheap pre-check before anything else: only GETs under /api/p/ can be hot reads.
-      if (request.method !== "GET" || url.indexOf("/api/p/") < 0) return null;
+      if (request.method !== "GET" || request.url.indexOf("/api/p/") < 0) return null;
       const res = fastRead(request, requestIdOf);
       if (res === null) {
         tried.add(request);

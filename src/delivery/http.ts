@@ -39,15 +39,12 @@ export function jsonText(value: unknown): string {
 const GZIP_MIN_BYTES = 1024;
 
 export function answerHeaders(contentType: string, etag: string, cacheControl: string, compressible: boolean): Record<string, string> {
-  const h: Record<string, string> = { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
-  if (compressible) h.vary = "Accept-Encoding";
-  return h;
+  return { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS, ...(compressible ? { vary: "Accept-Encoding" } : {}) };
 }
 
 export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
   const etag = `"${sha256Base64url128(body)}"`;
-  const compressible = status === 200 && body.length >= GZIP_MIN_BYTES;
-  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, compressible) };
+  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, status === 200 && body.length >= GZIP_MIN_BYTES) };
 }
 
 /** True when the client takes gzip (listed, or `*`, and not refused with q=0). */

@@ -96,7 +96,6 @@ const EMPTY = new URLSearchParams();
 /** One query parameter as a string; a repeated parameter is ambiguous and refused. */
 export function queryParam(query: URLSearchParams, name: string): string | undefined {
   const all = query.getAll(name);
-  if (all.length === 0) return undefined;
   if (all.length > 1) throw new AppError("invalid_request", `${name} must be given once`, { field: name });
   return all[0];
 }

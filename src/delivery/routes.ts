@@ -6,7 +6,7 @@ import { type DeliveryProject, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
-import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, getNodeTranslation, listEntries, listPublishedNodes, pathSegments } from "./service";
+import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
@@ -141,7 +141,12 @@ export function createDelivery(deps: AppDeps) {
         if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
         const locale = deliveryLocale(p, raw);
         const id = params.nodeId ?? "";
-        return json(`tr ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, id, locale) }));
+        // The published node merged with a published translation; 404 when the locale has none.
+        return json(`tr ${locale} ${id.toLowerCase()}`, async () => {
+          const node = await getNodeById(db, p, id, locale);
+          if (!node.translated) throw notFound("translation");
+          return { data: node };
+        });
       },
     ],
     ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, stream: () => sitemapXml(db, p) })],
@@ -177,15 +182,11 @@ export function createDelivery(deps: AppDeps) {
 
 /** The first chunk goes out with the first page of rows (see StreamPlan). */
 async function* nodesJson(pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
-  let out = '{"data":[';
-  let first = true;
+  let head = '{"data":[';
   for await (const page of pages) {
-    for (const row of page) {
-      out += (first ? "" : ",") + jsonText(row);
-      first = false;
-    }
-    yield out;
-    out = "";
+    if (page.length === 0) continue;
+    yield head + page.map((row) => jsonText(row)).join(",");
+    head = ",";
   }
-  yield `${out}]}`;
+  yield head === "," ? "]}" : `${head}]}`;
 }

@@ -55,9 +55,7 @@ export function versionSeo(project: DeliveryProject, seo: SeoFields, meta: SeoFi
   const noindex = flag || robotsSayNoindex(given);
   const robots = given === null ? (noindex ? "noindex,follow" : "index,follow") : flag && !robotsSayNoindex(given) ? withNoindex(given) : given;
   const nodeCanonical = absoluteUrl(project, str(seo.canonical));
-  let canonical: string;
-  if (meta === null) canonical = nodeCanonical ?? ownUrl;
-  else canonical = absoluteUrl(project, str(meta.canonical)) ?? (nodeCanonical !== null && !sameUrl(nodeCanonical, defaultUrl) ? nodeCanonical : ownUrl);
+  const canonical = meta === null ? (nodeCanonical ?? ownUrl) : (absoluteUrl(project, str(meta.canonical)) ?? (nodeCanonical !== null && !sameUrl(nodeCanonical, defaultUrl) ? nodeCanonical : ownUrl));
   return { canonical, robots, indexable: !noindex && sameUrl(canonical, ownUrl) };
 }
 
@@ -70,17 +68,11 @@ function withNoindex(robots: string): string {
   return ["noindex", ...kept].join(",");
 }
 
-export interface LocaleVersion {
-  locale: string;
-  href: string;
-  indexable: boolean;
-}
-
 /**
  * The hreflang set of a node: its indexable versions, plus `x-default` (the default locale's
  * URL) when that version is indexable. Empty when no version is.
  */
-export function hreflangSet(defaultLocale: string, versions: readonly LocaleVersion[]): { locale: string; href: string }[] {
+export function hreflangSet(defaultLocale: string, versions: readonly { locale: string; href: string; indexable: boolean }[]): { locale: string; href: string }[] {
   const out = versions.filter((v) => v.indexable).map((v) => ({ locale: v.locale, href: v.href }));
   const def = versions.find((v) => v.locale === defaultLocale && v.indexable);
   if (def) out.push({ locale: "x-default", href: def.href });

@@ -126,13 +126,6 @@ export async function getNodeById(db: Db, project: DeliveryProject, id: string, 
   return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null);
 }
 
-/** The published node merged with a published translation; 404 when the locale has none. */
-export async function getNodeTranslation(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
-  const node = await getNodeById(db, project, id, locale);
-  if (!node.translated) throw notFound("translation");
-  return node;
-}
-
 // ---- visibility in bulk (node list, sitemap) ----
 
 /**

@@ -41,9 +41,8 @@ const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/
 const URLSET_TAIL = "</urlset>\n";
 
 export function robotsTxt(project: DeliveryProject): string {
-  const lines = ["User-agent: *", "Allow: /"];
-  if (project.publicBaseUrl) lines.push("", `Sitemap: ${project.publicBaseUrl}/sitemap.xml`);
-  return `${lines.join("\n")}\n`;
+  const sitemap = project.publicBaseUrl ? `\nSitemap: ${project.publicBaseUrl}/sitemap.xml\n` : "";
+  return `User-agent: *\nAllow: /\n${sitemap}`;
 }
 
 function requireBaseUrl(project: DeliveryProject): string {
@@ -58,8 +57,7 @@ type Shard = { after: string | null; last: string };
 export async function sitemapXml(db: Db, project: DeliveryProject, limits: ShardLimits = SHARD_LIMITS): Promise<AsyncGenerator<string>> {
   const base = requireBaseUrl(project);
   const { hidden, shards } = await shardPlan(db, project, limits);
-  if (shards.length > 1) return sitemapIndex(base, shards.length);
-  return sitemapUrlset(db, project, hidden, shards[0] ?? null);
+  return shards.length > 1 ? sitemapIndex(base, shards.length) : sitemapUrlset(db, project, hidden, shards[0] ?? null);
 }
 
 /** sitemap-{n}.xml, n from 1; past the end → 404. */
@@ -131,13 +129,7 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
 
 // ---- listed versions, page by page ----
 
-interface ListedNode {
-  path: string;
-  /** The indexable versions: one <url> each. */
-  urls: { href: string; lastmod: string }[];
-  /** The hreflang set shared by those <url>s. */
-  alternates: { locale: string; href: string }[];
-}
+type ListedNode = ReturnType<typeof listed>;
 
 interface LocaleInfo {
   slug: string | null;
@@ -207,7 +199,7 @@ function localisedPath(path: string, locale: string, known: Map<string, Map<stri
   return segs.map((seg, i) => known.get(segs.slice(0, i + 1).join("/"))?.get(locale)?.slug ?? seg).join("/");
 }
 
-function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>): ListedNode {
+function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>) {
   const own = known.get(path);
   const defaultUrl = publicUrl(project, project.defaultLocale, path);
   const versions = [{ locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable }];
@@ -217,6 +209,7 @@ function listed(project: DeliveryProject, others: string[], path: string, update
     const href = publicUrl(project, l, localisedPath(path, l, known));
     versions.push({ locale: l, href, lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt, indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
   }
+  // One <url> per indexable version, each with the hreflang set of the node.
   return {
     path,
     urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod })),
