@@ -5,7 +5,7 @@ import type { DeliveryProject } from "./cache";
 /** SEO fields as stored: a node's `seo`, or a translation's `meta` (which wins field by field). */
 export type SeoFields = Readonly<Record<string, unknown>>;
 
-export interface VersionSeo {
+interface VersionSeo {
   canonical: string;
   robots: string;
   /** Listed in the sitemap and in hreflang sets. */
