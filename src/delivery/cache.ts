@@ -28,6 +28,7 @@ export interface CachedAnswer {
 }
 
 export interface GzipAnswer {
+  readonly status: 200;
   readonly body: ArrayBuffer;
   readonly etag: string;
   readonly headers: Readonly<Record<string, string>>;
@@ -38,7 +39,6 @@ export interface CacheOptions {
   maxBytes: number;
   /** Safety net: a project's version is re-read at least this often even when no NOTIFY arrives. */
   checkIntervalMs: number;
-  clock?: () => number;
   /** Called when a re-validation failed and the known project is served as it was. */
   onStale?: (err: unknown) => void;
 }
@@ -59,7 +59,6 @@ interface ProjectState {
  */
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
-  private readonly refsById = new Map<string, Set<string>>();
   private readonly loading = new Map<string, { epoch: number; promise: Promise<DeliveryProject | null> }>();
   private readonly entries = new Map<string, CachedAnswer>();
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
@@ -69,14 +68,12 @@ export class DeliveryCache {
   private bytes = 0;
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
-  private readonly clock: () => number;
   readonly maxEntryBytes: number;
 
   constructor(
     private readonly db: Db,
     private readonly opts: CacheOptions,
   ) {
-    this.clock = opts.clock ?? (() => performance.now());
     this.maxEntryBytes = Math.floor(opts.maxBytes / 8);
   }
 
@@ -91,7 +88,7 @@ export class DeliveryCache {
     if (key === null) return null;
     const st = this.states.get(key);
     if (st?.trusted) {
-      if (this.clock() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
+      if (performance.now() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
       return st.project;
     }
     const pending = this.loading.get(key);
@@ -101,19 +98,20 @@ export class DeliveryCache {
   }
 
   private startLoad(key: string): Promise<DeliveryProject | null> {
-    const epoch = this.epoch;
     // The callback runs once the load settles, after entry exists.
-    const promise: Promise<DeliveryProject | null> = this.load(key).finally(() => {
-      if (this.loading.get(key) === entry) this.loading.delete(key);
-    });
-    const entry = { epoch, promise };
+    const entry = {
+      epoch: this.epoch,
+      promise: this.load(key).finally(() => {
+        if (this.loading.get(key) === entry) this.loading.delete(key);
+      }),
+    };
     this.loading.set(key, entry);
-    return promise;
+    return entry.promise;
   }
 
   private async load(key: string): Promise<DeliveryProject | null> {
     const epoch = this.epoch;
-    const started = this.clock();
+    const started = performance.now();
     let p: DeliveryProject | null;
     try {
       p = await loadProject(this.db, key);
@@ -123,36 +121,21 @@ export class DeliveryCache {
       const known = this.states.get(key);
       if (!known) throw err;
       this.opts.onStale?.(err);
-      known.checkedAt = this.clock() - this.opts.checkIntervalMs + STALE_RETRY_MS;
+      known.checkedAt = performance.now() - this.opts.checkIntervalMs + STALE_RETRY_MS;
       known.trusted = true;
       return known.project;
     }
-    const previous = this.states.get(key);
-    if (previous) this.forget(previous.project.id, key);
-    if (!p) return null;
     // A NOTIFY during the read may describe a write the read did not see: the next use waits
     // for another read.
-    this.states.set(key, { project: p, checkedAt: started, trusted: epoch === this.epoch });
-    let refs = this.refsById.get(p.id);
-    if (!refs) this.refsById.set(p.id, (refs = new Set()));
-    refs.add(key);
+    if (p) this.states.set(key, { project: p, checkedAt: started, trusted: epoch === this.epoch });
+    else this.states.delete(key);
     return p;
-  }
-
-  private forget(projectId: string, key: string): void {
-    this.states.delete(key);
-    const refs = this.refsById.get(projectId);
-    refs?.delete(key);
-    if (refs && refs.size === 0) this.refsById.delete(projectId);
   }
 
   /** A content write was committed in this project (NOTIFY from any instance, or this instance's own write). */
   invalidate(projectId: string): void {
     this.epoch += 1;
-    const refs = this.refsById.get(projectId);
-    if (!refs) return;
-    for (const key of refs) this.states.delete(key);
-    this.refsById.delete(projectId);
+    for (const [key, st] of this.states) if (st.project.id === projectId) this.states.delete(key);
   }
 
   get(project: DeliveryProject, route: string): CachedAnswer | null {
@@ -223,37 +206,21 @@ export class DeliveryCache {
   }
 }
 
-function normaliseRef(ref: string): string | null {
+/** The cache key of a project ref: a lower-case id, or a slug; null when it is neither. */
+export function normaliseRef(ref: string): string | null {
   if (isUuid(ref)) return ref.toLowerCase();
   return isSlug(ref) ? ref : null;
 }
 
 async function loadProject(db: Db, ref: string): Promise<DeliveryProject | null> {
+  const { id, slug, name, defaultLocale, locales, publicBaseUrl } = projects;
   const [row] = await db
-    .select({
-      id: projects.id,
-      slug: projects.slug,
-      name: projects.name,
-      defaultLocale: projects.defaultLocale,
-      locales: projects.locales,
-      publicBaseUrl: projects.publicBaseUrl,
-      version: projects.contentVersion,
-      nameOverride: themes.nameOverride,
-    })
+    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, version: projects.contentVersion, nameOverride: themes.nameOverride })
     .from(projects)
     .leftJoin(themes, eq(themes.projectId, projects.id))
     .where(isUuid(ref) ? eq(projects.id, ref) : eq(projects.slug, ref))
     .limit(1);
   if (!row) return null;
-  const locales = row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales];
-  return {
-    id: row.id,
-    slug: row.slug,
-    name: row.name,
-    defaultLocale: row.defaultLocale,
-    locales,
-    publicBaseUrl: row.publicBaseUrl,
-    siteName: row.nameOverride || row.name,
-    version: Number(row.version),
-  };
+  const { nameOverride, ...project } = row;
+  return { ...project, locales: row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales], siteName: nameOverride || row.name };
 }

@@ -6,38 +6,29 @@
 // notification delays a write by that much at most. Only committed writes expire anything, and
 // only their own project's answers.
 import type { AppDeps } from "../deps";
-import { AppError, describeError, notFound } from "../errors";
+import { AppError, describeError, errorBody, notFound } from "../errors";
 import { onContentCommitted } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, errorAnswer, etagMatches, gzipEtag, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
+import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
-/** A rendered answer: the whole body at once (cached with a hash ETag). */
-interface BodyPlan {
-  key: string;
-  type: string;
-  body: () => Promise<string>;
-}
 /**
- * A streamed answer (sitemaps, node list): ETag from (project, version, route); cached when small.
- * The generator yields its first chunk only once it has read its first page of rows: that chunk
- * is read before anything is sent, so a database that cannot give it makes the answer an error.
+ * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`
+ * (sitemaps, node list): ETag from (project, version, route); cached when small. The stream's
+ * generator yields its first chunk only once it has read its first page of rows: that chunk is
+ * read before anything is sent, so a database that cannot give it makes the answer an error.
  */
-export interface StreamPlan {
-  key: string;
-  type: string;
-  stream: () => Promise<AsyncGenerator<string>>;
-}
-export type Plan = BodyPlan | StreamPlan;
+export type Plan = { key: string; type: string } & ({ body: () => Promise<string> } | { stream: () => Promise<AsyncGenerator<string>> });
 
 const LISTEN_RETRY_MS = 5000;
+const encoder = new TextEncoder();
 const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
 const RENDER_REVISION = "2";
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
-  private listening: Promise<void> | null = null;
+  private listening: Promise<unknown> | null = null;
   private listenRetryAt = 0;
   private readonly cacheControl: string;
   private readonly errorCacheControl: string;
@@ -68,14 +59,11 @@ export class DeliveryEngine {
     // A write committed before the subscription takes effect is caught by the version check.
     this.listening = this.deps.dbHandle
       .listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId))
-      .then(
-        () => undefined,
-        (err: unknown) => {
-          this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
-          this.listening = null;
-          this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
-        },
-      );
+      .catch((err: unknown) => {
+        this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
+        this.listening = null;
+        this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
+      });
   }
 
   /**
@@ -127,26 +115,22 @@ export class DeliveryEngine {
       }
       return await this.streamed(request, project, plan);
     } catch (err) {
-      if (err instanceof AppError) return await respond(request, await errorAnswer(err, this.errorCacheControl));
+      if (err instanceof AppError) return await respond(request, await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl));
       throw err;
     }
   }
 
-  private async streamed(request: Request, project: DeliveryProject, plan: StreamPlan): Promise<Response> {
+  private async streamed(request: Request, project: DeliveryProject, plan: Extract<Plan, { stream: unknown }>): Promise<Response> {
     const etag = versionEtag(project, plan.key, this.deps.config.publicUrl);
     // Planned first: a shard past the end or a sitemap without base URL is 404 even to a client
     // sending `If-None-Match: *` or a guessed tag (RFC 9110 §13.1.2: 304 stands for a 200 only).
     // The generators are lazy, so a 304 still reads no page of rows.
     const chunks = await plan.stream();
     const inm = request.headers.get("if-none-match");
-    if (inm !== null) {
-      let tag: string | null = null;
-      if (etagMatches(inm, etag)) tag = etag;
-      else if (acceptsGzip(request) && etagMatches(inm, gzipEtag(etag))) tag = gzipEtag(etag);
-      if (tag !== null) {
-        await chunks.return(undefined);
-        return notModified(tag, this.cacheControl, "Accept-Encoding");
-      }
+    const tag = inm === null ? null : etagMatches(inm, etag) ? etag : acceptsGzip(request) && etagMatches(inm, gzipEtag(etag)) ? gzipEtag(etag) : null;
+    if (tag !== null) {
+      await chunks.return(undefined);
+      return notModified(tag, this.cacheControl, "Accept-Encoding");
     }
     // Nothing is sent before the first page has been read: when it cannot be (the database is
     // gone), the answer is 503 without a validator, not a 200 whose ETag names a body never made.
@@ -163,20 +147,14 @@ export class DeliveryEngine {
     const keep: string[] = [];
     let kept = 0;
     const limit = this.cache.maxEntryBytes;
-    const encoder = new TextEncoder();
-    const log = this.deps.log;
-    const cache = this.cache;
     const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
+      pull: async (controller) => {
         try {
           const { value, done } = next ?? (await chunks.next());
           next = null;
           if (done) {
             controller.close();
-            if (kept <= limit) {
-              const answer: CachedAnswer = { version: project.version, status: 200, body: keep.join(""), etag, headers };
-              cache.put(project, plan.key, answer);
-            }
+            if (kept <= limit) this.cache.put(project, plan.key, { version: project.version, status: 200, body: keep.join(""), etag, headers });
             return;
           }
           if (kept <= limit) {
@@ -186,13 +164,11 @@ export class DeliveryEngine {
           }
           controller.enqueue(encoder.encode(value));
         } catch (err) {
-          log.error("delivery: stream failed", describeError(err));
+          this.deps.log.error("delivery: stream failed", describeError(err));
           controller.error(err);
         }
       },
-      async cancel() {
-        await chunks.return(undefined);
-      },
+      cancel: async () => void (await chunks.return(undefined)),
     });
     return new Response(body, { status: 200, headers });
   }

@@ -14,27 +14,15 @@ function requestIdOf(request: Request): string {
   return incoming !== null && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
 }
 
-export interface Front {
-  /** The answer to a hot read, or null: the request goes to the app (which knows it was tried). */
-  answer(request: Request): Response | null;
-  /** True when the front already tried this request and declined it. */
-  declined(request: Request): boolean;
-}
-
-export interface FrontOptions {
-  fastRead: (request: Request, requestId: (request: Request) => string) => Response | null;
-  /** Access log: one info line per answered request, as the app writes it. */
-  log: Logger | null;
-}
-
-export function createFront({ fastRead, log }: FrontOptions): Front {
+/** `log`: the access log, one info line per answered request as the app writes it. */
+export function createFront({ fastRead, log }: { fastRead: (request: Request, requestId: (request: Request) => string) => Response | null; log: Logger | null }) {
   const tried = new WeakSet<Request>();
   return {
-    answer(request) {
+    /** The answer to a hot read, or null: the request goes to the app (which knows it was tried). */
+    answer(request: Request): Response | null {
       const start = performance.now();
-      const url = request.url;
       // Cheap pre-check before anything else: only GETs under /api/p/ can be hot reads.
-      if (request.method !== "GET" || url.indexOf("/api/p/") < 0) return null;
+      if (request.method !== "GET" || request.url.indexOf("/api/p/") < 0) return null;
       const res = fastRead(request, requestIdOf);
       if (res === null) {
         tried.add(request);
@@ -43,9 +31,11 @@ export function createFront({ fastRead, log }: FrontOptions): Front {
       if (log !== null) accessLine(log, res.headers.get("x-request-id") ?? "", request, res.status, start);
       return res;
     },
-    declined: (request) => tried.has(request),
+    /** True when the front already tried this request and declined it. */
+    declined: (request: Request): boolean => tried.has(request),
   };
 }
+type Front = ReturnType<typeof createFront>;
 
 /** The access-log line (never the query string: it may carry codes or states). */
 function accessLine(log: Logger, requestId: string, request: Request, status: number, start: number): void {

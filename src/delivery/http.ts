@@ -2,7 +2,7 @@
 // (Request, Response, Headers) plus node:crypto's synchronous hash, so the delivery core runs on
 // any fetch-style runtime with node:crypto (Bun, Node, Deno, Workers with nodejs_compat).
 import { createHash } from "node:crypto";
-import { type AppError, errorBody } from "../errors";
+import { errorBody } from "../errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "../lib/cors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
@@ -17,18 +17,11 @@ export const JSON_TYPE = "application/json; charset=utf-8";
 export const XML_TYPE = "application/xml; charset=utf-8";
 export const TEXT_TYPE = "text/plain; charset=utf-8";
 
-const encoder = new TextEncoder();
-
 /**
- * Strong validator: the first 128 bits of SHA-256 over the exact (UTF-8) bytes sent. Hashed
- * synchronously: Web Crypto's digest() went through a thread pool and the event loop and was
- * ~30% of the CPU of a cache miss (~45 µs against ~15 µs for a 7 KB answer).
+ * base64url of the first 16 bytes of SHA-256(text as UTF-8): a strong validator of the exact bytes
+ * sent. Hashed synchronously: Web Crypto's digest() went through a thread pool and the event loop
+ * and was ~30% of the CPU of a cache miss (~45 µs against ~15 µs for a 7 KB answer).
  */
-function strongEtag(body: string): string {
-  return `"${sha256Base64url128(body)}"`;
-}
-
-/** base64url of the first 16 bytes of SHA-256(text as UTF-8). */
 export function sha256Base64url128(text: string): string {
   return createHash("sha256").update(text, "utf8").digest().subarray(0, 16).toString("base64url");
 }
@@ -46,15 +39,12 @@ export function jsonText(value: unknown): string {
 const GZIP_MIN_BYTES = 1024;
 
 export function answerHeaders(contentType: string, etag: string, cacheControl: string, compressible: boolean): Record<string, string> {
-  const h: Record<string, string> = { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS };
-  if (compressible) h.vary = "Accept-Encoding";
-  return h;
+  return { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS, ...(compressible ? { vary: "Accept-Encoding" } : {}) };
 }
 
 export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
-  const etag = strongEtag(body);
-  const compressible = status === 200 && body.length >= GZIP_MIN_BYTES;
-  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, compressible) };
+  const etag = `"${sha256Base64url128(body)}"`;
+  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, status === 200 && body.length >= GZIP_MIN_BYTES) };
 }
 
 /** True when the client takes gzip (listed, or `*`, and not refused with q=0). */
@@ -79,16 +69,10 @@ export const gzipEtag = (etag: string): string => `${etag.slice(0, -1)}.gz"`;
 
 /** One pass over the whole body, so the same text always gives the same bytes (strong ETag). */
 async function gzipOf(answer: CachedAnswer): Promise<GzipAnswer> {
-  const bytes = encoder.encode(answer.body);
-  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  const stream = new Blob([answer.body]).stream().pipeThrough(new CompressionStream("gzip"));
   const body = await new Response(stream).arrayBuffer();
   const etag = gzipEtag(answer.etag);
-  return { body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
-}
-
-export async function errorAnswer(err: AppError, cacheControl: string): Promise<CachedAnswer> {
-  const body = jsonText(errorBody(err.code, err.message, err.details));
-  return makeAnswer(0, err.status, body, JSON_TYPE, cacheControl);
+  return { status: 200, body, etag, headers: { ...answer.headers, etag, "content-encoding": "gzip" } };
 }
 
 /**
@@ -124,17 +108,11 @@ export interface Reply {
 }
 export type Outcome = Reply | Response;
 
-/**
- * The answer itself (gzip-encoded when the client takes it and it is worth it), or 304 when the
- * client already holds these bytes (2xx only, RFC 9110 §13.1).
- */
+/** The answer itself (gzip-encoded when the client takes it and it is worth it), or 304 (see conditional). */
 export function respond(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Outcome | Promise<Outcome> {
-  if (answer.status === 200) {
-    if (answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer, onGzip);
-    const inm = request.headers.get("if-none-match");
-    if (inm !== null && etagMatches(inm, answer.etag)) return notModified(answer.etag, answer.headers["cache-control"], answer.headers.vary);
-  }
-  return answer;
+  if (answer.status !== 200) return answer;
+  if (answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer, onGzip);
+  return conditional(request, answer);
 }
 
 /** Told the size of a gzip representation when it is made (the cache counts it against its bound). */
@@ -149,10 +127,13 @@ async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: Gzip
         () => {},
       );
   }
-  const gz = await answer.gzip;
+  return conditional(request, await answer.gzip);
+}
+
+/** A 200, or 304 when the client already holds these bytes (2xx only, RFC 9110 §13.1). */
+function conditional(request: Request, answer: CachedAnswer | GzipAnswer): Outcome {
   const inm = request.headers.get("if-none-match");
-  if (inm !== null && etagMatches(inm, gz.etag)) return notModified(gz.etag, gz.headers["cache-control"], gz.headers.vary);
-  return { status: 200, headers: gz.headers, body: gz.body };
+  return inm !== null && etagMatches(inm, answer.etag) ? notModified(answer.etag, answer.headers["cache-control"], answer.headers.vary) : answer;
 }
 
 /** CORS preflight: any origin, read methods only, the requested headers echoed back. */

@@ -2,8 +2,7 @@
 import { decodeHTML } from "entities";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import type { DeliveryProject } from "./cache";
-import { pageJsonLd } from "./jsonld";
-import { absoluteUrl, fallbackSeo, hreflangSet, type VersionSeo, versionSeo } from "./seo";
+import { absoluteUrl, hreflangSet, str, versionSeo } from "./seo";
 
 /** A node of the ancestor chain as the chain query returns it (root first, the node last). */
 export interface ChainNode {
@@ -19,63 +18,28 @@ export interface ChainNode {
   updated_at: string;
   /** Published translations: locale → meta. */
   tr: Record<string, Record<string, unknown>>;
+  /** The node's own blocks and its translation's block overrides in the requested locale (null on ancestors). */
+  blocks: BlockRow[] | null;
+  overrides: Record<string, Record<string, unknown>> | null;
 }
 
-export interface BlockRow {
+interface BlockRow {
   id: string;
   type: string;
   order: number;
   data: Record<string, unknown>;
 }
 
-interface Breadcrumb {
-  title: string;
-  path: string;
-  href: string;
-}
-
-export interface RenderableNode {
-  id: string;
-  parent_id: string | null;
-  slug: string;
-  type: string;
-  title: string;
-  locale: string;
-  path: string;
-  blocks: BlockRow[];
-  seo: {
-    canonical: string;
-    robots: string;
-    og: Record<string, string | null>;
-    twitter: Record<string, string | null>;
-    hreflang: { locale: string; href: string }[];
-    jsonld: Record<string, unknown>;
-    breadcrumbs: Breadcrumb[];
-  };
-  translated: boolean;
-}
+export type RenderableNode = ReturnType<typeof renderNode>;
 
 const ARTICLE_TYPES = new Set(["entry", "article", "post", "news", "blog-post"]);
 const TEXT_BLOCK_TYPES = new Set(["text", "paragraph", "richtext", "rich-text", "rich_text", "markdown", "html", "body"]);
 const TEXT_FIELDS = ["text", "body", "content", "markdown", "html", "value"];
 const DESCRIPTION_MAX = 160;
 
-const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
-
-/** Locales in which the project publishes this node: the default one, plus each published translation. */
-function nodeLocales(project: DeliveryProject, node: ChainNode): string[] {
-  return project.locales.filter((l) => l === project.defaultLocale || node.tr[l] !== undefined);
-}
-
-/** The slug of a node in a locale: the published translation's slug, else the base slug. */
-function localSlug(project: DeliveryProject, node: ChainNode, locale: string): string {
-  if (locale === project.defaultLocale) return node.slug;
-  return str(node.tr[locale]?.slug) ?? node.slug;
-}
-
-function localTitle(project: DeliveryProject, node: ChainNode, locale: string): string {
-  if (locale === project.defaultLocale) return node.title;
-  return str(node.tr[locale]?.title) ?? node.title;
+/** A node's slug or title in a locale: the published translation's, else the base one. */
+function local(project: DeliveryProject, node: ChainNode, locale: string, field: "slug" | "title"): string {
+  return (locale === project.defaultLocale ? null : str(node.tr[locale]?.[field])) ?? node[field];
 }
 
 /** Public URL of a path in a locale: absolute under public_base_url, else a site-relative path. */
@@ -126,71 +90,80 @@ function summarise(text: string): string | null {
 }
 
 /** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
-export function renderNode(project: DeliveryProject, chain: ChainNode[], baseBlocks: BlockRow[], overrides: Record<string, Record<string, unknown>> | null, locale: string): RenderableNode {
+export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string) {
   const node = chain[chain.length - 1];
   if (!node) throw new Error("renderNode needs the chain down to the node");
   const isDefault = locale === project.defaultLocale;
   const meta = isDefault ? {} : (node.tr[locale] ?? {});
   const translated = !isDefault && node.tr[locale] !== undefined;
-
-  const blocks = baseBlocks.map((b) => {
-    const o = translated ? overrides?.[b.id] : undefined;
-    return { id: b.id, type: b.type, order: b.order, data: isPlainObject(o) ? deepMerge(b.data, o) : b.data };
-  });
-
-  const breadcrumbs: Breadcrumb[] = [];
-  let path = "";
-  for (const c of chain) {
-    path = path === "" ? localSlug(project, c, locale) : `${path}/${localSlug(project, c, locale)}`;
-    breadcrumbs.push({ title: localTitle(project, c, locale), path, href: publicUrl(project, locale, path) });
-  }
-
-  const title = localTitle(project, node, locale);
-  const seo = node.seo;
-  const pick = (field: string): unknown => (meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
-
-  // Every published version of the node, judged by the one indexability rule (seo.ts).
-  const defaultUrl = publicUrl(project, project.defaultLocale, localPath(project, chain, project.defaultLocale));
-  const versions = nodeLocales(project, node).map((l) => {
-    const href = l === project.defaultLocale ? defaultUrl : publicUrl(project, l, localPath(project, chain, l));
-    return { locale: l, href, seo: versionSeo(project, seo, l === project.defaultLocale ? null : (node.tr[l] ?? null), href, defaultUrl) };
-  });
-  const shown = versions.find((v) => v.locale === (isDefault || translated ? locale : project.defaultLocale));
-  if (!shown) throw new Error("versions lists the default locale, and this one when it is translated");
-  const own: VersionSeo = isDefault || translated ? shown.seo : fallbackSeo(shown.seo);
-  const { canonical, robots } = own;
-  // A page that is not itself indexable names no cluster: hreflang links only between indexable pages.
-  const hreflang = own.indexable
-    ? hreflangSet(
-        project.defaultLocale,
-        versions.map((v) => ({ locale: v.locale, href: v.href, indexable: v.seo.indexable })),
-      )
-    : [];
   // A fallback shows the default locale's content: its language is that one.
   const language = isDefault || translated ? locale : project.defaultLocale;
 
+  const blocks = (node.blocks ?? []).map((b) => {
+    const o = translated ? node.overrides?.[b.id] : undefined;
+    return { id: b.id, type: b.type, order: b.order, data: isPlainObject(o) ? deepMerge(b.data, o) : b.data };
+  });
+
+  const breadcrumbs: { title: string; path: string; href: string }[] = [];
+  let path = "";
+  for (const c of chain) {
+    path = path === "" ? local(project, c, locale, "slug") : `${path}/${local(project, c, locale, "slug")}`;
+    breadcrumbs.push({ title: local(project, c, locale, "title"), path, href: publicUrl(project, locale, path) });
+  }
+
+  const title = local(project, node, locale, "title");
+  const seo = node.seo;
+
+  // Every published version of the node (the default locale, plus each published translation),
+  // judged by the one indexability rule (seo.ts).
+  const localPath = (l: string): string => chain.map((c) => local(project, c, l, "slug")).join("/");
+  const defaultUrl = publicUrl(project, project.defaultLocale, localPath(project.defaultLocale));
+  const versions = project.locales
+    .filter((l) => l === project.defaultLocale || node.tr[l] !== undefined)
+    .map((l) => {
+      const href = l === project.defaultLocale ? defaultUrl : publicUrl(project, l, localPath(l));
+      return { locale: l, href, ...versionSeo(project, seo, l === project.defaultLocale ? null : (node.tr[l] ?? null), href, defaultUrl) };
+    });
+  const shown = versions.find((v) => v.locale === language);
+  if (!shown) throw new Error("versions lists the default locale, and this one when it is translated");
+  const { canonical, robots } = shown;
+  // A fallback answer shows the default locale's version: canonical to it, never indexable itself.
+  // A page that is not itself indexable names no cluster: hreflang links only between indexable pages.
+  const hreflang = language === locale && shown.indexable ? hreflangSet(project.defaultLocale, versions) : [];
   // A translation without its own description prefers its (merged, localised) text over the base one.
   const description = translated ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description)) : (str(seo.description) ?? firstText(blocks));
-  const image = absoluteUrl(project, str(pick("og_image")) ?? firstImage(blocks));
-  const article = ARTICLE_TYPES.has(node.type);
+  const image = absoluteUrl(project, str(meta.og_image ?? seo.og_image) ?? firstImage(blocks));
+  const isArticle = ARTICLE_TYPES.has(node.type);
 
-  const jsonld = pageJsonLd({
-    article,
+  // schema.org JSON-LD: a @graph of the WebPage and, for article-like types, the Article it is
+  // about. `breadcrumb` is a WebPage property (schema.org), so it sits there, never on the Article;
+  // the two are linked by mainEntity / mainEntityOfPage. Node identifiers: fragments of the
+  // canonical URL, or blank nodes when it is not absolute.
+  const absolute = /^https?:\/\//i.test(canonical) && !canonical.includes("#");
+  const id = absolute ? { page: `${canonical}#webpage`, article: `${canonical}#article` } : { page: "_:webpage", article: "_:article" };
+  const common = {
+    inLanguage: language,
+    ...(description ? { description } : {}),
+    ...(image ? { image } : {}),
+    ...(node.published_at ? { datePublished: node.published_at } : {}),
+    dateModified: node.updated_at,
+  };
+  const page = {
+    "@type": "WebPage",
+    "@id": id.page,
     url: canonical,
-    title,
-    language,
-    description,
-    image,
-    publishedAt: node.published_at,
-    modifiedAt: node.updated_at,
-    site: { name: project.siteName, url: `${project.publicBaseUrl ?? ""}/` },
-    breadcrumbs,
-  });
+    name: title,
+    ...common,
+    isPartOf: { "@type": "WebSite", name: project.siteName, url: `${project.publicBaseUrl ?? ""}/` },
+    breadcrumb: { "@type": "BreadcrumbList", itemListElement: breadcrumbs.map((b, i) => ({ "@type": "ListItem", position: i + 1, name: b.title, item: b.href })) },
+    ...(isArticle ? { mainEntity: { "@id": id.article } } : {}),
+  };
+  const graph = isArticle ? [page, { "@type": "Article", "@id": id.article, headline: title.slice(0, 110), name: title, url: canonical, ...common, mainEntityOfPage: { "@id": id.page } }] : [page];
 
   return {
     id: node.id,
     parent_id: node.parent_id,
-    slug: localSlug(project, node, locale),
+    slug: local(project, node, locale, "slug"),
     type: node.type,
     title,
     locale,
@@ -199,24 +172,12 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], baseBlo
     seo: {
       canonical,
       robots,
-      og: {
-        type: article ? "article" : "website",
-        title,
-        description,
-        image,
-        url: canonical,
-        locale: language.replace(/-/g, "_"),
-        site_name: project.siteName,
-      },
+      og: { type: isArticle ? "article" : "website", title, description, image, url: canonical, locale: language.replace(/-/g, "_"), site_name: project.siteName },
       twitter: { card: image ? "summary_large_image" : "summary", title, description, image },
       hreflang,
-      jsonld,
+      jsonld: { "@context": "https://schema.org", "@graph": graph },
       breadcrumbs,
     },
     translated,
   };
-}
-
-function localPath(project: DeliveryProject, chain: ChainNode[], locale: string): string {
-  return chain.map((c) => localSlug(project, c, locale)).join("/");
 }

@@ -1,18 +1,15 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
-import { isUuid } from "../lib/ids";
 import { getTheme } from "../theme/service";
-import type { DeliveryProject } from "./cache";
+import { type DeliveryProject, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
-import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, getNodeTranslation, listEntries, listPublishedNodes, pathSegments } from "./service";
+import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
-interface Ctx {
-  set: { headers: Record<string, string | number>; status?: number | string };
-}
+type HookSet = { headers: Record<string, string | number>; status?: number | string };
 const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
 
 /**
@@ -29,7 +26,7 @@ export function createDelivery(deps: AppDeps) {
   // then empty and status 200, Elysia passes the Response through instead of re-wrapping its body
   // in a stream.
   const templates = new WeakMap<object, Headers>();
-  const send = (set: Ctx["set"], out: Outcome): Response | string | ArrayBuffer => {
+  const send = (set: HookSet, out: Outcome): Response | string | ArrayBuffer => {
     if (out instanceof Response) return out;
     if (out.status !== 200) {
       // Errors and 405s: Elysia builds the Response from the body, set.status and set.headers.
@@ -46,12 +43,12 @@ export function createDelivery(deps: AppDeps) {
     }
     return res;
   };
-  const failed = (set: Ctx["set"], err: unknown): never => {
+  const failed = (set: HookSet, err: unknown): never => {
     // Unexpected failure: the global handler answers 500; a browser must still be able to read it.
     Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
     throw err;
   };
-  const serve = (request: Request, set: Ctx["set"], ref: string, make: (p: DeliveryProject) => Plan) => {
+  const serve = (request: Request, set: HookSet, ref: string, make: (p: DeliveryProject) => Plan) => {
     let out: Outcome | Promise<Outcome>;
     try {
       out = engine.serve(request, ref ?? "", make);
@@ -73,9 +70,9 @@ export function createDelivery(deps: AppDeps) {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const segs = pathSegments(raw);
       if (!segs) throw notFound("node");
-      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, raw, locale) }));
+      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, segs, locale) }));
     };
-  // Elysia gives null for a parameter that is not valid percent-encoding: no such node.
+  // A null id (not valid percent-encoding) is no such node.
   const byIdPlan =
     (request: Request, id: string | null) =>
     (p: DeliveryProject): Plan => {
@@ -94,11 +91,8 @@ export function createDelivery(deps: AppDeps) {
         q: queryParam(query, "q"),
         sort: queryParam(query, "sort"),
       });
-      const segs = pathSegments(q.collection);
-      if (!segs) throw notFound("collection");
-      return json(`entries ${JSON.stringify([segs.join("/"), q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
+      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
     };
-  const byPath = (request: Request, set: Ctx["set"], ref: string, raw: string) => serve(request, set, ref, byPathPlan(request, raw));
 
   /**
    * Hot reads answered before routing (called from the app's onRequest): a GET of a node by path or
@@ -123,82 +117,62 @@ export function createDelivery(deps: AppDeps) {
     else if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) make = byIdPlan(request, rest.slice(6));
     if (make === null) return null;
     const out = engine.cached(request, ref, make, url.slice(pathStart));
-    if (out === null || out instanceof Promise) return null;
+    if (out === null || out instanceof Promise || (!(out instanceof Response) && out.status !== 200)) return null;
     // The request id is made only for an answer (a miss gets its id on the routed way).
-    if (out instanceof Response) {
-      out.headers.set("x-request-id", typeof requestId === "string" ? requestId : requestId(request));
-      return out;
-    }
-    if (out.status !== 200) return null;
-    return send({ headers: { "x-request-id": typeof requestId === "string" ? requestId : requestId(request) } }, out) as Response;
+    const id = typeof requestId === "string" ? requestId : requestId(request);
+    if (!(out instanceof Response)) return send({ headers: { "x-request-id": id } }, out) as Response;
+    out.headers.set("x-request-id", id);
+    return out;
   };
 
   // Cached answers are expired by committed writes only (see engine.ts), never by requests.
-  const routes = new Elysia({ prefix: "/api/p/:ref" })
-    .get("/nodes/by-path", ({ request, set, params }) => byPath(request, set, params.ref, ""), {
-      detail: { ...DeliveryDocs.byPath, hide: true },
-    })
-    .get("/nodes/by-path/*", ({ request, set, params }) => byPath(request, set, params.ref, params["*"] ?? ""), {
-      detail: DeliveryDocs.byPath,
-    })
-    .get("/nodes/:id", ({ request, set, params }) => serve(request, set, params.ref, byIdPlan(request, params.id)), { detail: DeliveryDocs.byId })
-    .get(
-      "/nodes",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => ({
-          key: "nodes",
-          type: JSON_TYPE,
-          stream: async () => nodesJson(listPublishedNodes(db, p.id)),
-        })),
-      { detail: DeliveryDocs.list },
-    )
-    .get("/entries", ({ request, set, params }) => serve(request, set, params.ref, entriesPlan(request)), { detail: DeliveryDocs.entries })
-    .get(
+  // Elysia gives null for a parameter that is not valid percent-encoding.
+  const reads: [string, object, (request: Request, params: Record<string, string | null | undefined>) => (p: DeliveryProject) => Plan][] = [
+    ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request) => byPathPlan(request, "")],
+    ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params) => byPathPlan(request, params["*"] ?? "")],
+    ["/nodes/:id", DeliveryDocs.byId, (request, params) => byIdPlan(request, params.id ?? null)],
+    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, stream: async () => nodesJson(listPublishedNodes(db, p.id)) })],
+    ["/entries", DeliveryDocs.entries, (request) => entriesPlan(request)],
+    [
       "/translations/nodes/:nodeId",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => {
-          const raw = queryParam(queryOf(request), "locale");
-          if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
-          const locale = deliveryLocale(p, raw);
-          const id = params.nodeId ?? "";
-          return json(`tr ${locale} ${id.toLowerCase()}`, async () => ({ data: await getNodeTranslation(db, p, id, locale) }));
-        }),
-      { detail: DeliveryDocs.translation },
-    )
-    .get(
-      "/sitemap.xml",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => ({
-          key: `sitemap ${normalRef(params.ref)}`,
-          type: XML_TYPE,
-          stream: () => sitemapXml(db, p),
-        })),
-      { detail: DeliveryDocs.sitemap },
-    )
-    .get("/robots.txt", ({ request, set, params }) => serve(request, set, params.ref, (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })), { detail: DeliveryDocs.robots })
-    .get("/theme", ({ request, set, params }) => serve(request, set, params.ref, (p) => json("theme", () => getTheme(db, p.id))), { detail: DeliveryDocs.theme })
-    .get(
+      DeliveryDocs.translation,
+      (request, params) => (p) => {
+        const raw = queryParam(queryOf(request), "locale");
+        if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
+        const locale = deliveryLocale(p, raw);
+        const id = params.nodeId ?? "";
+        // The published node merged with a published translation; 404 when the locale has none.
+        return json(`tr ${locale} ${id.toLowerCase()}`, async () => {
+          const node = await getNodeById(db, p, id, locale);
+          if (!node.translated) throw notFound("translation");
+          return { data: node };
+        });
+      },
+    ],
+    ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, stream: () => sitemapXml(db, p) })],
+    ["/robots.txt", DeliveryDocs.robots, () => (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })],
+    ["/theme", DeliveryDocs.theme, () => (p) => json("theme", () => getTheme(db, p.id))],
+    [
       "/:file",
-      ({ request, set, params }) =>
-        serve(request, set, params.ref, (p) => {
-          const m = SHARD_RE.exec(params.file ?? "");
-          if (!m) throw notFound("route");
-          const n = Number(m[1]);
-          return {
-            key: `shard ${n}`,
-            type: XML_TYPE,
-            stream: () => shardXml(db, p, n),
-          };
-        }),
-      { detail: DeliveryDocs.shard },
-    )
+      DeliveryDocs.shard,
+      (_, params) => (p) => {
+        const m = SHARD_RE.exec(params.file ?? "");
+        if (!m) throw notFound("route");
+        const n = Number(m[1]);
+        return { key: `shard ${n}`, type: XML_TYPE, stream: () => shardXml(db, p, n) };
+      },
+    ],
+  ];
+  const routes = new Elysia({ prefix: "/api/p/:ref" });
+  for (const [path, detail, make] of reads) routes.get(path, ({ request, set, params }) => serve(request, set, params.ref, make(request, params)), { detail });
+  routes
     .options("/", ({ request }) => preflight(request), { detail: { hide: true } })
     .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
     .all("/", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } })
     .all("/*", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } });
   return { routes, fastRead };
 
-  function other(request: Request, set: Ctx["set"], ref: string) {
+  function other(request: Request, set: HookSet, ref: string) {
     if (request.method !== "GET" && request.method !== "HEAD") return send(set, methodNotAllowed(request.method));
     return serve(request, set, ref, () => {
       throw notFound("route");
@@ -206,22 +180,13 @@ export function createDelivery(deps: AppDeps) {
   }
 }
 
-function normalRef(ref: string): string {
-  if (typeof ref !== "string") return "";
-  return isUuid(ref) ? ref.toLowerCase() : ref;
-}
-
 /** The first chunk goes out with the first page of rows (see StreamPlan). */
 async function* nodesJson(pages: AsyncGenerator<unknown[]>): AsyncGenerator<string> {
-  let out = '{"data":[';
-  let first = true;
+  let head = '{"data":[';
   for await (const page of pages) {
-    for (const row of page) {
-      out += (first ? "" : ",") + jsonText(row);
-      first = false;
-    }
-    yield out;
-    out = "";
+    if (page.length === 0) continue;
+    yield head + page.map((row) => jsonText(row)).join(",");
+    head = ",";
   }
-  yield `${out}]}`;
+  yield head === "," ? "]}" : `${head}]}`;
 }

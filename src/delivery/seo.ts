@@ -5,14 +5,15 @@ import type { DeliveryProject } from "./cache";
 /** SEO fields as stored: a node's `seo`, or a translation's `meta` (which wins field by field). */
 export type SeoFields = Readonly<Record<string, unknown>>;
 
-export interface VersionSeo {
+interface VersionSeo {
   canonical: string;
   robots: string;
   /** Listed in the sitemap and in hreflang sets. */
   indexable: boolean;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
+/** A non-blank string, else null. */
+export const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v : null);
 
 /** `noindex` (or `none`, which means noindex,nofollow) among the comma-separated directives. */
 function robotsSayNoindex(robots: string | null): boolean {
@@ -46,24 +47,16 @@ function sameUrl(a: string, b: string): boolean {
  * except `canonical`: a node's `seo.canonical` naming its own default URL does not make its
  * translations canonical to that URL, while one naming another URL makes every version a duplicate
  * of it (a translation may still set its own `meta.canonical`). Indexable = not noindex (flag or
- * robots string) and canonical to itself. Fallback answers are never indexable: see fallbackSeo.
+ * robots string) and canonical to itself. Fallback answers are never indexable (render.ts).
  */
 export function versionSeo(project: DeliveryProject, seo: SeoFields, meta: SeoFields | null, ownUrl: string, defaultUrl: string): VersionSeo {
-  const pick = (field: string): unknown => (meta !== null && meta[field] !== undefined && meta[field] !== null ? meta[field] : seo[field]);
-  const flag = pick("noindex") === true;
-  const given = str(pick("robots"));
+  const flag = (meta?.noindex ?? seo.noindex) === true;
+  const given = str(meta?.robots ?? seo.robots);
   const noindex = flag || robotsSayNoindex(given);
   const robots = given === null ? (noindex ? "noindex,follow" : "index,follow") : flag && !robotsSayNoindex(given) ? withNoindex(given) : given;
   const nodeCanonical = absoluteUrl(project, str(seo.canonical));
-  let canonical: string;
-  if (meta === null) canonical = nodeCanonical ?? ownUrl;
-  else canonical = absoluteUrl(project, str(meta.canonical)) ?? (nodeCanonical !== null && !sameUrl(nodeCanonical, defaultUrl) ? nodeCanonical : ownUrl);
+  const canonical = meta === null ? (nodeCanonical ?? ownUrl) : (absoluteUrl(project, str(meta.canonical)) ?? (nodeCanonical !== null && !sameUrl(nodeCanonical, defaultUrl) ? nodeCanonical : ownUrl));
   return { canonical, robots, indexable: !noindex && sameUrl(canonical, ownUrl) };
-}
-
-/** A fallback answer shows the default locale's version: canonical to it, never listed itself. */
-export function fallbackSeo(defaultVersion: VersionSeo): VersionSeo {
-  return { canonical: defaultVersion.canonical, robots: defaultVersion.robots, indexable: false };
 }
 
 /** The noindex flag wins over a robots string that does not say it (`index` and `all` dropped). */
@@ -75,17 +68,11 @@ function withNoindex(robots: string): string {
   return ["noindex", ...kept].join(",");
 }
 
-export interface LocaleVersion {
-  locale: string;
-  href: string;
-  indexable: boolean;
-}
-
 /**
  * The hreflang set of a node: its indexable versions, plus `x-default` (the default locale's
  * URL) when that version is indexable. Empty when no version is.
  */
-export function hreflangSet(defaultLocale: string, versions: readonly LocaleVersion[]): { locale: string; href: string }[] {
+export function hreflangSet(defaultLocale: string, versions: readonly { locale: string; href: string; indexable: boolean }[]): { locale: string; href: string }[] {
   const out = versions.filter((v) => v.indexable).map((v) => ({ locale: v.locale, href: v.href }));
   const def = versions.find((v) => v.locale === defaultLocale && v.indexable);
   if (def) out.push({ locale: "x-default", href: def.href });

@@ -23,11 +23,11 @@ import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
 import type { DeliveryProject } from "./cache";
 import { preparedRows } from "./prepared";
-import { type BlockRow, type ChainNode, type RenderableNode, renderNode } from "./render";
+import { type ChainNode, type RenderableNode, renderNode } from "./render";
 
 const MAX_DEPTH = 64;
 const MAX_PATH_CHARS = 2048;
-const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+export const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 /** The project's spelling of `locale` (omitted = default), or 400 invalid_locale. */
 export function deliveryLocale(project: DeliveryProject, locale: string | undefined): string {
@@ -43,24 +43,13 @@ export function deliveryLocale(project: DeliveryProject, locale: string | undefi
 export function pathSegments(raw: string): string[] | null {
   let path: string;
   try {
-    path = decodeURIComponent(raw);
+    path = decodeURIComponent(raw).replace(/^\/+|\/+$/g, "");
   } catch {
     return null;
   }
-  path = path.replace(/^\/+|\/+$/g, "");
-  if (path === "" || path.length > MAX_PATH_CHARS) return null;
   const segs = path.split("/");
-  if (segs.length > MAX_DEPTH || segs.some((s) => s === "")) return null;
-  return segs;
+  return path === "" || path.length > MAX_PATH_CHARS || segs.length > MAX_DEPTH || segs.includes("") ? null : segs;
 }
-
-interface ChainRow extends ChainNode {
-  depth: number;
-  blocks: BlockRow[] | null;
-  overrides: Record<string, Record<string, unknown>> | null;
-}
-
-const nodeNotFound = (): AppError => notFound("node");
 
 /**
  * The node's ancestor chain with its blocks and translations, in one statement. `start` selects
@@ -119,43 +108,22 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
   ),`;
 }
 
-async function loadChain(db: Db, query: SQL): Promise<ChainRow[] | null> {
-  const chain = await preparedRows<ChainRow>(db, query);
-  if (chain[0] === undefined || chain[0].parent_id !== null) return null;
-  if (chain.some((c) => c.status !== "published")) return null;
-  return chain;
+/** The renderable node whose chain `start` and `walk` select (see chainQuery); 404 unless the whole chain is published. */
+async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null): Promise<RenderableNode> {
+  const chain = await preparedRows<ChainNode>(db, chainQuery(project.id, locale, start, walk));
+  if (chain[0]?.parent_id !== null || chain.some((c) => c.status !== "published")) throw notFound("node");
+  return renderNode(project, chain, locale);
 }
 
-function render(project: DeliveryProject, chain: ChainRow[], locale: string): RenderableNode {
-  const node = chain[chain.length - 1];
-  if (!node) throw new Error("render needs the chain down to the node");
-  return renderNode(project, chain, node.blocks ?? [], node.overrides, locale);
-}
-
-export async function getNodeByPath(db: Db, project: DeliveryProject, rawPath: string, locale: string): Promise<RenderableNode> {
-  const segs = pathSegments(rawPath);
-  if (!segs) throw nodeNotFound();
-  const q =
-    locale === project.defaultLocale
-      ? chainQuery(project.id, locale, sql`n.path = ${segs.join("/")}`, null)
-      : chainQuery(project.id, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
-  const chain = await loadChain(db, q);
-  if (!chain) throw nodeNotFound();
-  return render(project, chain, locale);
+/** The node at these slug segments (pathSegments) in `locale`. */
+export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string): Promise<RenderableNode> {
+  if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null);
+  return renderChain(db, project, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
 }
 
 export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
-  if (!isUuid(id)) throw nodeNotFound();
-  const chain = await loadChain(db, chainQuery(project.id, locale, sql`n.id = ${id.toLowerCase()}`, null));
-  if (!chain) throw nodeNotFound();
-  return render(project, chain, locale);
-}
-
-/** The published node merged with a published translation; 404 when the locale has none. */
-export async function getNodeTranslation(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
-  const node = await getNodeById(db, project, id, locale);
-  if (!node.translated) throw notFound("translation");
-  return node;
+  if (!isUuid(id)) throw notFound("node");
+  return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null);
 }
 
 // ---- visibility in bulk (node list, sitemap) ----
@@ -170,11 +138,10 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
       where h.project_id = ${projectId} and h.status in ('draft', 'archived')
         and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
       order by h.path`),
-  ).map((r) => `${r.path}/`);
-  found.sort();
-  const kept: string[] = [];
-  for (const p of found) if (!kept.some((k) => p.startsWith(k))) kept.push(p);
-  return kept;
+  )
+    .map((r) => `${r.path}/`)
+    .sort();
+  return found.filter((p, i) => !found.slice(0, i).some((k) => p.startsWith(k)));
 }
 
 /** SQL condition: the node is published and no ancestor hides it. */
@@ -187,68 +154,41 @@ export function visibleCondition(projectId: string, hidden: string[]): SQL {
   return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
 }
 
+/**
+ * Rows in path order after `after` (null: from the start), at most `pageSize` per query (keyset on
+ * path): `read(where)` runs the page query with `cond` and the paths after the last one read.
+ */
+export async function* pathPages<T extends { path: string }>(cond: SQL, after: string | null, pageSize: number, read: (where: SQL) => Promise<T[]>): AsyncGenerator<T[]> {
+  for (;;) {
+    // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
+    const page = await read(after === null ? cond : and(cond, gt(nodes.path, after))!);
+    const last = page[page.length - 1];
+    if (last === undefined) return;
+    yield page;
+    if (page.length < pageSize) return;
+    after = last.path;
+  }
+}
+
 /** Every visible node as a raw row (admin wire form), in path order, `pageSize` rows per query. */
 export async function* listPublishedNodes(db: Db, projectId: string, pageSize = 500): AsyncGenerator<NodeWire[]> {
   const visible = visibleCondition(projectId, await hiddenPrefixes(db, projectId));
-  let after: string | null = null;
-  for (;;) {
-    const page = await db
-      .select()
-      .from(nodes)
-      .where(after === null ? visible : and(visible, gt(nodes.path, after)))
-      .orderBy(asc(nodes.path))
-      .limit(pageSize);
-    if (page.length > 0) yield page.map(nodeToWire);
-    const last: string | undefined = page[page.length - 1]?.path;
-    if (last === undefined || page.length < pageSize) return;
-    after = last;
-  }
+  for await (const page of pathPages(visible, null, pageSize, (where) => db.select().from(nodes).where(where).orderBy(asc(nodes.path)).limit(pageSize))) yield page.map(nodeToWire);
 }
 
 // ---- entries ----
 
-interface EntrySummary {
-  id: string;
-  slug: string;
-  title: string;
-  path: string;
-  updated_at: string;
-}
-export interface EntriesPage {
-  data: EntrySummary[];
-  total: number;
-  page: number;
-  per_page: number;
+/** The ORDER BY of a sort key; the id tie-breaker makes the order total, so no entry can appear on two pages. */
+function entriesOrder(sort: EntrySort): SQL {
+  const dir = sort.startsWith("-") ? "desc" : "asc";
+  return sql.raw(`e.${sort.replace("-", "")} ${dir}, e.id ${dir}`);
 }
 
-// The id tie-breaker makes the order total, so no entry can appear on two pages.
-const ORDER: Record<EntrySort, string> = {
-  updated_at: "e.updated_at asc, e.id asc",
-  "-updated_at": "e.updated_at desc, e.id desc",
-  title: "e.title asc, e.id asc",
-  "-title": "e.title desc, e.id desc",
-  created_at: "e.created_at asc, e.id asc",
-  "-created_at": "e.created_at desc, e.id desc",
-  position: "e.position asc, e.id asc",
-};
+type EntriesInput = Record<"collection" | "page" | "per_page" | "q" | "sort", string | undefined>;
+type EntriesQuery = ReturnType<typeof entriesQuery>;
 
-export interface EntriesInput {
-  collection: string | undefined;
-  page: string | undefined;
-  per_page: string | undefined;
-  q: string | undefined;
-  sort: string | undefined;
-}
-export interface EntriesQuery {
-  collection: string;
-  page: number;
-  perPage: number;
-  q: string | null;
-  sort: EntrySort;
-}
-
-/** Validated, normalised entries query (also the cache key's source). */
-export function entriesQuery(input: EntriesInput): EntriesQuery {
+/** Validated, normalised entries query (also the cache key's source); a collection path that names no node → 404. */
+export function entriesQuery(input: EntriesInput) {
   if (input.collection === undefined || input.collection.trim() === "") {
     throw new AppError("missing_parameter", "collection is required (the collection's slug path)", { field: "collection" });
   }
@@ -260,19 +200,19 @@ export function entriesQuery(input: EntriesInput): EntriesQuery {
   }
   const q = input.q?.trim() ?? "";
   if (q.length > 200) throw new AppError("invalid_request", "q must be at most 200 characters", { field: "q" });
-  return { collection: input.collection, page, perPage, q: q === "" ? null : q, sort: sort as EntrySort };
+  const segs = pathSegments(input.collection);
+  if (!segs) throw notFound("collection");
+  return { collection: segs.join("/"), page, perPage, q: q === "" ? null : q, sort: sort as EntrySort };
 }
 
 /** A page of a visible collection's published children; unknown or invisible collection → 404. */
-export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<EntriesPage> {
-  const segs = pathSegments(input.collection);
-  if (!segs) throw notFound("collection");
+export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery) {
   const match = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   const result = await preparedRows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
     db,
     sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
-      where n.project_id = ${project.id} and n.path = ${segs.join("/")}
+      where n.project_id = ${project.id} and n.path = ${input.collection}
       union all
       select a.id, a.parent_id, a.status, a.type, c.depth + 1 from chain c join nodes a on a.id = c.parent_id
       where a.project_id = ${project.id} and c.depth < ${sql.raw(String(MAX_DEPTH))}
@@ -287,10 +227,10 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     from (select 1) one left join lateral (
       select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position from nodes e
       where e.parent_id = (select id from col) and e.status = 'published' ${match}
-      order by ${sql.raw(ORDER[input.sort])}
+      order by ${entriesOrder(input.sort)}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
     ) e on true
-    order by ${sql.raw(ORDER[input.sort])}`,
+    order by ${entriesOrder(input.sort)}`,
   );
   const first = result[0];
   if (!first || first.collection_id === null) throw notFound("collection");

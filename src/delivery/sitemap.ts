@@ -10,15 +10,17 @@
 // less a margin: a node with L locales gives L URLs of L+1 alternates each), give a
 // <sitemapindex> of sitemap-{n}.xml. Shard boundaries come from one streamed pass that sizes each
 // node's entries exactly; the plan (a few paths per shard) is remembered per content version.
-import { and, gt, lte, type SQL, sql } from "drizzle-orm";
+
+import { and, lte, type SQL, sql } from "drizzle-orm";
+import { escapeUTF8 as xmlEscape } from "entities";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
 import type { DeliveryProject } from "./cache";
 import { publicUrl } from "./render";
-import { hreflangSet, type SeoFields, versionSeo } from "./seo";
-import { hiddenPrefixes, visibleCondition } from "./service";
+import { hreflangSet, type SeoFields, str, versionSeo } from "./seo";
+import { hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
 
 export interface ShardLimits {
   nodes: number;
@@ -38,35 +40,24 @@ const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
 const URLSET_TAIL = "</urlset>\n";
 
-function xmlEscape(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&apos;"));
-}
-
 export function robotsTxt(project: DeliveryProject): string {
-  const lines = ["User-agent: *", "Allow: /"];
-  if (project.publicBaseUrl) lines.push("", `Sitemap: ${project.publicBaseUrl}/sitemap.xml`);
-  return `${lines.join("\n")}\n`;
+  const sitemap = project.publicBaseUrl ? `\nSitemap: ${project.publicBaseUrl}/sitemap.xml\n` : "";
+  return `User-agent: *\nAllow: /\n${sitemap}`;
 }
 
 function requireBaseUrl(project: DeliveryProject): string {
-  if (!project.publicBaseUrl) {
-    throw new AppError("sitemap_unavailable", "this project has no public_base_url, so it has no sitemap");
-  }
+  if (!project.publicBaseUrl) throw new AppError("sitemap_unavailable", "this project has no public_base_url, so it has no sitemap");
   return project.publicBaseUrl;
 }
 
 /** One shard: the nodes after `after` (exclusive, null = from the start) up to `last` (inclusive), in path order. */
-interface Shard {
-  after: string | null;
-  last: string;
-}
+type Shard = { after: string | null; last: string };
 
 /** sitemap.xml: the one urlset when everything fits a file, else the index of its shards. */
 export async function sitemapXml(db: Db, project: DeliveryProject, limits: ShardLimits = SHARD_LIMITS): Promise<AsyncGenerator<string>> {
   const base = requireBaseUrl(project);
   const { hidden, shards } = await shardPlan(db, project, limits);
-  if (shards.length > 1) return sitemapIndex(base, shards.length);
-  return sitemapUrlset(db, project, hidden, shards[0] ?? null);
+  return shards.length > 1 ? sitemapIndex(base, shards.length) : sitemapUrlset(db, project, hidden, shards[0] ?? null);
 }
 
 /** sitemap-{n}.xml, n from 1; past the end → 404. */
@@ -91,10 +82,7 @@ async function* sitemapIndex(publicBaseUrl: string, shards: number): AsyncGenera
 
 // ---- the shard plan ----
 
-interface Plan {
-  hidden: string[];
-  shards: Shard[];
-}
+type Plan = { hidden: string[]; shards: Shard[] };
 /**
  * Plans by project content version (a write bumps it). Bounded and tiny (a few strings per
  * shard): it spares the full sizing pass when a crawler fetches the index and then every shard.
@@ -131,9 +119,7 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
         after = last;
         count = { nodes: 0, urls: 0, bytes: empty };
       }
-      count.nodes += 1;
-      count.urls += node.urls.length;
-      count.bytes += bytes;
+      count = { nodes: count.nodes + 1, urls: count.urls + node.urls.length, bytes: count.bytes + bytes };
       last = node.path;
     }
   }
@@ -143,13 +129,7 @@ async function makePlan(db: Db, project: DeliveryProject, limits: ShardLimits): 
 
 // ---- listed versions, page by page ----
 
-interface ListedNode {
-  path: string;
-  /** The indexable versions: one <url> each. */
-  urls: { href: string; lastmod: string }[];
-  /** The hreflang set shared by those <url>s. */
-  alternates: { locale: string; href: string }[];
-}
+type ListedNode = ReturnType<typeof listed>;
 
 interface LocaleInfo {
   slug: string | null;
@@ -158,8 +138,7 @@ interface LocaleInfo {
   meta: SeoFields | null;
 }
 
-const ISO_N = sql.raw(`to_char("nodes"."updated_at" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
-const ISO_T = sql.raw(`to_char(t.updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+const ISO_T = iso("t.updated_at");
 const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noindex', 'robots', ${col}->'robots', 'canonical', ${col}->'canonical')`;
 
 /**
@@ -179,46 +158,26 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
            where t.node_id = ${nodes.id} and t.status = 'published')`;
   const known = new Map<string, Map<string, LocaleInfo>>();
-  let cursor = shard?.after ?? null;
-  for (;;) {
-    const page = rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null }>(
-      await db.execute(sql`select ${nodes.path} as path, ${ISO_N} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr from ${nodes}
-        where ${cursor === null ? cond : and(cond, gt(nodes.path, cursor))}
-        order by ${nodes.path} limit ${PAGE_SIZE}`),
-    );
-    if (page.length === 0) return;
+  const pages = pathPages(cond, shard?.after ?? null, PAGE_SIZE, async (where) =>
+    rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null }>(
+      await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr from ${nodes}
+        where ${where} order by ${nodes.path} limit ${PAGE_SIZE}`),
+    ),
+  );
+  for await (const page of pages) {
     if (others.length > 0) {
       if (known.size > KNOWN_MAX) known.clear();
-      for (const r of page) {
-        const m = new Map<string, LocaleInfo>();
-        for (const [locale, slug, updatedAt, meta] of r.tr ?? []) {
-          m.set(locale, { slug: slug && slug.trim() !== "" ? slug : null, updatedAt, meta });
-        }
-        known.set(r.path, m);
-      }
-      await learnAncestors(
-        db,
-        project,
-        page.map((p) => p.path),
-        known,
-      );
+      for (const r of page) known.set(r.path, new Map((r.tr ?? []).map(([locale, slug, updatedAt, meta]) => [locale, { slug: str(slug), updatedAt, meta }])));
+      await learnAncestors(db, project, page, known);
     }
-    const out: ListedNode[] = [];
-    for (const r of page) {
-      const node = listed(project, others, r.path, r.updated_at, r.seo, known);
-      if (node.urls.length > 0) out.push(node);
-    }
-    yield out;
-    const last = page[page.length - 1];
-    if (!last || page.length < PAGE_SIZE) return;
-    cursor = last.path;
+    yield page.map((r) => listed(project, others, r.path, r.updated_at, r.seo, known)).filter((node) => node.urls.length > 0);
   }
 }
 
 /** Loads published translation slugs of the ancestors of these paths that are not known yet. */
-async function learnAncestors(db: Db, project: DeliveryProject, paths: string[], known: Map<string, Map<string, LocaleInfo>>): Promise<void> {
+async function learnAncestors(db: Db, project: DeliveryProject, page: { path: string }[], known: Map<string, Map<string, LocaleInfo>>): Promise<void> {
   const wanted = new Set<string>();
-  for (const p of paths) {
+  for (const { path: p } of page) {
     for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) {
       const prefix = p.slice(0, i);
       if (!known.has(prefix)) wanted.add(prefix);
@@ -232,20 +191,15 @@ async function learnAncestors(db: Db, project: DeliveryProject, paths: string[],
       where n.project_id = ${project.id} and t.status = 'published'
         and n.path = any (string_to_array(${[...wanted].join("\n")}, E'\\n'))`),
   );
-  for (const r of found) known.get(r.path)?.set(r.locale, { slug: r.slug && r.slug.trim() !== "" ? r.slug : null, updatedAt: r.updated_at, meta: null });
+  for (const r of found) known.get(r.path)?.set(r.locale, { slug: str(r.slug), updatedAt: r.updated_at, meta: null });
 }
 
 function localisedPath(path: string, locale: string, known: Map<string, Map<string, LocaleInfo>>): string {
   const segs = path.split("/");
-  const out: string[] = [];
-  for (const [i, seg] of segs.entries()) {
-    const prefix = segs.slice(0, i + 1).join("/");
-    out.push(known.get(prefix)?.get(locale)?.slug ?? seg);
-  }
-  return out.join("/");
+  return segs.map((seg, i) => known.get(segs.slice(0, i + 1).join("/"))?.get(locale)?.slug ?? seg).join("/");
 }
 
-function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>): ListedNode {
+function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>) {
   const own = known.get(path);
   const defaultUrl = publicUrl(project, project.defaultLocale, path);
   const versions = [{ locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable }];
@@ -255,6 +209,7 @@ function listed(project: DeliveryProject, others: string[], path: string, update
     const href = publicUrl(project, l, localisedPath(path, l, known));
     versions.push({ locale: l, href, lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt, indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
   }
+  // One <url> per indexable version, each with the hreflang set of the node.
   return {
     path,
     urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod })),
@@ -265,9 +220,7 @@ function listed(project: DeliveryProject, others: string[], path: string, update
 // ---- XML ----
 
 function alternatesXml(node: ListedNode): string {
-  let links = "";
-  for (const a of node.alternates) links += `<xhtml:link rel="alternate" hreflang="${xmlEscape(a.locale)}" href="${xmlEscape(a.href)}"/>`;
-  return links;
+  return node.alternates.map((a) => `<xhtml:link rel="alternate" hreflang="${xmlEscape(a.locale)}" href="${xmlEscape(a.href)}"/>`).join("");
 }
 
 function urlXml(u: { href: string; lastmod: string }, links: string): string {
@@ -276,32 +229,16 @@ function urlXml(u: { href: string; lastmod: string }, links: string): string {
 
 function entriesXml(node: ListedNode): string {
   const links = alternatesXml(node);
-  let out = "";
-  for (const u of node.urls) out += urlXml(u, links);
-  return out;
+  return node.urls.map((u) => urlXml(u, links)).join("");
 }
 
 /** The UTF-8 length of entriesXml(node), without building the L × L text. */
 function entriesLength(node: ListedNode): number {
   const links = utf8Length(alternatesXml(node));
-  let total = 0;
-  for (const u of node.urls) total += utf8Length(urlXml(u, "")) + links;
-  return total;
+  return node.urls.reduce((total, u) => total + utf8Length(urlXml(u, "")) + links, 0);
 }
 
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i += 1;
-    } else n += 3;
-  }
-  return n;
-}
+const utf8Length = (s: string): number => Buffer.byteLength(s, "utf8");
 
 /** Text handed to the stream at a time: a page of a 100-locale site is a gigabyte of XML. */
 const CHUNK_CHARS = 64 * 1024;
