@@ -66,57 +66,32 @@ export function createApp(given: AppDeps) {
       const error = cause instanceof Error ? cause : thrown;
       // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
       if (hasResponse(error)) return error.toResponse();
+      const reply = (status: number, ...body: Parameters<typeof errorBody>) => {
+        set.status = status;
+        return errorBody(...body);
+      };
       if (error instanceof AppError) {
-        set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);
         // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
         if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
-        return errorBody(error.code, error.message, error.details);
+        return reply(error.status, error.code, error.message, error.details);
       }
-      if (error instanceof ValidationError || code === "VALIDATION") {
-        set.status = 400;
-        return errorBody("invalid_request", "request validation failed", validationDetails(error));
-      }
-      const simple = ((): [number, ErrorCode, string] | null => {
-        switch (code) {
-          case "NOT_FOUND":
-            return [404, "not_found", "no such route"];
-          case "PARSE":
-            return [400, "invalid_request", "request body could not be parsed"];
-          case "INVALID_COOKIE_SIGNATURE":
-          case "INVALID_FILE_TYPE":
-            return [400, "invalid_request", "invalid request"];
-          default:
-            return null;
-        }
-      })();
-      if (simple) {
-        set.status = simple[0];
-        return errorBody(simple[1], simple[2]);
-      }
-      const status = (error as { status?: unknown }).status;
-      if (status === 413) {
-        set.status = 413;
-        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      }
+      if (error instanceof ValidationError || code === "VALIDATION") return reply(400, "invalid_request", "request validation failed", validationDetails(error));
+      const fixed = FIXED_ANSWERS.get(code);
+      if (fixed) return reply(...fixed);
+      if ((error as { status?: unknown }).status === 413) return reply(413, "payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
       const vanished = vanishedRow(error);
-      if (vanished) {
-        set.status = vanished.status;
-        return errorBody(vanished.code, vanished.message);
-      }
+      if (vanished) return reply(vanished.status, vanished.code, vanished.message);
       if (isDatabaseUnavailable(error)) {
         // The pool reconnects by itself on the next query; tell the client to retry shortly.
         dbFailedAt = performance.now();
         log.warn("database unavailable", { request_id: meta.get(request)?.id });
-        set.status = 503;
         set.headers["retry-after"] = "1";
-        return errorBody("service_unavailable", "the database is not answering; retry shortly");
+        return reply(503, "service_unavailable", "the database is not answering; retry shortly");
       }
       // Unknown failure: log it (message only, no request data) and answer a generic 500.
-      const id = meta.get(request)?.id;
-      log.error("unhandled error", { request_id: id, ...describeError(error) });
-      set.status = 500;
-      return errorBody("internal", "internal server error");
+      log.error("unhandled error", { request_id: meta.get(request)?.id, ...describeError(error) });
+      return reply(500, "internal", "internal server error");
     })
     .use(accessLog(deps, meta))
     .use(
@@ -164,6 +139,14 @@ export function createApp(given: AppDeps) {
 
 export type App = ReturnType<typeof createApp>;
 
+/** Elysia's own failures whose answer is fixed. */
+const FIXED_ANSWERS = new Map<unknown, [number, ErrorCode, string]>([
+  ["NOT_FOUND", [404, "not_found", "no such route"]],
+  ["PARSE", [400, "invalid_request", "request body could not be parsed"]],
+  ["INVALID_COOKIE_SIGNATURE", [400, "invalid_request", "invalid request"]],
+  ["INVALID_FILE_TYPE", [400, "invalid_request", "invalid request"]],
+]);
+
 /**
  * One info line per request. Registered only when info lines are written: an afterResponse hook
  * costs several microseconds per request even when the logger drops the line (a cached delivery
@@ -184,11 +167,10 @@ const accessLogOn = (deps: AppDeps): boolean => deps.config.logLevel === "debug"
 function writeAccessLine(deps: AppDeps, meta: WeakMap<Request, RequestMeta>, request: Request, status: number): void {
   const m = meta.get(request);
   if (!m) return;
-  const url = new URL(request.url);
   deps.log.info("request", {
     request_id: m.id,
     method: request.method,
-    path: url.pathname, // never the query: it may carry codes or states
+    path: new URL(request.url).pathname, // never the query: it may carry codes or states
     status,
     ms: Math.round((performance.now() - m.start) * 100) / 100,
   });
@@ -209,17 +191,9 @@ const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e a
 const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("timeout")), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
+  let timer: Timer | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("timeout")), ms);
   });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
