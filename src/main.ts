@@ -1,6 +1,6 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
-import { createApp } from "./app";
-import { type BootstrapResult, bootstrap } from "./bootstrap";
+import { type App, createApp } from "./app";
+import { bootstrap } from "./bootstrap";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { AppDeps } from "./deps";
 import { compiledAssets } from "./embedded";
@@ -11,65 +11,54 @@ import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
 import { listen } from "./serve";
 
-async function main(): Promise<void> {
-  let config: Config;
+function configOrExit(): Config {
   try {
-    config = loadConfig(process.env);
+    return loadConfig(process.env);
   } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(2);
   }
-  const cfg = config;
-  /** Known start-up failures end in one line and exit code 2; anything else in one line and 1. */
-  const fail = (err: unknown): never => {
-    const line = explainStartupError(err, { databaseUrl: cfg.databaseUrl, port: cfg.port, who: "service" });
+}
+
+async function main(): Promise<void> {
+  const config = configOrExit();
+  let deps: AppDeps | undefined;
+  let app: App;
+  try {
+    deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
+    // Before a first start creates the owner and prints keys that would then be lost.
+    assertPortFree(config);
+    const first = await bootstrap(deps.db, config, deps.now());
+    if (first) {
+      stdoutSink().flush(); // log lines so far first
+      // Printed once, on the first start of an empty database; never logged as JSON.
+      console.log(
+        [
+          "",
+          "  First start: owner account and root admin key created.",
+          `    email:     ${first.email}`,
+          first.password ? `    password:  ${first.password}` : "    password:  (from ADMIN_PASSWORD)",
+          first.rootKey ? `    admin key: ${first.rootKey}` : "    admin key: (from ADMIN_TOKEN)",
+          "  Store them now: they are not shown again.",
+          "",
+        ].join("\n"),
+      );
+    }
+    app = listen(createApp(deps), serveOptions(config));
+  } catch (err) {
+    await deps?.dbHandle.close().catch(() => {});
+    // Known start-up failures end in one line and exit code 2; anything else in one line and 1.
+    const line = explainStartupError(err, { databaseUrl: config.databaseUrl, port: config.port, who: "service" });
     if (line) {
       console.error(`error: ${line}`);
       process.exit(2);
     }
     console.error(`error: the service could not start: ${err instanceof Error ? err.message : String(err)}`);
-    if (cfg.logLevel === "debug" && err instanceof Error) console.error(err.stack);
+    if (config.logLevel === "debug" && err instanceof Error) console.error(err.stack);
     process.exit(1);
-  };
-  let deps: AppDeps | undefined;
-  let first: BootstrapResult | null;
-  try {
-    deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
-    // Before a first start creates the owner and prints keys that would then be lost.
-    assertPortFree(config);
-    first = await bootstrap(deps.db, config, deps.now());
-  } catch (err) {
-    await deps?.dbHandle.close().catch(() => {});
-    fail(err);
-    return;
   }
   const { log } = deps;
-  if (first) {
-    stdoutSink().flush(); // log lines so far first
-    // Printed once, on the first start of an empty database; never logged as JSON.
-    console.log(
-      [
-        "",
-        "  First start: owner account and root admin key created.",
-        `    email:     ${first.email}`,
-        first.password ? `    password:  ${first.password}` : "    password:  (from ADMIN_PASSWORD)",
-        first.rootKey ? `    admin key: ${first.rootKey}` : "    admin key: (from ADMIN_TOKEN)",
-        "  Store them now: they are not shown again.",
-        "",
-      ].join("\n"),
-    );
-  }
-  let app: ReturnType<typeof createApp>;
-  try {
-    app = listen(createApp(deps), serveOptions(config));
-  } catch (err) {
-    await deps.dbHandle.close().catch(() => {});
-    fail(err);
-    return;
-  }
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
