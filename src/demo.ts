@@ -9,9 +9,7 @@ const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: nu
 /** The `demo` project: two locales, a home page, a blog collection with entries, a theme. */
 export async function seedDemo(db: Db, now: Date): Promise<Project> {
   const project = await createProject(db, { slug: "demo", name: "Demo site", default_locale: "en", locales: ["en", "fr"], public_base_url: "https://demo.example.com" }, ROOT, now);
-  const publish = async (id: string): Promise<void> => {
-    await transitionNode(db, project, id, "publish", now);
-  };
+  const publish = (id: string) => transitionNode(db, project, id, "publish", now);
 
   const home = await createNode(
     db,
