@@ -19,20 +19,36 @@ import { operationPaths, operationRoutes } from "./rest";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
-interface RequestMeta {
-  id: string;
-  start: number;
-}
-
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
 export function createApp(given: AppDeps) {
   // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
   // they reach this app's delivery cache and not that of another app built over the same Db.
   const deps: AppDeps = { ...given, db: ownDb(given.db) };
-  const meta = new WeakMap<Request, RequestMeta>();
+  const meta = new WeakMap<Request, { id: string; start: number }>();
   const delivery = createDelivery(deps);
   const { log } = deps;
-  const logAccess = accessLogOn(deps);
+  // One info line per request, and its hook registered only when info lines are written: an
+  // afterResponse hook costs several microseconds per request even when the logger drops the line
+  // (a cached delivery read takes about as long).
+  const logAccess = deps.config.logLevel === "debug" || deps.config.logLevel === "info";
+  const accessLine = (request: Request, status: number): void => {
+    const m = meta.get(request);
+    if (!m) return;
+    log.info("request", {
+      request_id: m.id,
+      method: request.method,
+      path: new URL(request.url).pathname, // never the query: it may carry codes or states
+      status,
+      ms: Math.round((performance.now() - m.start) * 100) / 100,
+    });
+  };
+  const accessLog = new Elysia();
+  if (logAccess) {
+    accessLog.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+      // A handler returning a Response (delivery 304s, streams) sets its status there, not in set.status.
+      accessLine(request, responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
+    });
+  }
   // Hot reads are answered in front of Elysia where the server is created (src/serve.ts).
   const front = createFront({ fastRead: delivery.fastRead, log: logAccess ? log : null });
   // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
@@ -48,7 +64,7 @@ export function createApp(given: AppDeps) {
       const fast = front.declined(request) ? null : delivery.fastRead(request, id);
       if (fast !== null) {
         // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
-        if (logAccess) writeAccessLine(deps, meta, request, fast.status);
+        if (logAccess) accessLine(request, fast.status);
         return fast;
       }
       set.headers["x-request-id"] = id;
@@ -93,7 +109,7 @@ export function createApp(given: AppDeps) {
       log.error("unhandled error", { request_id: meta.get(request)?.id, ...describeError(error) });
       return reply(500, "internal", "internal server error");
     })
-    .use(accessLog(deps, meta))
+    .use(accessLog)
     .use(
       openapi({
         path: "/swagger",
@@ -146,35 +162,6 @@ const FIXED_ANSWERS = new Map<unknown, [number, ErrorCode, string]>([
   ["INVALID_COOKIE_SIGNATURE", [400, "invalid_request", "invalid request"]],
   ["INVALID_FILE_TYPE", [400, "invalid_request", "invalid request"]],
 ]);
-
-/**
- * One info line per request. Registered only when info lines are written: an afterResponse hook
- * costs several microseconds per request even when the logger drops the line (a cached delivery
- * read takes about as long).
- */
-function accessLog(deps: AppDeps, meta: WeakMap<Request, RequestMeta>) {
-  const plugin = new Elysia();
-  if (!accessLogOn(deps)) return plugin;
-  return plugin.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-    // A handler returning a Response (delivery 304s, streams) sets its status there, not in set.status.
-    const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-    writeAccessLine(deps, meta, request, status);
-  });
-}
-
-const accessLogOn = (deps: AppDeps): boolean => deps.config.logLevel === "debug" || deps.config.logLevel === "info";
-
-function writeAccessLine(deps: AppDeps, meta: WeakMap<Request, RequestMeta>, request: Request, status: number): void {
-  const m = meta.get(request);
-  if (!m) return;
-  deps.log.info("request", {
-    request_id: m.id,
-    method: request.method,
-    path: new URL(request.url).pathname, // never the query: it may carry codes or states
-    status,
-    ms: Math.round((performance.now() - m.start) * 100) / 100,
-  });
-}
 
 function validationDetails(error: unknown): unknown {
   if (!(error instanceof ValidationError)) return undefined;
