@@ -7,9 +7,8 @@ import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
 import { stdoutSink } from "./lib/log-sink";
 import { explainStartupError } from "./lib/startup-errors";
-import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
-import { listen } from "./serve";
+import { assertPortFree, listen, serveOptions } from "./serve";
 
 function configOrExit(): Config {
   try {
