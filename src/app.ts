@@ -118,9 +118,7 @@ export function createApp(given: AppDeps) {
         provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
         documentation: {
           info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
-          components: {
-            securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
-          },
+          components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } } },
           paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
         },
         // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.

@@ -45,11 +45,10 @@ async function authenticateAdminKey(db: Db, authorization: string | null | undef
   if (!key) throw adminUnauthorized(true);
   // last_used_at at minute precision: one write per key per minute, not per request.
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
-    const minuteAgo = new Date(now.getTime() - 60_000);
     await db
       .update(adminKeys)
       .set({ lastUsedAt: now })
-      .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, minuteAgo))));
+      .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
   }
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }

@@ -67,7 +67,6 @@ type Variable = (typeof VARIABLES)[number];
 type NameOf<T> = Extract<Variable, readonly [string, T, string]>[0];
 const DEFAULT = Object.fromEntries(VARIABLES.map(([name, def]) => [name, def])) as { [V in Variable as V[0]]: V[1] };
 
-/** Every variable with its default and meaning; the README table mirrors this list. */
 export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meaning: string]> = VARIABLES.map(([name, def, meaning]) => [
   name,
   typeof def === "object" ? def.described : String(def),
@@ -122,9 +121,7 @@ export function loadConfig(env: Env) {
   }
 
   const databaseUrl = str("DATABASE_URL");
-  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) {
-    problems.push("DATABASE_URL must start with postgres:// or memory://");
-  }
+  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) problems.push("DATABASE_URL must start with postgres:// or memory://");
 
   const ring = list("SECRET_KEYS");
   for (const k of ring ?? []) {

@@ -22,10 +22,8 @@ export interface RuntimeAssets {
 /** The explorer's bundle (a path, inside $bunfs when compiled) and the version it is pinned at. */
 export const explorerAsset = { path: explorerScript, version: explorerPackage.version } as const;
 
-const isCompiled = (): boolean => import.meta.url.includes("$bunfs") || Bun.embeddedFiles.length > 0;
-
 export async function compiledAssets(): Promise<RuntimeAssets> {
-  if (!isCompiled()) return {};
+  if (!import.meta.url.includes("$bunfs") && Bun.embeddedFiles.length === 0) return {};
   const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
     WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
     WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),

@@ -45,17 +45,10 @@ export const notFound = (what = "resource"): AppError => new AppError("not_found
 export const errorBody = (code: ErrorCode, message: string, details?: unknown) => ({ error: details === undefined ? { code, message } : { code, message, details } });
 
 /** True for errors Postgres raises on a unique violation, whichever driver wrapped them. */
-export function isUniqueViolation(err: unknown): boolean {
-  return pgCode(err) === "23505";
-}
+export const isUniqueViolation = (err: unknown): boolean => pgCode(err) === "23505";
 /** A deadlock or serialization failure: the transaction lost a race and may simply be run again. */
-export function isRetryableConflict(err: unknown): boolean {
-  const code = pgCode(err);
-  return code === "40P01" || code === "40001";
-}
-export function isForeignKeyViolation(err: unknown): boolean {
-  return pgCode(err) === "23503";
-}
+export const isRetryableConflict = (err: unknown): boolean => ["40P01", "40001"].includes(pgCode(err) ?? "");
+export const isForeignKeyViolation = (err: unknown): boolean => pgCode(err) === "23503";
 /**
  * A write whose parent row was deleted under it (a project or node deleted by a concurrent
  * request) fails its foreign key (23503): that is 404 of what vanished, never 500. Every foreign
