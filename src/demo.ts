@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { createNode, transitionNode, updateNode } from "./content/service";
+import { createNode, type NodeInput, transitionNode, updateNode } from "./content/service";
 import { createProject, type Project } from "./projects/service";
 import { updateTheme } from "./theme/service";
 import { upsertTranslation } from "./translations/service";
@@ -9,24 +9,22 @@ const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: nu
 /** The `demo` project: two locales, a home page, a blog collection with entries, a theme. */
 export async function seedDemo(db: Db, now: Date): Promise<Project> {
   const project = await createProject(db, { slug: "demo", name: "Demo site", default_locale: "en", locales: ["en", "fr"], public_base_url: "https://demo.example.com" }, ROOT, now);
-  const publish = (id: string) => transitionNode(db, project, id, "publish", now);
+  const published = async (input: NodeInput) => {
+    const node = await createNode(db, project, input, now);
+    await transitionNode(db, project, node.id, "publish", now);
+    return node;
+  };
 
-  const home = await createNode(
-    db,
-    project,
-    {
-      slug: "home",
-      type: "page",
-      title: "Welcome",
-      seo: { description: "A headless content service demo." },
-      blocks: [
-        { type: "hero", data: { heading: "Welcome to the demo", text: "Content served fast, in every language." } },
-        { type: "text", data: { text: "This page comes from the delivery API: /api/p/demo/nodes/by-path/home" } },
-      ],
-    },
-    now,
-  );
-  await publish(home.id);
+  const home = await published({
+    slug: "home",
+    type: "page",
+    title: "Welcome",
+    seo: { description: "A headless content service demo." },
+    blocks: [
+      { type: "hero", data: { heading: "Welcome to the demo", text: "Content served fast, in every language." } },
+      { type: "text", data: { text: "This page comes from the delivery API: /api/p/demo/nodes/by-path/home" } },
+    ],
+  });
   const [hero, text] = home.blocks;
   if (!hero || !text) throw new Error("the demo home page was created with two blocks");
   await upsertTranslation(
@@ -44,8 +42,7 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     now,
   );
 
-  const blog = await createNode(db, project, { slug: "blog", type: "collection", title: "Blog", seo: { description: "News and notes." } }, now);
-  await publish(blog.id);
+  const blog = await published({ slug: "blog", type: "collection", title: "Blog", seo: { description: "News and notes." } });
   await upsertTranslation(db, project, blog.id, "fr", { meta: { title: "Blog", slug: "blog" } }, now);
   const posts = [
     ["hello-world", "Hello, world", "Our first post."],
@@ -53,8 +50,7 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     ["i18n-done-right", "i18n done right", "Localised slugs, hreflang and sitemaps."],
   ] as const;
   for (const [slug, title, text] of posts) {
-    const post = await createNode(db, project, { parent_id: blog.id, slug, type: "entry", title, blocks: [{ type: "text", data: { text } }] }, now);
-    await publish(post.id);
+    await published({ parent_id: blog.id, slug, type: "entry", title, blocks: [{ type: "text", data: { text } }] });
   }
   const draft = await createNode(db, project, { parent_id: blog.id, slug: "coming-soon", type: "entry", title: "Coming soon" }, now);
   await updateNode(db, project, draft.id, { seo: { description: "A draft: not delivered." } }, now);

@@ -61,13 +61,12 @@ async function main(): Promise<void> {
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
-  const purge = setInterval(() => {
+  setInterval(() => {
     purgeExpired(deps.db, deps.now()).then(
       (n) => log.info("purged expired rows", n),
       () => log.warn("purge failed; will retry next hour"),
     );
-  }, 3_600_000);
-  purge.unref();
+  }, 3_600_000).unref();
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -87,19 +86,14 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void shutdown(signal));
 }
 
 /** `content-service healthcheck`: for container HEALTHCHECKs on images without curl. */
 async function healthcheck(): Promise<never> {
   const port = loadConfig(process.env).port;
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) });
-    process.exit(res.ok ? 0 : 1);
-  } catch {
-    process.exit(1);
-  }
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+  process.exit(res?.ok ? 0 : 1);
 }
 
 if (process.argv[2] === "healthcheck") await healthcheck();
