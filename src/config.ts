@@ -79,9 +79,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
-export function loadConfig(env: Env) {
+export function loadConfig(env: Record<string, string | undefined>) {
   const problems: string[] = [];
   const str = (name: string): string | null => env[name]?.trim() || null;
   // The defaults pass these checks themselves.

@@ -14,10 +14,7 @@ import pgliteWasmPath from "../node_modules/@electric-sql/pglite/dist/pglite.was
 import explorerScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import explorerPackage from "../node_modules/@scalar/api-reference/package.json";
 
-export interface RuntimeAssets {
-  pglite?: OpenDbOptions["pglite"];
-  migrationsFolder?: string;
-}
+export type RuntimeAssets = Pick<OpenDbOptions, "pglite"> & { migrationsFolder?: string };
 
 /** The explorer's bundle (a path, inside $bunfs when compiled) and the version it is pinned at. */
 export const explorerAsset = { path: explorerScript, version: explorerPackage.version } as const;

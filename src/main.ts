@@ -32,17 +32,13 @@ async function main(): Promise<void> {
     if (first) {
       stdoutSink().flush(); // log lines so far first
       // Printed once, on the first start of an empty database; never logged as JSON.
-      console.log(
-        [
-          "",
-          "  First start: owner account and root admin key created.",
-          `    email:     ${first.email}`,
-          first.password ? `    password:  ${first.password}` : "    password:  (from ADMIN_PASSWORD)",
-          first.rootKey ? `    admin key: ${first.rootKey}` : "    admin key: (from ADMIN_TOKEN)",
-          "  Store them now: they are not shown again.",
-          "",
-        ].join("\n"),
-      );
+      console.log(`
+  First start: owner account and root admin key created.
+    email:     ${first.email}
+    password:  ${first.password ?? "(from ADMIN_PASSWORD)"}
+    admin key: ${first.rootKey ?? "(from ADMIN_TOKEN)"}
+  Store them now: they are not shown again.
+`);
     }
     app = listen(createApp(deps), serveOptions(config));
   } catch (err) {
