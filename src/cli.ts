@@ -11,7 +11,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { findProject, type Project } from "./projects/service";
 import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
-import { addUser, deleteUser, findUserByEmail, listUsers, type UserPatch, updateUser } from "./users/service";
+import { addUser, deleteUser, findUserByEmail, listUsers, updateUser } from "./users/service";
 
 const USAGE = `usage: npm run cli -- <command>
   users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)
@@ -101,12 +101,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case "users:list":
         return print(...(await listUsers(deps.db, null)));
       case "users:update": {
-        const patch: UserPatch = {};
-        if (opts.email !== undefined) patch.email = opts.email;
-        if (opts.role !== undefined) patch.role = opts.role as "owner" | "member";
-        if (opts.password !== undefined) patch.password = opts.password;
-        if ("password-stdin" in opts) patch.password = (await Bun.stdin.text()).split(/\r?\n/)[0];
-        return print(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), patch, null));
+        const password = "password-stdin" in opts ? (await Bun.stdin.text()).split(/\r?\n/)[0] : opts.password;
+        const role = opts.role as "owner" | "member" | undefined;
+        return print(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), { email: opts.email, role, password }, null));
       }
       case "users:delete": {
         const id = await userIdOf(deps.db, positional[0]);
