@@ -60,10 +60,10 @@ export function createApp(given: AppDeps) {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
       meta.set(request, { id, start: performance.now() });
-      // Hot delivery reads (a fresh cached answer) are answered here, before routing.
+      // A hot delivery read (a fresh cached answer) is answered before routing: Elysia runs no
+      // afterResponse hook for it, so it is logged here.
       const fast = front.declined(request) ? null : delivery.fastRead(request, id);
       if (fast !== null) {
-        // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
         if (logAccess) accessLine(request, fast.status);
         return fast;
       }

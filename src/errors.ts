@@ -76,22 +76,11 @@ const pgCode = (err: unknown): string | null =>
     .map((e) => e.code)
     .find((c): c is string => typeof c === "string" && /^[0-9A-Z]{5}$/.test(c)) ?? null;
 
+// PostgreSQL's admin_shutdown (terminated backend), crash_shutdown, cannot_connect_now, connection
+// exceptions (08…) and too_many_connections; then postgres.js's and the socket's own codes.
 const DB_DOWN_CODES = new Set([
-  "57P01", // admin_shutdown (terminated backend)
-  "57P02", // crash_shutdown
-  "57P03", // cannot_connect_now
-  "08000",
-  "08003",
-  "08006",
-  "08001",
-  "53300", // too_many_connections
-  "CONNECTION_CLOSED",
-  "CONNECTION_ENDED",
-  "CONNECTION_DESTROYED",
-  "CONNECT_TIMEOUT",
-  "ECONNREFUSED",
-  "ECONNRESET",
-  "EPIPE",
+  ...["57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "53300"],
+  ...["CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT", "ECONNREFUSED", "ECONNRESET", "EPIPE"],
 ]);
 
 /** True when the database is unreachable (not a bad query): the caller may retry. */
