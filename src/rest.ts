@@ -108,9 +108,8 @@ function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed
   );
 }
 
-function invalid(errors: Array<{ in: Source; field: string | null; message: string }>): AppError {
-  return new AppError("invalid_request", "request validation failed", { errors, field: errors[0]?.field ?? null });
-}
+const invalid = (errors: Array<{ in: Source; field: string | null; message: string }>): AppError =>
+  new AppError("invalid_request", "request validation failed", { errors, field: errors[0]?.field ?? null });
 
 /** Query strings are text: page and per_page are read by the one paging bound, other numbers and booleans when spelled as such. */
 function queryValue(field: string, type: string | undefined, value: unknown): unknown {
