@@ -37,10 +37,9 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? "";
-    if (a.startsWith("--")) {
-      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : SWITCHES.has(a.slice(2)) ? [a.slice(2), ""] : [a.slice(2), argv[++i] ?? ""];
-      opts[k] = v;
-    } else positional.push(a);
+    const [, k, eq, v] = /^--([^=]*)(=?)(.*)$/s.exec(a) ?? [];
+    if (k === undefined) positional.push(a);
+    else opts[k] = eq ? (v ?? "") : SWITCHES.has(k) ? "" : (argv[++i] ?? "");
   }
   return { positional, opts };
 }

@@ -2,7 +2,7 @@ import type { Db } from "../db/client";
 import { createNode, type NodeInput, transitionNode, updateNode } from "./content/service";
 import { createProject, type Project } from "./projects/service";
 import { updateTheme } from "./theme/service";
-import { upsertTranslation } from "./translations/service";
+import { type TranslationInput, upsertTranslation } from "./translations/service";
 
 const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: null } as const;
 
@@ -14,6 +14,7 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     await transitionNode(db, project, node.id, "publish", now);
     return node;
   };
+  const inFrench = (id: string, input: TranslationInput) => upsertTranslation(db, project, id, "fr", input, now);
 
   const home = await published({
     slug: "home",
@@ -27,23 +28,16 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
   });
   const [hero, text] = home.blocks;
   if (!hero || !text) throw new Error("the demo home page was created with two blocks");
-  await upsertTranslation(
-    db,
-    project,
-    home.id,
-    "fr",
-    {
-      meta: { title: "Bienvenue", slug: "accueil", description: "Une démo de service de contenu headless." },
-      blocks: {
-        [hero.id]: { heading: "Bienvenue dans la démo", text: "Du contenu servi vite, dans toutes les langues." },
-        [text.id]: { text: "Cette page vient de l'API de diffusion." },
-      },
+  await inFrench(home.id, {
+    meta: { title: "Bienvenue", slug: "accueil", description: "Une démo de service de contenu headless." },
+    blocks: {
+      [hero.id]: { heading: "Bienvenue dans la démo", text: "Du contenu servi vite, dans toutes les langues." },
+      [text.id]: { text: "Cette page vient de l'API de diffusion." },
     },
-    now,
-  );
+  });
 
   const blog = await published({ slug: "blog", type: "collection", title: "Blog", seo: { description: "News and notes." } });
-  await upsertTranslation(db, project, blog.id, "fr", { meta: { title: "Blog", slug: "blog" } }, now);
+  await inFrench(blog.id, { meta: { title: "Blog", slug: "blog" } });
   const posts = [
     ["hello-world", "Hello, world", "Our first post."],
     ["release-notes", "Release notes", "What changed this month."],

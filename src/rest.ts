@@ -157,11 +157,8 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const rest = Object.fromEntries(Object.entries(props).filter(([k]) => !fromPath.has(k)));
       const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
       if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
-      else if (takesBody(binding) && Object.keys(rest).length > 0) {
-        doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
-      } else if (!takesBody(binding)) {
-        for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
-      }
+      else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
+      else if (!takesBody(binding)) for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
       if (parameters.length > 0) doc.parameters = parameters;
       const status = binding.status ?? 200;
       const responses: Record<string, unknown> = {};
