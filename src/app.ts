@@ -172,7 +172,6 @@ function validationDetails(error: unknown): unknown {
 
 const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e as { toResponse?: unknown } | null)?.toResponse === "function";
 
-/** How long /readyz answers 503 after a request failed because the database did not answer. */
 const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;
 
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {

@@ -53,7 +53,6 @@ async function authenticateAdminKey(db: Db, authorization: string | null | undef
   return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
 }
 
-/** Swagger detail for an admin route: tag, summary and the bearer scheme. */
 export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });
 
 /**

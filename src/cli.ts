@@ -85,7 +85,6 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return 2;
   }
   const now = new Date();
-  /** One JSON line per value; the command succeeded. */
   const print = (...values: unknown[]): number => {
     for (const v of values) out(JSON.stringify(v));
     return 0;

@@ -21,10 +21,7 @@ export const explorerAsset = { path: explorerScript, version: explorerPackage.ve
 
 export async function compiledAssets(): Promise<RuntimeAssets> {
   if (!import.meta.url.includes("$bunfs") && Bun.embeddedFiles.length === 0) return {};
-  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
-    WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
-    WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),
-  ]);
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([pgliteWasmPath, initdbWasmPath].map(async (path) => WebAssembly.compile(await Bun.file(path).arrayBuffer())));
   const fsBundle = new Blob([await Bun.file(pgliteDataPath).arrayBuffer()]);
   return { pglite: { pgliteWasmModule, initdbWasmModule, fsBundle }, migrationsFolder: await unpackMigrations() };
 }
