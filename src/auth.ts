@@ -32,27 +32,6 @@ export function insufficientScopeChallenge(scope: unknown): string {
   return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
 }
 
-async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
-  const token = bearerOf(authorization);
-  if (!token) throw adminUnauthorized(false);
-  // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
-  if (token.length < 20 || token.length > 512) throw adminUnauthorized(true);
-  const [key] = await db
-    .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
-    .from(adminKeys)
-    .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
-    .limit(1);
-  if (!key) throw adminUnauthorized(true);
-  // last_used_at at minute precision: one write per key per minute, not per request.
-  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
-    await db
-      .update(adminKeys)
-      .set({ lastUsedAt: now })
-      .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
-  }
-  return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
-}
-
 export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });
 
 /**
@@ -67,15 +46,30 @@ export function adminAuthenticator(deps: AppDeps): (request: Request, server: Se
   return async (request, server) => {
     const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
     const now = deps.now();
-    try {
-      return await authenticateAdminKey(deps.db, request.headers.get("authorization"), now);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== "unauthorized") throw err;
+    const refuse = (presented: boolean): AppError => {
       const wait = failures.blockedFor(address, now.getTime());
-      if (wait > 0) throw new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
+      if (wait > 0) return new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
       failures.hit(address, now.getTime());
-      throw err;
+      return adminUnauthorized(presented);
+    };
+    const token = bearerOf(request.headers.get("authorization"));
+    if (!token) throw refuse(false);
+    // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
+    if (token.length < 20 || token.length > 512) throw refuse(true);
+    const [key] = await deps.db
+      .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
+      .from(adminKeys)
+      .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
+      .limit(1);
+    if (!key) throw refuse(true);
+    // last_used_at at minute precision: one write per key per minute, not per request.
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
+      await deps.db
+        .update(adminKeys)
+        .set({ lastUsedAt: now })
+        .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
     }
+    return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
   };
 }
 
