@@ -131,14 +131,9 @@ export function createApp(given: AppDeps) {
     .get(
       "/readyz",
       async ({ set }) => {
-        try {
-          await withTimeout(deps.dbHandle.ping(), 2000);
-          if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
-          return { status: "ready" };
-        } catch {
-          set.status = 503;
-          return errorBody("service_unavailable", "database is not answering");
-        }
+        if ((await fulfilsWithin(deps.dbHandle.ping(), 2000)) && performance.now() - dbFailedAt >= READY_HOLD_AFTER_DB_FAILURE_MS) return { status: "ready" };
+        set.status = 503;
+        return errorBody("service_unavailable", "database is not answering");
       },
       { detail: { tags: ["ops"], summary: "Database answers" } },
     )
@@ -174,10 +169,11 @@ const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e a
 
 const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** True when the promise fulfils within ms; false when it rejects or takes longer. */
+function fulfilsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: Timer | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("timeout")), ms);
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([p.then(() => true).catch(() => false), timeout]).finally(() => clearTimeout(timer));
 }
