@@ -101,9 +101,7 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
       .where(eq(mcpTokens.tokenHash, hashToken(token)))
       .limit(1);
     if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
-    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-      await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
-    }
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
     return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
   }
   if (token.startsWith("cms_at_")) {
