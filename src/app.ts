@@ -148,7 +148,6 @@ export function createApp(given: AppDeps) {
 
 export type App = ReturnType<typeof createApp>;
 
-/** Elysia's own failures whose answer is fixed. */
 const FIXED_ANSWERS = new Map<unknown, [number, ErrorCode, string]>([
   ["NOT_FOUND", [404, "not_found", "no such route"]],
   ["PARSE", [400, "invalid_request", "request body could not be parsed"]],

@@ -97,7 +97,6 @@ export function loadConfig(env: Record<string, string | undefined>) {
     return DEFAULT[name];
   };
   const text = (name: NameOf<string>): string => str(name) ?? DEFAULT[name];
-  /** A comma-separated list, entries trimmed and normalised, empty ones dropped; null when unset. */
   const list = (name: string, normalize = (s: string) => s): readonly string[] | null =>
     str(name)
       ?.split(",")

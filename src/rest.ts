@@ -126,8 +126,6 @@ function typedFields(op: Operation): ReadonlyMap<string, string> {
   return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
 }
 
-// ---- OpenAPI ----
-
 const ErrorBody = {
   type: "object",
   description: "Error body: { error: { code, message, details? } }",

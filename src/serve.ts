@@ -26,13 +26,13 @@ export function listen(app: App, options: ListenOptions): App {
     front === undefined
       ? handle
       : (request: Request) => {
-          let hot: Response | null = null;
           try {
-            hot = front.answer(request);
+            const hot = front.answer(request);
+            if (hot !== null) return hot;
           } catch {
             // Never answered here: the app answers it (and reports what is wrong) the routed way.
           }
-          return hot ?? handle(request);
+          return handle(request);
         };
   // Elysia's listen() defaults, then the caller's options.
   const server: Server<undefined> = Bun.serve({ development: process.env.NODE_ENV !== "production", reusePort: true, idleTimeout: 30, ...options, fetch } as Serve.Options<undefined>);
