@@ -19,20 +19,36 @@ import { operationPaths, operationRoutes } from "./rest";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
-interface RequestMeta {
-  id: string;
-  start: number;
-}
-
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
 export function createApp(given: AppDeps) {
   // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
   // they reach this app's delivery cache and not that of another app built over the same Db.
   const deps: AppDeps = { ...given, db: ownDb(given.db) };
-  const meta = new WeakMap<Request, RequestMeta>();
+  const meta = new WeakMap<Request, { id: string; start: number }>();
   const delivery = createDelivery(deps);
   const { log } = deps;
-  const logAccess = accessLogOn(deps);
+  // One info line per request, and its hook registered only when info lines are written: an
+  // afterResponse hook costs several microseconds per request even when the logger drops the line
+  // (a cached delivery read takes about as long).
+  const logAccess = deps.config.logLevel === "debug" || deps.config.logLevel === "info";
+  const accessLine = (request: Request, status: number): void => {
+    const m = meta.get(request);
+    if (!m) return;
+    log.info("request", {
+      request_id: m.id,
+      method: request.method,
+      path: new URL(request.url).pathname, // never the query: it may carry codes or states
+      status,
+      ms: Math.round((performance.now() - m.start) * 100) / 100,
+    });
+  };
+  const accessLog = new Elysia();
+  if (logAccess) {
+    accessLog.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
+      // A handler returning a Response (delivery 304s, streams) sets its status there, not in set.status.
+      accessLine(request, responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
+    });
+  }
   // Hot reads are answered in front of Elysia where the server is created (src/serve.ts).
   const front = createFront({ fastRead: delivery.fastRead, log: logAccess ? log : null });
   // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
@@ -44,11 +60,11 @@ export function createApp(given: AppDeps) {
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
       meta.set(request, { id, start: performance.now() });
-      // Hot delivery reads (a fresh cached answer) are answered here, before routing.
+      // A hot delivery read (a fresh cached answer) is answered before routing: Elysia runs no
+      // afterResponse hook for it, so it is logged here.
       const fast = front.declined(request) ? null : delivery.fastRead(request, id);
       if (fast !== null) {
-        // Answered before routing: Elysia runs no afterResponse hook for it, so it is logged here.
-        if (logAccess) writeAccessLine(deps, meta, request, fast.status);
+        if (logAccess) accessLine(request, fast.status);
         return fast;
       }
       set.headers["x-request-id"] = id;
@@ -66,59 +82,34 @@ export function createApp(given: AppDeps) {
       const error = cause instanceof Error ? cause : thrown;
       // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
       if (hasResponse(error)) return error.toResponse();
+      const reply = (status: number, ...body: Parameters<typeof errorBody>) => {
+        set.status = status;
+        return errorBody(...body);
+      };
       if (error instanceof AppError) {
-        set.status = error.status;
         if (error.headers) Object.assign(set.headers, error.headers);
         // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
         if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= insufficientScopeChallenge((error.details as { required?: unknown } | undefined)?.required);
-        return errorBody(error.code, error.message, error.details);
+        return reply(error.status, error.code, error.message, error.details);
       }
-      if (error instanceof ValidationError || code === "VALIDATION") {
-        set.status = 400;
-        return errorBody("invalid_request", "request validation failed", validationDetails(error));
-      }
-      const simple = ((): [number, ErrorCode, string] | null => {
-        switch (code) {
-          case "NOT_FOUND":
-            return [404, "not_found", "no such route"];
-          case "PARSE":
-            return [400, "invalid_request", "request body could not be parsed"];
-          case "INVALID_COOKIE_SIGNATURE":
-          case "INVALID_FILE_TYPE":
-            return [400, "invalid_request", "invalid request"];
-          default:
-            return null;
-        }
-      })();
-      if (simple) {
-        set.status = simple[0];
-        return errorBody(simple[1], simple[2]);
-      }
-      const status = (error as { status?: unknown }).status;
-      if (status === 413) {
-        set.status = 413;
-        return errorBody("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
-      }
+      if (error instanceof ValidationError || code === "VALIDATION") return reply(400, "invalid_request", "request validation failed", validationDetails(error));
+      const fixed = FIXED_ANSWERS.get(code);
+      if (fixed) return reply(...fixed);
+      if ((error as { status?: unknown }).status === 413) return reply(413, "payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
       const vanished = vanishedRow(error);
-      if (vanished) {
-        set.status = vanished.status;
-        return errorBody(vanished.code, vanished.message);
-      }
+      if (vanished) return reply(vanished.status, vanished.code, vanished.message);
       if (isDatabaseUnavailable(error)) {
         // The pool reconnects by itself on the next query; tell the client to retry shortly.
         dbFailedAt = performance.now();
         log.warn("database unavailable", { request_id: meta.get(request)?.id });
-        set.status = 503;
         set.headers["retry-after"] = "1";
-        return errorBody("service_unavailable", "the database is not answering; retry shortly");
+        return reply(503, "service_unavailable", "the database is not answering; retry shortly");
       }
       // Unknown failure: log it (message only, no request data) and answer a generic 500.
-      const id = meta.get(request)?.id;
-      log.error("unhandled error", { request_id: id, ...describeError(error) });
-      set.status = 500;
-      return errorBody("internal", "internal server error");
+      log.error("unhandled error", { request_id: meta.get(request)?.id, ...describeError(error) });
+      return reply(500, "internal", "internal server error");
     })
-    .use(accessLog(deps, meta))
+    .use(accessLog)
     .use(
       openapi({
         path: "/swagger",
@@ -127,9 +118,7 @@ export function createApp(given: AppDeps) {
         provider: null, // the explorer page at /swagger is ours (src/explorer.ts)
         documentation: {
           info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
-          components: {
-            securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } },
-          },
+          components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } } },
           paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
         },
         // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
@@ -142,14 +131,9 @@ export function createApp(given: AppDeps) {
     .get(
       "/readyz",
       async ({ set }) => {
-        try {
-          await withTimeout(deps.dbHandle.ping(), 2000);
-          if (performance.now() - dbFailedAt < READY_HOLD_AFTER_DB_FAILURE_MS) throw new Error("recent database failure");
-          return { status: "ready" };
-        } catch {
-          set.status = 503;
-          return errorBody("service_unavailable", "database is not answering");
-        }
+        if ((await fulfilsWithin(deps.dbHandle.ping(), 2000)) && performance.now() - dbFailedAt >= READY_HOLD_AFTER_DB_FAILURE_MS) return { status: "ready" };
+        set.status = 503;
+        return errorBody("service_unavailable", "database is not answering");
       },
       { detail: { tags: ["ops"], summary: "Database answers" } },
     )
@@ -164,35 +148,12 @@ export function createApp(given: AppDeps) {
 
 export type App = ReturnType<typeof createApp>;
 
-/**
- * One info line per request. Registered only when info lines are written: an afterResponse hook
- * costs several microseconds per request even when the logger drops the line (a cached delivery
- * read takes about as long).
- */
-function accessLog(deps: AppDeps, meta: WeakMap<Request, RequestMeta>) {
-  const plugin = new Elysia();
-  if (!accessLogOn(deps)) return plugin;
-  return plugin.onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-    // A handler returning a Response (delivery 304s, streams) sets its status there, not in set.status.
-    const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-    writeAccessLine(deps, meta, request, status);
-  });
-}
-
-const accessLogOn = (deps: AppDeps): boolean => deps.config.logLevel === "debug" || deps.config.logLevel === "info";
-
-function writeAccessLine(deps: AppDeps, meta: WeakMap<Request, RequestMeta>, request: Request, status: number): void {
-  const m = meta.get(request);
-  if (!m) return;
-  const url = new URL(request.url);
-  deps.log.info("request", {
-    request_id: m.id,
-    method: request.method,
-    path: url.pathname, // never the query: it may carry codes or states
-    status,
-    ms: Math.round((performance.now() - m.start) * 100) / 100,
-  });
-}
+const FIXED_ANSWERS = new Map<unknown, [number, ErrorCode, string]>([
+  ["NOT_FOUND", [404, "not_found", "no such route"]],
+  ["PARSE", [400, "invalid_request", "request body could not be parsed"]],
+  ["INVALID_COOKIE_SIGNATURE", [400, "invalid_request", "invalid request"]],
+  ["INVALID_FILE_TYPE", [400, "invalid_request", "invalid request"]],
+]);
 
 function validationDetails(error: unknown): unknown {
   if (!(error instanceof ValidationError)) return undefined;
@@ -205,21 +166,13 @@ function validationDetails(error: unknown): unknown {
 
 const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e as { toResponse?: unknown } | null)?.toResponse === "function";
 
-/** How long /readyz answers 503 after a request failed because the database did not answer. */
 const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("timeout")), ms);
-    p.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
+/** True when the promise fulfils within ms; false when it rejects or takes longer. */
+function fulfilsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
   });
+  return Promise.race([p.then(() => true).catch(() => false), timeout]).finally(() => clearTimeout(timer));
 }

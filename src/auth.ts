@@ -6,7 +6,7 @@ import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
-import { isScope, missingScopes, ROLE_SCOPES, type Scope, type ScopeRule } from "./lib/scopes";
+import { isScope, ROLE_SCOPES, type ScopeRule, unmetScopes } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
 
 export interface AdminCaller {
@@ -17,11 +17,7 @@ export interface AdminCaller {
   readonly projectIds: readonly string[] | null;
 }
 
-export function bearerOf(authorization: string | null | undefined): string | null {
-  if (!authorization) return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  return m?.[1] ?? null;
-}
+export const bearerOf = (authorization: string | null | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
 
 // RFC 6750 §3 challenges of the admin API: none without credentials, invalid_token, insufficient_scope.
 const ADMIN_REALM = 'Bearer realm="admin"';
@@ -36,43 +32,7 @@ export function insufficientScopeChallenge(scope: unknown): string {
   return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
 }
 
-async function authenticateAdminKey(db: Db, authorization: string | null | undefined, now: Date): Promise<AdminCaller> {
-  const token = bearerOf(authorization);
-  if (!token) throw adminUnauthorized(false);
-  // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
-  if (token.length < 20 || token.length > 512) throw adminUnauthorized(true);
-  const [key] = await db
-    .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
-    .from(adminKeys)
-    .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
-    .limit(1);
-  if (!key) throw adminUnauthorized(true);
-  // last_used_at at minute precision: one write per key per minute, not per request.
-  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
-    const minuteAgo = new Date(now.getTime() - 60_000);
-    await db
-      .update(adminKeys)
-      .set({ lastUsedAt: now })
-      .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, minuteAgo))));
-  }
-  return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
-}
-
-/** Refuses a caller that lacks one of the scopes (the first missing one is named). */
-function requireScope(caller: { scopes: readonly string[] }, ...needed: Scope[]): void {
-  const [scope] = missingScopes(needed, caller.scopes);
-  if (scope !== undefined) {
-    throw new AppError("insufficient_scope", `this credential lacks the ${scope} scope`, { required: scope }, { "www-authenticate": insufficientScopeChallenge(scope) });
-  }
-}
-
-/** Swagger detail for an admin route: tag, summary and the bearer scheme. */
-export const adminDoc = (tag: string, summary: string, description?: string) => ({
-  tags: [tag],
-  summary,
-  description,
-  security: [{ bearerAuth: [] }],
-});
+export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });
 
 /**
  * Resolves the admin key of a request. The key is checked first and only a failure counts or is
@@ -86,15 +46,30 @@ export function adminAuthenticator(deps: AppDeps): (request: Request, server: Se
   return async (request, server) => {
     const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
     const now = deps.now();
-    try {
-      return await authenticateAdminKey(deps.db, request.headers.get("authorization") ?? undefined, now);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code !== "unauthorized") throw err;
+    const refuse = (presented: boolean): AppError => {
       const wait = failures.blockedFor(address, now.getTime());
-      if (wait > 0) throw new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
+      if (wait > 0) return new AppError("rate_limited", "too many failed authentications from this address; retry later", undefined, { "retry-after": String(wait) });
       failures.hit(address, now.getTime());
-      throw err;
+      return adminUnauthorized(presented);
+    };
+    const token = bearerOf(request.headers.get("authorization"));
+    if (!token) throw refuse(false);
+    // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
+    if (token.length < 20 || token.length > 512) throw refuse(true);
+    const [key] = await deps.db
+      .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
+      .from(adminKeys)
+      .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
+      .limit(1);
+    if (!key) throw refuse(true);
+    // last_used_at at minute precision: one write per key per minute, not per request.
+    if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() > 60_000) {
+      await deps.db
+        .update(adminKeys)
+        .set({ lastUsedAt: now })
+        .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
     }
+    return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
   };
 }
 
@@ -126,9 +101,7 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
       .where(eq(mcpTokens.tokenHash, hashToken(token)))
       .limit(1);
     if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
-    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-      await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
-    }
+    if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
     return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
   }
   if (token.startsWith("cms_at_")) {
@@ -153,29 +126,22 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   return null;
 }
 
-/** Refuses a caller that does not meet an operation's scope rule: the admin API's answer to the one check. */
+/**
+ * Refuses a caller that does not meet an operation's scope rule: the admin API's answer to the one
+ * check. The first missing scope is named; alternatives (a project's members: keys:write on it, or
+ * users:write) are all named in the body only, as RFC 6750's scope attribute lists scopes all required.
+ */
 export function requireScopes(caller: { scopes: readonly string[] }, rule: ScopeRule): void {
-  if ("anyOf" in rule) requireAnyScope(caller, rule.anyOf);
-  else requireScope(caller, ...rule);
+  const unmet = unmetScopes(rule, caller.scopes);
+  if (unmet.length === 0) return;
+  const anyOf = "anyOf" in rule;
+  const required = anyOf ? unmet : unmet[0];
+  const named = anyOf ? unmet.join(" or ") : unmet[0];
+  throw new AppError("insufficient_scope", `this credential lacks the ${named} scope`, { required }, { "www-authenticate": insufficientScopeChallenge(required) });
 }
 
 /** An operation only an admin key may run (it hands out rights the key itself holds). */
 export function asAdminKey(caller: AdminCaller | McpCaller): AdminCaller {
   if (caller.kind !== "admin_key") throw new AppError("insufficient_scope", "this operation needs an admin key");
   return caller;
-}
-
-/** Alternatives: any one of the scopes suffices (a project's members: keys:write on it, or users:write). */
-function requireAnyScope(caller: { scopes: readonly string[] }, scopes: readonly Scope[]): void {
-  if (!scopes.some((s) => caller.scopes.includes(s))) {
-    // RFC 6750's scope attribute lists scopes all required; alternatives are named in the body only.
-    throw new AppError(
-      "insufficient_scope",
-      `this credential lacks the ${scopes.join(" or ")} scope`,
-      { required: scopes },
-      {
-        "www-authenticate": 'Bearer realm="admin", error="insufficient_scope"',
-      },
-    );
-  }
 }

@@ -6,18 +6,11 @@ import { createAdminKey } from "./keys/service";
 import { generateToken } from "./lib/tokens";
 import { createUser } from "./users/service";
 
-export interface BootstrapResult {
-  email: string;
-  /** Present only when generated here (never echo what the operator supplied). */
-  password: string | null;
-  rootKey: string | null;
-}
-
 /**
  * First start of an empty database: the owner user, a root admin key and the demo project.
  * Runs exactly once per database: the marker row is inserted in the same transaction.
  */
-export async function bootstrap(db: Db, config: Config, now: Date): Promise<BootstrapResult | null> {
+export async function bootstrap(db: Db, config: Config, now: Date) {
   return db.transaction(async (tx) => {
     const inserted = await tx
       .insert(systemState)
@@ -30,10 +23,7 @@ export async function bootstrap(db: Db, config: Config, now: Date): Promise<Boot
     await createUser(tx, { email, password, role: "owner" }, now);
     const { plaintext } = await createAdminKey(tx, { name: "root" }, null, now, config.adminToken ?? undefined);
     if (config.seedDemo) await seedDemo(tx, now);
-    return {
-      email,
-      password: config.adminPassword ? null : password,
-      rootKey: config.adminToken ? null : plaintext,
-    };
+    // The password and key only when generated here: never echo what the operator supplied.
+    return { email, password: config.adminPassword ? null : password, rootKey: config.adminToken ? null : plaintext };
   });
 }

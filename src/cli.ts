@@ -11,7 +11,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { findProject, type Project } from "./projects/service";
 import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
-import { addUser, deleteUser, findUserByEmail, listUsers, type UserPatch, updateUser } from "./users/service";
+import { addUser, deleteUser, findUserByEmail, listUsers, updateUser } from "./users/service";
 
 const USAGE = `usage: npm run cli -- <command>
   users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)
@@ -37,10 +37,9 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] ?? "";
-    if (a.startsWith("--")) {
-      const [k = "", v = ""] = a.includes("=") ? a.slice(2).split(/=(.*)/s) : SWITCHES.has(a.slice(2)) ? [a.slice(2), ""] : [a.slice(2), argv[++i] ?? ""];
-      opts[k] = v;
-    } else positional.push(a);
+    const [, k, eq, v] = /^--([^=]*)(=?)(.*)$/s.exec(a) ?? [];
+    if (k === undefined) positional.push(a);
+    else opts[k] = eq ? (v ?? "") : SWITCHES.has(k) ? "" : (argv[++i] ?? "");
   }
   return { positional, opts };
 }
@@ -69,17 +68,16 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return 0;
   }
   const config = loadConfig({ ...env, LOG_LEVEL: "silent" });
-  if (command === "secrets:rotate" && "new-key" in opts) {
-    if (config.secretKeys || config.databaseUrl === "memory://") {
-      out("error: --new-key works on the DATA_DIR key file; with SECRET_KEYS, put a new entry (secrets:generate) first and run secrets:rotate");
-      return 2;
-    }
+  const newKey = command === "secrets:rotate" && "new-key" in opts;
+  if (newKey && (config.secretKeys || config.databaseUrl === "memory://")) {
+    out("error: --new-key works on the DATA_DIR key file; with SECRET_KEYS, put a new entry (secrets:generate) first and run secrets:rotate");
+    return 2;
   }
   let deps: AppDeps;
   try {
     // Embedded database: the CLI takes the DATA_DIR lock like the service, so it refuses to run
     // (and never writes) while a service holds the directory. The new key, too, only under the lock.
-    deps = await openRuntime(config, {}, { holder: `the CLI (${command})`, prependNewKey: command === "secrets:rotate" && "new-key" in opts });
+    deps = await openRuntime(config, {}, { holder: `the CLI (${command})`, prependNewKey: newKey });
   } catch (err) {
     const line = explainStartupError(err, { databaseUrl: config.databaseUrl, who: "cli" });
     if (!line) throw err;
@@ -87,62 +85,52 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     return 2;
   }
   const now = new Date();
+  const print = (...values: unknown[]): number => {
+    for (const v of values) out(JSON.stringify(v));
+    return 0;
+  };
   try {
     switch (command) {
       case "users:create": {
         // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
         const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
-        const u = await addUser(deps.db, { email: opts.email ?? "", password, role: (opts.role ?? "member") as "owner" | "member" }, null, now);
-        out(JSON.stringify(u));
-        return 0;
+        return print(await addUser(deps.db, { email: opts.email ?? "", password, role: (opts.role ?? "member") as "owner" | "member" }, null, now));
       }
       case "users:list":
-        for (const u of await listUsers(deps.db, null)) out(JSON.stringify(u));
-        return 0;
+        return print(...(await listUsers(deps.db, null)));
       case "users:update": {
-        const patch: UserPatch = {};
-        if (opts.email !== undefined) patch.email = opts.email;
-        if (opts.role !== undefined) patch.role = opts.role as "owner" | "member";
-        if (opts.password !== undefined) patch.password = opts.password;
-        if ("password-stdin" in opts) patch.password = (await Bun.stdin.text()).split(/\r?\n/)[0];
-        out(JSON.stringify(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), patch, null)));
-        return 0;
+        const password = "password-stdin" in opts ? (await Bun.stdin.text()).split(/\r?\n/)[0] : opts.password;
+        const role = opts.role as "owner" | "member" | undefined;
+        return print(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), { email: opts.email, role, password }, null));
       }
       case "users:delete": {
         const id = await userIdOf(deps.db, positional[0]);
         await deleteUser(deps.db, id, null);
-        out(JSON.stringify({ deleted: id }));
-        return 0;
+        return print({ deleted: id });
       }
       case "members:list":
-        for (const m of await listMembers(deps.db, await projectOf(deps.db, positional[0]))) out(JSON.stringify(m));
-        return 0;
+        return print(...(await listMembers(deps.db, await projectOf(deps.db, positional[0]))));
       case "members:set":
-        out(JSON.stringify(await setMember(deps.db, await projectOf(deps.db, positional[0]), await userIdOf(deps.db, positional[1]), opts.role ?? "", null, now)));
-        return 0;
+        return print(await setMember(deps.db, await projectOf(deps.db, positional[0]), await userIdOf(deps.db, positional[1]), opts.role ?? "", null, now));
       case "members:remove": {
         const userId = await userIdOf(deps.db, positional[1]);
         await removeMember(deps.db, await projectOf(deps.db, positional[0]), userId);
-        out(JSON.stringify({ removed: userId }));
-        return 0;
+        return print({ removed: userId });
       }
       case "keys:create": {
         const scopes = opts.scopes ? opts.scopes.split(",").map((s) => s.trim()) : [...ADMIN_SCOPES];
         const projectIds = opts.projects ? opts.projects.split(",").map((s) => s.trim()) : null;
         const { key, plaintext } = await createAdminKey(deps.db, { name: opts.name ?? "cli", scopes, project_ids: projectIds }, null, now);
-        out(JSON.stringify({ ...keyToWire(key), key: plaintext }));
-        return 0;
+        return print({ ...keyToWire(key), key: plaintext });
       }
       case "keys:list":
-        for (const k of await listAdminKeys(deps.db, null)) out(JSON.stringify(keyToWire(k)));
-        return 0;
+        return print(...(await listAdminKeys(deps.db, null)).map(keyToWire));
       case "keys:revoke":
         await revokeAdminKey(deps.db, positional[0] ?? "", null, now);
-        out(JSON.stringify({ revoked: positional[0] }));
-        return 0;
+        return print({ revoked: positional[0] });
       case "secrets:rotate": {
         const report = await resealProviderKeys(deps);
-        out(JSON.stringify({ current_key: deps.keyRing.currentId, ...report }));
+        print({ current_key: deps.keyRing.currentId, ...report });
         return report.failed.length > 0 ? 1 : 0;
       }
       default:

@@ -2,47 +2,7 @@
 
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
-export interface Config {
-  readonly port: number;
-  readonly host: string;
-  readonly publicUrl: string;
-  readonly databaseUrl: string | null;
-  readonly dataDir: string;
-  readonly secretKeys: readonly string[] | null;
-  readonly adminEmail: string | null;
-  readonly adminPassword: string | null;
-  readonly adminToken: string | null;
-  readonly aiAllowPrivateUrls: boolean;
-  readonly aiTimeoutMs: number;
-  readonly aiMaxResponseBytes: number;
-  readonly aiMaxConcurrentPerProject: number;
-  readonly mcpAllowedOrigins: readonly string[];
-  /** Extra Host values /mcp accepts besides the PUBLIC_URL host and loopback names. */
-  readonly mcpAllowedHosts: readonly string[];
-  readonly logLevel: LogLevel;
-  readonly seedDemo: boolean;
-  readonly dbPoolSize: number;
-  readonly deliveryCacheControl: string;
-  readonly deliveryErrorCacheControl: string;
-  readonly deliveryCacheEntries: number;
-  readonly deliveryCacheMaxBytes: number;
-  readonly deliveryVersionCheckMs: number;
-  readonly oauthAccessTokenTtlSeconds: number;
-  readonly oauthRefreshTokenTtlSeconds: number;
-  readonly oauthRefreshFamilyTtlSeconds: number;
-  readonly oauthRegisterRateLimit: number;
-  readonly oauthTokenRateLimit: number;
-  readonly oauthSignInRateLimit: number;
-  readonly oauthClientMetadataDocuments: boolean;
-  readonly trustProxy: boolean;
-  readonly shutdownGraceMs: number;
-  readonly adminAuthFailureLimit: number;
-  readonly oauthRefreshReuseGraceSeconds: number;
-  readonly oauthRequireResource: boolean;
-  /** Shown on the OAuth pages with the PUBLIC_URL host. */
-  readonly instanceName: string;
-  readonly httpIdleTimeoutSeconds: number;
-}
+export type Config = ReturnType<typeof loadConfig>;
 
 /** Marks a default the README describes in words (computed, generated or absent), not a value. */
 const described = (text: string) => ({ described: text }) as const;
@@ -107,7 +67,6 @@ type Variable = (typeof VARIABLES)[number];
 type NameOf<T> = Extract<Variable, readonly [string, T, string]>[0];
 const DEFAULT = Object.fromEntries(VARIABLES.map(([name, def]) => [name, def])) as { [V in Variable as V[0]]: V[1] };
 
-/** Every variable with its default and meaning; the README table mirrors this list. */
 export const ENV_DOCS: ReadonlyArray<readonly [name: string, def: string, meaning: string]> = VARIABLES.map(([name, def, meaning]) => [
   name,
   typeof def === "object" ? def.described : String(def),
@@ -120,60 +79,48 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
-
-export function loadConfig(env: Env): Config {
+export function loadConfig(env: Record<string, string | undefined>) {
   const problems: string[] = [];
-  const str = (name: string): string | null => {
-    const v = env[name];
-    return v === undefined || v.trim() === "" ? null : v.trim();
-  };
+  const str = (name: string): string | null => env[name]?.trim() || null;
+  // The defaults pass these checks themselves.
   const int = (name: NameOf<number>, min: number, max: number): number => {
-    const def = DEFAULT[name];
-    const v = str(name);
-    if (v === null) return def;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer between ${min} and ${max}`);
-      return def;
-    }
-    return n;
+    const n = Number(str(name) ?? DEFAULT[name]);
+    if (Number.isInteger(n) && n >= min && n <= max) return n;
+    problems.push(`${name} must be an integer between ${min} and ${max}`);
+    return DEFAULT[name];
   };
   const bool = (name: NameOf<boolean>): boolean => {
-    const def = DEFAULT[name];
-    const v = str(name);
-    if (v === null) return def;
+    const v = str(name) ?? String(DEFAULT[name]);
     if (/^(true|1|yes)$/i.test(v)) return true;
     if (/^(false|0|no)$/i.test(v)) return false;
     problems.push(`${name} must be true or false`);
-    return def;
+    return DEFAULT[name];
   };
   const text = (name: NameOf<string>): string => str(name) ?? DEFAULT[name];
+  const list = (name: string, normalize = (s: string) => s): readonly string[] | null =>
+    str(name)
+      ?.split(",")
+      .map((s) => normalize(s.trim()))
+      .filter(Boolean) ?? null;
 
   const port = int("PORT", 0, 65535);
   let publicUrl = str("PUBLIC_URL") ?? `http://localhost:${port}`;
+  let publicOrigin = "";
   try {
     const u = new URL(publicUrl);
     if (u.protocol !== "http:" && u.protocol !== "https:") problems.push("PUBLIC_URL must be http(s)");
     // Canonical form (lower-case host, no default port, no trailing slash): it is the OAuth issuer
     // and the MCP resource, which clients compare as strings.
     publicUrl = (u.origin + u.pathname).replace(/\/+$/, "");
+    publicOrigin = u.origin;
   } catch {
     problems.push("PUBLIC_URL must be an absolute URL");
   }
 
   const databaseUrl = str("DATABASE_URL");
-  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) {
-    problems.push("DATABASE_URL must start with postgres:// or memory://");
-  }
+  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) problems.push("DATABASE_URL must start with postgres:// or memory://");
 
-  const secretKeys = str("SECRET_KEYS");
-  const ring = secretKeys
-    ? secretKeys
-        .split(",")
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : null;
+  const ring = list("SECRET_KEYS");
   for (const k of ring ?? []) {
     const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
     if (!m?.[2] || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
@@ -189,15 +136,7 @@ export function loadConfig(env: Env): Config {
   const logLevel = text("LOG_LEVEL").toLowerCase();
   if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn, error or silent");
 
-  const origins = str("MCP_ALLOWED_ORIGINS");
-  let publicOrigin = "";
-  try {
-    publicOrigin = new URL(publicUrl).origin;
-  } catch {
-    /* reported above */
-  }
-
-  const config: Config = {
+  const config = {
     port,
     host: text("HOST"),
     publicUrl,
@@ -211,16 +150,9 @@ export function loadConfig(env: Env): Config {
     aiTimeoutMs: int("AI_TIMEOUT_MS", 1, 600_000),
     aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 1024, 64 * 1024 * 1024),
     aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 1, 1000),
-    mcpAllowedOrigins: origins
-      ? origins
-          .split(",")
-          .map((s) => s.trim().replace(/\/+$/, ""))
-          .filter(Boolean)
-      : [publicOrigin],
-    mcpAllowedHosts: (str("MCP_ALLOWED_HOSTS") ?? "")
-      .split(",")
-      .map((s) => s.trim().toLowerCase())
-      .filter(Boolean),
+    mcpAllowedOrigins: list("MCP_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
+    /** Extra Host values /mcp accepts besides the PUBLIC_URL host and loopback names. */
+    mcpAllowedHosts: list("MCP_ALLOWED_HOSTS", (s) => s.toLowerCase()) ?? [],
     logLevel: logLevel as LogLevel,
     seedDemo: bool("SEED_DEMO"),
     dbPoolSize: int("DB_POOL_SIZE", 1, 500),
@@ -241,6 +173,7 @@ export function loadConfig(env: Env): Config {
     adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 1, 1_000_000),
     oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 300),
     oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE"),
+    /** Shown on the OAuth pages with the PUBLIC_URL host. */
     instanceName: text("INSTANCE_NAME").slice(0, 100),
     httpIdleTimeoutSeconds: int("HTTP_IDLE_TIMEOUT", 1, 255),
   };
@@ -248,7 +181,4 @@ export function loadConfig(env: Env): Config {
   return Object.freeze(config);
 }
 
-function base64Length(s: string): number {
-  const clean = s.replace(/=+$/, "");
-  return Math.floor((clean.length * 3) / 4);
-}
+const base64Length = (s: string): number => Math.floor((s.replace(/=+$/, "").length * 3) / 4);

@@ -14,22 +14,14 @@ import pgliteWasmPath from "../node_modules/@electric-sql/pglite/dist/pglite.was
 import explorerScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 import explorerPackage from "../node_modules/@scalar/api-reference/package.json";
 
-export interface RuntimeAssets {
-  pglite?: OpenDbOptions["pglite"];
-  migrationsFolder?: string;
-}
+export type RuntimeAssets = Pick<OpenDbOptions, "pglite"> & { migrationsFolder?: string };
 
 /** The explorer's bundle (a path, inside $bunfs when compiled) and the version it is pinned at. */
 export const explorerAsset = { path: explorerScript, version: explorerPackage.version } as const;
 
-const isCompiled = (): boolean => import.meta.url.includes("$bunfs") || Bun.embeddedFiles.length > 0;
-
 export async function compiledAssets(): Promise<RuntimeAssets> {
-  if (!isCompiled()) return {};
-  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([
-    WebAssembly.compile(await Bun.file(pgliteWasmPath).arrayBuffer()),
-    WebAssembly.compile(await Bun.file(initdbWasmPath).arrayBuffer()),
-  ]);
+  if (!import.meta.url.includes("$bunfs") && Bun.embeddedFiles.length === 0) return {};
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([pgliteWasmPath, initdbWasmPath].map(async (path) => WebAssembly.compile(await Bun.file(path).arrayBuffer())));
   const fsBundle = new Blob([await Bun.file(pgliteDataPath).arrayBuffer()]);
   return { pglite: { pgliteWasmModule, initdbWasmModule, fsBundle }, migrationsFolder: await unpackMigrations() };
 }

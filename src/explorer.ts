@@ -77,8 +77,6 @@ const gzippedScript = (): Promise<Uint8Array<ArrayBuffer>> =>
       throw err;
     }));
 
-const acceptsGzip = (request: Request): boolean => /\bgzip\b/i.test(request.headers.get("accept-encoding") ?? "");
-
 /** GET /swagger and its assets; the OpenAPI document stays at /swagger/json (the swagger plugin). */
 export function explorerRoutes() {
   const hide = { detail: { hide: true } };
@@ -89,7 +87,8 @@ export function explorerRoutes() {
       SCRIPT_PATH,
       async ({ request }) => {
         // 4.3 MB as shipped, about a quarter gzipped; compressed once, on first request.
-        if (acceptsGzip(request)) return new Response(await gzippedScript(), { headers: { ...scriptHeaders(true), "content-encoding": "gzip", vary: "accept-encoding" } });
+        if (/\bgzip\b/i.test(request.headers.get("accept-encoding") ?? ""))
+          return new Response(await gzippedScript(), { headers: { ...scriptHeaders(true), "content-encoding": "gzip", vary: "accept-encoding" } });
         return new Response(Bun.file(explorerAsset.path), { headers: { ...scriptHeaders(true), vary: "accept-encoding" } });
       },
       hide,

@@ -1,85 +1,68 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
-import { createApp } from "./app";
-import { type BootstrapResult, bootstrap } from "./bootstrap";
+import { type App, createApp } from "./app";
+import { bootstrap } from "./bootstrap";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { AppDeps } from "./deps";
 import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
 import { stdoutSink } from "./lib/log-sink";
 import { explainStartupError } from "./lib/startup-errors";
-import { assertPortFree, serveOptions } from "./listen";
 import { openRuntime } from "./runtime";
-import { listen } from "./serve";
+import { assertPortFree, listen, serveOptions } from "./serve";
+
+function configOrExit(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(2);
+  }
+}
 
 async function main(): Promise<void> {
-  let config: Config;
+  const config = configOrExit();
+  let deps: AppDeps | undefined;
+  let app: App;
   try {
-    config = loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
+    deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
+    // Before a first start creates the owner and prints keys that would then be lost.
+    assertPortFree(config);
+    const first = await bootstrap(deps.db, config, deps.now());
+    if (first) {
+      stdoutSink().flush(); // log lines so far first
+      // Printed once, on the first start of an empty database; never logged as JSON.
+      console.log(`
+  First start: owner account and root admin key created.
+    email:     ${first.email}
+    password:  ${first.password ?? "(from ADMIN_PASSWORD)"}
+    admin key: ${first.rootKey ?? "(from ADMIN_TOKEN)"}
+  Store them now: they are not shown again.
+`);
     }
-    throw err;
-  }
-  const cfg = config;
-  /** Known start-up failures end in one line and exit code 2; anything else in one line and 1. */
-  const fail = (err: unknown): never => {
-    const line = explainStartupError(err, { databaseUrl: cfg.databaseUrl, port: cfg.port, who: "service" });
+    app = listen(createApp(deps), serveOptions(config));
+  } catch (err) {
+    await deps?.dbHandle.close().catch(() => {});
+    // Known start-up failures end in one line and exit code 2; anything else in one line and 1.
+    const line = explainStartupError(err, { databaseUrl: config.databaseUrl, port: config.port, who: "service" });
     if (line) {
       console.error(`error: ${line}`);
       process.exit(2);
     }
     console.error(`error: the service could not start: ${err instanceof Error ? err.message : String(err)}`);
-    if (cfg.logLevel === "debug" && err instanceof Error) console.error(err.stack);
+    if (config.logLevel === "debug" && err instanceof Error) console.error(err.stack);
     process.exit(1);
-  };
-  let deps: AppDeps | undefined;
-  let first: BootstrapResult | null;
-  try {
-    deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
-    // Before a first start creates the owner and prints keys that would then be lost.
-    assertPortFree(config);
-    first = await bootstrap(deps.db, config, deps.now());
-  } catch (err) {
-    await deps?.dbHandle.close().catch(() => {});
-    fail(err);
-    return;
   }
   const { log } = deps;
-  if (first) {
-    stdoutSink().flush(); // log lines so far first
-    // Printed once, on the first start of an empty database; never logged as JSON.
-    console.log(
-      [
-        "",
-        "  First start: owner account and root admin key created.",
-        `    email:     ${first.email}`,
-        first.password ? `    password:  ${first.password}` : "    password:  (from ADMIN_PASSWORD)",
-        first.rootKey ? `    admin key: ${first.rootKey}` : "    admin key: (from ADMIN_TOKEN)",
-        "  Store them now: they are not shown again.",
-        "",
-      ].join("\n"),
-    );
-  }
-  let app: ReturnType<typeof createApp>;
-  try {
-    app = listen(createApp(deps), serveOptions(config));
-  } catch (err) {
-    await deps.dbHandle.close().catch(() => {});
-    fail(err);
-    return;
-  }
   log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
-  const purge = setInterval(() => {
+  setInterval(() => {
     purgeExpired(deps.db, deps.now()).then(
       (n) => log.info("purged expired rows", n),
       () => log.warn("purge failed; will retry next hour"),
     );
-  }, 3_600_000);
-  purge.unref();
+  }, 3_600_000).unref();
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -99,19 +82,14 @@ async function main(): Promise<void> {
       process.exit(0);
     }
   };
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
+  for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void shutdown(signal));
 }
 
 /** `content-service healthcheck`: for container HEALTHCHECKs on images without curl. */
 async function healthcheck(): Promise<never> {
   const port = loadConfig(process.env).port;
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) });
-    process.exit(res.ok ? 0 : 1);
-  } catch {
-    process.exit(1);
-  }
+  const res = await fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+  process.exit(res?.ok ? 0 : 1);
 }
 
 if (process.argv[2] === "healthcheck") await healthcheck();

@@ -1,28 +1,21 @@
 // The admin REST transport of the declared operations (src/lib/operation.ts): one route per HTTP
 // binding and its OpenAPI entry, both derived from the declaration. Nothing here knows a feature.
 
-import type { Server } from "bun";
-import { Elysia } from "elysia";
+import { type Context, Elysia } from "elysia";
 import { z } from "zod";
 import { adminAuthenticator, adminDoc, requireScopes } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
+import { isPlainObject } from "./lib/merge";
 import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
 import { resolveProject } from "./projects/service";
 
 type Source = "params" | "query" | "body";
-interface RouteContext {
-  request: Request;
-  server: Server<unknown> | null;
-  params: Record<string, string | undefined>;
-  query: Record<string, unknown>;
-  body: unknown;
-  set: { status?: number | string; headers: Record<string, string | number> };
-}
+type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "body" | "set">;
 
 /** The admin routes of the operations that have an HTTP binding. */
 export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
@@ -49,7 +42,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         // Parsing drops any field the output schema does not declare.
         return restBody(op.output.parse(out), binding.data);
       };
-      app.route(binding.method, binding.path, handle as never, { detail: { hide: true } });
+      app.route(binding.method, binding.path, handle, { detail: { hide: true } });
       paths.add(binding.path);
     }
   }
@@ -76,14 +69,15 @@ const restBody = (out: Record<string, unknown>, data: string | undefined): Recor
   return { data: main, ...rest };
 };
 
-const pathParams = (binding: HttpBinding): string[] => [...binding.path.matchAll(/:(\w+)/g)].flatMap((m) => (m[1] === undefined || m[1] === "ref" ? [] : [m[1]]));
-const fieldOf = (binding: HttpBinding, param: string): string => binding.params?.[param] ?? param;
+/** The path parameters besides the project's `ref`, each with the input field it fills. */
+const pathParams = (binding: HttpBinding): Array<[param: string, field: string]> =>
+  [...binding.path.matchAll(/:(\w+)/g)].flatMap(([, p]) => (p === undefined || p === "ref" ? [] : [[p, binding.params?.[p] ?? p]]));
+const pathFields = (binding: HttpBinding): Set<string> => new Set(pathParams(binding).map(([, field]) => field));
 const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** The operation's input from the path, the query and the body, validated by its schema. */
 function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed: ReadonlyMap<string, string>): Record<string, unknown> {
-  const fromPath = new Set(pathParams(binding).map((p) => fieldOf(binding, p)));
+  const fromPath = pathFields(binding);
   const fields = Object.keys(op.input.shape).filter((k) => !fromPath.has(k));
   const input: Record<string, unknown> = {};
   const source = new Map<string, Source>();
@@ -100,7 +94,7 @@ function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
   }
   // Path parameters last: a body field can never stand in for the object the URL names.
-  for (const p of pathParams(binding)) take(fieldOf(binding, p), ctx.params[p], "params");
+  for (const [param, field] of pathParams(binding)) take(field, ctx.params[param], "params");
   const parsed = op.input.safeParse(input);
   if (parsed.success) return parsed.data;
   throw invalid(
@@ -114,9 +108,8 @@ function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed
   );
 }
 
-function invalid(errors: Array<{ in: Source; field: string | null; message: string }>): AppError {
-  return new AppError("invalid_request", "request validation failed", { errors, field: errors[0]?.field ?? null });
-}
+const invalid = (errors: Array<{ in: Source; field: string | null; message: string }>): AppError =>
+  new AppError("invalid_request", "request validation failed", { errors, field: errors[0]?.field ?? null });
 
 /** Query strings are text: page and per_page are read by the one paging bound, other numbers and booleans when spelled as such. */
 function queryValue(field: string, type: string | undefined, value: unknown): unknown {
@@ -132,8 +125,6 @@ function typedFields(op: Operation): ReadonlyMap<string, string> {
   const props = jsonSchema(op.input, "input").properties ?? {};
   return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
 }
-
-// ---- OpenAPI ----
 
 const ErrorBody = {
   type: "object",
@@ -159,16 +150,13 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const props = input.properties ?? {};
       const required = new Set(input.required ?? []);
       const parameters: unknown[] = binding.path.includes(":ref") ? [REF_PARAM] : [];
-      for (const p of pathParams(binding)) parameters.push({ name: p, in: "path", required: true, schema: props[fieldOf(binding, p)] ?? { type: "string" } });
-      const fromPath = new Set(pathParams(binding).map((p) => fieldOf(binding, p)));
+      for (const [name, field] of pathParams(binding)) parameters.push({ name, in: "path", required: true, schema: props[field] ?? { type: "string" } });
+      const fromPath = pathFields(binding);
       const rest = Object.fromEntries(Object.entries(props).filter(([k]) => !fromPath.has(k)));
       const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
       if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
-      else if (takesBody(binding) && Object.keys(rest).length > 0) {
-        doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
-      } else if (!takesBody(binding)) {
-        for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
-      }
+      else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
+      else if (!takesBody(binding)) for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
       if (parameters.length > 0) doc.parameters = parameters;
       const status = binding.status ?? 200;
       const responses: Record<string, unknown> = {};

@@ -22,15 +22,14 @@ export async function openRuntime(config: Config, assets: RuntimeAssets = {}, op
     holder: opts.holder,
     onUnguarded: () => log.warn("no file locks on this platform: DATA_DIR is not guarded against a second process; run one process per DATA_DIR", { data_dir: config.dataDir }),
   });
-  let keyRing: KeyRing;
   try {
     await runMigrations(dbHandle, assets.migrationsFolder);
-    keyRing = await openKeyRing(config, log, { prependNew: opts.prependNewKey });
+    const keyRing = await openKeyRing(config, log, { prependNew: opts.prependNewKey });
+    return { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing };
   } catch (err) {
     await dbHandle.close().catch(() => {}); // releases the DATA_DIR lock too
     throw err;
   }
-  return { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing };
 }
 
 /**

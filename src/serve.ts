@@ -1,12 +1,17 @@
 // Creates the HTTP server for an app: Bun.serve with the app's front (hot delivery reads answered
 // before Elysia sees the request, src/delivery/front.ts) and Elysia's own handler for the rest.
 // Used instead of app.listen(), which always serves app.fetch; app.server and app.stop() work as
-// after app.listen().
+// after app.listen(). Elysia's Bun adapter defaults to `reusePort: true`, which lets a second
+// process bind the same port and the kernel spread connections over both (two embedded databases
+// over one directory lost acknowledged writes that way): this service binds its port alone, so a
+// double start fails with EADDRINUSE.
 import type { Serve, Server } from "bun";
 import type { App } from "./app";
+import type { Config } from "./config";
 import { frontOf } from "./delivery/front";
+import { MAX_BODY_BYTES } from "./lib/json";
 
-export type ListenOptions = Omit<Serve.Options<undefined>, "fetch" | "routes" | "websocket"> & { port: number; hostname: string };
+type ListenOptions = Omit<Serve.Options<undefined>, "fetch" | "routes" | "websocket"> & { port: number; hostname: string };
 
 export function listen(app: App, options: ListenOptions): App {
   // Elysia finds the path at the first "/" after a fixed offset: 11 by default, which assumes
@@ -21,16 +26,41 @@ export function listen(app: App, options: ListenOptions): App {
     front === undefined
       ? handle
       : (request: Request) => {
-          let hot: Response | null = null;
           try {
-            hot = front.answer(request);
+            const hot = front.answer(request);
+            if (hot !== null) return hot;
           } catch {
             // Never answered here: the app answers it (and reports what is wrong) the routed way.
           }
-          return hot ?? handle(request);
+          return handle(request);
         };
   // Elysia's listen() defaults, then the caller's options.
   const server: Server<undefined> = Bun.serve({ development: process.env.NODE_ENV !== "production", reusePort: true, idleTimeout: 30, ...options, fetch } as Serve.Options<undefined>);
   (app as { server: Server<undefined> | null }).server = server;
   return app;
+}
+
+/** The service's options for listen(). */
+export function serveOptions(config: Config): ListenOptions {
+  return {
+    port: config.port,
+    hostname: config.host,
+    reusePort: false,
+    // Bounds a silent connection and a request body that trickles in (Bun does not reset it on
+    // body bytes); headers have Bun's own fixed ~10 s deadline. Once the body is read, a handler
+    // that is still working is not cut (tests/http-deadlines.test.ts: AI calls, a GET waiting on
+    // PostgreSQL); Elysia's default here was 30 s.
+    idleTimeout: config.httpIdleTimeoutSeconds,
+    maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024,
+  };
+}
+
+/**
+ * Fails early, before the database is opened (and a first start bootstraps and prints keys),
+ * when the port is already taken. listen() above still binds without port sharing.
+ */
+export function assertPortFree(config: Config): void {
+  if (config.port === 0) return;
+  const probe = Bun.serve({ port: config.port, hostname: config.host, reusePort: false, fetch: () => new Response(null, { status: 503 }) });
+  probe.stop(true);
 }
