@@ -1,20 +1,20 @@
 import type { Db } from "../db/client";
-import { createNode, type NodeInput, transitionNode, updateNode } from "./content/service";
+import { createNode, transitionNode, updateNode } from "./content/service";
 import { createProject, type Project } from "./projects/service";
 import { updateTheme } from "./theme/service";
-import { type TranslationInput, upsertTranslation } from "./translations/service";
+import { upsertTranslation } from "./translations/service";
 
 const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: null } as const;
 
 /** The `demo` project: two locales, a home page, a blog collection with entries, a theme. */
 export async function seedDemo(db: Db, now: Date): Promise<Project> {
   const project = await createProject(db, { slug: "demo", name: "Demo site", default_locale: "en", locales: ["en", "fr"], public_base_url: "https://demo.example.com" }, ROOT, now);
-  const published = async (input: NodeInput) => {
+  const published = async (input: Parameters<typeof createNode>[2]) => {
     const node = await createNode(db, project, input, now);
     await transitionNode(db, project, node.id, "publish", now);
     return node;
   };
-  const inFrench = (id: string, input: TranslationInput) => upsertTranslation(db, project, id, "fr", input, now);
+  const inFrench = (id: string, input: Parameters<typeof upsertTranslation>[4]) => upsertTranslation(db, project, id, "fr", input, now);
 
   const home = await published({
     slug: "home",
