@@ -2,7 +2,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import { insufficientScopeChallenge } from "./auth";
-import { createFront, setFront } from "./delivery/front";
+import { createFront, requestIdOf, setFront } from "./delivery/front";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
 import type { AppDeps } from "./deps";
@@ -10,14 +10,11 @@ import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailab
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
 import { ownDb } from "./lib/commits";
-import { uuidv7 } from "./lib/ids";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
 import { operationPaths, operationRoutes } from "./rest";
-
-const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
 export function createApp(given: AppDeps) {
@@ -57,8 +54,7 @@ export function createApp(given: AppDeps) {
 
   const app = new Elysia({ normalize: "typebox" }) // exact-mirror turns arrays into objects ({"0":…}); TypeBox rejects them
     .onRequest(({ request, set }) => {
-      const incoming = request.headers.get("x-request-id");
-      const id = incoming && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
+      const id = requestIdOf(request);
       meta.set(request, { id, start: performance.now() });
       // A hot delivery read (a fresh cached answer) is answered before routing: Elysia runs no
       // afterResponse hook for it, so it is logged here.

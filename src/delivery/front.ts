@@ -9,7 +9,7 @@ import type { Logger } from "../lib/log";
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The caller's X-Request-Id when it is a safe token, else a fresh UUIDv7. */
-function requestIdOf(request: Request): string {
+export function requestIdOf(request: Request): string {
   const incoming = request.headers.get("x-request-id");
   return incoming !== null && REQUEST_ID_RE.test(incoming) ? incoming : uuidv7();
 }
