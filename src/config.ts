@@ -25,6 +25,7 @@ const VARIABLES = [
   ["AI_TIMEOUT_MS", 60_000, "timeout of one AI vendor call"],
   ["AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, "largest AI vendor response read"],
   ["AI_MAX_CONCURRENT_PER_PROJECT", 4, "concurrent translate calls per project (per instance)"],
+  ["ADMIN_ALLOWED_ORIGINS", described("(PUBLIC_URL origin)"), "comma-separated Origins whose pages may call the admin API from a browser (CORS); others get no CORS headers"],
   ["MCP_ALLOWED_ORIGINS", described("(PUBLIC_URL origin)"), "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
   [
     "MCP_ALLOWED_HOSTS",
@@ -150,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     aiTimeoutMs: int("AI_TIMEOUT_MS", 1, 600_000),
     aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 1024, 64 * 1024 * 1024),
     aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 1, 1000),
+    adminAllowedOrigins: list("ADMIN_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
     mcpAllowedOrigins: list("MCP_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
     /** Extra Host values /mcp accepts besides the PUBLIC_URL host and loopback names. */
     mcpAllowedHosts: list("MCP_ALLOWED_HOSTS", (s) => s.toLowerCase()) ?? [],

@@ -51,12 +51,12 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
 }
 
 /**
- * The admin API's CORS policy: an allow-list holding this service's own origin (the API explorer
- * and the consent pages live there). A browser page of any other origin gets no CORS headers: a
+ * The admin API's CORS policy: the ADMIN_ALLOWED_ORIGINS allow-list, by default this service's own
+ * origin (the API explorer lives there). A browser page of any other origin gets no CORS headers: a
  * stolen-key replay from a hostile page cannot read the answers.
  */
 const adminCors = (deps: AppDeps): CorsPolicy => ({
-  origins: [new URL(deps.config.publicUrl).origin],
+  origins: deps.config.adminAllowedOrigins,
   methods: "GET, POST, PUT, PATCH, DELETE",
   allowHeaders: "authorization, content-type, x-request-id",
   exposeHeaders: "www-authenticate, retry-after, x-request-id",

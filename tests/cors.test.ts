@@ -39,6 +39,26 @@ describe("CORS per surface", async () => {
     expect(pre.headers.get("access-control-allow-headers")).toContain("authorization");
   });
 
+  test("ADMIN_ALLOWED_ORIGINS replaces the admin allow-list (the service's own origin is then off it)", async () => {
+    const h2 = await harness({ ADMIN_ALLOWED_ORIGINS: "https://studio.example/, https://cms.example" });
+    const at = (origin: string) => h2.app.handle(new Request(`${BASE}/admin/projects`, { headers: { origin, authorization: `Bearer ${h2.rootKey}` } }));
+    for (const origin of ["https://studio.example", "https://cms.example"]) {
+      const res = await at(origin);
+      expect(res.status).toBe(200);
+      expect(res.headers.get(ACAO)).toBe(origin);
+    }
+    for (const origin of [BASE, EVIL]) {
+      const res = await at(origin);
+      expect(res.status).toBe(200);
+      expect(res.headers.get(ACAO)).toBeNull();
+    }
+    const pre = await h2.app.handle(new Request(`${BASE}/admin/p/${p.slug}/nodes`, { method: "OPTIONS", headers: { origin: "https://studio.example", "access-control-request-method": "POST" } }));
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get(ACAO)).toBe("https://studio.example");
+    // /mcp keeps its own list.
+    expect((await h2.app.handle(new Request(`${BASE}/mcp`, { method: "OPTIONS", headers: { origin: "https://studio.example", "access-control-request-method": "POST" } }))).status).toBe(403);
+  });
+
   test("the authorization endpoint and the ops routes carry no CORS headers", async () => {
     for (const path of ["/oauth/authorize?client_id=x", "/healthz", "/swagger/json"]) {
       const res = await send("GET", path, EVIL, {}, null);
