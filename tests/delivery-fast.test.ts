@@ -49,7 +49,7 @@ test("a hot read answered before routing equals the routed answer, with the requ
 test("the pre-routing path really answers hot reads, and declines misses, HEAD and encoded paths", async () => {
   const h = await harness();
   const p = await seedProject(h);
-  await seedNode(h, p.slug, { slug: "page" }, true);
+  await seedNode(h, p.slug, { slug: "page", blocks: [{ type: "text", data: { text: "words ".repeat(400) } }] }, true);
   const delivery = createDelivery(h.deps);
   const url = `http://localhost/api/p/${p.slug}/nodes/by-path/page`;
   expect(delivery.fastRead(new Request(url), "r0")).toBeNull(); // a miss takes the routed way
@@ -67,6 +67,18 @@ test("the pre-routing path really answers hot reads, and declines misses, HEAD a
   expect(await fast!.text()).toBe(await routed.text());
   expect(fast!.headers.get("x-request-id")).toBe("r1");
   expect(delivery.fastRead(new Request(url, { method: "HEAD" }), "r2")).toBeNull();
+  // A client taking gzip (browsers, fetch): the first hit makes the gzip bytes; every later hit is
+  // answered before routing too, the same bytes, validator and 304.
+  const gzip = { "accept-encoding": "gzip, deflate, br" };
+  const first = await delivery.routes.handle(new Request(url, { headers: gzip }));
+  expect(first.headers.get("content-encoding")).toBe("gzip");
+  const again = delivery.fastRead(new Request(url, { headers: gzip }), "r4");
+  expect(again).not.toBeNull();
+  expect(again!.headers.get("content-encoding")).toBe("gzip");
+  expect(again!.headers.get("etag")).toBe(first.headers.get("etag"));
+  expect(new Uint8Array(await again!.arrayBuffer())).toEqual(new Uint8Array(await first.arrayBuffer()));
+  const revalidated = delivery.fastRead(new Request(url, { headers: { ...gzip, "if-none-match": first.headers.get("etag")! } }), "r5");
+  expect(revalidated?.status).toBe(304);
   expect(delivery.fastRead(new Request(`http://localhost/api/p/${p.slug}/nodes/by-path/pa%67e`), "r3")).toBeNull();
 });
 

@@ -23,8 +23,10 @@ export interface CachedAnswer {
   readonly body: string;
   readonly etag: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** The gzip representation, made on the first request that accepts it. */
+  /** The gzip representation, made on the first request that accepts it… */
   gzip?: Promise<GzipAnswer>;
+  /** …and the same once made, so later gzip hits are answered synchronously (before routing). */
+  gzipped?: GzipAnswer;
 }
 
 export interface GzipAnswer {

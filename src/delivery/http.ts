@@ -111,7 +111,7 @@ export type Outcome = Reply | Response;
 /** The answer itself (gzip-encoded when the client takes it and it is worth it), or 304 (see conditional). */
 export function respond(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Outcome | Promise<Outcome> {
   if (answer.status !== 200) return answer;
-  if (answer.headers.vary !== undefined && acceptsGzip(request)) return respondGzip(request, answer, onGzip);
+  if (answer.headers.vary !== undefined && acceptsGzip(request)) return answer.gzipped ? conditional(request, answer.gzipped) : respondGzip(request, answer, onGzip);
   return conditional(request, answer);
 }
 
@@ -120,7 +120,7 @@ export type GzipHook = (answer: CachedAnswer, bytes: number) => void;
 
 async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Promise<Outcome> {
   if (answer.gzip === undefined) {
-    answer.gzip = gzipOf(answer);
+    answer.gzip = gzipOf(answer).then((gz) => (answer.gzipped = gz));
     if (onGzip)
       answer.gzip.then(
         (gz) => onGzip(answer, gz.body.byteLength),
