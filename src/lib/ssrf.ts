@@ -22,52 +22,31 @@ export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false
 
 // Link-local (which holds every cloud's instance metadata service) and known metadata
 // addresses are refused whatever AI_ALLOW_PRIVATE_URLS says.
-const FORBIDDEN = cidrs([
-  "0.0.0.0/8",
-  "169.254.0.0/16",
-  "100.100.100.200/32", // Alibaba Cloud metadata
-  "168.63.129.16/32", // Azure wireserver
-  "192.0.0.192/32", // Oracle Cloud (classic) metadata
-  "224.0.0.0/4",
-  "255.255.255.255/32",
-  "::/128",
-  "fd00:ec2::/32", // AWS IMDS/DNS/NTP (fd00:ec2::254 …)
-  "fd20:ce::254/128", // GCP metadata
-  "fd00:42::42/128", // Scaleway metadata
-  "fe80::/10",
-  "ff00::/8",
-]);
+const FORBIDDEN = cidrs(
+  "0.0.0.0/8 ::/128", // "this network", unspecified
+  "169.254.0.0/16 fe80::/10", // link-local
+  "224.0.0.0/4 255.255.255.255/32 ff00::/8", // multicast, broadcast
+  "100.100.100.200/32 168.63.129.16/32 192.0.0.192/32", // metadata: Alibaba Cloud, Azure wireserver, Oracle Cloud (classic)
+  "fd00:ec2::/32 fd20:ce::254/128 fd00:42::42/128", // metadata: AWS IMDS/DNS/NTP (fd00:ec2::254 …), GCP, Scaleway
+);
 
-const PRIVATE = cidrs([
-  "10.0.0.0/8",
-  "100.64.0.0/10",
-  "127.0.0.0/8",
-  "172.16.0.0/12",
-  "192.0.0.0/24",
-  "192.0.2.0/24",
-  "192.88.99.0/24",
-  "192.168.0.0/16",
-  "198.18.0.0/15",
-  "198.51.100.0/24",
-  "203.0.113.0/24",
-  "240.0.0.0/4",
-  "::1/128",
-  "fc00::/7",
-  "fec0::/10",
-  "2001:db8::/32",
-  "100::/64",
-  "2001:2::/48",
-  "2001:10::/28",
-  "64:ff9b:1::/48",
-]);
+const PRIVATE = cidrs(
+  "10.0.0.0/8 172.16.0.0/12 192.168.0.0/16 fc00::/7 fec0::/10", // RFC 1918, unique local, site-local
+  "127.0.0.0/8 ::1/128", // loopback
+  "100.64.0.0/10", // shared address space (carrier-grade NAT)
+  "192.0.2.0/24 198.51.100.0/24 203.0.113.0/24 2001:db8::/32", // documentation
+  "198.18.0.0/15 2001:2::/48", // benchmarking
+  "192.0.0.0/24 192.88.99.0/24 240.0.0.0/4 100::/64 2001:10::/28 64:ff9b:1::/48", // protocol assignments, 6to4 relay, reserved, discard-only, ORCHID, local-use NAT64
+);
 
 const FORBIDDEN_NAMES = new Set(["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
 
 const RANK: Record<AddressClass, number> = { public: 0, private: 1, forbidden: 2 };
 const worst = (a: AddressClass, b: AddressClass): AddressClass => (RANK[a] >= RANK[b] ? a : b);
 
-function cidrs(list: readonly string[]): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
-  return list.map((c) => ipaddr.parseCIDR(c));
+/** Ranges in CIDR notation, several to a string (separated by spaces). */
+function cidrs(...groups: string[]): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
+  return groups.flatMap((g) => g.split(" ")).map((c) => ipaddr.parseCIDR(c));
 }
 
 const within = (addr: ipaddr.IPv4 | ipaddr.IPv6, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean => ranges.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits));
@@ -126,12 +105,8 @@ export function classifyHost(host: string): AddressClass | "invalid" | null {
 }
 
 export async function checkOutboundUrl(raw: string, policy: UrlPolicy): Promise<UrlCheck> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return { ok: false, reason: "is not an absolute URL" };
-  }
+  const url = URL.parse(raw);
+  if (!url) return { ok: false, reason: "is not an absolute URL" };
   if (url.protocol !== "https:" && !(url.protocol === "http:" && policy.allowPrivate)) {
     return { ok: false, reason: policy.allowPrivate ? "must use http or https" : "must use https (http needs AI_ALLOW_PRIVATE_URLS=true)" };
   }
@@ -144,12 +119,7 @@ export async function checkOutboundUrl(raw: string, policy: UrlPolicy): Promise<
   const literal = classifyHost(url.hostname);
   if (literal === "invalid") return { ok: false, reason: "has an invalid host" };
   if (literal !== null) return verdict(literal) ?? { ok: true, url, addresses: [] };
-  let addresses: string[];
-  try {
-    addresses = await withTimeout(policy.resolve(url.hostname.replace(/\.$/, "")), policy.timeoutMs ?? 5000);
-  } catch {
-    addresses = [];
-  }
+  const addresses = await withTimeout(() => policy.resolve(url.hostname.replace(/\.$/, "")), policy.timeoutMs ?? 5000).catch((): string[] => []);
   if (addresses.length === 0) {
     return policy.unresolvable === "accept" ? { ok: true, url, addresses } : { ok: false, reason: "host name could not be resolved" };
   }
@@ -157,22 +127,15 @@ export async function checkOutboundUrl(raw: string, policy: UrlPolicy): Promise<
   return verdict(parsed.reduce<AddressClass>((cls, b) => worst(cls, b ? classifyAddress(b) : "forbidden"), "public")) ?? { ok: true, url, addresses };
 }
 
-/** Where a guarded request connects once its host passed the check. */
-export interface PinnedTarget {
-  /** The URL with its host replaced by the checked address (unchanged when there is none). */
-  readonly url: string;
-  /** The original authority, for the Host header; null when the URL is unchanged. */
-  readonly host: string | null;
-  /** The original name for TLS SNI and certificate verification (https only). */
-  readonly serverName: string | null;
-}
-
 /**
  * Pins a request to one of the addresses the guard checked. Fetching the name instead would
  * resolve it again, and an answer that changed since the check (DNS rebinding, TTL 0) would
  * reach an address the guard never saw. The certificate is still verified against the name.
+ * Answers the URL with its host replaced by the address (unchanged when there is none), the
+ * original authority for the Host header (null when unchanged) and the original name for TLS
+ * SNI and certificate verification (https only).
  */
-export function pinnedTarget(raw: string, address: string | null | undefined): PinnedTarget {
+export function pinnedTarget(raw: string, address: string | null | undefined): { url: string; host: string | null; serverName: string | null } {
   if (!address) return { url: raw, host: null, serverName: null };
   const u = new URL(raw);
   const host = u.host;
@@ -183,10 +146,11 @@ export function pinnedTarget(raw: string, address: string | null | undefined): P
 
 export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+/** Runs `start` (a synchronous throw rejects too) and rejects after `ms` when it has not settled. */
+async function withTimeout<T>(start: () => Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)))]);
+    return await Promise.race([start(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)))]);
   } finally {
     clearTimeout(timer);
   }
