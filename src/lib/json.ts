@@ -73,12 +73,10 @@ function parseForm(text: string): Record<string, string | string[]> {
 }
 
 function depthOf(v: unknown, d: number): number {
-  if (d > MAX_JSON_DEPTH) return d;
-  if (v === null || typeof v !== "object") return d;
+  if (d > MAX_JSON_DEPTH || v === null || typeof v !== "object") return d;
   let max = d + 1;
   for (const child of Array.isArray(v) ? v : Object.values(v)) {
-    const cd = depthOf(child, d + 1);
-    if (cd > max) max = cd;
+    max = Math.max(max, depthOf(child, d + 1));
     if (max > MAX_JSON_DEPTH) break;
   }
   return max;

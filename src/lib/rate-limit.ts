@@ -3,17 +3,12 @@ import type { Db } from "../../db/client";
 import { rateLimits } from "../../db/schema";
 import { oneRow } from "./rows";
 
-export interface RateLimitResult {
-  readonly allowed: boolean;
-  /** Seconds until the current window ends (for Retry-After). */
-  readonly retryAfter: number;
-}
-
 /**
  * Counts one hit on a fixed window kept in PostgreSQL, so the limit holds across instances.
- * One upsert: a window that has ended restarts at this hit.
+ * One upsert: a window that has ended restarts at this hit. `retryAfter`: seconds until the
+ * current window ends (for Retry-After).
  */
-export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitResult> {
+export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<{ allowed: boolean; retryAfter: number }> {
   const nowIso = now.toISOString();
   const windowEnded = sql`${rateLimits.windowStart} <= ${nowIso}::timestamptz - make_interval(secs => ${windowSeconds})`;
   const row = oneRow(
