@@ -35,9 +35,8 @@ let shared: ReturnType<typeof batchedStdout> | null = null;
 /** The process's stdout sink (one, so that lines from every logger keep their order). */
 export function stdoutSink(): ReturnType<typeof batchedStdout> {
   if (shared === null) {
-    const sink = batchedStdout();
-    process.on("exit", () => sink.flush());
-    shared = sink;
+    shared = batchedStdout();
+    process.on("exit", shared.flush);
   }
   return shared;
 }

@@ -13,7 +13,6 @@ const dec = new TextDecoder("utf-8", { fatal: true });
 export interface KeyRing {
   /** Id of the key new values are sealed under (the first entry). */
   readonly currentId: string;
-  readonly ids: readonly string[];
   seal(plaintext: string, aad: string): Promise<string>;
   /** Throws SealError when the value is malformed, its key is unknown, or it does not authenticate. */
   open(sealed: string, aad: string): Promise<string>;
@@ -54,7 +53,6 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
   if (!currentKey) throw new Error("the key ring lost its current key");
   return {
     currentId,
-    ids: entries.map((e) => e.id),
     async seal(plaintext, aad) {
       const nonce = crypto.getRandomValues(new Uint8Array(12));
       const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 }, currentKey, enc.encode(plaintext));
