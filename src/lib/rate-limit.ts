@@ -31,12 +31,8 @@ export async function hitRateLimit(db: Db, key: string, limit: number, windowSec
 /** The caller's address: the socket's, or with TRUST_PROXY the nearest proxy's X-Forwarded-For entry. */
 export function clientAddress(request: Request, socketAddress: string | null, trustProxy: boolean): string {
   if (trustProxy) {
-    const xff = request.headers.get("x-forwarded-for");
-    const last = xff
-      ?.split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .pop();
+    const entries = request.headers.get("x-forwarded-for")?.split(",") ?? [];
+    const last = entries.findLast((s) => s.trim() !== "")?.trim();
     if (last && last.length <= 64) return last;
   }
   return socketAddress ?? "unknown";
