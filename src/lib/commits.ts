@@ -27,10 +27,7 @@ export function contentCommitted(db: Db, projectId: string): void {
 
 /** For `db.transaction(…).then(committed(db, id))`: announces the commit, passes the result through. */
 export function committed(db: Db, projectId: string): <T>(value: T) => T {
-  return (value) => {
-    contentCommitted(db, projectId);
-    return value;
-  };
+  return (value) => (contentCommitted(db, projectId), value);
 }
 
 /**

@@ -11,7 +11,6 @@ let poolAt = POOL.length;
 
 /** Two hex digits of byte `i` of the id (noUncheckedIndexedAccess: the table covers every byte). */
 const hex = (byte: number): string => HEX[byte] ?? "00";
-/** Byte `i` of the random pool. */
 const rand = (i: number): number => POOL[i] ?? 0;
 
 export function uuidv7(now: number = Date.now()): string {

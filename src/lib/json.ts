@@ -7,13 +7,10 @@ const MAX_JSON_DEPTH = 32;
 /** Reads a request body as text, refusing more than `limit` bytes even without Content-Length. */
 export async function readBodyText(request: Request, limit: number = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw tooLarge(limit);
-  const text = await readCappedText(request.body, limit);
-  if (text === null) throw tooLarge(limit);
+  const text = declared > limit ? null : await readCappedText(request.body, limit);
+  if (text === null) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
   return text;
 }
-
-const tooLarge = (limit: number): AppError => new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
 
 export function parseJsonBody(text: string): unknown {
   if (text.trim() === "") return undefined;
@@ -73,12 +70,10 @@ function parseForm(text: string): Record<string, string | string[]> {
 }
 
 function depthOf(v: unknown, d: number): number {
-  if (d > MAX_JSON_DEPTH) return d;
-  if (v === null || typeof v !== "object") return d;
+  if (d > MAX_JSON_DEPTH || v === null || typeof v !== "object") return d;
   let max = d + 1;
   for (const child of Array.isArray(v) ? v : Object.values(v)) {
-    const cd = depthOf(child, d + 1);
-    if (cd > max) max = cd;
+    max = Math.max(max, depthOf(child, d + 1));
     if (max > MAX_JSON_DEPTH) break;
   }
   return max;
@@ -86,6 +81,5 @@ function depthOf(v: unknown, d: number): number {
 
 export function rows<T>(result: unknown): T[] {
   // postgres.js returns the rows array, PGlite an object with .rows.
-  if (Array.isArray(result)) return result as T[];
-  return ((result as { rows?: T[] }).rows ?? []) as T[];
+  return Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? []);
 }

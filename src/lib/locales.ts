@@ -2,8 +2,7 @@
 export function canonicalLocale(tag: string): string | null {
   if (typeof tag !== "string" || tag.length === 0 || tag.length > 35) return null;
   try {
-    const [c] = Intl.getCanonicalLocales(tag);
-    return c ?? null;
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
   } catch {
     return null;
   }

@@ -6,13 +6,7 @@
 const MAX_PENDING_CHARS = 64 * 1024;
 const FLUSH_MS = 5;
 
-export interface LineSink {
-  write(line: string): void;
-  /** Writes the pending lines now. */
-  flush(): void;
-}
-
-export function batchedStdout(out: { write(chunk: string): unknown } = process.stdout): LineSink {
+export function batchedStdout(out: { write(chunk: string): unknown } = process.stdout): { write(line: string): void; flush(): void } {
   let pending = "";
   let timer: ReturnType<typeof setTimeout> | null = null;
   const flush = (): void => {
@@ -36,14 +30,13 @@ export function batchedStdout(out: { write(chunk: string): unknown } = process.s
   };
 }
 
-let shared: LineSink | null = null;
+let shared: ReturnType<typeof batchedStdout> | null = null;
 
 /** The process's stdout sink (one, so that lines from every logger keep their order). */
-export function stdoutSink(): LineSink {
+export function stdoutSink(): ReturnType<typeof batchedStdout> {
   if (shared === null) {
-    const sink = batchedStdout();
-    process.on("exit", () => sink.flush());
-    shared = sink;
+    shared = batchedStdout();
+    process.on("exit", shared.flush);
   }
   return shared;
 }

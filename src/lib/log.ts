@@ -5,12 +5,7 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 // Values of these keys never reach a log line, whatever a caller passes.
 const SECRET_KEY_RE = /(authorization|api_?key|token|secret|password|cookie|code_verifier|^code$)/i;
 
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+export type Logger = Record<"debug" | "info" | "warn" | "error", (msg: string, fields?: Record<string, unknown>) => void>;
 
 /** One JSON line per event; by default to stdout, in batches (./log-sink.ts). */
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => stdoutSink().write(l)): Logger {

@@ -8,14 +8,9 @@ import { AppError } from "../errors";
 export const MAX_PAGE = 100_000;
 export const MAX_PER_PAGE = 100;
 
-export interface Paging {
-  page: number;
-  perPage: number;
-}
-
 type Raw = string | number | undefined;
 
-export function readPaging(input: { page?: Raw; per_page?: Raw }, opts: { defaultPerPage: number; clampPerPage?: boolean }): Paging {
+export function readPaging(input: { page?: Raw; per_page?: Raw }, opts: { defaultPerPage: number; clampPerPage?: boolean }): { page: number; perPage: number } {
   return {
     page: input.page === undefined ? 1 : bounded(input.page, "page", MAX_PAGE, false),
     perPage: input.per_page === undefined ? opts.defaultPerPage : bounded(input.per_page, "per_page", MAX_PER_PAGE, opts.clampPerPage === true),

@@ -3,17 +3,12 @@ import type { Db } from "../../db/client";
 import { rateLimits } from "../../db/schema";
 import { oneRow } from "./rows";
 
-export interface RateLimitResult {
-  readonly allowed: boolean;
-  /** Seconds until the current window ends (for Retry-After). */
-  readonly retryAfter: number;
-}
-
 /**
  * Counts one hit on a fixed window kept in PostgreSQL, so the limit holds across instances.
- * One upsert: a window that has ended restarts at this hit.
+ * One upsert: a window that has ended restarts at this hit. `retryAfter`: seconds until the
+ * current window ends (for Retry-After).
  */
-export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<RateLimitResult> {
+export async function hitRateLimit(db: Db, key: string, limit: number, windowSeconds: number, now: Date): Promise<{ allowed: boolean; retryAfter: number }> {
   const nowIso = now.toISOString();
   const windowEnded = sql`${rateLimits.windowStart} <= ${nowIso}::timestamptz - make_interval(secs => ${windowSeconds})`;
   const row = oneRow(
@@ -36,12 +31,8 @@ export async function hitRateLimit(db: Db, key: string, limit: number, windowSec
 /** The caller's address: the socket's, or with TRUST_PROXY the nearest proxy's X-Forwarded-For entry. */
 export function clientAddress(request: Request, socketAddress: string | null, trustProxy: boolean): string {
   if (trustProxy) {
-    const xff = request.headers.get("x-forwarded-for");
-    const last = xff
-      ?.split(",")
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .pop();
+    const entries = request.headers.get("x-forwarded-for")?.split(",") ?? [];
+    const last = entries.findLast((s) => s.trim() !== "")?.trim();
     if (last && last.length <= 64) return last;
   }
   return socketAddress ?? "unknown";

@@ -20,9 +20,7 @@ export const openapiMetadata = {
     return format === undefined ? meta : { ...meta, format };
   },
 } as unknown as z.core.$ZodRegistry<Record<string, unknown>>; // toJSONSchema reads only get(); the registry type also asks for add/remove
-/** An id on the wire (UUID). */
 export const Id = withFormat(z.string(), "uuid");
-/** A time on the wire (RFC 3339). */
 export const Timestamp = withFormat(z.string(), "date-time");
 /** An empty answer (204 over HTTP). */
 export const Empty = z.object({});

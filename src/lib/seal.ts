@@ -2,7 +2,7 @@
 // Wire form: v1:<key id>:<nonce b64url>:<ciphertext+tag b64url>. The additional data binds a
 // ciphertext to the row it belongs to, so a value copied into another row fails to open.
 
-import { chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { decodeBase64urlIgnorePadding, encodeBase64, encodeBase64urlNoPadding } from "@oslojs/encoding";
 
@@ -13,7 +13,6 @@ const dec = new TextDecoder("utf-8", { fatal: true });
 export interface KeyRing {
   /** Id of the key new values are sealed under (the first entry). */
   readonly currentId: string;
-  readonly ids: readonly string[];
   seal(plaintext: string, aad: string): Promise<string>;
   /** Throws SealError when the value is malformed, its key is unknown, or it does not authenticate. */
   open(sealed: string, aad: string): Promise<string>;
@@ -26,10 +25,7 @@ export class SealError extends Error {
   }
 }
 
-export interface KeyEntry {
-  readonly id: string;
-  readonly raw: Uint8Array;
-}
+type KeyEntry = { readonly id: string; readonly raw: Uint8Array };
 
 /** Parses `id:base64key` entries (standard or url-safe base64 of exactly 32 bytes). */
 export function parseKeyEntries(specs: readonly string[]): KeyEntry[] {
@@ -51,19 +47,16 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
   const [first] = entries;
   if (!first) throw new Error("the key ring is empty");
   const keys = new Map<string, CryptoKey>();
-  for (const e of entries) {
-    keys.set(e.id, await crypto.subtle.importKey("raw", e.raw as BufferSource, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]));
-  }
+  for (const e of entries) keys.set(e.id, await crypto.subtle.importKey("raw", e.raw as BufferSource, { name: "AES-GCM" }, false, ["encrypt", "decrypt"]));
   const currentId = first.id;
   const currentKey = keys.get(currentId);
   if (!currentKey) throw new Error("the key ring lost its current key");
   return {
     currentId,
-    ids: entries.map((e) => e.id),
     async seal(plaintext, aad) {
       const nonce = crypto.getRandomValues(new Uint8Array(12));
       const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv: nonce, additionalData: enc.encode(aad), tagLength: 128 }, currentKey, enc.encode(plaintext));
-      return `v1:${currentId}:${toB64(nonce)}:${toB64(new Uint8Array(ct))}`;
+      return `v1:${currentId}:${encodeBase64urlNoPadding(nonce)}:${encodeBase64urlNoPadding(new Uint8Array(ct))}`;
     },
     async open(sealed, aad) {
       const parts = sealed.split(":");
@@ -74,12 +67,9 @@ export async function createKeyRing(entries: readonly KeyEntry[]): Promise<KeyRi
       const nonce = fromB64(nonceText);
       const ct = fromB64(ctText);
       if (nonce?.length !== 12 || !ct || ct.length < 16) throw new SealError("malformed");
-      let pt: ArrayBuffer;
-      try {
-        pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce as BufferSource, additionalData: enc.encode(aad), tagLength: 128 }, key, ct as BufferSource);
-      } catch {
+      const pt = await crypto.subtle.decrypt({ name: "AES-GCM", iv: nonce as BufferSource, additionalData: enc.encode(aad), tagLength: 128 }, key, ct as BufferSource).catch(() => {
         throw new SealError("not_authentic");
-      }
+      });
       try {
         return dec.decode(pt);
       } catch {
@@ -98,7 +88,7 @@ export function sealedKeyId(sealed: string): string | null {
 /** A fresh `id:base64key` entry; the id carries the creation date so rotations sort and read well. */
 export function generateKeyEntry(now: Date = new Date()): string {
   const raw = crypto.getRandomValues(new Uint8Array(32));
-  const id = `k${now.toISOString().slice(0, 10).replace(/-/g, "")}${toB64(crypto.getRandomValues(new Uint8Array(3)))}`;
+  const id = `k${now.toISOString().slice(0, 10).replace(/-/g, "")}${encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(3)))}`;
   return `${id}:${encodeBase64(raw)}`;
 }
 
@@ -133,45 +123,29 @@ export function loadKeyFile(path: string, opts: { prependNew?: boolean } = {}): 
  * ("create": false when the file already exists) or renames it over the old one ("replace").
  */
 function publishKeyFile(path: string, content: string, mode: "create" | "replace"): boolean {
-  const tmp = `${path}.${process.pid}.${toB64(crypto.getRandomValues(new Uint8Array(6)))}.tmp`;
-  const fd = openSync(tmp, "wx", 0o600);
+  const tmp = `${path}.${process.pid}.${encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(6)))}.tmp`;
+  writeFileSync(tmp, content, { mode: 0o600, flag: "wx", flush: true });
   try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    if (mode === "replace") {
-      renameSync(tmp, path);
-      return true;
-    }
-    try {
-      linkSync(tmp, path);
-      return true;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === "EEXIST") return false;
-      // File systems without hard links: exclusive create, the small window accepted.
-      if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "ENOSYS") {
-        try {
-          writeFileSync(path, content, { mode: 0o600, flag: "wx" });
-          return true;
-        } catch (e) {
-          if ((e as { code?: string }).code === "EEXIST") return false;
-          throw e;
-        }
+    if (mode === "replace") renameSync(tmp, path);
+    else {
+      try {
+        linkSync(tmp, path);
+      } catch (err) {
+        // File systems without hard links: exclusive create, the small window accepted.
+        if (!["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes(errorCode(err))) throw err;
+        writeFileSync(path, content, { mode: 0o600, flag: "wx" });
       }
-      throw err;
     }
+    return true;
+  } catch (err) {
+    if (mode === "create" && errorCode(err) === "EEXIST") return false;
+    throw err;
   } finally {
     rmSync(tmp, { force: true });
   }
 }
 
-function toB64(b: Uint8Array): string {
-  return encodeBase64urlNoPadding(b);
-}
+const errorCode = (err: unknown): string => String((err as { code?: string }).code);
 
 /** Standard or url-safe base64, padded or not (key entries are written either way). */
 function fromB64(s: string): Uint8Array | null {

@@ -31,31 +31,17 @@ export function explainStartupError(err: unknown, ctx: { databaseUrl: string | n
   const e = err as { code?: unknown; message?: unknown; name?: unknown; syscall?: unknown };
   const code = typeof e?.code === "string" ? e.code : "";
   const message = typeof e?.message === "string" ? e.message : String(err);
-  if (code === "EADDRINUSE" && ctx.port !== undefined) {
-    return `PORT ${ctx.port} is in use by another process (another instance of this service?): stop it, or set PORT to a free port`;
-  }
-  if (code === "EACCES" && e.syscall === "listen" && ctx.port !== undefined) {
-    return `PORT ${ctx.port} may not be opened by this user: use a port above 1023, or grant the permission`;
-  }
+  if (code === "EADDRINUSE" && ctx.port !== undefined) return `PORT ${ctx.port} is in use by another process (another instance of this service?): stop it, or set PORT to a free port`;
+  if (code === "EACCES" && e.syscall === "listen" && ctx.port !== undefined) return `PORT ${ctx.port} may not be opened by this user: use a port above 1023, or grant the permission`;
   if (!ctx.databaseUrl?.startsWith("postgres")) return null;
   const { where, database } = target(ctx.databaseUrl);
-  if (code === "ERR_INVALID_URL" || e?.name === "URIError" || err instanceof URIError) {
+  if (code === "ERR_INVALID_URL" || e?.name === "URIError" || err instanceof URIError)
     return `DATABASE_URL is malformed (${message}): write it as postgres://user:password@host:5432/database, with special characters in the user and password percent-encoded`;
-  }
-  if (UNREACHABLE.has(code)) {
-    return `cannot reach the PostgreSQL server at ${where} (${code}): start it, or fix the host and port in DATABASE_URL`;
-  }
-  if (code === "3D000") {
+  if (UNREACHABLE.has(code)) return `cannot reach the PostgreSQL server at ${where} (${code}): start it, or fix the host and port in DATABASE_URL`;
+  if (code === "3D000")
     return `database "${database}" does not exist on the PostgreSQL server at ${where}: create it (createdb ${database}, or CREATE DATABASE ${database}), or fix the database name in DATABASE_URL`;
-  }
-  if (code === "28000" || code === "28P01") {
-    return `the PostgreSQL server at ${where} refused the login (${message}): fix the user and password in DATABASE_URL`;
-  }
-  if (code === "42501") {
-    return `the PostgreSQL user in DATABASE_URL lacks a privilege the migrations need (${message}): grant it (e.g. make the user own database "${database}")`;
-  }
-  if (/TLS|SSL/i.test(message)) {
-    return `cannot open a TLS connection to the PostgreSQL server at ${where} (${message}): check sslmode in DATABASE_URL and the server's TLS settings`;
-  }
+  if (code === "28000" || code === "28P01") return `the PostgreSQL server at ${where} refused the login (${message}): fix the user and password in DATABASE_URL`;
+  if (code === "42501") return `the PostgreSQL user in DATABASE_URL lacks a privilege the migrations need (${message}): grant it (e.g. make the user own database "${database}")`;
+  if (/TLS|SSL/i.test(message)) return `cannot open a TLS connection to the PostgreSQL server at ${where} (${message}): check sslmode in DATABASE_URL and the server's TLS settings`;
   return null;
 }

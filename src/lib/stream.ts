@@ -17,11 +17,5 @@ export async function readCappedText(body: ReadableStream<Uint8Array> | null, li
     }
     chunks.push(value);
   }
-  const buf = new Uint8Array(total);
-  let off = 0;
-  for (const c of chunks) {
-    buf.set(c, off);
-    off += c.byteLength;
-  }
-  return new TextDecoder("utf-8").decode(buf);
+  return new TextDecoder("utf-8").decode(Buffer.concat(chunks, total));
 }

@@ -6,9 +6,7 @@ export type TokenPrefix = "cms_ak_" | "cms_mcp_" | "cms_at_" | "cms_rt_" | "cms_
 
 /** A prefixed bearer secret with 160 bits of randomness. */
 export function generateToken(prefix: TokenPrefix): string {
-  const bytes = new Uint8Array(20);
-  crypto.getRandomValues(bytes);
-  return prefix + encodeBase32LowerCaseNoPadding(bytes);
+  return prefix + encodeBase32LowerCaseNoPadding(crypto.getRandomValues(new Uint8Array(20)));
 }
 
 /** SHA-256 hex of a token: what is stored, never the token itself. */
