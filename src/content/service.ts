@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { blocks, type NodeStatus, nodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
-import { type Paging, readPaging } from "../lib/paging";
+import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { contentWrite, type Project } from "../projects/service";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./operations";
@@ -52,7 +52,7 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
 }
 
 /** One page of the nodes that meet every condition, in the given order, with their total. */
-export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: Paging) {
+export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: ReturnType<typeof readPaging>) {
   const where = and(...conds);
   const [data, counted] = await Promise.all([
     db

@@ -25,11 +25,6 @@ export function contentCommitted(db: Db, projectId: string): void {
   if (set) for (const fn of set) fn(projectId);
 }
 
-/** For `db.transaction(…).then(committed(db, id))`: announces the commit, passes the result through. */
-export function committed(db: Db, projectId: string): <T>(value: T) => T {
-  return (value) => (contentCommitted(db, projectId), value);
-}
-
 /**
  * The same database under an identity of its own: writes made through it are announced to this
  * app's listeners only (several apps built over one Db in a process stay separate instances).
