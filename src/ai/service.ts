@@ -87,31 +87,23 @@ export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<str
 export async function createProvider(deps: AppDeps, project: Project, input: ProviderInput): Promise<ProviderRow> {
   const now = deps.now();
   const id = uuidv7(now.getTime());
-  const kind = checkKind(input.kind ?? "");
-  const baseUrl = await checkBaseUrl(deps, input.base_url);
-  const apiKey = checkApiKey(input.api_key);
   const values = {
     id,
     projectId: project.id,
+    kind: checkKind(input.kind ?? ""),
+    baseUrl: await checkBaseUrl(deps, input.base_url),
+    ...(await sealKey(deps, id, project.id, checkApiKey(input.api_key))),
     name: checkName(input.name ?? ""),
-    kind,
     model: checkModel(input.model),
-    baseUrl,
-    ...(await sealKey(deps, id, project.id, apiKey)),
     capabilities: checkCapabilities(input.capabilities),
     createdAt: now,
     updatedAt: now,
   };
   return writeWithDefault(deps.db, project.id, async (tx, others) => {
     // The project's first provider becomes its default unless the caller says otherwise.
-    const isDefault = input.is_default ?? others === 0;
-    if (isDefault) await clearDefault(tx, project.id, now, id);
-    return oneRow(
-      await tx
-        .insert(aiProviders)
-        .values({ ...values, isDefault })
-        .returning(),
-    );
+    const row = { ...values, isDefault: input.is_default ?? others === 0 };
+    if (row.isDefault) await clearDefault(tx, project.id, now, id);
+    return oneRow(await tx.insert(aiProviders).values(row).returning());
   });
 }
 

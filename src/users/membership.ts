@@ -29,9 +29,9 @@ export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
 /** The projects a user may act in, with the role held in each (an owner: every project). */
-export async function projectsOfUser(db: Db, user: { id: string; role: string }, limit = 500): Promise<ProjectChoice[]> {
+export async function projectsOfUser(db: Db, user: { id: string; role: string }): Promise<ProjectChoice[]> {
   if (user.role === "owner") {
-    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(limit);
+    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(500);
     return all.map((p) => ({ ...p, role: "owner" as const }));
   }
   return db
@@ -40,7 +40,7 @@ export async function projectsOfUser(db: Db, user: { id: string; role: string },
     .innerJoin(projects, eq(projects.id, projectMembers.projectId))
     .where(eq(projectMembers.userId, user.id))
     .orderBy(asc(projects.name), asc(projects.id))
-    .limit(limit);
+    .limit(500);
 }
 
 type MemberWire = z.output<typeof MemberOut>;
@@ -78,16 +78,16 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
   if (!isUuid(userId)) throw notFound("user");
   const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId.toLowerCase())).limit(1);
   if (!user) throw notFound("user");
-  const upsert = db
+  const rows = await db
     .insert(projectMembers)
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
-    .returning();
-  const rows = await upsert.catch((err: unknown) => {
-    // The user or the project was deleted since it was read: 404, as if it had never been there.
-    if (isForeignKeyViolation(err)) throw notFound("user");
-    throw err;
-  });
+    .returning()
+    .catch((err: unknown) => {
+      // The user or the project was deleted since it was read: 404, as if it had never been there.
+      if (isForeignKeyViolation(err)) throw notFound("user");
+      throw err;
+    });
   return memberToWire(oneRow(rows), user.email);
 }
 

@@ -41,10 +41,7 @@ function rethrowEmailTaken(err: unknown): never {
 }
 
 export async function createUser(db: Db, input: { email: string; password: string; role: UserRole }, now: Date): Promise<User> {
-  const email = normaliseEmail(input.email);
-  const role = checkRole(input.role);
-  const passwordHash = await hashPassword(input.password);
-  const row = { id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now };
+  const row = { id: uuidv7(now.getTime()), email: normaliseEmail(input.email), role: checkRole(input.role), passwordHash: await hashPassword(input.password), createdAt: now };
   return oneRow(await db.insert(users).values(row).returning().catch(rethrowEmailTaken));
 }
 
