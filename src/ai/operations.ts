@@ -135,11 +135,7 @@ const updateProviderOp = adminOperation({
   scopes: ["ai:write"],
   input: ProviderIn.partial().extend(ProviderRef),
   output: z.object({ provider: ProviderOut }),
-  http: {
-    ...byId("PATCH"),
-    data: "provider",
-    description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
-  },
+  http: { ...byId("PATCH"), data: "provider", description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default." },
   run: async ({ deps, caller }, { provider_id, ...changes }) => ({ provider: providerToWire(await updateProvider(deps, await getProviderForCaller(deps.db, provider_id, caller), changes)) }),
 });
 

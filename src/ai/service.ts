@@ -156,9 +156,8 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
 
 /** Translates text with the project's chosen (or default) provider and its stored key, for the admin route and the MCP tools. */
 export async function translateText(deps: AppDeps, project: Project, input: z.output<typeof TranslateIn> & { from: string }): Promise<z.output<typeof TranslateTextOut>> {
-  const from = canonicalLocale(input.from);
+  const [from, to] = [input.from, input.to].map((tag) => canonicalLocale(tag));
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
-  const to = canonicalLocale(input.to);
   if (!to) throw new AppError("invalid_locale", `to "${input.to}" is not a BCP 47 tag`, { field: "to" });
   const text = input.text;
   const chars = typeof text === "string" ? [...text].length : 0;
@@ -167,9 +166,8 @@ export async function translateText(deps: AppDeps, project: Project, input: z.ou
   if (field !== null && !FIELD_RE.test(field)) throw new AppError("invalid_request", "field must be a field name such as title, seo.description or blocks.<id>.text", { field: "field" });
 
   const provider = await chooseProvider(deps.db, project.id, input.provider_id);
-  if (provider.capabilities.translate === false) {
+  if (provider.capabilities.translate === false)
     throw new AppError("invalid_request", `provider "${provider.name}" declares that it does not translate (capabilities.translate is false)`, { field: "provider_id" });
-  }
   const info = kindInfo(provider.kind);
   const model = provider.model ?? info.default_model;
   const release = acquireSlot(deps.config, project.id);

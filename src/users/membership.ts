@@ -9,6 +9,7 @@ import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
+import { getUser } from "./service";
 
 /**
  * The role a user holds in a project now: `owner` for an instance owner, the membership's role,
@@ -75,8 +76,7 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     const missing = ROLE_SCOPES[role].find((s) => !caller.scopes.includes(s));
     if (missing) throw new AppError("insufficient_scope", `cannot make a member ${role}: this key does not hold ${missing}`, { required: missing });
   }
-  if (!isUuid(userId)) throw notFound("user");
-  const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId.toLowerCase())).limit(1);
+  const user = await getUser(db, userId);
   if (!user) throw notFound("user");
   const rows = await db
     .insert(projectMembers)
