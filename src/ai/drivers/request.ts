@@ -27,10 +27,9 @@ export function jsonPoster(opts: HttpOptions): PostJson {
   return async (req) => {
     const signal = AbortSignal.timeout(opts.timeoutMs);
     const body = JSON.stringify(req.body);
-    const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
     let res: Response | null = null;
     let failure: unknown = null;
-    for (const address of targets) {
+    for (const address of opts.addresses?.length ? opts.addresses : [null]) {
       const target = pinnedTarget(req.url, address);
       try {
         res = await opts.fetch(target.url, {
