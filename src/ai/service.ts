@@ -67,8 +67,7 @@ const firstProvider = async (db: Db, where: SQL | undefined): Promise<ProviderRo
 
 /** A provider the admin key may act on; another project's provider is 404 like a missing one. */
 export async function getProviderForCaller(db: Db, id: string, caller: AdminCaller): Promise<ProviderRow> {
-  if (!isUuid(id)) throw notFound("provider");
-  const row = await firstProvider(db, eq(aiProviders.id, id.toLowerCase()));
+  const row = isUuid(id) ? await firstProvider(db, eq(aiProviders.id, id.toLowerCase())) : undefined;
   if (!row || (caller.projectIds !== null && !caller.projectIds.includes(row.projectId))) throw notFound("provider");
   return row;
 }
@@ -78,8 +77,7 @@ export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<str
   if (!row.apiKeySealed) return null;
   const sealed = row.apiKeySealed;
   return deps.keyRing.open(sealed, aadOf(row.id, row.projectId)).catch((err: unknown) => {
-    const reason = err instanceof SealError ? err.reason : "error";
-    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(sealed) });
+    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason: err instanceof SealError ? err.reason : "error", sealed_with: sealedKeyId(sealed) });
     throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again", undefined, undefined, { cause: err });
   });
 }
