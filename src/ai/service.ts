@@ -164,8 +164,9 @@ export async function translateText(deps: AppDeps, project: Project, input: z.ou
   if (field !== null && !FIELD_RE.test(field)) throw new AppError("invalid_request", "field must be a field name such as title, seo.description or blocks.<id>.text", { field: "field" });
 
   const provider = await chooseProvider(deps.db, project.id, input.provider_id);
-  if (provider.capabilities.translate === false)
+  if (provider.capabilities.translate === false) {
     throw new AppError("invalid_request", `provider "${provider.name}" declares that it does not translate (capabilities.translate is false)`, { field: "provider_id" });
+  }
   const info = kindInfo(provider.kind);
   const model = provider.model ?? info.default_model;
   const release = acquireSlot(deps.config, project.id);
