@@ -63,9 +63,7 @@ const translateTextOp = projectOperation({
       "Dispatches by kind: anthropic to POST {base}/v1/messages, every other kind to POST {base}/chat/completions. Upstream faults: 401/403 → 502 provider_error, 429 → 429 rate_limited with Retry-After, 5xx/invalid/empty → 502, timeout → 504 provider_timeout.",
     errors: CALL_ERRORS,
   },
-  async run({ deps, project }, args) {
-    return translateText(deps, project, { ...args, from: args.from ?? project.defaultLocale });
-  },
+  run: async ({ deps, project }, args) => translateText(deps, project, { ...args, from: args.from ?? project.defaultLocale }),
 });
 
 const listKindsOp = adminOperation({
@@ -76,9 +74,7 @@ const listKindsOp = adminOperation({
   input: z.object({}),
   output: z.object({ kinds: z.array(KindOut) }),
   http: { method: "GET", path: "/admin/ai/kinds", data: "kinds", tag: "ai", summary: "List the provider kinds with their default base URL and model" },
-  async run() {
-    return { kinds: KINDS.map((k) => ({ ...k, aliases: [...k.aliases] })) };
-  },
+  run: async () => ({ kinds: KINDS.map((k) => ({ ...k, aliases: [...k.aliases] })) }),
 });
 
 const listProvidersOp = projectOperation({
@@ -89,9 +85,7 @@ const listProvidersOp = projectOperation({
   input: z.object({}),
   output: z.object({ providers: z.array(ProviderOut) }),
   http: { method: "GET", path: "/admin/p/:ref/ai/providers", data: "providers", tag: "ai", summary: "List a project's AI providers (keys masked as api_key_hint)" },
-  async run({ deps, project }) {
-    return { providers: (await listProviders(deps.db, project.id)).map(providerToWire) };
-  },
+  run: async ({ deps, project }) => ({ providers: (await listProviders(deps.db, project.id)).map(providerToWire) }),
 });
 
 const createProviderOp = projectOperation({
@@ -111,9 +105,7 @@ const createProviderOp = projectOperation({
     description: "The project's first provider becomes its default unless is_default is false.",
     errors: CALL_ERRORS,
   },
-  async run({ deps, project }, args) {
-    return { provider: providerToWire(await createProvider(deps, project, args)) };
-  },
+  run: async ({ deps, project }, args) => ({ provider: providerToWire(await createProvider(deps, project, args)) }),
 });
 
 const readProviderOp = adminOperation({
@@ -143,15 +135,8 @@ const updateProviderOp = adminOperation({
   scopes: ["ai:write"],
   input: ProviderIn.partial().extend(ProviderRef),
   output: z.object({ provider: ProviderOut }),
-  http: {
-    ...byId("PATCH"),
-    data: "provider",
-    description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default.",
-  },
-  async run({ deps, caller }, { provider_id, ...changes }) {
-    const row = await getProviderForCaller(deps.db, provider_id, caller);
-    return { provider: providerToWire(await updateProvider(deps, row, changes)) };
-  },
+  http: { ...byId("PATCH"), data: "provider", description: "Omitted fields keep their value; api_key null clears the key; is_default true clears the project's other default." },
+  run: async ({ deps, caller }, { provider_id, ...changes }) => ({ provider: providerToWire(await updateProvider(deps, await getProviderForCaller(deps.db, provider_id, caller), changes)) }),
 });
 
 const deleteProviderOp = adminOperation({

@@ -10,20 +10,16 @@ export function translationPrompt(input: { from: string; to: string; field: stri
     "Keep line breaks and the leading and trailing whitespace of the text.",
   ];
   const field = input.field?.trim();
-  if (field) {
-    lines.push(`The text is the "${field}" field of a content item.`);
-    const hint = fieldHint(field);
-    if (hint) lines.push(hint);
-  }
+  if (field) lines.push(`The text is the "${field}" field of a content item.`, ...fieldHints(field));
   return lines.join("\n");
 }
 
-function fieldHint(field: string): string | null {
+function fieldHints(field: string): string[] {
   const last = field.toLowerCase().split(".").pop() ?? "";
-  if (/title|heading|label|name|caption/.test(last)) return "It is a short title: keep it short, in title style, without a final full stop unless the original has one.";
-  if (["description", "excerpt", "summary"].includes(last)) return "It is a short description: keep it concise, about as long as the original.";
-  if (last === "slug") return "It is a URL slug: answer in lowercase words joined by hyphens, without accents or spaces.";
-  return null;
+  if (/title|heading|label|name|caption/.test(last)) return ["It is a short title: keep it short, in title style, without a final full stop unless the original has one."];
+  if (["description", "excerpt", "summary"].includes(last)) return ["It is a short description: keep it concise, about as long as the original."];
+  if (last === "slug") return ["It is a URL slug: answer in lowercase words joined by hyphens, without accents or spaces."];
+  return [];
 }
 
 /** "French (fr-CA)" for a BCP 47 tag; the tag alone when the runtime has no name for it. */

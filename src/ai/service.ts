@@ -67,8 +67,7 @@ const firstProvider = async (db: Db, where: SQL | undefined): Promise<ProviderRo
 
 /** A provider the admin key may act on; another project's provider is 404 like a missing one. */
 export async function getProviderForCaller(db: Db, id: string, caller: AdminCaller): Promise<ProviderRow> {
-  if (!isUuid(id)) throw notFound("provider");
-  const row = await firstProvider(db, eq(aiProviders.id, id.toLowerCase()));
+  const row = isUuid(id) ? await firstProvider(db, eq(aiProviders.id, id.toLowerCase())) : undefined;
   if (!row || (caller.projectIds !== null && !caller.projectIds.includes(row.projectId))) throw notFound("provider");
   return row;
 }
@@ -78,8 +77,7 @@ export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<str
   if (!row.apiKeySealed) return null;
   const sealed = row.apiKeySealed;
   return deps.keyRing.open(sealed, aadOf(row.id, row.projectId)).catch((err: unknown) => {
-    const reason = err instanceof SealError ? err.reason : "error";
-    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason, sealed_with: sealedKeyId(sealed) });
+    deps.log.error("provider key cannot be opened", { provider_id: row.id, project_id: row.projectId, reason: err instanceof SealError ? err.reason : "error", sealed_with: sealedKeyId(sealed) });
     throw new AppError("internal", "the provider's stored API key cannot be opened with the configured key ring; set api_key again", undefined, undefined, { cause: err });
   });
 }
@@ -87,31 +85,23 @@ export async function revealApiKey(deps: AppDeps, row: ProviderRow): Promise<str
 export async function createProvider(deps: AppDeps, project: Project, input: ProviderInput): Promise<ProviderRow> {
   const now = deps.now();
   const id = uuidv7(now.getTime());
-  const kind = checkKind(input.kind ?? "");
-  const baseUrl = await checkBaseUrl(deps, input.base_url);
-  const apiKey = checkApiKey(input.api_key);
   const values = {
     id,
     projectId: project.id,
+    kind: checkKind(input.kind ?? ""),
+    baseUrl: await checkBaseUrl(deps, input.base_url),
+    ...(await sealKey(deps, id, project.id, checkApiKey(input.api_key))),
     name: checkName(input.name ?? ""),
-    kind,
     model: checkModel(input.model),
-    baseUrl,
-    ...(await sealKey(deps, id, project.id, apiKey)),
     capabilities: checkCapabilities(input.capabilities),
     createdAt: now,
     updatedAt: now,
   };
   return writeWithDefault(deps.db, project.id, async (tx, others) => {
     // The project's first provider becomes its default unless the caller says otherwise.
-    const isDefault = input.is_default ?? others === 0;
-    if (isDefault) await clearDefault(tx, project.id, now, id);
-    return oneRow(
-      await tx
-        .insert(aiProviders)
-        .values({ ...values, isDefault })
-        .returning(),
-    );
+    const row = { ...values, isDefault: input.is_default ?? others === 0 };
+    if (row.isDefault) await clearDefault(tx, project.id, now, id);
+    return oneRow(await tx.insert(aiProviders).values(row).returning());
   });
 }
 
@@ -164,9 +154,8 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
 
 /** Translates text with the project's chosen (or default) provider and its stored key, for the admin route and the MCP tools. */
 export async function translateText(deps: AppDeps, project: Project, input: z.output<typeof TranslateIn> & { from: string }): Promise<z.output<typeof TranslateTextOut>> {
-  const from = canonicalLocale(input.from);
+  const [from, to] = [input.from, input.to].map((tag) => canonicalLocale(tag));
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
-  const to = canonicalLocale(input.to);
   if (!to) throw new AppError("invalid_locale", `to "${input.to}" is not a BCP 47 tag`, { field: "to" });
   const text = input.text;
   const chars = typeof text === "string" ? [...text].length : 0;

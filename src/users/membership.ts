@@ -9,6 +9,7 @@ import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
+import { getUser } from "./service";
 
 /**
  * The role a user holds in a project now: `owner` for an instance owner, the membership's role,
@@ -29,9 +30,9 @@ export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
 /** The projects a user may act in, with the role held in each (an owner: every project). */
-export async function projectsOfUser(db: Db, user: { id: string; role: string }, limit = 500): Promise<ProjectChoice[]> {
+export async function projectsOfUser(db: Db, user: { id: string; role: string }): Promise<ProjectChoice[]> {
   if (user.role === "owner") {
-    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(limit);
+    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(500);
     return all.map((p) => ({ ...p, role: "owner" as const }));
   }
   return db
@@ -40,7 +41,7 @@ export async function projectsOfUser(db: Db, user: { id: string; role: string },
     .innerJoin(projects, eq(projects.id, projectMembers.projectId))
     .where(eq(projectMembers.userId, user.id))
     .orderBy(asc(projects.name), asc(projects.id))
-    .limit(limit);
+    .limit(500);
 }
 
 type MemberWire = z.output<typeof MemberOut>;
@@ -75,19 +76,18 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     const missing = ROLE_SCOPES[role].find((s) => !caller.scopes.includes(s));
     if (missing) throw new AppError("insufficient_scope", `cannot make a member ${role}: this key does not hold ${missing}`, { required: missing });
   }
-  if (!isUuid(userId)) throw notFound("user");
-  const [user] = await db.select({ id: users.id, email: users.email }).from(users).where(eq(users.id, userId.toLowerCase())).limit(1);
+  const user = await getUser(db, userId);
   if (!user) throw notFound("user");
-  const upsert = db
+  const rows = await db
     .insert(projectMembers)
     .values({ projectId: project.id, userId: user.id, role, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({ target: [projectMembers.projectId, projectMembers.userId], set: { role, updatedAt: now } })
-    .returning();
-  const rows = await upsert.catch((err: unknown) => {
-    // The user or the project was deleted since it was read: 404, as if it had never been there.
-    if (isForeignKeyViolation(err)) throw notFound("user");
-    throw err;
-  });
+    .returning()
+    .catch((err: unknown) => {
+      // The user or the project was deleted since it was read: 404, as if it had never been there.
+      if (isForeignKeyViolation(err)) throw notFound("user");
+      throw err;
+    });
   return memberToWire(oneRow(rows), user.email);
 }
 

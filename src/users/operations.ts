@@ -33,9 +33,7 @@ const listUsersOp = adminOperation({
   input: z.object({}),
   output: z.object({ users: z.array(UserOut) }),
   http: { ...route("GET", "/admin/users"), data: "users", description: "By email, at most 1000. A project-limited key sees only members of its projects." },
-  async run({ deps, caller }) {
-    return { users: await listUsers(deps.db, caller) };
-  },
+  run: async ({ deps, caller }) => ({ users: await listUsers(deps.db, caller) }),
 });
 
 const createUserOp = adminOperation({
@@ -46,9 +44,7 @@ const createUserOp = adminOperation({
   input: z.object({ email: Email, password: Password, role: InstanceRole.optional() }),
   output: z.object({ user: UserOut }),
   http: { ...route("POST", "/admin/users"), status: 201, data: "user", description: "role defaults to member (no project until added to one). Needs a key not limited to projects.", errors: [409] },
-  async run({ deps, caller, now }, args) {
-    return { user: await addUser(deps.db, args, caller, now) };
-  },
+  run: async ({ deps, caller, now }, args) => ({ user: await addUser(deps.db, args, caller, now) }),
 });
 
 const readUserOp = adminOperation({
@@ -59,9 +55,7 @@ const readUserOp = adminOperation({
   input: z.object(UserRef),
   output: z.object({ user: UserOut }),
   http: { ...userRoute("GET"), data: "user", description: "404 for a user outside a project-limited key's projects." },
-  async run({ deps, caller }, args) {
-    return { user: await getUserWire(deps.db, args.id, caller) };
-  },
+  run: async ({ deps, caller }, args) => ({ user: await getUserWire(deps.db, args.id, caller) }),
 });
 
 const updateUserOp = adminOperation({
@@ -78,9 +72,7 @@ const updateUserOp = adminOperation({
     description: "A new password ends the user's consent-page sign-ins. The last owner cannot be demoted (409). Needs a key not limited to projects.",
     errors: [409],
   },
-  async run({ deps, caller }, { id, ...patch }) {
-    return { user: await updateUser(deps.db, id, patch, caller) };
-  },
+  run: async ({ deps, caller }, { id, ...patch }) => ({ user: await updateUser(deps.db, id, patch, caller) }),
 });
 
 const deleteUserOp = adminOperation({
@@ -105,9 +97,7 @@ const listMembersOp = projectOperation({
   input: z.object({}),
   output: z.object({ members: z.array(MemberOut) }),
   http: { ...route("GET", "/admin/p/:ref/members"), data: "members", description: "Needs keys:write or users:write. Instance owners act in every project and are not listed." },
-  async run({ deps, project }) {
-    return { members: await listMembers(deps.db, project) };
-  },
+  run: async ({ deps, project }) => ({ members: await listMembers(deps.db, project) }),
 });
 
 const setMemberOp = projectOperation({
@@ -123,9 +113,7 @@ const setMemberOp = projectOperation({
     description:
       "Needs keys:write on the project or users:write; without users:write the key must hold every scope the role carries. The user's OAuth tokens for this project follow the new role on their next use.",
   },
-  async run({ deps, project, caller, now }, args) {
-    return { member: await setMember(deps.db, project, args.user_id, args.role, asAdminKey(caller), now) };
-  },
+  run: async ({ deps, project, caller, now }, args) => ({ member: await setMember(deps.db, project, args.user_id, args.role, asAdminKey(caller), now) }),
 });
 
 const removeMemberOp = projectOperation({

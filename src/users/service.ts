@@ -41,23 +41,16 @@ function rethrowEmailTaken(err: unknown): never {
 }
 
 export async function createUser(db: Db, input: { email: string; password: string; role: UserRole }, now: Date): Promise<User> {
-  const email = normaliseEmail(input.email);
-  const role = checkRole(input.role);
-  const passwordHash = await hashPassword(input.password);
-  const row = { id: uuidv7(now.getTime()), email, passwordHash, role, createdAt: now };
+  const row = { id: uuidv7(now.getTime()), email: normaliseEmail(input.email), role: checkRole(input.role), passwordHash: await hashPassword(input.password), createdAt: now };
   return oneRow(await db.insert(users).values(row).returning().catch(rethrowEmailTaken));
 }
 
 /** The user when email and password match, else null, in constant time either way. */
 export async function verifyUser(db: Db, email: string, password: string): Promise<User | null> {
   const u = await findUserByEmail(db, email);
-  if (!u) {
-    dummyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: "argon2id" });
-    await Bun.password.verify(password, await dummyHash).catch(() => false);
-    return null;
-  }
-  const ok = await Bun.password.verify(password, u.passwordHash).catch(() => false);
-  return ok ? u : null;
+  const hash = u?.passwordHash ?? (await (dummyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: "argon2id" })));
+  const ok = await Bun.password.verify(password, hash).catch(() => false);
+  return u && ok ? u : null;
 }
 
 const firstUser = async (db: Db, where: SQL | undefined): Promise<User | null> => (await db.select().from(users).where(where).limit(1))[0] ?? null;
@@ -97,8 +90,7 @@ async function userToWrite(db: Db, id: string, caller: AdminCaller | null): Prom
 /** A project-limited caller sees a user only through a membership in one of its projects. */
 function visibleTo(caller: AdminCaller | null) {
   if (!caller?.projectIds) return undefined;
-  const ids = caller.projectIds.length > 0 ? [...caller.projectIds] : ["00000000-0000-0000-0000-000000000000"];
-  return exists(sql`(select 1 from ${projectMembers} where ${projectMembers.userId} = ${users.id} and ${inArray(projectMembers.projectId, ids)})`);
+  return exists(sql`(select 1 from ${projectMembers} where ${projectMembers.userId} = ${users.id} and ${inArray(projectMembers.projectId, [...caller.projectIds])})`);
 }
 
 async function toWire(db: Db, rows: User[], caller: AdminCaller | null): Promise<UserWire[]> {

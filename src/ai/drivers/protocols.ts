@@ -32,8 +32,7 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
         stream: false,
       },
     });
-    const choices = isPlainObject(body) && Array.isArray(body.choices) ? body.choices : [];
-    const choice = isPlainObject(choices[0]) ? choices[0] : {};
+    const choice = isPlainObject(body) && Array.isArray(body.choices) && isPlainObject(body.choices[0]) ? body.choices[0] : {};
     if (choice.finish_reason === "length") throw outputLimit();
     // content is a string, or (some compatible servers) an array of { type: "text", text } parts.
     const content = isPlainObject(choice.message) ? choice.message.content : undefined;

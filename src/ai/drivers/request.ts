@@ -27,10 +27,9 @@ export function jsonPoster(opts: HttpOptions): PostJson {
   return async (req) => {
     const signal = AbortSignal.timeout(opts.timeoutMs);
     const body = JSON.stringify(req.body);
-    const targets: ReadonlyArray<string | null> = opts.addresses && opts.addresses.length > 0 ? opts.addresses : [null];
     let res: Response | null = null;
     let failure: unknown = null;
-    for (const address of targets) {
+    for (const address of opts.addresses?.length ? opts.addresses : [null]) {
       const target = pinnedTarget(req.url, address);
       try {
         res = await opts.fetch(target.url, {
@@ -49,13 +48,10 @@ export function jsonPoster(opts: HttpOptions): PostJson {
     }
     if (!res) throw new AppError("provider_error", "could not reach the provider (connection failed)", undefined, undefined, { cause: failure });
     if (res.status >= 300 && res.status < 400) {
-      await discard(res);
+      await res.body?.cancel().catch(() => {});
       throw new AppError("provider_error", `the provider answered with a redirect (HTTP ${res.status}), which is not followed; check base_url`, { upstream_status: res.status });
     }
-    if (!res.ok) {
-      const text = await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => "");
-      throw upstreamError(res, text, opts.secret);
-    }
+    if (!res.ok) throw upstreamError(res, await readCapped(res, Math.min(ERROR_BODY_LIMIT, opts.maxBytes)).catch(() => ""), opts.secret);
     const text = await readCapped(res, opts.maxBytes).catch((err: unknown) => {
       if (err instanceof AppError) throw err;
       if (signal.aborted) throw timeout(opts.timeoutMs, err);
@@ -119,7 +115,7 @@ function leaksSecret(text: string, secret: string): boolean {
 async function readCapped(res: Response, limit: number): Promise<string> {
   const declared = Number(res.headers.get("content-length") ?? "");
   if (Number.isFinite(declared) && declared > limit) {
-    await discard(res);
+    await res.body?.cancel().catch(() => {});
     throw tooLarge(limit);
   }
   const text = await readCappedText(res.body, limit);
@@ -128,7 +124,3 @@ async function readCapped(res: Response, limit: number): Promise<string> {
 }
 
 const tooLarge = (limit: number): AppError => new AppError("provider_error", `the provider's response exceeds ${limit} bytes and was cut off`);
-
-async function discard(res: Response): Promise<void> {
-  await res.body?.cancel().catch(() => {});
-}
