@@ -4,10 +4,10 @@ import { adminOperation, type HttpBinding, projectOperation } from "../lib/opera
 import { Empty, Id, Timestamp } from "../lib/schemas";
 import { PROJECT_ROLES } from "../lib/scopes";
 import { listMembers, removeMember, setMember } from "./membership";
-import { addUser, deleteUser, getUserWire, listUsers, MIN_PASSWORD_LENGTH, updateUser } from "./service";
+import { addUser, deleteUser, getUserWire, listUsers, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, updateUser } from "./service";
 
 const Email = z.string().min(3).max(320).describe("stored lower-case");
-const Password = z.string().min(MIN_PASSWORD_LENGTH).max(1024).describe(`at least ${MIN_PASSWORD_LENGTH} characters; stored as an argon2id hash, never returned`);
+const Password = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH).describe(`at least ${MIN_PASSWORD_LENGTH} characters; stored as an argon2id hash, never returned`);
 const InstanceRole = z.enum(["owner", "member"]).describe("owner: every project, every right; member: only the projects of its memberships");
 const ProjectRole = z.enum(PROJECT_ROLES).describe("viewer: read; editor: read and write content; admin: editor + ai:write and keys:write in this project");
 export const UserOut = z.object({

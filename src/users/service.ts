@@ -12,7 +12,7 @@ import type { UserOut } from "./operations";
 export type User = typeof users.$inferSelect;
 
 export const MIN_PASSWORD_LENGTH = 12;
-const MAX_PASSWORD_LENGTH = 1024;
+export const MAX_PASSWORD_LENGTH = 1024;
 
 // A real argon2id hash of a random string: verifying against it costs what a real check costs,
 // so an unknown email takes as long as a wrong password.
