@@ -92,10 +92,7 @@ const fail = (redirectUri: string, issuer: string, state: string | null, error: 
 });
 
 /** Requested scopes the user's role in the chosen project holds: the only ones the consent page offers. */
-export function grantableScopes(request: AuthorizationRequest, role: EffectiveRole | null): string[] {
-  const held = scopesOfRole(role);
-  return request.scopes.filter((s) => held.includes(s));
-}
+export const grantableScopes = (request: AuthorizationRequest, role: EffectiveRole | null): string[] => request.scopes.filter((s) => scopesOfRole(role).includes(s));
 
 /** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */
 export async function approve(db: Db, request: AuthorizationRequest, input: { userId: string; projectId: string; scopes: readonly string[] }, issuer: string, now: Date): Promise<string> {

@@ -30,9 +30,9 @@ export class OAuthError extends Error {
     this.name = "OAuthError";
   }
 
-  /** Thrown outside a handler (by the body parser), it renders itself through the app's error hook. */
+  /** The RFC error answer; thrown outside a handler (by the body parser), it renders itself through the app's error hook. */
   toResponse(): Response {
-    return oauthErrorResponse(this);
+    return oauthJson({ error: this.error, error_description: this.description }, this.status, this.headers);
   }
 }
 
@@ -61,8 +61,6 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
     },
   });
 }
-
-export const oauthErrorResponse = (err: OAuthError): Response => oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
 
 // The authorization endpoint too: a browser's form always parses, so whatever fails here is no page's.
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);

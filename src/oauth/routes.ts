@@ -4,7 +4,7 @@ import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../er
 import { corsPreflight } from "../lib/cors";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";
 import { type PageResult, showAuthorization, submitAuthorization } from "./consent";
-import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
+import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { AuthorizationServerMetadata, OAuthErrorSchema, ProtectedResourceMetadata, RegisterRequestDoc, RevokeRequestDoc, TokenRequestDoc, TokenResponse } from "./model";
 import { authenticateClient, type OAuthClient, param, registerClient } from "./service";
@@ -57,12 +57,12 @@ export function oauthRoutes(deps: AppDeps) {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(err);
+      if (err instanceof OAuthError) return err.toResponse();
       // Concurrent presentations of one code or refresh token may deadlock in PostgreSQL: run again.
       if (isRetryableConflict(err) && attempt < 3) return guarded(fn, attempt + 1);
-      if (isDatabaseUnavailable(err)) return oauthErrorResponse(new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }));
+      if (isDatabaseUnavailable(err)) return new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }).toResponse();
       log.error("oauth endpoint failed", describeError(err));
-      return oauthErrorResponse(new OAuthError("server_error", "internal server error"));
+      return new OAuthError("server_error", "internal server error").toResponse();
     }
   };
 

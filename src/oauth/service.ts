@@ -51,10 +51,8 @@ export async function registerClient(db: Db, body: unknown, now: Date): Promise<
   const redirectUris = input.redirect_uris;
   if (!Array.isArray(redirectUris) || redirectUris.length === 0) throw new OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty array");
   if (redirectUris.length > MAX_REDIRECT_URIS) throw new OAuthError("invalid_redirect_uri", `at most ${MAX_REDIRECT_URIS} redirect URIs`);
-  for (const uri of redirectUris) {
-    const problem = typeof uri === "string" ? redirectUriProblem(uri) : "redirect URIs must be strings";
-    if (problem) throw new OAuthError("invalid_redirect_uri", problem);
-  }
+  const problem = redirectUris.map((uri) => (typeof uri === "string" ? redirectUriProblem(uri) : "redirect URIs must be strings")).find((p) => p !== null);
+  if (problem) throw new OAuthError("invalid_redirect_uri", problem);
 
   // RFC 7591 §2 makes client_secret_basic the default, but MCP clients that omit the field (VS Code and
   // others) go on as public PKCE clients and never send a secret. The server may substitute a value
@@ -137,8 +135,7 @@ export function param(form: Form, name: string): string | null {
 export async function authenticateClient(db: Db, form: Form, authorization: string | null): Promise<OAuthClient> {
   const bodyId = param(form, "client_id");
   const bodySecret = param(form, "client_secret");
-  let id = bodyId;
-  let secret = bodySecret;
+  let [id, secret] = [bodyId, bodySecret];
   const basic = authorization && /^Basic\s+/i.test(authorization) ? authorization.replace(/^Basic\s+/i, "").trim() : null;
   const challenge = { "www-authenticate": 'Basic realm="oauth"' };
   const unauthorized = (description: string): OAuthError => new OAuthError("invalid_client", description, 401, basic ? challenge : {});
@@ -155,9 +152,7 @@ export async function authenticateClient(db: Db, form: Form, authorization: stri
   if (!client) throw unauthorized("unknown client");
   if (client.tokenEndpointAuthMethod === "none") {
     if (secret !== null) throw unauthorized("this client is public and has no secret");
-    return client;
-  }
-  if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) throw unauthorized("client authentication failed");
+  } else if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) throw unauthorized("client authentication failed");
   return client;
 }
 

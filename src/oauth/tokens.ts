@@ -141,10 +141,9 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   // consent: a refreshed token never outgrows what the user holds there now.
   const held = await heldScopes(db, row);
   let scopes = keepHeld(row.scopes, held);
-  const asked = param(form, "scope");
   // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
   // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.
-  const ours = asked === null ? [] : asked.split(" ").filter((s) => isScope(s));
+  const ours = (param(form, "scope") ?? "").split(" ").filter(isScope);
   if (ours.some((s) => !row.scopes.includes(s))) throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
   if (ours.length > 0) scopes = keepHeld(knownScopes(ours.join(" ")), held, "requested scopes");
   const family: Family = { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes, endsAt };
