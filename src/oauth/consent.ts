@@ -3,14 +3,14 @@ import { isUuid } from "../lib/ids";
 import { hitRateLimit } from "../lib/rate-limit";
 import { getTheme } from "../theme/service";
 import { type ProjectChoice, projectsOfUser } from "../users/membership";
-import { getUser, type User, verifyUser } from "../users/service";
+import { type User, verifyUser } from "../users/service";
 import { approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
 import { consentPage, errorPage, errorReturnPage, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
-import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signInUserId, signInValue, validNonce } from "./session";
+import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "./session";
 
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {
@@ -85,16 +85,8 @@ async function begin(deps: AppDeps, values: (name: string) => string[], cookieHe
 export async function showAuthorization(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
   const f = await begin(deps, values, cookieHeader, pageNonce, address, true);
   if (f.refused) return f.refused;
-  const user = await signedInUser(f, cookieHeader);
+  const user = await signedInUser(deps.db, f.key, readCookie(cookieHeader, f.names.signIn), f.nonce, deps.now());
   return user ? chooseProject(f, user, null) : page(f, 200, signInPage(view(f)));
-}
-
-async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User | null> {
-  const value = readCookie(cookieHeader, f.names.signIn);
-  const userId = signInUserId(value, f.deps.now());
-  const user = value && userId && isUuid(userId) ? await getUser(f.deps.db, userId) : null;
-  // Checked against the user's current password hash: a deleted user or a changed password ends the sign-in.
-  return user && value && checkSignIn(f.key, value, f.nonce, user.passwordHash) ? user : null;
 }
 
 /** POST /oauth/authorize: one step of sign-in, project choice and consent. */
@@ -107,7 +99,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   }
   const step = typeof form.step === "string" ? form.step : "";
   if (step === "signin") return signIn(f, form, address);
-  const user = await signedInUser(f, cookieHeader);
+  const user = await signedInUser(deps.db, f.key, readCookie(cookieHeader, f.names.signIn), f.nonce, deps.now());
   if (!user) return page(f, 401, signInPage(view(f, "Your sign-in has expired. Sign in again.")));
   const action = typeof form.action === "string" ? form.action : "";
   const chosenProject = typeof form.project === "string" ? form.project : "";

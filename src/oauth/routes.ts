@@ -26,20 +26,16 @@ const metadataResponse = (body: unknown): Response =>
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300", ...OAUTH_CORS_HEADERS },
   });
 
-/** CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target. */
-function pageCsp(nonce: string, redirectUri: string | undefined): string {
-  const u = redirectUri ? new URL(redirectUri) : null;
-  const target = !u ? "" : u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
-  return `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
-}
-
 function pageResponse(r: PageResult, nonce: string): Response {
+  // CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target.
+  const u = r.redirectUri ? new URL(r.redirectUri) : null;
+  const target = !u ? "" : u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
   const headers = new Headers({
     "cache-control": "no-store",
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
-    "content-security-policy": pageCsp(nonce, r.redirectUri),
+    "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`,
   });
   for (const c of r.cookies ?? []) headers.append("set-cookie", c);
   if (r.retryAfter) headers.set("retry-after", String(r.retryAfter));

@@ -69,7 +69,7 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   const code = param(form, "code");
   if (!code) throw new OAuthError("invalid_request", "code is required");
   const verifier = param(form, "code_verifier");
-  const redirectUri = param(form, "redirect_uri");
+  const redirectUri = param(form, "redirect_uri") ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   const hash = hashToken(code);
   const [row] = await db
     .update(oauthCodes)
@@ -84,9 +84,7 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   }
   if (row.clientId !== client.id) throw invalidGrant("the authorization code was issued to another client");
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the authorization code has expired");
-  if (redirectUri === null ? client.redirectUris.length !== 1 || client.redirectUris[0] !== row.redirectUri : redirectUri !== row.redirectUri) {
-    throw invalidGrant("redirect_uri does not match the authorization request");
-  }
+  if (redirectUri !== row.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
   if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
   if (!VERIFIER_RE.test(verifier) || !safeEqual(encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier))), row.codeChallenge))
     throw invalidGrant("code_verifier does not match the code_challenge");
