@@ -34,30 +34,18 @@ const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> 
 /** What every page of the flow shows. */
 export type FlowView = ReturnType<typeof view>;
 
-function view(f: Flow, error: string | null = null) {
-  const { client } = f.request;
-  return {
-    nonce: f.pageNonce,
-    csrf: csrfToken(f.key, f.nonce),
-    clientName: client.clientName,
-    /** Host that publishes the client's metadata document (a verified identity), when it has one. */
-    clientHost: client.metadata.cimd === true ? new URL(client.id).host : null,
-    redirectUri: f.request.redirectUri,
-    params: f.request.params,
-    /** This service: the instance's name and host, so the user knows who asks for the password. */
-    service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
-    error,
-  };
-}
-
-/**
- * Error redirects that cannot serve phishing: to a loopback address or a private-use scheme, both
- * ending in an app on the user's own device (which waits for the answer).
- */
-function redirectsUnattended(location: string): boolean {
-  const u = new URL(location);
-  return u.protocol !== "https:" && (u.protocol !== "http:" || isLoopbackHost(u.hostname));
-}
+const view = (f: Flow, error: string | null = null) => ({
+  nonce: f.pageNonce,
+  csrf: csrfToken(f.key, f.nonce),
+  clientName: f.request.client.clientName,
+  /** Host that publishes the client's metadata document (a verified identity), when it has one. */
+  clientHost: f.request.client.metadata.cimd === true ? new URL(f.request.client.id).host : null,
+  redirectUri: f.request.redirectUri,
+  params: f.request.params,
+  /** This service: the instance's name and host, so the user knows who asks for the password. */
+  service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
+  error,
+});
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
 async function begin(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean) {
@@ -69,10 +57,12 @@ async function begin(deps: AppDeps, values: (name: string) => string[], cookieHe
   );
   if (parsed.kind === "page_error") return { refused: { status: 400, html: errorPage(pageNonce, parsed.message) } };
   if (parsed.kind === "redirect") {
-    if (redirectsUnattended(parsed.location)) return { refused: { status: isGet ? 302 : 303, location: parsed.location } };
+    // Error redirects that cannot serve phishing: to a loopback address or a private-use scheme, both
+    // ending in an app on the user's own device (which waits for the answer).
+    const u = new URL(parsed.location);
+    if (u.protocol !== "https:" && (u.protocol !== "http:" || isLoopbackHost(u.hostname))) return { refused: { status: isGet ? 302 : 303, location: parsed.location } };
     // RFC 9700 §4.11.2: anyone can register a client, so an error found before the user signed in
     // must not turn this server into an open redirector to a web address: the user is told, and decides.
-    const u = new URL(parsed.location);
     return { refused: { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host) } };
   }
   const names = cookieNames(deps.config.publicUrl);

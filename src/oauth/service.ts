@@ -38,10 +38,7 @@ function stringArray(body: Record<string, unknown>, field: string, max: number):
 }
 
 /** Known MCP scopes in a space-separated list, in canonical order; unknown ones are dropped. */
-export function knownScopes(scope: string | null | undefined): string[] {
-  const asked = new Set((scope ?? "").split(" ").filter(Boolean));
-  return MCP_SCOPES.filter((s) => asked.has(s));
-}
+export const knownScopes = (scope: string | null | undefined): string[] => MCP_SCOPES.filter((s) => (scope ?? "").split(" ").includes(s));
 
 /** RFC 7591 registration: validates the metadata, stores the client (secret hashed), answers what was registered. */
 export async function registerClient(db: Db, body: unknown, now: Date): Promise<Record<string, unknown>> {
