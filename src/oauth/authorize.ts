@@ -19,7 +19,6 @@ type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
 export interface AuthorizationRequest {
   readonly client: OAuthClient;
   readonly redirectUri: string;
-  readonly state: string | null;
   readonly codeChallenge: string;
   readonly resource: string;
   /** Requested MCP scopes (all of them when the client asked for none). */
@@ -83,7 +82,7 @@ export async function parseAuthorizationRequest(
   // naming none of ours is treated like one naming no scope, and the consent page shows what is granted.
   const scopes = [knownScopes(params.scope), knownScopes(client.scope)].find((s) => s.length > 0) ?? [...MCP_SCOPES];
 
-  return { kind: "ok", request: { client, redirectUri, state, codeChallenge: params.code_challenge, resource, scopes, params } };
+  return { kind: "ok", request: { client, redirectUri, codeChallenge: params.code_challenge, resource, scopes, params } };
 }
 
 const fail = (redirectUri: string, issuer: string, state: string | null, error: OAuthErrorCode, description: string): ParsedRequest => ({
@@ -92,10 +91,7 @@ const fail = (redirectUri: string, issuer: string, state: string | null, error: 
 });
 
 /** Requested scopes the user's role in the chosen project holds: the only ones the consent page offers. */
-export function grantableScopes(request: AuthorizationRequest, role: EffectiveRole | null): string[] {
-  const held = scopesOfRole(role);
-  return request.scopes.filter((s) => held.includes(s));
-}
+export const grantableScopes = (request: AuthorizationRequest, role: EffectiveRole | null): string[] => request.scopes.filter((s) => scopesOfRole(role).includes(s));
 
 /** Records the consent (one grant per approval: the family its tokens belong to) and a single-use code. */
 export async function approve(db: Db, request: AuthorizationRequest, input: { userId: string; projectId: string; scopes: readonly string[] }, issuer: string, now: Date): Promise<string> {
@@ -107,8 +103,8 @@ export async function approve(db: Db, request: AuthorizationRequest, input: { us
     const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
     await tx.insert(oauthCodes).values({ ...shared, codeHash: hashToken(code), grantId, redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, expiresAt });
   });
-  return withParams(request.redirectUri, { code, state: request.state, iss: issuer });
+  return withParams(request.redirectUri, { code, state: request.params.state, iss: issuer });
 }
 
 export const denial = (request: AuthorizationRequest, issuer: string): string =>
-  withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.state, iss: issuer });
+  withParams(request.redirectUri, { error: "access_denied", error_description: "the user denied the request", state: request.params.state, iss: issuer });

@@ -55,20 +55,18 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
 
 /** The parsed document, or why there is none (a document that is itself a JSON string is a document, never a reason shown on our page). */
 async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<{ json: unknown } | string> {
-  let res: Response;
-  try {
-    // Connect to the address the guard checked (no second DNS lookup to rebind); no redirects (the
-    // document must live at the client_id itself), a short timeout, a small cap.
-    const target = pinnedTarget(url, address);
-    res = await deps.fetch(target.url, {
+  // Connect to the address the guard checked (no second DNS lookup to rebind); no redirects (the
+  // document must live at the client_id itself), a short timeout, a small cap.
+  const target = pinnedTarget(url, address);
+  const res = await deps
+    .fetch(target.url, {
       redirect: "manual",
       headers: { accept: "application/json", ...(target.host ? { host: target.host } : {}) },
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-    });
-  } catch {
-    return "the client's metadata document could not be fetched";
-  }
+    })
+    .catch(() => null);
+  if (!res) return "the client's metadata document could not be fetched";
   if (res.status !== 200) {
     await res.body?.cancel().catch(() => {});
     return `the client's metadata document answered HTTP ${res.status}`;

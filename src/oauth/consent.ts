@@ -3,14 +3,14 @@ import { isUuid } from "../lib/ids";
 import { hitRateLimit } from "../lib/rate-limit";
 import { getTheme } from "../theme/service";
 import { type ProjectChoice, projectsOfUser } from "../users/membership";
-import { getUser, type User, verifyUser } from "../users/service";
-import { type AuthorizationRequest, approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
+import { type User, verifyUser } from "../users/service";
+import { approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
 import { consentPage, errorPage, errorReturnPage, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
-import { checkCsrf, checkSignIn, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signInUserId, signInValue, validNonce } from "./session";
+import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "./session";
 
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {
@@ -26,61 +26,44 @@ export interface PageResult {
 /** A form field's values: one string, or several when the field was repeated. */
 const listOf = (v: unknown): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.map(String) : []);
 
-interface Flow {
-  deps: AppDeps;
-  request: AuthorizationRequest;
-  key: Uint8Array;
-  names: ReturnType<typeof cookieNames>;
-  nonce: string;
-  cookies: string[];
-  pageNonce: string;
-}
+/** One request of the flow: the parsed request and the page's CSRF state, as `begin` sets them up. */
+type Flow = Exclude<Awaited<ReturnType<typeof begin>>, { refused: PageResult }>;
 
 const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({ status, html, cookies: f.cookies, redirectUri: f.request.redirectUri, ...extra });
 
 /** What every page of the flow shows. */
 export type FlowView = ReturnType<typeof view>;
 
-function view(f: Flow, error: string | null = null) {
-  const { client } = f.request;
-  return {
-    nonce: f.pageNonce,
-    csrf: csrfToken(f.key, f.nonce),
-    clientName: client.clientName,
-    /** Host that publishes the client's metadata document (a verified identity), when it has one. */
-    clientHost: client.metadata.cimd === true ? new URL(client.id).host : null,
-    redirectUri: f.request.redirectUri,
-    params: f.request.params,
-    /** This service: the instance's name and host, so the user knows who asks for the password. */
-    service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
-    error,
-  };
-}
-
-/**
- * Error redirects that cannot serve phishing: to a loopback address or a private-use scheme, both
- * ending in an app on the user's own device (which waits for the answer).
- */
-function redirectsUnattended(location: string): boolean {
-  const u = new URL(location);
-  return u.protocol !== "https:" && (u.protocol !== "http:" || isLoopbackHost(u.hostname));
-}
+const view = (f: Flow, error: string | null = null) => ({
+  nonce: f.pageNonce,
+  csrf: csrfToken(f.key, f.nonce),
+  clientName: f.request.client.clientName,
+  /** Host that publishes the client's metadata document (a verified identity), when it has one. */
+  clientHost: f.request.client.metadata.cimd === true ? new URL(f.request.client.id).host : null,
+  redirectUri: f.request.redirectUri,
+  params: f.request.params,
+  /** This service: the instance's name and host, so the user knows who asks for the password. */
+  service: { name: f.deps.config.instanceName, host: new URL(f.deps.config.publicUrl).host },
+  error,
+});
 
 /** Parses the request and sets up the page's CSRF state; a refusal comes back as a finished result. */
-async function begin(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean): Promise<Flow | PageResult> {
+async function begin(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean) {
   const lookup: ClientLookup = (id) => (deps.config.oauthClientMetadataDocuments && isMetadataClientId(id) ? metadataClient(deps, id, address) : findClient(deps.db, id));
   const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) =>
     // Issue 6 and the MCP authorization spec require `resource`; OAUTH_REQUIRE_RESOURCE=false lets
     // clients that omit it get a token for the one resource this server protects.
     (raw === undefined || raw === "") && deps.config.oauthRequireResource ? null : resolveResource(deps.config, raw),
   );
-  if (parsed.kind === "page_error") return { status: 400, html: errorPage(pageNonce, parsed.message) };
+  if (parsed.kind === "page_error") return { refused: { status: 400, html: errorPage(pageNonce, parsed.message) } };
   if (parsed.kind === "redirect") {
-    if (redirectsUnattended(parsed.location)) return { status: isGet ? 302 : 303, location: parsed.location };
+    // Error redirects that cannot serve phishing: to a loopback address or a private-use scheme, both
+    // ending in an app on the user's own device (which waits for the answer).
+    const u = new URL(parsed.location);
+    if (u.protocol !== "https:" && (u.protocol !== "http:" || isLoopbackHost(u.hostname))) return { refused: { status: isGet ? 302 : 303, location: parsed.location } };
     // RFC 9700 §4.11.2: anyone can register a client, so an error found before the user signed in
     // must not turn this server into an open redirector to a web address: the user is told, and decides.
-    const u = new URL(parsed.location);
-    return { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host) };
+    return { refused: { status: 400, html: errorReturnPage(pageNonce, u.searchParams.get("error_description") ?? "The request is invalid.", parsed.location, u.host) } };
   }
   const names = cookieNames(deps.config.publicUrl);
   const existing = readCookie(cookieHeader, names.csrf);
@@ -91,30 +74,22 @@ async function begin(deps: AppDeps, values: (name: string) => string[], cookieHe
 /** GET /oauth/authorize: the sign-in page, or the next step when this browser signed in moments ago. */
 export async function showAuthorization(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
   const f = await begin(deps, values, cookieHeader, pageNonce, address, true);
-  if (!("request" in f)) return f;
-  const user = await signedInUser(f, cookieHeader);
+  if (f.refused) return f.refused;
+  const user = await signedInUser(deps.db, f.key, readCookie(cookieHeader, f.names.signIn), f.nonce, deps.now());
   return user ? chooseProject(f, user, null) : page(f, 200, signInPage(view(f)));
-}
-
-async function signedInUser(f: Flow, cookieHeader: string | null): Promise<User | null> {
-  const value = readCookie(cookieHeader, f.names.signIn);
-  const userId = signInUserId(value, f.deps.now());
-  const user = value && userId && isUuid(userId) ? await getUser(f.deps.db, userId) : null;
-  // Checked against the user's current password hash: a deleted user or a changed password ends the sign-in.
-  return user && value && checkSignIn(f.key, value, f.nonce, user.passwordHash) ? user : null;
 }
 
 /** POST /oauth/authorize: one step of sign-in, project choice and consent. */
 export async function submitAuthorization(deps: AppDeps, form: Record<string, unknown>, cookieHeader: string | null, address: string, pageNonce: string): Promise<PageResult> {
   const f = await begin(deps, (name) => (form[name] === "" ? [] : listOf(form[name])), cookieHeader, pageNonce, address, false);
-  if (!("request" in f)) return f;
+  if (f.refused) return f.refused;
   // The nonce must come from the cookie this browser already holds: a fresh one proves nothing.
   if (!checkCsrf(f.key, readCookie(cookieHeader, f.names.csrf), form.csrf_token)) {
     return page(f, 403, errorPage(pageNonce, "This form expired or was not sent from this page. Return to the application and start again."), { redirectUri: undefined });
   }
   const step = typeof form.step === "string" ? form.step : "";
   if (step === "signin") return signIn(f, form, address);
-  const user = await signedInUser(f, cookieHeader);
+  const user = await signedInUser(deps.db, f.key, readCookie(cookieHeader, f.names.signIn), f.nonce, deps.now());
   if (!user) return page(f, 401, signInPage(view(f, "Your sign-in has expired. Sign in again.")));
   const action = typeof form.action === "string" ? form.action : "";
   const chosenProject = typeof form.project === "string" ? form.project : "";
@@ -162,10 +137,8 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
 /** The consent step for `projectId`; else the list of the user's projects (or the only one, when there is one). */
 async function chooseProject(f: Flow, user: User, projectId: string | null, opts: { error?: string; forceList?: boolean } = {}): Promise<PageResult> {
   const choices = await projectsOfUser(f.deps.db, user);
-  const p = projectId ? choices.find((c) => c.id === projectId.toLowerCase()) : undefined;
+  const p = projectId === null ? (choices.length === 1 && !opts.forceList ? choices[0] : undefined) : choices.find((c) => c.id === projectId.toLowerCase());
   if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
-  const [only] = choices;
-  if (projectId === null && only && choices.length === 1 && !opts.forceList) return consent(f, user, only, 1, null, 200);
   // A project the user is not a member of is refused like one that does not exist.
   const error = projectId === null ? null : "You cannot connect that project. Choose one of the listed projects.";
   return page(f, error ? 403 : 200, projectPage({ ...view(f, error), userEmail: user.email, projects: choices }));
@@ -174,14 +147,13 @@ async function chooseProject(f: Flow, user: User, projectId: string | null, opts
 async function consent(f: Flow, user: User, project: ProjectChoice, total: number, error: string | null, status: number): Promise<PageResult> {
   const theme = await getTheme(f.deps.db, project.id);
   const offered = grantableScopes(f.request, project.role);
-  const logoUrl = theme.logo_url && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null;
   return page(
     f,
     status,
     consentPage({
       ...view(f, error),
       userEmail: user.email,
-      project: { ...project, accent: theme.accent_color, logoUrl },
+      project: { ...project, accent: theme.accent_color, logoUrl: theme.logo_url && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null },
       offered,
       notHeld: f.request.scopes.filter((s) => !offered.includes(s)),
       canChangeProject: total > 1,

@@ -30,9 +30,9 @@ export class OAuthError extends Error {
     this.name = "OAuthError";
   }
 
-  /** Thrown outside a handler (by the body parser), it renders itself through the app's error hook. */
+  /** The RFC error answer; thrown outside a handler (by the body parser), it renders itself through the app's error hook. */
   toResponse(): Response {
-    return oauthErrorResponse(this);
+    return oauthJson({ error: this.error, error_description: this.description }, this.status, this.headers);
   }
 }
 
@@ -48,8 +48,8 @@ export const OAUTH_CORS: CorsPolicy = {
 };
 export const OAUTH_CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(OAUTH_CORS, null);
 
-export function oauthJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+export const oauthJson = (body: unknown, status = 200, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), {
     status,
     headers: {
       "content-type": "application/json; charset=utf-8",
@@ -60,9 +60,6 @@ export function oauthJson(body: unknown, status = 200, headers: Record<string, s
       ...headers,
     },
   });
-}
-
-export const oauthErrorResponse = (err: OAuthError): Response => oauthJson({ error: err.error, error_description: err.description }, err.status, err.headers);
 
 // The authorization endpoint too: a browser's form always parses, so whatever fails here is no page's.
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);

@@ -26,34 +26,29 @@ export function resolveResource(config: Config, raw: string | null | undefined):
 }
 
 /** RFC 9728 protected resource metadata for /mcp. */
-export function protectedResourceMetadata(config: Config): Record<string, unknown> {
-  return {
-    resource: mcpResource(config),
-    authorization_servers: [config.publicUrl],
-    scopes_supported: [...MCP_SCOPES],
-    bearer_methods_supported: ["header"],
-    resource_name: "Content Service MCP",
-  };
-}
+export const protectedResourceMetadata = (config: Config): Record<string, unknown> => ({
+  resource: mcpResource(config),
+  authorization_servers: [config.publicUrl],
+  scopes_supported: [...MCP_SCOPES],
+  bearer_methods_supported: ["header"],
+  resource_name: "Content Service MCP",
+});
 
 /** RFC 8414 authorization server metadata; the issuer is PUBLIC_URL exactly. */
-export function authorizationServerMetadata(config: Config): Record<string, unknown> {
-  const base = config.publicUrl;
-  return {
-    issuer: base,
-    authorization_endpoint: `${base}/oauth/authorize`,
-    token_endpoint: `${base}/oauth/token`,
-    registration_endpoint: `${base}/oauth/register`,
-    revocation_endpoint: `${base}/oauth/revoke`,
-    scopes_supported: [...MCP_SCOPES],
-    response_types_supported: ["code"],
-    response_modes_supported: ["query"],
-    grant_types_supported: GRANT_TYPES,
-    token_endpoint_auth_methods_supported: AUTH_METHODS,
-    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
-    code_challenge_methods_supported: ["S256"],
-    authorization_response_iss_parameter_supported: true,
-    client_id_metadata_document_supported: config.oauthClientMetadataDocuments,
-    service_documentation: `${base}/swagger`,
-  };
-}
+export const authorizationServerMetadata = ({ publicUrl: base, oauthClientMetadataDocuments }: Config): Record<string, unknown> => ({
+  issuer: base,
+  authorization_endpoint: `${base}/oauth/authorize`,
+  token_endpoint: `${base}/oauth/token`,
+  registration_endpoint: `${base}/oauth/register`,
+  revocation_endpoint: `${base}/oauth/revoke`,
+  scopes_supported: [...MCP_SCOPES],
+  response_types_supported: ["code"],
+  response_modes_supported: ["query"],
+  grant_types_supported: GRANT_TYPES,
+  token_endpoint_auth_methods_supported: AUTH_METHODS,
+  revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+  code_challenge_methods_supported: ["S256"],
+  authorization_response_iss_parameter_supported: true,
+  client_id_metadata_document_supported: oauthClientMetadataDocuments,
+  service_documentation: `${base}/swagger`,
+});

@@ -82,12 +82,13 @@ export const errorReturnPage = (nonce: string, message: string, location: string
 <p><a href="${escapeHtml(location)}" rel="noreferrer">Return to ${escapeHtml(host)}</a></p>`,
   );
 
-function hiddenFields(v: FlowView, step: string): string {
+/** The opening of a form of the flow: the request as received, the CSRF token and the step. */
+function formStart(v: FlowView, step: string): string {
   const fields = Object.entries(v.params)
     .filter(([, value]) => value !== undefined)
     .map(([k, value]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(value as string)}">`);
   fields.push(`<input type="hidden" name="csrf_token" value="${escapeHtml(v.csrf)}">`, `<input type="hidden" name="step" value="${step}">`);
-  return fields.join("\n");
+  return `<form method="post" action="/oauth/authorize">\n${fields.join("\n")}`;
 }
 
 function clientLine(v: FlowView): string {
@@ -99,16 +100,15 @@ function clientLine(v: FlowView): string {
 
 const errorBlock = (e: string | null | undefined): string => (e ? `<p role="alert" class="error" id="form-error">${escapeHtml(e)}</p>` : "");
 
-export function signInPage(v: FlowView & { email?: string }): string {
-  return layout({
+export const signInPage = (v: FlowView & { email?: string }): string =>
+  layout({
     nonce: v.nonce,
     title: `Sign in to ${v.service.name}`,
     body: `<h1>Sign in to ${escapeHtml(v.service.name)}</h1>
 <p>This page belongs to <strong>${escapeHtml(v.service.name)}</strong> at <strong>${escapeHtml(v.service.host)}</strong>: enter the email and password of your account there.</p>
 ${clientLine(v)}
 ${errorBlock(v.error)}
-<form method="post" action="/oauth/authorize">
-${hiddenFields(v, "signin")}
+${formStart(v, "signin")}
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(v.email ?? "")}"${v.error ? ' aria-describedby="form-error"' : ""}>
 <label for="password">Password</label>
@@ -116,15 +116,13 @@ ${hiddenFields(v, "signin")}
 <div class="actions"><button class="primary" type="submit">Sign in</button></div>
 </form>`,
   });
-}
 
 export function projectPage(v: FlowView & { userEmail: string; projects: readonly ProjectChoice[] }): string {
   const options = v.projects.map((p) => `<option value="${escapeHtml(p.id)}">${escapeHtml(p.name)} (your role: ${escapeHtml(p.role)})</option>`).join("");
   const body =
     v.projects.length === 0
       ? `<p role="alert" class="error">Your account is not a member of any project yet. Ask an administrator of the project to add you.</p>`
-      : `<form method="post" action="/oauth/authorize">
-${hiddenFields(v, "project")}
+      : `${formStart(v, "project")}
 <label for="project">Project</label>
 <select id="project" name="project" required>${options}</select>
 <div class="actions"><button class="primary" type="submit">Continue</button></div>
@@ -166,8 +164,7 @@ export function consentPage(
 ${clientLine(v)}
 <dl><dt>Project</dt><dd>${escapeHtml(v.project.name)}</dd><dt>Signed in as</dt><dd>${escapeHtml(v.userEmail)} (your role in this project: ${escapeHtml(v.project.role)})</dd></dl>
 ${errorBlock(v.error)}
-<form method="post" action="/oauth/authorize">
-${hiddenFields(v, "consent")}
+${formStart(v, "consent")}
 <input type="hidden" name="project" value="${escapeHtml(v.project.id)}">
 ${scopes}
 <div class="actions">

@@ -4,7 +4,7 @@ import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../er
 import { corsPreflight } from "../lib/cors";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";
 import { type PageResult, showAuthorization, submitAuthorization } from "./consent";
-import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthErrorResponse, oauthJson, parseOAuthBody } from "./errors";
+import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { AuthorizationServerMetadata, OAuthErrorSchema, ProtectedResourceMetadata, RegisterRequestDoc, RevokeRequestDoc, TokenRequestDoc, TokenResponse } from "./model";
 import { authenticateClient, type OAuthClient, param, registerClient } from "./service";
@@ -26,20 +26,16 @@ const metadataResponse = (body: unknown): Response =>
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300", ...OAUTH_CORS_HEADERS },
   });
 
-/** CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target. */
-function pageCsp(nonce: string, redirectUri: string | undefined): string {
-  const u = redirectUri ? new URL(redirectUri) : null;
-  const target = !u ? "" : u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
-  return `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`;
-}
-
 function pageResponse(r: PageResult, nonce: string): Response {
+  // CSP of the consent pages: nothing but our inline style, forms only to us and to the client's redirect target.
+  const u = r.redirectUri ? new URL(r.redirectUri) : null;
+  const target = !u ? "" : u.protocol === "http:" || u.protocol === "https:" ? ` ${u.origin}` : ` ${u.protocol}`;
   const headers = new Headers({
     "cache-control": "no-store",
     "x-frame-options": "DENY",
     "referrer-policy": "no-referrer",
     "x-content-type-options": "nosniff",
-    "content-security-policy": pageCsp(nonce, r.redirectUri),
+    "content-security-policy": `default-src 'none'; style-src 'nonce-${nonce}'; img-src https:; form-action 'self'${target}; frame-ancestors 'none'; base-uri 'none'`,
   });
   for (const c of r.cookies ?? []) headers.append("set-cookie", c);
   if (r.retryAfter) headers.set("retry-after", String(r.retryAfter));
@@ -57,12 +53,12 @@ export function oauthRoutes(deps: AppDeps) {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof OAuthError) return oauthErrorResponse(err);
+      if (err instanceof OAuthError) return err.toResponse();
       // Concurrent presentations of one code or refresh token may deadlock in PostgreSQL: run again.
       if (isRetryableConflict(err) && attempt < 3) return guarded(fn, attempt + 1);
-      if (isDatabaseUnavailable(err)) return oauthErrorResponse(new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }));
+      if (isDatabaseUnavailable(err)) return new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }).toResponse();
       log.error("oauth endpoint failed", describeError(err));
-      return oauthErrorResponse(new OAuthError("server_error", "internal server error"));
+      return new OAuthError("server_error", "internal server error").toResponse();
     }
   };
 

@@ -38,10 +38,7 @@ function stringArray(body: Record<string, unknown>, field: string, max: number):
 }
 
 /** Known MCP scopes in a space-separated list, in canonical order; unknown ones are dropped. */
-export function knownScopes(scope: string | null | undefined): string[] {
-  const asked = new Set((scope ?? "").split(" ").filter(Boolean));
-  return MCP_SCOPES.filter((s) => asked.has(s));
-}
+export const knownScopes = (scope: string | null | undefined): string[] => MCP_SCOPES.filter((s) => (scope ?? "").split(" ").includes(s));
 
 /** RFC 7591 registration: validates the metadata, stores the client (secret hashed), answers what was registered. */
 export async function registerClient(db: Db, body: unknown, now: Date): Promise<Record<string, unknown>> {
@@ -51,10 +48,8 @@ export async function registerClient(db: Db, body: unknown, now: Date): Promise<
   const redirectUris = input.redirect_uris;
   if (!Array.isArray(redirectUris) || redirectUris.length === 0) throw new OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty array");
   if (redirectUris.length > MAX_REDIRECT_URIS) throw new OAuthError("invalid_redirect_uri", `at most ${MAX_REDIRECT_URIS} redirect URIs`);
-  for (const uri of redirectUris) {
-    const problem = typeof uri === "string" ? redirectUriProblem(uri) : "redirect URIs must be strings";
-    if (problem) throw new OAuthError("invalid_redirect_uri", problem);
-  }
+  const problem = redirectUris.map((uri) => (typeof uri === "string" ? redirectUriProblem(uri) : "redirect URIs must be strings")).find((p) => p !== null);
+  if (problem) throw new OAuthError("invalid_redirect_uri", problem);
 
   // RFC 7591 §2 makes client_secret_basic the default, but MCP clients that omit the field (VS Code and
   // others) go on as public PKCE clients and never send a secret. The server may substitute a value
@@ -137,8 +132,7 @@ export function param(form: Form, name: string): string | null {
 export async function authenticateClient(db: Db, form: Form, authorization: string | null): Promise<OAuthClient> {
   const bodyId = param(form, "client_id");
   const bodySecret = param(form, "client_secret");
-  let id = bodyId;
-  let secret = bodySecret;
+  let [id, secret] = [bodyId, bodySecret];
   const basic = authorization && /^Basic\s+/i.test(authorization) ? authorization.replace(/^Basic\s+/i, "").trim() : null;
   const challenge = { "www-authenticate": 'Basic realm="oauth"' };
   const unauthorized = (description: string): OAuthError => new OAuthError("invalid_client", description, 401, basic ? challenge : {});
@@ -155,9 +149,7 @@ export async function authenticateClient(db: Db, form: Form, authorization: stri
   if (!client) throw unauthorized("unknown client");
   if (client.tokenEndpointAuthMethod === "none") {
     if (secret !== null) throw unauthorized("this client is public and has no secret");
-    return client;
-  }
-  if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) throw unauthorized("client authentication failed");
+  } else if (secret === null || !client.secretHash || !safeEqual(hashToken(secret), client.secretHash)) throw unauthorized("client authentication failed");
   return client;
 }
 

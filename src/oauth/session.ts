@@ -6,6 +6,7 @@ import type { Db } from "../../db/client";
 import { systemState } from "../../db/schema";
 import { oneRow } from "../lib/rows";
 import { safeEqual } from "../lib/tokens";
+import { getUser, type User } from "../users/service";
 
 // The consent page keeps no server-side session: a CSRF nonce cookie, a form token that is an HMAC
 // of that nonce, and a short signed sign-in cookie bound to the same nonce. The HMAC key lives in
@@ -79,14 +80,13 @@ export function signInValue(key: Uint8Array, userId: string, passwordHash: strin
   return `${body}.${mac(key, "sign-in", `${body}.${nonce}.${passwordHash}`)}`;
 }
 
-/** The user id a sign-in cookie names, before its mac is checked (see checkSignIn); null when malformed or expired. */
-export function signInUserId(value: string | null, now: Date): string | null {
-  const parts = /^([^.]*)\.(\d{1,16})\.[^.]*$/.exec(value ?? "");
-  return parts && Number(parts[2]) > now.getTime() ? (parts[1] ?? null) : null;
-}
-
-export function checkSignIn(key: Uint8Array, value: string, nonce: string | null, passwordHash: string): boolean {
-  if (!validNonce(nonce)) return false;
-  const [userId, exp, sig] = value.split(".");
-  return safeEqual(sig ?? "", mac(key, "sign-in", `${userId}.${exp}.${nonce}.${passwordHash}`));
+/**
+ * The user a sign-in cookie names, when it has not expired and its mac checks against this flow's nonce
+ * and the user's current password hash: a deleted user or a changed password ends the sign-in.
+ */
+export async function signedInUser(db: Db, key: Uint8Array, value: string | null, nonce: string, now: Date): Promise<User | null> {
+  const [, userId, exp, sig = ""] = /^([^.]*)\.(\d{1,16})\.([^.]*)$/.exec(value ?? "") ?? [];
+  if (!userId || Number(exp) <= now.getTime()) return null;
+  const user = await getUser(db, userId);
+  return user && validNonce(nonce) && safeEqual(sig, mac(key, "sign-in", `${userId}.${exp}.${nonce}.${user.passwordHash}`)) ? user : null;
 }

@@ -69,7 +69,7 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   const code = param(form, "code");
   if (!code) throw new OAuthError("invalid_request", "code is required");
   const verifier = param(form, "code_verifier");
-  const redirectUri = param(form, "redirect_uri");
+  const redirectUri = param(form, "redirect_uri") ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
   const hash = hashToken(code);
   const [row] = await db
     .update(oauthCodes)
@@ -84,9 +84,7 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   }
   if (row.clientId !== client.id) throw invalidGrant("the authorization code was issued to another client");
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the authorization code has expired");
-  if (redirectUri === null ? client.redirectUris.length !== 1 || client.redirectUris[0] !== row.redirectUri : redirectUri !== row.redirectUri) {
-    throw invalidGrant("redirect_uri does not match the authorization request");
-  }
+  if (redirectUri !== row.redirectUri) throw invalidGrant("redirect_uri does not match the authorization request");
   if (!verifier) throw invalidGrant("code_verifier is required (PKCE)");
   if (!VERIFIER_RE.test(verifier) || !safeEqual(encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier))), row.codeChallenge))
     throw invalidGrant("code_verifier does not match the code_challenge");
@@ -141,10 +139,9 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   // consent: a refreshed token never outgrows what the user holds there now.
   const held = await heldScopes(db, row);
   let scopes = keepHeld(row.scopes, held);
-  const asked = param(form, "scope");
   // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
   // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.
-  const ours = asked === null ? [] : asked.split(" ").filter((s) => isScope(s));
+  const ours = (param(form, "scope") ?? "").split(" ").filter(isScope);
   if (ours.some((s) => !row.scopes.includes(s))) throw new OAuthError("invalid_scope", "a refreshed token may only carry scopes of the original grant");
   if (ours.length > 0) scopes = keepHeld(knownScopes(ours.join(" ")), held, "requested scopes");
   const family: Family = { grantId: row.grantId, clientId: client.id, userId: row.userId, projectId: row.projectId, resource: row.resource, scopes, endsAt };
