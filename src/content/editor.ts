@@ -10,8 +10,8 @@ import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { contentWrite, type Project } from "../projects/service";
 import { findTranslation, projectLocale } from "../translations/service";
-import type { EntriesOut, EntryQuery, LocalizedNodeOut } from "./operations";
-import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, pageOfNodes, setNodeBlocks } from "./service";
+import { type EntriesOut, EntryOut, type EntryQuery, type LocalizedNodeOut } from "./operations";
+import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, setNodeBlocks } from "./service";
 
 /** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
@@ -22,8 +22,8 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
 }
 
 /** Puts a node's blocks in the given order; the ids must be exactly the node's current blocks. */
-export async function reorderBlocks(db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> {
-  return contentWrite(db, project.id, async (tx) => {
+export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> =>
+  contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, nodeId);
     const current = await getBlocks(tx, node.id);
     const byId = new Map(current.map((b) => [b.id, { id: b.id, type: b.type, data: b.data }]));
@@ -36,7 +36,6 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
     const ordered = ids.flatMap((id) => byId.get(id) ?? []);
     return setNodeBlocks(tx, project, node.id, ordered, now);
   });
-}
 
 /**
  * The node with its blocks in one locale: the translation's meta and block overrides (draft or
@@ -78,16 +77,7 @@ export async function listEntries(db: Db, projectId: string, query: z.output<typ
   const { data, ...paging } = await pageOfNodes(db, conds, entryOrder(query.sort ?? "-updated_at"), readPaging(query, { defaultPerPage: 20 }));
   return {
     collection: { id: collection.id, path: collection.path, title: collection.title },
-    entries: data.map((n) => ({
-      id: n.id,
-      slug: n.slug,
-      title: n.title,
-      path: n.path,
-      status: n.status,
-      position: n.position,
-      created_at: n.createdAt.toISOString(),
-      updated_at: n.updatedAt.toISOString(),
-    })),
+    entries: data.map((n) => EntryOut.parse(nodeToWire(n))),
     ...paging,
   };
 }

@@ -43,7 +43,7 @@ const nodeShape = {
 export const NodeOut = z.object(nodeShape);
 export const NodeWithBlocksOut = z.object({ ...nodeShape, blocks: z.array(BlockOut) });
 export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
-const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
+export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
 
 const Position = z.number().int().min(0).max(1_000_000);
 const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
@@ -74,10 +74,7 @@ const listNodesOp = projectOperation({
   output: z.object({ nodes: z.array(NodeOut), ...PageInfo }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/nodes", data: "nodes", tag: "content", summary: "List nodes (any status), filtered by type, status, parent or path prefix" },
-  async run({ deps, project }, args) {
-    const r = await listNodes(deps.db, project.id, { ...args, per_page: args.per_page ?? 50 });
-    return { nodes: r.data.map(nodeToWire), total: r.total, page: r.page, per_page: r.per_page };
-  },
+  run: ({ deps, project }, args) => listNodes(deps.db, project.id, args).then(({ data, ...paging }) => ({ nodes: data.map(nodeToWire), ...paging })),
 });
 
 const getNodeOp = projectOperation({
@@ -96,10 +93,7 @@ const getNodeOp = projectOperation({
   output: z.object({ node: LocalizedNodeOut }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/node", data: "node", tag: "content", summary: "Read a node by id or slug path, optionally in one locale (its translation merged in)" },
-  async run({ deps, project }, args) {
-    const node = await findNode(deps.db, project.id, args);
-    return { node: await getLocalizedNode(deps.db, project, node.id, args.locale) };
-  },
+  run: async ({ deps, project }, args) => ({ node: await getLocalizedNode(deps.db, project, (await findNode(deps.db, project.id, args)).id, args.locale) }),
 });
 
 export const NewNodeIn = z.object({
