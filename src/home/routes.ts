@@ -79,17 +79,10 @@ export function homeRoutes(deps: AppDeps) {
     "/",
     async ({ request }) => {
       const home = await homeOf(deps);
-      const common = { "cache-control": "no-store", vary: "Accept", "x-content-type-options": "nosniff" };
-      if (prefersHtml(request.headers.get("accept"))) {
-        return new Response(homeHtml(home), {
-          headers: {
-            ...common,
-            "content-type": "text/html; charset=utf-8",
-            "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-          },
-        });
-      }
-      return new Response(JSON.stringify(home), { headers: { ...common, "content-type": "application/json; charset=utf-8" } });
+      const html = prefersHtml(request.headers.get("accept"));
+      const headers = new Headers({ "cache-control": "no-store", vary: "Accept", "x-content-type-options": "nosniff", "content-type": `${html ? "text/html" : "application/json"}; charset=utf-8` });
+      if (html) headers.set("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+      return new Response(html ? homeHtml(home) : JSON.stringify(home), { headers });
     },
     { detail: { tags: ["ops"], summary: "Service home: version and where to start (HTML for browsers, JSON otherwise)" } },
   );
