@@ -25,7 +25,7 @@ export const BlockIn = z.object({
 const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
 
 export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
-const nodeShape = {
+export const NodeOut = z.object({
   id: Id,
   project_id: Id,
   parent_id: Id.nullable(),
@@ -39,9 +39,8 @@ const nodeShape = {
   published_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
-};
-export const NodeOut = z.object(nodeShape);
-export const NodeWithBlocksOut = z.object({ ...nodeShape, blocks: z.array(BlockOut) });
+});
+export const NodeWithBlocksOut = NodeOut.extend({ blocks: z.array(BlockOut) });
 export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
 export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
 

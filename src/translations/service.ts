@@ -63,8 +63,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
     if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
-    const blockMap = Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data]));
-    const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
+    const values = { meta: input.meta ?? {}, blocks: Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data])), status: input.status ?? "published", updatedAt: now } as const;
     return oneRow(
       await tx
         .insert(translations)
