@@ -13,7 +13,6 @@ import { findTranslation, projectLocale } from "../translations/service";
 import { type EntriesOut, EntryOut, type EntryQuery, type LocalizedNodeOut } from "./operations";
 import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, setNodeBlocks } from "./service";
 
-/** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
   if (ref.id && ref.path) throw new AppError("invalid_request", "give either id or path, not both", { field: "id" });
   if (ref.id) return getNode(db, projectId, ref.id);
@@ -51,10 +50,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     ...node,
     title: typeof title === "string" && title !== "" ? title : node.title,
     seo: deepMerge(node.seo, seoMeta),
-    blocks: node.blocks.map((b) => {
-      const override = tr.blocks[b.id];
-      return override ? { ...b, data: deepMerge(b.data, override) } : b;
-    }),
+    blocks: node.blocks.map((b) => ({ ...b, data: deepMerge(b.data, tr.blocks[b.id] ?? {}) })),
     locale: loc,
     translated: true,
     translation_status: tr.status,

@@ -176,7 +176,13 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
   const removed = [...existing].filter((id) => !seen.has(id));
   if (removed.length > 0) {
     await db.delete(blocks).where(and(eq(blocks.nodeId, nodeId), inArray(blocks.id, removed)));
-    await pruneOverrides(db, nodeId, removed, now);
+    // Translations drop their overrides of deleted blocks in the same transaction: a translation read
+    // back is always a valid write (an override of a block the node lacks is refused with 400).
+    const keys = sql`array[${sql.join(removed, sql`, `)}]::text[]`;
+    await db
+      .update(translations)
+      .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
+      .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
   }
   for (const r of rows) {
     await db
@@ -185,18 +191,6 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
       .onConflictDoUpdate({ target: blocks.id, set: { type: r.type, order: r.order, data: r.data } });
   }
   return rows;
-}
-
-/**
- * Translations drop their overrides of deleted blocks in the same transaction: a translation read
- * back is always a valid write (an override of a block the node lacks is refused with 400).
- */
-async function pruneOverrides(db: Db, nodeId: string, removed: string[], now: Date): Promise<void> {
-  const keys = sql`array[${sql.join(removed, sql`, `)}]::text[]`;
-  await db
-    .update(translations)
-    .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
-    .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
 }
 
 export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> =>
