@@ -52,10 +52,7 @@ const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: st
 export const NodeQuery = z.object({
   type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
   status: NodeStatus.optional(),
-  parent_id: z
-    .union([NodeId, z.literal("root")])
-    .optional()
-    .describe('children of this node id, or "root" for top-level nodes'),
+  parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
   path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
   page: Page,
   per_page: PerPage(50),

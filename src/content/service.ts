@@ -77,11 +77,7 @@ export async function getNode(db: Db, projectId: string, id: string): Promise<No
 export const getNodeByPath = (db: Db, projectId: string, path: string): Promise<Node> => nodeWhere(db, projectId, eq(nodes.path, path.replace(/^\/+|\/+$/g, "")));
 
 async function nodeWhere(db: Db, projectId: string, match: SQL): Promise<Node> {
-  const [n] = await db
-    .select()
-    .from(nodes)
-    .where(and(eq(nodes.projectId, projectId), match))
-    .limit(1);
+  const n = await db.query.nodes.findFirst({ where: and(eq(nodes.projectId, projectId), match) });
   if (!n) throw notFound("node");
   return n;
 }

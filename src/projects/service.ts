@@ -25,12 +25,7 @@ export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
 
 export async function findProject(db: Db, ref: string): Promise<Project | null> {
   if (!isUuid(ref) && !isSlug(ref)) return null;
-  const [p] = await db
-    .select()
-    .from(projects)
-    .where(isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref))
-    .limit(1);
-  return p ?? null;
+  return (await db.query.projects.findFirst({ where: isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref) })) ?? null;
 }
 
 /** A project the caller may act on, or 404 (never 403: other projects are invisible). */

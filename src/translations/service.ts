@@ -46,12 +46,7 @@ export async function getTranslation(db: Db, project: Project, nodeId: string, l
 
 /** The node's translation into `locale` (the project's spelling), if it has one. */
 export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
-  db
-    .select()
-    .from(translations)
-    .where(and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)))
-    .limit(1)
-    .then(([tr]) => tr);
+  db.query.translations.findFirst({ where: and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)) });
 
 /** Creates or replaces the translation of a node into one of the project's other locales. */
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
