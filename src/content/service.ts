@@ -51,7 +51,6 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   return pageOfNodes(db, conds, [asc(nodes.path), asc(nodes.id)], readPaging(f, { defaultPerPage: 50 }));
 }
 
-/** One page of the nodes that meet every condition, in the given order, with their total. */
 export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: Paging) {
   const where = and(...conds);
   const [data, counted] = await Promise.all([

@@ -42,16 +42,14 @@ async function homeOf(deps: AppDeps): Promise<{ name: string; version: string; l
 
 /** HTML only when the client ranks text/html above application/json (browsers do; curl does not). */
 function prefersHtml(accept: string | null): boolean {
-  let html = 0;
-  let json = 0;
+  const best = { html: 0, json: 0 };
   for (const part of (accept ?? "").toLowerCase().split(",")) {
     const [range, ...params] = part.split(";").map((s) => s.trim());
     const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? 1);
-    if (!Number.isFinite(q)) continue;
-    if (range === "text/html" || range === "application/xhtml+xml") html = Math.max(html, q);
-    if (range === "application/json") json = Math.max(json, q);
+    const form = range === "text/html" || range === "application/xhtml+xml" ? "html" : range === "application/json" ? "json" : null;
+    if (form && Number.isFinite(q)) best[form] = Math.max(best[form], q);
   }
-  return html > 0 && html > json;
+  return best.html > 0 && best.html > best.json;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"));

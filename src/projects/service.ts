@@ -36,7 +36,6 @@ export async function resolveProject(db: Db, ref: string, caller: AdminCaller | 
 }
 
 export async function listProjects(db: Db, caller: AdminCaller): Promise<Project[]> {
-  if (caller.projectIds?.length === 0) return [];
   const where = caller.projectIds === null ? undefined : inArray(projects.id, [...caller.projectIds]);
   return db.select().from(projects).where(where).orderBy(projects.createdAt, projects.id);
 }

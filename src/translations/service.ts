@@ -48,7 +48,6 @@ export async function getTranslation(db: Db, project: Project, nodeId: string, l
 export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
   db.query.translations.findFirst({ where: and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)) });
 
-/** Creates or replaces the translation of a node into one of the project's other locales. */
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
