@@ -97,14 +97,10 @@ function checkPathLength(path: string, longest: number = path.length): void {
   }
 }
 
-async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
-    throw err;
-  }
-}
+const withConflict = <T>(path: string, write: () => Promise<T>): Promise<T> =>
+  write().catch((err) => {
+    throw isUniqueViolation(err) ? new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path }) : err;
+  });
 
 export const createNode = (db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> =>
   contentWrite(db, project.id, async (tx) => {

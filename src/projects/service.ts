@@ -108,14 +108,10 @@ export async function updateProject(db: Db, project: Project, input: Partial<z.o
   );
 }
 
-async function withSlugConflict<T>(slug: string | undefined, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${slug}" already exists`, { field: "slug" });
-    throw err;
-  }
-}
+const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>): Promise<T> =>
+  write().catch((err) => {
+    throw isUniqueViolation(err) ? new AppError("conflict", `a project with slug "${slug}" already exists`, { field: "slug" }) : err;
+  });
 
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
