@@ -190,9 +190,8 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
     const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
     // The same parent is not looked up: its path is the node's own without the last segment.
     const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
-    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`))) {
+    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`)))
       throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
-    }
     const parentPath = parent ? parent.path : parentId ? node.path.slice(0, node.path.length - node.slug.length - 1) : null;
     const slug = input.slug ?? node.slug;
     const path = parentPath ? `${parentPath}/${slug}` : slug;

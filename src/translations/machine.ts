@@ -95,13 +95,9 @@ const setOwn = (holder: object, key: string | number, value: unknown): void => {
   Object.defineProperty(holder, key, { value, enumerable: true, writable: true, configurable: true });
 };
 
-async function withSlotRetry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === "rate_limited") || attempt >= 5) throw err;
-      await Bun.sleep(250 * (attempt + 1));
-    }
-  }
-}
+const withSlotRetry = <T>(fn: () => Promise<T>, attempt = 0): Promise<T> =>
+  fn().catch(async (err) => {
+    if (!(err instanceof AppError && err.code === "rate_limited") || attempt >= 5) throw err;
+    await Bun.sleep(250 * (attempt + 1));
+    return withSlotRetry(fn, attempt + 1);
+  });
