@@ -20,7 +20,6 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
   throw new AppError("missing_parameter", "give the node's id or its path", { field: "id" });
 }
 
-/** Puts a node's blocks in the given order; the ids must be exactly the node's current blocks. */
 export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> =>
   contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, nodeId);
@@ -66,10 +65,8 @@ export async function listEntries(db: Db, projectId: string, query: z.output<typ
   if (collection.type !== "collection") throw new AppError("invalid_request", `node "${collection.path}" is of type "${collection.type}", not a collection`, { field: "collection" });
   const conds: SQL[] = [eq(nodes.projectId, projectId), eq(nodes.parentId, collection.id)];
   if (query.status) conds.push(eq(nodes.status, query.status));
-  if (query.q) {
-    const pattern = `%${escapeLike(query.q)}%`;
-    conds.push(sql`(${nodes.title} ilike ${pattern} or ${nodes.slug} ilike ${pattern})`);
-  }
+  const pattern = `%${escapeLike(query.q ?? "")}%`;
+  if (query.q) conds.push(sql`(${nodes.title} ilike ${pattern} or ${nodes.slug} ilike ${pattern})`);
   const { data, ...paging } = await pageOfNodes(db, conds, entryOrder(query.sort ?? "-updated_at"), readPaging(query, { defaultPerPage: 20 }));
   return {
     collection: { id: collection.id, path: collection.path, title: collection.title },

@@ -56,8 +56,7 @@ const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => (c === "&" ? "&a
 
 const list = (links: HomeLink[]): string => `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
 
-function homeHtml(home: Awaited<ReturnType<typeof homeOf>>): string {
-  return `<!doctype html>
+const homeHtml = (home: Awaited<ReturnType<typeof homeOf>>): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${esc(home.name)} ${esc(home.version)}</title>
@@ -70,10 +69,9 @@ ${list(home.links)}
 ${home.demo ? list(home.demo) : "<p>No demo project (it is created on the first start unless <code>SEED_DEMO=false</code>).</p>"}
 </body></html>
 `;
-}
 
-export function homeRoutes(deps: AppDeps) {
-  return new Elysia().get(
+export const homeRoutes = (deps: AppDeps) =>
+  new Elysia().get(
     "/",
     async ({ request }) => {
       const home = await homeOf(deps);
@@ -84,4 +82,3 @@ export function homeRoutes(deps: AppDeps) {
     },
     { detail: { tags: ["ops"], summary: "Service home: version and where to start (HTML for browsers, JSON otherwise)" } },
   );
-}

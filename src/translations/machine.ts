@@ -54,7 +54,6 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
   return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider: last?.provider ?? null, model: last?.model ?? null };
 }
 
-/** Prose strings of a block's data, skipping identifier, link and style keys. */
 function textLeaves(blockId: string, value: unknown, path: Path): Leaf[] {
   if (typeof value === "string") {
     const key = path.findLast((p) => typeof p === "string");
