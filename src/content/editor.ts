@@ -10,10 +10,9 @@ import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { contentWrite, type Project } from "../projects/service";
 import { findTranslation, projectLocale } from "../translations/service";
-import type { EntriesOut, EntryQuery, LocalizedNodeOut } from "./operations";
-import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, pageOfNodes, setNodeBlocks } from "./service";
+import { type EntriesOut, EntryOut, type EntryQuery, type LocalizedNodeOut } from "./operations";
+import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, setNodeBlocks } from "./service";
 
-/** A node by id or by its slug path (any status). */
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
   if (ref.id && ref.path) throw new AppError("invalid_request", "give either id or path, not both", { field: "id" });
   if (ref.id) return getNode(db, projectId, ref.id);
@@ -21,9 +20,8 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
   throw new AppError("missing_parameter", "give the node's id or its path", { field: "id" });
 }
 
-/** Puts a node's blocks in the given order; the ids must be exactly the node's current blocks. */
-export async function reorderBlocks(db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> {
-  return contentWrite(db, project.id, async (tx) => {
+export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> =>
+  contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, nodeId);
     const current = await getBlocks(tx, node.id);
     const byId = new Map(current.map((b) => [b.id, { id: b.id, type: b.type, data: b.data }]));
@@ -36,7 +34,6 @@ export async function reorderBlocks(db: Db, project: Project, nodeId: string, bl
     const ordered = ids.flatMap((id) => byId.get(id) ?? []);
     return setNodeBlocks(tx, project, node.id, ordered, now);
   });
-}
 
 /**
  * The node with its blocks in one locale: the translation's meta and block overrides (draft or
@@ -52,10 +49,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     ...node,
     title: typeof title === "string" && title !== "" ? title : node.title,
     seo: deepMerge(node.seo, seoMeta),
-    blocks: node.blocks.map((b) => {
-      const override = tr.blocks[b.id];
-      return override ? { ...b, data: deepMerge(b.data, override) } : b;
-    }),
+    blocks: node.blocks.map((b) => ({ ...b, data: deepMerge(b.data, tr.blocks[b.id] ?? {}) })),
     locale: loc,
     translated: true,
     translation_status: tr.status,
@@ -71,23 +65,12 @@ export async function listEntries(db: Db, projectId: string, query: z.output<typ
   if (collection.type !== "collection") throw new AppError("invalid_request", `node "${collection.path}" is of type "${collection.type}", not a collection`, { field: "collection" });
   const conds: SQL[] = [eq(nodes.projectId, projectId), eq(nodes.parentId, collection.id)];
   if (query.status) conds.push(eq(nodes.status, query.status));
-  if (query.q) {
-    const pattern = `%${escapeLike(query.q)}%`;
-    conds.push(sql`(${nodes.title} ilike ${pattern} or ${nodes.slug} ilike ${pattern})`);
-  }
+  const pattern = `%${escapeLike(query.q ?? "")}%`;
+  if (query.q) conds.push(sql`(${nodes.title} ilike ${pattern} or ${nodes.slug} ilike ${pattern})`);
   const { data, ...paging } = await pageOfNodes(db, conds, entryOrder(query.sort ?? "-updated_at"), readPaging(query, { defaultPerPage: 20 }));
   return {
     collection: { id: collection.id, path: collection.path, title: collection.title },
-    entries: data.map((n) => ({
-      id: n.id,
-      slug: n.slug,
-      title: n.title,
-      path: n.path,
-      status: n.status,
-      position: n.position,
-      created_at: n.createdAt.toISOString(),
-      updated_at: n.updatedAt.toISOString(),
-    })),
+    entries: data.map((n) => EntryOut.parse(nodeToWire(n))),
     ...paging,
   };
 }

@@ -25,7 +25,7 @@ export const BlockIn = z.object({
 const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
 
 export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
-const nodeShape = {
+export const NodeOut = z.object({
   id: Id,
   project_id: Id,
   parent_id: Id.nullable(),
@@ -39,11 +39,10 @@ const nodeShape = {
   published_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
-};
-export const NodeOut = z.object(nodeShape);
-export const NodeWithBlocksOut = z.object({ ...nodeShape, blocks: z.array(BlockOut) });
+});
+export const NodeWithBlocksOut = NodeOut.extend({ blocks: z.array(BlockOut) });
 export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
-const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
+export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
 
 const Position = z.number().int().min(0).max(1_000_000);
 const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
@@ -53,10 +52,7 @@ const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: st
 export const NodeQuery = z.object({
   type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
   status: NodeStatus.optional(),
-  parent_id: z
-    .union([NodeId, z.literal("root")])
-    .optional()
-    .describe('children of this node id, or "root" for top-level nodes'),
+  parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
   path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
   page: Page,
   per_page: PerPage(50),
@@ -74,10 +70,7 @@ const listNodesOp = projectOperation({
   output: z.object({ nodes: z.array(NodeOut), ...PageInfo }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/nodes", data: "nodes", tag: "content", summary: "List nodes (any status), filtered by type, status, parent or path prefix" },
-  async run({ deps, project }, args) {
-    const r = await listNodes(deps.db, project.id, { ...args, per_page: args.per_page ?? 50 });
-    return { nodes: r.data.map(nodeToWire), total: r.total, page: r.page, per_page: r.per_page };
-  },
+  run: ({ deps, project }, args) => listNodes(deps.db, project.id, args).then(({ data, ...paging }) => ({ nodes: data.map(nodeToWire), ...paging })),
 });
 
 const getNodeOp = projectOperation({
@@ -96,10 +89,7 @@ const getNodeOp = projectOperation({
   output: z.object({ node: LocalizedNodeOut }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/node", data: "node", tag: "content", summary: "Read a node by id or slug path, optionally in one locale (its translation merged in)" },
-  async run({ deps, project }, args) {
-    const node = await findNode(deps.db, project.id, args);
-    return { node: await getLocalizedNode(deps.db, project, node.id, args.locale) };
-  },
+  run: async ({ deps, project }, args) => ({ node: await getLocalizedNode(deps.db, project, (await findNode(deps.db, project.id, args)).id, args.locale) }),
 });
 
 export const NewNodeIn = z.object({

@@ -51,7 +51,6 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   return pageOfNodes(db, conds, [asc(nodes.path), asc(nodes.id)], readPaging(f, { defaultPerPage: 50 }));
 }
 
-/** One page of the nodes that meet every condition, in the given order, with their total. */
 export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: ReturnType<typeof readPaging>) {
   const where = and(...conds);
   const [data, counted] = await Promise.all([
@@ -77,11 +76,7 @@ export async function getNode(db: Db, projectId: string, id: string): Promise<No
 export const getNodeByPath = (db: Db, projectId: string, path: string): Promise<Node> => nodeWhere(db, projectId, eq(nodes.path, path.replace(/^\/+|\/+$/g, "")));
 
 async function nodeWhere(db: Db, projectId: string, match: SQL): Promise<Node> {
-  const [n] = await db
-    .select()
-    .from(nodes)
-    .where(and(eq(nodes.projectId, projectId), match))
-    .limit(1);
+  const n = await db.query.nodes.findFirst({ where: and(eq(nodes.projectId, projectId), match) });
   if (!n) throw notFound("node");
   return n;
 }
@@ -102,23 +97,19 @@ function checkPathLength(path: string, longest: number = path.length): void {
   }
 }
 
-async function withConflict<T>(path: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path });
-    throw err;
-  }
-}
+const withConflict = <T>(path: string, write: () => Promise<T>): Promise<T> =>
+  write().catch((err) => {
+    throw isUniqueViolation(err) ? new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path }) : err;
+  });
 
-export async function createNode(db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> {
-  return withConflict(input.slug, () =>
-    contentWrite(db, project.id, async (tx) => {
-      const parent = await parentNode(tx, project.id, input.parent_id);
-      const path = parent ? `${parent.path}/${input.slug}` : input.slug;
-      checkPathLength(path);
-      const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
-      const inserted = await withConflict(path, () =>
+export const createNode = (db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> =>
+  contentWrite(db, project.id, async (tx) => {
+    const parent = await parentNode(tx, project.id, input.parent_id);
+    const path = parent ? `${parent.path}/${input.slug}` : input.slug;
+    checkPathLength(path);
+    const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
+    const node = oneRow(
+      await withConflict(path, () =>
         tx
           .insert(nodes)
           .values({
@@ -136,13 +127,11 @@ export async function createNode(db: Db, project: Project, input: NewNode, now: 
             updatedAt: now,
           })
           .returning(),
-      );
-      const node = oneRow(inserted);
-      const written = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : [];
-      return { ...nodeToWire(node), blocks: written.map(blockToWire) };
-    }),
-  );
-}
+      ),
+    );
+    const written = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : [];
+    return { ...nodeToWire(node), blocks: written.map(blockToWire) };
+  });
 
 /** The node a write names as parent (none: the top level), or 400 when it is not a node of this project. */
 async function parentNode(db: Db, projectId: string, id: string | null | undefined): Promise<Node | null> {
@@ -178,7 +167,13 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
   const removed = [...existing].filter((id) => !seen.has(id));
   if (removed.length > 0) {
     await db.delete(blocks).where(and(eq(blocks.nodeId, nodeId), inArray(blocks.id, removed)));
-    await pruneOverrides(db, nodeId, removed, now);
+    // Translations drop their overrides of deleted blocks in the same transaction: a translation read
+    // back is always a valid write (an override of a block the node lacks is refused with 400).
+    const keys = sql`array[${sql.join(removed, sql`, `)}]::text[]`;
+    await db
+      .update(translations)
+      .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
+      .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
   }
   for (const r of rows) {
     await db
@@ -189,81 +184,56 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
   return rows;
 }
 
-/**
- * Translations drop their overrides of deleted blocks in the same transaction: a translation read
- * back is always a valid write (an override of a block the node lacks is refused with 400).
- */
-async function pruneOverrides(db: Db, nodeId: string, removed: string[], now: Date): Promise<void> {
-  const keys = sql`array[${sql.join(removed, sql`, `)}]::text[]`;
-  await db
-    .update(translations)
-    .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
-    .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
-}
-
-export async function updateNode(db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> {
-  return contentWrite(db, project.id, async (tx) => {
+export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> =>
+  contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
     const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
     // The same parent is not looked up: its path is the node's own without the last segment.
     const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
-    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`))) {
+    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`)))
       throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
-    }
     const parentPath = parent ? parent.path : parentId ? node.path.slice(0, node.path.length - node.slug.length - 1) : null;
     const slug = input.slug ?? node.slug;
     const path = parentPath ? `${parentPath}/${slug}` : slug;
     const moved = path !== node.path;
+    const descendants = and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`));
     if (moved) {
       const { longest } = oneRow(
         await tx
           .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
           .from(nodes)
-          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`))),
+          .where(descendants),
       );
       checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
     }
     const position = input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
-
-    const [updated] = await withConflict(path, () =>
-      tx
+    const updated = await withConflict(path, async () => {
+      const [row] = await tx
         .update(nodes)
-        .set({
-          parentId,
-          slug,
-          path,
-          position,
-          type: input.type ?? node.type,
-          title: input.title ?? node.title,
-          seo: input.seo ?? node.seo,
-          updatedAt: now,
-        })
+        .set({ parentId, slug, path, position, type: input.type ?? node.type, title: input.title ?? node.title, seo: input.seo ?? node.seo, updatedAt: now })
         .where(eq(nodes.id, node.id))
-        .returning(),
-    );
-    if (moved) {
+        .returning();
       // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
-      await withConflict(path, () =>
-        tx
+      if (moved) {
+        await tx
           .update(nodes)
           .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
-          .where(and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`), ne(nodes.id, node.id))),
-      );
-    }
+          .where(and(descendants, ne(nodes.id, node.id)));
+      }
+      return row;
+    });
     if (!updated) throw notFound("node");
     const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
     return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
   });
-}
 
-export async function setNodeBlocks(db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> {
-  return contentWrite(db, project.id, async (tx) => {
+export const setNodeBlocks = (db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> =>
+  contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
     const written = await writeBlocks(tx, node.id, input, now);
     await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
     return written.map(blockToWire);
   });
-}
 
 export type Transition = "publish" | "unpublish" | "archive" | "restore";
 
@@ -274,28 +244,22 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
   restore: { from: ["archived"], to: "draft" },
 };
 
-export async function transitionNode(db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> {
-  return contentWrite(db, project.id, async (tx) => {
+export const transitionNode = (db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> =>
+  contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
     const [updated] = await tx
       .update(nodes)
-      .set({
-        status: rule.to,
-        publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt,
-        updatedAt: now,
-      })
+      .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, updatedAt: now })
       .where(eq(nodes.id, node.id))
       .returning();
     if (!updated) throw notFound("node");
     return nodeToWire(updated);
   });
-}
 
-export async function deleteNode(db: Db, project: Project, id: string): Promise<void> {
-  await contentWrite(db, project.id, async (tx) => {
+export const deleteNode = (db: Db, project: Project, id: string): Promise<void> =>
+  contentWrite(db, project.id, async (tx) => {
     const node = await getNode(tx, project.id, id);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });
-}

@@ -42,24 +42,21 @@ async function homeOf(deps: AppDeps): Promise<{ name: string; version: string; l
 
 /** HTML only when the client ranks text/html above application/json (browsers do; curl does not). */
 function prefersHtml(accept: string | null): boolean {
-  let html = 0;
-  let json = 0;
+  const best = { html: 0, json: 0 };
   for (const part of (accept ?? "").toLowerCase().split(",")) {
     const [range, ...params] = part.split(";").map((s) => s.trim());
     const q = Number(params.find((p) => p.startsWith("q="))?.slice(2) ?? 1);
-    if (!Number.isFinite(q)) continue;
-    if (range === "text/html" || range === "application/xhtml+xml") html = Math.max(html, q);
-    if (range === "application/json") json = Math.max(json, q);
+    const form = range === "text/html" || range === "application/xhtml+xml" ? "html" : range === "application/json" ? "json" : null;
+    if (form && Number.isFinite(q)) best[form] = Math.max(best[form], q);
   }
-  return html > 0 && html > json;
+  return best.html > 0 && best.html > best.json;
 }
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;"));
 
 const list = (links: HomeLink[]): string => `<ul>${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.title)}</a> <code>${esc(l.href)}</code></li>`).join("")}</ul>`;
 
-function homeHtml(home: Awaited<ReturnType<typeof homeOf>>): string {
-  return `<!doctype html>
+const homeHtml = (home: Awaited<ReturnType<typeof homeOf>>): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${esc(home.name)} ${esc(home.version)}</title>
@@ -72,25 +69,16 @@ ${list(home.links)}
 ${home.demo ? list(home.demo) : "<p>No demo project (it is created on the first start unless <code>SEED_DEMO=false</code>).</p>"}
 </body></html>
 `;
-}
 
-export function homeRoutes(deps: AppDeps) {
-  return new Elysia().get(
+export const homeRoutes = (deps: AppDeps) =>
+  new Elysia().get(
     "/",
     async ({ request }) => {
       const home = await homeOf(deps);
-      const common = { "cache-control": "no-store", vary: "Accept", "x-content-type-options": "nosniff" };
-      if (prefersHtml(request.headers.get("accept"))) {
-        return new Response(homeHtml(home), {
-          headers: {
-            ...common,
-            "content-type": "text/html; charset=utf-8",
-            "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-          },
-        });
-      }
-      return new Response(JSON.stringify(home), { headers: { ...common, "content-type": "application/json; charset=utf-8" } });
+      const html = prefersHtml(request.headers.get("accept"));
+      const headers = new Headers({ "cache-control": "no-store", vary: "Accept", "x-content-type-options": "nosniff", "content-type": `${html ? "text/html" : "application/json"}; charset=utf-8` });
+      if (html) headers.set("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+      return new Response(html ? homeHtml(home) : JSON.stringify(home), { headers });
     },
     { detail: { tags: ["ops"], summary: "Service home: version and where to start (HTML for browsers, JSON otherwise)" } },
   );
-}

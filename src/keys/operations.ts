@@ -38,10 +38,7 @@ const createKeyOp = adminOperation({
   }),
   output: z.object({ key: KeyOut.extend({ key: z.string().describe("shown once") }) }),
   http: { method: "POST", path: "/admin/keys", status: 201, data: "key", noStore: true, tag: "keys", summary: "Create an admin key; the plaintext key is in this response only" },
-  async run({ deps, caller, now }, args) {
-    const { key, plaintext } = await createAdminKey(deps.db, args, caller, now);
-    return { key: { ...keyToWire(key), key: plaintext } };
-  },
+  run: ({ deps, caller, now }, args) => createAdminKey(deps.db, args, caller, now).then(({ key, plaintext }) => ({ key: { ...keyToWire(key), key: plaintext } })),
 });
 
 const revokeKeyOp = adminOperation({

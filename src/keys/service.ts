@@ -65,9 +65,8 @@ export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCalle
 
 const visibleTo = (k: AdminKey, caller: AdminCaller | null): boolean => !caller?.projectIds || (k.projectIds?.every((p) => caller.projectIds?.includes(p)) ?? false);
 
-export async function listAdminKeys(db: Db, caller: AdminCaller | null): Promise<AdminKey[]> {
-  return (await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id))).filter((k) => visibleTo(k, caller));
-}
+export const listAdminKeys = async (db: Db, caller: AdminCaller | null): Promise<AdminKey[]> =>
+  (await db.select().from(adminKeys).orderBy(desc(adminKeys.createdAt), desc(adminKeys.id))).filter((k) => visibleTo(k, caller));
 
 export async function revokeAdminKey(db: Db, id: string, caller: AdminCaller | null, now: Date): Promise<void> {
   if (!isUuid(id)) throw notFound("key");

@@ -25,12 +25,7 @@ export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
 
 export async function findProject(db: Db, ref: string): Promise<Project | null> {
   if (!isUuid(ref) && !isSlug(ref)) return null;
-  const [p] = await db
-    .select()
-    .from(projects)
-    .where(isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref))
-    .limit(1);
-  return p ?? null;
+  return (await db.query.projects.findFirst({ where: isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref) })) ?? null;
 }
 
 /** A project the caller may act on, or 404 (never 403: other projects are invisible). */
@@ -41,7 +36,6 @@ export async function resolveProject(db: Db, ref: string, caller: AdminCaller | 
 }
 
 export async function listProjects(db: Db, caller: AdminCaller): Promise<Project[]> {
-  if (caller.projectIds?.length === 0) return [];
   const where = caller.projectIds === null ? undefined : inArray(projects.id, [...caller.projectIds]);
   return db.select().from(projects).where(where).orderBy(projects.createdAt, projects.id);
 }
@@ -114,14 +108,10 @@ export async function updateProject(db: Db, project: Project, input: Partial<z.o
   );
 }
 
-async function withSlugConflict<T>(slug: string | undefined, write: () => Promise<T>): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", `a project with slug "${slug}" already exists`, { field: "slug" });
-    throw err;
-  }
-}
+const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>): Promise<T> =>
+  write().catch((err) => {
+    throw isUniqueViolation(err) ? new AppError("conflict", `a project with slug "${slug}" already exists`, { field: "slug" }) : err;
+  });
 
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));

@@ -8,6 +8,7 @@ export const ThemeOut = z.object({
   accent_color: z.string().nullable(),
   name_override: z.string().nullable(),
 });
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 const AssetUrl = z.string().max(2048).nullable().optional().describe("absolute http(s) URL or a site-relative path; null clears");
 
 const getThemeOp = projectOperation({
@@ -30,11 +31,7 @@ const updateThemeOp = projectOperation({
   input: z.object({
     logo_url: AssetUrl,
     favicon_url: AssetUrl,
-    accent_color: z
-      .string()
-      .regex(/^#[0-9a-fA-F]{6}$/, "#rrggbb")
-      .nullable()
-      .optional(),
+    accent_color: z.string().regex(HEX_COLOR, "#rrggbb").nullable().optional(),
     name_override: z.string().max(200).nullable().optional(),
   }),
   output: z.object({ theme: ThemeOut }),

@@ -24,9 +24,9 @@ function assetUrl(value: string | null, field: string): string | null {
 }
 
 /** Partial update: omitted fields are kept, null clears (accent_color is checked as #rrggbb by the operation's schema). */
-export async function updateTheme(db: Db, project: Project, input: Partial<ThemeWire>, now: Date): Promise<ThemeWire> {
-  // contentWrite locks the project first, so concurrent partial updates cannot lose each other's fields.
-  return contentWrite(db, project.id, async (tx) => {
+// contentWrite locks the project first, so concurrent partial updates cannot lose each other's fields.
+export const updateTheme = (db: Db, project: Project, input: Partial<ThemeWire>, now: Date): Promise<ThemeWire> =>
+  contentWrite(db, project.id, async (tx) => {
     const current = await getTheme(tx, project.id);
     const next: ThemeWire = {
       logo_url: input.logo_url === undefined ? current.logo_url : assetUrl(input.logo_url, "logo_url"),
@@ -41,4 +41,3 @@ export async function updateTheme(db: Db, project: Project, input: Partial<Theme
       .onConflictDoUpdate({ target: themes.projectId, set: row });
     return next;
   });
-}

@@ -14,6 +14,7 @@ const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.
 const SKIP_KEY_RE =
   /^(id|.*_id|.*Id|type|kind|variant|style|class|classname|slug|href|url|.*_url|.*Url|src|srcset|image|icon|color|colour|anchor|target|rel|lang|locale|format|layout|align|theme|size|width|height|key|ref|path|email|tel|phone|embed|video|code|language|mime|mimetype)$/i;
+const FIELD_UNSAFE_RE = /[^A-Za-z0-9_.:[\]-]/g;
 const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
 
 type Path = Array<string | number>;
@@ -46,15 +47,13 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
 
   const existing = await findTranslation(deps.db, node.id, to);
   const blockIds = new Set(node.blocks.map((b) => b.id));
-  const blocks: Record<string, Record<string, unknown>> = {};
-  for (const [id, o] of Object.entries(existing?.blocks ?? {})) if (blockIds.has(id)) blocks[id] = o;
+  const blocks = Object.fromEntries(Object.entries(existing?.blocks ?? {}).filter(([id]) => blockIds.has(id)));
   for (const [id, o] of Object.entries(overrides)) blocks[id] = deepMerge(blocks[id] ?? {}, o);
   // Machine output replaces the translated fields and keeps the rest (a localised slug, say); it awaits review as a draft.
   const translation = translationToWire(await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, blocks, status: "draft" }, now));
   return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider: last?.provider ?? null, model: last?.model ?? null };
 }
 
-/** Prose strings of a block's data, skipping identifier, link and style keys. */
 function textLeaves(blockId: string, value: unknown, path: Path): Leaf[] {
   if (typeof value === "string") {
     const key = path.findLast((p) => typeof p === "string");
@@ -66,18 +65,14 @@ function textLeaves(blockId: string, value: unknown, path: Path): Leaf[] {
   return [];
 }
 
-function fieldName(leaf: Leaf): string {
-  const name = ["blocks", leaf.blockId, ...leaf.path].join(".").replace(/[^A-Za-z0-9_.:[\]-]/g, "_");
-  return name.length > 200 ? name.slice(0, 200) : name;
-}
+const fieldName = (leaf: Leaf): string => ["blocks", leaf.blockId, ...leaf.path].join(".").replace(FIELD_UNSAFE_RE, "_").slice(0, 200);
 
 /**
  * Writes a translated leaf into the block's override. Overrides deep-merge over objects but
  * replace arrays, so a leaf inside an array carries the whole (copied) array with it.
  */
 function setOverride(overrides: Record<string, Record<string, unknown>>, base: Record<string, unknown>, leaf: Leaf, text: string): void {
-  const root = (overrides[leaf.blockId] ??= {});
-  let target: Record<string | number, unknown> = root;
+  let target: Record<string | number, unknown> = (overrides[leaf.blockId] ??= {});
   let source: unknown = base;
   const last = leaf.path[leaf.path.length - 1];
   if (last === undefined) throw new Error("a leaf lies inside its block's data");
@@ -99,13 +94,9 @@ const setOwn = (holder: object, key: string | number, value: unknown): void => {
   Object.defineProperty(holder, key, { value, enumerable: true, writable: true, configurable: true });
 };
 
-async function withSlotRetry<T>(fn: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (!(err instanceof AppError && err.code === "rate_limited") || attempt >= 5) throw err;
-      await Bun.sleep(250 * (attempt + 1));
-    }
-  }
-}
+const withSlotRetry = <T>(fn: () => Promise<T>, attempt = 0): Promise<T> =>
+  fn().catch(async (err) => {
+    if (!(err instanceof AppError && err.code === "rate_limited") || attempt >= 5) throw err;
+    await Bun.sleep(250 * (attempt + 1));
+    return withSlotRetry(fn, attempt + 1);
+  });

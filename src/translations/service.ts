@@ -46,14 +46,8 @@ export async function getTranslation(db: Db, project: Project, nodeId: string, l
 
 /** The node's translation into `locale` (the project's spelling), if it has one. */
 export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
-  db
-    .select()
-    .from(translations)
-    .where(and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)))
-    .limit(1)
-    .then(([tr]) => tr);
+  db.query.translations.findFirst({ where: and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)) });
 
-/** Creates or replaces the translation of a node into one of the project's other locales. */
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
@@ -63,8 +57,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
     if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
-    const blockMap = Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data]));
-    const values = { meta: input.meta ?? {}, blocks: blockMap, status: input.status ?? "published", updatedAt: now } as const;
+    const values = { meta: input.meta ?? {}, blocks: Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data])), status: input.status ?? "published", updatedAt: now } as const;
     return oneRow(
       await tx
         .insert(translations)
