@@ -13,7 +13,6 @@ export interface ReadMessages {
   body: unknown;
   /** Requests answered here with -32602, to merge into the transport's answer. */
   rejected: JSONRPCErrorResponse[];
-  batch: boolean;
   /** The parsed body as sent (undefined when it was not read). */
   original: unknown;
 }
@@ -26,7 +25,7 @@ const REQUEST_SCHEMAS = new Map<string, RequestSchema>(
 );
 
 export async function readMessages(request: Request, toolNames: ReadonlySet<string>): Promise<ReadMessages | Response> {
-  if (!isJsonPost(request)) return { body: undefined, rejected: [], batch: false, original: undefined }; // the transport answers 406/415 unread
+  if (!isJsonPost(request)) return { body: undefined, rejected: [], original: undefined }; // the transport answers 406/415 unread
   let body: unknown;
   try {
     body = parseJsonBody(await readBodyText(request, MAX_BODY_BYTES));
@@ -35,19 +34,14 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
     return rpcError(400, -32700, `Parse error: ${err instanceof AppError ? err.message : "invalid JSON"}`);
   }
   if (body === undefined) return rpcError(400, -32700, "Parse error: empty body");
-  const batch = Array.isArray(body);
   const messages: unknown[] = Array.isArray(body) ? body : [body];
   if (messages.length === 0) return rpcError(400, -32600, "Invalid Request: empty batch");
   if (messages.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
   if (messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
 
-  const rejected: JSONRPCErrorResponse[] = [];
-  const kept = messages.filter((m) => {
-    const e = paramsError(m as Record<string, unknown>, toolNames);
-    if (e) rejected.push(e);
-    return !e;
-  });
-  return { body: batch ? kept : kept[0], rejected, batch, original: body };
+  const errors = messages.map((m) => paramsError(m as Record<string, unknown>, toolNames));
+  const kept = messages.filter((_, i) => errors[i] === null);
+  return { body: Array.isArray(body) ? kept : kept[0], rejected: errors.filter((e) => e !== null), original: body };
 }
 
 /** -32602 for a known method whose params do not fit, or a tools/call naming no tool of ours. */
@@ -76,14 +70,13 @@ export async function withRejected(res: Response, read: ReadMessages): Promise<R
     return res; // the transport refused the whole request (406, 415, 400): that answer stands
   }
   const all = [...answers, ...read.rejected];
-  return jsonResponse(read.batch ? all : all[0]);
+  return jsonResponse(Array.isArray(read.body) ? all : all[0]);
 }
 
 /** The answer when nothing is left for the transport: every request was rejected here. */
 export function onlyRejected(read: ReadMessages): Response | null {
-  const left = read.batch ? (read.body as unknown[]).length : read.body === undefined ? 0 : 1;
-  if (read.rejected.length === 0 || left > 0) return null;
-  return jsonResponse(read.batch ? read.rejected : read.rejected[0]);
+  if (read.rejected.length === 0 || (Array.isArray(read.body) ? read.body.length > 0 : read.body !== undefined)) return null;
+  return jsonResponse(Array.isArray(read.body) ? read.rejected : read.rejected[0]);
 }
 
 /** A tools/call that asked for progress (a progressToken), from a client that takes a stream: it is answered as one. */
