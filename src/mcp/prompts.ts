@@ -2,7 +2,7 @@
 // tools to use and carrying the page it is about as an embedded resource. Arguments are strings
 // (the protocol's rule) and every one that names something of the project is completable.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsRequestSchema, McpError, type Prompt, type PromptArgument } from "@modelcontextprotocol/sdk/types.js";
 import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service";
 import { AppError } from "../errors";
 import { isStorableText } from "../lib/json";
@@ -14,12 +14,9 @@ import type { ToolContext } from "./tools";
 /** What an argument names, for completion/complete. */
 export type ArgKind = "path" | "locale" | "collection" | "days";
 
-type PromptArg = { name: string; description: string; required: boolean; kind: ArgKind };
+type PromptArg = PromptArgument & { kind: ArgKind };
 
-interface PromptDef {
-  name: string;
-  title: string;
-  description: string;
+interface PromptDef extends Prompt {
   arguments: PromptArg[];
   /** Called once every required argument is present (checked by the prompts/get handler). */
   get(ctx: ToolContext, args: Record<string, string>): Promise<GetPromptResult>;
@@ -90,12 +87,11 @@ const PROMPTS: readonly PromptDef[] = [
       const under = args.collection ? (await nodeAt(ctx, args.collection)).path : null;
       const since = new Date(ctx.now.getTime() - days * 86_400_000);
       const changed = await recentlyChanged(ctx.db, ctx.project.id, since, under, MAX_CHANGES);
-      const lines = changed.map((n) => `- ${n.updatedAt.toISOString()} ${n.path} "${n.title}" (${n.type}, ${n.status})`);
       const scope = under ? ` in the collection ${under}` : "";
       const text = [
         `Summarise the content changes of the project "${ctx.project.name}"${scope} over the last ${days} day${days > 1 ? "s" : ""} (since ${since.toISOString()}).`,
         changed.length === 0 ? "No node changed in that time: say so." : `The nodes changed, newest first${changed.length === MAX_CHANGES ? ` (the ${MAX_CHANGES} most recent)` : ""}:`,
-        ...lines,
+        ...changed.map((n) => `- ${n.updatedAt.toISOString()} ${n.path} "${n.title}" (${n.type}, ${n.status})`),
         "Group them (new, edited, published, archived), read the important ones with get_node, and write a short summary for an editor.",
       ].join("\n");
       return { description: `Recent changes${scope}, last ${days} days`, messages: [{ role: "user", content: { type: "text", text } }] };
@@ -123,23 +119,18 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     if (missing.length > 0) throw invalid(`missing argument${missing.length > 1 ? "s" : ""}: ${missing.map((a) => a.name).join(", ")}`);
     // NUL or an unpaired surrogate can name nothing stored (and PostgreSQL refuses it in a query).
     if (Object.values(args).some((v) => !isStorableText(v))) throw invalid("arguments must not contain NUL characters or unpaired surrogates");
-    try {
-      return await prompt.get(ctx, args);
-    } catch (err) {
+    return prompt.get(ctx, args).catch((err: unknown) => {
       if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw invalid(err.message);
       throw hidden(ctx.deps.log, err, "mcp prompt failed", { prompt: prompt.name });
-    }
+    });
   });
 }
 
 async function nodeAt(ctx: ToolContext, path: string): Promise<Node> {
   const clean = path.trim().replace(/^\/+|\/+$/g, "");
-  try {
-    return await getNodeByPath(ctx.db, ctx.project.id, clean);
-  } catch (err) {
-    if (err instanceof AppError && err.code === "not_found") throw invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`);
-    throw err;
-  }
+  return getNodeByPath(ctx.db, ctx.project.id, clean).catch((err: unknown) => {
+    throw err instanceof AppError && err.code === "not_found" ? invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`) : err;
+  });
 }
 
 function localeOf(ctx: ToolContext, locale: string): string {
