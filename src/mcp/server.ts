@@ -24,17 +24,15 @@ export const SERVER_INFO = { name: "content-service", title: "Content Service", 
 // Bounds the work one tools/call can ask for (block arrays, translation maps): about a megabyte of small values.
 const MAX_TOOL_INPUT_ELEMENTS = 20_000;
 
-function instructions(ctx: ToolContext): string {
-  const p = ctx.project;
-  return [
+const instructions = ({ project: p, caller }: ToolContext): string =>
+  [
     `This server manages the content of one project: "${p.name}" (slug ${p.slug}, id ${p.id}).`,
     `Locales: ${p.locales.join(", ")} (default ${p.defaultLocale}).`,
-    `This credential holds the scopes: ${ctx.caller.scopes.join(", ") || "none"}.`,
+    `This credential holds the scopes: ${caller.scopes.join(", ") || "none"}.`,
     "Nodes are pages, collections and entries addressed by id or slug path; new nodes are drafts until publish_node.",
     `Nodes are also readable as resources cms://${p.slug}/nodes/{id} and cms://${p.slug}/paths/{path}, with ?locale= for a translation.`,
     "Prompts: translate_page, write_seo, review_before_publish, summarise_recent_changes.",
   ].join(" ");
-}
 
 export type BuiltServer = ReturnType<typeof buildMcpServer>;
 
