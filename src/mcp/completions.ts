@@ -28,11 +28,9 @@ export function registerCompletions(server: McpServer, ctx: ToolContext): void {
 }
 
 function templateVarKind(ctx: ToolContext, uri: string, variable: string): ArgKind | "id" | null {
-  const slug = ctx.project.slug;
-  if (variable === "locale" && (uri === byIdTemplate(slug) || uri === byPathTemplate(slug))) return "locale";
-  if (uri === byIdTemplate(slug) && variable === "id") return "id";
-  if (uri === byPathTemplate(slug) && variable === "path") return "path";
-  return null;
+  // Each variable of the two node templates completes as the kind it is named after.
+  const vars: readonly (ArgKind | "id")[] = uri === byIdTemplate(ctx.project.slug) ? ["id", "locale"] : uri === byPathTemplate(ctx.project.slug) ? ["path", "locale"] : [];
+  return vars.find((v) => v === variable) ?? null;
 }
 
 function suggestions(ctx: ToolContext, kind: ArgKind | "id", value: string): Promise<Suggestions> | Suggestions {
