@@ -84,13 +84,9 @@ export async function handleModern(body: unknown, headers: Headers, rejected: JS
   if (rejected) return rpcReply(200, id, rejected.error);
   const ctx = build();
   if (streamsProgress(m, headers)) return streamed(ctx.server, m, id as string | number);
-  try {
-    const discover = { supportedVersions: [...SUPPORTED_VERSIONS], capabilities: ctx.capabilities, instructions: ctx.instructions, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
-    const answer = m.method === "server/discover" ? { result: discover } : await dispatch(ctx.server, m, id as string | number);
-    return jsonResponse(reply(m, id, answer), "error" in answer && answer.error.code === ErrorCode.MethodNotFound ? 404 : 200);
-  } finally {
-    await ctx.server.close().catch(() => {});
-  }
+  const discover = { supportedVersions: [...SUPPORTED_VERSIONS], capabilities: ctx.capabilities, instructions: ctx.instructions, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
+  const answer = m.method === "server/discover" ? { result: discover } : await dispatch(ctx.server, m, id as string | number);
+  return jsonResponse(reply(m, id, answer), "error" in answer && answer.error.code === ErrorCode.MethodNotFound ? 404 : 200);
 }
 
 /**
@@ -108,8 +104,6 @@ function streamed(server: McpServer, m: Message, id: string | number): Response 
         controller.close();
       } catch (err) {
         controller.error(err);
-      } finally {
-        await server.close().catch(() => {});
       }
     },
   });
@@ -172,7 +166,7 @@ function reply(m: Message, id: Id, answer: Answer) {
   return { jsonrpc: "2.0", id, error: m.method === "resources/read" && error.code === -32002 ? { ...error, code: ErrorCode.InvalidParams } : error };
 }
 
-/** Hands one request to the McpServer through an in-process transport and waits for its answer. */
+/** Hands one request to the McpServer through an in-process transport, waits for its answer and closes the server. */
 async function dispatch(server: McpServer, m: Message, id: string | number, notify?: (n: JSONRPCMessage) => void): Promise<Answer> {
   const [client, transport] = InMemoryTransport.createLinkedPair();
   const answer = new Promise<Answer>((resolve) => {
@@ -182,9 +176,13 @@ async function dispatch(server: McpServer, m: Message, id: string | number, noti
       else if (!("id" in message)) notify?.(message);
     };
   });
-  await server.connect(transport);
-  await client.send({ jsonrpc: "2.0", id, method: m.method as string, params: m.params as Record<string, unknown> });
-  return answer;
+  try {
+    await server.connect(transport);
+    await client.send({ jsonrpc: "2.0", id, method: m.method as string, params: m.params as Record<string, unknown> });
+    return await answer;
+  } finally {
+    await server.close().catch(() => {});
+  }
 }
 
 const rpcReply = (status: number, id: Id, error: JSONRPCErrorResponse["error"]): Response => jsonResponse({ jsonrpc: "2.0", id, error }, status);

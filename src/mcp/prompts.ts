@@ -106,11 +106,10 @@ export function promptArgKind(prompt: string, arg: string): ArgKind | null {
 }
 
 export function registerPrompts(server: McpServer, ctx: ToolContext): void {
-  const low = server.server;
-  low.setRequestHandler(ListPromptsRequestSchema, async () => ({
+  server.server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: PROMPTS.map(({ get, ...p }) => ({ ...p, arguments: p.arguments.map(({ kind, ...arg }) => arg) })),
   }));
-  low.setRequestHandler(GetPromptRequestSchema, async (req) => {
+  server.server.setRequestHandler(GetPromptRequestSchema, async (req) => {
     const prompt = PROMPT_BY_NAME.get(req.params.name);
     if (!prompt) throw invalid(`unknown prompt ${JSON.stringify(req.params.name.slice(0, 100))}; prompts/list names them`);
     if (!ctx.caller.scopes.includes("content:read")) throw invalid("prompts read the project's content: this token lacks the content:read scope");

@@ -38,10 +38,9 @@ function requireRead(ctx: ToolContext): void {
 }
 
 export function registerNodeResources(server: McpServer, ctx: ToolContext): void {
-  const low = server.server;
   const slug = ctx.project.slug;
 
-  low.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
     requireRead(ctx);
     const page = decodeCursor(req.params?.cursor);
     const r = await listNodes(ctx.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
@@ -59,7 +58,7 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     };
   });
 
-  low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       {
         uriTemplate: byIdTemplate(slug),
@@ -78,7 +77,7 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     ],
   }));
 
-  low.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     requireRead(ctx);
     const uri = req.params.uri;
     const ref = parseNodeUri(slug, uri);
