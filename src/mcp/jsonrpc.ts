@@ -1,6 +1,7 @@
 // Reading a POST /mcp body before the SDK transport sees it, so each kind of bad input gets the
 // JSON-RPC error its spec prescribes: -32700 unparsable, -32600 not a request, -32602 bad params.
 import { ClientRequestSchema, type JSONRPCErrorResponse, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
 import { AppError } from "../errors";
 import { MAX_BODY_BYTES, parseJsonBody, readBodyText } from "../lib/json";
 import { isPlainObject } from "../lib/merge";
@@ -17,12 +18,7 @@ export interface ReadMessages {
   original: unknown;
 }
 
-// Cast: the SDK types ClientRequestSchema as a zod union without exposing its `options` (one
-// object schema per method), which this lookup by method name needs.
-type RequestSchema = { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } };
-const REQUEST_SCHEMAS = new Map<string, RequestSchema>(
-  (ClientRequestSchema as unknown as { options: Array<RequestSchema & { shape: { method: { value: string } } }> }).options.map((s) => [s.shape.method.value, s]),
-);
+const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map(ClientRequestSchema.options.map((s) => [s.shape.method.value, s]));
 
 export async function readMessages(request: Request, toolNames: ReadonlySet<string>): Promise<ReadMessages | Response> {
   if (!isJsonPost(request)) return { body: undefined, rejected: [], original: undefined }; // the transport answers 406/415 unread
@@ -52,7 +48,7 @@ function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>)
   if (!schema) return null; // the SDK answers -32601
   const r = schema.safeParse(m);
   if (!r.success) {
-    const issues = (r.error?.issues ?? []).slice(0, 5).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
+    const issues = r.error.issues.slice(0, 5).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${issues.join("; ")}` } };
   }
   const name = m.method === "tools/call" ? (m.params as { name: string }).name : null;
