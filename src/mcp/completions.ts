@@ -9,7 +9,6 @@ import { type Suggestions, suggestFrom, suggestNodes } from "./suggest";
 import type { ToolContext } from "./tools";
 
 const DAYS = ["1", "7", "14", "30", "90", "365"];
-const NOTHING: CompleteResult = { completion: { values: [], total: 0, hasMore: false } };
 
 export function registerCompletions(server: McpServer, ctx: ToolContext): void {
   server.server.setRequestHandler(CompleteRequestSchema, async (req): Promise<CompleteResult> => {
@@ -17,7 +16,7 @@ export function registerCompletions(server: McpServer, ctx: ToolContext): void {
     const kind = ref.type === "ref/prompt" ? promptArgKind(ref.name, argument.name) : templateVarKind(ctx, ref.uri, argument.name);
     // A reference this server does not have completes to nothing, the spec's "no suggestions":
     // clients ask while the user is still typing, and an error there only gets in the way.
-    if (kind === null) return NOTHING;
+    if (kind === null) return { completion: { values: [], total: 0, hasMore: false } };
     if (!ctx.caller.scopes.includes("content:read")) throw new McpError(ErrorCode.InvalidParams, "completions read the project's content: this token lacks the content:read scope");
     try {
       return { completion: await suggestions(ctx, kind, argument.value.slice(0, 2048)) };
@@ -35,5 +34,5 @@ function templateVarKind(ctx: ToolContext, uri: string, variable: string): ArgKi
 
 function suggestions(ctx: ToolContext, kind: ArgKind | "id", value: string): Promise<Suggestions> | Suggestions {
   if (kind === "locale" || kind === "days") return suggestFrom(kind === "locale" ? ctx.project.locales : DAYS, value);
-  return suggestNodes(ctx.db, ctx.project.id, kind, kind === "id" ? value : value.replace(/^\/+/, ""));
+  return suggestNodes(ctx.deps.db, ctx.project.id, kind, kind === "id" ? value : value.replace(/^\/+/, ""));
 }

@@ -44,7 +44,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   if (challenge) return withHeaders(challenge, cors);
   const headers = { ...cors, "cache-control": "no-store" };
   const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
-  const ctx = { deps, db, project, caller, now };
+  const ctx = { deps, project, caller, now };
   if (isModernRequest(read.original, request.headers)) return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern")));
   const answered = onlyRejected(read);
   if (answered) return reply(answered);

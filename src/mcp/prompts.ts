@@ -86,7 +86,7 @@ const PROMPTS: readonly PromptDef[] = [
       if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw invalid(`days must be a whole number from 1 to ${MAX_DAYS}`);
       const under = args.collection ? (await nodeAt(ctx, args.collection)).path : null;
       const since = new Date(ctx.now.getTime() - days * 86_400_000);
-      const changed = await recentlyChanged(ctx.db, ctx.project.id, since, under, MAX_CHANGES);
+      const changed = await recentlyChanged(ctx.deps.db, ctx.project.id, since, under, MAX_CHANGES);
       const scope = under ? ` in the collection ${under}` : "";
       const text = [
         `Summarise the content changes of the project "${ctx.project.name}"${scope} over the last ${days} day${days > 1 ? "s" : ""} (since ${since.toISOString()}).`,
@@ -127,7 +127,7 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
 
 async function nodeAt(ctx: ToolContext, path: string): Promise<Node> {
   const clean = path.trim().replace(/^\/+|\/+$/g, "");
-  return getNodeByPath(ctx.db, ctx.project.id, clean).catch((err: unknown) => {
+  return getNodeByPath(ctx.deps.db, ctx.project.id, clean).catch((err: unknown) => {
     throw err instanceof AppError && err.code === "not_found" ? invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`) : err;
   });
 }
@@ -140,7 +140,7 @@ function localeOf(ctx: ToolContext, locale: string): string {
 
 /** A prompt about one page: the request, then the page itself (with its blocks) as an embedded resource. */
 async function page(ctx: ToolContext, node: Node, ask: string, steps: string[]): Promise<GetPromptResult> {
-  const full = await getNodeWithBlocks(ctx.db, ctx.project.id, node.id);
+  const full = await getNodeWithBlocks(ctx.deps.db, ctx.project.id, node.id);
   return {
     description: ask,
     messages: [

@@ -43,7 +43,7 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
   server.server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
     requireRead(ctx);
     const page = decodeCursor(req.params?.cursor);
-    const r = await listNodes(ctx.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
+    const r = await listNodes(ctx.deps.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
       throw hidden(ctx.deps.log, err, "mcp resource read failed");
     });
     return {
@@ -85,8 +85,8 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     // …and so does a path or locale holding text nothing stored can hold (NUL, unpaired surrogates).
     if (!ref || !isStorableText(ref.path ?? "") || !isStorableText(ref.locale ?? "")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
     try {
-      const id = ref.id ?? (await getNodeByPath(ctx.db, ctx.project.id, ref.path ?? "")).id;
-      const node = ref.locale === undefined ? await getNodeWithBlocks(ctx.db, ctx.project.id, id) : await getLocalizedNode(ctx.db, ctx.project, id, ref.locale);
+      const id = ref.id ?? (await getNodeByPath(ctx.deps.db, ctx.project.id, ref.path ?? "")).id;
+      const node = ref.locale === undefined ? await getNodeWithBlocks(ctx.deps.db, ctx.project.id, id) : await getLocalizedNode(ctx.deps.db, ctx.project, id, ref.locale);
       return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(node) }] };
     } catch (err) {
       if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });

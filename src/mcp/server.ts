@@ -73,10 +73,8 @@ function wrapToolsList(server: McpServer): void {
       ...t,
       inputSchema: portableSchema(t.inputSchema),
       ...(t.outputSchema ? { outputSchema: portableSchema(t.outputSchema) } : {}),
-      icons: [toolIcon(t)],
+      icons: [t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write],
     }));
     return { ...r, tools };
   });
 }
-
-const toolIcon = (t: Tool): Icon => (t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write);
