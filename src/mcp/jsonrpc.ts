@@ -77,9 +77,10 @@ export function onlyRejected(read: ReadMessages): Response | null {
 
 /** A tools/call that asked for progress (a progressToken), from a client that takes a stream: it is answered as one. */
 export function streamsProgress(body: unknown, headers: Headers): boolean {
-  if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params) || !isPlainObject(body.params._meta)) return false;
-  return body.params._meta.progressToken !== undefined && (headers.get("accept") ?? "").includes("text/event-stream");
+  return isPlainObject(body) && body.method === "tools/call" && metaOf(body)?.progressToken !== undefined && (headers.get("accept") ?? "").includes("text/event-stream");
 }
+
+export const metaOf = (m: { params?: unknown }): Record<string, unknown> | null => (isPlainObject(m.params) && isPlainObject(m.params._meta) ? m.params._meta : null);
 
 function isJsonPost(request: Request): boolean {
   const accept = request.headers.get("accept") ?? "";

@@ -10,7 +10,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCResultResponse, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { decodeBase64 } from "@oslojs/encoding";
 import { isPlainObject } from "../lib/merge";
-import { jsonResponse, streamsProgress } from "./jsonrpc";
+import { jsonResponse, metaOf, streamsProgress } from "./jsonrpc";
 import { type BuiltServer, SERVER_INFO } from "./server";
 
 const MODERN_VERSION = "2026-07-28";
@@ -61,11 +61,6 @@ export function isModernRequest(body: unknown, headers: Headers): boolean {
   if (header !== undefined && !LEGACY_VERSIONS.has(header)) return true;
   const declared = metaOf(body)?.[PROTOCOL_VERSION];
   return declared !== undefined && (typeof declared !== "string" || !LEGACY_VERSIONS.has(declared));
-}
-
-function metaOf(m: Message): Record<string, unknown> | null {
-  const meta = isPlainObject(m.params) ? m.params._meta : undefined;
-  return isPlainObject(meta) ? meta : null;
 }
 
 /** One 2026-07-28 request, validated and answered. `build` makes the McpServer only once the request passed the wire checks. */
