@@ -77,8 +77,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
  * client takes it, else the same body as one server-sent event. Anything else stays a 406.
  */
 function negotiate(request: Request): { request: Request; answer: "json" | "sse" } {
-  const accept = request.headers.get("accept");
-  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0]?.trim().toLowerCase() ?? "");
+  const types = (request.headers.get("accept") ?? "*/*").split(",").map((t) => t.split(";")[0]?.trim().toLowerCase() ?? "");
   const json = types.some((t) => t === "application/json" || t === "application/*" || t === "*/*");
   const sse = types.some((t) => t === "text/event-stream" || t === "text/*");
   const answer = json ? "json" : "sse";
@@ -92,9 +91,7 @@ function negotiate(request: Request): { request: Request; answer: "json" | "sse"
 /** A JSON answer re-sent as one server-sent event, for a client that accepts only text/event-stream. */
 async function asEventStream(res: Response): Promise<Response> {
   if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("application/json")) return res;
-  const headers = new Headers(res.headers);
-  headers.set("content-type", "text/event-stream");
-  return new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers });
+  return withHeaders(new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers: res.headers }), { "content-type": "text/event-stream" });
 }
 
 /** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources, prompts and completions. */

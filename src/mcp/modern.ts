@@ -90,8 +90,7 @@ export async function handleModern(body: unknown, headers: Headers, rejected: JS
  * happen, then the result (streamable-http, Receiving Messages).
  */
 function streamed(server: McpServer, m: Message, id: string | number): Response {
-  const encoder = new TextEncoder();
-  const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const event = (message: unknown) => new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       try {
@@ -134,9 +133,8 @@ function checkWire(m: Message, method: string, id: Id, headers: Headers): Respon
   return null;
 }
 
-function unsupported(id: Id, requested: string): Response {
-  return rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested } });
-}
+const unsupported = (id: Id, requested: string): Response =>
+  rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested } });
 
 /** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
 function decodeHeaderValue(value: string): string | null {

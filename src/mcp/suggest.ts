@@ -9,7 +9,7 @@ import { oneRow } from "../lib/rows";
 /** The MCP spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;
 
-export type Suggestions = { values: string[]; total: number; hasMore: boolean };
+type Suggestions = { values: string[]; total: number; hasMore: boolean };
 
 /** Slug paths of the project's nodes ("path"), of its collections ("collection"), or node ids ("id"), starting with the prefix, in order. */
 export async function suggestNodes(db: Db, projectId: string, kind: "path" | "collection" | "id", prefix: string): Promise<Suggestions> {
