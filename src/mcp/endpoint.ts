@@ -16,7 +16,6 @@ import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
 
-const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
@@ -38,7 +37,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   }
 
   const { request: forTransport, answer } = negotiate(request);
-  const read = await readMessages(forTransport, TOOL_NAMES);
+  const read = await readMessages(forTransport, TOOL_SCOPES);
   if (read instanceof Response) return withHeaders(read, cors);
   const challenge = scopeChallenge(config, read.body, caller);
   if (challenge) return withHeaders(challenge, cors);

@@ -20,7 +20,7 @@ export interface ReadMessages {
 
 const REQUEST_SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map(ClientRequestSchema.options.map((s) => [s.shape.method.value, s]));
 
-export async function readMessages(request: Request, toolNames: ReadonlySet<string>): Promise<ReadMessages | Response> {
+export async function readMessages(request: Request, tools: ReadonlyMap<string, unknown>): Promise<ReadMessages | Response> {
   if (!isJsonPost(request)) return { body: undefined, rejected: [], original: undefined }; // the transport answers 406/415 unread
   let body: unknown;
   try {
@@ -35,13 +35,13 @@ export async function readMessages(request: Request, toolNames: ReadonlySet<stri
   if (messages.length > MAX_BATCH) return rpcError(400, -32600, `Invalid Request: a batch may hold at most ${MAX_BATCH} messages`);
   if (messages.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return rpcError(400, -32600, "Invalid Request: not a JSON-RPC 2.0 message");
 
-  const errors = messages.map((m) => paramsError(m as Record<string, unknown>, toolNames));
+  const errors = messages.map((m) => paramsError(m as Record<string, unknown>, tools));
   const kept = messages.filter((_, i) => errors[i] === null);
   return { body: Array.isArray(body) ? kept : kept[0], rejected: errors.filter((e) => e !== null), original: body };
 }
 
 /** -32602 for a known method whose params do not fit, or a tools/call naming no tool of ours. */
-function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>): JSONRPCErrorResponse | null {
+function paramsError(m: Record<string, unknown>, tools: ReadonlyMap<string, unknown>): JSONRPCErrorResponse | null {
   if (typeof m.method !== "string" || !("id" in m)) return null; // notifications and responses pass
   const id = m.id as string | number;
   const schema = REQUEST_SCHEMAS.get(m.method);
@@ -52,7 +52,7 @@ function paramsError(m: Record<string, unknown>, toolNames: ReadonlySet<string>)
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${issues.join("; ")}` } };
   }
   const name = m.method === "tools/call" ? (m.params as { name: string }).name : null;
-  return name === null || toolNames.has(name) ? null : { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
+  return name === null || tools.has(name) ? null : { jsonrpc: "2.0", id, error: { code: -32602, message: `Unknown tool: ${name.slice(0, 100)}` } };
 }
 
 /** The transport's answer with the requests rejected here added, in one JSON body. */

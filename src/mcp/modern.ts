@@ -138,12 +138,10 @@ const unsupported = (id: Id, requested: string): Response =>
 
 /** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
 function decodeHeaderValue(value: string): string | null {
-  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
-  if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? null : value;
-  const b64 = m[1] ?? "";
-  if (b64.length % 4 !== 0) return null;
+  if (!value.startsWith("=?base64?") || !value.endsWith("?=")) return value;
+  const b64 = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value)?.[1];
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(b64));
+    return b64 !== undefined && b64.length % 4 === 0 ? new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(b64)) : null;
   } catch {
     return null;
   }

@@ -99,10 +99,8 @@ const PROMPTS: readonly PromptDef[] = [
   },
 ];
 
-const PROMPT_BY_NAME: ReadonlyMap<string, PromptDef> = new Map(PROMPTS.map((p) => [p.name, p]));
-
 export function promptArgKind(prompt: string, arg: string): ArgKind | null {
-  return PROMPT_BY_NAME.get(prompt)?.arguments.find((a) => a.name === arg)?.kind ?? null;
+  return PROMPTS.find((p) => p.name === prompt)?.arguments.find((a) => a.name === arg)?.kind ?? null;
 }
 
 export function registerPrompts(server: McpServer, ctx: ToolContext): void {
@@ -110,7 +108,7 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     prompts: PROMPTS.map(({ get, ...p }) => ({ ...p, arguments: p.arguments.map(({ kind, ...arg }) => arg) })),
   }));
   server.server.setRequestHandler(GetPromptRequestSchema, async (req) => {
-    const prompt = PROMPT_BY_NAME.get(req.params.name);
+    const prompt = PROMPTS.find((p) => p.name === req.params.name);
     if (!prompt) throw invalid(`unknown prompt ${JSON.stringify(req.params.name.slice(0, 100))}; prompts/list names them`);
     if (!ctx.caller.scopes.includes("content:read")) throw invalid("prompts read the project's content: this token lacks the content:read scope");
     const args = req.params.arguments ?? {};

@@ -32,9 +32,8 @@ export async function createMcpToken(db: Db, project: Project, input: z.output<t
   // The input schema admits MCP scopes only; a caller can still name one it does not hold.
   const denied = scopes.find((s) => !caller.scopes.includes(s));
   if (denied) throw new AppError("insufficient_scope", `cannot grant ${denied}: this key does not hold it`, { required: denied });
-  if (scopes.length === 0) {
-    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
-  }
+  // Only the default can be empty (the input schema wants at least one scope when they are named).
+  if (scopes.length === 0) throw new AppError("insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new AppError("invalid_request", "expires_at must be an RFC 3339 date-time", { field: "expires_at" });
   if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
