@@ -132,7 +132,6 @@ export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
   });
 }
 
-/** CORS preflight for browser-based MCP clients served from an allowed Origin. */
 export function mcpPreflight(deps: AppDeps, request: Request): Response {
   return checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 }

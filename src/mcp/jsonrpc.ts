@@ -58,14 +58,10 @@ function paramsError(m: Record<string, unknown>, tools: ReadonlyMap<string, unkn
 /** The transport's answer with the requests rejected here added, in one JSON body. */
 export async function withRejected(res: Response, read: ReadMessages): Promise<Response> {
   if (read.rejected.length === 0) return res;
-  let answers: unknown[] = [];
-  if (res.status === 200 && (res.headers.get("content-type") ?? "").includes("application/json")) {
-    const json: unknown = await res.json();
-    answers = Array.isArray(json) ? json : [json];
-  } else if (res.status !== 202 && res.status !== 204) {
-    return res; // the transport refused the whole request (406, 415, 400): that answer stands
-  }
-  const all = [...answers, ...read.rejected];
+  const json = res.status === 200 && (res.headers.get("content-type") ?? "").includes("application/json");
+  if (!json && res.status !== 202 && res.status !== 204) return res; // the transport refused the whole request (406, 415, 400): that answer stands
+  // The transport's answer is one response or a batch of them.
+  const all = [...(json ? [(await res.json()) as unknown].flat() : []), ...read.rejected];
   return jsonResponse(Array.isArray(read.body) ? all : all[0]);
 }
 

@@ -11,7 +11,7 @@ import { ErrorCode, type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPC
 import { decodeBase64 } from "@oslojs/encoding";
 import { isPlainObject } from "../lib/merge";
 import { jsonResponse, metaOf, streamsProgress } from "./jsonrpc";
-import { type BuiltServer, SERVER_INFO } from "./server";
+import { type buildMcpServer, SERVER_INFO } from "./server";
 
 const MODERN_VERSION = "2026-07-28";
 /** What server/discover and UnsupportedProtocolVersionError list: this revision and the legacy one served after initialize. */
@@ -64,7 +64,7 @@ export function isModernRequest(body: unknown, headers: Headers): boolean {
 }
 
 /** One 2026-07-28 request, validated and answered. `build` makes the McpServer only once the request passed the wire checks. */
-export async function handleModern(body: unknown, headers: Headers, rejected: JSONRPCErrorResponse | null, build: () => BuiltServer): Promise<Response> {
+export async function handleModern(body: unknown, headers: Headers, rejected: JSONRPCErrorResponse | null, build: () => ReturnType<typeof buildMcpServer>): Promise<Response> {
   const m = body as Message;
   const id: Id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
   if (typeof m.method !== "string") return rpcReply(400, id, { code: ErrorCode.InvalidRequest, message: "Invalid Request: not a JSON-RPC request" });

@@ -34,8 +34,6 @@ const instructions = ({ project: p, caller }: ToolContext): string =>
     "Prompts: translate_page, write_seo, review_before_publish, summarise_recent_changes.",
   ].join(" ");
 
-export type BuiltServer = ReturnType<typeof buildMcpServer>;
-
 /**
  * A fresh server per HTTP request (stateless): everything it serves is bound to the caller's project.
  * `era`: 2025-11-25 after initialize ("legacy"), or 2026-07-28 per request ("modern").
