@@ -82,9 +82,7 @@ function negotiate(request: Request): { request: Request; answer: "json" | "sse"
   const answer = json ? "json" : "sse";
   // Neither (a 406 from the transport), or both spelled out already: the request goes on as it is.
   if ((!json && !sse) || (types.includes("application/json") && types.includes("text/event-stream"))) return { request, answer };
-  const headers = new Headers(request.headers);
-  headers.set("accept", "application/json, text/event-stream");
-  return { request: new Request(request, { headers }), answer };
+  return { request: withHeaders(new Request(request), { accept: "application/json, text/event-stream" }), answer };
 }
 
 /** A JSON answer re-sent as one server-sent event, for a client that accepts only text/event-stream. */
@@ -132,9 +130,7 @@ export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
   });
 }
 
-export function mcpPreflight(deps: AppDeps, request: Request): Response {
-  return checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
-}
+export const mcpPreflight = (deps: AppDeps, request: Request): Response => checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 
 const resourceMetadata = (config: Config): string => `resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`;
 
@@ -159,7 +155,7 @@ function httpError(status: number, code: ErrorCode, message: string, headers: Re
   return new Response(JSON.stringify(errorBody(code, message, details)), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
-function withHeaders(res: Response, headers: Record<string, string>): Response {
-  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
-  return res;
+function withHeaders<T extends Request | Response>(message: T, headers: Record<string, string>): T {
+  for (const [k, v] of Object.entries(headers)) message.headers.set(k, v);
+  return message;
 }
