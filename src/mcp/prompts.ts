@@ -32,9 +32,10 @@ const PROMPTS: readonly PromptDef[] = [
     title: "Translate a page into a locale",
     description: "Machine-translate a page into one of the project's locales as a draft, then review the result field by field.",
     arguments: [PATH, { name: "locale", description: "target locale, one of the project's other locales", required: true, kind: "locale" }],
-    async get(ctx, args) {
-      const node = await nodeAt(ctx, args.path ?? "");
-      const locale = localeOf(ctx, args.locale ?? "");
+    async get(ctx, { path = "", locale: wanted = "" }) {
+      const node = await nodeAt(ctx, path);
+      const locale = ctx.project.locales.find((l) => l.toLowerCase() === wanted.trim().toLowerCase());
+      if (!locale) throw invalid(`locale ${JSON.stringify(wanted.slice(0, 40))} is not one of this project's locales (${ctx.project.locales.join(", ")})`);
       if (locale === ctx.project.defaultLocale) throw invalid(`"${locale}" is the default locale, the one the page is written in`);
       return page(ctx, node, `Translate the page "${node.title}" (${node.path}) into ${locale}.`, [
         `Call translate_node with node_id ${node.id} and locale ${locale}: it stores a DRAFT translation.`,
@@ -82,7 +83,7 @@ const PROMPTS: readonly PromptDef[] = [
       { name: "collection", description: "slug path of a collection to limit the summary to", required: false, kind: "collection" },
     ],
     async get(ctx, args) {
-      const days = args.days === undefined || args.days === "" ? 7 : Number(args.days);
+      const days = args.days ? Number(args.days) : 7;
       if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw invalid(`days must be a whole number from 1 to ${MAX_DAYS}`);
       const under = args.collection ? (await nodeAt(ctx, args.collection)).path : null;
       const since = new Date(ctx.now.getTime() - days * 86_400_000);
@@ -128,12 +129,6 @@ async function nodeAt(ctx: ToolContext, path: string): Promise<Node> {
   return getNodeByPath(ctx.deps.db, ctx.project.id, clean).catch((err: unknown) => {
     throw err instanceof AppError && err.code === "not_found" ? invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`) : err;
   });
-}
-
-function localeOf(ctx: ToolContext, locale: string): string {
-  const match = ctx.project.locales.find((l) => l.toLowerCase() === locale.trim().toLowerCase());
-  if (!match) throw invalid(`locale ${JSON.stringify(locale.slice(0, 40))} is not one of this project's locales (${ctx.project.locales.join(", ")})`);
-  return match;
 }
 
 /** A prompt about one page: the request, then the page itself (with its blocks) as an embedded resource. */

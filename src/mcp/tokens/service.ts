@@ -11,9 +11,7 @@ import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
 import type { Project } from "../../projects/service";
 import type { McpTokenIn, McpTokenOut } from "./operations";
 
-export type McpToken = typeof mcpTokens.$inferSelect;
-
-export const tokenToWire = (t: McpToken): z.output<typeof McpTokenOut> => ({
+export const tokenToWire = (t: typeof mcpTokens.$inferSelect): z.output<typeof McpTokenOut> => ({
   id: t.id,
   name: t.name,
   token_hint: t.tokenHint,
@@ -27,7 +25,7 @@ export const tokenToWire = (t: McpToken): z.output<typeof McpTokenOut> => ({
  * Mints a token for one project; the plaintext is returned once and only its SHA-256 is stored.
  * Like admin keys, a caller can only hand out scopes it holds itself.
  */
-export async function createMcpToken(db: Db, project: Project, input: z.output<typeof McpTokenIn>, caller: AdminCaller, now: Date): Promise<{ token: McpToken; plaintext: string }> {
+export async function createMcpToken(db: Db, project: Project, input: z.output<typeof McpTokenIn>, caller: AdminCaller, now: Date) {
   const scopes = [...new Set(input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s)))];
   // The input schema admits MCP scopes only; a caller can still name one it does not hold.
   const denied = scopes.find((s) => !caller.scopes.includes(s));
@@ -56,8 +54,7 @@ export async function createMcpToken(db: Db, project: Project, input: z.output<t
   return { token, plaintext };
 }
 
-export const listMcpTokens = (db: Db, project: Project): Promise<McpToken[]> =>
-  db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
+export const listMcpTokens = (db: Db, project: Project) => db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
 
 /** Deletes the row: the bearer check reads the table on every call, so the token stops working at once everywhere. */
 export async function deleteMcpToken(db: Db, project: Project, id: string): Promise<void> {
