@@ -92,13 +92,10 @@ export async function handleModern(body: unknown, headers: Headers, rejected: JS
 function streamed(server: McpServer, m: Message, id: string | number): Response {
   const event = (message: unknown) => new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   const body = new ReadableStream<Uint8Array>({
+    // A failure rejects start, which errors the stream.
     async start(controller) {
-      try {
-        controller.enqueue(event(reply(m, id, await dispatch(server, m, id, (n) => controller.enqueue(event(n))))));
-        controller.close();
-      } catch (err) {
-        controller.error(err);
-      }
+      controller.enqueue(event(reply(m, id, await dispatch(server, m, id, (n) => controller.enqueue(event(n))))));
+      controller.close();
     },
   });
   return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "x-accel-buffering": "no" } });
