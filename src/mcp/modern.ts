@@ -150,8 +150,7 @@ function decodeHeaderValue(value: string): string | null {
  */
 function reply(m: Message, id: Id, answer: Answer) {
   if ("result" in answer) return { jsonrpc: "2.0", id, result: { ...answer.result, resultType: "complete", ...CACHE[m.method as string] } };
-  const { error } = answer;
-  return { jsonrpc: "2.0", id, error: m.method === "resources/read" && error.code === -32002 ? { ...error, code: ErrorCode.InvalidParams } : error };
+  return { jsonrpc: "2.0", id, error: m.method === "resources/read" && answer.error.code === -32002 ? { ...answer.error, code: ErrorCode.InvalidParams } : answer.error };
 }
 
 /** Hands one request to the McpServer through an in-process transport, waits for its answer and closes the server. */

@@ -65,16 +65,14 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
         name: "node",
         title: "Content node by id",
         description: `A node of this project with its ordered blocks (JSON), by node id; ?locale= one of ${ctx.project.locales.join(", ")} reads it translated (default ${ctx.project.defaultLocale})`,
-        mimeType: MIME,
       },
       {
         uriTemplate: byPathTemplate(slug),
         name: "node-by-path",
         title: "Content node by path",
         description: "A node of this project with its ordered blocks (JSON), by slug path (e.g. blog/hello); ?locale= reads it translated",
-        mimeType: MIME,
       },
-    ],
+    ].map((t) => ({ ...t, mimeType: MIME })),
   }));
 
   server.server.setRequestHandler(ReadResourceRequestSchema, async (req) => {

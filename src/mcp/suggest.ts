@@ -21,7 +21,6 @@ export async function suggestNodes(db: Db, projectId: string, kind: "path" | "co
   return { values: rows.map((r) => String(r.v)), total: n, hasMore: n > rows.length };
 }
 
-/** The values of a fixed list starting with the prefix (locales, small enums). */
 export function suggestFrom(list: readonly string[], prefix: string) {
   const p = prefix.toLowerCase();
   const values = list.filter((v) => v.toLowerCase().startsWith(p));
