@@ -56,13 +56,11 @@ export function buildMcpServer(ctx: ToolContext, era: "legacy" | "modern") {
   return { server, instructions: text, capabilities };
 }
 
-type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>;
-
 /** tools/list as strict clients read it (portable schemas) with icons; the SDK's answer is otherwise kept as is. */
 function wrapToolsList(server: McpServer): void {
   // Cast: the handler map is private in the SDK's Protocol, and setRequestHandler cannot wrap the
   // handler McpServer registered (it replaces it).
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<Record<string, unknown>>> })._requestHandlers;
   const inner = handlers.get("tools/list");
   if (!inner) return;
   handlers.set("tools/list", async (request, extra) => {

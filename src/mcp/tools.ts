@@ -35,7 +35,6 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
           ? undefined
           : async (done, total, message) => {
               await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message } });
-              // Logging is 2025-11-25's (deprecated in 2026-07-28, which this server does not adopt).
               if (logging) await extra.sendNotification({ method: "notifications/message", params: { level: "info", logger: tool.name, data: message } });
             };
       try {
