@@ -124,10 +124,8 @@ function scopeChallenge(config: Config, body: unknown, caller: McpCaller): Respo
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */
 export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
-  return httpError(405, "method_not_allowed", `${request.method} is not supported on ${MCP_PATH}: use POST (stateless Streamable HTTP, no sessions)`, {
-    allow: "POST",
-    ...corsHeaders(mcpCors(deps.config), request.headers.get("origin")),
-  });
+  const cors = corsHeaders(mcpCors(deps.config), request.headers.get("origin"));
+  return httpError(405, "method_not_allowed", `${request.method} is not supported on ${MCP_PATH}: use POST (stateless Streamable HTTP, no sessions)`, { allow: "POST", ...cors });
 }
 
 export const mcpPreflight = (deps: AppDeps, request: Request): Response => checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });

@@ -10,9 +10,8 @@ function toolError(code: string, message: string, details?: unknown): CallToolRe
 }
 
 export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {
-  return toolError("insufficient_scope", `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`, {
-    required: missing,
-  });
+  const message = `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`;
+  return toolError("insufficient_scope", message, { required: missing });
 }
 
 /** An AppError keeps its code and message (they are written for callers); anything else is logged and hidden. */

@@ -44,9 +44,8 @@ export async function readMessages(request: Request, tools: ReadonlyMap<string, 
 function paramsError(m: Record<string, unknown>, tools: ReadonlyMap<string, unknown>): JSONRPCErrorResponse | null {
   if (typeof m.method !== "string" || !("id" in m)) return null; // notifications and responses pass
   const id = m.id as string | number;
-  const schema = REQUEST_SCHEMAS.get(m.method);
-  if (!schema) return null; // the SDK answers -32601
-  const r = schema.safeParse(m);
+  const r = REQUEST_SCHEMAS.get(m.method)?.safeParse(m);
+  if (!r) return null; // an unknown method: the SDK answers -32601
   if (!r.success) {
     const issues = r.error.issues.slice(0, 5).map((i) => `${i.path.map(String).join(".")}: ${i.message}`);
     return { jsonrpc: "2.0", id, error: { code: -32602, message: `Invalid params: ${issues.join("; ")}` } };
