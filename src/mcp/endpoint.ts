@@ -16,7 +16,6 @@ import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
 
-const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS.map((t) => t.name));
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
@@ -38,13 +37,13 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   }
 
   const { request: forTransport, answer } = negotiate(request);
-  const read = await readMessages(forTransport, TOOL_NAMES);
+  const read = await readMessages(forTransport, TOOL_SCOPES);
   if (read instanceof Response) return withHeaders(read, cors);
   const challenge = scopeChallenge(config, read.body, caller);
   if (challenge) return withHeaders(challenge, cors);
   const headers = { ...cors, "cache-control": "no-store" };
   const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
-  const ctx = { deps, db, project, caller, now };
+  const ctx = { deps, project, caller, now };
   if (isModernRequest(read.original, request.headers)) return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern")));
   const answered = onlyRejected(read);
   if (answered) return reply(answered);
@@ -77,24 +76,19 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
  * client takes it, else the same body as one server-sent event. Anything else stays a 406.
  */
 function negotiate(request: Request): { request: Request; answer: "json" | "sse" } {
-  const accept = request.headers.get("accept");
-  const types = (accept ?? "*/*").split(",").map((t) => t.split(";")[0]?.trim().toLowerCase() ?? "");
+  const types = (request.headers.get("accept") ?? "*/*").split(",").map((t) => t.split(";")[0]?.trim().toLowerCase() ?? "");
   const json = types.some((t) => t === "application/json" || t === "application/*" || t === "*/*");
   const sse = types.some((t) => t === "text/event-stream" || t === "text/*");
   const answer = json ? "json" : "sse";
   // Neither (a 406 from the transport), or both spelled out already: the request goes on as it is.
   if ((!json && !sse) || (types.includes("application/json") && types.includes("text/event-stream"))) return { request, answer };
-  const headers = new Headers(request.headers);
-  headers.set("accept", "application/json, text/event-stream");
-  return { request: new Request(request, { headers }), answer };
+  return { request: withHeaders(new Request(request), { accept: "application/json, text/event-stream" }), answer };
 }
 
 /** A JSON answer re-sent as one server-sent event, for a client that accepts only text/event-stream. */
 async function asEventStream(res: Response): Promise<Response> {
   if (res.status !== 200 || !(res.headers.get("content-type") ?? "").includes("application/json")) return res;
-  const headers = new Headers(res.headers);
-  headers.set("content-type", "text/event-stream");
-  return new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers });
+  return withHeaders(new Response(`event: message\ndata: ${await res.text()}\n\n`, { status: 200, headers: res.headers }), { "content-type": "text/event-stream" });
 }
 
 /** The scopes each request of a message (or batch) needs: a tool's own, content:read for resources, prompts and completions. */
@@ -130,16 +124,11 @@ function scopeChallenge(config: Config, body: unknown, caller: McpCaller): Respo
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */
 export function mcpMethodNotAllowed(deps: AppDeps, request: Request): Response {
-  return httpError(405, "method_not_allowed", `${request.method} is not supported on ${MCP_PATH}: use POST (stateless Streamable HTTP, no sessions)`, {
-    allow: "POST",
-    ...corsHeaders(mcpCors(deps.config), request.headers.get("origin")),
-  });
+  const cors = corsHeaders(mcpCors(deps.config), request.headers.get("origin"));
+  return httpError(405, "method_not_allowed", `${request.method} is not supported on ${MCP_PATH}: use POST (stateless Streamable HTTP, no sessions)`, { allow: "POST", ...cors });
 }
 
-/** CORS preflight for browser-based MCP clients served from an allowed Origin. */
-export function mcpPreflight(deps: AppDeps, request: Request): Response {
-  return checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
-}
+export const mcpPreflight = (deps: AppDeps, request: Request): Response => checkHostAndOrigin(deps.config, request) ?? corsPreflight(mcpCors(deps.config), request, { allow: "POST" });
 
 const resourceMetadata = (config: Config): string => `resource_metadata="${config.publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}"`;
 
@@ -164,7 +153,7 @@ function httpError(status: number, code: ErrorCode, message: string, headers: Re
   return new Response(JSON.stringify(errorBody(code, message, details)), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
 }
 
-function withHeaders(res: Response, headers: Record<string, string>): Response {
-  for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
-  return res;
+function withHeaders<T extends Request | Response>(message: T, headers: Record<string, string>): T {
+  for (const [k, v] of Object.entries(headers)) message.headers.set(k, v);
+  return message;
 }

@@ -10,16 +10,14 @@ function toolError(code: string, message: string, details?: unknown): CallToolRe
 }
 
 export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {
-  return toolError("insufficient_scope", `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`, {
-    required: missing,
-  });
+  const message = `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`;
+  return toolError("insufficient_scope", message, { required: missing });
 }
 
 /** An AppError keeps its code and message (they are written for callers); anything else is logged and hidden. */
 export function errorResult(err: unknown, tool: string, log: Logger): CallToolResult {
-  if (err instanceof AppError) return toolError(err.code, err.message, err.details);
-  const vanished = vanishedRow(err);
-  if (vanished) return toolError(vanished.code, vanished.message);
+  const known = err instanceof AppError ? err : vanishedRow(err);
+  if (known) return toolError(known.code, known.message, known.details);
   log.error("mcp tool failed", { tool, ...describeError(err) });
   return toolError("internal", "the tool failed unexpectedly; try again later");
 }

@@ -7,11 +7,11 @@
 
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCResultResponse, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type JSONRPCErrorResponse, type JSONRPCMessage, type JSONRPCResultResponse, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { decodeBase64 } from "@oslojs/encoding";
 import { isPlainObject } from "../lib/merge";
-import { jsonResponse, streamsProgress } from "./jsonrpc";
-import { type BuiltServer, SERVER_INFO } from "./server";
+import { jsonResponse, metaOf, streamsProgress } from "./jsonrpc";
+import { type buildMcpServer, SERVER_INFO } from "./server";
 
 const MODERN_VERSION = "2026-07-28";
 /** What server/discover and UnsupportedProtocolVersionError list: this revision and the legacy one served after initialize. */
@@ -25,8 +25,6 @@ const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 // JSON-RPC codes the 2026-07-28 revision defines (basic/index, error codes).
 const HEADER_MISMATCH = -32020;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
-const METHOD_NOT_FOUND = -32601;
-const INVALID_PARAMS = -32602;
 
 /**
  * Caching hints (server/utilities/caching). The tool and prompt lists are the same for every
@@ -47,7 +45,6 @@ const NAMED: Readonly<Record<string, "name" | "uri">> = { "tools/call": "name", 
 
 type Id = string | number | null;
 type Message = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
-type RpcError = { code: number; message: string; data?: unknown };
 type Answer = JSONRPCResultResponse | JSONRPCErrorResponse | { result: Record<string, unknown> };
 
 /**
@@ -66,34 +63,25 @@ export function isModernRequest(body: unknown, headers: Headers): boolean {
   return declared !== undefined && (typeof declared !== "string" || !LEGACY_VERSIONS.has(declared));
 }
 
-function metaOf(m: Message): Record<string, unknown> | null {
-  const meta = isPlainObject(m.params) ? m.params._meta : undefined;
-  return isPlainObject(meta) ? meta : null;
-}
-
 /** One 2026-07-28 request, validated and answered. `build` makes the McpServer only once the request passed the wire checks. */
-export async function handleModern(body: unknown, headers: Headers, rejected: { error: RpcError } | null, build: () => BuiltServer): Promise<Response> {
+export async function handleModern(body: unknown, headers: Headers, rejected: JSONRPCErrorResponse | null, build: () => ReturnType<typeof buildMcpServer>): Promise<Response> {
   const m = body as Message;
   const id: Id = typeof m.id === "string" || typeof m.id === "number" ? m.id : null;
-  if (typeof m.method !== "string") return rpcReply(400, id, { code: -32600, message: "Invalid Request: not a JSON-RPC request" });
+  if (typeof m.method !== "string") return rpcReply(400, id, { code: ErrorCode.InvalidRequest, message: "Invalid Request: not a JSON-RPC request" });
   // This revision defines no client notification on HTTP; one that arrives is accepted and ignored.
   if (!("id" in m)) return new Response(null, { status: 202 });
 
   const refused = checkWire(m, m.method, id, headers);
   if (refused) return refused;
-  if (!MODERN_METHODS.has(m.method)) return rpcReply(404, id, { code: METHOD_NOT_FOUND, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
+  if (!MODERN_METHODS.has(m.method)) return rpcReply(404, id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${m.method.slice(0, 100)} (not part of MCP ${MODERN_VERSION})` });
 
   // Params the SDK's schema refuses (or a tool that does not exist), found while reading the body.
   if (rejected) return rpcReply(200, id, rejected.error);
   const ctx = build();
   if (streamsProgress(m, headers)) return streamed(ctx.server, m, id as string | number);
-  try {
-    const discover = { supportedVersions: [...SUPPORTED_VERSIONS], capabilities: ctx.capabilities, instructions: ctx.instructions, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
-    const answer = m.method === "server/discover" ? { result: discover } : await dispatch(ctx.server, m, id as string | number);
-    return jsonResponse(reply(m, id, answer), "error" in answer && answer.error.code === METHOD_NOT_FOUND ? 404 : 200);
-  } finally {
-    await ctx.server.close().catch(() => {});
-  }
+  const discover = { supportedVersions: [...SUPPORTED_VERSIONS], capabilities: ctx.capabilities, instructions: ctx.instructions, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
+  const answer = m.method === "server/discover" ? { result: discover } : await dispatch(ctx.server, m, id as string | number);
+  return jsonResponse(reply(m, id, answer), "error" in answer && answer.error.code === ErrorCode.MethodNotFound ? 404 : 200);
 }
 
 /**
@@ -102,18 +90,12 @@ export async function handleModern(body: unknown, headers: Headers, rejected: { 
  * happen, then the result (streamable-http, Receiving Messages).
  */
 function streamed(server: McpServer, m: Message, id: string | number): Response {
-  const encoder = new TextEncoder();
-  const event = (message: unknown) => encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  const event = (message: unknown) => new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   const body = new ReadableStream<Uint8Array>({
+    // A failure rejects start, which errors the stream.
     async start(controller) {
-      try {
-        controller.enqueue(event(reply(m, id, await dispatch(server, m, id, (n) => controller.enqueue(event(n))))));
-        controller.close();
-      } catch (err) {
-        controller.error(err);
-      } finally {
-        await server.close().catch(() => {});
-      }
+      controller.enqueue(event(reply(m, id, await dispatch(server, m, id, (n) => controller.enqueue(event(n))))));
+      controller.close();
     },
   });
   return new Response(body, { status: 200, headers: { "content-type": "text/event-stream", "x-accel-buffering": "no" } });
@@ -128,10 +110,10 @@ function checkWire(m: Message, method: string, id: Id, headers: Headers): Respon
   // A version named only in the header (no _meta at all) that is not this one: say which are served.
   if (meta[PROTOCOL_VERSION] === undefined && header !== MODERN_VERSION) return unsupported(id, header);
   const missing = [PROTOCOL_VERSION, CLIENT_CAPABILITIES].filter((k) => meta[k] === undefined);
-  if (missing.length > 0) return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta must carry ${missing.join(" and ")}` });
+  if (missing.length > 0) return rpcReply(400, id, { code: ErrorCode.InvalidParams, message: `Invalid params: _meta must carry ${missing.join(" and ")}` });
   const { [PROTOCOL_VERSION]: version, [CLIENT_CAPABILITIES]: caps, [CLIENT_INFO]: info } = meta;
   if (typeof version !== "string" || !isPlainObject(caps) || (info !== undefined && !isPlainObject(info))) {
-    return rpcReply(400, id, { code: INVALID_PARAMS, message: `Invalid params: _meta ${PROTOCOL_VERSION} must be a string, ${CLIENT_CAPABILITIES} (and ${CLIENT_INFO}, when given) objects` });
+    return rpcReply(400, id, { code: ErrorCode.InvalidParams, message: `Invalid params: _meta ${PROTOCOL_VERSION} must be a string, ${CLIENT_CAPABILITIES} (and ${CLIENT_INFO}, when given) objects` });
   }
   if (header !== version) return mismatch(`MCP-Protocol-Version header ${quote(header)} does not match _meta ${quote(version)}`);
   if (version !== MODERN_VERSION) return unsupported(id, version);
@@ -148,18 +130,15 @@ function checkWire(m: Message, method: string, id: Id, headers: Headers): Respon
   return null;
 }
 
-function unsupported(id: Id, requested: string): Response {
-  return rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested } });
-}
+const unsupported = (id: Id, requested: string): Response =>
+  rpcReply(400, id, { code: UNSUPPORTED_PROTOCOL_VERSION, message: "Unsupported protocol version", data: { supported: [...SUPPORTED_VERSIONS], requested } });
 
 /** The Base64 sentinel form `=?base64?…?=` (streamable-http, Value Encoding); null when it does not decode. */
 function decodeHeaderValue(value: string): string | null {
-  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
-  if (!m) return value.startsWith("=?base64?") && value.endsWith("?=") ? null : value;
-  const b64 = m[1] ?? "";
-  if (b64.length % 4 !== 0) return null;
+  if (!value.startsWith("=?base64?") || !value.endsWith("?=")) return value;
+  const b64 = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value)?.[1];
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(b64));
+    return b64 !== undefined && b64.length % 4 === 0 ? new TextDecoder("utf-8", { fatal: true }).decode(decodeBase64(b64)) : null;
   } catch {
     return null;
   }
@@ -171,11 +150,10 @@ function decodeHeaderValue(value: string): string | null {
  */
 function reply(m: Message, id: Id, answer: Answer) {
   if ("result" in answer) return { jsonrpc: "2.0", id, result: { ...answer.result, resultType: "complete", ...CACHE[m.method as string] } };
-  const { error } = answer;
-  return { jsonrpc: "2.0", id, error: m.method === "resources/read" && error.code === -32002 ? { ...error, code: INVALID_PARAMS } : error };
+  return { jsonrpc: "2.0", id, error: m.method === "resources/read" && answer.error.code === -32002 ? { ...answer.error, code: ErrorCode.InvalidParams } : answer.error };
 }
 
-/** Hands one request to the McpServer through an in-process transport and waits for its answer. */
+/** Hands one request to the McpServer through an in-process transport, waits for its answer and closes the server. */
 async function dispatch(server: McpServer, m: Message, id: string | number, notify?: (n: JSONRPCMessage) => void): Promise<Answer> {
   const [client, transport] = InMemoryTransport.createLinkedPair();
   const answer = new Promise<Answer>((resolve) => {
@@ -185,10 +163,14 @@ async function dispatch(server: McpServer, m: Message, id: string | number, noti
       else if (!("id" in message)) notify?.(message);
     };
   });
-  await server.connect(transport);
-  await client.send({ jsonrpc: "2.0", id, method: m.method as string, params: m.params as Record<string, unknown> });
-  return answer;
+  try {
+    await server.connect(transport);
+    await client.send({ jsonrpc: "2.0", id, method: m.method as string, params: m.params as Record<string, unknown> });
+    return await answer;
+  } finally {
+    await server.close().catch(() => {});
+  }
 }
 
-const rpcReply = (status: number, id: Id, error: RpcError): Response => jsonResponse({ jsonrpc: "2.0", id, error }, status);
+const rpcReply = (status: number, id: Id, error: JSONRPCErrorResponse["error"]): Response => jsonResponse({ jsonrpc: "2.0", id, error }, status);
 const quote = (s: string): string => JSON.stringify(s.slice(0, 200));

@@ -2,7 +2,7 @@
 // tools to use and carrying the page it is about as an embedded resource. Arguments are strings
 // (the protocol's rule) and every one that names something of the project is completable.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsRequestSchema, McpError, type Prompt, type PromptArgument } from "@modelcontextprotocol/sdk/types.js";
 import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service";
 import { AppError } from "../errors";
 import { isStorableText } from "../lib/json";
@@ -14,12 +14,9 @@ import type { ToolContext } from "./tools";
 /** What an argument names, for completion/complete. */
 export type ArgKind = "path" | "locale" | "collection" | "days";
 
-type PromptArg = { name: string; description: string; required: boolean; kind: ArgKind };
+type PromptArg = PromptArgument & { kind: ArgKind };
 
-interface PromptDef {
-  name: string;
-  title: string;
-  description: string;
+interface PromptDef extends Prompt {
   arguments: PromptArg[];
   /** Called once every required argument is present (checked by the prompts/get handler). */
   get(ctx: ToolContext, args: Record<string, string>): Promise<GetPromptResult>;
@@ -35,9 +32,10 @@ const PROMPTS: readonly PromptDef[] = [
     title: "Translate a page into a locale",
     description: "Machine-translate a page into one of the project's locales as a draft, then review the result field by field.",
     arguments: [PATH, { name: "locale", description: "target locale, one of the project's other locales", required: true, kind: "locale" }],
-    async get(ctx, args) {
-      const node = await nodeAt(ctx, args.path ?? "");
-      const locale = localeOf(ctx, args.locale ?? "");
+    async get(ctx, { path = "", locale: wanted = "" }) {
+      const node = await nodeAt(ctx, path);
+      const locale = ctx.project.locales.find((l) => l.toLowerCase() === wanted.trim().toLowerCase());
+      if (!locale) throw invalid(`locale ${JSON.stringify(wanted.slice(0, 40))} is not one of this project's locales (${ctx.project.locales.join(", ")})`);
       if (locale === ctx.project.defaultLocale) throw invalid(`"${locale}" is the default locale, the one the page is written in`);
       return page(ctx, node, `Translate the page "${node.title}" (${node.path}) into ${locale}.`, [
         `Call translate_node with node_id ${node.id} and locale ${locale}: it stores a DRAFT translation.`,
@@ -85,17 +83,16 @@ const PROMPTS: readonly PromptDef[] = [
       { name: "collection", description: "slug path of a collection to limit the summary to", required: false, kind: "collection" },
     ],
     async get(ctx, args) {
-      const days = args.days === undefined || args.days === "" ? 7 : Number(args.days);
+      const days = args.days ? Number(args.days) : 7;
       if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) throw invalid(`days must be a whole number from 1 to ${MAX_DAYS}`);
       const under = args.collection ? (await nodeAt(ctx, args.collection)).path : null;
       const since = new Date(ctx.now.getTime() - days * 86_400_000);
-      const changed = await recentlyChanged(ctx.db, ctx.project.id, since, under, MAX_CHANGES);
-      const lines = changed.map((n) => `- ${n.updatedAt.toISOString()} ${n.path} "${n.title}" (${n.type}, ${n.status})`);
+      const changed = await recentlyChanged(ctx.deps.db, ctx.project.id, since, under, MAX_CHANGES);
       const scope = under ? ` in the collection ${under}` : "";
       const text = [
         `Summarise the content changes of the project "${ctx.project.name}"${scope} over the last ${days} day${days > 1 ? "s" : ""} (since ${since.toISOString()}).`,
         changed.length === 0 ? "No node changed in that time: say so." : `The nodes changed, newest first${changed.length === MAX_CHANGES ? ` (the ${MAX_CHANGES} most recent)` : ""}:`,
-        ...lines,
+        ...changed.map((n) => `- ${n.updatedAt.toISOString()} ${n.path} "${n.title}" (${n.type}, ${n.status})`),
         "Group them (new, edited, published, archived), read the important ones with get_node, and write a short summary for an editor.",
       ].join("\n");
       return { description: `Recent changes${scope}, last ${days} days`, messages: [{ role: "user", content: { type: "text", text } }] };
@@ -103,19 +100,16 @@ const PROMPTS: readonly PromptDef[] = [
   },
 ];
 
-const PROMPT_BY_NAME: ReadonlyMap<string, PromptDef> = new Map(PROMPTS.map((p) => [p.name, p]));
-
 export function promptArgKind(prompt: string, arg: string): ArgKind | null {
-  return PROMPT_BY_NAME.get(prompt)?.arguments.find((a) => a.name === arg)?.kind ?? null;
+  return PROMPTS.find((p) => p.name === prompt)?.arguments.find((a) => a.name === arg)?.kind ?? null;
 }
 
 export function registerPrompts(server: McpServer, ctx: ToolContext): void {
-  const low = server.server;
-  low.setRequestHandler(ListPromptsRequestSchema, async () => ({
+  server.server.setRequestHandler(ListPromptsRequestSchema, async () => ({
     prompts: PROMPTS.map(({ get, ...p }) => ({ ...p, arguments: p.arguments.map(({ kind, ...arg }) => arg) })),
   }));
-  low.setRequestHandler(GetPromptRequestSchema, async (req) => {
-    const prompt = PROMPT_BY_NAME.get(req.params.name);
+  server.server.setRequestHandler(GetPromptRequestSchema, async (req) => {
+    const prompt = PROMPTS.find((p) => p.name === req.params.name);
     if (!prompt) throw invalid(`unknown prompt ${JSON.stringify(req.params.name.slice(0, 100))}; prompts/list names them`);
     if (!ctx.caller.scopes.includes("content:read")) throw invalid("prompts read the project's content: this token lacks the content:read scope");
     const args = req.params.arguments ?? {};
@@ -123,34 +117,23 @@ export function registerPrompts(server: McpServer, ctx: ToolContext): void {
     if (missing.length > 0) throw invalid(`missing argument${missing.length > 1 ? "s" : ""}: ${missing.map((a) => a.name).join(", ")}`);
     // NUL or an unpaired surrogate can name nothing stored (and PostgreSQL refuses it in a query).
     if (Object.values(args).some((v) => !isStorableText(v))) throw invalid("arguments must not contain NUL characters or unpaired surrogates");
-    try {
-      return await prompt.get(ctx, args);
-    } catch (err) {
+    return prompt.get(ctx, args).catch((err: unknown) => {
       if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw invalid(err.message);
       throw hidden(ctx.deps.log, err, "mcp prompt failed", { prompt: prompt.name });
-    }
+    });
   });
 }
 
 async function nodeAt(ctx: ToolContext, path: string): Promise<Node> {
   const clean = path.trim().replace(/^\/+|\/+$/g, "");
-  try {
-    return await getNodeByPath(ctx.db, ctx.project.id, clean);
-  } catch (err) {
-    if (err instanceof AppError && err.code === "not_found") throw invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`);
-    throw err;
-  }
-}
-
-function localeOf(ctx: ToolContext, locale: string): string {
-  const match = ctx.project.locales.find((l) => l.toLowerCase() === locale.trim().toLowerCase());
-  if (!match) throw invalid(`locale ${JSON.stringify(locale.slice(0, 40))} is not one of this project's locales (${ctx.project.locales.join(", ")})`);
-  return match;
+  return getNodeByPath(ctx.deps.db, ctx.project.id, clean).catch((err: unknown) => {
+    throw err instanceof AppError && err.code === "not_found" ? invalid(`no node at path ${JSON.stringify(clean.slice(0, 200))} in this project`) : err;
+  });
 }
 
 /** A prompt about one page: the request, then the page itself (with its blocks) as an embedded resource. */
 async function page(ctx: ToolContext, node: Node, ask: string, steps: string[]): Promise<GetPromptResult> {
-  const full = await getNodeWithBlocks(ctx.db, ctx.project.id, node.id);
+  const full = await getNodeWithBlocks(ctx.deps.db, ctx.project.id, node.id);
   return {
     description: ask,
     messages: [

@@ -38,13 +38,12 @@ function requireRead(ctx: ToolContext): void {
 }
 
 export function registerNodeResources(server: McpServer, ctx: ToolContext): void {
-  const low = server.server;
   const slug = ctx.project.slug;
 
-  low.setRequestHandler(ListResourcesRequestSchema, async (req) => {
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (req) => {
     requireRead(ctx);
     const page = decodeCursor(req.params?.cursor);
-    const r = await listNodes(ctx.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
+    const r = await listNodes(ctx.deps.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
       throw hidden(ctx.deps.log, err, "mcp resource read failed");
     });
     return {
@@ -59,38 +58,37 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     };
   });
 
-  low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  server.server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
       {
         uriTemplate: byIdTemplate(slug),
         name: "node",
         title: "Content node by id",
         description: `A node of this project with its ordered blocks (JSON), by node id; ?locale= one of ${ctx.project.locales.join(", ")} reads it translated (default ${ctx.project.defaultLocale})`,
-        mimeType: MIME,
       },
       {
         uriTemplate: byPathTemplate(slug),
         name: "node-by-path",
         title: "Content node by path",
         description: "A node of this project with its ordered blocks (JSON), by slug path (e.g. blog/hello); ?locale= reads it translated",
-        mimeType: MIME,
       },
-    ],
+    ].map((t) => ({ ...t, mimeType: MIME })),
   }));
 
-  low.setRequestHandler(ReadResourceRequestSchema, async (req) => {
+  server.server.setRequestHandler(ReadResourceRequestSchema, async (req) => {
     requireRead(ctx);
     const uri = req.params.uri;
-    const ref = parseNodeUri(slug, uri);
-    // Another project's URI reads as unknown, exactly like a missing node.
-    // …and so does a path or locale holding text nothing stored can hold (NUL, unpaired surrogates).
-    if (!ref || !isStorableText(ref.path ?? "") || !isStorableText(ref.locale ?? "")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
     try {
-      const id = ref.id ?? (await getNodeByPath(ctx.db, ctx.project.id, ref.path ?? "")).id;
-      const node = ref.locale === undefined ? await getNodeWithBlocks(ctx.db, ctx.project.id, id) : await getLocalizedNode(ctx.db, ctx.project, id, ref.locale);
+      const ref = parseNodeUri(slug, uri);
+      // Another project's URI reads as unknown, exactly like a missing node.
+      // …and so does a path or locale holding text nothing stored can hold (NUL, unpaired surrogates).
+      if (!ref || !isStorableText(ref.path ?? "") || !isStorableText(ref.locale ?? "")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
+      const id = ref.id ?? (await getNodeByPath(ctx.deps.db, ctx.project.id, ref.path ?? "")).id;
+      const node = ref.locale === undefined ? await getNodeWithBlocks(ctx.deps.db, ctx.project.id, id) : await getLocalizedNode(ctx.deps.db, ctx.project, id, ref.locale);
       return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(node) }] };
     } catch (err) {
-      if (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale")) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
+      // A malformed %-escape in the URI (URIError from parseNodeUri) names nothing either.
+      if (err instanceof URIError || (err instanceof AppError && (err.code === "not_found" || err.code === "invalid_locale"))) throw new McpError(RESOURCE_NOT_FOUND, "Resource not found", { uri });
       throw hidden(ctx.deps.log, err, "mcp resource read failed");
     }
   });
@@ -99,7 +97,7 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
 export const byIdTemplate = (slug: string): string => `cms://${slug}/nodes/{id}{?locale}`;
 export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+path}{?locale}`;
 
-/** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else. */
+/** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else (URIError for a malformed %-escape). */
 function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {
   const url = URL.parse(uri);
   if (url?.protocol !== "cms:" || url.host !== slug || url.hash !== "") return null;
@@ -108,12 +106,7 @@ function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; 
   const locale = url.searchParams.get("locale") ?? undefined;
   const m = /^\/(nodes|paths)\/(.+)$/.exec(url.pathname);
   if (!m) return null;
-  let rest: string;
-  try {
-    rest = decodeURIComponent(m[2] ?? "");
-  } catch {
-    return null;
-  }
+  const rest = decodeURIComponent(m[2] ?? "");
   if (m[1] === "nodes") return isUuid(rest) ? { id: rest, locale } : null;
   const path = rest.replace(/^\/+|\/+$/g, "");
   return path === "" ? null : { path, locale };

@@ -24,19 +24,15 @@ export const SERVER_INFO = { name: "content-service", title: "Content Service", 
 // Bounds the work one tools/call can ask for (block arrays, translation maps): about a megabyte of small values.
 const MAX_TOOL_INPUT_ELEMENTS = 20_000;
 
-function instructions(ctx: ToolContext): string {
-  const p = ctx.project;
-  return [
+const instructions = ({ project: p, caller }: ToolContext): string =>
+  [
     `This server manages the content of one project: "${p.name}" (slug ${p.slug}, id ${p.id}).`,
     `Locales: ${p.locales.join(", ")} (default ${p.defaultLocale}).`,
-    `This credential holds the scopes: ${ctx.caller.scopes.join(", ") || "none"}.`,
+    `This credential holds the scopes: ${caller.scopes.join(", ") || "none"}.`,
     "Nodes are pages, collections and entries addressed by id or slug path; new nodes are drafts until publish_node.",
     `Nodes are also readable as resources cms://${p.slug}/nodes/{id} and cms://${p.slug}/paths/{path}, with ?locale= for a translation.`,
     "Prompts: translate_page, write_seo, review_before_publish, summarise_recent_changes.",
   ].join(" ");
-}
-
-export type BuiltServer = ReturnType<typeof buildMcpServer>;
 
 /**
  * A fresh server per HTTP request (stateless): everything it serves is bound to the caller's project.
@@ -60,13 +56,11 @@ export function buildMcpServer(ctx: ToolContext, era: "legacy" | "modern") {
   return { server, instructions: text, capabilities };
 }
 
-type Handler = (request: unknown, extra: unknown) => Promise<Record<string, unknown>>;
-
 /** tools/list as strict clients read it (portable schemas) with icons; the SDK's answer is otherwise kept as is. */
 function wrapToolsList(server: McpServer): void {
   // Cast: the handler map is private in the SDK's Protocol, and setRequestHandler cannot wrap the
   // handler McpServer registered (it replaces it).
-  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<Record<string, unknown>>> })._requestHandlers;
   const inner = handlers.get("tools/list");
   if (!inner) return;
   handlers.set("tools/list", async (request, extra) => {
@@ -75,10 +69,8 @@ function wrapToolsList(server: McpServer): void {
       ...t,
       inputSchema: portableSchema(t.inputSchema),
       ...(t.outputSchema ? { outputSchema: portableSchema(t.outputSchema) } : {}),
-      icons: [toolIcon(t)],
+      icons: [t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write],
     }));
     return { ...r, tools };
   });
 }
-
-const toolIcon = (t: Tool): Icon => (t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write);

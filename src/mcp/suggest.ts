@@ -9,10 +9,8 @@ import { oneRow } from "../lib/rows";
 /** The MCP spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;
 
-export type Suggestions = { values: string[]; total: number; hasMore: boolean };
-
 /** Slug paths of the project's nodes ("path"), of its collections ("collection"), or node ids ("id"), starting with the prefix, in order. */
-export async function suggestNodes(db: Db, projectId: string, kind: "path" | "collection" | "id", prefix: string): Promise<Suggestions> {
+export async function suggestNodes(db: Db, projectId: string, kind: "path" | "collection" | "id", prefix: string) {
   // A prefix with NUL or an unpaired surrogate starts nothing stored (and PostgreSQL refuses it).
   if (!isStorableText(prefix)) return { values: [], total: 0, hasMore: false };
   const column = kind === "id" ? nodes.id : nodes.path;
@@ -23,8 +21,7 @@ export async function suggestNodes(db: Db, projectId: string, kind: "path" | "co
   return { values: rows.map((r) => String(r.v)), total: n, hasMore: n > rows.length };
 }
 
-/** The values of a fixed list starting with the prefix (locales, small enums). */
-export function suggestFrom(list: readonly string[], prefix: string): Suggestions {
+export function suggestFrom(list: readonly string[], prefix: string) {
   const p = prefix.toLowerCase();
   const values = list.filter((v) => v.toLowerCase().startsWith(p));
   return { values: values.slice(0, MAX_COMPLETIONS), total: values.length, hasMore: values.length > MAX_COMPLETIONS };

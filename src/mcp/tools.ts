@@ -2,7 +2,6 @@
 // its schemas, description and scopes as declared (src/lib/operation.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Db } from "../../db/client";
 import type { McpCaller } from "../auth";
 import { assertStorableStrings } from "../lib/json";
 import type { OperationContext, ProjectOperation } from "../lib/operation";
@@ -11,20 +10,17 @@ import { OPERATIONS } from "../operations";
 import { errorResult, missingScopeError } from "./errors";
 
 /** What every tool, resource and prompt runs with: resolved from the bearer on each request. */
-export interface ToolContext extends OperationContext<McpCaller> {
-  readonly db: Db;
-}
+export type ToolContext = OperationContext<McpCaller>;
 
 /** Every tool /mcp serves, in the order tools/list shows them. */
 export const TOOLS: readonly ProjectOperation[] = OPERATIONS.filter((op): op is ProjectOperation => op.target === "project" && op.tool !== undefined);
 
 export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectOperation, logging: boolean): void {
-  const scopes = "anyOf" in tool.scopes ? [tool.scopes.anyOf.join(" or ")] : tool.scopes;
   server.registerTool(
     tool.name,
     {
       title: tool.title,
-      description: `${tool.description} Requires scope: ${scopes.join(", ")}.`,
+      description: `${tool.description} Requires scope: ${"anyOf" in tool.scopes ? tool.scopes.anyOf.join(" or ") : tool.scopes.join(", ")}.`,
       inputSchema: tool.input,
       outputSchema: tool.output,
       annotations: { title: tool.title, ...tool.tool },
@@ -39,7 +35,6 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
           ? undefined
           : async (done, total, message) => {
               await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total, message } });
-              // Logging is 2025-11-25's (deprecated in 2026-07-28, which this server does not adopt).
               if (logging) await extra.sendNotification({ method: "notifications/message", params: { level: "info", logger: tool.name, data: message } });
             };
       try {

@@ -25,7 +25,6 @@ export const McpTokenIn = z.object({
     .describe("defaults to the MCP scopes the calling key holds"),
   expires_at: z.string().nullable().optional().describe("RFC 3339; omitted or null = never expires"),
 });
-const TokenId = z.string().max(64).describe("token id");
 const BASE = "/admin/p/:ref/ai/mcp/tokens";
 
 const listTokensOp = projectOperation({
@@ -36,9 +35,7 @@ const listTokensOp = projectOperation({
   input: z.object({}),
   output: z.object({ tokens: z.array(McpTokenOut) }),
   http: { method: "GET", path: BASE, data: "tokens", tag: "mcp", summary: "List the project's MCP tokens (hints only, never the token)" },
-  async run({ deps, project }) {
-    return { tokens: (await listMcpTokens(deps.db, project)).map(tokenToWire) };
-  },
+  run: async ({ deps, project }) => ({ tokens: (await listMcpTokens(deps.db, project)).map(tokenToWire) }),
 });
 
 const createTokenOp = projectOperation({
@@ -72,7 +69,7 @@ const deleteTokenOp = projectOperation({
   title: "Delete an MCP token",
   description: "Delete an MCP token; it stops working at once.",
   scopes: ["ai:write"],
-  input: z.object({ id: TokenId.optional().describe("token id (or pass { id } as a JSON body)") }),
+  input: z.object({ id: z.string().max(64).optional().describe("token id (or pass { id } as a JSON body)") }),
   output: Empty,
   http: [
     { method: "DELETE", path: BASE, status: 204, bodyOrQuery: true, tag: "mcp", summary: "Delete an MCP token (by ?id= or JSON { id }); it stops working at once" },

@@ -11,9 +11,7 @@ import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
 import type { Project } from "../../projects/service";
 import type { McpTokenIn, McpTokenOut } from "./operations";
 
-export type McpToken = typeof mcpTokens.$inferSelect;
-
-export const tokenToWire = (t: McpToken): z.output<typeof McpTokenOut> => ({
+export const tokenToWire = (t: typeof mcpTokens.$inferSelect): z.output<typeof McpTokenOut> => ({
   id: t.id,
   name: t.name,
   token_hint: t.tokenHint,
@@ -27,14 +25,13 @@ export const tokenToWire = (t: McpToken): z.output<typeof McpTokenOut> => ({
  * Mints a token for one project; the plaintext is returned once and only its SHA-256 is stored.
  * Like admin keys, a caller can only hand out scopes it holds itself.
  */
-export async function createMcpToken(db: Db, project: Project, input: z.output<typeof McpTokenIn>, caller: AdminCaller, now: Date): Promise<{ token: McpToken; plaintext: string }> {
+export async function createMcpToken(db: Db, project: Project, input: z.output<typeof McpTokenIn>, caller: AdminCaller, now: Date) {
   const scopes = [...new Set(input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s)))];
   // The input schema admits MCP scopes only; a caller can still name one it does not hold.
   const denied = scopes.find((s) => !caller.scopes.includes(s));
   if (denied) throw new AppError("insufficient_scope", `cannot grant ${denied}: this key does not hold it`, { required: denied });
-  if (scopes.length === 0) {
-    throw new AppError(input.scopes ? "invalid_request" : "insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
-  }
+  // Only the default can be empty (the input schema wants at least one scope when they are named).
+  if (scopes.length === 0) throw new AppError("insufficient_scope", `an MCP token needs at least one of the scopes ${MCP_SCOPES.join(", ")}`, { field: "scopes" });
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
   if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new AppError("invalid_request", "expires_at must be an RFC 3339 date-time", { field: "expires_at" });
   if (expiresAt && expiresAt.getTime() <= now.getTime()) throw new AppError("invalid_request", "expires_at must be in the future", { field: "expires_at" });
@@ -57,8 +54,7 @@ export async function createMcpToken(db: Db, project: Project, input: z.output<t
   return { token, plaintext };
 }
 
-export const listMcpTokens = (db: Db, project: Project): Promise<McpToken[]> =>
-  db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
+export const listMcpTokens = (db: Db, project: Project) => db.select().from(mcpTokens).where(eq(mcpTokens.projectId, project.id)).orderBy(desc(mcpTokens.createdAt), desc(mcpTokens.id));
 
 /** Deletes the row: the bearer check reads the table on every call, so the token stops working at once everywhere. */
 export async function deleteMcpToken(db: Db, project: Project, id: string): Promise<void> {
