@@ -13,6 +13,9 @@ import { openDb } from "../../db/client";
 import { runMigrations } from "../../db/migrate";
 import { seedBigSite, seedSite } from "./seed";
 
+// Without wrk every figure would read NaN: refuse at once, saying what to install.
+for (const tool of ["wrk", "taskset"]) if (!Bun.which(tool)) throw new Error(`${tool} is not installed: apt-get install -y wrk (taskset comes with util-linux)`);
+
 const PG = process.env.BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
 const DB_NAME = process.env.BENCH_DB ?? "cms_bench_delivery";
 const DATABASE_URL = `${PG}/${DB_NAME}`;
