@@ -30,7 +30,8 @@ describe("SSRF guard: host parsing", () => {
     expect(Array.from(parseIPv6("[::ffff:127.0.0.1]")!.slice(10))).toEqual([255, 255, 127, 0, 0, 1]);
     expect(parseIPv6("1:2:3:4:5:6:7:8")).not.toBeNull();
     expect(parseIPv6("1:2:3:4:5:6:1.2.3.4")).not.toBeNull();
-    for (const bad of ["1::2::3", "1:2:3:4:5:6:7:8:9", "::1:2:3:4:5:6:7:8", "fe80::1%eth0", "12345::", "::256.1.1.1", "1.2.3.4", "g::1"]) expect(parseIPv6(bad)).toBeNull();
+    for (const bad of ["1::2::3", "1:2:3:4:5:6:7:8:9", "::1:2:3:4:5:6:7:8", "fe80::1%eth0", "12345::", "::256.1.1.1", "1.2.3.4", "g::1", "::ffff:0177.0.0.1", "::ffff:1.2.3", "::ffff:01.2.3.4"])
+      expect(parseIPv6(bad)).toBeNull();
   });
 
   test("IPv4 embedded in IPv6 is unwrapped: mapped, compatible, translated, NAT64, 6to4, Teredo, ISATAP", () => {
@@ -114,6 +115,8 @@ describe("SSRF guard: URLs with DNS", () => {
     "mixed.example": ["93.184.216.34", "::ffff:127.0.0.1"],
     "meta.example": ["169.254.169.254"],
     "garbage.example": ["not-an-ip"],
+    // Not an RFC 4291 spelling (a leading zero in the dotted tail): unreadable, so refused, never read as 177.0.0.1.
+    "octal-tail.example": ["::ffff:0177.0.0.1"],
   };
   const policy = (allowPrivate: boolean, unresolvable: UrlPolicy["unresolvable"] = "refuse"): UrlPolicy => ({
     allowPrivate,
@@ -138,6 +141,7 @@ describe("SSRF guard: URLs with DNS", () => {
     expect(await verdict("https://mixed.example/v1", policy(false))).toMatch(/private or loopback/);
     expect(await verdict("https://meta.example/v1", policy(false))).toMatch(/metadata/);
     expect(await verdict("https://garbage.example/v1", policy(false))).toMatch(/metadata/);
+    expect(await verdict("https://octal-tail.example/v1", policy(false))).toMatch(/metadata/);
     expect(await verdict("https://127.0.0.1/v1", policy(false))).toMatch(/private or loopback/);
     expect(await verdict("https://[::ffff:127.0.0.1]/v1", policy(false))).toMatch(/private or loopback/);
     expect(await verdict("https://0x7f000001/v1", policy(false))).toMatch(/private or loopback/);

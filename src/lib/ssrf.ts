@@ -57,10 +57,14 @@ export function parseIPv4(host: string): Uint8Array | null {
   return ipaddr.IPv4.isValid(h) ? Uint8Array.from(ipaddr.IPv4.parse(h).toByteArray()) : null;
 }
 
+/** A dotted-quad tail as RFC 4291 writes it: four decimal octets, no leading zeros (ipaddr.js also reads `0177` there, as 177). */
+const DOTTED_TAIL = /:(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /** RFC 4291 text forms including `::` and a trailing dotted quad, bracketed or not; zone ids are refused (null). */
 export function parseIPv6(host: string): Uint8Array | null {
   const h = host.replace(/^\[(.*)\]$/, "$1");
-  return /^[0-9a-f:.]+$/i.test(h) && ipaddr.IPv6.isValid(h) ? Uint8Array.from(ipaddr.IPv6.parse(h).toByteArray()) : null;
+  if (!/^[0-9a-f:.]+$/i.test(h) || (h.includes(".") && !DOTTED_TAIL.test(h))) return null;
+  return ipaddr.IPv6.isValid(h) ? Uint8Array.from(ipaddr.IPv6.parse(h).toByteArray()) : null;
 }
 
 /** IPv4 addresses carried inside an IPv6 address (mapped, compatible, translated, NAT64, 6to4, Teredo, ISATAP). */
