@@ -827,6 +827,15 @@ describe("OAuth Client ID Metadata Documents", async () => {
     cases.push([big, () => serve(big, { client_id: big, redirect_uris: [REDIRECT], padding: "x".repeat(6000) }), "larger than"]);
     const moved = id("moved");
     cases.push([moved, () => docs.set(moved, () => new Response(null, { status: 302, headers: { location: "https://evil.example/doc.json" } })), "HTTP 302"]);
+    const down = id("down");
+    cases.push([
+      down,
+      () =>
+        docs.set(down, () => {
+          throw new TypeError("fetch failed: connection refused");
+        }),
+      "could not be fetched",
+    ]);
     const notJson = id("notjson");
     cases.push([notJson, () => serve(notJson, "<html>"), "not JSON"]);
     // A document that is one JSON string is a document (not an object), never words shown as our reason.

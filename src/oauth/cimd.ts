@@ -57,15 +57,16 @@ export async function metadataClient(deps: AppDeps, clientId: string, address: s
 async function fetchDocument(deps: AppDeps, url: string, address: string | null): Promise<{ json: unknown } | string> {
   // Connect to the address the guard checked (no second DNS lookup to rebind); no redirects (the
   // document must live at the client_id itself), a short timeout, a small cap.
-  const target = pinnedTarget(url, address);
-  const res = await deps
-    .fetch(target.url, {
+  // Any failure, thrown or rejected, is the same reason on the page (never a 500).
+  const res = await (async () => {
+    const target = pinnedTarget(url, address);
+    return deps.fetch(target.url, {
       redirect: "manual",
       headers: { accept: "application/json", ...(target.host ? { host: target.host } : {}) },
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
       ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-    })
-    .catch(() => null);
+    });
+  })().catch(() => null);
   if (!res) return "the client's metadata document could not be fetched";
   if (res.status !== 200) {
     await res.body?.cancel().catch(() => {});
