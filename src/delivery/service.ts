@@ -141,7 +141,10 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
   )
     .map((r) => `${r.path}/`)
     .sort();
-  return found.filter((p, i) => !found.slice(0, i).some((k) => p.startsWith(k)));
+  // Sorted, the paths under a kept prefix follow it directly: the last kept one is the only candidate.
+  const kept: string[] = [];
+  for (const p of found) if (!p.startsWith(kept.at(-1) ?? "\0")) kept.push(p);
+  return kept;
 }
 
 /** SQL condition: the node is published and no ancestor hides it. */
