@@ -25,7 +25,11 @@ const VARIABLES = [
   ["AI_TIMEOUT_MS", 60_000, "timeout of one AI vendor call"],
   ["AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, "largest AI vendor response read"],
   ["AI_MAX_CONCURRENT_PER_PROJECT", 4, "concurrent translate calls per project (per instance)"],
-  ["ADMIN_ALLOWED_ORIGINS", described("(PUBLIC_URL origin)"), "comma-separated Origins whose browser pages may call the admin API (CORS), others get none; `*` would let any page holding a key read the answers"],
+  [
+    "ADMIN_ALLOWED_ORIGINS",
+    described("(PUBLIC_URL origin)"),
+    "comma-separated Origins whose browser pages may call the admin API (CORS), others get none; `*` would let any page holding a key read the answers",
+  ],
   ["MCP_ALLOWED_ORIGINS", described("(PUBLIC_URL origin)"), "comma-separated Origins allowed on /mcp; requests without Origin are allowed"],
   [
     "MCP_ALLOWED_HOSTS",
