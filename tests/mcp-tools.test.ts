@@ -156,7 +156,10 @@ describe("MCP tools: happy and error paths", async () => {
       ],
     });
     const [a, b, c] = n.blocks.map((x: any) => x.id);
+    const before = await version(p.id);
     const r = await call(client, "reorder_blocks", { node_id: n.id, block_ids: [c, a, b] });
+    // One write, one content version (no nested write bumping it twice).
+    expect(await version(p.id)).toBe(before + 1);
     expect(r.blocks.map((x: any) => [x.id, x.type, x.order, x.data.v])).toEqual([
       [c, "c", 0, 3],
       [a, "a", 1, 1],

@@ -11,7 +11,7 @@ import { readPaging } from "../lib/paging";
 import { contentWrite, type Project } from "../projects/service";
 import { findTranslation, projectLocale } from "../translations/service";
 import { type EntriesOut, EntryOut, type EntryQuery, type LocalizedNodeOut } from "./operations";
-import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, setNodeBlocks } from "./service";
+import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, replaceBlocks } from "./service";
 
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
   if (ref.id && ref.path) throw new AppError("invalid_request", "give either id or path, not both", { field: "id" });
@@ -32,7 +32,7 @@ export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds
     const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
     if (missing.length > 0) throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
     const ordered = ids.flatMap((id) => byId.get(id) ?? []);
-    return setNodeBlocks(tx, project, node.id, ordered, now);
+    return replaceBlocks(tx, node, ordered, now);
   });
 
 /**

@@ -228,12 +228,14 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
   });
 
 export const setNodeBlocks = (db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> =>
-  contentWrite(db, project.id, async (tx) => {
-    const node = await getNode(tx, project.id, id);
-    const written = await writeBlocks(tx, node.id, input, now);
-    await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
-    return written.map(blockToWire);
-  });
+  contentWrite(db, project.id, async (tx) => replaceBlocks(tx, await getNode(tx, project.id, id), input, now));
+
+/** Inside a content write: the node's blocks become `input` (kept ids keep their translations). */
+export async function replaceBlocks(tx: Db, node: Node, input: BlockInput[], now: Date): Promise<BlockWire[]> {
+  const written = await writeBlocks(tx, node.id, input, now);
+  await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
+  return written.map(blockToWire);
+}
 
 export type Transition = "publish" | "unpublish" | "archive" | "restore";
 
