@@ -7,7 +7,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { adminKeys, oauthGrants } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
-import { ADMIN_SCOPES } from "../src/lib/scopes";
+import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
 import { startFakeVendors } from "./fake-vendors";
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness, type TestResponse, uniqueSlug } from "./helpers";
 import { seedUser } from "./oauth.helpers";
@@ -31,8 +31,8 @@ interface Case {
   body?: (f: Fixture) => unknown;
   /** The operation's own answer: status and what its body must hold. */
   expect: (res: TestResponse, f: Fixture, scope: string) => void;
-  /** Its effect, read back with the root key or from the database. */
-  after?: (h: TestHarness, f: Fixture) => Promise<void>;
+  /** Its effect, read back with the root key or from the database (`scope`: the one just tried alone). */
+  after?: (h: TestHarness, f: Fixture, scope: string) => Promise<void>;
 }
 
 const rootGet = async (h: TestHarness, url: string): Promise<TestResponse> => h.request("GET", url);
@@ -155,6 +155,13 @@ const CASES: Record<string, Case> = {
       expect(res.status).toBe(403);
       expect(res.json.error.message).toContain("an MCP token needs at least one of the scopes");
     },
+    // …and with an MCP scope beside it, the token is minted.
+    after: async (h, f, scope) => {
+      const minted = await h.request("POST", `${P(f)}/ai/mcp/tokens`, { key: await keyWith(h, [scope, "content:read"]), body: { name: "minted" } });
+      expect(minted.status).toBe(201);
+      expect(minted.json.data).toMatchObject({ name: "minted", scopes: ["content:read"] });
+      expect((await rootGet(h, `${P(f)}/ai/mcp/tokens`)).json.data.map((t: any) => t.name)).toContain("minted");
+    },
   },
   "DELETE /admin/p/{ref}/ai/mcp/tokens": {
     url: (f) => `${P(f)}/ai/mcp/tokens?id=${f.tokenId}`,
@@ -203,6 +210,13 @@ const CASES: Record<string, Case> = {
     expect: (res) => {
       expect(res.status).toBe(403);
       expect(res.json.error.message).toContain("cannot make a member editor");
+    },
+    // …and holding the editor's scopes beside it, the role is set.
+    after: async (h, f, scope) => {
+      const set = await h.request("PUT", `${P(f)}/members/${f.memberId}`, { key: await keyWith(h, [scope, ...ROLE_SCOPES.editor]), body: { role: "editor" } });
+      expect(set.status).toBe(200);
+      expect(set.json.data).toMatchObject({ user_id: f.memberId, role: "editor" });
+      expect((await rootGet(h, `${P(f)}/members`)).json.data.map((m: any) => [m.user_id, m.role])).toEqual([[f.memberId, "editor"]]);
     },
   },
   "DELETE /admin/p/{ref}/members/{userId}": {
@@ -279,7 +293,7 @@ describe("scope checks on every admin route", async () => {
         const allowed = await h.request(method!, c!.url(f), { key: await keyWith(h, [scope]), body: body(f) });
         try {
           c!.expect(allowed, f, scope);
-          await c!.after?.(h, f);
+          await c!.after?.(h, f, scope);
         } catch (err) {
           throw new Error(`${route} with ${scope} alone: ${err instanceof Error ? err.message : String(err)}`);
         }

@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./helpers";
+import { freePort, waitFor } from "./helpers";
 
 const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "cms-lock-"));
@@ -152,13 +152,13 @@ test("kill -9 during acknowledged writes: a restart works at once and every writ
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
-  while (acknowledged.length < 20) await Bun.sleep(20);
+  await waitFor(() => acknowledged.length >= 20, { timeout: 15_000, interval: 20, what: "20 acknowledged writes" });
   // An overlapping restart (same DATA_DIR, same PORT) under the write load is refused, not started beside it.
   const overlap = await run([process.execPath, "src/main.ts"], baseEnv({ DATA_DIR: dataDir, PORT: String(port) }));
   expect(overlap.code).toBe(2);
   expect(overlap.out).toContain(`DATA_DIR ${dataDir} is in use by the service (port ${port}) (pid ${svc.proc.pid})`);
   const before = acknowledged.length;
-  while (acknowledged.length < before + 20) await Bun.sleep(20);
+  await waitFor(() => acknowledged.length >= before + 20, { timeout: 15_000, interval: 20, what: "20 more acknowledged writes" });
   svc.proc.kill("SIGKILL");
   await svc.proc.exited;
   stop = true;

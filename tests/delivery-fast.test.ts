@@ -130,8 +130,9 @@ test("the server's front answers hot reads before Elysia, identically, once logg
       expect((await fetch(`${base}/healthz`, { headers: { host } })).status).toBe(200);
       expect(await (await fetch(base + path, { headers: { host, "accept-encoding": "gzip" } })).text()).toBe(routedBody);
     }
-    await Bun.sleep(5);
-    const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    const requests = () => h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "request");
+    const ids = ["net-2", "net-3", "net-4", "net-5", "net-6"];
+    const lines = await waitFor(() => ids.every((id) => requests().some((l) => l.request_id === id)) && requests(), { what: "the access lines of net-2…net-6" });
     for (const [id, status, logged] of [
       ["net-2", 200, path],
       ["net-3", 304, path],

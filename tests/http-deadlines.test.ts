@@ -10,7 +10,7 @@ import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { type FakeVendors, startFakeVendors } from "./fake-vendors";
-import { freePort } from "./helpers";
+import { freePort, waitFor } from "./helpers";
 
 const IDLE = 2; // seconds
 const VENDOR_DELAY_MS = (IDLE + 1.5) * 1000;
@@ -182,7 +182,7 @@ test.skipIf(!pgUrl)(
       stdout: "ignore",
       stderr: "ignore",
     });
-    const sql = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+    const sql = postgres(pgUrl!, { max: 2, onnotice: () => {} });
     try {
       const url = `http://127.0.0.1:${p}`;
       const deadline = Date.now() + 30_000;
@@ -206,12 +206,16 @@ test.skipIf(!pgUrl)(
         });
       });
       await locked;
-      const t0 = Date.now();
       const read = fetch(`${url}/admin/p/${slug}/nodes`, { headers: auth });
+      const answeredAt = read.then(() => Date.now());
+      // The GET's query really waits on the lock (a quick answer would prove nothing).
+      const waiting = () => sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.then((r) => r[0]?.n > 0);
+      await waitFor(waiting, { timeout: 5000, interval: 50, what: "the GET's query waiting on the lock" });
       await Bun.sleep((IDLE + 3) * 1000); // past the idle deadline and its 4 s tick
+      const releasedAt = Date.now();
       release();
       const res = await read;
-      expect(Date.now() - t0).toBeGreaterThanOrEqual((IDLE + 3) * 1000);
+      expect(await answeredAt).toBeGreaterThanOrEqual(releasedAt);
       expect(res.status).toBe(200);
       expect((await res.json()).data).toEqual([]);
     } finally {
