@@ -36,11 +36,12 @@ const LOCK_NB = 4;
 const EINTR = 4;
 const EWOULDBLOCK: Record<string, number> = { linux: 11, darwin: 35, freebsd: 35 };
 
-let flockImpl: Flock | null | undefined;
+// The loading promise itself is kept: two locks taken at once both wait for the one load (a
+// `null` set while loading made the second one think the platform had no flock).
+let flockLoad: Promise<Flock | null> | undefined;
+const loadFlock = (): Promise<Flock | null> => (flockLoad ??= openFlock());
 
-async function loadFlock(): Promise<Flock | null> {
-  if (flockImpl !== undefined) return flockImpl;
-  flockImpl = null;
+async function openFlock(): Promise<Flock | null> {
   const errnoSymbol = process.platform === "linux" ? "__errno_location" : process.platform === "darwin" || process.platform === "freebsd" ? "__error" : null;
   if (!errnoSymbol || typeof Bun === "undefined") return null;
   const ffi = await import("bun:ffi");
@@ -53,7 +54,7 @@ async function loadFlock(): Promise<Flock | null> {
       });
       const errnoPtr = lib.symbols[errnoSymbol] as () => number | null;
       const wouldBlock = EWOULDBLOCK[process.platform];
-      flockImpl = {
+      return {
         flock(fd) {
           for (;;) {
             if (lib.symbols.flock(fd, LOCK_EX | LOCK_NB) === 0) return "ok";
@@ -64,7 +65,6 @@ async function loadFlock(): Promise<Flock | null> {
           }
         },
       };
-      return flockImpl;
     } catch {
       // try the next name
     }

@@ -181,3 +181,15 @@ test("kill -9 during acknowledged writes: a restart works at once and every writ
   again.proc.kill("SIGTERM");
   expect(await again.proc.exited).toBe(0);
 }, 60_000);
+
+test("two directories locked at once in a fresh process are both locked (the flock loader is shared, not skipped)", async () => {
+  const [a, b] = [mkdtempSync(join(tmpdir(), "cms-lock-a-")), mkdtempSync(join(tmpdir(), "cms-lock-b-"))];
+  try {
+    const script = `import { lockDataDir } from "./db/lock"; const l = await Promise.all([lockDataDir(${JSON.stringify(a)}, "a"), lockDataDir(${JSON.stringify(b)}, "b")]); console.log(JSON.stringify(l.map((x) => x !== null)));`;
+    const proc = Bun.spawn([process.execPath, "-e", script], { cwd: join(import.meta.dir, ".."), stdout: "pipe", stderr: "pipe" });
+    const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+    expect({ code: await proc.exited, out: out.trim(), err }).toEqual({ code: 0, out: "[true,true]", err: "" });
+  } finally {
+    for (const d of [a, b]) rmSync(d, { recursive: true, force: true });
+  }
+});
