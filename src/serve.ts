@@ -22,9 +22,24 @@ export function listen(app: App, options: ListenOptions): App {
   app.compile(); // composes app.fetch once, before the server exists (compile() reloads a running server)
   const handle = app.fetch as (request: Request) => Response | Promise<Response>;
   const front = frontOf(app);
+  // Elysia's listen() defaults, then the caller's options.
+  const idle = options.idleTimeout ?? 30;
+  // Bun resets a connection whose bodiless request (a GET) is still being handled once the idle
+  // deadline has passed (measured: at ~8 s with a 2 s deadline; a request whose body has been read
+  // is not cut). So for those the deadline is lifted while the handler works and put back when it
+  // returns (Bun keeps it for the kept-alive connection): a silent client is still closed.
+  const routed = async (request: Request): Promise<Response> => {
+    if (request.body !== null) return handle(request);
+    server.timeout(request, 0);
+    try {
+      return await handle(request);
+    } finally {
+      server.timeout(request, idle);
+    }
+  };
   const fetch =
     front === undefined
-      ? handle
+      ? routed
       : (request: Request) => {
           try {
             const hot = front.answer(request);
@@ -32,10 +47,9 @@ export function listen(app: App, options: ListenOptions): App {
           } catch {
             // Never answered here: the app answers it (and reports what is wrong) the routed way.
           }
-          return handle(request);
+          return routed(request);
         };
-  // Elysia's listen() defaults, then the caller's options.
-  const server: Server<undefined> = Bun.serve({ development: process.env.NODE_ENV !== "production", reusePort: true, idleTimeout: 30, ...options, fetch } as Serve.Options<undefined>);
+  const server: Server<undefined> = Bun.serve({ development: process.env.NODE_ENV !== "production", reusePort: true, ...options, idleTimeout: idle, fetch } as Serve.Options<undefined>);
   (app as { server: Server<undefined> | null }).server = server;
   return app;
 }
@@ -47,9 +61,9 @@ export function serveOptions(config: Config): ListenOptions {
     hostname: config.host,
     reusePort: false,
     // Bounds a silent connection and a request body that trickles in (Bun does not reset it on
-    // body bytes); headers have Bun's own fixed ~10 s deadline. Once the body is read, a handler
-    // that is still working is not cut (tests/http-deadlines.test.ts: AI calls, a GET waiting on
-    // PostgreSQL); Elysia's default here was 30 s.
+    // body bytes); headers have Bun's own fixed ~10 s deadline. A handler still working is not cut
+    // (listen() lifts it for bodiless requests until they are answered; tests/http-deadlines.test.ts:
+    // AI calls over REST and MCP, a GET waiting on PostgreSQL, 10 s each); Elysia's default here was 30 s.
     idleTimeout: config.httpIdleTimeoutSeconds,
     maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024,
   };
