@@ -102,6 +102,11 @@ describe("app: errors, limits, ops endpoints, logs, swagger", async () => {
         if (["post", "put", "patch"].includes(method) && !path.includes("publish") && !path.includes("archive") && !path.includes("restore")) {
           expect({ path, method, body: !!op.requestBody }).toEqual({ path, method, body: true });
         }
+        // Response schemas: the success answer (a JSON schema with `data`, or 204 without a body) and the errors.
+        const ok = Object.keys(op.responses ?? {}).find((code) => code.startsWith("2"));
+        const okSchema = ok === "204" ? "none" : op.responses?.[ok ?? ""]?.content?.["application/json"]?.schema?.properties?.data ? "data" : "missing";
+        const errors = ["400", "401", "403", "404"].filter((code) => !op.responses?.[code]?.content?.["application/json"]?.schema);
+        expect({ path, method, ok: ok !== undefined, okSchema: okSchema !== "missing", errorsWithoutSchema: errors }).toEqual({ path, method, ok: true, okSchema: true, errorsWithoutSchema: [] });
       }
     }
     expect((await h.request("GET", "/swagger", { key: null })).text).toContain("<html");
