@@ -16,6 +16,9 @@ import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
 import { operationPaths, operationRoutes } from "./rest";
 
+// The admin routes' OpenAPI entries depend on the declarations only: built once, not per app.
+const OPERATION_PATHS = operationPaths(OPERATIONS);
+
 /** The whole HTTP surface, built over its dependencies; connects to nothing itself. */
 export function createApp(given: AppDeps) {
   // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
@@ -115,7 +118,7 @@ export function createApp(given: AppDeps) {
         documentation: {
           info: { title: "Content Service API", version: "0.1.0", description: "Admin, delivery, AI and MCP interface of the content service." },
           components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "Admin key (cms_ak_…)" } } },
-          paths: { ...operationPaths(OPERATIONS), ...DELIVERY_OPENAPI_PATHS },
+          paths: { ...OPERATION_PATHS, ...DELIVERY_OPENAPI_PATHS },
         },
         // sitemap.xml, robots.txt and /.well-known/* are API routes, not static files.
         exclude: { paths: ["/swagger", "/swagger/json"], staticFile: false },

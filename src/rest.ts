@@ -26,16 +26,19 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
   for (const op of operations) {
     const typed = typedFields(op);
     for (const binding of httpBindings(op)) {
+      const { params, fields } = routeFields(op, binding); // once per route, not per request
+      const input = (ctx: RouteContext) => readInput(op, binding, ctx, typed, params, fields);
       // Authentication and the scope check come first: a caller without a valid key or scope learns
       // 401/403 (and a foreign project 404), never how its input would have been judged.
       const handle = async (ctx: RouteContext): Promise<unknown> => {
         Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
         const caller = await authenticate(ctx.request, ctx.server);
         requireScopes(caller, op.scopes);
-        const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : null;
-        const input = readInput(op, binding, ctx, typed);
-        const now = deps.now();
-        const out = op.target === "project" && project ? await op.run({ deps, caller, project, now }, input) : op.target === "admin" ? await op.run({ deps, caller, now }, input) : null;
+        let out: unknown;
+        if (op.target === "project") {
+          const project = await resolveProject(deps.db, ctx.params.ref ?? "", caller);
+          out = await op.run({ deps, caller, project, now: deps.now() }, input(ctx));
+        } else out = await op.run({ deps, caller, now: deps.now() }, input(ctx));
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
         ctx.set.status = binding.status ?? 200;
         if (binding.status === 204) return undefined;
@@ -72,13 +75,23 @@ const restBody = (out: Record<string, unknown>, data: string | undefined): Recor
 /** The path parameters besides the project's `ref`, each with the input field it fills. */
 const pathParams = (binding: HttpBinding): Array<[param: string, field: string]> =>
   [...binding.path.matchAll(/:(\w+)/g)].flatMap(([, p]) => (p === undefined || p === "ref" ? [] : [[p, binding.params?.[p] ?? p]]));
-const pathFields = (binding: HttpBinding): Set<string> => new Set(pathParams(binding).map(([, field]) => field));
+/** The path parameters and the operation's other input fields. */
+function routeFields(op: Operation, binding: HttpBinding): { params: Array<[param: string, field: string]>; fields: string[] } {
+  const params = pathParams(binding);
+  const fromPath = new Set(params.map(([, field]) => field));
+  return { params, fields: Object.keys(op.input.shape).filter((k) => !fromPath.has(k)) };
+}
 const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
 
 /** The operation's input from the path, the query and the body, validated by its schema. */
-function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed: ReadonlyMap<string, string>): Record<string, unknown> {
-  const fromPath = pathFields(binding);
-  const fields = Object.keys(op.input.shape).filter((k) => !fromPath.has(k));
+function readInput(
+  op: Operation,
+  binding: HttpBinding,
+  ctx: RouteContext,
+  typed: ReadonlyMap<string, string>,
+  params: ReadonlyArray<[param: string, field: string]>,
+  fields: readonly string[],
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   const source = new Map<string, Source>();
   const take = (field: string, value: unknown, from: Source): void => {
@@ -94,7 +107,7 @@ function readInput(op: Operation, binding: HttpBinding, ctx: RouteContext, typed
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
   }
   // Path parameters last: a body field can never stand in for the object the URL names.
-  for (const [param, field] of pathParams(binding)) take(field, ctx.params[param], "params");
+  for (const [param, field] of params) take(field, ctx.params[param], "params");
   const parsed = op.input.safeParse(input);
   if (parsed.success) return parsed.data;
   throw invalid(
@@ -150,9 +163,9 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const props = input.properties ?? {};
       const required = new Set(input.required ?? []);
       const parameters: unknown[] = binding.path.includes(":ref") ? [REF_PARAM] : [];
-      for (const [name, field] of pathParams(binding)) parameters.push({ name, in: "path", required: true, schema: props[field] ?? { type: "string" } });
-      const fromPath = pathFields(binding);
-      const rest = Object.fromEntries(Object.entries(props).filter(([k]) => !fromPath.has(k)));
+      const { params, fields } = routeFields(op, binding);
+      for (const [name, field] of params) parameters.push({ name, in: "path", required: true, schema: props[field] ?? { type: "string" } });
+      const rest = Object.fromEntries(Object.entries(props).filter(([k]) => fields.includes(k)));
       const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
       if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
       else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
