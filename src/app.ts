@@ -11,6 +11,7 @@ import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
 import { ownDb } from "./lib/commits";
 import { MAX_BODY_BYTES } from "./lib/json";
+import { withTimeout } from "./lib/timeout";
 import { mcpRoutes } from "./mcp/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
@@ -168,10 +169,8 @@ const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e a
 const READY_HOLD_AFTER_DB_FAILURE_MS = 1000;
 
 /** True when the promise fulfils within ms; false when it rejects or takes longer. */
-function fulfilsWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: Timer | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  return Promise.race([p.then(() => true).catch(() => false), timeout]).finally(() => clearTimeout(timer));
-}
+const fulfilsWithin = (p: Promise<unknown>, ms: number): Promise<boolean> =>
+  withTimeout(() => p, ms).then(
+    () => true,
+    () => false,
+  );

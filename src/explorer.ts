@@ -2,6 +2,7 @@
 // dependency served from this service (offline, and inside the single binary); the page runs under
 // a CSP that allows scripts from this origin only and lets it talk to this origin only.
 import { Elysia } from "elysia";
+import { acceptsGzip } from "./delivery/http";
 import { explorerAsset } from "./embedded";
 
 const SCRIPT_PATH = `/swagger/assets/scalar-api-reference-${explorerAsset.version}.js`;
@@ -87,8 +88,7 @@ export function explorerRoutes() {
       SCRIPT_PATH,
       async ({ request }) => {
         // 4.3 MB as shipped, about a quarter gzipped; compressed once, on first request.
-        if (/\bgzip\b/i.test(request.headers.get("accept-encoding") ?? ""))
-          return new Response(await gzippedScript(), { headers: { ...scriptHeaders(true), "content-encoding": "gzip", vary: "accept-encoding" } });
+        if (acceptsGzip(request)) return new Response(await gzippedScript(), { headers: { ...scriptHeaders(true), "content-encoding": "gzip", vary: "accept-encoding" } });
         return new Response(Bun.file(explorerAsset.path), { headers: { ...scriptHeaders(true), vary: "accept-encoding" } });
       },
       hide,

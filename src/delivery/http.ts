@@ -120,12 +120,11 @@ export type GzipHook = (answer: CachedAnswer, bytes: number) => void;
 
 async function respondGzip(request: Request, answer: CachedAnswer, onGzip?: GzipHook): Promise<Outcome> {
   if (answer.gzip === undefined) {
-    answer.gzip = gzipOf(answer).then((gz) => (answer.gzipped = gz));
-    if (onGzip)
-      answer.gzip.then(
-        (gz) => onGzip(answer, gz.body.byteLength),
-        () => {},
-      );
+    answer.gzip = gzipOf(answer).then((gz) => {
+      answer.gzipped = gz;
+      onGzip?.(answer, gz.body.byteLength);
+      return gz;
+    });
   }
   return conditional(request, await answer.gzip);
 }

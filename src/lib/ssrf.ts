@@ -5,6 +5,7 @@
 // as loopback. Names are resolved and every address must pass.
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { withTimeout } from "./timeout";
 
 export type AddressClass = "public" | "private" | "forbidden";
 export type Resolver = (host: string) => Promise<string[]>;
@@ -149,13 +150,3 @@ export function pinnedTarget(raw: string, address: string | null | undefined): {
 }
 
 export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
-/** Runs `start` (a synchronous throw rejects too) and rejects after `ms` when it has not settled. */
-async function withTimeout<T>(start: () => Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([start(), new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
