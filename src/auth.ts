@@ -6,7 +6,7 @@ import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
-import { isScope, ROLE_SCOPES, type ScopeRule, unmetScopes } from "./lib/scopes";
+import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
 
 export interface AdminCaller {
@@ -117,8 +117,7 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
     if (row.t.resource !== resource) return null;
     // Capped by the user's role in the token's project now, read on every request: a removed member,
     // a lowered role or a deleted user stops or narrows live tokens at once, on every instance.
-    const role = row.instanceRole === "owner" ? "owner" : row.memberRole;
-    const roleScopes: readonly string[] = role ? ROLE_SCOPES[role] : [];
+    const roleScopes = scopesOfRole(effectiveRole(row.instanceRole, row.memberRole));
     const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
     if (scopes.length === 0) return null;
     return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };

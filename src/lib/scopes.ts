@@ -19,6 +19,10 @@ export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
 
 export const isProjectRole = (s: unknown): s is ProjectRole => typeof s === "string" && (PROJECT_ROLES as readonly string[]).includes(s);
 
+/** The role a user holds in a project: an instance owner is owner everywhere, else the membership's role (or none). */
+export const effectiveRole = (instanceRole: string | null | undefined, memberRole: ProjectRole | null | undefined): EffectiveRole | null => (instanceRole === "owner" ? "owner" : (memberRole ?? null));
+export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (role ? ROLE_SCOPES[role] : []);
+
 export const isScope = (s: string): s is Scope => (ADMIN_SCOPES as readonly string[]).includes(s);
 
 /** What an operation needs: every scope listed, or any one of the alternatives. */

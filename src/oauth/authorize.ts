@@ -1,9 +1,8 @@
 import type { Db } from "../../db/client";
 import { oauthCodes, oauthGrants } from "../../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { type EffectiveRole, MCP_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, MCP_SCOPES, scopesOfRole } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
-import { scopesOfRole } from "../users/membership";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
 import { knownScopes, type OAuthClient } from "./service";

@@ -6,7 +6,7 @@ import type { AdminCaller } from "../auth";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { oneRow } from "../lib/rows";
-import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, effectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
 import { getUser } from "./service";
@@ -22,10 +22,8 @@ export async function roleInProject(db: Db, userId: string, projectId: string): 
     .leftJoin(projectMembers, and(eq(projectMembers.userId, users.id), eq(projectMembers.projectId, projectId)))
     .where(eq(users.id, userId))
     .limit(1);
-  return row?.instance === "owner" ? "owner" : (row?.member ?? null);
+  return effectiveRole(row?.instance, row?.member);
 }
-
-export const scopesOfRole = (role: EffectiveRole | null): readonly string[] => (role ? ROLE_SCOPES[role] : []);
 
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
