@@ -1,6 +1,6 @@
 import type { Config } from "../config";
 import { MCP_SCOPES } from "../lib/scopes";
-import { AUTH_METHODS, GRANT_TYPES } from "./service";
+import { AUTH_METHODS, GRANT_TYPES } from "./model";
 
 /** The one protected resource this server issues tokens for (RFC 8707 audience). */
 const mcpResource = (config: Config): string => `${config.publicUrl}/mcp`;

@@ -1,5 +1,8 @@
 import { t } from "elysia";
 
+export const AUTH_METHODS: readonly string[] = ["none", "client_secret_post", "client_secret_basic"];
+export const GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
+
 // Wire shapes of the OAuth endpoints, for the OpenAPI document. The token, register and revoke
 // bodies are parsed by hand so that every failure answers in the RFC error form.
 
@@ -62,8 +65,8 @@ export const RegisterRequestDoc = requestBody(
   "application/json",
   {
     redirect_uris: { type: "array", items: { type: "string" }, description: "https, http on loopback, or a private-use scheme" },
-    token_endpoint_auth_method: { type: "string", enum: ["none", "client_secret_post", "client_secret_basic"] },
-    grant_types: { type: "array", items: { type: "string", enum: ["authorization_code", "refresh_token"] } },
+    token_endpoint_auth_method: { type: "string", enum: [...AUTH_METHODS] },
+    grant_types: { type: "array", items: { type: "string", enum: [...GRANT_TYPES] } },
     response_types: { type: "array", items: { type: "string", enum: ["code"] } },
     client_name: { type: "string" },
     scope: { type: "string" },

@@ -9,12 +9,11 @@ import { uuidv7 } from "../lib/ids";
 import { MCP_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
+import { AUTH_METHODS, GRANT_TYPES } from "./model";
 import type { ClientOut, GrantOut } from "./operations";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;
-export const AUTH_METHODS: readonly string[] = ["none", "client_secret_post", "client_secret_basic"];
-export const GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
 const MAX_REDIRECT_URIS = 10;
 /** Registered client ids are UUIDs; metadata-document client ids are https URLs of up to this length. */
 export const MAX_CLIENT_ID_LENGTH = 2000;
