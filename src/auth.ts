@@ -1,13 +1,14 @@
 import type { Server } from "bun";
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
+import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, projects, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
+import type { Project } from "./projects/service";
 
 export interface AdminCaller {
   readonly kind: "admin_key";
@@ -78,6 +79,8 @@ export interface McpCaller {
   readonly kind: "mcp_token" | "oauth";
   readonly credentialId: string;
   readonly projectId: string;
+  /** The project, read with the credential (one query per call). */
+  readonly project: Project;
   readonly scopes: readonly string[];
   /** OAuth only: the user and client the grant belongs to. */
   readonly userId: string | null;
@@ -95,19 +98,23 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
   const token = bearerOf(authorization);
   if (!token) return null;
   if (token.startsWith("cms_mcp_")) {
-    const [row] = await db
-      .select()
+    const [found] = await db
+      .select({ row: mcpTokens, project: projects })
       .from(mcpTokens)
+      .innerJoin(projects, eq(projects.id, mcpTokens.projectId))
       .where(eq(mcpTokens.tokenHash, hashToken(token)))
       .limit(1);
-    if (!row || (row.expiresAt && row.expiresAt.getTime() <= now.getTime())) return null;
+    if (!found) return null;
+    const { row, project } = found;
+    if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return null;
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
-    return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
+    return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, project, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
   }
   if (token.startsWith("cms_at_")) {
     const [row] = await db
-      .select({ t: oauthTokens, grantRevoked: oauthGrants.revokedAt, instanceRole: users.role, memberRole: projectMembers.role })
+      .select({ t: oauthTokens, project: projects, grantRevoked: oauthGrants.revokedAt, instanceRole: users.role, memberRole: projectMembers.role })
       .from(oauthTokens)
+      .innerJoin(projects, eq(projects.id, oauthTokens.projectId))
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
       .innerJoin(users, eq(users.id, oauthTokens.userId))
       .leftJoin(projectMembers, and(eq(projectMembers.userId, oauthTokens.userId), eq(projectMembers.projectId, oauthTokens.projectId)))
@@ -120,7 +127,7 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
     const roleScopes = scopesOfRole(effectiveRole(row.instanceRole, row.memberRole));
     const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
     if (scopes.length === 0) return null;
-    return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
+    return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, project: row.project, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
   }
   return null;
 }

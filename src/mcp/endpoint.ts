@@ -8,7 +8,6 @@ import { type ErrorCode, errorBody } from "../errors";
 import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";
 import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES, missingScopes } from "../lib/scopes";
-import { findProject } from "../projects/service";
 import { onlyRejected, readMessages, streamsProgress, withRejected } from "./jsonrpc";
 import { handleModern, isModernRequest } from "./modern";
 import { buildMcpServer } from "./server";
@@ -30,8 +29,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const authorization = request.headers.get("authorization");
   const now = deps.now();
   const caller = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
-  const project = caller ? await findProject(db, caller.projectId) : null;
-  if (!caller || !project) {
+  if (!caller) {
     const params = [resourceMetadata(config), `scope="${MCP_SCOPES.join(" ")}"`, ...(bearerOf(authorization) !== null ? ['error="invalid_token"'] : [])];
     return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", { ...cors, "www-authenticate": `Bearer ${params.join(", ")}` });
   }
@@ -43,7 +41,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   if (challenge) return withHeaders(challenge, cors);
   const headers = { ...cors, "cache-control": "no-store" };
   const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
-  const ctx = { deps, project, caller, now };
+  const ctx = { deps, project: caller.project, caller, now };
   if (isModernRequest(read.original, request.headers)) return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern")));
   const answered = onlyRejected(read);
   if (answered) return reply(answered);
