@@ -2,12 +2,11 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
 import { and, eq, isNull } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { oauthCodes, oauthGrants, oauthTokens } from "../../db/schema";
+import { oauthCodes, oauthGrants, oauthTokens, projectMembers, users } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
-import { isScope, scopesOfRole } from "../lib/scopes";
+import { effectiveRole, isScope, scopesOfRole } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
-import { roleInProject } from "../users/membership";
 import { OAuthError } from "./errors";
 import { resolveResource } from "./metadata";
 import type { TokenResponse } from "./model";
@@ -54,11 +53,26 @@ function familyEnd(grantCreatedAt: Date, config: Config, now: Date): Date {
   return end;
 }
 
-/** The grant's family end, when the grant is neither revoked nor past its lifetime. */
-async function liveGrant(db: Db, grantId: string, config: Config, now: Date): Promise<Date> {
-  const [g] = await db.select({ revokedAt: oauthGrants.revokedAt, createdAt: oauthGrants.createdAt }).from(oauthGrants).where(eq(oauthGrants.id, grantId)).limit(1);
+/**
+ * The grant with the scopes its user's role holds in its project now, in one query: the user may
+ * have left the project, lost a role or been deleted since the consent.
+ */
+async function grantWithHeld(db: Db, grantId: string) {
+  const [g] = await db
+    .select({ grant: oauthGrants, instanceRole: users.role, memberRole: projectMembers.role })
+    .from(oauthGrants)
+    .leftJoin(users, eq(users.id, oauthGrants.userId))
+    .leftJoin(projectMembers, and(eq(projectMembers.userId, oauthGrants.userId), eq(projectMembers.projectId, oauthGrants.projectId)))
+    .where(eq(oauthGrants.id, grantId))
+    .limit(1);
+  return g ? { ...g.grant, held: scopesOfRole(effectiveRole(g.instanceRole, g.memberRole)) } : null;
+}
+
+/** The grant's family end and the scopes still held, when the grant is neither revoked nor past its lifetime. */
+async function liveGrant(db: Db, grantId: string, config: Config, now: Date): Promise<{ endsAt: Date; held: readonly string[] }> {
+  const g = await grantWithHeld(db, grantId);
   if (!g || g.revokedAt) throw invalidGrant("the authorization was revoked");
-  return familyEnd(g.createdAt, config, now);
+  return { endsAt: familyEnd(g.createdAt, config, now), held: g.held };
 }
 
 /**
@@ -89,16 +103,14 @@ export async function exchangeCode(db: Db, client: OAuthClient, form: Form, conf
   if (!VERIFIER_RE.test(verifier) || !safeEqual(encodeBase64urlNoPadding(sha256(new TextEncoder().encode(verifier))), row.codeChallenge))
     throw invalidGrant("code_verifier does not match the code_challenge");
   checkResource(form, row.resource, config);
-  const [grant] = await db.select().from(oauthGrants).where(eq(oauthGrants.id, row.grantId)).limit(1);
+  const grant = await grantWithHeld(db, row.grantId);
   if (!grant) throw invalidGrant("the authorization was revoked");
   // The user may have left the project (or lost a role) between consent and exchange.
-  const scopes = keepHeld(row.scopes, await heldScopes(db, grant));
+  const scopes = keepHeld(row.scopes, grant.held);
   if (grant.revokedAt) throw invalidGrant("the authorization was revoked");
   const endsAt = familyEnd(grant.createdAt, config, now);
   return issue(db, client, { grantId: grant.id, clientId: client.id, userId: grant.userId, projectId: grant.projectId, resource: row.resource, scopes, endsAt }, config, now);
 }
-
-const heldScopes = async (db: Db, g: { userId: string; projectId: string }): Promise<readonly string[]> => scopesOfRole(await roleInProject(db, g.userId, g.projectId));
 
 /** The scopes of `scopes` still held; none is invalid_grant. */
 function keepHeld(scopes: readonly string[], held: readonly string[], what = "granted scopes in this project"): string[] {
@@ -133,11 +145,10 @@ export async function refreshTokens(db: Db, client: OAuthClient, form: Form, con
   };
   if (row.revokedAt || (row.usedAt && !withinGrace(row.usedAt, now, config))) return reused();
   if (row.expiresAt.getTime() <= now.getTime()) throw invalidGrant("the refresh token has expired");
-  const endsAt = await liveGrant(db, row.grantId, config, now);
+  const { endsAt, held } = await liveGrant(db, row.grantId, config, now);
   checkResource(form, row.resource, config);
   // The user's role in the project may have narrowed (or the membership or user gone) since the
   // consent: a refreshed token never outgrows what the user holds there now.
-  const held = await heldScopes(db, row);
   let scopes = keepHeld(row.scopes, held);
   // Scopes this service does not define (offline_access, openid) are ignored, as at the authorization
   // endpoint, so a client re-sending what it first asked for can refresh; one of ours outside the grant is refused.

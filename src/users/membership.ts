@@ -6,24 +6,10 @@ import type { AdminCaller } from "../auth";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { oneRow } from "../lib/rows";
-import { type EffectiveRole, effectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
+import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
 import { getUser } from "./service";
-
-/**
- * The role a user holds in a project now: `owner` for an instance owner, the membership's role,
- * or null (not a member, or no such user). One query, read on every use of a credential.
- */
-export async function roleInProject(db: Db, userId: string, projectId: string): Promise<EffectiveRole | null> {
-  const [row] = await db
-    .select({ instance: users.role, member: projectMembers.role })
-    .from(users)
-    .leftJoin(projectMembers, and(eq(projectMembers.userId, users.id), eq(projectMembers.projectId, projectId)))
-    .where(eq(users.id, userId))
-    .limit(1);
-  return effectiveRole(row?.instance, row?.member);
-}
 
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
