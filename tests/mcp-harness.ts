@@ -83,3 +83,24 @@ export const INIT = (protocolVersion = "2025-06-18", id: number | string = 1) =>
   method: "initialize",
   params: { protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 });
+
+/** Every tool the MCP endpoint lists (names are part of the interface). */
+export const TOOL_NAMES = [
+  "list_nodes",
+  "get_node",
+  "create_node",
+  "update_node",
+  "reorder_blocks",
+  "publish_node",
+  "unpublish_node",
+  "archive_node",
+  "restore_node",
+  "list_entries",
+  "get_translation",
+  "upsert_translation",
+  "translate_node",
+  "translate_text",
+  "get_theme",
+  "update_theme",
+  "get_project",
+];

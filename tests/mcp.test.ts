@@ -5,28 +5,9 @@ import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, projectMember
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
 import { BASE, seedNode, seedProject, waitFor } from "./helpers";
-import { call, callError, INIT, mcpHarness } from "./mcp-harness";
+import { call, callError, INIT, mcpHarness, TOOL_NAMES } from "./mcp-harness";
 
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
-const TOOL_NAMES = [
-  "list_nodes",
-  "get_node",
-  "create_node",
-  "update_node",
-  "reorder_blocks",
-  "publish_node",
-  "unpublish_node",
-  "archive_node",
-  "restore_node",
-  "list_entries",
-  "get_translation",
-  "upsert_translation",
-  "translate_node",
-  "translate_text",
-  "get_theme",
-  "update_theme",
-  "get_project",
-];
 
 describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
   const m = await mcpHarness();

@@ -524,36 +524,18 @@ describe("OAuth 2.1 authorization server", async () => {
     const secure = await harness({ ...HIGH_LIMITS, PUBLIC_URL: "https://cms.example" });
     const clientId = await publicClient();
     const { challenge } = pkce();
-    const res = await secure.app.handle(
-      new Request(
-        authorizeUrl("https://cms.example", {
-          response_type: "code",
-          client_id: clientId,
-          redirect_uri: REDIRECT,
-          code_challenge: challenge,
-          code_challenge_method: "S256",
-          resource: "https://cms.example/mcp",
-        }),
-      ),
-    );
+    const url = authorizeUrl("https://cms.example", {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      resource: "https://cms.example/mcp",
+    });
+    const res = await secure.app.handle(new Request(url));
     expect(res.status).toBe(200);
     expect(res.headers.getSetCookie()[0]).toMatch(/^__Host-cms_oauth_csrf=[^;]+; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/);
-    const r = await authorizeInBrowser(
-      (req) => secure.app.handle(req),
-      authorizeUrl("https://cms.example", {
-        response_type: "code",
-        client_id: clientId,
-        redirect_uri: REDIRECT,
-        code_challenge: challenge,
-        code_challenge_method: "S256",
-        resource: "https://cms.example/mcp",
-      }),
-      {
-        email: editor.email,
-        password: editor.password,
-        projectId: project.id,
-      },
-    );
+    const r = await authorizeInBrowser((req) => secure.app.handle(req), url, { email: editor.email, password: editor.password, projectId: project.id });
     expect(new URL(r.location).searchParams.get("iss")).toBe("https://cms.example");
     expect([...r.jar.cookies.keys()]).toEqual(["__Host-cms_oauth_csrf"]);
   });
