@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { authorizeInBrowser, authorizeUrl, mcpRpc, pkce, postForm } from "../tests/oauth.helpers";
-import { check, freePort, type Instance, start } from "./binary";
+import { check, freePort, type Instance, start } from "./instance";
 
 export async function scaleChecks(serverUrl: string): Promise<void> {
   const name = `ci_scale_${Date.now().toString(36)}`;

@@ -4,19 +4,11 @@ import type { Db } from "../db/client";
 import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, projects, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
+import type { AdminCaller, McpCaller } from "./lib/caller";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
-import type { Project } from "./projects/service";
-
-export interface AdminCaller {
-  readonly kind: "admin_key";
-  readonly keyId: string;
-  readonly scopes: readonly string[];
-  /** null = may act on every project. */
-  readonly projectIds: readonly string[] | null;
-}
 
 export const bearerOf = (authorization: string | null | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
 
@@ -72,21 +64,6 @@ export function adminAuthenticator(deps: AppDeps): (request: Request, server: Se
     }
     return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
   };
-}
-
-/** Who is calling /mcp: an MCP token or an OAuth access token, bound to one project. */
-export interface McpCaller {
-  readonly kind: "mcp_token" | "oauth";
-  readonly credentialId: string;
-  readonly projectId: string;
-  /** The project, read with the credential (one query per call). */
-  readonly project: Project;
-  readonly scopes: readonly string[];
-  /** OAuth only: the user and client the grant belongs to. */
-  readonly userId: string | null;
-  readonly clientId: string | null;
-  /** OAuth only: the scopes the user's role holds now (a grant never outlives a narrowed role). */
-  readonly roleScopes: readonly string[] | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 // npm run cli -- <command> [--flag value]: operator tasks against the configured database.
 
 import type { Db } from "../db/client";
+import type { Project } from "../db/schema";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
 import type { AppDeps } from "./deps";
@@ -8,7 +9,7 @@ import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
-import { findProject, type Project } from "./projects/service";
+import { findProject } from "./projects/service";
 import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
 import { addUser, deleteUser, findUserByEmail, listUsers, updateUser } from "./users/service";

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
+import type { Project } from "../db/schema";
 import { createNode, transitionNode, updateNode } from "./content/service";
-import { createProject, type Project } from "./projects/service";
+import { createProject } from "./projects/service";
 import { updateTheme } from "./theme/service";
 import { upsertTranslation } from "./translations/service";
 

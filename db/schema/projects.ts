@@ -23,3 +23,5 @@ export const themes = pgTable("themes", {
   nameOverride: text("name_override"),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
+
+export type Project = typeof projects.$inferSelect;

@@ -1,22 +1,21 @@
 import { and, asc, eq, isNotNull, ne, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { aiProviders, projects } from "../../db/schema";
-import type { AdminCaller } from "../auth";
+import { aiProviders, type Project, projects } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { AppError, isUniqueViolation, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl } from "../lib/ssrf";
-import type { Project } from "../projects/service";
 import { DRIVERS } from "./drivers/protocols";
 import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
 import { acquireSlot } from "./limiter";
-import type { ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./operations";
+import type { ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./model";
 import { translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;

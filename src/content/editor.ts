@@ -3,15 +3,15 @@
 import { asc, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { nodes } from "../../db/schema";
+import { nodes, type Project } from "../../db/schema";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
-import { contentWrite, type Project } from "../projects/service";
+import { contentWrite } from "../projects/service";
 import { findTranslation, projectLocale } from "../translations/service";
-import { type EntriesOut, EntryOut, type EntryQuery, type LocalizedNodeOut } from "./operations";
-import { type BlockWire, type EntrySort, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, replaceBlocks } from "./service";
+import { type EntriesOut, EntryOut, type EntryQuery, type EntrySort, type LocalizedNodeOut } from "./model";
+import { type BlockWire, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, replaceBlocks } from "./service";
 
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
   if (ref.id && ref.path) throw new AppError("invalid_request", "give either id or path, not both", { field: "id" });

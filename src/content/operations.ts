@@ -1,62 +1,13 @@
 import { z } from "zod";
 import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
-import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug, Timestamp } from "../lib/schemas";
+import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
-import { createNode, deleteNode, ENTRY_SORTS, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
+import { BlockOut, BlocksIn, EntriesOut, EntryQuery, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
+import { createNode, deleteNode, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
-const NodeStatus = z.enum(["draft", "published", "archived"]);
-
-const SeoIn = z
-  .looseObject({
-    description: z.string().max(1000).optional(),
-    canonical: z.string().max(2048).nullable().optional(),
-    robots: z.string().max(200).nullable().optional(),
-    og_image: z.string().max(2048).nullable().optional(),
-    noindex: z.boolean().optional(),
-  })
-  .describe("SEO fields: description, canonical, robots, og_image, noindex (other keys are kept as given)");
-
-export const BlockIn = z.object({
-  id: z.uuid().optional().describe("an existing block's id, to keep it (and its translations); omit for a new block"),
-  type: z.string().min(1).max(64).describe('block type, e.g. "hero", "text", "image"'),
-  data: Json.optional().describe("the block's content object"),
-});
-const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
-
-export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
-export const NodeOut = z.object({
-  id: Id,
-  project_id: Id,
-  parent_id: Id.nullable(),
-  slug: z.string(),
-  path: z.string(),
-  type: z.string(),
-  title: z.string(),
-  status: NodeStatus,
-  position: z.number().int(),
-  seo: Json,
-  published_at: Timestamp.nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-export const NodeWithBlocksOut = NodeOut.extend({ blocks: z.array(BlockOut) });
-export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
-export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
-
-const Position = z.number().int().min(0).max(1_000_000);
-const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
 const NodeRef = { node_id: NodeId };
 const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id${tail}`, params: { id: "node_id" }, tag: "content" }) as const;
-
-export const NodeQuery = z.object({
-  type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
-  status: NodeStatus.optional(),
-  parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
-  path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
-  page: Page,
-  per_page: PerPage(50),
-});
 
 const listNodesOp = projectOperation({
   name: "list_nodes",
@@ -90,16 +41,6 @@ const getNodeOp = projectOperation({
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/node", data: "node", tag: "content", summary: "Read a node by id or slug path, optionally in one locale (its translation merged in)" },
   run: async ({ deps, project }, args) => ({ node: await getLocalizedNode(deps.db, project, (await findNode(deps.db, project.id, args)).id, args.locale) }),
-});
-
-export const NewNodeIn = z.object({
-  slug: Slug,
-  title: z.string().min(1).max(500),
-  type: z.string().min(1).max(64).optional().describe('default "page"; "collection" nodes hold entries'),
-  parent_id: NodeId.nullable().optional().describe("parent node id; omit or null for a top-level node"),
-  position: Position.optional().describe("order among siblings; default after the last"),
-  seo: SeoIn.optional(),
-  blocks: BlocksIn.optional(),
 });
 
 const createNodeOp = projectOperation({
@@ -208,21 +149,6 @@ const deleteNodeOp = projectOperation({
   output: Empty,
   http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
   run: ({ deps, project }, args) => deleteNode(deps.db, project, args.node_id).then(() => ({})),
-});
-
-export const EntryQuery = z.object({
-  collection: z.string().min(1).max(2048).describe("slug path or id of a node of type collection"),
-  q: z.string().max(200).optional(),
-  sort: z.enum(ENTRY_SORTS).optional(),
-  status: NodeStatus.optional(),
-  page: Page,
-  per_page: PerPage(20),
-});
-
-export const EntriesOut = z.object({
-  collection: z.object({ id: Id, path: z.string(), title: z.string() }),
-  entries: z.array(EntryOut),
-  ...PageInfo,
 });
 
 const listEntriesOp = projectOperation({

@@ -1,13 +1,13 @@
 import { and, asc, count, eq, inArray, isNull, like, max, ne, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, type NodeStatus, nodes, translations } from "../../db/schema";
+import { blocks, type NodeStatus, nodes, type Project, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
-import { contentWrite, type Project } from "../projects/service";
-import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./operations";
+import { contentWrite } from "../projects/service";
+import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
@@ -35,10 +35,6 @@ export const nodeToWire = (n: Node): NodeWire => ({
   updated_at: n.updatedAt.toISOString(),
 });
 const blockToWire = (b: Block): BlockWire => ({ id: b.id, type: b.type, order: b.order, data: b.data });
-
-/** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
-export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
-export type EntrySort = (typeof ENTRY_SORTS)[number];
 
 export async function listNodes(db: Db, projectId: string, f: z.output<typeof NodeQuery>): Promise<{ data: Node[]; total: number; page: number; per_page: number }> {
   const conds = [eq(nodes.projectId, projectId)];

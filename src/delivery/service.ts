@@ -15,7 +15,8 @@
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
-import { ENTRY_SORTS, type EntrySort, escapeLike, type NodeWire, nodeToWire } from "../content/service";
+import { ENTRY_SORTS, type EntrySort } from "../content/model";
+import { escapeLike, type NodeWire, nodeToWire } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";

@@ -1,19 +1,9 @@
 import { z } from "zod";
 import { adminOperation } from "../lib/operation";
-import { Empty, Id, Timestamp } from "../lib/schemas";
+import { Empty } from "../lib/schemas";
 import { ADMIN_SCOPES } from "../lib/scopes";
+import { KeyOut } from "./model";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./service";
-
-export const KeyOut = z.object({
-  id: Id,
-  name: z.string(),
-  key_hint: z.string(),
-  scopes: z.array(z.string()),
-  project_ids: z.array(z.string()).nullable(),
-  created_at: Timestamp,
-  last_used_at: Timestamp.nullable(),
-  revoked_at: Timestamp.nullable(),
-});
 
 const listKeysOp = adminOperation({
   name: "list_admin_keys",

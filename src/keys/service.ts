@@ -2,13 +2,13 @@ import { and, desc, eq, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { adminKeys } from "../../db/schema";
-import type { AdminCaller } from "../auth";
 import { AppError, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { ADMIN_SCOPES, isScope } from "../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
-import type { KeyOut } from "./operations";
+import type { KeyOut } from "./model";
 
 export type AdminKey = typeof adminKeys.$inferSelect;
 

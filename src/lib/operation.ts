@@ -4,9 +4,9 @@
 // `missingScopes` (src/lib/scopes.ts) is the one authorization check every transport asks.
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
-import type { AdminCaller, McpCaller } from "../auth";
+import type { Project } from "../../db/schema";
 import type { AppDeps } from "../deps";
-import type { Project } from "../projects/service";
+import type { AdminCaller, McpCaller } from "./caller";
 import type { ScopeRule } from "./scopes";
 
 type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

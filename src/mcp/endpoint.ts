@@ -1,10 +1,11 @@
 // POST /mcp: stateless Streamable HTTP. Each request gets its own McpServer and transport, bound
 // to the project and scopes its bearer resolves to, so any instance can answer any request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { authenticateMcpBearer, bearerOf, type McpCaller } from "../auth";
+import { authenticateMcpBearer, bearerOf } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
 import { type ErrorCode, errorBody } from "../errors";
+import type { McpCaller } from "../lib/caller";
 import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";
 import { MAX_BODY_BYTES } from "../lib/json";
 import { MCP_SCOPES, missingScopes } from "../lib/scopes";

@@ -2,7 +2,7 @@
 // its schemas, description and scopes as declared (src/lib/operation.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { McpCaller } from "../auth";
+import type { McpCaller } from "../lib/caller";
 import { assertStorableStrings } from "../lib/json";
 import type { OperationContext, ProjectOperation } from "../lib/operation";
 import { unmetScopes } from "../lib/scopes";

@@ -13,7 +13,7 @@ const MAX_STATE = 2048;
 
 /** The parameters of an authorization request, as they travel between the page's steps. */
 const REQUEST_PARAMS = ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method", "resource", "scope"] as const;
-type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
+export type RequestParams = Partial<Record<(typeof REQUEST_PARAMS)[number], string>>;
 
 export interface AuthorizationRequest {
   readonly client: OAuthClient;

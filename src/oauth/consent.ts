@@ -7,7 +7,7 @@ import { type User, verifyUser } from "../users/service";
 import { approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
 import { resolveResource } from "./metadata";
-import { consentPage, errorPage, errorReturnPage, projectPage, signInPage } from "./pages";
+import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
 import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "./session";
@@ -31,10 +31,7 @@ type Flow = Exclude<Awaited<ReturnType<typeof begin>>, { refused: PageResult }>;
 
 const page = (f: Flow, status: number, html: string, extra: Partial<PageResult> = {}): PageResult => ({ status, html, cookies: f.cookies, redirectUri: f.request.redirectUri, ...extra });
 
-/** What every page of the flow shows. */
-export type FlowView = ReturnType<typeof view>;
-
-const view = (f: Flow, error: string | null = null) => ({
+const view = (f: Flow, error: string | null = null): FlowView => ({
   nonce: f.pageNonce,
   csrf: csrfToken(f.key, f.nonce),
   clientName: f.request.client.clientName,

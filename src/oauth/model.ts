@@ -1,4 +1,6 @@
 import { t } from "elysia";
+import { z } from "zod";
+import { Id, Timestamp } from "../lib/schemas";
 
 export const AUTH_METHODS: readonly string[] = ["none", "client_secret_post", "client_secret_basic"];
 export const GRANT_TYPES: readonly string[] = ["authorization_code", "refresh_token"];
@@ -80,4 +82,25 @@ export const TokenResponse = t.Object({
   expires_in: t.Integer(),
   refresh_token: t.Optional(t.String()),
   scope: t.String(),
+});
+export const GrantOut = z.object({
+  id: Id,
+  client_id: z.string(),
+  client_name: z.string().nullable(),
+  user_id: Id,
+  user_email: z.string(),
+  project_id: Id,
+  scopes: z.array(z.string()),
+  resource: z.string(),
+  created_at: Timestamp,
+  revoked_at: Timestamp.nullable(),
+});
+export const ClientOut = z.object({
+  client_id: z.string(),
+  client_name: z.string().nullable(),
+  redirect_uris: z.array(z.string()),
+  token_endpoint_auth_method: z.string(),
+  grant_types: z.array(z.string()),
+  scope: z.string().nullable(),
+  created_at: Timestamp,
 });

@@ -2,31 +2,10 @@
 // themselves are HTTP of their own (routes.ts), in the RFC wire format.
 import { z } from "zod";
 import { adminOperation } from "../lib/operation";
-import { Empty, Id, Timestamp } from "../lib/schemas";
+import { Empty, Id } from "../lib/schemas";
 import { resolveProject } from "../projects/service";
+import { ClientOut, GrantOut } from "./model";
 import { deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, revokeGrant } from "./service";
-
-export const GrantOut = z.object({
-  id: Id,
-  client_id: z.string(),
-  client_name: z.string().nullable(),
-  user_id: Id,
-  user_email: z.string(),
-  project_id: Id,
-  scopes: z.array(z.string()),
-  resource: z.string(),
-  created_at: Timestamp,
-  revoked_at: Timestamp.nullable(),
-});
-export const ClientOut = z.object({
-  client_id: z.string(),
-  client_name: z.string().nullable(),
-  redirect_uris: z.array(z.string()),
-  token_endpoint_auth_method: z.string(),
-  grant_types: z.array(z.string()),
-  scope: z.string().nullable(),
-  created_at: Timestamp,
-});
 
 const listClientsOp = adminOperation({
   name: "list_oauth_clients",

@@ -1,6 +1,20 @@
 // Server-rendered sign-in and consent pages: no script, one inline style under a CSP nonce.
 import type { ProjectChoice } from "../users/membership";
-import type { FlowView } from "./consent";
+import type { RequestParams } from "./authorize";
+
+/** What every page of the flow shows (src/oauth/consent.ts fills it in). */
+export interface FlowView {
+  readonly nonce: string;
+  readonly csrf: string;
+  readonly clientName: string | null;
+  /** Host that publishes the client's metadata document (a verified identity), when it has one. */
+  readonly clientHost: string | null;
+  readonly redirectUri: string;
+  readonly params: RequestParams;
+  /** This service: the instance's name and host, so the user knows who asks for the password. */
+  readonly service: { readonly name: string; readonly host: string };
+  readonly error: string | null;
+}
 
 const DEFAULT_ACCENT = "#2563eb";
 

@@ -3,14 +3,14 @@ import { and, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { oauthClients, oauthGrants, oauthTokens, projects, users } from "../../db/schema";
-import type { AdminCaller } from "../auth";
 import { AppError, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
 import { uuidv7 } from "../lib/ids";
 import { MCP_SCOPES } from "../lib/scopes";
 import { generateToken, hashToken, safeEqual } from "../lib/tokens";
 import { OAuthError } from "./errors";
+import type { ClientOut, GrantOut } from "./model";
 import { AUTH_METHODS, GRANT_TYPES } from "./model";
-import type { ClientOut, GrantOut } from "./operations";
 import { redirectUriProblem } from "./redirect-uri";
 
 export type OAuthClient = typeof oauthClients.$inferSelect;

@@ -1,26 +1,9 @@
 import { z } from "zod";
 import { adminOperation, projectOperation, READ_ONLY } from "../lib/operation";
-import { Empty, Id, Slug, Timestamp } from "../lib/schemas";
+import { Empty } from "../lib/schemas";
+import { ProjectIn, ProjectOut } from "./model";
 import { createProject, deleteProject, listProjects, projectToWire, updateProject } from "./service";
 
-export const ProjectOut = z.object({
-  id: Id,
-  slug: z.string(),
-  name: z.string(),
-  default_locale: z.string(),
-  locales: z.array(z.string()),
-  public_base_url: z.string().nullable(),
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-const Tag = z.string().min(2).max(35).describe("BCP 47 tag");
-export const ProjectIn = z.object({
-  slug: Slug,
-  name: z.string().min(1).max(200),
-  default_locale: Tag.optional(),
-  locales: z.array(Tag).max(100).optional(),
-  public_base_url: z.string().max(2048).nullable().optional().describe("public origin of the website, e.g. https://example.com"),
-});
 const route = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/projects/:ref", tag: "projects" }) as const;
 
 // An MCP credential reads its project with content:read; an admin key reads any project it may act on with projects:read.

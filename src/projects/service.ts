@@ -1,16 +1,14 @@
 import { eq, inArray, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { projects } from "../../db/schema";
-import type { AdminCaller } from "../auth";
+import { type Project, projects } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
 import { contentCommitted } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
-import type { ProjectIn, ProjectOut } from "./operations";
-
-export type Project = typeof projects.$inferSelect;
+import type { ProjectIn, ProjectOut } from "./model";
 
 export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
   id: p.id,

@@ -1,13 +1,8 @@
 import { z } from "zod";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
+import { ThemeOut } from "./model";
 import { getTheme, updateTheme } from "./service";
 
-export const ThemeOut = z.object({
-  logo_url: z.string().nullable(),
-  favicon_url: z.string().nullable(),
-  accent_color: z.string().nullable(),
-  name_override: z.string().nullable(),
-});
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 const AssetUrl = z.string().max(2048).nullable().optional().describe("absolute http(s) URL or a site-relative path; null clears");
 

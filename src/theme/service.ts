@@ -1,10 +1,10 @@
 import { eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { themes } from "../../db/schema";
+import { type Project, themes } from "../../db/schema";
 import { AppError } from "../errors";
-import { contentWrite, normaliseBaseUrl, type Project } from "../projects/service";
-import type { ThemeOut } from "./operations";
+import { contentWrite, normaliseBaseUrl } from "../projects/service";
+import type { ThemeOut } from "./model";
 
 type ThemeWire = z.output<typeof ThemeOut>;
 

@@ -1,13 +1,13 @@
 // Machine translation of a whole node: the node's title, SEO description and the text-like strings of its blocks,
 // machine-translated with the project's provider and stored as a draft translation for review.
 
+import type { Project } from "../../db/schema";
 import { translateText } from "../ai/service";
 import { getNodeWithBlocks } from "../content/service";
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import type { OperationContext } from "../lib/operation";
-import type { Project } from "../projects/service";
 import { findTranslation, projectLocale, translationToWire, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;

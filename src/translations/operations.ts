@@ -1,21 +1,10 @@
 import { z } from "zod";
+import { ProviderId } from "../ai/model";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
-import { Empty, Id, Json, Locale, NodeId, Slug, Timestamp } from "../lib/schemas";
+import { Empty, Json, Locale, NodeId, Slug } from "../lib/schemas";
 import { translateNode } from "./machine";
+import { TranslationOut, TranslationStatus } from "./model";
 import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation } from "./service";
-
-const TranslationStatus = z.enum(["draft", "published"]);
-export const TranslationOut = z.object({
-  id: Id,
-  node_id: Id,
-  locale: z.string(),
-  meta: Json,
-  blocks: z.record(z.string(), Json),
-  status: TranslationStatus,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-export const ProviderId = z.uuid().optional().describe("an AI provider of this project; default: the project's default provider");
 
 const NodeLocale = { node_id: NodeId, locale: Locale };
 const route = (method: "GET" | "PUT" | "DELETE" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/translations${tail}`, params: { id: "node_id" }, tag: "translations" }) as const;

@@ -1,14 +1,14 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, translations } from "../../db/schema";
+import { blocks, type Project, translations } from "../../db/schema";
 import { getNode } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
-import { contentWrite, type Project } from "../projects/service";
-import type { TranslationOut } from "./operations";
+import { contentWrite } from "../projects/service";
+import type { TranslationOut } from "./model";
 
 export type Translation = typeof translations.$inferSelect;
 

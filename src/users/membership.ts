@@ -1,14 +1,13 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { projectMembers, projects, users } from "../../db/schema";
-import type { AdminCaller } from "../auth";
+import { type Project, projectMembers, projects, users } from "../../db/schema";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
 import { isUuid } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
-import type { Project } from "../projects/service";
-import type { MemberOut } from "./operations";
+import type { MemberOut } from "./model";
 import { getUser } from "./service";
 
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };

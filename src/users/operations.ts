@@ -1,23 +1,10 @@
 import { z } from "zod";
 import { asAdminKey } from "../auth";
 import { adminOperation, type HttpBinding, projectOperation } from "../lib/operation";
-import { Empty, Id, Timestamp } from "../lib/schemas";
-import { PROJECT_ROLES } from "../lib/scopes";
+import { Empty } from "../lib/schemas";
 import { listMembers, removeMember, setMember } from "./membership";
-import { addUser, deleteUser, getUserWire, listUsers, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, updateUser } from "./service";
-
-const Email = z.string().min(3).max(320).describe("stored lower-case");
-const Password = z.string().min(MIN_PASSWORD_LENGTH).max(MAX_PASSWORD_LENGTH).describe(`at least ${MIN_PASSWORD_LENGTH} characters; stored as an argon2id hash, never returned`);
-const InstanceRole = z.enum(["owner", "member"]).describe("owner: every project, every right; member: only the projects of its memberships");
-const ProjectRole = z.enum(PROJECT_ROLES).describe("viewer: read; editor: read and write content; admin: editor + ai:write and keys:write in this project");
-export const UserOut = z.object({
-  id: Id,
-  email: z.string(),
-  role: InstanceRole,
-  created_at: Timestamp,
-  memberships: z.array(z.object({ project_id: Id, role: ProjectRole })).describe("only the projects the calling key may act on"),
-});
-export const MemberOut = z.object({ user_id: Id, email: z.string(), role: ProjectRole, created_at: Timestamp, updated_at: Timestamp });
+import { Email, InstanceRole, MemberOut, Password, ProjectRole, UserOut } from "./model";
+import { addUser, deleteUser, getUserWire, listUsers, updateUser } from "./service";
 
 const UserRef = { id: z.uuid() };
 const route = (method: HttpBinding["method"], path: string) => ({ method, path, tag: "users" });

@@ -2,17 +2,14 @@ import { and, asc, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projectMembers, type UserRole, users } from "../../db/schema";
-import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { ADMIN_SCOPES } from "../lib/scopes";
-import type { UserOut } from "./operations";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type UserOut } from "./model";
 
 export type User = typeof users.$inferSelect;
-
-export const MIN_PASSWORD_LENGTH = 12;
-export const MAX_PASSWORD_LENGTH = 1024;
 
 // A real argon2id hash of a random string: verifying against it costs what a real check costs,
 // so an unknown email takes as long as a wrong password.

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { Id, Json, NodeId, Page, PerPage, Slug, Timestamp } from "../lib/schemas";
+
+/** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
+export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
+export type EntrySort = (typeof ENTRY_SORTS)[number];
+
+const NodeStatus = z.enum(["draft", "published", "archived"]);
+export const SeoIn = z
+  .looseObject({
+    description: z.string().max(1000).optional(),
+    canonical: z.string().max(2048).nullable().optional(),
+    robots: z.string().max(200).nullable().optional(),
+    og_image: z.string().max(2048).nullable().optional(),
+    noindex: z.boolean().optional(),
+  })
+  .describe("SEO fields: description, canonical, robots, og_image, noindex (other keys are kept as given)");
+export const BlockIn = z.object({
+  id: z.uuid().optional().describe("an existing block's id, to keep it (and its translations); omit for a new block"),
+  type: z.string().min(1).max(64).describe('block type, e.g. "hero", "text", "image"'),
+  data: Json.optional().describe("the block's content object"),
+});
+export const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
+export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
+export const NodeOut = z.object({
+  id: Id,
+  project_id: Id,
+  parent_id: Id.nullable(),
+  slug: z.string(),
+  path: z.string(),
+  type: z.string(),
+  title: z.string(),
+  status: NodeStatus,
+  position: z.number().int(),
+  seo: Json,
+  published_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export const NodeWithBlocksOut = NodeOut.extend({ blocks: z.array(BlockOut) });
+export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
+export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
+export const Position = z.number().int().min(0).max(1_000_000);
+export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
+export const NodeQuery = z.object({
+  type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
+  status: NodeStatus.optional(),
+  parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
+  path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
+  page: Page,
+  per_page: PerPage(50),
+});
+export const NewNodeIn = z.object({
+  slug: Slug,
+  title: z.string().min(1).max(500),
+  type: z.string().min(1).max(64).optional().describe('default "page"; "collection" nodes hold entries'),
+  parent_id: NodeId.nullable().optional().describe("parent node id; omit or null for a top-level node"),
+  position: Position.optional().describe("order among siblings; default after the last"),
+  seo: SeoIn.optional(),
+  blocks: BlocksIn.optional(),
+});
+export const EntryQuery = z.object({
+  collection: z.string().min(1).max(2048).describe("slug path or id of a node of type collection"),
+  q: z.string().max(200).optional(),
+  sort: z.enum(ENTRY_SORTS).optional(),
+  status: NodeStatus.optional(),
+  page: Page,
+  per_page: PerPage(20),
+});
+export const EntriesOut = z.object({
+  collection: z.object({ id: Id, path: z.string(), title: z.string() }),
+  entries: z.array(EntryOut),
+  ...PageInfo,
+});

@@ -1,0 +1,26 @@
+// Who calls an operation, as the transports resolve it (src/auth.ts): the types only, so that the
+// operation layer (lib/operation.ts) and the services name a caller without importing the resolvers.
+import type { Project } from "../../db/schema";
+
+export interface AdminCaller {
+  readonly kind: "admin_key";
+  readonly keyId: string;
+  readonly scopes: readonly string[];
+  /** null = may act on every project. */
+  readonly projectIds: readonly string[] | null;
+}
+
+/** Who is calling /mcp: an MCP token or an OAuth access token, bound to one project. */
+export interface McpCaller {
+  readonly kind: "mcp_token" | "oauth";
+  readonly credentialId: string;
+  readonly projectId: string;
+  /** The project, read with the credential (one query per call). */
+  readonly project: Project;
+  readonly scopes: readonly string[];
+  /** OAuth only: the user and client the grant belongs to. */
+  readonly userId: string | null;
+  readonly clientId: string | null;
+  /** OAuth only: the scopes the user's role holds now (a grant never outlives a narrowed role). */
+  readonly roleScopes: readonly string[] | null;
+}

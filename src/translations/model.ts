@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { Id, Json, Timestamp } from "../lib/schemas";
+
+export const TranslationStatus = z.enum(["draft", "published"]);
+export const TranslationOut = z.object({
+  id: Id,
+  node_id: Id,
+  locale: z.string(),
+  meta: Json,
+  blocks: z.record(z.string(), Json),
+  status: TranslationStatus,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
