@@ -12,15 +12,13 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import type { Agent } from "undici";
 import { pinnedTarget } from "../lib/ssrf";
 
-/** A request to `url` connecting to `address` (one the guard checked); null: connect as usual (a literal IP host). */
-export type PinnedFetch = (url: URL, address: string | null, init: RequestInit) => Promise<Response>;
-
 type LookupCallback = (err: Error | null, address: string | LookupAddress[], family?: number) => void;
 
 const runtime: "bun" | "undici" = "Bun" in globalThis ? "bun" : "undici";
 
 /**
- * Fetches `url` connected to `address`. `base` is the app's fetch (tests inject theirs): Bun's path
+ * Fetches `url` connected to `address` (one the guard checked; null: as usual, for a literal IP
+ * host). `base` is the app's fetch (tests inject theirs): Bun's path
  * and unpinned requests go through it; Node's and Deno's pinned requests use undici's fetch.
  */
 export function pinnedFetch(url: URL, address: string | null, init: RequestInit, base: typeof fetch = globalThis.fetch): Promise<Response> {
