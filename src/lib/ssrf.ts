@@ -138,7 +138,8 @@ export async function checkOutboundUrl(raw: string, policy: UrlPolicy): Promise<
  * reach an address the guard never saw. The certificate is still verified against the name.
  * Answers the URL with its host replaced by the address (unchanged when there is none), the
  * original authority for the Host header (null when unchanged) and the original name for TLS
- * SNI and certificate verification (https only).
+ * SNI and certificate verification (https only). Bun's fetch takes these as they are; the other
+ * runtimes pin by a lookup instead (src/platform/fetch.ts chooses).
  */
 export function pinnedTarget(raw: string, address: string | null | undefined): { url: string; host: string | null; serverName: string | null } {
   if (!address) return { url: raw, host: null, serverName: null };

@@ -6,8 +6,9 @@ import { oauthClients } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { hitRateLimit } from "../lib/rate-limit";
 import { oneRow } from "../lib/rows";
-import { checkOutboundUrl, pinnedTarget, systemResolver } from "../lib/ssrf";
+import { checkOutboundUrl, systemResolver } from "../lib/ssrf";
 import { readCappedText } from "../lib/stream";
+import { pinnedFetch } from "../platform/fetch";
 import { redirectUriProblem } from "./redirect-uri";
 import { findClient, knownScopes, MAX_CLIENT_ID_LENGTH, type OAuthClient } from "./service";
 
@@ -58,15 +59,8 @@ async function fetchDocument(deps: AppDeps, url: string, address: string | null)
   // Connect to the address the guard checked (no second DNS lookup to rebind); no redirects (the
   // document must live at the client_id itself), a short timeout, a small cap.
   // Any failure, thrown or rejected, is the same reason on the page (never a 500).
-  const res = await (async () => {
-    const target = pinnedTarget(url, address);
-    return deps.fetch(target.url, {
-      redirect: "manual",
-      headers: { accept: "application/json", ...(target.host ? { host: target.host } : {}) },
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-    });
-  })().catch(() => null);
+  const res = await (async () =>
+    pinnedFetch(new URL(url), address, { redirect: "manual", headers: { accept: "application/json" }, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) }, deps.fetch))().catch(() => null);
   if (!res) return "the client's metadata document could not be fetched";
   if (res.status !== 200) {
     await res.body?.cancel().catch(() => {});

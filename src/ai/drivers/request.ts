@@ -2,8 +2,8 @@
 // bounded in time (headers and body), bounded in size, redirects never followed, and no
 // vendor text echoed unless it is free of the key.
 import { AppError } from "../../errors";
-import { pinnedTarget } from "../../lib/ssrf";
 import { readCappedText } from "../../lib/stream";
+import { pinnedFetch } from "../../platform/fetch";
 
 export interface HttpOptions {
   readonly fetch: typeof fetch;
@@ -30,16 +30,13 @@ export function jsonPoster(opts: HttpOptions): PostJson {
     let res: Response | null = null;
     let failure: unknown = null;
     for (const address of opts.addresses?.length ? opts.addresses : [null]) {
-      const target = pinnedTarget(req.url, address);
       try {
-        res = await opts.fetch(target.url, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json", ...req.headers, ...(target.host ? { host: target.host } : {}) },
-          body,
-          redirect: "manual",
-          signal,
-          ...(target.serverName ? { tls: { serverName: target.serverName } } : {}),
-        });
+        res = await pinnedFetch(
+          new URL(req.url),
+          address,
+          { method: "POST", headers: { "content-type": "application/json", accept: "application/json", ...req.headers }, body, redirect: "manual", signal },
+          opts.fetch,
+        );
         break;
       } catch (err) {
         if (signal.aborted) throw timeout(opts.timeoutMs, err);
