@@ -1,4 +1,3 @@
-import type { Server } from "bun";
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, projects, users } from "../db/schema";
@@ -9,6 +8,7 @@ import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
+import { peerAddress } from "./platform/peer";
 
 export const bearerOf = (authorization: string | null | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
 
@@ -33,11 +33,11 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
  * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
  * least 32 characters), far beyond online guessing.
  */
-export function adminAuthenticator(deps: AppDeps): (request: Request, server: Server<unknown> | null) => Promise<AdminCaller> {
+export function adminAuthenticator(deps: AppDeps): (request: Request, server: unknown) => Promise<AdminCaller> {
   // Failed authentications per client address, shared by every admin route of the app.
   const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
   return async (request, server) => {
-    const address = clientAddress(request, server?.requestIP(request)?.address ?? null, deps.config.trustProxy);
+    const address = clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
     const now = deps.now();
     const refuse = (presented: boolean): AppError => {
       const wait = failures.blockedFor(address, now.getTime());

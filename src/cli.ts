@@ -9,6 +9,7 @@ import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
+import { stdinText } from "./platform/files";
 import { findProject } from "./projects/service";
 import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
@@ -94,13 +95,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     switch (command) {
       case "users:create": {
         // Without --password the password is read from standard input, so it stays out of `ps` and shell history.
-        const password = opts.password ?? (await Bun.stdin.text()).split(/\r?\n/)[0] ?? "";
+        const password = opts.password ?? (await stdinText()).split(/\r?\n/)[0] ?? "";
         return print(await addUser(deps.db, { email: opts.email ?? "", password, role: (opts.role ?? "member") as "owner" | "member" }, null, now));
       }
       case "users:list":
         return print(...(await listUsers(deps.db, null)));
       case "users:update": {
-        const password = "password-stdin" in opts ? (await Bun.stdin.text()).split(/\r?\n/)[0] : opts.password;
+        const password = "password-stdin" in opts ? (await stdinText()).split(/\r?\n/)[0] : opts.password;
         const role = opts.role as "owner" | "member" | undefined;
         return print(await updateUser(deps.db, await userIdOf(deps.db, positional[0]), { email: opts.email, role, password }, null));
       }

@@ -3,7 +3,7 @@
 // a CSP that allows scripts from this origin only and lets it talk to this origin only.
 import { Elysia } from "elysia";
 import { acceptsGzip } from "./delivery/http";
-import { explorerAsset } from "./embedded";
+import { explorerAsset, fileBody, gzip, readBytes } from "./platform/files";
 
 const SCRIPT_PATH = `/swagger/assets/scalar-api-reference-${explorerAsset.version}.js`;
 const INIT_PATH = "/swagger/assets/explorer.js";
@@ -70,9 +70,10 @@ const scriptHeaders = (immutable: boolean): Record<string, string> => ({
 
 let gzipped: Promise<Uint8Array<ArrayBuffer>> | null = null;
 const gzippedScript = (): Promise<Uint8Array<ArrayBuffer>> =>
-  (gzipped ??= Bun.file(explorerAsset.path)
-    .bytes()
-    .then((b) => Bun.gzipSync(b))
+  (gzipped ??= explorerAsset
+    .path()
+    .then(readBytes)
+    .then(gzip)
     .catch((err: unknown) => {
       gzipped = null; // a failed read is tried again by the next request, not remembered
       throw err;
@@ -89,7 +90,7 @@ export function explorerRoutes() {
       async ({ request }) => {
         // 4.3 MB as shipped, about a quarter gzipped; compressed once, on first request.
         if (acceptsGzip(request)) return new Response(await gzippedScript(), { headers: { ...scriptHeaders(true), "content-encoding": "gzip", vary: "accept-encoding" } });
-        return new Response(Bun.file(explorerAsset.path), { headers: { ...scriptHeaders(true), vary: "accept-encoding" } });
+        return new Response(await fileBody(await explorerAsset.path()), { headers: { ...scriptHeaders(true), vary: "accept-encoding" } });
       },
       hide,
     );

@@ -1,14 +1,14 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
-import { type App, createApp } from "./app";
+import { createApp } from "./app";
 import { bootstrap } from "./bootstrap";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { AppDeps } from "./deps";
-import { compiledAssets } from "./embedded";
 import { purgeExpired } from "./housekeeping";
 import { stdoutSink } from "./lib/log-sink";
 import { explainStartupError } from "./lib/startup-errors";
+import { compiledAssets } from "./platform/files";
+import { assertPortFree, type HttpServer, serve } from "./platform/serve";
 import { openRuntime } from "./runtime";
-import { assertPortFree, listen, serveOptions } from "./serve";
 
 function configOrExit(): Config {
   try {
@@ -23,11 +23,11 @@ function configOrExit(): Config {
 async function main(): Promise<void> {
   const config = configOrExit();
   let deps: AppDeps | undefined;
-  let app: App;
+  let server: HttpServer;
   try {
     deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
     // Before a first start creates the owner and prints keys that would then be lost.
-    assertPortFree(config);
+    await assertPortFree(config);
     const first = await bootstrap(deps.db, config, deps.now());
     if (first) {
       stdoutSink().flush(); // log lines so far first
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   Store them now: they are not shown again.
 `);
     }
-    app = listen(createApp(deps), serveOptions(config));
+    server = await serve(createApp(deps), config);
   } catch (err) {
     await deps?.dbHandle.close().catch(() => {});
     // Known start-up failures end in one line and exit code 2; anything else in one line and 1.
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { log } = deps;
-  log.info("listening", { url: `http://${config.host}:${app.server?.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
+  log.info("listening", { url: `http://${config.host}:${server.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
   setInterval(() => {
@@ -69,17 +69,21 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    const force = setTimeout(() => {
-      log.warn("grace period over, closing remaining connections");
-      void app.stop(true);
-    }, config.shutdownGraceMs);
-    try {
-      await app.stop(false); // stop accepting, let in-flight requests finish
-    } finally {
-      clearTimeout(force);
+    const finish = async (): Promise<never> => {
       await deps.dbHandle.close().catch(() => {});
       log.info("stopped");
       process.exit(0);
+    };
+    const force = setTimeout(() => {
+      log.warn("grace period over, closing remaining connections");
+      // Deno cannot cut open connections: there the process ends here.
+      void server.stop(true).finally(finish);
+    }, config.shutdownGraceMs);
+    try {
+      await server.stop(false); // stop accepting, let in-flight requests finish
+    } finally {
+      clearTimeout(force);
+      await finish();
     }
   };
   for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => void shutdown(signal));

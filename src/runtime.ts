@@ -3,9 +3,9 @@ import { type DbHandle, openDb } from "../db/client";
 import { runMigrations } from "../db/migrate";
 import type { Config } from "./config";
 import type { AppDeps } from "./deps";
-import type { RuntimeAssets } from "./embedded";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
+import type { RuntimeAssets } from "./platform/files";
 
 /**
  * Opens and migrates the configured database and assembles the app's dependencies.

@@ -4,7 +4,7 @@
 import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { projects } from "../../db/schema";
-import pkg from "../../package.json";
+import pkg from "../../package.json" with { type: "json" };
 import type { AppDeps } from "../deps";
 
 export const APP_VERSION: string = pkg.version;

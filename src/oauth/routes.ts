@@ -3,6 +3,7 @@ import type { AppDeps } from "../deps";
 import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { corsPreflight } from "../lib/cors";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";
+import { peerAddress } from "../platform/peer";
 import { type PageResult, showAuthorization, submitAuthorization } from "./consent";
 import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
@@ -67,7 +68,7 @@ export function oauthRoutes(deps: AppDeps) {
     if (!r.allowed) throw new OAuthError("rate_limited", "too many requests; retry later", 429, { "retry-after": String(r.retryAfter) });
   };
 
-  const addressOf = (request: Request, server: Context["server"]): string => clientAddress(request, server?.requestIP(request)?.address ?? null, config.trustProxy);
+  const addressOf = (request: Request, server: Context["server"]): string => clientAddress(request, peerAddress(request, server), config.trustProxy);
 
   /** The token and revocation endpoints: a form body, and the client it authenticates. */
   const authenticatedForm = async (body: unknown, request: Request): Promise<{ form: Record<string, unknown>; client: OAuthClient }> => {

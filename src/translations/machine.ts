@@ -97,6 +97,6 @@ const setOwn = (holder: object, key: string | number, value: unknown): void => {
 const withSlotRetry = <T>(fn: () => Promise<T>, attempt = 0): Promise<T> =>
   fn().catch(async (err) => {
     if (!(err instanceof AppError && err.code === "rate_limited") || attempt >= 5) throw err;
-    await Bun.sleep(250 * (attempt + 1));
+    await new Promise((resolve) => setTimeout(resolve, 250 * (attempt + 1)));
     return withSlotRetry(fn, attempt + 1);
   });

@@ -7,6 +7,7 @@ import type { AdminCaller } from "../lib/caller";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { ADMIN_SCOPES } from "../lib/scopes";
+import { hashPassword as hashSecret, verifyPassword } from "../platform/password";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type UserOut } from "./model";
 
 export type User = typeof users.$inferSelect;
@@ -24,7 +25,7 @@ function normaliseEmail(raw: string): string {
 function hashPassword(password: string): Promise<string> {
   if (password.length < MIN_PASSWORD_LENGTH) throw new AppError("invalid_request", `password must be at least ${MIN_PASSWORD_LENGTH} characters`, { field: "password" });
   if (password.length > MAX_PASSWORD_LENGTH) throw new AppError("invalid_request", `password must be at most ${MAX_PASSWORD_LENGTH} characters`, { field: "password" });
-  return Bun.password.hash(password, { algorithm: "argon2id" });
+  return hashSecret(password);
 }
 
 function checkRole(role: string): UserRole {
@@ -45,8 +46,8 @@ export async function createUser(db: Db, input: { email: string; password: strin
 /** The user when email and password match, else null, in constant time either way. */
 export async function verifyUser(db: Db, email: string, password: string): Promise<User | null> {
   const u = await findUserByEmail(db, email);
-  const hash = u?.passwordHash ?? (await (dummyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: "argon2id" })));
-  const ok = await Bun.password.verify(password, hash).catch(() => false);
+  const hash = u?.passwordHash ?? (await (dummyHash ??= hashSecret(crypto.randomUUID())));
+  const ok = await verifyPassword(password, hash);
   return u && ok ? u : null;
 }
 

@@ -1,23 +1,20 @@
-// Bun-only edge: what the single executable (`bun build --compile`) carries inside itself.
-// PGlite looks for its WASM and data files next to its module, which does not exist inside the
-// compiled binary, so they are embedded here and handed to it explicitly; the migrations are
-// embedded too (SQL as assets, the journal as a module) and unpacked to a temporary folder.
+// Bun only (loaded by files.ts on Bun): what the single executable (`bun build --compile`) carries
+// inside itself. PGlite looks for its WASM and data files next to its module, which does not exist
+// inside the compiled binary, so they are embedded here and handed to it explicitly; the migrations
+// are embedded too (SQL as assets, the journal as a module) and unpacked to a temporary folder.
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { OpenDbOptions } from "../db/client";
-import journal from "../db/migrations/meta/_journal.json";
-import initdbWasmPath from "../node_modules/@electric-sql/pglite/dist/initdb.wasm" with { type: "file" };
-import pgliteDataPath from "../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
-import pgliteWasmPath from "../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
+import journal from "../../db/migrations/meta/_journal.json" with { type: "json" };
+import initdbWasmPath from "../../node_modules/@electric-sql/pglite/dist/initdb.wasm" with { type: "file" };
+import pgliteDataPath from "../../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
+import pgliteWasmPath from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 // The API explorer's script (a pinned dependency), served by the service itself: no CDN at run time.
-import explorerScript from "../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
-import explorerPackage from "../node_modules/@scalar/api-reference/package.json";
+import explorerScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
+import type { RuntimeAssets } from "./files";
 
-export type RuntimeAssets = Pick<OpenDbOptions, "pglite"> & { migrationsFolder?: string };
-
-/** The explorer's bundle (a path, inside $bunfs when compiled) and the version it is pinned at. */
-export const explorerAsset = { path: explorerScript, version: explorerPackage.version } as const;
+/** The explorer's bundle: a path, inside $bunfs when compiled. */
+export const explorerScriptPath: string = explorerScript;
 
 export async function compiledAssets(): Promise<RuntimeAssets> {
   if (!import.meta.url.includes("$bunfs") && Bun.embeddedFiles.length === 0) return {};

@@ -1,4 +1,4 @@
-// Creates the HTTP server for an app: Bun.serve with the app's front (hot delivery reads answered
+// Bun only (loaded by serve.ts on Bun). Creates the HTTP server for an app: Bun.serve with the app's front (hot delivery reads answered
 // before Elysia sees the request, src/delivery/front.ts) and Elysia's own handler for the rest.
 // Used instead of app.listen(), which always serves app.fetch; app.server and app.stop() work as
 // after app.listen(). Elysia's Bun adapter defaults to `reusePort: true`, which lets a second
@@ -6,10 +6,10 @@
 // over one directory lost acknowledged writes that way): this service binds its port alone, so a
 // double start fails with EADDRINUSE.
 import type { Serve, Server } from "bun";
-import type { App } from "./app";
-import type { Config } from "./config";
-import { frontOf } from "./delivery/front";
-import { MAX_BODY_BYTES } from "./lib/json";
+import type { App } from "../app";
+import type { Config } from "../config";
+import { frontOf } from "../delivery/front";
+import { MAX_BODY_BYTES } from "../lib/json";
 
 type ListenOptions = Omit<Serve.Options<undefined>, "fetch" | "routes" | "websocket"> & { port: number; hostname: string };
 
