@@ -5,7 +5,7 @@ import type { Config } from "./config";
 import type { AppDeps } from "./deps";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
-import type { RuntimeAssets } from "./platform/files";
+import type { RuntimeAssets } from "./platform/embedded-bun";
 
 /**
  * Opens and migrates the configured database and assembles the app's dependencies.

@@ -5,13 +5,16 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { OpenDbOptions } from "../../db/client";
 import journal from "../../db/migrations/meta/_journal.json" with { type: "json" };
 import initdbWasmPath from "../../node_modules/@electric-sql/pglite/dist/initdb.wasm" with { type: "file" };
 import pgliteDataPath from "../../node_modules/@electric-sql/pglite/dist/pglite.data" with { type: "file" };
 import pgliteWasmPath from "../../node_modules/@electric-sql/pglite/dist/pglite.wasm" with { type: "file" };
 // The API explorer's script (a pinned dependency), served by the service itself: no CDN at run time.
 import explorerScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
-import type { RuntimeAssets } from "./files";
+
+/** What the single binary embeds for the database: PGlite's files and the migrations. */
+export type RuntimeAssets = Pick<OpenDbOptions, "pglite"> & { migrationsFolder?: string };
 
 /** The explorer's bundle: a path, inside $bunfs when compiled. */
 export const explorerScriptPath: string = explorerScript;

@@ -4,11 +4,9 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import type { OpenDbOptions } from "../../db/client";
 import explorerPackage from "../../node_modules/@scalar/api-reference/package.json" with { type: "json" };
+import type { RuntimeAssets } from "./embedded-bun";
 import { runtime } from "./runtime";
-
-export type RuntimeAssets = Pick<OpenDbOptions, "pglite"> & { migrationsFolder?: string };
 
 /** The explorer's script (a pinned dependency served by the service) and its version. */
 export const explorerAsset = {

@@ -4,7 +4,12 @@ import type { Config } from "../config";
 import { frontOf } from "../delivery/front";
 import { MAX_BODY_BYTES } from "../lib/json";
 import { runtime } from "./runtime";
-import type { HttpServer } from "./serve";
+
+/** A listening server: its port, and stop (force: close open connections now). */
+export interface HttpServer {
+  readonly port: number;
+  stop(force: boolean): Promise<void>;
+}
 
 export async function serveWeb(app: App, config: Config): Promise<HttpServer> {
   // See serve-bun.ts: this server speaks plain http, so the path starts after "http://" + host.

@@ -6,12 +6,9 @@
 import type { App } from "../app";
 import type { Config } from "../config";
 import { runtime } from "./runtime";
+import type { HttpServer } from "./serve-web";
 
-/** A listening server: its port, and stop (force: close open connections now). */
-export interface HttpServer {
-  readonly port: number;
-  stop(force: boolean): Promise<void>;
-}
+export type { HttpServer };
 
 /** Starts serving `app` with the service's options (port, host, idle deadline, body limit). */
 export async function serve(app: App, config: Config): Promise<HttpServer> {
