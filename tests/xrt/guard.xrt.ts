@@ -5,8 +5,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { lookup } from "node:dns/promises";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { describeRun, startService, stopAll } from "./service";
 import { seedProject } from "./seed";
+import { describeRun, startService, stopAll } from "./service";
 
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 

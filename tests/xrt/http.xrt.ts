@@ -7,8 +7,8 @@ import * as oauth from "oauth4webapi";
 import { startFakeVendors } from "../fake-vendors";
 import { TOOL_NAMES } from "../mcp-harness";
 import { authorizeInBrowser } from "../oauth.helpers";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, describeRun, reply, startService, stopAll } from "./service";
 import { seedNode, seedProject } from "./seed";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, describeRun, reply, startService, stopAll } from "./service";
 
 describe(`service over HTTP: ${describeRun()}`, async () => {
   const vendors = await startFakeVendors();

@@ -3,35 +3,39 @@
 // in-flight request finish before the process exits 0.
 import { afterAll, describe, expect, test } from "bun:test";
 import { startFakeVendors } from "../fake-vendors";
-import { DB, describeRun, signal, startService, stopAll, waitFor } from "./service";
 import { seedProject } from "./seed";
+import { DB, describeRun, signal, startService, stopAll, waitFor } from "./service";
 
 describe(`process edges: ${describeRun()}`, () => {
   afterAll(stopAll);
 
   // The lock guards the embedded database only; on PostgreSQL several instances share one database.
-  test.skipIf(DB !== "pglite")("data-dir lock: a second process on a held DATA_DIR exits non-zero naming it; after kill -9 of the holder the next start works", async () => {
-    const holder = await startService();
-    const kept = await seedProject(holder);
-    const holderPid = holder.servicePid();
+  test.skipIf(DB !== "pglite")(
+    "data-dir lock: a second process on a held DATA_DIR exits non-zero naming it; after kill -9 of the holder the next start works",
+    async () => {
+      const holder = await startService();
+      const kept = await seedProject(holder);
+      const holderPid = holder.servicePid();
 
-    const second = await startService({ dataDir: holder.dataDir, ready: false });
-    const code = await Promise.race([second.exited, Bun.sleep(60_000).then(() => "still running after 60 s")]);
-    expect(code).not.toBe(0);
-    expect(typeof code).toBe("number");
-    const line = second.output().trim();
-    expect(line).toContain(`DATA_DIR ${holder.dataDir} is in use by the service`);
-    expect(line).toContain(`pid ${holderPid}`);
-    expect(line).not.toMatch(/\bat .*\.[jt]s:\d+/); // a message, not a stack trace
-    expect((await fetch(`${holder.base}/readyz`)).status).toBe(200);
+      const second = await startService({ dataDir: holder.dataDir, ready: false });
+      const code = await Promise.race([second.exited, Bun.sleep(60_000).then(() => "still running after 60 s")]);
+      expect(code).not.toBe(0);
+      expect(typeof code).toBe("number");
+      const line = second.output().trim();
+      expect(line).toContain(`DATA_DIR ${holder.dataDir} is in use by the service`);
+      expect(line).toContain(`pid ${holderPid}`);
+      expect(line).not.toMatch(/\bat .*\.[jt]s:\d+/); // a message, not a stack trace
+      expect((await fetch(`${holder.base}/readyz`)).status).toBe(200);
 
-    signal(holderPid, "SIGKILL");
-    await holder.exited;
-    const next = await startService({ dataDir: holder.dataDir });
-    const projects = await next.admin("GET", "/admin/projects");
-    expect(projects.status).toBe(200);
-    expect(projects.json.data.map((p: { slug: string }) => p.slug)).toEqual([kept.slug]);
-  }, 180_000);
+      signal(holderPid, "SIGKILL");
+      await holder.exited;
+      const next = await startService({ dataDir: holder.dataDir });
+      const projects = await next.admin("GET", "/admin/projects");
+      expect(projects.status).toBe(200);
+      expect(projects.json.data.map((p: { slug: string }) => p.slug)).toEqual([kept.slug]);
+    },
+    180_000,
+  );
 
   test("SIGTERM: an in-flight request completes with its answer, new connections are refused, exit code 0", async () => {
     const vendors = await startFakeVendors();

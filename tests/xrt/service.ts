@@ -37,7 +37,7 @@ function command(): { argv: string[]; path: string } {
   const bin = RUNTIME === "node" ? process.env.XRT_NODE : process.env.XRT_DENO;
   // The chosen binary goes first on PATH, so `node`/`deno` in the npm script (and npm itself) find it.
   const first = bin ? dirname(bin) : null;
-  return { argv: ["npm", "run", "--silent", `start:${RUNTIME}`], path: first ? `${first}${delimiter}${path}` : path };
+  return { argv: ["npm", "run", `start:${RUNTIME}`], path: first ? `${first}${delimiter}${path}` : path };
 }
 
 export interface Service {
