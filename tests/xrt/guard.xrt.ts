@@ -26,8 +26,8 @@ async function loopbackName(): Promise<string> {
 }
 
 describe(`URL guard: ${describeRun()}`, async () => {
-  const svc = await startService();
   afterAll(stopAll);
+  const svc = await startService();
 
   const refused = async (ref: string, base_url: string): Promise<void> => {
     const res = await svc.admin("POST", `/admin/p/${ref}/ai/providers`, { name: "x", kind: "openai", api_key: "sk-xrt-guard", base_url });

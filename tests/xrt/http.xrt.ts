@@ -11,12 +11,12 @@ import { seedNode, seedProject } from "./seed";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, describeRun, reply, startService, stopAll } from "./service";
 
 describe(`service over HTTP: ${describeRun()}`, async () => {
-  const vendors = await startFakeVendors();
-  const svc = await startService({ env: { AI_ALLOW_PRIVATE_URLS: "true" } });
   afterAll(async () => {
     await stopAll();
     await vendors.stop();
   });
+  const vendors = await startFakeVendors();
+  const svc = await startService({ env: { AI_ALLOW_PRIVATE_URLS: "true" } });
 
   test("health and readiness", async () => {
     const health = await reply(await fetch(`${svc.base}/healthz`));

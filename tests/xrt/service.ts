@@ -194,8 +194,12 @@ export async function startService(opts: StartOptions = {}): Promise<Service & {
       () => false,
     );
     if (ok) return svc;
-    if (exitCode !== null) throw new Error(`the service (${RUNTIME}, ${argv.join(" ")}) exited ${exitCode} before it was ready:\n${out}`);
-    if (performance.now() > deadline) throw new Error(`the service (${RUNTIME}) was not ready within 90 s:\n${out}`);
+    const failure = exitCode !== null ? `exited ${exitCode}` : performance.now() > deadline ? "was not ready within 90 s" : null;
+    if (failure) {
+      // A start that fails in a describe's body leaves no afterAll to clean up after it: do it here.
+      await stopAll();
+      throw new Error(`the service (${RUNTIME}, ${argv.join(" ")}) ${failure}:\n${out}`);
+    }
     await Bun.sleep(100);
   }
 }
@@ -204,7 +208,7 @@ export async function startService(opts: StartOptions = {}): Promise<Service & {
 export async function stopAll(): Promise<void> {
   for (const s of started.splice(0)) {
     await s.stop().catch(() => signal(-s.proc.pid!, "SIGKILL"));
-    signal(-s.proc.pid!, "SIGKILL"); // anything left in the group (npm waits for its child; this is a no-op then)
+    signal(-s.proc.pid!, "SIGKILL"); // anything left in the group (npm does not pass SIGTERM on to its script)
     rmSync(s.dataDir, { recursive: true, force: true });
   }
   await cleanupDatabases();
