@@ -8,7 +8,7 @@ import { startFakeVendors } from "../fake-vendors";
 import { TOOL_NAMES } from "../mcp-harness";
 import { authorizeInBrowser } from "../oauth.helpers";
 import { seedNode, seedProject } from "./seed";
-import { ADMIN_EMAIL, ADMIN_PASSWORD, describeRun, reply, startService, stopAll } from "./service";
+import { ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOKEN, describeRun, RUNTIME, reply, runsRequestedRuntime, startService, stopAll } from "./service";
 
 describe(`service over HTTP: ${describeRun()}`, async () => {
   afterAll(async () => {
@@ -17,6 +17,11 @@ describe(`service over HTTP: ${describeRun()}`, async () => {
   });
   const vendors = await startFakeVendors();
   const svc = await startService({ env: { AI_ALLOW_PRIVATE_URLS: "true" } });
+
+  test(`the service process runs ${RUNTIME}`, () => {
+    const { ok, exe } = runsRequestedRuntime(svc.servicePid());
+    if (!ok) throw new Error(`the service runs ${exe}, not the requested ${RUNTIME}`);
+  });
 
   test("health and readiness", async () => {
     const health = await reply(await fetch(`${svc.base}/healthz`));
@@ -208,5 +213,13 @@ describe(`service over HTTP: ${describeRun()}`, async () => {
     expect(moved.status).toBe(502);
     expect(moved.json.error.code).toBe("provider_error");
     expect(vendors.received("ok").length).toBe(okBefore);
+  });
+
+  // Runs last: nothing above put a secret in the service's output (logs, start-up lines).
+  test("no secret in the service's output: admin token, owner password, vendor keys, bearer tokens", () => {
+    const out = svc.output();
+    expect(out).toContain('"msg":"listening"');
+    for (const secret of [ADMIN_TOKEN, ADMIN_PASSWORD, "sk-xrt-"]) expect(out).not.toContain(secret);
+    expect(out).not.toMatch(/cms_(mcp|at|rt|code)_[A-Za-z0-9]/);
   });
 });

@@ -236,6 +236,18 @@ function deepestChild(pid: number): number {
   }
 }
 
+/**
+ * Whether `pid` runs the binary this run asked for: the same file as XRT_BUN/XRT_NODE/XRT_DENO (or
+ * the Bun running the tests), else one named after the runtime. A start script that quietly ran
+ * another runtime would otherwise pass every check.
+ */
+export function runsRequestedRuntime(pid: number): { ok: boolean; exe: string } {
+  const exe = realpathSync(`/proc/${pid}/exe`);
+  const bin = RUNTIME === "bun" ? (process.env.XRT_BUN ?? process.execPath) : RUNTIME === "node" ? process.env.XRT_NODE : process.env.XRT_DENO;
+  const ok = bin ? exe === realpathSync(bin) : new RegExp(`(^|/)${RUNTIME}(\\.exe)?$`).test(exe);
+  return { ok, exe };
+}
+
 /** The runtime actually serving (for the report line at the top of a run). */
 export function describeRun(): string {
   const bin = RUNTIME === "bun" ? (process.env.XRT_BUN ?? process.execPath) : RUNTIME === "node" ? process.env.XRT_NODE : process.env.XRT_DENO;
