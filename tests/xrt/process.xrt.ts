@@ -36,7 +36,7 @@ describe(`process edges: ${describeRun()}`, () => {
     180_000,
   );
 
-  test("SIGTERM: an in-flight request completes with its answer, new connections are refused, exit code 0", async () => {
+  test("SIGTERM: an in-flight request completes with its answer, the process exits 0 and its port is closed", async () => {
     const vendors = await startFakeVendors();
     try {
       const svc = await startService({ env: { AI_ALLOW_PRIVATE_URLS: "true", SHUTDOWN_GRACE_MS: "10000" } });
