@@ -76,7 +76,7 @@ export async function reply(res: Response): Promise<Reply> {
 }
 
 /** A port nothing listens on now. */
-export function freePort(): number {
+function freePort(): number {
   const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
   const port = s.port ?? 0;
   s.stop(true);
@@ -108,7 +108,7 @@ async function freshDatabase(): Promise<string> {
   return url.toString();
 }
 
-export async function cleanupDatabases(): Promise<void> {
+async function cleanupDatabases(): Promise<void> {
   if (!pgAdmin) return;
   for (const name of databases.splice(0)) await pgAdmin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
   await pgAdmin.end();
