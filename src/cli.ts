@@ -10,6 +10,7 @@ import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
 import { stdinText } from "./platform/files";
+import { isEntry } from "./platform/runtime";
 import { findProject } from "./projects/service";
 import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
@@ -147,6 +148,6 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   }
 }
 
-if (import.meta.main) {
+if (isEntry(import.meta)) {
   process.exit(await runCli(process.argv.slice(2), process.env, (s) => console.log(s)));
 }
