@@ -9,7 +9,7 @@ import { AppError } from "./errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
 import { isPlainObject } from "./lib/merge";
-import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
+import { type HttpBinding, httpBindings, type Operation, strippedFields, undeclaredFieldsError } from "./lib/operation";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
 import { resolveProject } from "./projects/service";
@@ -98,17 +98,32 @@ function readInput(
     input[field] = value;
     source.set(field, from);
   };
+  // Every field sent that the route does not read is an error (invalid_input), never dropped.
+  const unread = new Set<string>();
+  const notRead = (sent: unknown, read: (k: string) => boolean): void => {
+    if (isPlainObject(sent)) for (const k of Object.keys(sent)) if (sent[k] !== undefined && !read(k)) unread.add(k);
+  };
+  const fieldSet = new Set(fields);
   if (binding.body !== undefined) take(binding.body, ctx.body, "body");
-  else if (takesBody(binding) && fields.length > 0) {
-    if (!isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
-    for (const f of fields) if (Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
-  } else if (!takesBody(binding)) {
+  else if (takesBody(binding)) {
+    if (fields.length > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
+    for (const f of fields) if (isPlainObject(ctx.body) && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+    notRead(ctx.body, (k) => fieldSet.has(k));
+  } else {
     for (const f of fields) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+    notRead(ctx.body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
   }
+  // The query is read only where the route has no body; elsewhere any query field is unread.
+  notRead(ctx.query, (k) => !takesBody(binding) && fieldSet.has(k));
   // Path parameters last: a body field can never stand in for the object the URL names.
   for (const [param, field] of params) take(field, ctx.params[param], "params");
   const parsed = op.input.safeParse(input);
+  const nested = parsed.success ? strippedFields(input, parsed.data).map((f) => (binding.body !== undefined && f.startsWith(`${binding.body}.`) ? f.slice(binding.body.length + 1) : f)) : [];
+  if (unread.size > 0 || nested.length > 0) {
+    const hints = Object.fromEntries(params.flatMap(([param, field]) => (unread.has(field) ? [[field, `given by the URL path (:${param}), not the request`]] : [])));
+    throw undeclaredFieldsError(op, [...unread, ...nested], hints);
+  }
   if (parsed.success) return parsed.data;
   throw invalid(
     parsed.error.issues.slice(0, 10).map((issue) => {
