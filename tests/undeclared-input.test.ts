@@ -102,19 +102,33 @@ describe("undeclared input fields", async () => {
     expectRefused(nested, "nested", ["blocks.0.content"]);
     const asArray = await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/blocks`, { body: [{ type: "text", text: "lost" }] });
     expectRefused(asArray, "set_blocks body", ["0.text"]);
-    const several = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "T", id: node.id, project_id: p.id, parentId: null, node_id: node.id } });
+    const several = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "T", id: node.id, project_id: p.id, parentId: null, node_id: SOME_UUID } });
     expectRefused(several, "patch", ["id", "project_id", "parentId", "node_id"]);
     expect(several.json.error.details.hints).toEqual({
       id: "id is set by the service and is not writable",
       project_id: "project_id is set by the service and is not writable",
       parentId: "did you mean parent_id?",
-      node_id: "given by the URL path (:id), not the request",
+      node_id: "given by the URL path (:id); the body may only repeat it",
     });
     const update = await client.callTool({ name: "update_node", arguments: { node_id: node.id, title: "T", status: "archived" } });
     expect((update.content as Array<{ text: string }>)[0]?.text).toContain("publish_node");
     const bad = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "Not A Slug", title: "x" } });
     expect([bad.status, bad.json.error.code]).toEqual([400, "invalid_request"]); // schema failures keep their code
     expect(await snapshot()).toBe(before);
+  });
+
+  test("a PUT takes its representation back as read (read-only fields, the path's own values); a changed path value or a PATCH does not", async () => {
+    const url = `/admin/p/${p.slug}/nodes/${node.id}/translations/fr`;
+    expect((await h.request("PUT", url, { body: { meta: { title: "Bonjour" } } })).status).toBe(200);
+    const read = await h.request("GET", url);
+    expect(Object.keys(read.json.data)).toEqual(expect.arrayContaining(["id", "node_id", "locale", "created_at", "updated_at"]));
+    const back = await h.request("PUT", url, { body: { ...read.json.data, meta: { title: "Salut" } } });
+    expect([back.status, back.json.data.meta.title, back.json.data.id]).toEqual([200, "Salut", read.json.data.id]);
+    const moved = await h.request("PUT", url, { body: { ...read.json.data, locale: "en" } });
+    expectRefused(moved, "put with another locale", ["locale"]);
+    const patch = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "T", created_at: node.created_at } });
+    expectRefused(patch, "patch with created_at", ["created_at"]);
+    expect((await h.request("GET", url)).json.data.meta.title).toBe("Salut");
   });
 
   test("declared fields still work, paging and the DELETE body included", async () => {
