@@ -175,6 +175,9 @@ const ErrorBody = {
   properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },
   required: ["error"],
 };
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Error 400: invalid_request (a field fails its schema; details.errors name each one) or invalid_input (fields the operation does not take; details.fields names each one)",
+};
 const REF_PARAM = { name: "ref", in: "path", required: true, schema: { type: "string", maxLength: 64, description: "project id or slug" } };
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -205,7 +208,8 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const responses: Record<string, unknown> = {};
       if (status === 204) responses["204"] = { description: "Done; no body" };
       else responses[String(status)] = { description: op.title, content: { "application/json": { schema: restSchema(jsonSchema(op.output, "output"), binding.data) } } };
-      for (const code of [400, 401, 403, 404, ...(binding.errors ?? [])]) responses[String(code)] = { description: `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };
+      for (const code of [400, 401, 403, 404, ...(binding.errors ?? [])])
+        responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };
       doc.responses = responses;
       const key = binding.path.replace(/:(\w+)/g, "{$1}");
       paths[key] = { ...paths[key], [binding.method.toLowerCase()]: doc };

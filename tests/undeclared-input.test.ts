@@ -131,6 +131,11 @@ describe("undeclared input fields", async () => {
     expect((await h.request("GET", url)).json.data.meta.title).toBe("Salut");
   });
 
+  test("the OpenAPI document names both 400 codes", async () => {
+    const spec = (await h.request("GET", "/swagger/json", { key: null })).json;
+    expect(spec.paths["/admin/p/{ref}/nodes"].post.responses["400"].description).toContain("invalid_input");
+  });
+
   test("declared fields still work, paging and the DELETE body included", async () => {
     expect((await h.request("GET", `/admin/p/${p.slug}/nodes?page=1&per_page=10&status=draft`)).status).toBe(200);
     const t = await m.token(p.slug, { name: "gone" });
