@@ -122,6 +122,7 @@ function hintFor(op: Operation, field: string): string | null {
     return "a node's status is not an input: publish it with publish_node (POST /admin/p/{ref}/nodes/{id}/publish), or use unpublish_node, archive_node, restore_node";
   if (top && name !== snake(name) && Object.hasOwn(op.input.shape, snake(name))) return `did you mean ${snake(name)}?`;
   if (name === "id" || SET_BY_SERVICE.has(name)) return `${name} is set by the service and is not writable`;
+  if (name === "__proto__") return "a __proto__ key is never stored (it could reach an object's prototype); rename it";
   return null;
 }
 
