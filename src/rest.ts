@@ -9,7 +9,7 @@ import { AppError } from "./errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
 import { isPlainObject } from "./lib/merge";
-import { type HttpBinding, httpBindings, type Operation } from "./lib/operation";
+import { type HttpBinding, httpBindings, type Operation, strippedFields, undeclaredFieldsError } from "./lib/operation";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
 import { resolveProject } from "./projects/service";
@@ -27,7 +27,8 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
     const typed = typedFields(op);
     for (const binding of httpBindings(op)) {
       const { params, fields } = routeFields(op, binding); // once per route, not per request
-      const input = (ctx: RouteContext) => readInput(op, binding, ctx, typed, params, fields);
+      const echo = echoedFields(op, binding);
+      const input = (ctx: RouteContext) => readInput(op, binding, ctx, typed, params, fields, echo);
       // Authentication and the scope check come first: a caller without a valid key or scope learns
       // 401/403 (and a foreign project 404), never how its input would have been judged.
       const handle = async (ctx: RouteContext): Promise<unknown> => {
@@ -81,6 +82,17 @@ function routeFields(op: Operation, binding: HttpBinding): { params: Array<[para
   const fromPath = new Set(params.map(([, field]) => field));
   return { params, fields: Object.keys(op.input.shape).filter((k) => !fromPath.has(k)) };
 }
+/**
+ * A PUT replaces the representation its answer shows, so that representation may be sent back as
+ * read: its read-only fields (shown, not taken: id, timestamps) are accepted there and not written.
+ * Anywhere else they are undeclared fields (issue 22 §3).
+ */
+function echoedFields(op: Operation, binding: HttpBinding): ReadonlySet<string> {
+  if (binding.method !== "PUT" || binding.body !== undefined) return new Set();
+  const shown = binding.data === undefined ? op.output : op.output.shape[binding.data];
+  if (!(shown instanceof z.ZodObject)) return new Set();
+  return new Set(Object.keys(shown.shape).filter((k) => !Object.hasOwn(op.input.shape, k)));
+}
 const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
 
 /** The operation's input from the path, the query and the body, validated by its schema. */
@@ -91,6 +103,7 @@ function readInput(
   typed: ReadonlyMap<string, string>,
   params: ReadonlyArray<[param: string, field: string]>,
   fields: readonly string[],
+  echo: ReadonlySet<string>,
 ): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   const source = new Map<string, Source>();
@@ -98,17 +111,34 @@ function readInput(
     input[field] = value;
     source.set(field, from);
   };
+  // Every field sent that the route does not read is an error (invalid_input), never dropped.
+  const unread = new Set<string>();
+  const notRead = (sent: unknown, read: (k: string) => boolean): void => {
+    if (isPlainObject(sent)) for (const k of Object.keys(sent)) if (sent[k] !== undefined && !read(k)) unread.add(k);
+  };
+  const fieldSet = new Set(fields);
   if (binding.body !== undefined) take(binding.body, ctx.body, "body");
-  else if (takesBody(binding) && fields.length > 0) {
-    if (!isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
-    for (const f of fields) if (Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
-  } else if (!takesBody(binding)) {
+  else if (takesBody(binding)) {
+    if (fields.length > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
+    for (const f of fields) if (isPlainObject(ctx.body) && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+    // A field the path gives may be repeated in the body when it says the same (a representation sent back as read).
+    const agrees = (k: string): boolean => params.some(([param, field]) => field === k && isPlainObject(ctx.body) && ctx.body[k] === ctx.params[param]);
+    notRead(ctx.body, (k) => fieldSet.has(k) || echo.has(k) || agrees(k));
+  } else {
     for (const f of fields) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+    notRead(ctx.body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
   }
+  // The query is read only where the route has no body; elsewhere any query field is unread.
+  notRead(ctx.query, (k) => !takesBody(binding) && fieldSet.has(k));
   // Path parameters last: a body field can never stand in for the object the URL names.
   for (const [param, field] of params) take(field, ctx.params[param], "params");
   const parsed = op.input.safeParse(input);
+  const nested = parsed.success ? strippedFields(input, parsed.data).map((f) => (binding.body !== undefined && f.startsWith(`${binding.body}.`) ? f.slice(binding.body.length + 1) : f)) : [];
+  if (unread.size > 0 || nested.length > 0) {
+    const hints = Object.fromEntries(params.flatMap(([param, field]) => (unread.has(field) ? [[field, `given by the URL path (:${param}); the body may only repeat it`]] : [])));
+    throw undeclaredFieldsError(op, [...unread, ...nested], hints);
+  }
   if (parsed.success) return parsed.data;
   throw invalid(
     parsed.error.issues.slice(0, 10).map((issue) => {
@@ -145,6 +175,9 @@ const ErrorBody = {
   properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },
   required: ["error"],
 };
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Error 400: invalid_request (a field fails its schema; details.errors name each one) or invalid_input (fields the operation does not take; details.fields names each one)",
+};
 const REF_PARAM = { name: "ref", in: "path", required: true, schema: { type: "string", maxLength: 64, description: "project id or slug" } };
 
 type JsonSchema = Record<string, unknown> & { properties?: Record<string, JsonSchema>; required?: string[] };
@@ -175,7 +208,8 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const responses: Record<string, unknown> = {};
       if (status === 204) responses["204"] = { description: "Done; no body" };
       else responses[String(status)] = { description: op.title, content: { "application/json": { schema: restSchema(jsonSchema(op.output, "output"), binding.data) } } };
-      for (const code of [400, 401, 403, 404, ...(binding.errors ?? [])]) responses[String(code)] = { description: `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };
+      for (const code of [400, 401, 403, 404, ...(binding.errors ?? [])])
+        responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };
       doc.responses = responses;
       const key = binding.path.replace(/:(\w+)/g, "{$1}");
       paths[key] = { ...paths[key], [binding.method.toLowerCase()]: doc };

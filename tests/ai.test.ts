@@ -196,10 +196,12 @@ describe("AI providers admin API", async () => {
       expect(res.json.error.details.field).toBe(field);
     }
     expect(await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).toHaveLength(0);
-    // Unknown fields are ignored, never written.
-    const res = await create(p.id, { name: "x", kind: "openai", id: "00000000-0000-7000-8000-000000000001", project_id: "nope", api_key_sealed: "v1:x:y:z" });
+    // Unknown fields are refused by name (invalid_input), never written.
+    const refused = await create(p.id, { name: "x", kind: "openai", id: "00000000-0000-7000-8000-000000000001", project_id: "nope", api_key_sealed: "v1:x:y:z" });
+    expect([refused.status, refused.json.error.code, refused.json.error.details.fields]).toEqual([400, "invalid_input", ["id", "project_id", "api_key_sealed"]]);
+    expect(await h.deps.db.select().from(aiProviders).where(eq(aiProviders.projectId, p.id))).toHaveLength(0);
+    const res = await create(p.id, { name: "x", kind: "openai" });
     expect(res.status).toBe(201);
-    expect(res.json.data.id).not.toBe("00000000-0000-7000-8000-000000000001");
     expect(res.json.data.api_key_hint).toBeNull();
     const bad = await call("PATCH", `/admin/ai/providers/${res.json.data.id}`, { body: { kind: "nope" } });
     expect(bad.status).toBe(400);

@@ -81,7 +81,7 @@ describe("app: errors, limits, ops endpoints, logs, swagger", async () => {
 
   test("request logs are JSON lines with a request id and never the bearer", async () => {
     const p = await seedProject(h);
-    await h.request("GET", `/admin/p/${p.slug}/nodes?secret_query=abc`, { headers: { "x-request-id": "log-check" } });
+    await h.request("GET", `/admin/p/${p.slug}/nodes?path_prefix=secret_query`, { headers: { "x-request-id": "log-check" } });
     // The request log is written after the response.
     const line = await waitFor(() => h.logs.map((l) => JSON.parse(l)).find((l) => l.request_id === "log-check"), { what: "the request's log line" });
     expect(line).toMatchObject({ level: "info", msg: "request", method: "GET", path: `/admin/p/${p.slug}/nodes`, status: 200 });

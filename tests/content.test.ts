@@ -106,16 +106,16 @@ describe("content admin API", async () => {
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/restore`)).json.data.status).toBe("draft");
   });
 
-  test("unknown fields are ignored, never written", async () => {
+  test("unknown fields are refused by name (400 invalid_input), never written (issue 22 §3)", async () => {
     const p = await seedProject(h);
     const other = await seedProject(h);
     const res = await h.request("POST", `/admin/p/${p.slug}/nodes`, {
       body: { slug: "m", title: "m", id: "00000000-0000-7000-8000-000000000000", project_id: other.id, status: "published" },
     });
-    expect(res.status).toBe(201);
-    expect(res.json.data.id).not.toBe("00000000-0000-7000-8000-000000000000");
-    expect(res.json.data.project_id).toBe(p.id);
-    expect(res.json.data.status).toBe("draft");
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("invalid_input");
+    expect(res.json.error.details.fields).toEqual(["id", "project_id", "status"]);
+    expect(await h.deps.db.select().from(nodes).where(eq(nodes.projectId, p.id))).toEqual([]);
   });
 
   test("bad bodies give 400 and write nothing", async () => {

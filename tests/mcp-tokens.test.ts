@@ -20,7 +20,10 @@ describe("MCP token admin API", async () => {
   test("create returns the plaintext once; only its SHA-256 is stored; list shows hints and usage", async () => {
     const p = await seedProject(h);
     const expires = new Date(Date.now() + 86_400_000).toISOString();
-    const res = await h.request("POST", base(p.slug), { body: { name: "Claude", scopes: ["content:read", "ai:read"], expires_at: expires, id: uuidv7(), project_id: uuidv7() } });
+    const refused = await h.request("POST", base(p.slug), { body: { name: "Claude", scopes: ["content:read", "ai:read"], expires_at: expires, id: uuidv7(), project_id: uuidv7() } });
+    expect([refused.status, refused.json.error.code, refused.json.error.details.fields]).toEqual([400, "invalid_input", ["id", "project_id"]]);
+    expect(await h.deps.db.select().from(mcpTokens).where(eq(mcpTokens.projectId, p.id))).toEqual([]);
+    const res = await h.request("POST", base(p.slug), { body: { name: "Claude", scopes: ["content:read", "ai:read"], expires_at: expires } });
     expect(res.status).toBe(201);
     expect(res.headers.get("cache-control")).toBe("no-store");
     const d = res.json.data;

@@ -273,10 +273,13 @@ describe("MCP tools: happy and error paths", async () => {
     expect((await db.select().from(themes).where(eq(themes.projectId, p.id)))[0]!.logoUrl).toBe("https://cdn.example.com/logo.svg");
   });
 
-  test("get_project returns the bound project's settings and ignores arguments naming another project", async () => {
+  test("get_project returns the bound project's settings and refuses arguments naming another project", async () => {
     const { p, client } = await setup(["en", "fr"]);
     const other = await seedProject(m.h);
-    const r = await call(client, "get_project", { ref: other.slug, project_id: other.id });
+    const refused = await callError(client, "get_project", { ref: other.slug, project_id: other.id });
+    expect(refused).toStartWith("invalid_input: get_project does not take these fields: ref, project_id");
+    expect(refused).not.toContain(other.id);
+    const r = await call(client, "get_project");
     expect(r.project).toMatchObject({ id: p.id, slug: p.slug, default_locale: "en", locales: ["en", "fr"], public_base_url: null });
     const reader = await m.token(p.slug, { name: "ai-only", scopes: ["ai:read"] });
     expect(await callError(await m.connect(reader.token), "get_project")).toMatch(/^insufficient_scope: get_project needs the content:read scope/);

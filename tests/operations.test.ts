@@ -111,7 +111,8 @@ describe("operations: the same operation over REST and MCP", async () => {
     expect(notObject.json.error.details.errors[0]).toMatchObject({ in: "body", field: null });
 
     const patched = await admin("PATCH", `/nodes/${post.id}`, { title: "Renamed", node_id: foreign.id });
-    expect(patched.json.data).toMatchObject({ id: post.id, title: "Renamed" });
+    expect(patched.json.error).toMatchObject({ code: "invalid_input", details: { fields: ["node_id"], hints: { node_id: "given by the URL path (:id); the body may only repeat it" } } });
+    expect((await admin("GET", `/nodes/${post.id}`)).json.data.title).toBe("Post");
     expect((await h.request("GET", `/admin/p/${other.slug}/nodes/${foreign.id}`)).json.data.title).toBe("Secret");
   });
 

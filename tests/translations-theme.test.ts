@@ -25,11 +25,14 @@ describe("translations admin API", async () => {
     expect(await h.deps.db.select().from(translations).where(eq(translations.nodeId, n.id))).toHaveLength(0);
   });
 
-  test("translation meta keeps its SEO fields (canonical, robots, noindex) and drops unknown ones", async () => {
+  test("translation meta keeps its SEO fields (canonical, robots, noindex) and refuses unknown ones", async () => {
     const p = await seedProject(h);
     const n = await seedNode(h, p.slug, { slug: "seo" });
     const meta = { title: "t", canonical: "https://example.com/fr/seo", robots: "noindex,nofollow", noindex: true };
-    const r = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { ...meta, unknown_field: 1 } } });
+    const refused = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { ...meta, unknown_field: 1 } } });
+    expect([refused.status, refused.json.error.code, refused.json.error.details.fields]).toEqual([400, "invalid_input", ["meta.unknown_field"]]);
+    expect(await h.deps.db.select().from(translations).where(eq(translations.nodeId, n.id))).toEqual([]);
+    const r = await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta } });
     expect(r.status).toBe(200);
     expect(r.json.data.meta).toEqual(meta);
     const [row] = await h.deps.db.select().from(translations).where(eq(translations.nodeId, n.id));

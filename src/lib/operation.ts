@@ -6,7 +6,9 @@ import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { Project } from "../../db/schema";
 import type { AppDeps } from "../deps";
+import { AppError } from "../errors";
 import type { AdminCaller, McpCaller } from "./caller";
+import { isPlainObject } from "./merge";
 import type { ScopeRule } from "./scopes";
 
 type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -86,3 +88,55 @@ export const httpBindings = (op: Operation): readonly HttpBinding[] => (op.http 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 export const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+/**
+ * The fields of `sent` that parsing did not keep in `kept`, at any depth ("blocks.0.content"): zod
+ * drops undeclared keys without a word, so a caller sending `status` to create_node believed it
+ * had published. Loose objects and records keep their keys and are never reported.
+ */
+export function strippedFields(sent: unknown, kept: unknown, at: readonly string[] = []): string[] {
+  if (Array.isArray(sent)) return Array.isArray(kept) ? sent.flatMap((v, i) => strippedFields(v, kept[i], [...at, String(i)])) : [];
+  if (!isPlainObject(sent) || !isPlainObject(kept)) return [];
+  return Object.keys(sent).flatMap((k) => (Object.hasOwn(kept, k) ? strippedFields(sent[k], kept[k], [...at, k]) : sent[k] === undefined ? [] : [[...at, k].join(".")]));
+}
+
+/**
+ * The input fields of a tool call (or any whole input) the operation does not declare: the
+ * top-level ones by name even when the input is invalid otherwise, the nested ones once it parses.
+ */
+export function undeclaredFields(op: Operation, sent: unknown): string[] {
+  if (!isPlainObject(sent)) return [];
+  const parsed = op.input.safeParse(sent);
+  if (parsed.success) return strippedFields(sent, parsed.data);
+  return Object.keys(sent).filter((k) => !Object.hasOwn(op.input.shape, k) && sent[k] !== undefined);
+}
+
+const SET_BY_SERVICE = new Set(["project_id", "created_at", "updated_at", "published_at", "archived_at", "path", "version", "revision", "token_hint", "last_used_at"]);
+const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** What the caller probably meant by an undeclared field, when that is clear. */
+function hintFor(op: Operation, field: string): string | null {
+  const name = field.split(".").at(-1) ?? field;
+  const top = !field.includes(".");
+  if (top && name === "status" && /_node$/.test(op.name))
+    return "a node's status is not an input: publish it with publish_node (POST /admin/p/{ref}/nodes/{id}/publish), or use unpublish_node, archive_node, restore_node";
+  if (top && name !== snake(name) && Object.hasOwn(op.input.shape, snake(name))) return `did you mean ${snake(name)}?`;
+  if (name === "id" || SET_BY_SERVICE.has(name)) return `${name} is set by the service and is not writable`;
+  if (name === "__proto__") return "a __proto__ key is never stored (it could reach an object's prototype); rename it";
+  return null;
+}
+
+/**
+ * 400 invalid_input naming every undeclared field (REST and MCP alike), with a hint where the
+ * intent is clear. `hints` adds the transport's own (a field the URL path gives, say).
+ */
+export function undeclaredFieldsError(op: Operation, fields: readonly string[], hints: Readonly<Record<string, string>> = {}): AppError {
+  const found: Record<string, string> = {};
+  for (const f of fields) {
+    const hint = hints[f] ?? hintFor(op, f);
+    if (hint !== null) found[f] = hint;
+  }
+  const listed = fields.map((f) => (found[f] ? `${f} (${found[f]})` : f)).join(", ");
+  const message = `${op.name} does not take ${fields.length > 1 ? "these fields" : "the field"}: ${listed}; nothing was done`;
+  return new AppError("invalid_input", message, Object.keys(found).length > 0 ? { fields, hints: found } : { fields });
+}

@@ -5,7 +5,7 @@ import { registerCompletions } from "./completions";
 import { portableSchema } from "./portable-schema";
 import { registerPrompts } from "./prompts";
 import { registerNodeResources } from "./resources";
-import { registerTool, TOOLS, type ToolContext } from "./tools";
+import { refuseUndeclaredArguments, registerTool, TOOLS, type ToolContext } from "./tools";
 
 const svg = (body: string): Icon => ({
   src: `data:image/svg+xml;base64,${encodeBase64(new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#334155" stroke-width="2">${body}</svg>`))}`,
@@ -53,6 +53,7 @@ export function buildMcpServer(ctx: ToolContext, era: "legacy" | "modern") {
   // is private in the SDK's Server and has no setter.
   (server.server as unknown as { _capabilities: ServerCapabilities })._capabilities = capabilities;
   wrapToolsList(server);
+  refuseUndeclaredArguments(server, ctx);
   return { server, instructions: text, capabilities };
 }
 

@@ -4,7 +4,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpCaller } from "../lib/caller";
 import { assertStorableStrings } from "../lib/json";
-import type { OperationContext, ProjectOperation } from "../lib/operation";
+import { isPlainObject } from "../lib/merge";
+import { type OperationContext, type ProjectOperation, undeclaredFields, undeclaredFieldsError } from "../lib/operation";
 import { unmetScopes } from "../lib/scopes";
 import { OPERATIONS } from "../operations";
 import { errorResult, missingScopeError } from "./errors";
@@ -46,4 +47,28 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
       }
     },
   );
+}
+
+const TOOL_BY_NAME: ReadonlyMap<string, ProjectOperation> = new Map(TOOLS.map((t) => [t.name, t]));
+
+/**
+ * Undeclared arguments of a tools/call answer invalid_input, as over REST. The SDK parses the
+ * arguments before a tool's handler runs and drops every field the schema does not declare, so the
+ * check sits in front of its tools/call handler, on the arguments as sent. A caller lacking the
+ * tool's scope is left to the handler: it learns the scope it needs, not how its input is judged.
+ */
+export function refuseUndeclaredArguments(server: McpServer, ctx: ToolContext): void {
+  // Cast: the handler map is private in the SDK's Protocol (as in server.ts's tools/list wrapper).
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<unknown>> })._requestHandlers;
+  const inner = handlers.get("tools/call");
+  if (!inner) return;
+  handlers.set("tools/call", async (request, extra) => {
+    const params = isPlainObject(request) && isPlainObject(request.params) ? request.params : {};
+    const tool = typeof params.name === "string" ? TOOL_BY_NAME.get(params.name) : undefined;
+    if (tool && unmetScopes(tool.scopes, ctx.caller.scopes).length === 0) {
+      const fields = undeclaredFields(tool, params.arguments ?? {});
+      if (fields.length > 0) return errorResult(undeclaredFieldsError(tool, fields), tool.name, ctx.deps.log);
+    }
+    return inner(request, extra);
+  });
 }

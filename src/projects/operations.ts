@@ -6,7 +6,14 @@ import { createProject, deleteProject, listProjects, projectToWire, updateProjec
 
 const route = (method: "GET" | "PATCH" | "DELETE") => ({ method, path: "/admin/projects/:ref", tag: "projects" }) as const;
 
-// An MCP credential reads its project with content:read; an admin key reads any project it may act on with projects:read.
+/**
+ * Reading a project's settings: get_project (the MCP tool) asked content:read and read_project
+ * (GET /admin/projects/{ref}) projects:read, so an admin key holding content:read could not read
+ * the locales it writes content in, which the tool gives every content reader. Both now take
+ * content:read (the settings hold no secret and every content reader needs them); the REST route
+ * also takes projects:read, which MCP credentials never hold (MCP_SCOPES), so the tool keeps the
+ * one scope its callers can have. The project list and every project write keep projects:*.
+ */
 const getProjectOp = projectOperation({
   name: "get_project",
   title: "Read the project settings",
@@ -22,7 +29,7 @@ const readProjectOp = projectOperation({
   name: "read_project",
   title: "Read a project",
   description: "Read a project by id or slug.",
-  scopes: ["projects:read"],
+  scopes: { anyOf: ["projects:read", "content:read"] },
   input: z.object({}),
   output: getProjectOp.output,
   http: { ...route("GET"), data: "project", summary: "Read a project by id or slug" },

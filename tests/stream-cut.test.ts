@@ -1,0 +1,120 @@
+// Issue 22 §5: a streamed answer (the delivery node list, the XML sitemap and its shards) whose
+// database fails after the first page has gone out must not end as a complete-looking 200: the
+// connection is dropped without chunked encoding's last chunk, so a client (and a CDN) sees an
+// error, and the bytes received are not a document a JSON or XML parser accepts.
+import { afterAll, describe, expect, test } from "bun:test";
+import net from "node:net";
+import type { Db } from "../db/client";
+import { nodes } from "../db/schema";
+import { uuidv7 } from "../src/lib/ids";
+import { listen } from "../src/serve";
+import { watchedDb, xmlProblem } from "./delivery.helpers";
+import { harness, seedProject, testDb } from "./helpers";
+
+const BASE = "https://site.example";
+// Two pages of the node list (500 rows) and of the sitemap (1000 URLs).
+const ROWS = 1200;
+
+/** The Db with its queries counted; once armed, the queries past the allowance fail as if the server were gone. */
+function breakableDb(db: Db): { db: Db; calls: () => number; failAfter: (allowed: number | null) => void } {
+  let n = 0;
+  let left: number | null = null;
+  const watched = watchedDb(db, () => {
+    n += 1;
+    if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+  });
+  return { db: watched, calls: () => n, failAfter: (allowed) => void (left = allowed) };
+}
+
+/** The raw bytes of a GET as the socket delivered them, and whether the server closed the connection. */
+function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ head: string; body: string; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      const lines = Object.entries({ host: "site.example", ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\n${lines.join("")}\r\n`);
+    });
+    let buf = "";
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      const at = buf.indexOf("\r\n\r\n");
+      resolve({ head: buf.slice(0, at), body: buf.slice(at + 4), closed });
+    };
+    // A kept-alive connection whose answer ended cleanly stays open: that is the cut 200 this test forbids.
+    const timer = setTimeout(() => done(false), 5000);
+    socket.on("data", (d) => {
+      buf += d.toString("utf8");
+    });
+    socket.on("close", () => done(true));
+    // Reset by the server (an aborted answer): as closed, with what had arrived.
+    socket.on("error", (err: NodeJS.ErrnoException) => (err.code === "ECONNRESET" ? done(true) : reject(err)));
+  });
+}
+
+/** The chunked body decoded, and whether it ended with the zero-length last chunk (a complete message). */
+function dechunk(body: string): { text: string; complete: boolean } {
+  let text = "";
+  let rest = body;
+  for (;;) {
+    const eol = rest.indexOf("\r\n");
+    if (eol < 0) return { text, complete: false };
+    const size = Number.parseInt(rest.slice(0, eol), 16);
+    if (size === 0) return { text, complete: true };
+    text += rest.slice(eol + 2, eol + 2 + size);
+    rest = rest.slice(eol + 2 + size + 2);
+  }
+}
+
+describe("a streamed answer that fails after its first page", async () => {
+  const broken = breakableDb((await testDb()).db);
+  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db });
+  const p = await seedProject(h, { public_base_url: BASE });
+  const now = new Date();
+  const rows = Array.from({ length: ROWS }, (_, i) => {
+    const slug = `page-${String(i).padStart(5, "0")}`;
+    return { id: uuidv7(), projectId: p.id, slug, path: slug, type: "page", title: slug, status: "published" as const, publishedAt: now };
+  });
+  for (let i = 0; i < rows.length; i += 400) await (await testDb()).db.insert(nodes).values(rows.slice(i, i + 400));
+  const app = listen(h.app, { port: 0, hostname: "127.0.0.1" });
+  const port = app.server?.port ?? 0;
+  afterAll(() => app.server?.stop(true));
+
+  for (const path of ["/nodes", "/sitemap.xml"]) {
+    test(`${path}: the connection is dropped without the last chunk; the body does not parse; the next read is whole`, async () => {
+      const url = `/api/p/${p.slug}${path}`;
+      // Nothing read whole before the cut: a whole answer is cached, and a cached answer needs no database.
+      // A 304 runs the planning queries and reads no page: their count, then one page allowed.
+      expect((await fetch(`http://127.0.0.1:${port}${url}`, { headers: { "if-none-match": "*" } })).status).toBe(304);
+      const c0 = broken.calls();
+      expect((await fetch(`http://127.0.0.1:${port}${url}`, { headers: { "if-none-match": "*" } })).status).toBe(304);
+      // The node list reads the hidden prefixes, then its first page; the sitemap's urlset its first page.
+      const allowance = broken.calls() - c0 + (path === "/nodes" ? 2 : 1);
+      broken.failAfter(allowance);
+      try {
+        const cut = await rawGet(port, url, { "accept-encoding": "identity" });
+        expect(cut.head).toStartWith("HTTP/1.1 200");
+        const { text: received, complete } = dechunk(cut.body);
+        expect(received.length).toBeGreaterThan(1000); // the first page went out
+        expect([complete, cut.closed]).toEqual([false, true]);
+        if (path === "/nodes") expect(() => JSON.parse(received)).toThrow();
+        else expect(xmlProblem(received)).not.toBeNull();
+        // fetch, as a client would (gzip accepted, a browser's Origin): the body read fails rather than ending.
+        broken.failAfter(allowance);
+        const res = await fetch(`http://127.0.0.1:${port}${url}`, { headers: { origin: "https://www.example" } });
+        expect(res.status).toBe(200);
+        expect(
+          await res.text().then(
+            () => "ended",
+            (e: unknown) => `failed: ${String(e)}`,
+          ),
+        ).toStartWith("failed");
+        expect(h.logs.some((l) => l.includes("delivery: stream failed"))).toBe(true);
+      } finally {
+        broken.failAfter(null);
+      }
+      const text = await (await fetch(`http://127.0.0.1:${port}${url}`)).text();
+      if (path === "/nodes") expect(JSON.parse(text).data).toHaveLength(ROWS);
+      else expect([xmlProblem(text), text.split("<loc>").length - 1]).toEqual([null, ROWS]);
+    });
+  }
+});
