@@ -7,7 +7,7 @@ import net from "node:net";
 import type { Db } from "../db/client";
 import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
-import { listen } from "../src/serve";
+import { listen } from "../src/platform/serve-bun";
 import { watchedDb, xmlProblem } from "./delivery.helpers";
 import { harness, seedProject, testDb } from "./helpers";
 
