@@ -30,6 +30,13 @@ const POOL = 4;
 const MEMORY_ROUNDS = 10;
 const BIG_NODES = Number(process.env.BENCH_BIG_NODES ?? 100_000);
 const WITH_PGLITE = process.env.BENCH_PGLITE !== "0";
+// Other runtimes for the hot reads (the same sources, started as `npm run start:node|deno` would,
+// without npm in between): BENCH_RUNTIMES="node deno"; binaries from XRT_NODE / XRT_DENO or PATH.
+const OTHER_RUNTIMES = (process.env.BENCH_RUNTIMES ?? "").split(/[\s,]+/).filter((r) => r === "node" || r === "deno");
+const RUNTIME_CMD: Record<string, string[]> = {
+  node: [process.env.XRT_NODE ?? "node", "--disable-warning=ExperimentalWarning", "--import", "tsx", "src/main.ts"],
+  deno: [process.env.XRT_DENO ?? "deno", "run", "--sloppy-imports", "--node-modules-dir=manual", "--allow-all", "src/main.ts"],
+};
 const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = join(HERE, "../..");
 const BUN = process.execPath;
@@ -74,7 +81,7 @@ function spawn(cmd: string[], env: Record<string, string | undefined> = process.
 }
 
 /** The real service, default configuration unless `env` says otherwise; `db: "pglite"` = embedded. */
-function startServer(env: Record<string, string>, db: { pglite: string } | "postgres" = "postgres"): Proc {
+function startServer(env: Record<string, string>, db: { pglite: string } | "postgres" = "postgres", cmd: string[] = [BUN, "src/main.ts"]): Proc {
   const full: Record<string, string | undefined> = {
     ...process.env,
     PORT: String(PORT),
@@ -89,7 +96,7 @@ function startServer(env: Record<string, string>, db: { pglite: string } | "post
   };
   if (db === "postgres") full.DATABASE_URL = DATABASE_URL;
   else delete full.DATABASE_URL;
-  return spawn([BUN, "src/main.ts"], full);
+  return spawn(cmd, full);
 }
 
 async function waitFor(url: string): Promise<void> {
@@ -288,6 +295,18 @@ async function main(): Promise<void> {
   const quiet = await compare("by-path, default locale, LOG_LEVEL=warn", { url: base + cases[0]!.path, pid: server.pid }, { url: refBase + cases[0]!.path, pid: bare.pid });
   await server.stop();
 
+  // The hot cases on the other runtimes asked for, against the same bare Bun reference.
+  const runtimes: Record<string, Record<string, { service: WrkResult; reference: WrkResult }>> = {};
+  for (const rt of OTHER_RUNTIMES) {
+    server = startServer({}, "postgres", RUNTIME_CMD[rt]!);
+    await waitFor(`${base}/healthz`);
+    for (const c of cases) for (const path of c.rotate ?? [c.path]) await fetch(base + path, IDENTITY).then((r) => r.arrayBuffer());
+    await wrk(base + cases[0]!.path, 10);
+    runtimes[rt] = {};
+    for (const c of cases) runtimes[rt][c.name] = await compare(`${rt}: ${c.name}`, { url: base + c.path, pid: server.pid }, { url: refBase + c.path, pid: bare.pid }, scripts.get(c.name));
+    await server.stop();
+  }
+
   // ---- cache misses, PostgreSQL: answer cache off, MISS_PAGES distinct pages in turn ----
   const missScript = rotation(
     "miss",
@@ -387,6 +406,7 @@ async function main(): Promise<void> {
     sizes,
     hot,
     quiet,
+    runtimes,
     cold,
     miss,
     pglite,
@@ -406,6 +426,7 @@ async function main(): Promise<void> {
   }
   console.log(row("by-path, default locale, LOG_LEVEL=warn", "", quiet, " |"));
   if (pglite) console.log(row("PGlite: by-path, default locale", "", pglite.hot, " |"));
+  for (const [rt, results] of Object.entries(runtimes)) for (const c of cases) console.log(row(`${rt}: ${c.name}`, "", results[c.name]!, " |"));
   console.log(`\nCache misses (answer cache off, ${MISS_PAGES} pages in turn, 64 connections); reference: one trivial postgres.js query per request`);
   console.log(`| case | req/s | p50 ms | p99 ms | reference req/s | ratio | CPU µs/req service / reference | PostgreSQL CPU µs/req service / reference |`);
   console.log(`|---|---:|---:|---:|---:|---:|---:|---:|`);
