@@ -4,7 +4,13 @@
 // the write from the NOTIFY sent inside the transaction, or from their version check.
 import type { Db } from "../../db/client";
 
-type Listener = (projectId: string) => void;
+/**
+ * Base path prefixes ("a/b": the node and everything under it) whose pages a write stopped
+ * delivering (a delete, an unpublish, a move, a translation change); "" means anything of the
+ * project. Delivery drops its stale copies of them (served only while the database is down).
+ */
+export type Gone = readonly string[];
+type Listener = (projectId: string, gone: Gone) => void;
 
 const listeners = new WeakMap<object, Set<Listener>>();
 
@@ -20,9 +26,9 @@ export function onContentCommitted(db: Db, fn: Listener): () => void {
  * Announces a committed content write of `projectId`. Given a transaction (a write nested in
  * another one) it reaches nobody: the outer write announces once it has committed.
  */
-export function contentCommitted(db: Db, projectId: string): void {
+export function contentCommitted(db: Db, projectId: string, gone: Gone = []): void {
   const set = listeners.get(db);
-  if (set) for (const fn of set) fn(projectId);
+  if (set) for (const fn of set) fn(projectId, gone);
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
-import { contentCommitted } from "../lib/commits";
+import { contentCommitted, type Gone } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
@@ -92,8 +92,9 @@ export async function updateProject(db: Db, project: Project, input: Partial<z.o
   checkSlug(input.slug);
   return withSlugConflict(input.slug, () =>
     // contentWrite locks the row before it is re-read: concurrent partial updates must not lose each other's fields.
-    contentWrite(db, project.id, async (tx) => {
+    contentWrite(db, project.id, async (tx, gone) => {
       const current = oneRow(await tx.select().from(projects).where(eq(projects.id, project.id)));
+      gone(""); // locales, slug or base URL: any page's answer may change its meaning
       const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
       const changes = {
         slug: input.slug ?? current.slug,
@@ -115,8 +116,8 @@ const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>):
 
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
-  await notifyContentChange(db, project.id);
-  contentCommitted(db, project.id);
+  await notifyContentChange(db, project.id, [""]);
+  contentCommitted(db, project.id, [""]);
 }
 
 export const CONTENT_CHANNEL = "cms_content";
@@ -142,15 +143,20 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
  * A content write: bumpContentVersion, then `write`, in one transaction. Once it has committed, it is
  * announced on the Db it began on (lib/commits): this instance drops the project's answers at once.
  */
-export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db) => Promise<T>): Promise<T> {
+export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, gone: (path: string) => void) => Promise<T>): Promise<T> {
+  const gone: string[] = [];
   const result = await db.transaction(async (tx) => {
     await bumpContentVersion(tx, projectId);
-    return write(tx);
+    const out = await write(tx, (path) => void gone.push(path));
+    // A write that stops delivering pages names them in a second notification of the same commit.
+    if (gone.length > 0) await notifyContentChange(tx, projectId, gone);
+    return out;
   });
-  contentCommitted(db, projectId);
+  contentCommitted(db, projectId, gone);
   return result;
 }
 
-async function notifyContentChange(db: Db, projectId: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${projectId})`);
+/** Payload: the project id, then (when the write removed pages) a space and the JSON list of gone path prefixes. */
+async function notifyContentChange(db: Db, projectId: string, gone: Gone = []): Promise<void> {
+  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${gone.length > 0 ? `${projectId} ${JSON.stringify(gone)}` : projectId})`);
 }

@@ -51,8 +51,10 @@ export const findTranslation = (db: Db, nodeId: string, locale: string): Promise
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
-  return contentWrite(db, project.id, async (tx) => {
+  return contentWrite(db, project.id, async (tx, gone) => {
     const node = await getNode(tx, project.id, nodeId);
+    // Its status or slug may change: the node's (and, by a localised slug, its descendants') pages.
+    gone(node.path);
     const overrides = Object.entries(input.blocks ?? {});
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
@@ -70,5 +72,8 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
-  await contentWrite(db, project.id, (tx) => tx.delete(translations).where(eq(translations.id, tr.id)));
+  await contentWrite(db, project.id, async (tx, gone) => {
+    gone((await getNode(tx, project.id, tr.nodeId)).path);
+    await tx.delete(translations).where(eq(translations.id, tr.id));
+  });
 }
