@@ -100,7 +100,8 @@ export class DeliveryCache {
   private readonly announced = new Set<string>();
   /** Until then (performance.now()), project reads fail at once with downErr: the database just did not answer. */
   private downUntil = 0;
-  private downErr: unknown = null;
+  /** Rejected with the database's error, and already handled: callers that drop it (a hot-path miss) leave no unhandled rejection. */
+  private downPromise: Promise<never> | null = null;
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
   readonly maxEntryBytes: number;
@@ -126,7 +127,7 @@ export class DeliveryCache {
       if (performance.now() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
       return st.project;
     }
-    if (performance.now() < this.downUntil) return Promise.reject(this.downErr);
+    if (this.downPromise !== null && performance.now() < this.downUntil) return this.downPromise;
     const pending = this.loading.get(key);
     // A load begun before the last announced write may have read the row before it: start another.
     if (pending && pending.epoch === this.epoch) return pending.promise;
@@ -157,7 +158,8 @@ export class DeliveryCache {
       if (isDatabaseUnavailable(err)) {
         this.states.delete(key);
         this.downUntil = performance.now() + STALE_RETRY_MS;
-        this.downErr = err;
+        this.downPromise = Promise.reject(err);
+        this.downPromise.catch(() => {});
         this.opts.onStale?.(err);
       }
       throw err;
