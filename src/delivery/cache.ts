@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { projects, themes } from "../../db/schema";
 import { isDatabaseUnavailable } from "../errors";
-import type { Gone } from "../lib/commits";
+import { NO_PATH_CHANGES, type PathChanges } from "../lib/commits";
 import { isSlug, isUuid } from "../lib/ids";
 
 /** What delivery needs to know about a project; reloaded whenever its content version moves. */
@@ -93,6 +93,8 @@ export class DeliveryCache {
   private readonly stale = new Map<string, CachedAnswer>();
   private readonly staleSize = new WeakMap<CachedAnswer, number>();
   private staleBytes = 0;
+  /** Routes known to answer 404 now (their page was removed, or answered 404 after being served), with the page's base path. */
+  private readonly gone = new Map<string, string>();
   /** The last project read per ref, and the newest version seen per project: for outages and unexplained bumps. */
   private readonly known = new Map<string, DeliveryProject>();
   private readonly knownVersion = new Map<string, number>();
@@ -143,6 +145,8 @@ export class DeliveryCache {
       }),
     };
     this.loading.set(key, entry);
+    // Handled here once: a hot-path miss drops the promise, and the database may be down.
+    entry.promise.catch(() => {});
     return entry.promise;
   }
 
@@ -155,13 +159,7 @@ export class DeliveryCache {
     } catch (err) {
       // The project is no longer trusted: its reads take the slow way, where the engine serves the
       // last good answers marked stale; the database is asked again a second later.
-      if (isDatabaseUnavailable(err)) {
-        this.states.delete(key);
-        this.downUntil = performance.now() + STALE_RETRY_MS;
-        this.downPromise = Promise.reject(err);
-        this.downPromise.catch(() => {});
-        this.opts.onStale?.(err);
-      }
+      if (isDatabaseUnavailable(err)) this.unavailable(err, true);
       throw err;
     }
     // A NOTIFY during the read may describe a write the read did not see: the next use waits
@@ -177,14 +175,31 @@ export class DeliveryCache {
     return p;
   }
 
-  /** A version newer than any seen, with no write announced meanwhile: what it removed is unknown. */
+  /**
+   * A query failed for want of the database: no project is trusted any more, so every read takes
+   * the slow way (hits are no longer answered as fresh), where the project is read again. When
+   * that read fails too (`hold`), reads are answered from memory for a second without asking.
+   */
+  unavailable(err: unknown, hold = false): void {
+    this.states.clear();
+    if (!hold) return;
+    if (performance.now() >= this.downUntil) this.opts.onStale?.(err);
+    this.downUntil = performance.now() + STALE_RETRY_MS;
+    this.downPromise = Promise.reject(err);
+    this.downPromise.catch(() => {});
+  }
+
+  /** A version newer than any seen, with no write announced meanwhile: what it took away or brought is unknown. */
   private sawVersion(p: DeliveryProject): void {
     const prev = this.knownVersion.get(p.id);
     // Cleared by any read, so an announcement never explains a later bump (a race only drops more).
     const explained = this.announced.delete(p.id);
     if (prev !== undefined && p.version <= prev) return;
     this.knownVersion.set(p.id, p.version);
-    if (prev !== undefined && !explained) this.drop(p.id, [""], false);
+    if (prev !== undefined && !explained) {
+      this.drop(p.id, [""], false);
+      this.arrived(p.id, [""]);
+    }
   }
 
   /** The project as last read through this ref (kept while the database is away), or null. */
@@ -194,21 +209,55 @@ export class DeliveryCache {
   }
 
   /** A content write was committed in this project (NOTIFY from any instance, or this instance's own write). */
-  invalidate(projectId: string, gone: Gone = []): void {
+  invalidate(projectId: string, changes: PathChanges = NO_PATH_CHANGES): void {
     this.epoch += 1;
     this.announced.add(projectId);
     for (const [key, st] of this.states) if (st.project.id === projectId) this.states.delete(key);
-    if (gone.length > 0) this.drop(projectId, gone, true);
+    if (changes.gone.length > 0) this.drop(projectId, changes.gone, true);
+    if (changes.added.length > 0) this.arrived(projectId, changes.added);
   }
 
-  /** Forgets the answers of `projectId` that `gone` concerns: from the stale store, and from the cache too when `current`. */
-  private drop(projectId: string, gone: Gone, current: boolean): void {
+  /**
+   * Forgets the answers of `projectId` under the `gone` prefixes, and every list of its nodes: from
+   * the stale store, and from the cache too when `current` (else only its superseded answers). A
+   * page's route is remembered as gone (404 while the database is away) when the write said so.
+   */
+  private drop(projectId: string, gone: readonly string[], current: boolean): void {
     const prefix = `${projectId} `;
     const all = gone.includes("");
-    const hits = (a: CachedAnswer): boolean => all || a.scope === LIST_SCOPE || (a.scope !== undefined && gone.some((g) => a.scope === g || a.scope?.startsWith(`${g}/`)));
-    for (const [k, a] of this.stale) if (k.startsWith(prefix) && hits(a)) this.dropStale(k, a);
-    // Older answers in the cache are stale copies waiting to be moved: when not `current`, only they go.
-    if (current || all) for (const [k, a] of this.entries) if (k.startsWith(prefix) && hits(a) && (current || a.version < (this.knownVersion.get(projectId) ?? 0))) this.remove(k, a);
+    const under = (scope: string): boolean => all || gone.some((g) => scope === g || scope.startsWith(`${g}/`));
+    const hits = (a: CachedAnswer): boolean => a.scope === LIST_SCOPE || (a.scope === undefined ? all : under(a.scope));
+    const page = (k: string, a: CachedAnswer): void => {
+      if (current && a.scope !== undefined && a.scope !== LIST_SCOPE) this.markGone(k, a.scope);
+    };
+    for (const [k, a] of this.stale)
+      if (k.startsWith(prefix) && hits(a)) {
+        this.dropStale(k, a);
+        page(k, a);
+      }
+    const newest = this.knownVersion.get(projectId) ?? 0;
+    for (const [k, a] of this.entries)
+      if (k.startsWith(prefix) && hits(a) && (current || a.version < newest)) {
+        this.remove(k, a);
+        page(k, a);
+      }
+  }
+
+  /** Pages under these prefixes may exist again: their routes are no longer known to be gone. */
+  private arrived(projectId: string, added: readonly string[]): void {
+    const prefix = `${projectId} `;
+    const all = added.includes("");
+    for (const [k, scope] of this.gone) if (k.startsWith(prefix) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
+  }
+
+  private markGone(key: string, scope: string): void {
+    if ((this.opts.staleEntries ?? 0) === 0) return;
+    this.gone.delete(key);
+    this.gone.set(key, scope);
+    for (const k of this.gone.keys()) {
+      if (this.gone.size <= (this.opts.staleEntries ?? 0)) break;
+      this.gone.delete(k);
+    }
   }
 
   /** The route answered 404 at the project's current version: its last good answer is gone too. */
@@ -218,15 +267,20 @@ export class DeliveryCache {
     if (old) this.remove(key, old);
     const st = this.stale.get(key);
     if (st) this.dropStale(key, st);
+    const scope = (old ?? st)?.scope;
+    if (scope !== undefined && scope !== LIST_SCOPE) this.markGone(key, scope);
   }
 
-  /** The last good answer of a route, current or superseded, to serve while the database is away. */
-  lastGood(project: DeliveryProject, route: string): { answer: CachedAnswer; grow: (answer: CachedAnswer, bytes: number) => void } | null {
+  /**
+   * While the database is away: the last good answer of a route (current or superseded), "gone"
+   * when the route is known to answer 404 now, or null (never answered here: 503).
+   */
+  lastGood(project: DeliveryProject, route: string): { answer: CachedAnswer; grow: (answer: CachedAnswer, bytes: number) => void } | "gone" | null {
     const key = `${project.id} ${route}`;
     const current = this.entries.get(key);
     if (current) return { answer: current, grow: (a, b) => this.grow(a, b) };
     const old = this.stale.get(key);
-    if (!old) return null;
+    if (!old) return this.gone.has(key) ? "gone" : null;
     this.stale.delete(key);
     this.stale.set(key, old);
     return { answer: old, grow: (a, b) => this.growStale(key, a, b) };
@@ -272,6 +326,7 @@ export class DeliveryCache {
     if (old) this.remove(key, old);
     const superseded = this.stale.get(key);
     if (superseded) this.dropStale(key, superseded);
+    this.gone.delete(key);
     this.entries.set(key, answer);
     this.keyOf.set(answer, key);
     this.bytes += size;

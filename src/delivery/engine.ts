@@ -7,7 +7,7 @@
 // only their own project's answers.
 import type { AppDeps } from "../deps";
 import { AppError, describeError, errorBody, isDatabaseUnavailable, notFound } from "../errors";
-import { onContentCommitted } from "../lib/commits";
+import { onContentCommitted, type PathChanges } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
@@ -55,7 +55,7 @@ export class DeliveryEngine {
     this.cacheControl = withStaleIfError(c.deliveryCacheControl, c.deliveryStaleIfErrorSeconds);
     this.errorCacheControl = withStaleIfError(c.deliveryErrorCacheControl, c.deliveryStaleIfErrorSeconds);
     this.staleCacheControl = this.errorCacheControl;
-    onContentCommitted(deps.db, (projectId, gone) => this.cache.invalidate(projectId, gone));
+    onContentCommitted(deps.db, (projectId, changes) => this.cache.invalidate(projectId, changes));
   }
 
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
@@ -71,19 +71,14 @@ export class DeliveryEngine {
       });
   }
 
-  /** A NOTIFY: the project id, and the JSON list of gone path prefixes when the write removed pages. */
+  /** A NOTIFY: the project id, then the write's PathChanges as JSON when it took pages away or brought some. */
   private announced(payload: string): void {
     const space = payload.indexOf(" ");
     if (space < 0) {
       this.cache.invalidate(payload);
       return;
     }
-    let gone: string[] = [""]; // unreadable: everything of the project may be gone
-    try {
-      const list: unknown = JSON.parse(payload.slice(space + 1));
-      if (Array.isArray(list) && list.every((g) => typeof g === "string")) gone = list;
-    } catch {}
-    this.cache.invalidate(payload.slice(0, space), gone);
+    this.cache.invalidate(payload.slice(0, space), pathChanges(payload.slice(space + 1)));
   }
 
   /**
@@ -143,16 +138,22 @@ export class DeliveryEngine {
       return await this.streamed(request, project, plan);
     } catch (err) {
       if (isDatabaseUnavailable(err)) {
+        this.cache.unavailable(err);
         const stale = this.stale(request, ref, make, project, key);
         if (stale !== null) return await stale;
       }
       if (err instanceof AppError) {
         // What is known to be gone: the route's last good answer must not come back in an outage.
         if (err.status === 404 && project !== null && key !== null) this.cache.forget(project, key);
-        return await respond(request, await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl));
+        return await this.errorAnswer(request, err);
       }
       throw err;
     }
+  }
+
+  private async errorAnswer(request: Request, err: AppError, extra: Record<string, string> = {}): Promise<Outcome> {
+    const answer = await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl);
+    return respond(request, { ...answer, headers: { ...answer.headers, ...extra } });
   }
 
   /**
@@ -167,12 +168,14 @@ export class DeliveryEngine {
     if (k === null) {
       try {
         k = make(p).key;
-      } catch {
-        return null;
+      } catch (err) {
+        // Bad input (a locale the project does not have) is told as such, from the last known project.
+        return err instanceof AppError ? this.errorAnswer(request, err) : null;
       }
     }
     const found = this.cache.lastGood(p, k);
     if (found === null) return null;
+    if (found === "gone") return this.errorAnswer(request, notFound("node"), { "x-cache": "stale" });
     const extra = { age: String(Math.max(0, Math.floor((Date.now() - found.answer.at) / 1000))), "x-cache": "stale", "cache-control": this.staleCacheControl };
     const mark = (out: Outcome): Outcome => {
       if (!(out instanceof Response)) return { status: out.status, body: out.body, headers: { ...out.headers, ...extra } };
@@ -235,6 +238,16 @@ export class DeliveryEngine {
     });
     return new Response(body, { status: 200, headers });
   }
+}
+
+/** A NOTIFY's PathChanges; when unreadable, anything may be gone and anything may be back. */
+function pathChanges(json: string): PathChanges {
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+  try {
+    const v = JSON.parse(json) as { gone?: unknown; added?: unknown };
+    if (strings(v.gone) && strings(v.added)) return { gone: v.gone, added: v.added };
+  } catch {}
+  return { gone: [""], added: [""] };
 }
 
 /** `cacheControl` with `stale-if-error=<seconds>` (RFC 5861) unless 0 or already there. */
