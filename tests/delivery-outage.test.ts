@@ -142,7 +142,7 @@ describe("delivery: the last good answer while the database is away", () => {
     const nm = await get(h, `/api/p/${p.slug}/nodes/by-path/b`, { "if-none-match": b.headers.get("etag")! });
     expect([nm.status, nm.headers.get("x-cache")]).toEqual([304, "stale"]);
     // Nothing is invented: never read here, other locale of a read page, another query.
-    for (const r of ["/nodes/by-path/never", "/nodes/by-path/a?locale=xx", "/entries", "/sitemap-1.xml"]) {
+    for (const r of ["/nodes/by-path/never", "/nodes/by-path/a?locale=xx", "/entries?collection=col", "/sitemap-1.xml"]) {
       const res = await get(h, `/api/p/${p.slug}${r}`);
       expect([r, res.status]).toEqual([r, r.includes("locale=xx") ? 400 : 503]);
       expect(res.headers.get("x-cache")).toBeNull();
