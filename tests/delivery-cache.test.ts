@@ -5,6 +5,8 @@ import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 const CC = "public, max-age=5, stale-while-revalidate=7";
+/** The configured value, with stale-if-error (DELIVERY_STALE_IF_ERROR, default one day) for CDNs. */
+const CC_SENT = `${CC}, stale-if-error=86400`;
 
 /** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
 async function secondHandle(): Promise<DbHandle> {
@@ -39,7 +41,7 @@ describe("delivery: HTTP caching", async () => {
       expect(res.status).toBe(200);
       const etag = res.headers.get("etag")!;
       expect(etag).toMatch(/^"[A-Za-z0-9_-]{16,}"$/);
-      expect(res.headers.get("cache-control")).toBe(CC);
+      expect(res.headers.get("cache-control")).toBe(CC_SENT);
       const again = await get(h, url);
       expect(again.headers.get("etag")).toBe(etag);
       expect(again.text).toBe(res.text);
@@ -48,7 +50,7 @@ describe("delivery: HTTP caching", async () => {
         expect(nm.status).toBe(304);
         expect(nm.text).toBe("");
         expect(nm.headers.get("etag")).toBe(etag);
-        expect(nm.headers.get("cache-control")).toBe(CC);
+        expect(nm.headers.get("cache-control")).toBe(CC_SENT);
         expect(nm.headers.get("access-control-allow-origin")).toBe("*");
       }
       const other = await get(h, url, { "if-none-match": '"something-else"' });

@@ -1,9 +1,11 @@
 // With the database gone, a delivery answer that cannot be produced is 503 service_unavailable
 // without a validator, never a 200 with ETag and Cache-Control followed by a cut body (issue 12 §4).
 import { describe, expect, test } from "bun:test";
-import type { Db } from "../db/client";
-import { get, watchedDb, xmlProblem } from "./delivery.helpers";
-import { freshDatabase, harness, seedNode, seedProject, type TestResponse, testDb } from "./helpers";
+import type { Db, DbHandle } from "../db/client";
+import { DeliveryCache } from "../src/delivery/cache";
+import { makeAnswer } from "../src/delivery/http";
+import { deafHandle, get, patchNode, transition, watchedDb, xmlProblem } from "./delivery.helpers";
+import { freshDatabase, harness, seedNode, seedProject, type TestResponse, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 const STREAMED = ["/nodes", "/sitemap.xml", "/sitemap-1.xml"];
@@ -77,5 +79,189 @@ describe("delivery: the database closed under a running instance", () => {
     } finally {
       await fresh.drop();
     }
+  });
+});
+
+// Issue 22 §1: while the database is away, a route answered 200 before is answered with its last
+// good answer, marked stale; a page whose removal this instance was told of never comes back.
+const STALE_CC = "public, max-age=5, stale-if-error=86400";
+
+/** A harness over a Db that fails every query while `down` (writes are made while it is up). */
+async function flakyHarness(env: Record<string, string> = {}, overrides: { dbHandle?: DbHandle } = {}) {
+  const base = (await testDb()).db;
+  const state = { down: false, refused: 0 };
+  const db = watchedDb(base, () => {
+    if (state.down) {
+      state.refused += 1;
+      throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    }
+  });
+  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000", ...env }, { db, ...overrides });
+  return { h, state };
+}
+
+function expectStale(res: TestResponse, what: string): void {
+  expect([what, res.status, res.headers.get("x-cache")]).toEqual([what, 200, "stale"]);
+  expect(res.headers.get("age")).toMatch(/^\d+$/);
+  expect(res.headers.get("cache-control")).toBe(STALE_CC);
+  expect(res.headers.get("access-control-allow-origin")).toBe("*");
+  expect(res.headers.get("access-control-expose-headers")).toContain("X-Cache");
+}
+
+describe("delivery: the last good answer while the database is away", () => {
+  test("an answer superseded by a write is served marked stale (bytes and ETag as served); a route never answered is 503", async () => {
+    const { h, state } = await flakyHarness();
+    const p = await seedProject(h, { public_base_url: BASE });
+    const a = await seedNode(h, p.slug, { slug: "a", title: "A1" }, true);
+    await seedNode(h, p.slug, { slug: "b", title: "B" }, true);
+    await seedNode(h, p.slug, { slug: "never", title: "Never read" }, true);
+    const routes = ["/nodes/by-path/a", `/nodes/${a.id}`, "/nodes", "/sitemap.xml", "/robots.txt", "/theme"];
+    const before = new Map<string, TestResponse>();
+    for (const r of routes) {
+      const res = await get(h, `/api/p/${p.slug}${r}`);
+      expect([r, res.status, res.headers.get("x-cache")]).toEqual([r, 200, null]);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=60, stale-while-revalidate=300, stale-if-error=86400");
+      before.set(r, res);
+    }
+    // An edit of page a (not a removal): every cached answer of the project is superseded.
+    await patchNode(h, p.slug, a.id, { title: "A2" });
+    const b = await get(h, `/api/p/${p.slug}/nodes/by-path/b`); // read once after the write: current
+    expect(b.status).toBe(200);
+    state.down = true;
+    for (const r of routes) {
+      const res = await get(h, `/api/p/${p.slug}${r}`);
+      expectStale(res, r);
+      expect(res.text).toBe(before.get(r)!.text);
+      expect(res.headers.get("etag")).toBe(before.get(r)!.headers.get("etag"));
+    }
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/a`)).json.data.title).toBe("A1");
+    const bStale = await get(h, `/api/p/${p.slug}/nodes/by-path/b`);
+    expectStale(bStale, "b");
+    expect(bStale.text).toBe(b.text);
+    // A client holding the bytes gets 304, still marked.
+    const nm = await get(h, `/api/p/${p.slug}/nodes/by-path/b`, { "if-none-match": b.headers.get("etag")! });
+    expect([nm.status, nm.headers.get("x-cache")]).toEqual([304, "stale"]);
+    // Nothing is invented: never read here, other locale of a read page, another query.
+    for (const r of ["/nodes/by-path/never", "/nodes/by-path/a?locale=xx", "/entries?collection=col", "/sitemap-1.xml"]) {
+      const res = await get(h, `/api/p/${p.slug}${r}`);
+      expect([r, res.status]).toEqual([r, r.includes("locale=xx") ? 400 : 503]);
+      expect(res.headers.get("x-cache")).toBeNull();
+    }
+    expect(state.refused).toBeGreaterThan(0);
+    state.down = false;
+    await new Promise((r) => setTimeout(r, 1100)); // the database is asked again a second after a failure
+    const fresh = await get(h, `/api/p/${p.slug}/nodes/by-path/a`);
+    expect([fresh.status, fresh.headers.get("x-cache"), fresh.json.data.title]).toEqual([200, null, "A2"]);
+  });
+
+  test("a page deleted, unpublished or moved before the outage answers 404, never its stale copy; lists that showed it are dropped", async () => {
+    const { h, state } = await flakyHarness();
+    const p = await seedProject(h, { public_base_url: BASE });
+    const del = await seedNode(h, p.slug, { slug: "deleted", title: "Deleted" }, true);
+    const unp = await seedNode(h, p.slug, { slug: "unpublished", title: "Unpublished" }, true);
+    await seedNode(h, p.slug, { slug: "child", title: "Child", parent_id: unp.id }, true);
+    const moved = await seedNode(h, p.slug, { slug: "moved", title: "Moved" }, true);
+    const kept = await seedNode(h, p.slug, { slug: "kept", title: "Kept" }, true);
+    const gone = ["/nodes/by-path/deleted", `/nodes/${del.id}`, "/nodes/by-path/unpublished", `/nodes/${unp.id}`, "/nodes/by-path/unpublished/child", "/nodes/by-path/moved"];
+    for (const r of [...gone, "/nodes/by-path/kept", `/nodes/${kept.id}`, "/nodes", "/sitemap.xml"]) expect([r, (await get(h, `/api/p/${p.slug}${r}`)).status]).toEqual([r, 200]);
+    // The removals are seen (this instance's own commit announcements); the pages are not read again.
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
+    await transition(h, p.slug, unp.id, "unpublish");
+    await patchNode(h, p.slug, moved.id, { slug: "moved-away" });
+    state.down = true;
+    for (const r of gone) {
+      const res = await get(h, `/api/p/${p.slug}${r}`);
+      expect([r, res.status, res.json.error?.code]).toEqual([r, 404, "not_found"]);
+    }
+    // Lists showed the removed pages: not served stale (503); untouched pages are.
+    for (const r of ["/nodes", "/sitemap.xml"]) expect([r, (await get(h, `/api/p/${p.slug}${r}`)).status]).toEqual([r, 503]);
+    for (const r of ["/nodes/by-path/kept", `/nodes/${kept.id}`]) expectStale(await get(h, `/api/p/${p.slug}${r}`), r);
+    state.down = false;
+    await new Promise((r) => setTimeout(r, 1100));
+    for (const r of gone) expect([r, (await get(h, `/api/p/${p.slug}${r}`)).status]).toEqual([r, 404]);
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/moved-away`)).status).toBe(200);
+  });
+
+  test("a page published again after its removal is not answered 404 from memory", async () => {
+    const { h, state } = await flakyHarness();
+    const p = await seedProject(h);
+    const n = await seedNode(h, p.slug, { slug: "back", title: "Back" }, true);
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/back`)).status).toBe(200);
+    await transition(h, p.slug, n.id, "unpublish");
+    await transition(h, p.slug, n.id, "publish");
+    state.down = true;
+    // Its last good answer went with the unpublish; what it is now is unknown: 503, not 404.
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/back`)).status).toBe(503);
+  });
+
+  test("a removal on another instance arrives by NOTIFY; a bump no notification explains drops the project's stale answers", async () => {
+    const writer = await harness();
+    const shared = await testDb();
+    const { h: told, state: toldState } = await flakyHarness({}, {});
+    const { h: deaf, state: deafState } = await flakyHarness({ DELIVERY_VERSION_CHECK_MS: "100" }, { dbHandle: deafHandle(shared) });
+    const p = await seedProject(writer);
+    const del = await seedNode(writer, p.slug, { slug: "del", title: "Del" }, true);
+    const other = await seedNode(writer, p.slug, { slug: "other", title: "Other" }, true);
+    for (const h of [told, deaf]) for (const r of ["del", "other"]) expect((await get(h, `/api/p/${p.slug}/nodes/by-path/${r}`)).status).toBe(200);
+    // Wait for the told instance's LISTEN: an edit it sees changes its answer.
+    await patchNode(writer, p.slug, other.id, { title: "Other 2" });
+    await waitFor(async () => (await get(told, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title === "Other 2", { what: "NOTIFY" });
+    expect((await writer.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
+    // The told instance drops the page on the notification; the deaf one sees only the version
+    // move, at its next check (a read past the check interval starts it in the background).
+    await new Promise((r) => setTimeout(r, 250));
+    await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`);
+    await new Promise((r) => setTimeout(r, 250));
+    expect((await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title).toBe("Other 2");
+    toldState.down = true;
+    deafState.down = true;
+    const toldDel = await get(told, `/api/p/${p.slug}/nodes/by-path/del`);
+    expect([toldDel.status, toldDel.json.error?.code]).toEqual([404, "not_found"]);
+    expectStale(await get(told, `/api/p/${p.slug}/nodes/by-path/other`), "other on the told instance");
+    // It cannot know what the bump removed: its superseded answers are dropped (503, not 404 either).
+    expect((await get(deaf, `/api/p/${p.slug}/nodes/by-path/del`)).status).toBe(503);
+    expectStale(await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`), "other, read after the bump, on the deaf instance");
+  });
+
+  test("stale-if-error is configurable (0: not sent); stale answers then carry the error Cache-Control as is", async () => {
+    const { h, state } = await flakyHarness({ DELIVERY_STALE_IF_ERROR: "0" });
+    const p = await seedProject(h);
+    const n = await seedNode(h, p.slug, { slug: "one", title: "One" }, true);
+    const one = await get(h, `/api/p/${p.slug}/nodes/by-path/one`);
+    expect(one.headers.get("cache-control")).toBe("public, max-age=60, stale-while-revalidate=300");
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/nope`)).headers.get("cache-control")).toBe("public, max-age=5");
+    await patchNode(h, p.slug, n.id, { title: "One 2" });
+    state.down = true;
+    const stale = await get(h, `/api/p/${p.slug}/nodes/by-path/one`);
+    expect([stale.status, stale.headers.get("x-cache"), stale.headers.get("cache-control"), stale.json.data.title]).toEqual([200, "stale", "public, max-age=5", "One"]);
+  });
+
+  test("the stale store holds superseded answers as they were (same object), within DELIVERY_STALE_ENTRIES and _MAX_BYTES", async () => {
+    const db = (await testDb()).db;
+    const cache = new DeliveryCache(db, { maxEntries: 100, maxBytes: 1 << 20, checkIntervalMs: 60_000, staleEntries: 2, staleMaxBytes: 250 });
+    const v1 = { id: "00000000-0000-7000-8000-000000000001", slug: "s", name: "s", defaultLocale: "en", locales: ["en"], publicBaseUrl: null, siteName: "s", version: 1 };
+    const v2 = { ...v1, version: 2 };
+    const answers = await Promise.all(["a", "b", "c"].map(async (r) => ({ ...(await makeAnswer(1, 200, r.repeat(100), "text/plain", "public")), scope: r })));
+    answers.forEach((a, i) => void cache.put(v1, ["a", "b", "c"][i]!, a));
+    // Read at version 2: each answer is superseded, moved (not copied) into the stale store.
+    expect(cache.get(v2, "a")).toBeNull();
+    expect(cache.stats()).toMatchObject({ entries: 2, staleEntries: 1, staleBytes: 100 });
+    expect(cache.get(v2, "b")).toBeNull();
+    expect(cache.stats()).toMatchObject({ staleEntries: 2, staleBytes: 200 });
+    const a = cache.lastGood(v2, "a");
+    expect(a !== null && a !== "gone" && a.answer === answers[0]).toBe(true);
+    // A third passes the byte bound: the least recently used ("b"; "a" was just served) goes.
+    expect(cache.get(v2, "c")).toBeNull();
+    expect(cache.stats()).toMatchObject({ entries: 0, bytes: 0, staleEntries: 2, staleBytes: 200 });
+    expect(cache.lastGood(v2, "b")).toBeNull();
+    // A good answer of the new version replaces the stale one.
+    cache.put(v2, "a", await makeAnswer(2, 200, "new", "text/plain", "public"));
+    expect(cache.stats()).toMatchObject({ entries: 1, staleEntries: 1, staleBytes: 100 });
+    // A removal drops the page's stale answer and remembers its route as gone.
+    cache.invalidate(v1.id, { gone: ["c"], added: [] });
+    expect(cache.lastGood(v2, "c")).toBe("gone");
+    expect(cache.stats()).toMatchObject({ staleEntries: 0, staleBytes: 0 });
+    cache.invalidate(v1.id, { gone: [], added: ["c"] });
+    expect(cache.lastGood(v2, "c")).toBeNull();
   });
 });

@@ -181,7 +181,7 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
 }
 
 export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> =>
-  contentWrite(db, project.id, async (tx) => {
+  contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
     // The same parent is not looked up: its path is the node's own without the last segment.
@@ -192,6 +192,10 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
     const slug = input.slug ?? node.slug;
     const path = parentPath ? `${parentPath}/${slug}` : slug;
     const moved = path !== node.path;
+    if (moved) {
+      paths.gone(node.path);
+      paths.added(path);
+    }
     const descendants = and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`));
     if (moved) {
       const { longest } = oneRow(
@@ -243,10 +247,12 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
 };
 
 export const transitionNode = (db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> =>
-  contentWrite(db, project.id, async (tx) => {
+  contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
+    if (rule.to === "published") paths.added(node.path);
+    else paths.gone(node.path);
     const [updated] = await tx
       .update(nodes)
       .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, updatedAt: now })
@@ -257,7 +263,8 @@ export const transitionNode = (db: Db, project: Project, id: string, action: Tra
   });
 
 export const deleteNode = (db: Db, project: Project, id: string): Promise<void> =>
-  contentWrite(db, project.id, async (tx) => {
+  contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
+    paths.gone(node.path);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });

@@ -1,6 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { projects, themes } from "../../db/schema";
+import { isDatabaseUnavailable } from "../errors";
+import { NO_PATH_CHANGES, type PathChanges } from "../lib/commits";
 import { isSlug, isUuid } from "../lib/ids";
 
 /** What delivery needs to know about a project; reloaded whenever its content version moves. */
@@ -23,6 +25,13 @@ export interface CachedAnswer {
   readonly body: string;
   readonly etag: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** When it was rendered (Date.now()): the Age of a stale answer. */
+  readonly at: number;
+  /**
+   * What a removal must take with it: the base path of the page shown, LIST_SCOPE for lists of
+   * nodes, undefined for answers about the project only (robots.txt, theme).
+   */
+  readonly scope?: string;
   /** The gzip representation, made on the first request that accepts it… */
   gzip?: Promise<GzipAnswer>;
   /** …and the same once made, so later gzip hits are answered synchronously (before routing). */
@@ -41,9 +50,15 @@ export interface CacheOptions {
   maxBytes: number;
   /** Safety net: a project's version is re-read at least this often even when no NOTIFY arrives. */
   checkIntervalMs: number;
-  /** Called when a re-validation failed and the known project is served as it was. */
+  /** Bounds of the stale store: answers superseded by a newer version, kept for outages. */
+  staleEntries?: number;
+  staleMaxBytes?: number;
+  /** Called when a project could not be read for want of the database (stale answers are served). */
   onStale?: (err: unknown) => void;
 }
+
+/** The scope of an answer listing nodes (node list, entries, sitemaps): any removal takes it. */
+export const LIST_SCOPE = "\u0000list";
 
 const STALE_RETRY_MS = 1000;
 
@@ -58,6 +73,13 @@ interface ProjectState {
  * Per-instance delivery cache: project rows by ref (re-validated every checkIntervalMs, dropped on
  * NOTIFY) and rendered answers keyed by (project, route), valid only for the content version they
  * were rendered at. Bounded by entry count and total size (LRU).
+ *
+ * Stale store: an answer found superseded (its project moved to a newer version) is moved, not
+ * copied, into a second LRU map with bounds of its own, and replaced there by the next good answer
+ * of its route. While the database cannot be reached, the last good answer of a route (current or
+ * stale) is served marked stale. Removals announced with a write (lib/commits: a delete, an
+ * unpublish, a move) drop the answers they concern from both maps at once; a version bump that no
+ * announcement explains (a lost NOTIFY) drops every answer of its project from the stale store.
  */
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
@@ -68,6 +90,20 @@ export class DeliveryCache {
   private readonly extra = new WeakMap<CachedAnswer, number>();
   private readonly keyOf = new WeakMap<CachedAnswer, string>();
   private bytes = 0;
+  private readonly stale = new Map<string, CachedAnswer>();
+  private readonly staleSize = new WeakMap<CachedAnswer, number>();
+  private staleBytes = 0;
+  /** Routes known to answer 404 now (their page was removed, or answered 404 after being served), with the page's base path. */
+  private readonly gone = new Map<string, string>();
+  /** The last project read per ref, and the newest version seen per project: for outages and unexplained bumps. */
+  private readonly known = new Map<string, DeliveryProject>();
+  private readonly knownVersion = new Map<string, number>();
+  /** Projects with a write announced since their version was last read. */
+  private readonly announced = new Set<string>();
+  /** Until then (performance.now()), project reads fail at once with downErr: the database just did not answer. */
+  private downUntil = 0;
+  /** Rejected with the database's error, and already handled: callers that drop it (a hot-path miss) leave no unhandled rejection. */
+  private downPromise: Promise<never> | null = null;
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
   readonly maxEntryBytes: number;
@@ -93,6 +129,7 @@ export class DeliveryCache {
       if (performance.now() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
       return st.project;
     }
+    if (this.downPromise !== null && performance.now() < this.downUntil) return this.downPromise;
     const pending = this.loading.get(key);
     // A load begun before the last announced write may have read the row before it: start another.
     if (pending && pending.epoch === this.epoch) return pending.promise;
@@ -108,6 +145,8 @@ export class DeliveryCache {
       }),
     };
     this.loading.set(key, entry);
+    // Handled here once: a hot-path miss drops the promise, and the database may be down.
+    entry.promise.catch(() => {});
     return entry.promise;
   }
 
@@ -118,32 +157,143 @@ export class DeliveryCache {
     try {
       p = await loadProject(this.db, key);
     } catch (err) {
-      // Stale-if-error: while the database does not answer, a project already known keeps being
-      // served from the cache (no write can happen meanwhile); the next check waits a second.
-      const known = this.states.get(key);
-      if (!known) throw err;
-      this.opts.onStale?.(err);
-      known.checkedAt = performance.now() - this.opts.checkIntervalMs + STALE_RETRY_MS;
-      known.trusted = true;
-      return known.project;
+      // The project is no longer trusted: its reads take the slow way, where the engine serves the
+      // last good answers marked stale; the database is asked again a second later.
+      if (isDatabaseUnavailable(err)) this.unavailable(err, true);
+      throw err;
     }
     // A NOTIFY during the read may describe a write the read did not see: the next use waits
     // for another read.
-    if (p) this.states.set(key, { project: p, checkedAt: started, trusted: epoch === this.epoch });
-    else this.states.delete(key);
+    if (p) {
+      this.states.set(key, { project: p, checkedAt: started, trusted: epoch === this.epoch });
+      this.known.set(key, p);
+      this.sawVersion(p);
+    } else {
+      this.states.delete(key);
+      this.known.delete(key);
+    }
     return p;
   }
 
+  /**
+   * A query failed for want of the database: no project is trusted any more, so every read takes
+   * the slow way (hits are no longer answered as fresh), where the project is read again. When
+   * that read fails too (`hold`), reads are answered from memory for a second without asking.
+   */
+  unavailable(err: unknown, hold = false): void {
+    this.states.clear();
+    if (!hold) return;
+    if (performance.now() >= this.downUntil) this.opts.onStale?.(err);
+    this.downUntil = performance.now() + STALE_RETRY_MS;
+    this.downPromise = Promise.reject(err);
+    this.downPromise.catch(() => {});
+  }
+
+  /** A version newer than any seen, with no write announced meanwhile: what it took away or brought is unknown. */
+  private sawVersion(p: DeliveryProject): void {
+    const prev = this.knownVersion.get(p.id);
+    // Cleared by any read, so an announcement never explains a later bump (a race only drops more).
+    const explained = this.announced.delete(p.id);
+    if (prev !== undefined && p.version <= prev) return;
+    this.knownVersion.set(p.id, p.version);
+    if (prev !== undefined && !explained) {
+      this.drop(p.id, [""], false);
+      this.arrived(p.id, [""]);
+    }
+  }
+
+  /** The project as last read through this ref (kept while the database is away), or null. */
+  lastKnown(ref: string): DeliveryProject | null {
+    const key = normaliseRef(ref);
+    return key === null ? null : (this.known.get(key) ?? null);
+  }
+
   /** A content write was committed in this project (NOTIFY from any instance, or this instance's own write). */
-  invalidate(projectId: string): void {
+  invalidate(projectId: string, changes: PathChanges = NO_PATH_CHANGES): void {
     this.epoch += 1;
+    this.announced.add(projectId);
     for (const [key, st] of this.states) if (st.project.id === projectId) this.states.delete(key);
+    if (changes.gone.length > 0) this.drop(projectId, changes.gone, true);
+    if (changes.added.length > 0) this.arrived(projectId, changes.added);
+  }
+
+  /**
+   * Forgets the answers of `projectId` under the `gone` prefixes, and every list of its nodes: from
+   * the stale store, and from the cache too when `current` (else only its superseded answers). A
+   * page's route is remembered as gone (404 while the database is away) when the write said so.
+   */
+  private drop(projectId: string, gone: readonly string[], current: boolean): void {
+    const prefix = `${projectId} `;
+    const all = gone.includes("");
+    const under = (scope: string): boolean => all || gone.some((g) => scope === g || scope.startsWith(`${g}/`));
+    const hits = (a: CachedAnswer): boolean => a.scope === LIST_SCOPE || (a.scope === undefined ? all : under(a.scope));
+    const page = (k: string, a: CachedAnswer): void => {
+      if (current && a.scope !== undefined && a.scope !== LIST_SCOPE) this.markGone(k, a.scope);
+    };
+    for (const [k, a] of this.stale)
+      if (k.startsWith(prefix) && hits(a)) {
+        this.dropStale(k, a);
+        page(k, a);
+      }
+    const newest = this.knownVersion.get(projectId) ?? 0;
+    for (const [k, a] of this.entries)
+      if (k.startsWith(prefix) && hits(a) && (current || a.version < newest)) {
+        this.remove(k, a);
+        page(k, a);
+      }
+  }
+
+  /** Pages under these prefixes may exist again: their routes are no longer known to be gone. */
+  private arrived(projectId: string, added: readonly string[]): void {
+    const prefix = `${projectId} `;
+    const all = added.includes("");
+    for (const [k, scope] of this.gone) if (k.startsWith(prefix) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
+  }
+
+  private markGone(key: string, scope: string): void {
+    if ((this.opts.staleEntries ?? 0) === 0) return;
+    this.gone.delete(key);
+    this.gone.set(key, scope);
+    for (const k of this.gone.keys()) {
+      if (this.gone.size <= (this.opts.staleEntries ?? 0)) break;
+      this.gone.delete(k);
+    }
+  }
+
+  /** The route answered 404 at the project's current version: its last good answer is gone too. */
+  forget(project: DeliveryProject, route: string): void {
+    const key = `${project.id} ${route}`;
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    const st = this.stale.get(key);
+    if (st) this.dropStale(key, st);
+    const scope = (old ?? st)?.scope;
+    if (scope !== undefined && scope !== LIST_SCOPE) this.markGone(key, scope);
+  }
+
+  /**
+   * While the database is away: the last good answer of a route (current or superseded), "gone"
+   * when the route is known to answer 404 now, or null (never answered here: 503).
+   */
+  lastGood(project: DeliveryProject, route: string): { answer: CachedAnswer; grow: (answer: CachedAnswer, bytes: number) => void } | "gone" | null {
+    const key = `${project.id} ${route}`;
+    const current = this.entries.get(key);
+    if (current) return { answer: current, grow: (a, b) => this.grow(a, b) };
+    const old = this.stale.get(key);
+    if (!old) return this.gone.has(key) ? "gone" : null;
+    this.stale.delete(key);
+    this.stale.set(key, old);
+    return { answer: old, grow: (a, b) => this.growStale(key, a, b) };
   }
 
   get(project: DeliveryProject, route: string): CachedAnswer | null {
     const key = `${project.id} ${route}`;
     const hit = this.entries.get(key);
-    if (!hit || hit.version !== project.version) return null;
+    if (!hit) return null;
+    if (hit.version !== project.version) {
+      if (hit.version < project.version) this.retire(key, hit);
+      return null;
+    }
     // LRU: re-insert so the Map's insertion order is the recency order.
     this.entries.delete(key);
     this.entries.set(key, hit);
@@ -174,6 +324,9 @@ export class DeliveryCache {
     const key = `${project.id} ${route}`;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
+    const superseded = this.stale.get(key);
+    if (superseded) this.dropStale(key, superseded);
+    this.gone.delete(key);
     this.entries.set(key, answer);
     this.keyOf.set(answer, key);
     this.bytes += size;
@@ -196,6 +349,39 @@ export class DeliveryCache {
     this.keyOf.delete(answer);
   }
 
+  /** Moves a superseded answer (its bytes and gzip representation as they are) into the stale store. */
+  private retire(key: string, answer: CachedAnswer): void {
+    const size = answer.body.length + (this.extra.get(answer) ?? 0);
+    this.remove(key, answer);
+    if (size > (this.opts.staleMaxBytes ?? 0) || (this.opts.staleEntries ?? 0) === 0) return;
+    const old = this.stale.get(key);
+    if (old) this.dropStale(key, old);
+    this.stale.set(key, answer);
+    this.staleSize.set(answer, size);
+    this.staleBytes += size;
+    this.evictStale();
+  }
+
+  private growStale(key: string, answer: CachedAnswer, bytes: number): void {
+    if (this.stale.get(key) !== answer) return;
+    this.staleSize.set(answer, (this.staleSize.get(answer) ?? 0) + bytes);
+    this.staleBytes += bytes;
+    this.evictStale();
+  }
+
+  private dropStale(key: string, answer: CachedAnswer): void {
+    this.stale.delete(key);
+    this.staleBytes -= this.staleSize.get(answer) ?? 0;
+    this.staleSize.delete(answer);
+  }
+
+  private evictStale(): void {
+    for (const [k, v] of this.stale) {
+      if (this.stale.size <= (this.opts.staleEntries ?? 0) && this.staleBytes <= (this.opts.staleMaxBytes ?? 0)) break;
+      this.dropStale(k, v);
+    }
+  }
+
   private evict(): void {
     for (const [k, v] of this.entries) {
       if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) break;
@@ -203,8 +389,8 @@ export class DeliveryCache {
     }
   }
 
-  stats(): { entries: number; bytes: number; projects: number } {
-    return { entries: this.entries.size, bytes: this.bytes, projects: this.states.size };
+  stats(): { entries: number; bytes: number; projects: number; staleEntries: number; staleBytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes, projects: this.states.size, staleEntries: this.stale.size, staleBytes: this.staleBytes };
   }
 }
 

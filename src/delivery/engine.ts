@@ -6,8 +6,8 @@
 // notification delays a write by that much at most. Only committed writes expire anything, and
 // only their own project's answers.
 import type { AppDeps } from "../deps";
-import { AppError, describeError, errorBody, notFound } from "../errors";
-import { onContentCommitted } from "../lib/commits";
+import { AppError, describeError, errorBody, isDatabaseUnavailable, notFound } from "../errors";
+import { onContentCommitted, type PathChanges } from "../lib/commits";
 import { CONTENT_CHANNEL } from "../projects/service";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
@@ -18,7 +18,7 @@ import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText,
  * generator yields its first chunk only once it has read its first page of rows: that chunk is
  * read before anything is sent, so a database that cannot give it makes the answer an error.
  */
-export type Plan = { key: string; type: string } & ({ body: () => Promise<string> } | { stream: () => Promise<AsyncGenerator<string>> });
+export type Plan = { key: string; type: string; scope?: () => string | undefined } & ({ body: () => Promise<string> } | { stream: () => Promise<AsyncGenerator<string>> });
 
 const LISTEN_RETRY_MS = 5000;
 const encoder = new TextEncoder();
@@ -32,6 +32,8 @@ export class DeliveryEngine {
   private listenRetryAt = 0;
   private readonly cacheControl: string;
   private readonly errorCacheControl: string;
+  /** Of answers served from the last good copy while the database is away: kept briefly by CDNs. */
+  private readonly staleCacheControl: string;
   private readonly countGzip = (answer: CachedAnswer, bytes: number): void => this.cache.grow(answer, bytes);
   /**
    * Hot reads: the cache key a request URL (path and query) resolves to, for the project state it
@@ -46,11 +48,14 @@ export class DeliveryEngine {
       maxEntries: c.deliveryCacheEntries,
       maxBytes: c.deliveryCacheMaxBytes,
       checkIntervalMs: c.deliveryVersionCheckMs,
-      onStale: (err) => deps.log.warn("delivery: project re-validation failed; serving cached answers", { err: err instanceof Error ? err.name : String(err) }),
+      staleEntries: c.deliveryStaleEntries,
+      staleMaxBytes: c.deliveryStaleMaxBytes,
+      onStale: (err) => deps.log.warn("delivery: the database is not answering; serving the last good answers marked stale", { err: err instanceof Error ? err.name : String(err) }),
     });
-    this.cacheControl = c.deliveryCacheControl;
-    this.errorCacheControl = c.deliveryErrorCacheControl;
-    onContentCommitted(deps.db, (projectId) => this.cache.invalidate(projectId));
+    this.cacheControl = withStaleIfError(c.deliveryCacheControl, c.deliveryStaleIfErrorSeconds);
+    this.errorCacheControl = withStaleIfError(c.deliveryErrorCacheControl, c.deliveryStaleIfErrorSeconds);
+    this.staleCacheControl = this.errorCacheControl;
+    onContentCommitted(deps.db, (projectId, changes) => this.cache.invalidate(projectId, changes));
   }
 
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
@@ -58,12 +63,22 @@ export class DeliveryEngine {
     if (this.listening !== null || Date.now() < this.listenRetryAt) return;
     // A write committed before the subscription takes effect is caught by the version check.
     this.listening = this.deps.dbHandle
-      .listen(CONTENT_CHANNEL, (projectId) => this.cache.invalidate(projectId))
+      .listen(CONTENT_CHANNEL, (payload) => this.announced(payload))
       .catch((err: unknown) => {
         this.deps.log.warn("delivery: LISTEN failed; relying on version checks", describeError(err));
         this.listening = null;
         this.listenRetryAt = Date.now() + LISTEN_RETRY_MS;
       });
+  }
+
+  /** A NOTIFY: the project id, then the write's PathChanges as JSON when it took pages away or brought some. */
+  private announced(payload: string): void {
+    const space = payload.indexOf(" ");
+    if (space < 0) {
+      this.cache.invalidate(payload);
+      return;
+    }
+    this.cache.invalidate(payload.slice(0, space), pathChanges(payload.slice(space + 1)));
   }
 
   /**
@@ -102,22 +117,73 @@ export class DeliveryEngine {
   }
 
   private async serveAsync(request: Request, ref: string, make: (project: DeliveryProject) => Plan): Promise<Outcome> {
+    let project: DeliveryProject | null = null;
+    let key: string | null = null;
     try {
       const found = this.cache.project(ref);
-      const project = found instanceof Promise ? await found : found;
+      project = found instanceof Promise ? await found : found;
       if (!project) throw notFound("project");
       const plan = make(project);
+      key = plan.key;
       const hit = this.cache.get(project, plan.key);
       if (hit) return await respond(request, hit, this.countGzip);
       if ("body" in plan) {
-        const answer = await this.cache.getOrRender(project, plan.key, async () => makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl));
+        const p = project;
+        const answer = await this.cache.getOrRender(project, plan.key, async () => {
+          const a = await makeAnswer(p.version, 200, await plan.body(), plan.type, this.cacheControl);
+          return { ...a, scope: plan.scope?.() };
+        });
         return await respond(request, answer, this.countGzip);
       }
       return await this.streamed(request, project, plan);
     } catch (err) {
-      if (err instanceof AppError) return await respond(request, await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl));
+      if (isDatabaseUnavailable(err)) {
+        this.cache.unavailable(err);
+        const stale = this.stale(request, ref, make, project, key);
+        if (stale !== null) return await stale;
+      }
+      if (err instanceof AppError) {
+        // What is known to be gone: the route's last good answer must not come back in an outage.
+        if (err.status === 404 && project !== null && key !== null) this.cache.forget(project, key);
+        return await this.errorAnswer(request, err);
+      }
       throw err;
     }
+  }
+
+  private async errorAnswer(request: Request, err: AppError, extra: Record<string, string> = {}): Promise<Outcome> {
+    const answer = await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl);
+    return respond(request, { ...answer, headers: { ...answer.headers, ...extra } });
+  }
+
+  /**
+   * The database is away: the route's last good answer (never one for a route that was never
+   * answered 200, nor one a removal dropped), with Age, X-Cache: stale and a short Cache-Control;
+   * null when there is none (the read is 503).
+   */
+  private stale(request: Request, ref: string, make: (project: DeliveryProject) => Plan, project: DeliveryProject | null, key: string | null): Outcome | Promise<Outcome> | null {
+    const p = project ?? this.cache.lastKnown(ref);
+    if (p === null) return null;
+    let k = key;
+    if (k === null) {
+      try {
+        k = make(p).key;
+      } catch (err) {
+        // Bad input (a locale the project does not have) is told as such, from the last known project.
+        return err instanceof AppError ? this.errorAnswer(request, err) : null;
+      }
+    }
+    const found = this.cache.lastGood(p, k);
+    if (found === null) return null;
+    if (found === "gone") return this.errorAnswer(request, notFound("node"), { "x-cache": "stale" });
+    const extra = { age: String(Math.max(0, Math.floor((Date.now() - found.answer.at) / 1000))), "x-cache": "stale", "cache-control": this.staleCacheControl };
+    const mark = (out: Outcome): Outcome => {
+      if (!(out instanceof Response)) return { status: out.status, body: out.body, headers: { ...out.headers, ...extra } };
+      for (const [name, value] of Object.entries(extra)) out.headers.set(name, value);
+      return out;
+    };
+    const out = respond(request, found.answer, found.grow);
+    return out instanceof Promise ? out.then(mark) : mark(out);
   }
 
   private async streamed(request: Request, project: DeliveryProject, plan: Extract<Plan, { stream: unknown }>): Promise<Response> {
@@ -154,7 +220,7 @@ export class DeliveryEngine {
           next = null;
           if (done) {
             controller.close();
-            if (kept <= limit) this.cache.put(project, plan.key, { version: project.version, status: 200, body: keep.join(""), etag, headers });
+            if (kept <= limit) this.cache.put(project, plan.key, { version: project.version, status: 200, body: keep.join(""), etag, headers, at: Date.now(), scope: plan.scope?.() });
             return;
           }
           if (kept <= limit) {
@@ -172,6 +238,22 @@ export class DeliveryEngine {
     });
     return new Response(body, { status: 200, headers });
   }
+}
+
+/** A NOTIFY's PathChanges; when unreadable, anything may be gone and anything may be back. */
+function pathChanges(json: string): PathChanges {
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
+  try {
+    const v = JSON.parse(json) as { gone?: unknown; added?: unknown };
+    if (strings(v.gone) && strings(v.added)) return { gone: v.gone, added: v.added };
+  } catch {}
+  return { gone: [""], added: [""] };
+}
+
+/** `cacheControl` with `stale-if-error=<seconds>` (RFC 5861) unless 0 or already there. */
+function withStaleIfError(cacheControl: string, seconds: number): string {
+  if (seconds === 0 || /(^|,)\s*stale-if-error\s*=/i.test(cacheControl)) return cacheControl;
+  return cacheControl.trim() === "" ? `stale-if-error=${seconds}` : `${cacheControl}, stale-if-error=${seconds}`;
 }
 
 function versionEtag(project: DeliveryProject, key: string, publicUrl: string): string {

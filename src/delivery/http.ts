@@ -9,7 +9,7 @@ import type { CachedAnswer, GzipAnswer } from "./cache";
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
 /** Delivery's CORS policy: any origin, read methods. Never Allow-Credentials: delivery is anonymous. */
-const DELIVERY_CORS: CorsPolicy = { origins: "*", methods: ALLOWED_METHODS, allowHeaders: "requested", exposeHeaders: "ETag, X-Request-Id", maxAgeSeconds: 86400 };
+const DELIVERY_CORS: CorsPolicy = { origins: "*", methods: ALLOWED_METHODS, allowHeaders: "requested", exposeHeaders: "ETag, X-Request-Id, Age, X-Cache", maxAgeSeconds: 86400 };
 /** On every delivery answer. */
 export const CORS_HEADERS: Readonly<Record<string, string>> = corsHeaders(DELIVERY_CORS, null);
 
@@ -44,7 +44,7 @@ export function answerHeaders(contentType: string, etag: string, cacheControl: s
 
 export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
   const etag = `"${sha256Base64url128(body)}"`;
-  return { version, status, body, etag, headers: answerHeaders(contentType, etag, cacheControl, status === 200 && body.length >= GZIP_MIN_BYTES) };
+  return { version, status, body, etag, at: Date.now(), headers: answerHeaders(contentType, etag, cacheControl, status === 200 && body.length >= GZIP_MIN_BYTES) };
 }
 
 /** True when the client takes gzip (listed, or `*`, and not refused with q=0). */

@@ -2,11 +2,12 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { getTheme } from "../theme/service";
-import { type DeliveryProject, normaliseRef } from "./cache";
+import { type DeliveryProject, LIST_SCOPE, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
-import { deliveryLocale, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
+import type { RenderableNode } from "./render";
+import { basePathOf, deliveryLocale, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
@@ -62,7 +63,21 @@ export function createDelivery(deps: AppDeps) {
       );
     return send(set, out);
   };
-  const json = (key: string, load: () => Promise<unknown>): Plan => ({ key, type: JSON_TYPE, body: async () => jsonText(await load()) });
+  const json = (key: string, load: () => Promise<unknown>, scope?: string): Plan => ({ key, type: JSON_TYPE, scope: () => scope, body: async () => jsonText(await load()) });
+  /** One node's answer: its scope (for removals) is the base path it was found at. */
+  const page = (key: string, load: () => Promise<RenderableNode>): Plan => {
+    let scope: string | undefined;
+    return {
+      key,
+      type: JSON_TYPE,
+      scope: () => scope,
+      body: async () => {
+        const node = await load();
+        scope = basePathOf(node);
+        return jsonText({ data: node });
+      },
+    };
+  };
 
   const byPathPlan =
     (request: Request, raw: string) =>
@@ -70,7 +85,7 @@ export function createDelivery(deps: AppDeps) {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const segs = pathSegments(raw);
       if (!segs) throw notFound("node");
-      return json(`path ${locale} ${segs.join("/")}`, async () => ({ data: await getNodeByPath(db, p, segs, locale) }));
+      return page(`path ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale));
     };
   // A null id (not valid percent-encoding) is no such node.
   const byIdPlan =
@@ -78,7 +93,7 @@ export function createDelivery(deps: AppDeps) {
     (p: DeliveryProject): Plan => {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const key = (id ?? "").toLowerCase();
-      return json(`id ${locale} ${key}`, async () => ({ data: await getNodeById(db, p, id ?? "", locale) }));
+      return page(`id ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale));
     };
   const entriesPlan =
     (request: Request) =>
@@ -91,7 +106,7 @@ export function createDelivery(deps: AppDeps) {
         q: queryParam(query, "q"),
         sort: queryParam(query, "sort"),
       });
-      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q));
+      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q), LIST_SCOPE);
     };
 
   /**
@@ -131,7 +146,7 @@ export function createDelivery(deps: AppDeps) {
     ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request) => byPathPlan(request, "")],
     ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params) => byPathPlan(request, params["*"] ?? "")],
     ["/nodes/:id", DeliveryDocs.byId, (request, params) => byIdPlan(request, params.id ?? null)],
-    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, stream: async () => nodesJson(listPublishedNodes(db, p.id)) })],
+    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p.id)) })],
     ["/entries", DeliveryDocs.entries, (request) => entriesPlan(request)],
     [
       "/translations/nodes/:nodeId",
@@ -142,14 +157,14 @@ export function createDelivery(deps: AppDeps) {
         const locale = deliveryLocale(p, raw);
         const id = params.nodeId ?? "";
         // The published node merged with a published translation; 404 when the locale has none.
-        return json(`tr ${locale} ${id.toLowerCase()}`, async () => {
+        return page(`tr ${locale} ${id.toLowerCase()}`, async () => {
           const node = await getNodeById(db, p, id, locale);
           if (!node.translated) throw notFound("translation");
-          return { data: node };
+          return node;
         });
       },
     ],
-    ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, stream: () => sitemapXml(db, p) })],
+    ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => sitemapXml(db, p) })],
     ["/robots.txt", DeliveryDocs.robots, () => (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })],
     ["/theme", DeliveryDocs.theme, () => (p) => json("theme", () => getTheme(db, p.id))],
     [
@@ -159,7 +174,7 @@ export function createDelivery(deps: AppDeps) {
         const m = SHARD_RE.exec(params.file ?? "");
         if (!m) throw notFound("route");
         const n = Number(m[1]);
-        return { key: `shard ${n}`, type: XML_TYPE, stream: () => shardXml(db, p, n) };
+        return { key: `shard ${n}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => shardXml(db, p, n) };
       },
     ],
   ];

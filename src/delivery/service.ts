@@ -113,8 +113,14 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
 async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null): Promise<RenderableNode> {
   const chain = await preparedRows<ChainNode>(db, chainQuery(project.id, locale, start, walk));
   if (chain[0]?.parent_id !== null || chain.some((c) => c.status !== "published")) throw notFound("node");
-  return renderNode(project, chain, locale);
+  const node = renderNode(project, chain, locale);
+  basePaths.set(node, chain[chain.length - 1]?.path ?? "");
+  return node;
 }
+
+const basePaths = new WeakMap<RenderableNode, string>();
+/** The node's path in the default locale (a rendered node's own path is localised): the scope of its answers. */
+export const basePathOf = (node: RenderableNode): string | undefined => basePaths.get(node);
 
 /** The node at these slug segments (pathSegments) in `locale`. */
 export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string): Promise<RenderableNode> {

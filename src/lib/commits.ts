@@ -4,7 +4,19 @@
 // the write from the NOTIFY sent inside the transaction, or from their version check.
 import type { Db } from "../../db/client";
 
-type Listener = (projectId: string) => void;
+/**
+ * Which pages a write may have taken away or brought (a delete, an unpublish, a move, a publish, a
+ * translation change), as base path prefixes ("a/b": the node and everything under it; "" means
+ * the whole project). Delivery keeps the last good answers to serve while the database is down:
+ * it drops those of `gone` pages (which then answer 404 from memory) and forgets that a page of
+ * `added` was gone.
+ */
+export interface PathChanges {
+  readonly gone: readonly string[];
+  readonly added: readonly string[];
+}
+export const NO_PATH_CHANGES: PathChanges = { gone: [], added: [] };
+type Listener = (projectId: string, changes: PathChanges) => void;
 
 const listeners = new WeakMap<object, Set<Listener>>();
 
@@ -20,9 +32,9 @@ export function onContentCommitted(db: Db, fn: Listener): () => void {
  * Announces a committed content write of `projectId`. Given a transaction (a write nested in
  * another one) it reaches nobody: the outer write announces once it has committed.
  */
-export function contentCommitted(db: Db, projectId: string): void {
+export function contentCommitted(db: Db, projectId: string, changes: PathChanges = NO_PATH_CHANGES): void {
   const set = listeners.get(db);
-  if (set) for (const fn of set) fn(projectId);
+  if (set) for (const fn of set) fn(projectId, changes);
 }
 
 /**

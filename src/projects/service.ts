@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { type Project, projects } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
-import { contentCommitted } from "../lib/commits";
+import { contentCommitted, NO_PATH_CHANGES, type PathChanges } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
@@ -90,8 +90,11 @@ export async function updateProject(db: Db, project: Project, input: Partial<z.o
   checkSlug(input.slug);
   return withSlugConflict(input.slug, () =>
     // contentWrite locks the row before it is re-read: concurrent partial updates must not lose each other's fields.
-    contentWrite(db, project.id, async (tx) => {
+    contentWrite(db, project.id, async (tx, paths) => {
       const current = oneRow(await tx.select().from(projects).where(eq(projects.id, project.id)));
+      // Locales, slug or base URL: any answer may change its meaning; nothing is known to be gone.
+      paths.gone("");
+      paths.added("");
       const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
       const changes = {
         slug: input.slug ?? current.slug,
@@ -113,8 +116,9 @@ const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>):
 
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
-  await notifyContentChange(db, project.id);
-  contentCommitted(db, project.id);
+  const gone: PathChanges = { gone: [""], added: [] };
+  await notifyContentChange(db, project.id, gone);
+  contentCommitted(db, project.id, gone);
 }
 
 export const CONTENT_CHANNEL = "cms_content";
@@ -140,15 +144,27 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
  * A content write: bumpContentVersion, then `write`, in one transaction. Once it has committed, it is
  * announced on the Db it began on (lib/commits): this instance drops the project's answers at once.
  */
-export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db) => Promise<T>): Promise<T> {
+export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, paths: PathLog) => Promise<T>): Promise<T> {
+  const changes = { gone: [] as string[], added: [] as string[] };
   const result = await db.transaction(async (tx) => {
     await bumpContentVersion(tx, projectId);
-    return write(tx);
+    const out = await write(tx, { gone: (path) => void changes.gone.push(path), added: (path) => void changes.added.push(path) });
+    // A write that takes pages away or brings them names them in a second notification of the same commit.
+    if (changes.gone.length + changes.added.length > 0) await notifyContentChange(tx, projectId, changes);
+    return out;
   });
-  contentCommitted(db, projectId);
+  contentCommitted(db, projectId, changes);
   return result;
 }
 
-async function notifyContentChange(db: Db, projectId: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${projectId})`);
+/** Where a content write records the pages it may take away or bring (lib/commits, PathChanges). */
+export interface PathLog {
+  gone(path: string): void;
+  added(path: string): void;
+}
+
+/** Payload: the project id, then (when the write took pages away or brought some) a space and the PathChanges as JSON. */
+async function notifyContentChange(db: Db, projectId: string, changes: PathChanges = NO_PATH_CHANGES): Promise<void> {
+  const payload = changes.gone.length + changes.added.length > 0 ? `${projectId} ${JSON.stringify(changes)}` : projectId;
+  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${payload})`);
 }

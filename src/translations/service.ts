@@ -51,8 +51,12 @@ export const findTranslation = (db: Db, nodeId: string, locale: string): Promise
 export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
-  return contentWrite(db, project.id, async (tx) => {
+  return contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, nodeId);
+    // Its status or slug may change the node's pages (and, by a localised slug, its descendants'):
+    // their last good answers go, and nothing there is known to be gone.
+    paths.gone(node.path);
+    paths.added(node.path);
     const overrides = Object.entries(input.blocks ?? {});
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
@@ -70,5 +74,10 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
 
 export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
-  await contentWrite(db, project.id, (tx) => tx.delete(translations).where(eq(translations.id, tr.id)));
+  await contentWrite(db, project.id, async (tx, paths) => {
+    const node = await getNode(tx, project.id, tr.nodeId);
+    paths.gone(node.path);
+    paths.added(node.path); // the localised path may now resolve to another node (a base slug)
+    await tx.delete(translations).where(eq(translations.id, tr.id));
+  });
 }
