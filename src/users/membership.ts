@@ -9,7 +9,7 @@ import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import type { Project } from "../projects/service";
 import type { MemberOut } from "./operations";
-import { getUser } from "./service";
+import { getVisibleUser } from "./service";
 
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
@@ -52,7 +52,9 @@ export async function listMembers(db: Db, project: Project): Promise<MemberWire[
 /**
  * Gives `userId` `role` in the project (adds or changes the membership). The caller must hold
  * every scope the role carries (with `users:write` too), as a key can only mint keys with scopes it
- * holds: a member it creates would otherwise reach through OAuth what the key cannot.
+ * holds: a member it creates would otherwise reach through OAuth what the key cannot. A
+ * project-limited caller may only name a user who is already a member of one of its projects
+ * (anyone else is 404, as an unknown id): bringing someone new in needs a key without project limit.
  */
 export async function setMember(db: Db, project: Project, userId: string, role: string, caller: AdminCaller | null, now: Date): Promise<MemberWire> {
   if (!isProjectRole(role)) throw new AppError("invalid_request", "role must be viewer, editor or admin", { field: "role" });
@@ -60,7 +62,9 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
     const missing = ROLE_SCOPES[role].find((s) => !caller.scopes.includes(s));
     if (missing) throw new AppError("insufficient_scope", `cannot make a member ${role}: this key does not hold ${missing}`, { required: missing });
   }
-  const user = await getUser(db, userId);
+  // A project-limited key reaches only people already in one of its projects: anyone else answers
+  // as an id that does not exist, so it can neither add a stranger nor learn that one exists.
+  const user = await getVisibleUser(db, userId, caller);
   if (!user) throw notFound("user");
   const rows = await db
     .insert(projectMembers)
