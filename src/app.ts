@@ -80,8 +80,15 @@ export function createApp(given: AppDeps) {
       // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
       const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
       const error = cause instanceof Error ? cause : thrown;
-      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
-      if (hasResponse(error)) return error.toResponse();
+      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that
+      // render themselves; one caused by the database's absence still counts for readiness.
+      if (hasResponse(error)) {
+        if (isDatabaseUnavailable(error)) {
+          dbFailedAt = performance.now();
+          log.warn("database unavailable", { request_id: meta.get(request)?.id });
+        }
+        return error.toResponse();
+      }
       const reply = (status: number, ...body: Parameters<typeof errorBody>) => {
         set.status = status;
         return errorBody(...body);

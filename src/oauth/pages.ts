@@ -73,6 +73,16 @@ ${next}`,
 
 export const errorPage = (nonce: string, message: string): string => refusal(nonce, message, `<p class="muted">Return to the application and start the connection again.</p>`);
 
+/** The consent pages while the database is away (503). */
+export const unavailablePage = (nonce: string): string =>
+  layout({
+    nonce,
+    title: "Temporarily unavailable",
+    body: `<h1>Sign-in is temporarily unavailable</h1>
+<p role="alert" class="error">This service is temporarily unavailable. Try again in a moment.</p>
+<p class="muted">Reload this page shortly; the application that sent you here is still waiting.</p>`,
+  });
+
 /** A refused request of a registered client: the reason, and a link back that the user chooses to follow. */
 export const errorReturnPage = (nonce: string, message: string, location: string, host: string): string =>
   refusal(
