@@ -1,8 +1,9 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, ilike, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { projectMembers, projects, users } from "../../db/schema";
 import type { AdminCaller } from "../auth";
+import { escapeLike } from "../content/service";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { oneRow } from "../lib/rows";
@@ -13,19 +14,31 @@ import { getVisibleUser } from "./service";
 
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
-/** The projects a user may act in, with the role held in each (an owner: every project). */
-export async function projectsOfUser(db: Db, user: { id: string; role: string }): Promise<ProjectChoice[]> {
+/**
+ * The projects a user may act in, with the role held in each (an owner: every project), by name:
+ * at most `limit`, and with `search` only those whose name or slug contains it (any case).
+ */
+export async function projectsOfUser(db: Db, user: { id: string; role: string }, opts: { search?: string | null; limit: number }): Promise<ProjectChoice[]> {
+  return choices(db, user, opts.search ? or(ilike(projects.name, `%${escapeLike(opts.search)}%`), ilike(projects.slug, `%${escapeLike(opts.search)}%`)) : undefined, opts.limit);
+}
+
+/** The project `projectId` when the user may act in it, with the role held there; else null (as if it did not exist). */
+export async function projectOfUser(db: Db, user: { id: string; role: string }, projectId: string): Promise<ProjectChoice | null> {
+  return isUuid(projectId) ? ((await choices(db, user, eq(projects.id, projectId.toLowerCase()), 1))[0] ?? null) : null;
+}
+
+async function choices(db: Db, user: { id: string; role: string }, where: SQL | undefined, limit: number): Promise<ProjectChoice[]> {
   if (user.role === "owner") {
-    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).orderBy(asc(projects.name), asc(projects.id)).limit(500);
+    const all = await db.select({ id: projects.id, slug: projects.slug, name: projects.name }).from(projects).where(where).orderBy(asc(projects.name), asc(projects.id)).limit(limit);
     return all.map((p) => ({ ...p, role: "owner" as const }));
   }
   return db
     .select({ id: projects.id, slug: projects.slug, name: projects.name, role: projectMembers.role })
     .from(projectMembers)
     .innerJoin(projects, eq(projects.id, projectMembers.projectId))
-    .where(eq(projectMembers.userId, user.id))
+    .where(and(eq(projectMembers.userId, user.id), where))
     .orderBy(asc(projects.name), asc(projects.id))
-    .limit(500);
+    .limit(limit);
 }
 
 type MemberWire = z.output<typeof MemberOut>;
