@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { projects } from "../../db/schema";
 import type { AdminCaller } from "../auth";
 import { AppError, isUniqueViolation, notFound } from "../errors";
-import { contentCommitted } from "../lib/commits";
+import { commitNotice, contentCommitted } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
@@ -115,7 +115,7 @@ const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>):
 
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
-  await notifyContentChange(db, project.id);
+  await notifyContentChange(db, commitNotice(db, project.id));
   contentCommitted(db, project.id);
 }
 
@@ -127,7 +127,7 @@ export const CONTENT_CHANNEL = "cms_content";
  * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
  * and the notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
-export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
+export async function bumpContentVersion(db: Db, projectId: string, notice = projectId): Promise<void> {
   const locked = await db
     .update(projects)
     .set({ contentVersion: sql`${projects.contentVersion} + 1` })
@@ -135,7 +135,7 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
     .returning({ id: projects.id });
   // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
   if (locked.length === 0) throw notFound("project");
-  await notifyContentChange(db, projectId);
+  await notifyContentChange(db, notice);
 }
 
 /**
@@ -144,13 +144,14 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
  */
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db) => Promise<T>): Promise<T> {
   const result = await db.transaction(async (tx) => {
-    await bumpContentVersion(tx, projectId);
+    // The NOTIFY names this app (lib/commits): its own listener skips it, having heard at commit.
+    await bumpContentVersion(tx, projectId, commitNotice(db, projectId));
     return write(tx);
   });
   contentCommitted(db, projectId);
   return result;
 }
 
-async function notifyContentChange(db: Db, projectId: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${projectId})`);
+async function notifyContentChange(db: Db, notice: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${notice})`);
 }
