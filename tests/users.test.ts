@@ -1,7 +1,7 @@
 // Issue 13: users and project members through the admin API; the last owner; passwords.
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
-import { oauthGrants, projectMembers, users } from "../db/schema";
+import { oauthClients, oauthGrants, projectMembers, users } from "../db/schema";
 import { verifyUser } from "../src/users/service";
 import { freshDatabase, harness, keyWith, seedProject } from "./helpers";
 import { authorizeUrl, CookieJar, hiddenFields, pkce } from "./oauth.helpers";
@@ -269,6 +269,32 @@ describe("members: a project-limited key learns nothing about people outside its
         [c.id, "viewer"],
       ]),
     );
+  });
+
+  test("consents: a project-limited key reads the email of a member of its projects only, never of someone who left or an owner", async () => {
+    const stays = await newUser("stays");
+    const leaves = await newUser("leaves");
+    const owner = (await h.request("POST", "/admin/users", { body: { email: email("consenting-owner"), password: PASSWORD, role: "owner" } })).json.data;
+    for (const u of [stays, leaves]) expect((await h.request("PUT", `/admin/p/${c.slug}/members/${u.id}`, { body: { role: "editor" } })).status).toBe(200);
+    const clientId = `client-${crypto.randomUUID()}`;
+    await h.deps.db
+      .insert(oauthClients)
+      .values({ id: clientId, redirectUris: ["http://127.0.0.1:9/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
+    for (const u of [stays, leaves, owner]) {
+      await h.deps.db.insert(oauthGrants).values({ id: crypto.randomUUID(), clientId, userId: u.id, projectId: c.id, scopes: ["content:read"], resource: "http://localhost/mcp" });
+    }
+    expect((await h.request("DELETE", `/admin/p/${c.slug}/members/${leaves.id}`)).status).toBe(204);
+    const emails = async (key?: string) =>
+      Object.fromEntries(
+        ((await h.request("GET", `/admin/oauth/grants?client_id=${encodeURIComponent(clientId)}`, { key })).json.data as { user_id: string; user_email: string | null }[]).map((g) => [
+          g.user_id,
+          g.user_email,
+        ]),
+      );
+    const keyC = await keyWith(h, ["keys:write"], [c.id]);
+    expect(await emails(keyC)).toEqual({ [stays.id]: stays.email, [leaves.id]: null, [owner.id]: null });
+    // A key without project limit reads them all.
+    expect(await emails()).toEqual({ [stays.id]: stays.email, [leaves.id]: leaves.email, [owner.id]: owner.email });
   });
 });
 
