@@ -9,7 +9,7 @@ import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
-import { ownDb } from "./lib/commits";
+import { ownDb, ownHandle } from "./lib/commits";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { withTimeout } from "./lib/timeout";
 import { mcpRoutes } from "./mcp/routes";
@@ -24,7 +24,8 @@ const OPERATION_PATHS = operationPaths(OPERATIONS);
 export function createApp(given: AppDeps) {
   // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
   // they reach this app's delivery cache and not that of another app built over the same Db.
-  const deps: AppDeps = { ...given, db: ownDb(given.db) };
+  const db = ownDb(given.db);
+  const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db) };
   const meta = new WeakMap<Request, { id: string; start: number }>();
   const delivery = createDelivery(deps);
   const { log } = deps;
@@ -80,8 +81,15 @@ export function createApp(given: AppDeps) {
       // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
       const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
       const error = cause instanceof Error ? cause : thrown;
-      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that render themselves.
-      if (hasResponse(error)) return error.toResponse();
+      // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that
+      // render themselves; one caused by the database's absence still counts for readiness.
+      if (hasResponse(error)) {
+        if (isDatabaseUnavailable(error)) {
+          dbFailedAt = performance.now();
+          log.warn("database unavailable", { request_id: meta.get(request)?.id });
+        }
+        return error.toResponse();
+      }
       const reply = (status: number, ...body: Parameters<typeof errorBody>) => {
         set.status = status;
         return errorBody(...body);

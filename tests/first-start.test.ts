@@ -20,11 +20,14 @@ const SERVER = (() => {
   return u.toString().replace(/\/$/, "");
 })();
 
-async function start(env: Record<string, string>, opts: { cli?: string[]; asNobody?: boolean } = {}): Promise<{ code: number; out: string }> {
+async function start(env: Record<string, string>, opts: { cli?: string[]; readOnly?: boolean } = {}): Promise<{ code: number; out: string }> {
   const base: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: tmpdir(), SEED_DEMO: "false", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: "0" };
   const argv = opts.cli ? [process.execPath, "src/cli.ts", ...opts.cli] : [process.execPath, "src/main.ts"];
-  // Root writes anywhere: the unwritable case runs as nobody when the suite runs as root.
-  const cmd = opts.asNobody && process.getuid?.() === 0 ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", ...argv] : argv;
+  // Root writes anywhere: the unwritable case runs, when the suite runs as root, as root without
+  // the capabilities that ignore file modes (so a 0555 directory refuses it as it refuses its
+  // owner). It stays root so it still reads a checkout only root may enter (nobody could not).
+  const drop = "-dac_override,-dac_read_search";
+  const cmd = opts.readOnly && process.getuid?.() === 0 ? ["setpriv", "--bounding-set", drop, "--inh-caps", drop, ...argv] : argv;
   const p = Bun.spawn(cmd, { cwd: root, env: { ...base, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const timer = setTimeout(() => p.kill("SIGKILL"), 20_000);
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
@@ -53,10 +56,10 @@ test("each first-start failure is one line with the fix, exit code 2 (service an
     start({ DATABASE_URL: `${SERVER}/${missing}` }),
     start({ DATABASE_URL: "postgres://app:hunter2-secret@127.0.0.1:99999/db" }),
     start({ DATABASE_URL: "postgres://app:hunter2%zz@127.0.0.1/db" }),
-    start({ DATA_DIR: readOnly }, { asNobody: true }),
+    start({ DATA_DIR: readOnly }, { readOnly: true }),
     start({ DATA_DIR: join(aFile, "data") }),
     start({ DATABASE_URL: "postgres://postgres:hunter2-secret@127.0.0.1:1/x" }, { cli: ["keys:list"] }),
-    start({ DATA_DIR: readOnly }, { cli: ["keys:create", "--name", "x"], asNobody: true }),
+    start({ DATA_DIR: readOnly }, { cli: ["keys:create", "--name", "x"], readOnly: true }),
   ]);
 
   oneClearLine(unreachable, /cannot reach the PostgreSQL server at 127\.0\.0\.1:1 \(ECONNREFUSED\): start it, or fix the host and port in DATABASE_URL/);

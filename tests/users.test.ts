@@ -1,7 +1,7 @@
 // Issue 13: users and project members through the admin API; the last owner; passwords.
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
-import { oauthGrants, projectMembers, users } from "../db/schema";
+import { oauthClients, oauthGrants, projectMembers, users } from "../db/schema";
 import { verifyUser } from "../src/users/service";
 import { freshDatabase, harness, keyWith, seedProject } from "./helpers";
 import { authorizeUrl, CookieJar, hiddenFields, pkce } from "./oauth.helpers";
@@ -165,6 +165,8 @@ describe("admin API: members", async () => {
 
   test("keys:write on the project suffices; another project's members are 404; a key grants no role beyond its own scopes", async () => {
     const u = await newUser("managed");
+    // A project-limited key manages people already in its projects (strangers: see the next test).
+    expect((await h.request("PUT", `/admin/p/${a.slug}/members/${u}`, { body: { role: "viewer" } })).status).toBe(200);
     const keyA = await keyWith(h, ["keys:write", "projects:read", "content:read", "content:write", "ai:read"], [a.id]);
     expect((await h.request("PUT", `/admin/p/${a.slug}/members/${u}`, { key: keyA, body: { role: "editor" } })).status).toBe(200);
     expect((await h.request("GET", `/admin/p/${a.slug}/members`, { key: keyA })).status).toBe(200);
@@ -205,6 +207,94 @@ describe("admin API: members", async () => {
     ).toHaveLength(0);
     const userAdmin = await keyWith(h, ["users:write", "projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write"]);
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: userAdmin, body: { role: "admin" } })).status).toBe(200);
+  });
+});
+
+describe("members: a project-limited key learns nothing about people outside its projects", async () => {
+  const h = await harness(HIGH_LIMITS);
+  const a = await seedProject(h);
+  const b = await seedProject(h);
+  const c = await seedProject(h);
+  const newUser = async (tag: string): Promise<{ id: string; email: string }> => (await h.request("POST", "/admin/users", { body: { email: email(tag), password: PASSWORD } })).json.data;
+  const membersOf = async (userId: string) => (await h.deps.db.select().from(projectMembers).where(eq(projectMembers.userId, userId))).map((m) => [m.projectId, m.role]);
+
+  test("adding an existing outsider answers exactly as a made-up id; a root key or an unlimited users:write key still adds", async () => {
+    const inB = await newUser("in-b");
+    expect((await h.request("PUT", `/admin/p/${b.slug}/members/${inB.id}`, { body: { role: "viewer" } })).status).toBe(200);
+    const nowhere = await newUser("nowhere");
+    const owner = (await h.request("POST", "/admin/users", { body: { email: email("owner"), password: PASSWORD, role: "owner" } })).json.data;
+    const scopes = ["keys:write", "projects:read", "content:read", "content:write", "ai:read"];
+    // keys:write limited to A; and a limited key holding users:write and every scope: neither reaches outside.
+    const keys = [await keyWith(h, scopes, [a.id]), await keyWith(h, [...scopes, "users:write", "ai:write", "projects:write"], [a.id])];
+    for (const key of keys) {
+      const ghost = await h.request("PUT", `/admin/p/${a.slug}/members/${crypto.randomUUID()}`, { key, body: { role: "viewer" } });
+      expect(ghost.status).toBe(404);
+      for (const target of [inB, nowhere, owner]) {
+        const r = await h.request("PUT", `/admin/p/${a.slug}/members/${target.id}`, { key, body: { role: "viewer" } });
+        expect({ status: r.status, body: r.json, type: r.headers.get("content-type") }).toEqual({ status: 404, body: ghost.json, type: ghost.headers.get("content-type") });
+        expect(r.text).not.toContain(target.email);
+        // Nor anything else the key may call about that person.
+        expect((await h.request("GET", `/admin/users/${target.id}`, { key })).json).toEqual((await h.request("GET", `/admin/users/${crypto.randomUUID()}`, { key })).json);
+        expect((await h.request("DELETE", `/admin/p/${a.slug}/members/${target.id}`, { key })).json).toEqual(
+          (await h.request("DELETE", `/admin/p/${a.slug}/members/${crypto.randomUUID()}`, { key })).json,
+        );
+      }
+      expect(ghost.json.error).toEqual({ code: "not_found", message: "user not found" });
+    }
+    expect(await membersOf(inB.id)).toEqual([[b.id, "viewer"]]);
+    expect(await membersOf(nowhere.id)).toEqual([]);
+    expect(await membersOf(owner.id)).toEqual([]);
+
+    // The root key (no project limit) adds anyone; so does an unlimited users:write key.
+    const root = await h.request("PUT", `/admin/p/${a.slug}/members/${nowhere.id}`, { body: { role: "viewer" } });
+    expect(root.status).toBe(200);
+    expect(root.json.data).toMatchObject({ user_id: nowhere.id, email: nowhere.email, role: "viewer" });
+    const usersWrite = await keyWith(h, ["users:write", ...scopes]);
+    const added = await h.request("PUT", `/admin/p/${a.slug}/members/${inB.id}`, { key: usersWrite, body: { role: "editor" } });
+    expect(added.status).toBe(200);
+    expect(added.json.data.email).toBe(inB.email);
+    expect(await membersOf(inB.id)).toEqual(
+      expect.arrayContaining([
+        [b.id, "viewer"],
+        [a.id, "editor"],
+      ]),
+    );
+    // Once a member of A, the A-limited key manages that person (and a key limited to A and C may bring them to C).
+    expect((await h.request("PUT", `/admin/p/${a.slug}/members/${nowhere.id}`, { key: keys[0], body: { role: "editor" } })).status).toBe(200);
+    const keyAC = await keyWith(h, scopes, [a.id, c.id]);
+    expect((await h.request("PUT", `/admin/p/${c.slug}/members/${nowhere.id}`, { key: keyAC, body: { role: "viewer" } })).status).toBe(200);
+    expect(await membersOf(nowhere.id)).toEqual(
+      expect.arrayContaining([
+        [a.id, "editor"],
+        [c.id, "viewer"],
+      ]),
+    );
+  });
+
+  test("consents: a project-limited key reads the email of a member of its projects only, never of someone who left or an owner", async () => {
+    const stays = await newUser("stays");
+    const leaves = await newUser("leaves");
+    const owner = (await h.request("POST", "/admin/users", { body: { email: email("consenting-owner"), password: PASSWORD, role: "owner" } })).json.data;
+    for (const u of [stays, leaves]) expect((await h.request("PUT", `/admin/p/${c.slug}/members/${u.id}`, { body: { role: "editor" } })).status).toBe(200);
+    const clientId = `client-${crypto.randomUUID()}`;
+    await h.deps.db
+      .insert(oauthClients)
+      .values({ id: clientId, redirectUris: ["http://127.0.0.1:9/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
+    for (const u of [stays, leaves, owner]) {
+      await h.deps.db.insert(oauthGrants).values({ id: crypto.randomUUID(), clientId, userId: u.id, projectId: c.id, scopes: ["content:read"], resource: "http://localhost/mcp" });
+    }
+    expect((await h.request("DELETE", `/admin/p/${c.slug}/members/${leaves.id}`)).status).toBe(204);
+    const emails = async (key?: string) =>
+      Object.fromEntries(
+        ((await h.request("GET", `/admin/oauth/grants?client_id=${encodeURIComponent(clientId)}`, { key })).json.data as { user_id: string; user_email: string | null }[]).map((g) => [
+          g.user_id,
+          g.user_email,
+        ]),
+      );
+    const keyC = await keyWith(h, ["keys:write"], [c.id]);
+    expect(await emails(keyC)).toEqual({ [stays.id]: stays.email, [leaves.id]: null, [owner.id]: null });
+    // A key without project limit reads them all.
+    expect(await emails()).toEqual({ [stays.id]: stays.email, [leaves.id]: leaves.email, [owner.id]: owner.email });
   });
 });
 

@@ -1,8 +1,10 @@
 // In-process news of committed content writes. A write announces itself on the Db it went through,
 // once its transaction has committed; the delivery engine of the app that owns that Db forgets the
 // project's cached answers at once, so the writer's next read sees its write. Other instances learn
-// the write from the NOTIFY sent inside the transaction, or from their version check.
-import type { Db } from "../../db/client";
+// the write from the NOTIFY sent inside the transaction, or from their version check. The NOTIFY
+// names the app that wrote, and that app's listeners skip it: they heard of the write at commit,
+// and a second invalidation would only throw away answers cached since (issue 22 §5).
+import type { Db, DbHandle } from "../../db/client";
 
 /**
  * Which pages a write may have taken away or brought (a delete, an unpublish, a move, a publish, a
@@ -19,6 +21,8 @@ export const NO_PATH_CHANGES: PathChanges = { gone: [], added: [] };
 type Listener = (projectId: string, changes: PathChanges) => void;
 
 const listeners = new WeakMap<object, Set<Listener>>();
+/** Each app's own Db (ownDb) and the tag its NOTIFYs carry. */
+const tags = new WeakMap<object, string>();
 
 /** Calls `fn` with the project of every content write committed through `db`; returns the unsubscribe function. */
 export function onContentCommitted(db: Db, fn: Listener): () => void {
@@ -42,5 +46,38 @@ export function contentCommitted(db: Db, projectId: string, changes: PathChanges
  * app's listeners only (several apps built over one Db in a process stay separate instances).
  */
 export function ownDb(db: Db): Db {
-  return new Proxy(db, {});
+  const own = new Proxy(db, {});
+  tags.set(own, crypto.randomUUID());
+  return own;
+}
+
+/**
+ * The NOTIFY payload of a content write of `projectId` made through `db`: the project id, then the
+ * tag of the app that owns `db` (none for a Db of no app: scripts and tests' direct writes), then
+ * the write's PathChanges as JSON when it took pages away or brought some. Parts are separated by
+ * a space (ids, tags and the JSON of slug paths hold none).
+ */
+export function commitNotice(db: Db, projectId: string, changes: PathChanges = NO_PATH_CHANGES): string {
+  const tag = tags.get(db);
+  const json = changes.gone.length + changes.added.length > 0 ? JSON.stringify(changes) : undefined;
+  return [projectId, tag, json].filter((part) => part !== undefined).join(" ");
+}
+
+/**
+ * The handle the app over `db` listens through: a notice it sent itself is dropped (it announced
+ * that write in-process at commit); any other reaches the listener as the project id, then its
+ * PathChanges JSON when it has some.
+ */
+export function ownHandle(handle: DbHandle, db: Db): DbHandle {
+  const tag = tags.get(db);
+  return {
+    ...handle,
+    listen: (channel, onPayload) =>
+      handle.listen(channel, (payload) => {
+        const [projectId = payload, ...rest] = payload.split(" ");
+        const from = rest[0]?.startsWith("{") ? undefined : rest.shift();
+        if (from !== undefined && from === tag) return;
+        onPayload(rest.length > 0 ? `${projectId} ${rest.join(" ")}` : projectId);
+      }),
+  };
 }

@@ -1,8 +1,7 @@
 import type { AppDeps } from "../deps";
-import { isUuid } from "../lib/ids";
 import { hitRateLimit } from "../lib/rate-limit";
 import { getTheme } from "../theme/service";
-import { type ProjectChoice, projectsOfUser } from "../users/membership";
+import { type ProjectChoice, projectOfUser, projectsOfUser } from "../users/membership";
 import { type User, verifyUser } from "../users/service";
 import { approve, type ClientLookup, denial, grantableScopes, parseAuthorizationRequest } from "./authorize";
 import { isMetadataClientId, metadataClient } from "./cimd";
@@ -90,7 +89,10 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   if (!user) return page(f, 401, signInPage(view(f, "Your sign-in has expired. Sign in again.")));
   const action = typeof form.action === "string" ? form.action : "";
   const chosenProject = typeof form.project === "string" ? form.project : "";
-  if (step === "project") return chooseProject(f, user, chosenProject);
+  if (step === "project") {
+    if (action === "search") return chooseProject(f, user, null, { forceList: true, search: typeof form.project_search === "string" ? form.project_search : "" });
+    return chooseProject(f, user, chosenProject);
+  }
   if (step !== "consent") return page(f, 400, errorPage(pageNonce, "Unknown step of the authorization form."), { redirectUri: undefined });
 
   const signOut = setCookie(f.names, f.names.signIn, "", 0);
@@ -100,7 +102,7 @@ export async function submitAuthorization(deps: AppDeps, form: Record<string, un
   if (action !== "approve") return chooseProject(f, user, chosenProject, { error: "Choose Allow or Deny." });
 
   // Only a project the user may act in now, whatever the form names: anything else is refused.
-  const project = isUuid(chosenProject) ? (await projectsOfUser(deps.db, user)).find((p) => p.id === chosenProject.toLowerCase()) : undefined;
+  const project = await projectOfUser(deps.db, user, chosenProject);
   if (!project) return chooseProject(f, user, chosenProject);
   const offered = grantableScopes(f.request, project.role);
   const chosen = listOf(form.grant_scope);
@@ -131,17 +133,31 @@ async function signIn(f: Flow, form: Record<string, unknown>, address: string): 
   return chooseProject(f, user, null);
 }
 
-/** The consent step for `projectId`; else the list of the user's projects (or the only one, when there is one). */
-async function chooseProject(f: Flow, user: User, projectId: string | null, opts: { error?: string; forceList?: boolean } = {}): Promise<PageResult> {
-  const choices = await projectsOfUser(f.deps.db, user);
-  const p = projectId === null ? (choices.length === 1 && !opts.forceList ? choices[0] : undefined) : choices.find((c) => c.id === projectId.toLowerCase());
-  if (p) return consent(f, user, p, choices.length, opts.error ?? null, opts.error ? 400 : 200);
+/** How many of a user's projects the project page lists; beyond them, the user searches by name. */
+const PROJECTS_LISTED = 100;
+
+/**
+ * The consent step for `projectId`; else the user's projects, the first PROJECTS_LISTED by name or
+ * those matching `search` (or straight to the only one, when there is one).
+ */
+async function chooseProject(f: Flow, user: User, projectId: string | null, opts: { error?: string; forceList?: boolean; search?: string } = {}): Promise<PageResult> {
+  const { db } = f.deps;
+  const chosen = projectId === null ? null : await projectOfUser(db, user, projectId);
+  if (chosen) {
+    const several = (await projectsOfUser(db, user, { limit: 2 })).length > 1;
+    return consent(f, user, chosen, several, opts.error ?? null, opts.error ? 400 : 200);
+  }
+  const search = opts.search?.trim().slice(0, 200) || null;
+  const found = await projectsOfUser(db, user, { search, limit: PROJECTS_LISTED + 1 });
+  const only = projectId === null && search === null && found.length === 1 && !opts.forceList ? found[0] : undefined;
+  if (only) return consent(f, user, only, false, opts.error ?? null, opts.error ? 400 : 200);
   // A project the user is not a member of is refused like one that does not exist.
   const error = projectId === null ? null : "You cannot connect that project. Choose one of the listed projects.";
-  return page(f, error ? 403 : 200, projectPage({ ...view(f, error), userEmail: user.email, projects: choices }));
+  const listed = { projects: found.slice(0, PROJECTS_LISTED), more: found.length > PROJECTS_LISTED, search };
+  return page(f, error ? 403 : 200, projectPage({ ...view(f, error), userEmail: user.email, ...listed }));
 }
 
-async function consent(f: Flow, user: User, project: ProjectChoice, total: number, error: string | null, status: number): Promise<PageResult> {
+async function consent(f: Flow, user: User, project: ProjectChoice, canChangeProject: boolean, error: string | null, status: number): Promise<PageResult> {
   const theme = await getTheme(f.deps.db, project.id);
   const offered = grantableScopes(f.request, project.role);
   return page(
@@ -153,7 +169,7 @@ async function consent(f: Flow, user: User, project: ProjectChoice, total: numbe
       project: { ...project, accent: theme.accent_color, logoUrl: theme.logo_url && /^https:\/\//.test(theme.logo_url) ? theme.logo_url : null },
       offered,
       notHeld: f.request.scopes.filter((s) => !offered.includes(s)),
-      canChangeProject: total > 1,
+      canChangeProject,
     }),
   );
 }

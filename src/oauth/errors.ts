@@ -25,8 +25,10 @@ export class OAuthError extends Error {
     readonly description: string,
     readonly status: number = STATUS[error] ?? 400,
     readonly headers: Record<string, string> = {},
+    // The failure behind a temporarily_unavailable (the database's): the app's error hook reads it for readiness; never answered.
+    options?: ErrorOptions,
   ) {
-    super(description);
+    super(description, options);
     this.name = "OAuthError";
   }
 

@@ -88,7 +88,7 @@ export const GrantOut = z.object({
   client_id: z.string(),
   client_name: z.string().nullable(),
   user_id: Id,
-  user_email: z.string(),
+  user_email: z.string().nullable().describe("null for a project-limited key when the user is no member of its projects (left them, or an instance owner)"),
   project_id: Id,
   scopes: z.array(z.string()),
   resource: z.string(),

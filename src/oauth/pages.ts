@@ -87,6 +87,16 @@ ${next}`,
 
 export const errorPage = (nonce: string, message: string): string => refusal(nonce, message, `<p class="muted">Return to the application and start the connection again.</p>`);
 
+/** The consent pages while the database is away (503). */
+export const unavailablePage = (nonce: string): string =>
+  layout({
+    nonce,
+    title: "Temporarily unavailable",
+    body: `<h1>Sign-in is temporarily unavailable</h1>
+<p role="alert" class="error">This service is temporarily unavailable. Try again in a moment.</p>
+<p class="muted">Reload this page shortly; the application that sent you here is still waiting.</p>`,
+  });
+
 /** A refused request of a registered client: the reason, and a link back that the user chooses to follow. */
 export const errorReturnPage = (nonce: string, message: string, location: string, host: string): string =>
   refusal(
@@ -131,15 +141,34 @@ ${formStart(v, "signin")}
 </form>`,
   });
 
-export function projectPage(v: FlowView & { userEmail: string; projects: readonly ProjectChoice[] }): string {
+/**
+ * The user's projects to choose from: the first ones by name, and a search by name or slug, shown
+ * when there are more than the page lists or a search was made (a user may belong to thousands).
+ */
+export function projectPage(v: FlowView & { userEmail: string; projects: readonly ProjectChoice[]; more: boolean; search: string | null }): string {
   const options = v.projects.map((p) => `<option value="${escapeHtml(p.id)}">${escapeHtml(p.name)} (your role: ${escapeHtml(p.role)})</option>`).join("");
+  const searching = v.more || v.search !== null;
+  const found =
+    v.search === null
+      ? `Showing the first ${v.projects.length} of your projects by name.`
+      : `${v.projects.length === 0 ? "No project" : v.more ? `The first ${v.projects.length} projects` : `${v.projects.length} project${v.projects.length === 1 ? "" : "s"}`} matching “${escapeHtml(v.search)}”.`;
+  const search = searching
+    ? `<p class="muted" id="search-note">${found} Search by name or slug to find another.</p>
+<label for="project_search">Search your projects</label>
+<input id="project_search" name="project_search" type="search" value="${escapeHtml(v.search ?? "")}" aria-describedby="search-note">
+<div class="actions"><button class="secondary" type="submit" name="action" value="search" formnovalidate>Search</button></div>`
+    : "";
+  const select = v.projects.length
+    ? `<label for="project">Project</label>
+<select id="project" name="project" required>${options}</select>
+<div class="actions"><button class="primary" type="submit">Continue</button></div>`
+    : "";
   const body =
-    v.projects.length === 0
+    v.projects.length === 0 && v.search === null
       ? `<p role="alert" class="error">Your account is not a member of any project yet. Ask an administrator of the project to add you.</p>`
       : `${formStart(v, "project")}
-<label for="project">Project</label>
-<select id="project" name="project" required>${options}</select>
-<div class="actions"><button class="primary" type="submit">Continue</button></div>
+${search}
+${select}
 </form>`;
   return layout({
     nonce: v.nonce,

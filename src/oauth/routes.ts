@@ -8,6 +8,7 @@ import { type PageResult, showAuthorization, submitAuthorization } from "./conse
 import { OAUTH_CORS, OAUTH_CORS_HEADERS, OAuthError, oauthJson, parseOAuthBody } from "./errors";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./metadata";
 import { AuthorizationServerMetadata, OAuthErrorSchema, ProtectedResourceMetadata, RegisterRequestDoc, RevokeRequestDoc, TokenRequestDoc, TokenResponse } from "./model";
+import { unavailablePage } from "./pages";
 import { authenticateClient, type OAuthClient, param, registerClient } from "./service";
 import { newNonce } from "./session";
 import { exchangeCode, refreshTokens, revokeToken } from "./tokens";
@@ -46,6 +47,31 @@ function pageResponse(r: PageResult, nonce: string): Response {
   return new Response(r.html, { status: r.status, headers });
 }
 
+/**
+ * The consent pages while the database is away: a 503 page (thrown, so that the app's error hook
+ * marks the instance not ready). Never an error redirect: the client and its redirect URI could not be checked.
+ */
+class UnavailablePage extends Error {
+  constructor(
+    private readonly nonce: string,
+    cause: unknown,
+  ) {
+    super("database unavailable", { cause });
+  }
+  toResponse(): Response {
+    return pageResponse({ status: 503, html: unavailablePage(this.nonce), retryAfter: 1 }, this.nonce);
+  }
+}
+
+async function orUnavailablePage(nonce: string, run: () => Promise<PageResult>): Promise<Response> {
+  try {
+    return pageResponse(await run(), nonce);
+  } catch (err) {
+    if (isDatabaseUnavailable(err)) throw new UnavailablePage(nonce, err);
+    throw err;
+  }
+}
+
 export function oauthRoutes(deps: AppDeps) {
   const { db, config, log } = deps;
 
@@ -57,7 +83,8 @@ export function oauthRoutes(deps: AppDeps) {
       if (err instanceof OAuthError) return err.toResponse();
       // Concurrent presentations of one code or refresh token may deadlock in PostgreSQL: run again.
       if (isRetryableConflict(err) && attempt < 3) return guarded(fn, attempt + 1);
-      if (isDatabaseUnavailable(err)) return new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }).toResponse();
+      // Thrown, not answered: the app's error hook renders it and marks the instance not ready, as for the admin API.
+      if (isDatabaseUnavailable(err)) throw new OAuthError("temporarily_unavailable", "the database is not answering; retry shortly", 503, { "retry-after": "1" }, { cause: err });
       log.error("oauth endpoint failed", describeError(err));
       return new OAuthError("server_error", "internal server error").toResponse();
     }
@@ -109,7 +136,7 @@ export function oauthRoutes(deps: AppDeps) {
         const url = new URL(request.url);
         const nonce = newNonce();
         const values = (name: string): string[] => url.searchParams.getAll(name).filter((v) => v !== "");
-        return pageResponse(await showAuthorization(deps, values, request.headers.get("cookie"), addressOf(request, server), nonce), nonce);
+        return orUnavailablePage(nonce, () => showAuthorization(deps, values, request.headers.get("cookie"), addressOf(request, server), nonce));
       },
       {
         detail: oauthDoc("Authorization endpoint: sign-in and consent page", {
@@ -123,7 +150,7 @@ export function oauthRoutes(deps: AppDeps) {
       async ({ body, request, server }) => {
         const nonce = newNonce();
         const form = isForm(request) && body && typeof body === "object" ? (body as Record<string, unknown>) : {};
-        return pageResponse(await submitAuthorization(deps, form, request.headers.get("cookie"), addressOf(request, server), nonce), nonce);
+        return orUnavailablePage(nonce, () => submitAuthorization(deps, form, request.headers.get("cookie"), addressOf(request, server), nonce));
       },
       { detail: oauthDoc("Submit sign-in, project choice or consent (form post from the authorization page; CSRF-protected)") },
     )

@@ -1,8 +1,8 @@
 import { decodeBase64IgnorePadding } from "@oslojs/encoding";
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { oauthClients, oauthGrants, oauthTokens, projects, users } from "../../db/schema";
+import { oauthClients, oauthGrants, oauthTokens, projectMembers, projects, users } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
 import { uuidv7 } from "../lib/ids";
@@ -182,10 +182,18 @@ export async function revokeGrantFamily(db: Db, grantId: string, now: Date): Pro
 
 type GrantFilter = { project_id?: string; user_id?: string; client_id?: string; active?: boolean };
 
+/**
+ * The consents, newest first. A project-limited caller sees those of its projects, and the email of
+ * their user only while that user is a member of one of its projects: of someone who has left them
+ * (or an owner, who is no member) it learns nothing (issue 22 §4).
+ */
 export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<z.output<typeof GrantOut>[]> {
   if (caller.projectIds?.length === 0) return [];
+  const member = caller.projectIds
+    ? sql<boolean>`exists (select 1 from ${projectMembers} where ${projectMembers.userId} = ${oauthGrants.userId} and ${inArray(projectMembers.projectId, [...caller.projectIds])})`
+    : sql<boolean>`true`;
   const rows = await db
-    .select({ g: oauthGrants, email: users.email, clientName: oauthClients.clientName })
+    .select({ g: oauthGrants, email: users.email, member, clientName: oauthClients.clientName })
     .from(oauthGrants)
     .innerJoin(users, eq(users.id, oauthGrants.userId))
     .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.clientId))
@@ -201,12 +209,12 @@ export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCalle
     )
     .orderBy(desc(oauthGrants.createdAt), desc(oauthGrants.id))
     .limit(1000);
-  return rows.map(({ g, email, clientName }) => ({
+  return rows.map(({ g, email, member, clientName }) => ({
     id: g.id,
     client_id: g.clientId,
     client_name: clientName,
     user_id: g.userId,
-    user_email: email,
+    user_email: member ? email : null,
     project_id: g.projectId,
     scopes: g.scopes,
     resource: g.resource,

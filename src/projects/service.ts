@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { type Project, projects } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
-import { contentCommitted, NO_PATH_CHANGES, type PathChanges } from "../lib/commits";
+import { commitNotice, contentCommitted, type PathChanges } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
@@ -117,7 +117,7 @@ const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>):
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
   const gone: PathChanges = { gone: [""], added: [] };
-  await notifyContentChange(db, project.id, gone);
+  await notifyContentChange(db, commitNotice(db, project.id, gone));
   contentCommitted(db, project.id, gone);
 }
 
@@ -129,7 +129,7 @@ export const CONTENT_CHANNEL = "cms_content";
  * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
  * and the notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
-export async function bumpContentVersion(db: Db, projectId: string): Promise<void> {
+export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<void> {
   const locked = await db
     .update(projects)
     .set({ contentVersion: sql`${projects.contentVersion} + 1` })
@@ -137,7 +137,7 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
     .returning({ id: projects.id });
   // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
   if (locked.length === 0) throw notFound("project");
-  await notifyContentChange(db, projectId);
+  if (notice !== null) await notifyContentChange(db, notice);
 }
 
 /**
@@ -147,10 +147,11 @@ export async function bumpContentVersion(db: Db, projectId: string): Promise<voi
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, paths: PathLog) => Promise<T>): Promise<T> {
   const changes = { gone: [] as string[], added: [] as string[] };
   const result = await db.transaction(async (tx) => {
-    await bumpContentVersion(tx, projectId);
+    await bumpContentVersion(tx, projectId, null);
     const out = await write(tx, { gone: (path) => void changes.gone.push(path), added: (path) => void changes.added.push(path) });
-    // A write that takes pages away or brings them names them in a second notification of the same commit.
-    if (changes.gone.length + changes.added.length > 0) await notifyContentChange(tx, projectId, changes);
+    // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
+    // having heard of the write at commit) and the pages the write took away or brought.
+    await notifyContentChange(tx, commitNotice(db, projectId, changes));
     return out;
   });
   contentCommitted(db, projectId, changes);
@@ -163,8 +164,6 @@ export interface PathLog {
   added(path: string): void;
 }
 
-/** Payload: the project id, then (when the write took pages away or brought some) a space and the PathChanges as JSON. */
-async function notifyContentChange(db: Db, projectId: string, changes: PathChanges = NO_PATH_CHANGES): Promise<void> {
-  const payload = changes.gone.length + changes.added.length > 0 ? `${projectId} ${JSON.stringify(changes)}` : projectId;
-  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${payload})`);
+async function notifyContentChange(db: Db, notice: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${notice})`);
 }

@@ -113,9 +113,16 @@ export async function listUsers(db: Db, caller: AdminCaller | null): Promise<Use
   return toWire(db, rows, caller);
 }
 
+/**
+ * The user when it exists and the caller may see it (a project-limited caller: a member of one of
+ * its projects), else null: an unknown id and a user outside those projects look the same.
+ */
+export const getVisibleUser = async (db: Db, id: string, caller: AdminCaller | null): Promise<User | null> =>
+  isUuid(id) ? firstUser(db, and(eq(users.id, id.toLowerCase()), visibleTo(caller))) : null;
+
 /** One user; 404 when unknown or outside a project-limited caller's projects. */
 export async function getUserWire(db: Db, id: string, caller: AdminCaller | null): Promise<UserWire> {
-  const u = isUuid(id) ? await firstUser(db, and(eq(users.id, id.toLowerCase()), visibleTo(caller))) : null;
+  const u = await getVisibleUser(db, id, caller);
   if (!u) throw notFound("user");
   return oneRow(await toWire(db, [u], caller));
 }
