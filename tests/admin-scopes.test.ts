@@ -228,6 +228,7 @@ const CASES: Record<string, Case> = {
 
 /** Routes that accept any one of several scopes: how many the 403 names, each then tried alone. */
 const ALTERNATIVES: Record<string, number> = {
+  "GET /admin/projects/{ref}": 2, // projects:read or content:read (the same settings get_project reads)
   "GET /admin/p/{ref}/members": 2,
   "PUT /admin/p/{ref}/members/{userId}": 2,
   "DELETE /admin/p/{ref}/members/{userId}": 2,
