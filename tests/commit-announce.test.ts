@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { DeliveryCache } from "../src/delivery/cache";
 import { CONTENT_CHANNEL } from "../src/projects/service";
 import { get, patchNode } from "./delivery.helpers";
-import { harness, seedNode, seedProject, waitFor } from "./helpers";
+import { freshDatabase, harness, seedNode, seedProject, waitFor } from "./helpers";
 
 /** Every invalidation of every delivery cache of the process, by cache. */
 const seen = new Map<object, string[]>();
@@ -23,8 +23,13 @@ afterAll(() => {
 const dropsOf = (projectId: string): number[] => [...seen.values()].map((ids) => ids.filter((id) => id === projectId).length).filter((n) => n > 0);
 
 describe("content writes: one invalidation per write per instance", async () => {
-  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" });
-  const other = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }); // a second instance over the same database
+  // A database of its own: the apps other test files left listening on the shared one would see its
+  // NOTIFYs too (and rightly drop their caches), which says nothing about these two.
+  const fresh = await freshDatabase();
+  afterAll(() => fresh.drop());
+  const own = { db: fresh.handle.db, dbHandle: fresh.handle };
+  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, own);
+  const other = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, own); // a second instance over the same database
   const p = await seedProject(h, { public_base_url: "https://site.example" });
   const node = await seedNode(h, p.slug, { slug: "page", title: "Page" }, true);
 

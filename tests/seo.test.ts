@@ -273,10 +273,10 @@ describe("delivery SEO: descriptions and JSON-LD", async () => {
 
 describe("delivery: error answers get their own short Cache-Control", async () => {
   const CC = "public, max-age=60";
-  test("404s, 400s and sitemap_unavailable carry DELIVERY_ERROR_CACHE_CONTROL (default public, max-age=5); 200s keep theirs", async () => {
+  test("404s, 400s and sitemap_unavailable carry DELIVERY_ERROR_CACHE_CONTROL (default public, max-age=5); 200s keep theirs; both with stale-if-error", async () => {
     for (const [env, expected] of [
-      [{}, "public, max-age=5"],
-      [{ DELIVERY_ERROR_CACHE_CONTROL: "public, max-age=2, must-revalidate" }, "public, max-age=2, must-revalidate"],
+      [{}, "public, max-age=5, stale-if-error=86400"],
+      [{ DELIVERY_ERROR_CACHE_CONTROL: "public, max-age=2, must-revalidate" }, "public, max-age=2, must-revalidate, stale-if-error=86400"],
     ] as const) {
       const h = await harness({ DELIVERY_CACHE_CONTROL: CC, ...env });
       const p = await seedProject(h, { public_base_url: SITE });
@@ -297,7 +297,7 @@ describe("delivery: error answers get their own short Cache-Control", async () =
       for (const path of [`/api/p/${p.slug}/nodes/by-path/here`, `/api/p/${p.slug}/sitemap.xml`, `/api/p/${p.slug}/robots.txt`]) {
         const res = await get(h, path);
         expect(res.status).toBe(200);
-        expect(res.headers.get("cache-control")).toBe(CC);
+        expect(res.headers.get("cache-control")).toBe(`${CC}, stale-if-error=86400`);
       }
       // A page published after a 404 was served is found at once (and the 404 told caches 5 s at most).
       const later = await seedNode(h, p.slug, { slug: "missing", title: "Now here" }, true);
