@@ -3,6 +3,7 @@
 const STATUS = {
   invalid_request: 400,
   invalid_input: 400,
+  invalid_content: 400,
   invalid_locale: 400,
   invalid_sort: 400,
   missing_parameter: 400,

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { DeliveryCache } from "../src/delivery/cache";
-import { CONTENT_CHANNEL } from "../src/projects/service";
+import { CONTENT_CHANNEL } from "../src/write";
 import { get, patchNode } from "./delivery.helpers";
 import { freshDatabase, harness, seedNode, seedProject, waitFor } from "./helpers";
 

@@ -27,6 +27,8 @@ export const nodes = pgTable(
     status: text("status").$type<NodeStatus>().notNull().default("draft"),
     position: integer("position").notNull().default(0),
     seo: jsonb("seo").$type<NodeSeo>().notNull().default({}),
+    // Typed values of the node's type in the content model (author, date, category…); free-form without one.
+    fields: jsonb("fields").$type<Record<string, unknown>>().notNull().default({}),
     publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
@@ -81,6 +83,8 @@ export const translations = pgTable(
     locale: text("locale").notNull(),
     meta: jsonb("meta").$type<TranslationMeta>().notNull().default({}),
     blocks: jsonb("blocks").$type<Record<string, Record<string, unknown>>>().notNull().default({}),
+    // Overrides of the node's translatable fields in this locale (deep-merged over nodes.fields on read).
+    fields: jsonb("fields").$type<Record<string, unknown>>().notNull().default({}),
     // draft translations (e.g. machine-translated, awaiting review) are not delivered.
     status: text("status").$type<"draft" | "published">().notNull().default("published"),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

@@ -1,5 +1,6 @@
 export * from "./ai";
 export * from "./auth";
 export * from "./content";
+export * from "./model";
 export * from "./oauth";
 export * from "./projects";

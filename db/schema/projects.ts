@@ -1,4 +1,4 @@
-import { bigint, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const projects = pgTable("projects", {
   id: uuid("id").primaryKey(),
@@ -9,6 +9,8 @@ export const projects = pgTable("projects", {
   publicBaseUrl: text("public_base_url"),
   // Bumped by every content write; delivery caches are keyed by it on every instance.
   contentVersion: bigint("content_version", { mode: "number" }).notNull().default(1),
+  // The content model's version (content_models.version; 0: the project has none, all free-form).
+  modelVersion: integer("model_version").notNull().default(0),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

@@ -8,8 +8,8 @@ import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { deepMerge } from "../lib/merge";
 import { readPaging } from "../lib/paging";
-import { contentWrite } from "../projects/service";
 import { findTranslation, projectLocale } from "../translations/service";
+import { contentWrite } from "../write";
 import { type EntriesOut, EntryOut, type EntryQuery, type EntrySort, type LocalizedNodeOut } from "./model";
 import { type BlockWire, escapeLike, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, replaceBlocks } from "./service";
 
@@ -21,7 +21,7 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
 }
 
 export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> =>
-  contentWrite(db, project.id, async (tx) => {
+  contentWrite(db, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, nodeId);
     const current = await getBlocks(tx, node.id);
     const byId = new Map(current.map((b) => [b.id, { id: b.id, type: b.type, data: b.data }]));
@@ -32,7 +32,7 @@ export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds
     const missing = current.filter((b) => !ids.includes(b.id)).map((b) => b.id);
     if (missing.length > 0) throw new AppError("invalid_request", `block_ids must list every block of the node; missing: ${missing.join(", ")}`, { field: "block_ids" });
     const ordered = ids.flatMap((id) => byId.get(id) ?? []);
-    return replaceBlocks(tx, node, ordered, now);
+    return replaceBlocks(tx, w, node, ordered, now);
   });
 
 /**

@@ -6,7 +6,7 @@ import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
-import { contentWrite } from "../projects/service";
+import { contentWrite, type WriteLog } from "../write";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
 
 export type Node = typeof nodes.$inferSelect;
@@ -99,7 +99,7 @@ const withConflict = <T>(path: string, write: () => Promise<T>): Promise<T> =>
   });
 
 export const createNode = (db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> =>
-  contentWrite(db, project.id, async (tx) => {
+  contentWrite(db, project.id, async (tx, w) => {
     const parent = await parentNode(tx, project.id, input.parent_id);
     const path = parent ? `${parent.path}/${input.slug}` : input.slug;
     checkPathLength(path);
@@ -126,6 +126,7 @@ export const createNode = (db: Db, project: Project, input: NewNode, now: Date):
       ),
     );
     const written = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : [];
+    w.touched(node.id);
     return { ...nodeToWire(node), blocks: written.map(blockToWire) };
   });
 
@@ -183,6 +184,7 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
 export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> =>
   contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
+    paths.touched(node.id);
     const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
     // The same parent is not looked up: its path is the node's own without the last segment.
     const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
@@ -228,10 +230,11 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
   });
 
 export const setNodeBlocks = (db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> =>
-  contentWrite(db, project.id, async (tx) => replaceBlocks(tx, await getNode(tx, project.id, id), input, now));
+  contentWrite(db, project.id, async (tx, w) => replaceBlocks(tx, w, await getNode(tx, project.id, id), input, now));
 
 /** Inside a content write: the node's blocks become `input` (kept ids keep their translations). */
-export async function replaceBlocks(tx: Db, node: Node, input: BlockInput[], now: Date): Promise<BlockWire[]> {
+export async function replaceBlocks(tx: Db, w: WriteLog, node: Node, input: BlockInput[], now: Date): Promise<BlockWire[]> {
+  w.touched(node.id);
   const written = await writeBlocks(tx, node.id, input, now);
   await tx.update(nodes).set({ updatedAt: now }).where(eq(nodes.id, node.id));
   return written.map(blockToWire);

@@ -8,7 +8,7 @@
 import type { AppDeps } from "../deps";
 import { AppError, describeError, errorBody, isDatabaseUnavailable, notFound } from "../errors";
 import { onContentCommitted, type PathChanges } from "../lib/commits";
-import { CONTENT_CHANNEL } from "../projects/service";
+import { CONTENT_CHANNEL } from "../write";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 

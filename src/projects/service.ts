@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Project, projects } from "../../db/schema";
@@ -8,6 +8,7 @@ import { commitNotice, contentCommitted, type PathChanges } from "../lib/commits
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
+import { contentWrite, notifyContent } from "../write";
 import type { ProjectIn, ProjectOut } from "./model";
 
 export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
@@ -117,53 +118,6 @@ const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>):
 export async function deleteProject(db: Db, project: Project): Promise<void> {
   await db.delete(projects).where(eq(projects.id, project.id));
   const gone: PathChanges = { gone: [""], added: [] };
-  await notifyContentChange(db, commitNotice(db, project.id, gone));
+  await notifyContent(db, commitNotice(db, project.id, gone));
   contentCommitted(db, project.id, gone);
-}
-
-export const CONTENT_CHANNEL = "cms_content";
-
-/**
- * Every content write calls this FIRST inside its transaction (contentWrite does): the update locks
- * the project's row, so a project's content writes are serialised (a move and a create under the
- * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
- * and the notification goes out at commit, so every instance's delivery cache for it is stale from then.
- */
-export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<void> {
-  const locked = await db
-    .update(projects)
-    .set({ contentVersion: sql`${projects.contentVersion} + 1` })
-    .where(eq(projects.id, projectId))
-    .returning({ id: projects.id });
-  // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
-  if (locked.length === 0) throw notFound("project");
-  if (notice !== null) await notifyContentChange(db, notice);
-}
-
-/**
- * A content write: bumpContentVersion, then `write`, in one transaction. Once it has committed, it is
- * announced on the Db it began on (lib/commits): this instance drops the project's answers at once.
- */
-export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, paths: PathLog) => Promise<T>): Promise<T> {
-  const changes = { gone: [] as string[], added: [] as string[] };
-  const result = await db.transaction(async (tx) => {
-    await bumpContentVersion(tx, projectId, null);
-    const out = await write(tx, { gone: (path) => void changes.gone.push(path), added: (path) => void changes.added.push(path) });
-    // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
-    // having heard of the write at commit) and the pages the write took away or brought.
-    await notifyContentChange(tx, commitNotice(db, projectId, changes));
-    return out;
-  });
-  contentCommitted(db, projectId, changes);
-  return result;
-}
-
-/** Where a content write records the pages it may take away or bring (lib/commits, PathChanges). */
-export interface PathLog {
-  gone(path: string): void;
-  added(path: string): void;
-}
-
-async function notifyContentChange(db: Db, notice: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${notice})`);
 }

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Project, themes } from "../../db/schema";
 import { AppError } from "../errors";
-import { contentWrite, normaliseBaseUrl } from "../projects/service";
+import { normaliseBaseUrl } from "../projects/service";
+import { contentWrite } from "../write";
 import type { ThemeOut } from "./model";
 
 type ThemeWire = z.output<typeof ThemeOut>;

@@ -7,7 +7,7 @@ import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
-import { contentWrite } from "../projects/service";
+import { contentWrite } from "../write";
 import type { TranslationOut } from "./model";
 
 export type Translation = typeof translations.$inferSelect;
@@ -57,6 +57,7 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
     // their last good answers go, and nothing there is known to be gone.
     paths.gone(node.path);
     paths.added(node.path);
+    paths.touched(node.id, loc);
     const overrides = Object.entries(input.blocks ?? {});
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];

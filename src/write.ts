@@ -1,0 +1,100 @@
+// The one write path (STYLE.md habit 15). Every content write of every transport (REST, MCP, the
+// CLI, machine translation, the demo seed) runs in `contentWrite`: it locks the project and bumps its
+// content version, runs the write, checks every node the write touched against the project's
+// content model, then (at commit) notifies the other instances and announces the write in-process.
+// What later issues add to every write (the revision, the activity entry, the outbox event, the
+// dry run) plugs in here, next to the model check, not into the handlers.
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { projects } from "../db/schema";
+import { AppError, notFound } from "./errors";
+import { commitNotice, contentCommitted } from "./lib/commits";
+import { compiledModel, nodeSnapshots } from "./model/cache";
+import { pointerSegment } from "./model/compile";
+import { MAX_VIOLATIONS, type Violation } from "./model/model";
+
+export const CONTENT_CHANNEL = "cms_content";
+
+/** What a write tells the unit while it runs. */
+export interface WriteLog {
+  /** A page (base path; "" = the whole project) the write may take away: delivery stops serving its last good answer. */
+  gone(path: string): void;
+  /** A page the write may bring (back). */
+  added(path: string): void;
+  /** A node whose content the write changed, to be checked against the content model; `locale` when only that translation changed. */
+  touched(nodeId: string, locale?: string): void;
+}
+
+/**
+ * Every content write calls this FIRST inside its transaction (contentWrite does): the update locks
+ * the project's row, so a project's content writes are serialised (a move and a create under the
+ * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
+ * and the notification goes out at commit, so every instance's delivery cache for it is stale from
+ * then. It answers the project's content model version, read in the same statement.
+ */
+export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<{ modelVersion: number }> {
+  const [locked] = await db
+    .update(projects)
+    .set({ contentVersion: sql`${projects.contentVersion} + 1` })
+    .where(eq(projects.id, projectId))
+    .returning({ modelVersion: projects.modelVersion });
+  // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
+  if (!locked) throw notFound("project");
+  if (notice !== null) await notifyContent(db, notice);
+  return locked;
+}
+
+/**
+ * A content write: bumpContentVersion, then `write`, then the model check of what it touched, in one
+ * transaction. Once it has committed, it is announced on the Db it began on (lib/commits): this
+ * instance drops the project's answers at once; the NOTIFY tells the others.
+ */
+export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
+  const changes = { gone: [] as string[], added: [] as string[] };
+  const touched = new Map<string, Set<string | undefined>>();
+  const log: WriteLog = {
+    gone: (path) => void changes.gone.push(path),
+    added: (path) => void changes.added.push(path),
+    touched: (nodeId, locale) => {
+      let locales = touched.get(nodeId);
+      if (!locales) touched.set(nodeId, (locales = new Set()));
+      locales.add(locale);
+    },
+  };
+  const result = await db.transaction(async (tx) => {
+    const { modelVersion } = await bumpContentVersion(tx, projectId, null);
+    const out = await write(tx, log);
+    if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched);
+    // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
+    // having heard of the write at commit) and the pages the write took away or brought.
+    await notifyContent(tx, commitNotice(db, projectId, changes));
+    return out;
+  });
+  contentCommitted(db, projectId, changes);
+  return result;
+}
+
+/**
+ * 400 invalid_content, one entry per violation, when a touched node fails the model. A write that
+ * changed only one translation gets pointers into that translation's input (its `fields`, `blocks`).
+ */
+async function checkModel(tx: Db, projectId: string, version: number, touched: Map<string, Set<string | undefined>>): Promise<void> {
+  const model = await compiledModel(tx, projectId, version);
+  const violations: Violation[] = [];
+  for (const node of await nodeSnapshots(tx, projectId, [...touched.keys()])) {
+    const locales = touched.get(node.id);
+    const only = locales?.size === 1 ? [...locales][0] : undefined;
+    const prefix = only === undefined ? null : `/translations/${pointerSegment(only)}`;
+    for (const v of model.validateNode(node)) {
+      violations.push(prefix !== null && v.pointer.startsWith(`${prefix}/`) ? { ...v, pointer: v.pointer.slice(prefix.length) } : v);
+    }
+  }
+  if (violations.length === 0) return;
+  const [first] = violations;
+  const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : "";
+  throw new AppError("invalid_content", `the content does not match the project's content model: ${first?.pointer}: ${first?.message}${more}`, { violations: violations.slice(0, MAX_VIOLATIONS) });
+}
+
+export async function notifyContent(db: Db, notice: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${notice})`);
+}
