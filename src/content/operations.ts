@@ -91,7 +91,8 @@ const updateNodeOp = projectOperation({
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
   async run({ deps, project, now }, { node_id, ...changes }) {
-    if (Object.values(changes).every((v) => v === undefined)) throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks");
+    if (Object.values(changes).every((v) => v === undefined))
+      throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks");
     return { node: await updateNode(deps.db, project, node_id, changes, now) };
   },
 });

@@ -44,9 +44,7 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
     { field: "title", text: node.title, apply: (t) => (meta.title = t) },
     ...(typeof description === "string" && !NOT_PROSE_RE.test(description) ? [{ field: "seo.description", text: description, apply: (t: string) => (meta.description = t) }] : []),
     ...jobsOf(["fields"], node.fields, () => fields, leaves(model.nodeType(node.type)?.fields, node.fields)),
-    ...node.blocks.flatMap((b) =>
-      jobsOf(["blocks", b.id], b.data, () => (overrides[b.id] ??= {}), leaves(model.blockType(b.type)?.schema, b.data)),
-    ),
+    ...node.blocks.flatMap((b) => jobsOf(["blocks", b.id], b.data, () => (overrides[b.id] ??= {}), leaves(model.blockType(b.type)?.schema, b.data))),
   ];
   if (jobs.length > MAX_NODE_FIELDS) {
     throw new AppError("invalid_request", `this node has ${jobs.length} text fields; translate_node handles at most ${MAX_NODE_FIELDS} (use translate_text and upsert_translation)`);
