@@ -45,7 +45,7 @@ function collect(value: unknown, schema: unknown, path: Path, out: ModelLeaf[]):
     if (value.trim() === "" || (format !== null && NOT_PROSE_FORMATS.has(format))) return;
     out.push({ path, text: value, format: format === "markdown" || format === "html" ? format : null });
   } else if (Array.isArray(value)) {
-    value.forEach((v, i) => collect(v, s.items, [...path, i], out));
+    for (const [i, v] of value.entries()) collect(v, s.items, [...path, i], out);
   } else if (isPlainObject(value)) {
     const props = isPlainObject(s.properties) ? s.properties : {};
     for (const [k, v] of Object.entries(value)) collect(v, props[k], [...path, k], out);
