@@ -1,7 +1,7 @@
 // The translation instruction. The user message carries the text alone, so that text which
 // reads like instructions is translated, not obeyed.
 
-export function translationPrompt(input: { from: string; to: string; field: string | null }): string {
+export function translationPrompt(input: { from: string; to: string; field: string | null; format?: "markdown" | "html" | null }): string {
   const lines = [
     `You are a professional translator. Translate the user's message from ${languageName(input.from)} to ${languageName(input.to)}.`,
     "Reply with the translation only: no explanations, notes, quotation marks or preamble.",
@@ -11,6 +11,9 @@ export function translationPrompt(input: { from: string; to: string; field: stri
   ];
   const field = input.field?.trim();
   if (field) lines.push(`The text is the "${field}" field of a content item.`, ...fieldHints(field));
+  // The content model says so (format markdown or html): the markup is structure, not text.
+  if (input.format === "markdown") lines.push("The text is Markdown: keep every Markdown construct (headings, lists, emphasis, links, images, code) exactly as it is; translate only the prose.");
+  if (input.format === "html") lines.push("The text is HTML: keep every tag, attribute and entity exactly as it is; translate only the text between tags (and alt and title attributes).");
   return lines.join("\n");
 }
 

@@ -152,7 +152,11 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
 }
 
 /** Translates text with the project's chosen (or default) provider and its stored key, for the admin route and the MCP tools. */
-export async function translateText(deps: AppDeps, project: Project, input: z.output<typeof TranslateIn> & { from: string }): Promise<z.output<typeof TranslateTextOut>> {
+export async function translateText(
+  deps: AppDeps,
+  project: Project,
+  input: z.output<typeof TranslateIn> & { from: string; format?: "markdown" | "html" | null },
+): Promise<z.output<typeof TranslateTextOut>> {
   const [from, to] = [input.from, input.to].map((tag) => canonicalLocale(tag));
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
   if (!to) throw new AppError("invalid_locale", `to "${input.to}" is not a BCP 47 tag`, { field: "to" });
@@ -181,7 +185,7 @@ export async function translateText(deps: AppDeps, project: Project, input: z.ou
       baseUrl: provider.baseUrl || info.default_base_url,
       apiKey,
       model,
-      system: translationPrompt({ from, to, field }),
+      system: translationPrompt({ from, to, field, format: input.format ?? null }),
       text,
       maxOutputTokens: Math.min(8192, 512 + chars * 2),
     });

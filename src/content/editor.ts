@@ -36,7 +36,7 @@ export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds
   });
 
 /**
- * The node with its blocks in one locale: the translation's meta and block overrides (draft or
+ * The node with its blocks in one locale: the translation's meta, field and block overrides (draft or
  * published: this is the editor's view) deep-merged over the base content.
  */
 export async function getLocalizedNode(db: Db, project: Project, nodeId: string, locale: string | undefined): Promise<z.output<typeof LocalizedNodeOut>> {
@@ -49,6 +49,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     ...node,
     title: typeof title === "string" && title !== "" ? title : node.title,
     seo: deepMerge(node.seo, seoMeta),
+    fields: deepMerge(node.fields, tr.fields),
     blocks: node.blocks.map((b) => ({ ...b, data: deepMerge(b.data, tr.blocks[b.id] ?? {}) })),
     locale: loc,
     translated: true,

@@ -22,6 +22,8 @@ export const BlockIn = z.object({
 });
 export const BlocksIn = z.array(BlockIn).max(500).describe("the node's complete ordered block list: blocks left out are deleted, order is the array order");
 export const BlockOut = z.object({ id: Id, type: z.string(), order: z.number().int(), data: Json });
+/** A node's typed values (author, date, category…), checked against its node type's `fields` schema when the content model declares one. */
+export const FieldsIn = Json.describe("the node's fields: an object of values, checked against the content model's schema for its type; on update the whole object replaces the old one");
 export const NodeOut = z.object({
   id: Id,
   project_id: Id,
@@ -33,6 +35,7 @@ export const NodeOut = z.object({
   status: NodeStatus,
   position: z.number().int(),
   seo: Json,
+  fields: Json,
   published_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -57,6 +60,7 @@ export const NewNodeIn = z.object({
   parent_id: NodeId.nullable().optional().describe("parent node id; omit or null for a top-level node"),
   position: Position.optional().describe("order among siblings; default after the last"),
   seo: SeoIn.optional(),
+  fields: FieldsIn.optional(),
   blocks: BlocksIn.optional(),
 });
 export const EntryQuery = z.object({

@@ -3,7 +3,7 @@ import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
-import { BlockOut, BlocksIn, EntriesOut, EntryQuery, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
+import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
 import { createNode, deleteNode, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
 const NodeRef = { node_id: NodeId };
@@ -84,13 +84,15 @@ const updateNodeOp = projectOperation({
     type: z.string().min(1).max(64).optional(),
     position: Position.optional(),
     seo: SeoIn.optional(),
+    fields: FieldsIn.optional(),
     blocks: BlocksIn.optional(),
   }),
   output: z.object({ node: NodeWithBlocksOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
   async run({ deps, project, now }, { node_id, ...changes }) {
-    if (Object.values(changes).every((v) => v === undefined)) throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, blocks");
+    if (Object.values(changes).every((v) => v === undefined))
+      throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks");
     return { node: await updateNode(deps.db, project, node_id, changes, now) };
   },
 });

@@ -30,6 +30,7 @@ export const nodeToWire = (n: Node): NodeWire => ({
   status: n.status,
   position: n.position,
   seo: n.seo,
+  fields: n.fields,
   published_at: n.publishedAt?.toISOString() ?? null,
   created_at: n.createdAt.toISOString(),
   updated_at: n.updatedAt.toISOString(),
@@ -119,6 +120,7 @@ export const createNode = (db: Db, project: Project, input: NewNode, now: Date):
             status: "draft",
             position,
             seo: input.seo ?? {},
+            fields: input.fields ?? {},
             createdAt: now,
             updatedAt: now,
           })
@@ -212,7 +214,7 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
     const updated = await withConflict(path, async () => {
       const [row] = await tx
         .update(nodes)
-        .set({ parentId, slug, path, position, type: input.type ?? node.type, title: input.title ?? node.title, seo: input.seo ?? node.seo, updatedAt: now })
+        .set({ parentId, slug, path, position, type: input.type ?? node.type, title: input.title ?? node.title, seo: input.seo ?? node.seo, fields: input.fields ?? node.fields, updatedAt: now })
         .where(eq(nodes.id, node.id))
         .returning();
       // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.

@@ -3,10 +3,17 @@
 import { type CallToolResult, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AppError, describeError, vanishedRow } from "../errors";
 import type { Logger } from "../lib/log";
+import { isPlainObject } from "../lib/merge";
 
 function toolError(code: string, message: string, details?: unknown): CallToolResult {
   const text = details === undefined ? `${code}: ${message}` : `${code}: ${message} (details: ${JSON.stringify(details)})`;
-  return { isError: true, content: [{ type: "text", text }] };
+  return { isError: true, content: [{ type: "text", text: text + violationLines(details) }] };
+}
+
+/** invalid_content: one line per violation (pointer, rule, message) after the details, so an agent reads what to fix where. */
+function violationLines(details: unknown): string {
+  const list = isPlainObject(details) && Array.isArray(details.violations) ? details.violations.filter(isPlainObject) : [];
+  return list.map((v) => `\n- ${String(v.pointer)} (${String(v.rule)}): ${String(v.message)}`).join("");
 }
 
 export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {

@@ -7,6 +7,7 @@ export const TranslationOut = z.object({
   node_id: Id,
   locale: z.string(),
   meta: Json,
+  fields: Json,
   blocks: z.record(z.string(), Json),
   status: TranslationStatus,
   created_at: Timestamp,

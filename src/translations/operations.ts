@@ -56,6 +56,7 @@ const upsertTranslationOp = projectOperation({
       })
       .optional()
       .describe("localised title, slug and SEO fields (other fields are ignored)"),
+    fields: Json.optional().describe("overrides of the node's translatable fields (the content model's translatable: true), deep-merged over the node's fields on read"),
     blocks: z.record(z.uuid(), Json).optional().describe("block id → partial block data, deep-merged over the block on read"),
     status: TranslationStatus.optional().describe("default published"),
   }),

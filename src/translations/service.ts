@@ -17,6 +17,7 @@ export const translationToWire = (tr: Translation): z.output<typeof TranslationO
   node_id: tr.nodeId,
   locale: tr.locale,
   meta: tr.meta,
+  fields: tr.fields,
   blocks: tr.blocks,
   status: tr.status,
   created_at: tr.createdAt.toISOString(),
@@ -48,7 +49,14 @@ export async function getTranslation(db: Db, project: Project, nodeId: string, l
 export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
   db.query.translations.findFirst({ where: and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)) });
 
-export async function upsertTranslation(db: Db, project: Project, nodeId: string, locale: string, input: Partial<Pick<Translation, "meta" | "blocks" | "status">>, now: Date): Promise<Translation> {
+export async function upsertTranslation(
+  db: Db,
+  project: Project,
+  nodeId: string,
+  locale: string,
+  input: Partial<Pick<Translation, "meta" | "fields" | "blocks" | "status">>,
+  now: Date,
+): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
   return contentWrite(db, project.id, async (tx, paths) => {
@@ -62,7 +70,13 @@ export async function upsertTranslation(db: Db, project: Project, nodeId: string
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
     if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
-    const values = { meta: input.meta ?? {}, blocks: Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data])), status: input.status ?? "published", updatedAt: now } as const;
+    const values = {
+      meta: input.meta ?? {},
+      fields: input.fields ?? {},
+      blocks: Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data])),
+      status: input.status ?? "published",
+      updatedAt: now,
+    } as const;
     return oneRow(
       await tx
         .insert(translations)
