@@ -59,7 +59,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
  * origin (the API explorer lives there). A browser page of any other origin gets no CORS headers: a
  * stolen-key replay from a hostile page cannot read the answers.
  */
-const adminCors = (deps: AppDeps): CorsPolicy => ({
+export const adminCors = (deps: AppDeps): CorsPolicy => ({
   origins: deps.config.adminAllowedOrigins,
   methods: "GET, POST, PUT, PATCH, DELETE",
   allowHeaders: "authorization, content-type, x-request-id",
