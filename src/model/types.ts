@@ -390,7 +390,7 @@ export function modelJsonSchema(def: ContentModelDefinition, p: GeneratedFor): S
   for (const b of def.block_types) {
     const n = names.block.get(b.name);
     if (!n) continue;
-    defs[n.data] = rebase(answerSchema(b.schema), n.data);
+    defs[n.data] = answerSchema(rebase(b.schema, n.data));
     defs[n.block] = { ...(b.description ? { description: b.description } : {}), ...block({ const: b.name }, ref(n.data)) };
   }
   const blockRefs = [...names.block.values()].map((n) => ref(n.block));
@@ -403,7 +403,7 @@ export function modelJsonSchema(def: ContentModelDefinition, p: GeneratedFor): S
   for (const t of def.node_types) {
     const n = names.node.get(t.name);
     if (!n) continue;
-    defs[n.fields] = rebase(answerSchema(t.fields), n.fields);
+    defs[n.fields] = answerSchema(rebase(t.fields, n.fields));
     const items = t.blocks === null ? ref("Block") : { anyOf: [...new Set(t.blocks.flatMap((a) => names.block.get(a.type)?.block ?? []))].map(ref) };
     defs[n.node] = {
       ...(t.description ? { description: t.description } : {}),
