@@ -64,14 +64,25 @@ interface Names {
 
 function allocateNames(def: ContentModelDefinition): Names {
   const taken = new Set(FIXED);
-  const take = (base: string): string => {
-    let name = base;
-    for (let i = 2; taken.has(name); i++) name = `${base}${i}`;
-    taken.add(name);
-    return name;
+  // A stem and the suffixes it takes, numbered together when one of them is taken (blog-post, blog_post).
+  const take = (stem: string, a: string, b: string): [string, string] => {
+    let n = "";
+    for (let i = 2; taken.has(`${stem}${n}${a}`) || taken.has(`${stem}${n}${b}`); i++) n = String(i);
+    taken.add(`${stem}${n}${a}`).add(`${stem}${n}${b}`);
+    return [`${stem}${n}${a}`, `${stem}${n}${b}`];
   };
-  const block = new Map(def.block_types.map((b) => [b.name, { block: take(`${pascal(b.name)}Block`), data: take(`${pascal(b.name)}Data`) }]));
-  const node = new Map(def.node_types.map((n) => [n.name, { node: take(`${pascal(n.name)}Node`), fields: take(`${pascal(n.name)}Fields`) }]));
+  const block = new Map(
+    def.block_types.map((t) => {
+      const [name, data] = take(pascal(t.name), "Block", "Data");
+      return [t.name, { block: name, data }];
+    }),
+  );
+  const node = new Map(
+    def.node_types.map((t) => {
+      const [name, fields] = take(pascal(t.name), "Node", "Fields");
+      return [t.name, { node: name, fields }];
+    }),
+  );
   return { node, block };
 }
 
