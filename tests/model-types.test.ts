@@ -8,9 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { createApp } from "../src/app";
+import { runCli } from "../src/cli";
+import { loadConfig } from "../src/config";
 import { createAdminKey } from "../src/keys/service";
+import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { compiledModel } from "../src/model/cache";
 import { modelTypeScript } from "../src/model/types";
+import { openRuntime } from "../src/runtime";
 import { harness, type TestHarness, uniqueSlug } from "./helpers";
 import { DEMO_LIKE_MODEL, setFields, setModel } from "./types.helpers";
 
@@ -253,5 +258,34 @@ export const entries: EntriesAnswer = ${entries.text};
     delete bad.data.blocks[0].data.heading;
     expect(validate(bad)).toBe(false);
     expect(validate({ data: { ...post.json.data, type: "page", blocks: [{ id: "x", type: "hero", order: 0, data: {} }] } })).toBe(false);
+  });
+});
+
+describe("npm run cli -- model:types --project <slug> (embedded database on disk)", () => {
+  test("prints the same TypeScript as GET /admin/p/{ref}/model/types.ts; an unknown project is an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cms-model-types-"));
+    const env = { DATA_DIR: dir, SEED_DEMO: "false" };
+    try {
+      let served = "";
+      {
+        const deps = await openRuntime(loadConfig({ ...env, LOG_LEVEL: "silent" }));
+        const app = createApp(deps);
+        const { plaintext } = await createAdminKey(deps.db, { name: "t", scopes: [...ADMIN_SCOPES] }, null, new Date());
+        const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
+        const created = await app.handle(new Request("http://localhost/admin/projects", { method: "POST", headers: auth, body: JSON.stringify({ slug: "site", name: "Site" }) }));
+        await setModel(deps.db, (await created.json()).data.id, DEMO_LIKE_MODEL);
+        served = await (await app.handle(new Request("http://localhost/admin/p/site/model/types.ts", { headers: auth }))).text();
+        await deps.dbHandle.close();
+      }
+      expect(served).toContain("export interface PostNode extends NodeBase");
+      const out: string[] = [];
+      expect(await runCli(["model:types", "--project", "site"], env, (s) => out.push(s))).toBe(0);
+      expect(out).toEqual([served]);
+      const missing: string[] = [];
+      expect(await runCli(["model:types", "--project", "nope"], env, (s) => missing.push(s))).toBe(1);
+      expect(missing).toEqual(["error: project not found"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
