@@ -169,7 +169,7 @@ function typedFields(op: Operation): ReadonlyMap<string, string> {
   return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
 }
 
-const ErrorBody = {
+export const ErrorBody = {
   type: "object",
   description: "Error body: { error: { code, message, details? } }",
   properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },

@@ -7,7 +7,7 @@ import { adminAuthenticator, adminDoc, requireScopes } from "../auth";
 import type { AppDeps } from "../deps";
 import { corsHeaders, corsPreflight } from "../lib/cors";
 import { resolveProject } from "../projects/service";
-import { adminCors } from "../rest";
+import { adminCors, ErrorBody } from "../rest";
 import { compiledModel } from "./cache";
 import { modelJsonSchema, modelTypeScript } from "./types";
 
@@ -15,7 +15,7 @@ const TYPES_PATH = "/admin/p/:ref/model/types.ts";
 const SCHEMA_PATH = "/admin/p/:ref/model/schema.json";
 
 const REF = { name: "ref", in: "path", required: true, schema: { type: "string", maxLength: 64, description: "project id or slug" } } as const;
-const ERRORS = Object.fromEntries([401, 403, 404].map((s) => [String(s), { description: `Error ${s}` }]));
+const ERRORS = Object.fromEntries([400, 401, 403, 404].map((s) => [String(s), { description: `Error ${s}`, content: { "application/json": { schema: ErrorBody } } }]));
 const doc = (summary: string, description: string, type: string) => ({
   ...adminDoc("model", summary, `${description} Scope content:read.`),
   parameters: [REF],
