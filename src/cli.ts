@@ -9,6 +9,8 @@ import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
+import { compiledModel } from "./model/cache";
+import { modelTypeScript } from "./model/types";
 import { stdinText } from "./platform/files";
 import { isEntry } from "./platform/runtime";
 import { findProject } from "./projects/service";
@@ -27,6 +29,7 @@ const USAGE = `usage: npm run cli -- <command>
   keys:create  --name N [--scopes a,b] [--projects id1,id2]
   keys:list
   keys:revoke  <id>
+  model:types --project <id|slug>   print the TypeScript types of the project's delivery answers
   secrets:generate            print a new id:base64key entry for SECRET_KEYS
   secrets:rotate [--new-key]  re-seal every provider key under the current key
                               (--new-key first adds a new current key to DATA_DIR/secret.key;
@@ -131,6 +134,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case "keys:revoke":
         await revokeAdminKey(deps.db, positional[0] ?? "", null, now);
         return print({ revoked: positional[0] });
+      case "model:types": {
+        const project = await projectOf(deps.db, opts.project ?? positional[0]);
+        const model = await compiledModel(deps.db, project.id, project.modelVersion);
+        out(modelTypeScript(model.definition, { project: project.slug, version: model.version }));
+        return 0;
+      }
       case "secrets:rotate": {
         const report = await resealProviderKeys(deps);
         print({ current_key: deps.keyRing.currentId, ...report });

@@ -59,7 +59,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
  * origin (the API explorer lives there). A browser page of any other origin gets no CORS headers: a
  * stolen-key replay from a hostile page cannot read the answers.
  */
-const adminCors = (deps: AppDeps): CorsPolicy => ({
+export const adminCors = (deps: AppDeps): CorsPolicy => ({
   origins: deps.config.adminAllowedOrigins,
   methods: "GET, POST, PUT, PATCH, DELETE",
   allowHeaders: "authorization, content-type, x-request-id",
@@ -169,7 +169,7 @@ function typedFields(op: Operation): ReadonlyMap<string, string> {
   return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
 }
 
-const ErrorBody = {
+export const ErrorBody = {
   type: "object",
   description: "Error body: { error: { code, message, details? } }",
   properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },

@@ -35,6 +35,11 @@ interface Case {
   after?: (h: TestHarness, f: Fixture, scope: string) => Promise<void>;
 }
 
+/** A route answering a file (the model's types): its media type and a line of it. */
+const file = (type: string, line: string) => (res: TestResponse) => {
+  expect({ status: res.status, type: res.headers.get("content-type") }).toEqual({ status: 200, type });
+  expect(res.text).toContain(line);
+};
 const rootGet = async (h: TestHarness, url: string): Promise<TestResponse> => h.request("GET", url);
 const ok = (status: number, data?: (d: any, f: Fixture) => void) => (res: TestResponse, f: Fixture) => {
   expect({ status: res.status, body: res.status === status ? "" : res.text }).toEqual({ status, body: "" });
@@ -117,6 +122,8 @@ const CASES: Record<string, Case> = {
     expect: ok(200, (d) => expect(d.meta.title).toBe("Salut")),
   },
   "DELETE /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(204), after: gone((f) => `${N(f)}/translations/fr`) },
+  "GET /admin/p/{ref}/model/types.ts": { url: (f) => `${P(f)}/model/types.ts`, expect: file("text/plain; charset=utf-8", "export type AnyNode = Node | UntypedNode;") },
+  "GET /admin/p/{ref}/model/schema.json": { url: (f) => `${P(f)}/model/schema.json`, expect: file("application/schema+json", '"$schema": "https://json-schema.org/draft/2020-12/schema"') },
   "GET /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, expect: ok(200, (d) => expect(d).toHaveProperty("accent_color")) },
   "PUT /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ accent_color: "#123456" }), expect: ok(200, (d) => expect(d.accent_color).toBe("#123456")) },
   "PATCH /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ name_override: "Brand" }), expect: ok(200, (d) => expect(d.name_override).toBe("Brand")) },

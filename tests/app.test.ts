@@ -104,7 +104,10 @@ describe("app: errors, limits, ops endpoints, logs, swagger", async () => {
         }
         // Response schemas: the success answer (a JSON schema with `data`, or 204 without a body) and the errors.
         const ok = Object.keys(op.responses ?? {}).find((code) => code.startsWith("2"));
-        const okSchema = ok === "204" ? "none" : op.responses?.[ok ?? ""]?.content?.["application/json"]?.schema?.properties?.data ? "data" : "missing";
+        // A route answering a file (the model's types.ts, schema.json) documents that file's media type instead.
+        const okContent: Record<string, any> = op.responses?.[ok ?? ""]?.content ?? {};
+        const file = !okContent["application/json"] && Object.values(okContent).some((c) => c?.schema);
+        const okSchema = ok === "204" ? "none" : okContent["application/json"]?.schema?.properties?.data ? "data" : file ? "file" : "missing";
         const errors = ["400", "401", "403", "404"].filter((code) => !op.responses?.[code]?.content?.["application/json"]?.schema);
         expect({ path, method, ok: ok !== undefined, okSchema: okSchema !== "missing", errorsWithoutSchema: errors }).toEqual({ path, method, ok: true, okSchema: true, errorsWithoutSchema: [] });
       }

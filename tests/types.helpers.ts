@@ -1,0 +1,113 @@
+// Shared by the model-types tests: a project's content model and node fields written directly,
+// through the one write path (src/write.ts), while the model API and node fields come in other branches.
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { contentModels, nodes, projects } from "../db/schema";
+import type { ContentModelDefinition } from "../src/model/model";
+import { contentWrite } from "../src/write";
+
+/** Sets the project's model (version + 1, projects.model_version with it); answers the new version. */
+export async function setModel(db: Db, projectId: string, definition: ContentModelDefinition): Promise<number> {
+  return contentWrite(db, projectId, async (tx) => {
+    const [row] = await tx
+      .insert(contentModels)
+      .values({ projectId, version: 1, definition: definition as unknown as Record<string, unknown> })
+      .onConflictDoUpdate({ target: contentModels.projectId, set: { version: sql`${contentModels.version} + 1`, definition: definition as unknown as Record<string, unknown>, updatedAt: new Date() } })
+      .returning({ version: contentModels.version });
+    const version = row?.version ?? 1;
+    await tx.update(projects).set({ modelVersion: version }).where(eq(projects.id, projectId));
+    return version;
+  });
+}
+
+/** Sets a node's fields; the write is checked against the project's model (400 invalid_content). */
+export async function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {
+  await contentWrite(db, projectId, async (tx, w) => {
+    await tx.update(nodes).set({ fields }).where(eq(nodes.id, nodeId));
+    w.touched(nodeId);
+    w.gone("");
+  });
+}
+
+/** A model like the demo's: page, collection, post (author, date, category, tags, a related post), hero, text, image, call to action. */
+export const DEMO_LIKE_MODEL: ContentModelDefinition = {
+  strict: false,
+  block_types: [
+    {
+      name: "hero",
+      description: "The large banner at the top of a page.",
+      schema: {
+        type: "object",
+        properties: {
+          heading: { type: "string", translatable: true, description: "The main line." },
+          subheading: { type: "string", translatable: true },
+          image: { type: "string", format: "media" },
+        },
+        required: ["heading"],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: "text",
+      description: "A passage of prose.",
+      schema: { type: "object", properties: { body: { type: "string", format: "markdown", translatable: true } }, required: ["body"], additionalProperties: false },
+    },
+    {
+      name: "image",
+      description: "One picture with its alternative text.",
+      schema: {
+        type: "object",
+        properties: { url: { type: "string", format: "uri" }, alt: { type: "string", translatable: true }, caption: { type: ["string", "null"] } },
+        required: ["url", "alt"],
+        additionalProperties: false,
+      },
+    },
+    {
+      name: "call-to-action",
+      description: "A button that sends the reader somewhere.",
+      schema: {
+        type: "object",
+        properties: { label: { type: "string", translatable: true }, href: { type: "string", format: "uri" }, style: { enum: ["primary", "secondary"] } },
+        required: ["label", "href"],
+        additionalProperties: false,
+      },
+    },
+  ],
+  node_types: [
+    {
+      name: "page",
+      description: "A page of the site.",
+      fields: { type: "object", additionalProperties: false },
+      blocks: null,
+      children: null,
+    },
+    {
+      name: "collection",
+      description: "A list of posts.",
+      fields: { type: "object", additionalProperties: false },
+      blocks: null,
+      children: ["post"],
+    },
+    {
+      name: "post",
+      description: "A blog post.",
+      fields: {
+        type: "object",
+        properties: {
+          author: { type: "string", minLength: 1, index: true },
+          date: { type: "string", format: "date-time", index: true },
+          category: { enum: ["news", "guides", "releases"], index: true },
+          tags: { type: "array", items: { type: "string" } },
+          reading_minutes: { type: "integer", minimum: 1 },
+          featured: { type: "boolean" },
+          related: { type: "string", format: "node" },
+          summary: { type: "string", translatable: true, maxLength: 300 },
+        },
+        required: ["author", "date", "category"],
+        additionalProperties: false,
+      },
+      blocks: [{ type: "hero", max: 1 }, { type: "text" }, { type: "image" }, { type: "call-to-action" }],
+      children: [],
+    },
+  ],
+};
