@@ -27,6 +27,8 @@ export function insufficientScopeChallenge(scope: unknown): string {
 
 export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });
 
+const failureLimiters = new WeakMap<AppDeps, MemoryLimiter>();
+
 /**
  * Resolves the admin key of a request. The key is checked first and only a failure counts or is
  * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
@@ -34,8 +36,10 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
  * least 32 characters), far beyond online guessing.
  */
 export function adminAuthenticator(deps: AppDeps): (request: Request, server: unknown) => Promise<AdminCaller> {
-  // Failed authentications per client address, shared by every admin route of the app.
-  const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
+  // Failed authentications per client address, one count for every admin route of the app (its
+  // deps), however many route groups authenticate admin keys.
+  let failures = failureLimiters.get(deps);
+  if (!failures) failureLimiters.set(deps, (failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000)));
   return async (request, server) => {
     const address = clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
     const now = deps.now();

@@ -76,4 +76,14 @@ describe("failed admin authentications are rate limited per client address", asy
     // Without TRUST_PROXY the forwarded header is ignored.
     expect((await h.request("GET", "/admin/projects", { headers: from("203.0.113.7") })).status).toBe(200);
   });
+
+  test("one count for every admin route: failures on the operation routes and on the model's file routes add up", async () => {
+    const from = { "x-forwarded-for": "203.0.113.9" };
+    const limited = await harness({ ADMIN_AUTH_FAILURE_LIMIT: "3", TRUST_PROXY: "true" });
+    expect((await limited.request("GET", "/admin/projects", { key: "cms_ak_wrong", headers: from })).status).toBe(401);
+    expect((await limited.request("GET", "/admin/p/demo/model/types.ts", { key: "cms_ak_wrong", headers: from })).status).toBe(401);
+    expect((await limited.request("GET", "/admin/p/demo/model/schema.json", { key: "cms_ak_wrong", headers: from })).status).toBe(401);
+    expect((await limited.request("GET", "/admin/p/demo/model/types.ts", { key: "cms_ak_wrong", headers: from })).status).toBe(429);
+    expect((await limited.request("GET", "/admin/projects", { key: "cms_ak_wrong", headers: from })).status).toBe(429);
+  });
 });
