@@ -9,7 +9,7 @@ import { AppError } from "./errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody } from "./lib/json";
 import { isPlainObject } from "./lib/merge";
-import { type HttpBinding, httpBindings, type Operation, strippedFields, undeclaredFieldsError } from "./lib/operation";
+import { type HttpBinding, httpBindings, type Operation, runOperation, strippedFields, undeclaredFieldsError } from "./lib/operation";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
 import { resolveProject } from "./projects/service";
@@ -35,11 +35,8 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
         const caller = await authenticate(ctx.request, ctx.server);
         requireScopes(caller, op.scopes);
-        let out: unknown;
-        if (op.target === "project") {
-          const project = await resolveProject(deps.db, ctx.params.ref ?? "", caller);
-          out = await op.run({ deps, caller, project, now: deps.now() }, input(ctx));
-        } else out = await op.run({ deps, caller, now: deps.now() }, input(ctx));
+        const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
+        const out = await runOperation(op, { deps, caller, project, now: deps.now() }, input(ctx));
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
         ctx.set.status = binding.status ?? 200;
         if (binding.status === 204) return undefined;

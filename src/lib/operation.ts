@@ -2,6 +2,7 @@
 // (zod, the one schema library), the scopes, a description and `run`. The admin REST route
 // (src/rest.ts), the MCP tool (src/mcp/tools.ts) and the OpenAPI entry are derived from it, and
 // `missingScopes` (src/lib/scopes.ts) is the one authorization check every transport asks.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { z } from "zod";
 import type { Project } from "../../db/schema";
@@ -139,4 +140,29 @@ export function undeclaredFieldsError(op: Operation, fields: readonly string[], 
   const listed = fields.map((f) => (found[f] ? `${f} (${found[f]})` : f)).join(", ");
   const message = `${op.name} does not take ${fields.length > 1 ? "these fields" : "the field"}: ${listed}; nothing was done`;
   return new AppError("invalid_input", message, Object.keys(found).length > 0 ? { fields, hints: found } : { fields });
+}
+
+/**
+ * The operation a write runs under, as the write path (src/write.ts) sees it: which operation and
+ * who asked. Set by `runOperation` for every transport; absent for writes made outside an
+ * operation (the demo seed, scripts), which are the system's.
+ */
+export interface OperationRun {
+  readonly name: string;
+  readonly caller: AdminCaller | McpCaller;
+}
+
+const running = new AsyncLocalStorage<OperationRun>();
+
+/** The operation the current call runs under, if any (node:async_hooks: Bun, Node and Deno alike). */
+export const currentOperation = (): OperationRun | undefined => running.getStore();
+
+/** Runs `op` for a transport: the one place every operation passes through on its way to `run`. */
+export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCaller | McpCaller>, "project"> & { project?: Project }, input: unknown): Promise<unknown> {
+  const { project } = ctx;
+  return running.run({ name: op.name, caller: ctx.caller }, () => {
+    if (op.target === "admin") return op.run(ctx as Omit<OperationContext<AdminCaller>, "project">, input as never);
+    if (!project) throw new Error(`${op.name} acts on a project and was given none`);
+    return op.run({ ...ctx, project }, input as never);
+  });
 }

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpCaller } from "../lib/caller";
 import { assertStorableStrings } from "../lib/json";
 import { isPlainObject } from "../lib/merge";
-import { type OperationContext, type ProjectOperation, undeclaredFields, undeclaredFieldsError } from "../lib/operation";
+import { type OperationContext, type ProjectOperation, runOperation, undeclaredFields, undeclaredFieldsError } from "../lib/operation";
 import { unmetScopes } from "../lib/scopes";
 import { OPERATIONS } from "../operations";
 import { errorResult, missingScopeError } from "./errors";
@@ -40,7 +40,7 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
             };
       try {
         assertStorableStrings(args);
-        const out = (await tool.run({ ...ctx, progress }, args as never)) as Record<string, unknown>;
+        const out = (await runOperation(tool, { ...ctx, progress }, args)) as Record<string, unknown>;
         return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
       } catch (err) {
         return errorResult(err, tool.name, ctx.deps.log);
