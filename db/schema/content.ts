@@ -29,6 +29,8 @@ export const nodes = pgTable(
     seo: jsonb("seo").$type<NodeSeo>().notNull().default({}),
     // Typed values of the node's type in the content model (author, date, category…); free-form without one.
     fields: jsonb("fields").$type<Record<string, unknown>>().notNull().default({}),
+    // The node's current revision number (revisions.number of its latest change; 0 before any).
+    revision: integer("revision").notNull().default(0),
     publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
