@@ -3,9 +3,9 @@
 // nodes it would no longer accept, unless forced; a dry run only reports), and goes through the one
 // write path, so the content version moves with it and every instance meets the new model version
 // on its next write (src/write.ts reads projects.model_version in the statement that locks the project).
-import { and, asc, eq, gt } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { contentModels, nodes, projects } from "../../db/schema";
+import { blocks, contentModels, nodes, projects } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { contentWrite } from "../write";
 import { nodeSnapshots } from "./cache";
@@ -158,4 +158,20 @@ export async function checkContent(db: Db, projectId: string, model: CompiledMod
     if (page.length < CHECK_PAGE) break;
   }
   return { invalid, count };
+}
+
+/** The node types and block types the project's content uses, most used first (at most 100 of each). */
+export async function typesInUse(db: Db, projectId: string): Promise<{ node_types: { type: string; count: number }[]; block_types: { type: string; count: number }[] }> {
+  const n = count();
+  const nodeTypes = await db.select({ type: nodes.type, count: n }).from(nodes).where(eq(nodes.projectId, projectId)).groupBy(nodes.type).orderBy(desc(n), asc(nodes.type)).limit(100);
+  const b = count();
+  const blockTypes = await db
+    .select({ type: blocks.type, count: b })
+    .from(blocks)
+    .innerJoin(nodes, eq(nodes.id, blocks.nodeId))
+    .where(eq(nodes.projectId, projectId))
+    .groupBy(blocks.type)
+    .orderBy(desc(b), asc(blocks.type))
+    .limit(100);
+  return { node_types: nodeTypes, block_types: blockTypes };
 }
