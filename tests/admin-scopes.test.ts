@@ -232,6 +232,7 @@ const CASES: Record<string, Case> = {
     expect: ok(200, (d) => expect(d).toMatchObject({ version: 1, block_types: [{ name: "text" }] })),
     after: async (h, f) => expect((await rootGet(h, `${P(f)}/model`)).json.data.version).toBe(1),
   },
+  "GET /admin/p/{ref}/model/compact": { url: (f) => `${P(f)}/model/compact`, expect: ok(200, (d) => expect(d).toEqual({ version: 0, strict: false, block_types: {}, node_types: {} })) },
   ...typeCases("blocks", { description: "A hero" }),
   ...typeCases("nodes", { description: "A page" }),
 };

@@ -35,6 +35,7 @@ const getModelOp = projectOperation({
   input: z.object({ compact: z.boolean().default(true).describe("true (default): a short summary per type; false: the model as stored, full JSON Schemas") }),
   output: z.object({ model: z.record(z.string(), z.unknown()) }),
   tool: READ_ONLY,
+  http: { method: "GET", path: `${MODEL_PATH}/compact`, data: "model", tag: "model", summary: "Read the content model as an agent reads it (compact=false: as stored)" },
   async run({ deps, project }, { compact }) {
     const model = await getModel(deps.db, project.id);
     return { model: compact ? compactModel(model) : toOut(model) };
