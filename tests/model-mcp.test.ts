@@ -114,7 +114,7 @@ describe("content model over MCP", async () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.find((x) => x.name === "model_content")).toMatchObject({ arguments: [{ name: "site", required: false }] });
     const prompt = await client.getPrompt({ name: "model_content", arguments: { site: "a bakery with a blog" } });
-    const text = (prompt.messages[0]?.content as { text: string }).text;
+    const text = (prompt.messages[0]!.content as { text: string }).text;
     expect(text).toContain("The site: a bakery with a blog");
     expect(text).toContain("node types: page (1)");
     expect(text).toContain("block types: hero (1)");
