@@ -150,7 +150,7 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     }
     const list = await modern("resources/list");
     expect(list.json.result.resources.map((x: { name: string }) => x.name)).toEqual(["model", "home"]);
-    const uri = list.json.result.resources[0].uri;
+    const uri = list.json.result.resources[1].uri;
     const read = await modern("resources/read", { uri });
     expect(read.json.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     expect(JSON.parse(read.json.result.contents[0].text)).toMatchObject({ id: home.id, title: "Home" });
