@@ -3,6 +3,7 @@ import { contentOperations } from "./content/operations";
 import { keyOperations } from "./keys/operations";
 import type { Operation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
+import { modelOperations } from "./model/operations";
 import { oauthOperations } from "./oauth/operations";
 import { projectOperations } from "./projects/operations";
 import { themeOperations } from "./theme/operations";
@@ -13,6 +14,7 @@ import { userOperations } from "./users/operations";
 export const OPERATIONS: readonly Operation[] = [
   ...contentOperations,
   ...translationOperations,
+  ...modelOperations,
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,

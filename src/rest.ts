@@ -113,11 +113,12 @@ function readInput(
   const notRead = (sent: unknown, read: (k: string) => boolean): void => {
     if (isPlainObject(sent)) for (const k of Object.keys(sent)) if (sent[k] !== undefined && !read(k)) unread.add(k);
   };
-  const fieldSet = new Set(fields);
+  const fromQuery = new Set(binding.query ?? []);
+  const fieldSet = new Set(fields.filter((f) => !fromQuery.has(f)));
   if (binding.body !== undefined) take(binding.body, ctx.body, "body");
   else if (takesBody(binding)) {
-    if (fields.length > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
-    for (const f of fields) if (isPlainObject(ctx.body) && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+    if (fieldSet.size > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
+    for (const f of fieldSet) if (isPlainObject(ctx.body) && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
     // A field the path gives may be repeated in the body when it says the same (a representation sent back as read).
     const agrees = (k: string): boolean => params.some(([param, field]) => field === k && isPlainObject(ctx.body) && ctx.body[k] === ctx.params[param]);
     notRead(ctx.body, (k) => fieldSet.has(k) || echo.has(k) || agrees(k));
@@ -126,8 +127,9 @@ function readInput(
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
     notRead(ctx.body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
   }
-  // The query is read only where the route has no body; elsewhere any query field is unread.
-  notRead(ctx.query, (k) => !takesBody(binding) && fieldSet.has(k));
+  for (const f of fromQuery) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
+  // The query is read only where the route has no body (or names it); elsewhere any query field is unread.
+  notRead(ctx.query, (k) => (!takesBody(binding) && fieldSet.has(k)) || fromQuery.has(k));
   // Path parameters last: a body field can never stand in for the object the URL names.
   for (const [param, field] of params) take(field, ctx.params[param], "params");
   const parsed = op.input.safeParse(input);
@@ -195,7 +197,9 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const parameters: unknown[] = binding.path.includes(":ref") ? [REF_PARAM] : [];
       const { params, fields } = routeFields(op, binding);
       for (const [name, field] of params) parameters.push({ name, in: "path", required: true, schema: props[field] ?? { type: "string" } });
-      const rest = Object.fromEntries(Object.entries(props).filter(([k]) => fields.includes(k)));
+      const inQuery = binding.query ?? [];
+      const rest = Object.fromEntries(Object.entries(props).filter(([k]) => fields.includes(k) && !inQuery.includes(k)));
+      for (const name of inQuery) if (props[name]) parameters.push({ name, in: "query", required: required.has(name), schema: props[name] });
       const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
       if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
       else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });

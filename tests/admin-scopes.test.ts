@@ -231,7 +231,37 @@ const CASES: Record<string, Case> = {
     expect: ok(204),
     after: async (h, f) => expect((await rootGet(h, `${P(f)}/members`)).json.data).toEqual([]),
   },
+  // The content model (issue 24): read with content:read, written with model:write.
+  "GET /admin/p/{ref}/model": { url: (f) => `${P(f)}/model`, expect: ok(200, (d) => expect(d).toMatchObject({ version: 0, strict: false, block_types: [], node_types: [] })) },
+  "PUT /admin/p/{ref}/model": {
+    url: (f) => `${P(f)}/model`,
+    body: () => ({ block_types: [{ name: "text", schema: { type: "object", properties: { text: { type: "string" } } } }] }),
+    expect: ok(200, (d) => expect(d).toMatchObject({ version: 1, block_types: [{ name: "text" }] })),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/model`)).json.data.version).toBe(1),
+  },
+  "GET /admin/p/{ref}/model/compact": { url: (f) => `${P(f)}/model/compact`, expect: ok(200, (d) => expect(d).toEqual({ version: 0, strict: false, block_types: {}, node_types: {} })) },
+  ...typeCases("blocks", { description: "A hero" }),
+  ...typeCases("nodes", { description: "A page" }),
 };
+
+/** GET, PUT and DELETE of one type of the model; GET and DELETE find one put there by the root key. */
+function typeCases(kind: "blocks" | "nodes", body: Record<string, unknown>): Record<string, Case> {
+  const url = (f: Fixture) => `${P(f)}/model/${kind}/thing`;
+  const before = async (h: TestHarness, f: Fixture) => {
+    const res = await h.request("PUT", url(f), { body });
+    if (res.status !== 200) throw new Error(`fixture ${kind} type: ${res.status} ${res.text}`);
+  };
+  return {
+    [`GET /admin/p/{ref}/model/${kind}/{name}`]: { before, url, expect: ok(200, (d) => expect(d).toMatchObject({ name: "thing", ...body })) },
+    [`PUT /admin/p/{ref}/model/${kind}/{name}`]: {
+      url,
+      body: () => body,
+      expect: ok(200, (d) => expect(d).toMatchObject({ name: "thing", ...body })),
+      after: async (h, f) => expect((await rootGet(h, url(f))).status).toBe(200),
+    },
+    [`DELETE /admin/p/{ref}/model/${kind}/{name}`]: { before, url, expect: ok(200, (d) => expect(d).toMatchObject({ version: 2, applied: true })), after: gone(url) },
+  };
+}
 
 /** Routes that accept any one of several scopes: how many the 403 names, each then tried alone. */
 const ALTERNATIVES: Record<string, number> = {

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { seedNode, seedProject } from "./helpers";
-import { INIT, mcpHarness, type RawResponse } from "./mcp-harness";
+import { INIT, mcpHarness, type RawResponse, TOOL_NAMES } from "./mcp-harness";
 
 const V = "2026-07-28";
 const META = { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" } };
@@ -119,7 +119,7 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     for (const headers of variants) {
       const ok = await modern("tools/list", {}, { headers });
       expect(ok.status).toBe(200);
-      expect(ok.json.result.tools.length).toBe(17);
+      expect(ok.json.result.tools.length).toBe(TOOL_NAMES.length);
     }
     for (const name of ["  get_project ", `=?base64?${Buffer.from("get_project").toString("base64")}?=`]) {
       const ok = await modern("tools/call", call, { headers: { "mcp-name": name } });
@@ -149,8 +149,8 @@ describe("MCP 2026-07-28 on /mcp", async () => {
       expect(r.json.result).toMatchObject({ resultType: "complete", ttlMs, cacheScope });
     }
     const list = await modern("resources/list");
-    expect(list.json.result.resources.map((x: { name: string }) => x.name)).toEqual(["home"]);
-    const uri = list.json.result.resources[0].uri;
+    expect(list.json.result.resources.map((x: { name: string }) => x.name)).toEqual(["model", "home"]);
+    const uri = list.json.result.resources[1].uri;
     const read = await modern("resources/read", { uri });
     expect(read.json.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
     expect(JSON.parse(read.json.result.contents[0].text)).toMatchObject({ id: home.id, title: "Home" });
@@ -244,7 +244,7 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     expect(init.json.result.protocolVersion).toBe("2025-11-25");
     expect(init.json.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} });
     const list = await m.post({ jsonrpc: "2.0", id: 9, method: "tools/list" }, { token, headers: { "mcp-protocol-version": "2025-11-25" } });
-    expect(list.json.result.tools.length).toBe(17);
+    expect(list.json.result.tools.length).toBe(TOOL_NAMES.length);
     expect(list.json.result.resultType).toBeUndefined();
     expect(list.json.result.ttlMs).toBeUndefined();
     // A 2025-11-25 request ignores a stray 2026 header only when _meta says 2025: here _meta decides.

@@ -100,6 +100,8 @@ export const TOOL_NAMES = [
   "upsert_translation",
   "translate_node",
   "translate_text",
+  "get_content_model",
+  "update_content_model",
   "get_theme",
   "update_theme",
   "get_project",

@@ -38,7 +38,7 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
 
   test("tool schemas are portable: no type arrays, no empty schemas; every tool has an icon; calls still validate", async () => {
     const { tools } = await client.listTools();
-    expect(tools.length).toBe(17);
+    expect(tools.length).toBe(19);
     const problems: string[] = [];
     const walk = (s: unknown, path: string): void => {
       if (Array.isArray(s)) {
@@ -65,9 +65,9 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect(got.node).toMatchObject({ id: about.id, parent_id: null });
   });
 
-  test("prompts/list: the four prompts with typed arguments", async () => {
+  test("prompts/list: the five prompts with typed arguments", async () => {
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((x) => x.name)).toEqual(["translate_page", "write_seo", "review_before_publish", "summarise_recent_changes"]);
+    expect(prompts.map((x) => x.name)).toEqual(["translate_page", "write_seo", "review_before_publish", "summarise_recent_changes", "model_content"]);
     expect(prompts[0]!.arguments).toEqual([
       { name: "path", description: expect.any(String), required: true },
       { name: "locale", description: expect.any(String), required: true },
@@ -172,7 +172,7 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     expect(completion.code).toBe(-32602);
     expect(String(completion.message)).not.toContain("about");
     // Listing prompts reads nothing of the project.
-    expect((await narrow.listPrompts()).prompts).toHaveLength(4);
+    expect((await narrow.listPrompts()).prompts).toHaveLength(5);
   });
 
   test("logging/setLevel answers {}", async () => {

@@ -301,7 +301,9 @@ describe("MCP tools: happy and error paths", async () => {
       })),
     );
     const first = await client.listResources();
-    expect(first.resources).toHaveLength(100);
+    // The first page opens with the content model, then 100 nodes.
+    expect(first.resources).toHaveLength(101);
+    expect(first.resources.shift()).toMatchObject({ uri: `cms://${p.slug}/model`, name: "model" });
     expect(first.resources[0]).toMatchObject({ name: "n-000", title: "Node 0", mimeType: "application/json", description: "page · draft" });
     expect(first.resources[0]!.uri).toMatch(new RegExp(`^cms://${p.slug}/nodes/[0-9a-f-]{36}$`));
     expect(first.nextCursor).toBeString();

@@ -48,7 +48,9 @@ const createNodeOp = projectOperation({
   title: "Create a node",
   description:
     "Create a content node as a draft (publish it with publish_node). Its path is the parent's path plus slug; the slug must be unique among its siblings. " +
-    'For a collection entry, set parent_id to the collection\'s id and type "entry". Blocks are an ordered array of { type, data }.',
+    'For a collection entry, set parent_id to the collection\'s id and type "entry". Blocks are an ordered array of { type, data }. ' +
+    "Read the project's content model first (get_content_model, or the resource cms://{project slug}/model): it says which node types, block types and data each allows; " +
+    "content that does not match answers invalid_content listing each violation with a JSON Pointer into your input, to correct and call again.",
   scopes: ["content:write"],
   input: NewNodeIn,
   output: z.object({ node: NodeWithBlocksOut }),
@@ -74,7 +76,8 @@ const updateNodeOp = projectOperation({
   description:
     "Change a node's title, slug, parent (moving it), type, position, SEO fields or blocks; omitted fields are kept. " +
     "A new slug or parent rewrites the paths of everything below it. seo replaces the whole SEO object. " +
-    "blocks replaces the whole ordered block list: pass existing blocks with their id to keep them (and their translations); blocks left out are deleted. To only reorder, use reorder_blocks.",
+    "blocks replaces the whole ordered block list: pass existing blocks with their id to keep them (and their translations); blocks left out are deleted. To only reorder, use reorder_blocks. " +
+    "The result must match the project's content model (get_content_model, or the resource cms://{project slug}/model); otherwise invalid_content lists each violation with a JSON Pointer into your input.",
   scopes: ["content:write"],
   input: z.object({
     node_id: NodeId,

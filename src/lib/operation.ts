@@ -23,6 +23,8 @@ export interface HttpBinding {
   readonly params?: Readonly<Record<string, string>>;
   /** The input field the whole JSON body is (a body that is an array, say); otherwise body fields are input fields. */
   readonly body?: string;
+  /** Input fields read from the query string on a route with a body (flags such as ?force=true). */
+  readonly query?: readonly string[];
   /** DELETE only: input fields may come as a JSON body as well as in the query. */
   readonly bodyOrQuery?: boolean;
   readonly status?: 200 | 201 | 204;

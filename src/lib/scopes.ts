@@ -2,7 +2,13 @@ export const ADMIN_SCOPES = ["projects:read", "projects:write", "content:read", 
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */
-export const MCP_SCOPES = ["content:read", "content:write", "ai:read"] as const;
+export const MCP_SCOPES = ["content:read", "content:write", "ai:read", "model:write"] as const;
+/**
+ * What an MCP credential gets when none is named (a token minted without `scopes`, an OAuth request
+ * without `scope`) and what the 401 challenge advertises: model:write changes what every other write
+ * is checked against, so it is given only when asked for by name (issue 24).
+ */
+export const DEFAULT_MCP_SCOPES: readonly (typeof MCP_SCOPES)[number][] = ["content:read", "content:write", "ai:read"];
 
 /** A user's role in one project; an instance owner holds `owner` in every project. */
 export const PROJECT_ROLES = ["viewer", "editor", "admin"] as const;

@@ -8,7 +8,7 @@ import { type ErrorCode, errorBody } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { MCP_SCOPES, missingScopes } from "../lib/scopes";
+import { DEFAULT_MCP_SCOPES, MCP_SCOPES, missingScopes } from "../lib/scopes";
 import { onlyRejected, readMessages, streamsProgress, withRejected } from "./jsonrpc";
 import { handleModern, isModernRequest } from "./modern";
 import { buildMcpServer } from "./server";
@@ -31,7 +31,7 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const now = deps.now();
   const caller = await authenticateMcpBearer(db, authorization, `${config.publicUrl}${MCP_PATH}`, now);
   if (!caller) {
-    const params = [resourceMetadata(config), `scope="${MCP_SCOPES.join(" ")}"`, ...(bearerOf(authorization) !== null ? ['error="invalid_token"'] : [])];
+    const params = [resourceMetadata(config), `scope="${DEFAULT_MCP_SCOPES.join(" ")}"`, ...(bearerOf(authorization) !== null ? ['error="invalid_token"'] : [])];
     return httpError(401, "unauthorized", "a valid MCP token or OAuth access token is required (Authorization: Bearer …)", { ...cors, "www-authenticate": `Bearer ${params.join(", ")}` });
   }
 

@@ -6,15 +6,17 @@ import { ErrorCode, GetPromptRequestSchema, type GetPromptResult, ListPromptsReq
 import { getNodeByPath, getNodeWithBlocks, type Node } from "../content/service";
 import { AppError } from "../errors";
 import { isStorableText } from "../lib/json";
+import { getModel, typesInUse } from "../model/service";
 import { hidden } from "./errors";
-import { nodeUri } from "./resources";
+import { modelUri, nodeUri } from "./resources";
 import { recentlyChanged } from "./suggest";
 import type { ToolContext } from "./tools";
 
 /** What an argument names, for completion/complete. */
 export type ArgKind = "path" | "locale" | "collection" | "days";
 
-type PromptArg = PromptArgument & { kind: ArgKind };
+/** `kind` null: free text, nothing to complete. */
+type PromptArg = PromptArgument & { kind: ArgKind | null };
 
 interface PromptDef extends Prompt {
   arguments: PromptArg[];
@@ -96,6 +98,34 @@ const PROMPTS: readonly PromptDef[] = [
         "Group them (new, edited, published, archived), read the important ones with get_node, and write a short summary for an editor.",
       ].join("\n");
       return { description: `Recent changes${scope}, last ${days} days`, messages: [{ role: "user", content: { type: "text", text } }] };
+    },
+  },
+  {
+    name: "model_content",
+    title: "Propose a content model for the site",
+    description: "Propose block types and node types (fields, translatable, indexed, allowed blocks and children) for the site, then apply them with update_content_model.",
+    arguments: [{ name: "site", description: 'what the site is and holds, e.g. "a bakery: pages, a blog with authors, opening hours"', required: false, kind: null }],
+    async get(ctx, args) {
+      const model = await getModel(ctx.deps.db, ctx.project.id);
+      const used = await typesInUse(ctx.deps.db, ctx.project.id);
+      const site = args.site?.trim() ? ` The site: ${args.site.trim().slice(0, 2000)}` : "";
+      const list = (types: { type: string; count: number }[]): string => types.map((t) => `${t.type} (${t.count})`).join(", ") || "none yet";
+      const ask = `Propose a content model for the project "${ctx.project.name}".${site}`;
+      const steps = [
+        `The current model (version ${model.version}${model.version === 0 ? ", none yet: everything is free-form" : ""}) is below. The content uses node types: ${list(used.node_types)}; block types: ${list(used.block_types)}.`,
+        "Block types: one per kind of section (hero, text, image, call to action…), each with a description for editors and a JSON Schema (2020-12) of its data: typed properties, required ones, additionalProperties: false when the shape is fixed.",
+        "Node types: pages, collections and their entries, each with a fields schema (e.g. a post's author, date, category, tags), blocks it allows with min/max counts, and for a collection the types its children may have.",
+        "Per property: format markdown or html for rich text, uri, date-time, color, node (the id of another node), media; translatable: true on text a translator changes (titles, prose, alt text), never on ids, links, numbers or dates; index: true on fields entries are filtered or sorted by (a date, a category).",
+        "Keep the types the content already uses, or say exactly which nodes would have to change. Leave strict false unless I ask for it.",
+        "Show me the proposal as a short table per type first. Once I agree: call update_content_model with the whole model and dry_run: true; if it lists nodes that would no longer match, fix them or ask me; then call it again without dry_run (force only if I say so). It needs the model:write scope.",
+      ];
+      return {
+        description: ask,
+        messages: [
+          { role: "user", content: { type: "text", text: [ask, ...steps.map((s, i) => `${i + 1}. ${s}`)].join("\n") } },
+          { role: "user", content: { type: "resource", resource: { uri: modelUri(ctx.project.slug), mimeType: "application/json", text: JSON.stringify(model) } } },
+        ],
+      };
     },
   },
 ];

@@ -1,5 +1,6 @@
 // Nodes as MCP resources: cms://{project slug}/nodes/{node id}, listed with an opaque cursor, and
-// templates reading a node by id or by path, in any of the project's locales.
+// templates reading a node by id or by path, in any of the project's locales; and the project's
+// content model, cms://{project slug}/model (first in the list).
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, McpError, ReadResourceRequestSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -10,6 +11,7 @@ import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { isStorableText } from "../lib/json";
 import { MAX_PAGE } from "../lib/paging";
+import { getModel } from "../model/service";
 import { hidden } from "./errors";
 import type { ToolContext } from "./tools";
 
@@ -19,6 +21,9 @@ const RESOURCE_NOT_FOUND = -32002;
 const MIME = "application/json";
 
 export const nodeUri = (projectSlug: string, nodeId: string): string => `cms://${projectSlug}/nodes/${nodeId}`;
+export const modelUri = (projectSlug: string): string => `cms://${projectSlug}/model`;
+const MODEL_DESCRIPTION =
+  "The project's content model (JSON): block types with the JSON Schema of their data, node types with the schema of their fields, the blocks and children they allow, strict, version. Node fields and block data must match it.";
 
 const encodeCursor = (page: number): string => encodeBase64urlNoPadding(new TextEncoder().encode(JSON.stringify({ p: page })));
 
@@ -46,14 +51,18 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     const r = await listNodes(ctx.deps.db, ctx.project.id, { page, per_page: RESOURCE_PAGE_SIZE }).catch((err: unknown) => {
       throw hidden(ctx.deps.log, err, "mcp resource read failed");
     });
+    const model = { uri: modelUri(slug), name: "model", title: "Content model", description: MODEL_DESCRIPTION, mimeType: MIME };
     return {
-      resources: r.data.map((n) => ({
-        uri: nodeUri(slug, n.id),
-        name: n.path,
-        title: n.title,
-        description: `${n.type} · ${n.status}`,
-        mimeType: MIME,
-      })),
+      resources: [
+        ...(page === 1 ? [model] : []),
+        ...r.data.map((n) => ({
+          uri: nodeUri(slug, n.id),
+          name: n.path,
+          title: n.title,
+          description: `${n.type} · ${n.status}`,
+          mimeType: MIME,
+        })),
+      ],
       ...(page * RESOURCE_PAGE_SIZE < r.total ? { nextCursor: encodeCursor(page + 1) } : {}),
     };
   });
@@ -79,6 +88,10 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
     requireRead(ctx);
     const uri = req.params.uri;
     try {
+      if (uri === modelUri(slug)) {
+        const { strict, block_types, node_types, version, updated_at } = await getModel(ctx.deps.db, ctx.project.id);
+        return { contents: [{ uri, mimeType: MIME, text: JSON.stringify({ version, updated_at, strict, block_types, node_types }) }] };
+      }
       const ref = parseNodeUri(slug, uri);
       // Another project's URI reads as unknown, exactly like a missing node.
       // …and so does a path or locale holding text nothing stored can hold (NUL, unpaired surrogates).

@@ -31,7 +31,8 @@ const instructions = ({ project: p, caller }: ToolContext): string =>
     `This credential holds the scopes: ${caller.scopes.join(", ") || "none"}.`,
     "Nodes are pages, collections and entries addressed by id or slug path; new nodes are drafts until publish_node.",
     `Nodes are also readable as resources cms://${p.slug}/nodes/{id} and cms://${p.slug}/paths/{path}, with ?locale= for a translation.`,
-    "Prompts: translate_page, write_seo, review_before_publish, summarise_recent_changes.",
+    `The content model (block and node types every write is checked against) is the resource cms://${p.slug}/model; get_content_model gives it compactly.`,
+    "Prompts: translate_page, write_seo, review_before_publish, summarise_recent_changes, model_content.",
   ].join(" ");
 
 /**

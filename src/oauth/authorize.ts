@@ -1,7 +1,7 @@
 import type { Db } from "../../db/client";
 import { oauthCodes, oauthGrants } from "../../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { type EffectiveRole, MCP_SCOPES, scopesOfRole } from "../lib/scopes";
+import { DEFAULT_MCP_SCOPES, type EffectiveRole, scopesOfRole } from "../lib/scopes";
 import { generateToken, hashToken } from "../lib/tokens";
 import type { OAuthErrorCode } from "./errors";
 import { matchRedirectUri, withParams } from "./redirect-uri";
@@ -20,7 +20,7 @@ export interface AuthorizationRequest {
   readonly redirectUri: string;
   readonly codeChallenge: string;
   readonly resource: string;
-  /** Requested MCP scopes (all of them when the client asked for none). */
+  /** Requested MCP scopes (DEFAULT_MCP_SCOPES when the client asked for none: model:write only by name). */
   readonly scopes: readonly string[];
   /** What the page posts back: the request as received. */
   readonly params: RequestParams;
@@ -79,7 +79,7 @@ export async function parseAuthorizationRequest(
 
   // RFC 6749 §3.3: scopes this server does not know (openid, offline_access…) are ignored; a request
   // naming none of ours is treated like one naming no scope, and the consent page shows what is granted.
-  const scopes = [knownScopes(params.scope), knownScopes(client.scope)].find((s) => s.length > 0) ?? [...MCP_SCOPES];
+  const scopes = [knownScopes(params.scope), knownScopes(client.scope)].find((s) => s.length > 0) ?? [...DEFAULT_MCP_SCOPES];
 
   return { kind: "ok", request: { client, redirectUri, codeChallenge: params.code_challenge, resource, scopes, params } };
 }

@@ -22,6 +22,7 @@ const SCOPE_TEXT: Record<string, string> = {
   "content:read": "Read pages, entries, blocks, translations and project settings",
   "content:write": "Create, edit, reorder, publish, unpublish and archive content; edit the theme",
   "ai:read": "Use the project's AI providers to translate text and content",
+  "model:write": "Change the project's content model (block and node types) that every edit is checked against",
 };
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

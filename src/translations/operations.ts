@@ -40,7 +40,9 @@ const upsertTranslationOp = projectOperation({
   description:
     "Create or replace a node's translation into a locale other than the project's default. meta holds the localised title, slug (a localised path segment), description, og_image, canonical, robots and noindex; " +
     "blocks maps block ids (from get_node) to partial data deep-merged over the base block. " +
-    "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced.",
+    "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced. " +
+    "Where the project has a content model (get_content_model, or the resource cms://{project slug}/model), a translation may override only the properties it marks translatable; " +
+    "an invalid write answers invalid_content listing each violation with a JSON Pointer into your input.",
   scopes: ["content:write"],
   input: z.object({
     ...NodeLocale,

@@ -18,6 +18,6 @@ export const McpTokenIn = z.object({
     .min(1)
     .max(MCP_SCOPES.length * 2)
     .optional()
-    .describe("defaults to the MCP scopes the calling key holds"),
+    .describe("defaults to content:read, content:write and ai:read, those the calling key holds; model:write only when named"),
   expires_at: z.string().nullable().optional().describe("RFC 3339; omitted or null = never expires"),
 });

@@ -6,7 +6,7 @@ import { AppError, notFound } from "../../errors";
 import type { AdminCaller } from "../../lib/caller";
 import { isUuid, uuidv7 } from "../../lib/ids";
 import { oneRow } from "../../lib/rows";
-import { MCP_SCOPES } from "../../lib/scopes";
+import { DEFAULT_MCP_SCOPES, MCP_SCOPES } from "../../lib/scopes";
 import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
 import type { McpTokenIn, McpTokenOut } from "./model";
 
@@ -25,7 +25,7 @@ export const tokenToWire = (t: typeof mcpTokens.$inferSelect): z.output<typeof M
  * Like admin keys, a caller can only hand out scopes it holds itself.
  */
 export async function createMcpToken(db: Db, project: Project, input: z.output<typeof McpTokenIn>, caller: AdminCaller, now: Date) {
-  const scopes = [...new Set(input.scopes ?? MCP_SCOPES.filter((s) => caller.scopes.includes(s)))];
+  const scopes = [...new Set(input.scopes ?? DEFAULT_MCP_SCOPES.filter((s) => caller.scopes.includes(s)))];
   // The input schema admits MCP scopes only; a caller can still name one it does not hold.
   const denied = scopes.find((s) => !caller.scopes.includes(s));
   if (denied) throw new AppError("insufficient_scope", `cannot grant ${denied}: this key does not hold it`, { required: denied });
