@@ -1,13 +1,11 @@
-import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nodes, type Project } from "../db/schema";
-import { createNode, transitionNode, updateNode } from "./content/service";
+import type { Project } from "../db/schema";
+import { createNode, transitionNode } from "./content/service";
 import type { ContentModelDefinition } from "./model/model";
 import { writeModel } from "./model/service";
 import { createProject } from "./projects/service";
 import { updateTheme } from "./theme/service";
 import { upsertTranslation } from "./translations/service";
-import { contentWrite } from "./write";
 
 const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: null } as const;
 
@@ -17,7 +15,7 @@ const object = (properties: Record<string, unknown>, required: string[]) => ({ t
 const ANY_SECTION = [{ type: "hero", max: 1 }, { type: "text" }, { type: "image" }, { type: "call_to_action" }];
 
 /** The demo's content model: a first start shows one, and every demo node meets it. */
-export const DEMO_MODEL: ContentModelDefinition = {
+const DEMO_MODEL: ContentModelDefinition = {
   strict: false,
   block_types: [
     {
@@ -107,23 +105,12 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     ["i18n-done-right", "i18n done right", "Localised slugs, hreflang and sitemaps.", { author: "Ada", date: "2026-03-10T09:00:00Z", category: "guide", tags: ["i18n", "seo"] }],
   ] as const;
   for (const [slug, title, text, fields] of posts) {
-    const post = await published({ parent_id: blog.id, slug, type: "post", title, blocks: [{ type: "text", data: { text } }] });
-    await setFields(db, project.id, post.id, fields);
+    await published({ parent_id: blog.id, slug, type: "post", title, fields, blocks: [{ type: "text", data: { text } }] });
   }
-  const draft = await createNode(db, project, { parent_id: blog.id, slug: "coming-soon", type: "post", title: "Coming soon" }, now);
-  await updateNode(db, project, draft.id, { seo: { description: "A draft: not delivered." } }, now);
-  await setFields(db, project.id, draft.id, { author: "Grace", date: "2026-12-01T09:00:00Z", category: "news", tags: [] });
+  const fields = { author: "Grace", date: "2026-12-01T09:00:00Z", category: "news", tags: [] };
+  await createNode(db, project, { parent_id: blog.id, slug: "coming-soon", type: "post", title: "Coming soon", fields, seo: { description: "A draft: not delivered." } }, now);
   await updateTheme(db, project, { accent_color: "#3b82f6", name_override: "Demo", logo_url: "/logo.svg", favicon_url: "/favicon.ico" }, now);
   // Last and unforced: should any demo node not meet the model, the seed fails (409) rather than ship it.
   await writeModel(db, project.id, () => DEMO_MODEL, {});
   return project;
-}
-
-// Node fields are not an input of createNode yet (issue 24 adds them there); the demo writes them
-// through the one write path, so they are checked like any other write.
-async function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {
-  await contentWrite(db, projectId, async (tx, w) => {
-    await tx.update(nodes).set({ fields }).where(eq(nodes.id, nodeId));
-    w.touched(nodeId);
-  });
 }

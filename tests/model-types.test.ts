@@ -17,7 +17,8 @@ import { compiledModel } from "../src/model/cache";
 import { modelTypeScript } from "../src/model/types";
 import { openRuntime } from "../src/runtime";
 import { harness, type TestHarness, uniqueSlug } from "./helpers";
-import { DEMO_LIKE_MODEL, setFields, setModel } from "./types.helpers";
+import { setModel } from "./model.helpers";
+import { DEMO_LIKE_MODEL, setFields } from "./types.helpers";
 
 const TSC = join(import.meta.dir, "..", "node_modules", ".bin", "tsc");
 

@@ -1,24 +1,12 @@
-// Sets a project's content model directly, as the model API will (one contentWrite: content_models
-// at version+1, projects.model_version the same). The model API is another branch's; once merged,
-// tests may switch to PUT /admin/p/{ref}/model.
-import { eq, sql } from "drizzle-orm";
+// Sets a project's content model through the model service (src/model/service.ts), forced: the
+// tests that use it set up models over content on purpose.
 import type { Db } from "../db/client";
-import { contentModels, projects } from "../db/schema";
 import { ContentModelIn } from "../src/model/model";
-import { contentWrite } from "../src/write";
+import { writeModel } from "../src/model/service";
 
 export async function setModel(db: Db, projectId: string, model: Record<string, unknown>): Promise<number> {
   const definition = ContentModelIn.parse(model);
-  return contentWrite(db, projectId, async (tx) => {
-    const [row] = await tx
-      .insert(contentModels)
-      .values({ projectId, version: 1, definition })
-      .onConflictDoUpdate({ target: contentModels.projectId, set: { version: sql`${contentModels.version} + 1`, definition, updatedAt: new Date() } })
-      .returning({ version: contentModels.version });
-    if (!row) throw new Error("setModel: no row");
-    await tx.update(projects).set({ modelVersion: row.version }).where(eq(projects.id, projectId));
-    return row.version;
-  });
+  return (await writeModel(db, projectId, () => definition, { force: true })).model.version;
 }
 
 /** A model used by the write tests: a "post" with typed fields, a "hero" and a "text" block; strict as given. */

@@ -1,24 +1,10 @@
-// Shared by the model-types tests: a project's content model and node fields written directly,
-// through the one write path (src/write.ts), while the model API and node fields come in other branches.
-import { eq, sql } from "drizzle-orm";
+// Shared by the model-types tests: node fields written directly through the one write path
+// (src/write.ts); the model is set with tests/model.helpers.ts.
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { contentModels, nodes, projects } from "../db/schema";
+import { nodes } from "../db/schema";
 import type { ContentModelDefinition } from "../src/model/model";
 import { contentWrite } from "../src/write";
-
-/** Sets the project's model (version + 1, projects.model_version with it); answers the new version. */
-export async function setModel(db: Db, projectId: string, definition: ContentModelDefinition): Promise<number> {
-  return contentWrite(db, projectId, async (tx) => {
-    const [row] = await tx
-      .insert(contentModels)
-      .values({ projectId, version: 1, definition: definition as unknown as Record<string, unknown> })
-      .onConflictDoUpdate({ target: contentModels.projectId, set: { version: sql`${contentModels.version} + 1`, definition: definition as unknown as Record<string, unknown>, updatedAt: new Date() } })
-      .returning({ version: contentModels.version });
-    const version = row?.version ?? 1;
-    await tx.update(projects).set({ modelVersion: version }).where(eq(projects.id, projectId));
-    return version;
-  });
-}
 
 /** Sets a node's fields; the write is checked against the project's model (400 invalid_content). */
 export async function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {

@@ -139,7 +139,7 @@ function compactProps(schema: unknown): Json | undefined {
 }
 
 /** The model as an agent reads it in one call: per type its description, properties and what it allows. */
-export function compactModel(model: StoredModel | (ContentModelDefinition & { version: number })): Json {
+function compactModel(model: StoredModel | (ContentModelDefinition & { version: number })): Json {
   const closed = (schema: Json): boolean => schema.additionalProperties === false || schema.unevaluatedProperties === false;
   return {
     version: model.version,

@@ -18,7 +18,7 @@ export interface StoredModel extends ContentModelDefinition {
 }
 
 /** A node the model would not accept: which, where, and every way it fails. */
-export interface InvalidNode {
+interface InvalidNode {
   readonly node_id: string;
   readonly path: string;
   readonly type: string;
