@@ -1,7 +1,9 @@
+import { activityOperations } from "./activity/operations";
+import { recordOperationActivity } from "./activity/service";
 import { aiOperations } from "./ai/operations";
 import { contentOperations } from "./content/operations";
 import { keyOperations } from "./keys/operations";
-import type { Operation } from "./lib/operation";
+import type { Operation, ProjectOperation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
 import { oauthOperations } from "./oauth/operations";
 import { projectOperations } from "./projects/operations";
@@ -12,6 +14,7 @@ import { userOperations } from "./users/operations";
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [
   ...contentOperations,
+  ...activityOperations,
   ...translationOperations,
   ...aiOperations,
   ...themeOperations,
@@ -20,4 +23,19 @@ export const OPERATIONS: readonly Operation[] = [
   ...mcpTokenOperations,
   ...oauthOperations,
   ...userOperations,
-];
+].map(withActivity);
+
+/**
+ * Every project write lands in the activity log: content writes from the write path, in their
+ * transaction; any other (providers, tokens, members, theme, settings, what comes next) here, once
+ * it has succeeded. Adding an operation needs nothing more.
+ */
+function withActivity(op: Operation): Operation {
+  if (op.target !== "project") return op;
+  const run: ProjectOperation["run"] = async (ctx, input) => {
+    const out = await op.run(ctx, input);
+    await recordOperationActivity(ctx.deps.db, op, ctx.project.id, input, out);
+    return out;
+  };
+  return { ...op, run };
+}

@@ -41,6 +41,7 @@ const upsertTranslationOp = projectOperation({
     "Create or replace a node's translation into a locale other than the project's default. meta holds the localised title, slug (a localised path segment), description, og_image, canonical, robots and noindex; " +
     "blocks maps block ids (from get_node) to partial data deep-merged over the base block. " +
     "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced.",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object({
     ...NodeLocale,
@@ -70,6 +71,7 @@ const deleteTranslationOp = projectOperation({
   name: "delete_translation",
   title: "Delete a translation",
   description: "Delete a node's translation into one locale.",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object(NodeLocale),
   output: Empty,
@@ -84,6 +86,7 @@ const translateNodeOp = projectOperation({
     "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
     'and store the result as a DRAFT translation (not delivered until published: review it with get_translation or get_node with locale, then upsert_translation with status "published"). ' +
     "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
+  nodeWrite: true,
   scopes: ["content:write", "ai:read"],
   input: z.object({ ...NodeLocale, provider_id: ProviderId }),
   output: z.object({
