@@ -119,7 +119,7 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     for (const headers of variants) {
       const ok = await modern("tools/list", {}, { headers });
       expect(ok.status).toBe(200);
-      expect(ok.json.result.tools.length).toBe(17);
+      expect(ok.json.result.tools.length).toBe(18);
     }
     for (const name of ["  get_project ", `=?base64?${Buffer.from("get_project").toString("base64")}?=`]) {
       const ok = await modern("tools/call", call, { headers: { "mcp-name": name } });
@@ -244,7 +244,7 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     expect(init.json.result.protocolVersion).toBe("2025-11-25");
     expect(init.json.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} });
     const list = await m.post({ jsonrpc: "2.0", id: 9, method: "tools/list" }, { token, headers: { "mcp-protocol-version": "2025-11-25" } });
-    expect(list.json.result.tools.length).toBe(17);
+    expect(list.json.result.tools.length).toBe(18);
     expect(list.json.result.resultType).toBeUndefined();
     expect(list.json.result.ttlMs).toBeUndefined();
     // A 2025-11-25 request ignores a stray 2026 header only when _meta says 2025: here _meta decides.
