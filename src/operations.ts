@@ -1,7 +1,9 @@
+import { activityOperations } from "./activity/operations";
+import { recordOperationActivity } from "./activity/service";
 import { aiOperations } from "./ai/operations";
 import { contentOperations } from "./content/operations";
 import { keyOperations } from "./keys/operations";
-import type { Operation } from "./lib/operation";
+import type { Operation, ProjectOperation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
 import { modelOperations } from "./model/operations";
 import { oauthOperations } from "./oauth/operations";
@@ -13,6 +15,7 @@ import { userOperations } from "./users/operations";
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [
   ...contentOperations,
+  ...activityOperations,
   ...translationOperations,
   ...modelOperations,
   ...aiOperations,
@@ -22,4 +25,19 @@ export const OPERATIONS: readonly Operation[] = [
   ...mcpTokenOperations,
   ...oauthOperations,
   ...userOperations,
-];
+].map(withActivity);
+
+/**
+ * Every project write lands in the activity log: content writes from the write path, in their
+ * transaction; any other (providers, tokens, members, theme, settings, what comes next) here, once
+ * it has succeeded. Adding an operation needs nothing more.
+ */
+function withActivity(op: Operation): Operation {
+  if (op.target !== "project") return op;
+  const run: ProjectOperation["run"] = async (ctx, input) => {
+    const out = await op.run(ctx, input);
+    await recordOperationActivity(ctx.deps.db, op, ctx.project.id, input, out);
+    return out;
+  };
+  return { ...op, run };
+}

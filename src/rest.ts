@@ -36,12 +36,17 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         const caller = await authenticate(ctx.request, ctx.server);
         requireScopes(caller, op.scopes);
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
-        const out = await runOperation(op, { deps, caller, project, now: deps.now() }, input(ctx));
+        const args = input(ctx);
+        if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
+        const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
         ctx.set.status = binding.status ?? 200;
         if (binding.status === 204) return undefined;
         // Parsing drops any field the output schema does not declare.
-        return restBody(op.output.parse(out), binding.data);
+        const body = restBody(op.output.parse(out), binding.data);
+        const etag = nodeEtag(body.data);
+        if (etag !== null) ctx.set.headers.etag = etag;
+        return body;
       };
       app.route(binding.method, binding.path, handle, { detail: { hide: true } });
       paths.add(binding.path);
@@ -59,10 +64,39 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
 export const adminCors = (deps: AppDeps): CorsPolicy => ({
   origins: deps.config.adminAllowedOrigins,
   methods: "GET, POST, PUT, PATCH, DELETE",
-  allowHeaders: "authorization, content-type, x-request-id",
-  exposeHeaders: "www-authenticate, retry-after, x-request-id",
+  allowHeaders: "authorization, content-type, x-request-id, if-match",
+  exposeHeaders: "www-authenticate, retry-after, x-request-id, etag",
   maxAgeSeconds: 600,
 });
+
+/**
+ * A node answered carries its revision as a strong ETag, "r<revision>": it names the node's state
+ * (fields, blocks, translations), whichever locale the answer shows.
+ */
+const nodeEtag = (data: unknown): string | null => (isPlainObject(data) && typeof data.id === "string" && typeof data.revision === "number" ? `"r${data.revision}"` : null);
+
+const ETAG_RE = /^(?:W\/)?"r(\d{1,10})"$/;
+/**
+ * If-Match on a node write is its expected_revision: `*` asks only that the node exist (the write
+ * answers 404 otherwise); a tag this API answered ("r<n>"; a weak W/ form is read alike) is the
+ * revision expected. A stale one answers 409 conflict from the write path, as the issue asks (412
+ * is HTTP's own answer to a failed If-Match; one code for REST and MCP keeps clients simple).
+ */
+function applyIfMatch(args: Record<string, unknown>, header: string | null): void {
+  if (header === null || header.trim() === "*") return;
+  const tags = header.split(",").map((t) => t.trim());
+  const revisions = new Set(tags.map((t) => ETAG_RE.exec(t)?.[1]));
+  if (revisions.has(undefined))
+    throw new AppError("invalid_request", 'If-Match must be * or the ETag of the node as read ("r<revision>")', {
+      field: "If-Match",
+      errors: [{ in: "header", field: "If-Match", message: "not an ETag this API answers" }],
+    });
+  if (revisions.size > 1) throw new AppError("invalid_request", "If-Match names several revisions: send the one you last read", { field: "If-Match" });
+  const revision = Number([...revisions][0]);
+  if (args.expected_revision !== undefined && args.expected_revision !== revision)
+    throw new AppError("invalid_request", `If-Match ("r${revision}") and expected_revision (${String(args.expected_revision)}) disagree: send one`, { field: "If-Match" });
+  args.expected_revision = revision;
+}
 
 const restBody = (out: Record<string, unknown>, data: string | undefined): Record<string, unknown> => {
   if (data === undefined) return { data: out };
@@ -117,7 +151,8 @@ function readInput(
   const fieldSet = new Set(fields.filter((f) => !fromQuery.has(f)));
   if (binding.body !== undefined) take(binding.body, ctx.body, "body");
   else if (takesBody(binding)) {
-    if (fieldSet.size > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
+    const bodyFields = [...fieldSet].filter((f) => f !== "expected_revision" || ctx.body !== undefined);
+    if (bodyFields.length > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
     for (const f of fieldSet) if (isPlainObject(ctx.body) && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
     // A field the path gives may be repeated in the body when it says the same (a representation sent back as read).
     const agrees = (k: string): boolean => params.some(([param, field]) => field === k && isPlainObject(ctx.body) && ctx.body[k] === ctx.params[param]);
@@ -128,8 +163,15 @@ function readInput(
     notRead(ctx.body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
   }
   for (const f of fromQuery) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
+  // A node write's expected_revision may come in the query on every route (one whose body is an array, say).
+  const expected = op.nodeWrite ? ctx.query.expected_revision : undefined;
+  if (expected !== undefined) {
+    if (input.expected_revision !== undefined && source.get("expected_revision") !== "query")
+      throw invalid([{ in: "query", field: "expected_revision", message: "given in both the body and the query" }]);
+    take("expected_revision", queryValue("expected_revision", "integer", expected), "query");
+  }
   // The query is read only where the route has no body (or names it); elsewhere any query field is unread.
-  notRead(ctx.query, (k) => (!takesBody(binding) && fieldSet.has(k)) || fromQuery.has(k));
+  notRead(ctx.query, (k) => (!takesBody(binding) && fieldSet.has(k)) || fromQuery.has(k) || (op.nodeWrite === true && k === "expected_revision"));
   // Path parameters last: a body field can never stand in for the object the URL names.
   for (const [param, field] of params) take(field, ctx.params[param], "params");
   const parsed = op.input.safeParse(input);
@@ -204,12 +246,22 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
       else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
       else if (!takesBody(binding)) for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
+      if (op.nodeWrite) {
+        parameters.push({
+          name: "If-Match",
+          in: "header",
+          required: false,
+          schema: { type: "string" },
+          description: 'the node\'s ETag as read ("r<revision>"), or *; a stale one answers 409 conflict and nothing is written',
+        });
+        if (binding.body !== undefined) parameters.push({ name: "expected_revision", in: "query", required: false, schema: props.expected_revision ?? { type: "integer" } });
+      }
       if (parameters.length > 0) doc.parameters = parameters;
       const status = binding.status ?? 200;
       const responses: Record<string, unknown> = {};
       if (status === 204) responses["204"] = { description: "Done; no body" };
       else responses[String(status)] = { description: op.title, content: { "application/json": { schema: restSchema(jsonSchema(op.output, "output"), binding.data) } } };
-      for (const code of [400, 401, 403, 404, ...(binding.errors ?? [])])
+      for (const code of new Set([400, 401, 403, 404, ...(binding.errors ?? []), ...(op.nodeWrite ? [409] : [])]))
         responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };
       doc.responses = responses;
       const key = binding.path.replace(/:(\w+)/g, "{$1}");

@@ -4,11 +4,14 @@
 // content model, then (at commit) notifies the other instances and announces the write in-process.
 // What later issues add to every write (the revision, the activity entry, the outbox event, the
 // dry run) plugs in here, next to the model check, not into the handlers.
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { projects } from "../db/schema";
+import { nodes, projects } from "../db/schema";
+import { checkExpectedRevision } from "./activity/conflict";
+import { recordContentActivity } from "./activity/service";
 import { AppError, notFound } from "./errors";
 import { commitNotice, contentCommitted } from "./lib/commits";
+import { isPlainObject } from "./lib/merge";
 import { compiledModel, nodeSnapshots } from "./model/cache";
 import { pointerSegment } from "./model/compile";
 import { MAX_VIOLATIONS, type Violation } from "./model/model";
@@ -23,6 +26,8 @@ export interface WriteLog {
   added(path: string): void;
   /** A node whose content the write changed, to be checked against the content model; `locale` when only that translation changed. */
   touched(nodeId: string, locale?: string): void;
+  /** A node the write changed without a model check (a status change, a deletion, a translation removed): it gets a new revision. */
+  changed(nodeId: string, locale?: string): void;
 }
 
 /**
@@ -52,19 +57,30 @@ export async function bumpContentVersion(db: Db, projectId: string, notice: stri
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
   const changes = { gone: [] as string[], added: [] as string[] };
   const touched = new Map<string, Set<string | undefined>>();
+  const changed = new Map<string, Set<string | undefined>>();
+  const note = (into: Map<string, Set<string | undefined>>, nodeId: string, locale: string | undefined): void => {
+    let locales = into.get(nodeId);
+    if (!locales) into.set(nodeId, (locales = new Set()));
+    locales.add(locale);
+  };
   const log: WriteLog = {
     gone: (path) => void changes.gone.push(path),
     added: (path) => void changes.added.push(path),
     touched: (nodeId, locale) => {
-      let locales = touched.get(nodeId);
-      if (!locales) touched.set(nodeId, (locales = new Set()));
-      locales.add(locale);
+      note(touched, nodeId, locale);
+      note(changed, nodeId, locale);
     },
+    changed: (nodeId, locale) => note(changed, nodeId, locale),
   };
   const result = await db.transaction(async (tx) => {
     const { modelVersion } = await bumpContentVersion(tx, projectId, null);
+    // After the project lock, before the write: a stale expected revision writes nothing (409).
+    await checkExpectedRevision(tx, projectId);
     const out = await write(tx, log);
     if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched);
+    const revisions = await bumpNodeRevisions(tx, [...changed.keys()]);
+    await recordContentActivity(tx, projectId, changed, revisions);
+    answerRevisions(out, revisions);
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
     // having heard of the write at commit) and the pages the write took away or brought.
     await notifyContent(tx, commitNotice(db, projectId, changes));
@@ -72,6 +88,27 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
   });
   contentCommitted(db, projectId, changes);
   return result;
+}
+
+/**
+ * Each changed node's revision moves by one (the ones a write deleted are gone and skipped); answers
+ * the new numbers. The `history` branch records the revision rows themselves.
+ */
+export async function bumpNodeRevisions(tx: Db, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx
+    .update(nodes)
+    .set({ revision: sql`${nodes.revision} + 1` })
+    .where(inArray(nodes.id, [...ids]))
+    .returning({ id: nodes.id, revision: nodes.revision });
+  return new Map(rows.map((r) => [r.id, r.revision]));
+}
+
+/** A node a write answers (built from the rows it wrote, before the bump) carries its revision after the write. */
+function answerRevisions(out: unknown, revisions: ReadonlyMap<string, number>): void {
+  if (!isPlainObject(out) || typeof out.id !== "string" || typeof out.revision !== "number") return;
+  const revision = revisions.get(out.id);
+  if (revision !== undefined) out.revision = revision;
 }
 
 /**

@@ -124,6 +124,7 @@ const CASES: Record<string, Case> = {
   "DELETE /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(204), after: gone((f) => `${N(f)}/translations/fr`) },
   "GET /admin/p/{ref}/model/types.ts": { url: (f) => `${P(f)}/model/types.ts`, expect: file("text/plain; charset=utf-8", "export type AnyNode = Node | UntypedNode;") },
   "GET /admin/p/{ref}/model/schema.json": { url: (f) => `${P(f)}/model/schema.json`, expect: file("application/schema+json", '"$schema": "https://json-schema.org/draft/2020-12/schema"') },
+  "GET /admin/p/{ref}/activity": { url: (f) => `${P(f)}/activity`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
   "GET /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, expect: ok(200, (d) => expect(d).toHaveProperty("accent_color")) },
   "PUT /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ accent_color: "#123456" }), expect: ok(200, (d) => expect(d.accent_color).toBe("#123456")) },
   "PATCH /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ name_override: "Brand" }), expect: ok(200, (d) => expect(d.name_override).toBe("Brand")) },

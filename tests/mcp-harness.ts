@@ -105,4 +105,5 @@ export const TOOL_NAMES = [
   "get_theme",
   "update_theme",
   "get_project",
+  "list_activity",
 ];

@@ -36,6 +36,7 @@ export const NodeOut = z.object({
   position: z.number().int(),
   seo: Json,
   fields: Json,
+  revision: z.number().int().describe("the node's current revision: send it back as expected_revision (REST: If-Match) so that a write never overwrites a change made since"),
   published_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -78,6 +78,7 @@ const updateNodeOp = projectOperation({
     "A new slug or parent rewrites the paths of everything below it. seo replaces the whole SEO object. " +
     "blocks replaces the whole ordered block list: pass existing blocks with their id to keep them (and their translations); blocks left out are deleted. To only reorder, use reorder_blocks. " +
     "The result must match the project's content model (get_content_model, or the resource cms://{project slug}/model); otherwise invalid_content lists each violation with a JSON Pointer into your input.",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object({
     node_id: NodeId,
@@ -104,6 +105,7 @@ const setBlocksOp = projectOperation({
   name: "set_blocks",
   title: "Replace a node's blocks",
   description: "Replace a node's ordered blocks (ids kept for existing blocks).",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object({ ...NodeRef, blocks: BlocksIn }),
   output: z.object({ blocks: z.array(BlockOut) }),
@@ -115,6 +117,7 @@ const reorderBlocksOp = projectOperation({
   name: "reorder_blocks",
   title: "Reorder a node's blocks",
   description: "Put a node's blocks in a new order without changing their content. block_ids must list every block id of the node exactly once, in the wanted order (see get_node).",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object({ ...NodeRef, block_ids: z.array(z.uuid()).max(500) }),
   output: z.object({ node_id: Id, blocks: z.array(BlockOut) }),
@@ -136,6 +139,7 @@ const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
     name: `${action}_node`,
     title,
     description,
+    nodeWrite: true,
     scopes: ["content:write"],
     input: z.object(NodeRef),
     output: z.object({ node: NodeOut }),
@@ -149,6 +153,7 @@ const deleteNodeOp = projectOperation({
   name: "delete_node",
   title: "Delete a node",
   description: "Delete a node and its descendants.",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object(NodeRef),
   output: Empty,

@@ -31,6 +31,7 @@ export const nodeToWire = (n: Node): NodeWire => ({
   position: n.position,
   seo: n.seo,
   fields: n.fields,
+  revision: n.revision,
   published_at: n.publishedAt?.toISOString() ?? null,
   created_at: n.createdAt.toISOString(),
   updated_at: n.updatedAt.toISOString(),
@@ -256,6 +257,7 @@ export const transitionNode = (db: Db, project: Project, id: string, action: Tra
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
+    paths.changed(node.id);
     if (rule.to === "published") paths.added(node.path);
     else paths.gone(node.path);
     const [updated] = await tx
@@ -271,5 +273,6 @@ export const deleteNode = (db: Db, project: Project, id: string): Promise<void> 
   contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.gone(node.path);
+    paths.changed(node.id);
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });

@@ -4,7 +4,7 @@
 // `missingScopes` (src/lib/scopes.ts) is the one authorization check every transport asks.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
+import { z } from "zod";
 import type { Project } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
@@ -61,6 +61,14 @@ interface OperationBase<I extends z.ZodObject, O extends z.ZodObject> {
   /** Served over /mcp as a tool with these annotations; absent: an admin route only. */
   readonly tool?: ToolAnnotations;
   readonly http?: HttpBinding | readonly HttpBinding[];
+  /**
+   * The operation writes the node its `node_id` input names: it takes `expected_revision` (added to
+   * its input by projectOperation, with a sentence telling agents to send it), and the write path
+   * refuses the write with 409 conflict when the node has moved past that revision.
+   */
+  readonly nodeWrite?: true;
+  /** What the activity log names as the write's target kind; by default the operation's name without its verb ("create_ai_provider" → "ai_provider"). */
+  readonly activity?: { readonly kind: string };
 }
 
 /** Acts on one project: `:ref` of an admin route, the project an MCP credential is bound to. */
@@ -79,8 +87,20 @@ export interface AdminOperation<I extends z.ZodObject = z.ZodObject, O extends z
 export type Operation = ProjectOperation | AdminOperation;
 
 export function projectOperation<I extends z.ZodObject, O extends z.ZodObject>(def: Omit<ProjectOperation<I, O>, "target">): ProjectOperation {
-  return { ...def, target: "project" } as unknown as ProjectOperation; // erases I and O: adapters see every operation alike
+  const conditional = def.nodeWrite ? { input: def.input.extend({ expected_revision: ExpectedRevision }), description: `${def.description} ${EXPECTED_REVISION_HINT}` } : {};
+  return { ...def, ...conditional, target: "project" } as unknown as ProjectOperation; // erases I and O: adapters see every operation alike
 }
+
+/** The node-writing operations' optimistic concurrency check (over REST: If-Match or ?expected_revision=). */
+export const ExpectedRevision = z
+  .number()
+  .int()
+  .min(0)
+  .max(2_147_483_647)
+  .optional()
+  .describe("the node's revision as last read (its `revision`); the write is refused with conflict, and nothing written, when the node has changed since");
+const EXPECTED_REVISION_HINT =
+  "Send expected_revision (the node's revision from your last read) so that an edit made since by someone else is never overwritten: a mismatch fails with conflict, naming the current revision and the changes since; read the node again, then retry.";
 
 export function adminOperation<I extends z.ZodObject, O extends z.ZodObject>(def: Omit<AdminOperation<I, O>, "target">): AdminOperation {
   return { ...def, target: "admin" } as unknown as AdminOperation; // erases I and O, as above
@@ -152,6 +172,10 @@ export function undeclaredFieldsError(op: Operation, fields: readonly string[], 
 export interface OperationRun {
   readonly name: string;
   readonly caller: AdminCaller | McpCaller;
+  /** The revision the caller last read of the node the operation writes (expected_revision, If-Match), checked once by the write path. */
+  readonly expected: { readonly nodeId: string; readonly revision: number } | null;
+  /** Set by the write path: the expectation was checked (a second write of the same operation is not held to it), an activity entry was written. */
+  readonly state: { checked: boolean; recorded: boolean };
 }
 
 const running = new AsyncLocalStorage<OperationRun>();
@@ -162,9 +186,18 @@ export const currentOperation = (): OperationRun | undefined => running.getStore
 /** Runs `op` for a transport: the one place every operation passes through on its way to `run`. */
 export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCaller | McpCaller>, "project"> & { project?: Project }, input: unknown): Promise<unknown> {
   const { project } = ctx;
-  return running.run({ name: op.name, caller: ctx.caller }, () => {
-    if (op.target === "admin") return op.run(ctx as Omit<OperationContext<AdminCaller>, "project">, input as never);
+  const [args, expected] = takeExpectedRevision(op, input);
+  return running.run({ name: op.name, caller: ctx.caller, expected, state: { checked: false, recorded: false } }, () => {
+    if (op.target === "admin") return op.run(ctx as Omit<OperationContext<AdminCaller>, "project">, args as never);
     if (!project) throw new Error(`${op.name} acts on a project and was given none`);
-    return op.run({ ...ctx, project }, input as never);
+    return op.run({ ...ctx, project }, args as never);
   });
+}
+
+/** A node write's expected_revision goes to the write path, not to the operation's `run`. */
+function takeExpectedRevision(op: Operation, input: unknown): [unknown, OperationRun["expected"]] {
+  if (!op.nodeWrite || !isPlainObject(input) || !Object.hasOwn(input, "expected_revision")) return [input, null];
+  const { expected_revision: revision, ...args } = input;
+  const nodeId = args.node_id;
+  return [args, typeof revision === "number" && typeof nodeId === "string" ? { nodeId: nodeId.toLowerCase(), revision } : null];
 }

@@ -43,6 +43,7 @@ const upsertTranslationOp = projectOperation({
     "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced. " +
     "Where the project has a content model (get_content_model, or the resource cms://{project slug}/model), a translation may override only the properties it marks translatable; " +
     "an invalid write answers invalid_content listing each violation with a JSON Pointer into your input.",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object({
     ...NodeLocale,
@@ -72,6 +73,7 @@ const deleteTranslationOp = projectOperation({
   name: "delete_translation",
   title: "Delete a translation",
   description: "Delete a node's translation into one locale.",
+  nodeWrite: true,
   scopes: ["content:write"],
   input: z.object(NodeLocale),
   output: Empty,
@@ -86,6 +88,7 @@ const translateNodeOp = projectOperation({
     "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
     'and store the result as a DRAFT translation (not delivered until published: review it with get_translation or get_node with locale, then upsert_translation with status "published"). ' +
     "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
+  nodeWrite: true,
   scopes: ["content:write", "ai:read"],
   input: z.object({ ...NodeLocale, provider_id: ProviderId }),
   output: z.object({

@@ -1,0 +1,152 @@
+// The activity log (issue 25): every write in a project, who made it, on what, when. Content writes
+// are recorded by the write path (src/write.ts) in their transaction; every other write operation by
+// the operation unit once it has succeeded (src/operations.ts wraps them). Only ids are stored from
+// a write's input or answer, never the input itself: secrets (provider keys, tokens) cannot leak.
+import { and, count, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { Db } from "../../db/client";
+import { type Actor, activity, adminKeys, mcpTokens, oauthClients, users } from "../../db/schema";
+import { AppError, isForeignKeyViolation } from "../errors";
+import { uuidv7 } from "../lib/ids";
+import { isPlainObject } from "../lib/merge";
+import { currentOperation, httpBindings, type Operation, type OperationRun } from "../lib/operation";
+import { readPaging } from "../lib/paging";
+import type { ActivityOut, ActivityQuery } from "./model";
+
+/** Ids only: names are read when the log is (one query per kind on the page), so a write costs no lookup. */
+export function actorOf(run: OperationRun | undefined): Actor {
+  const caller = run?.caller;
+  if (!caller) return { kind: "system", id: null, name: null };
+  if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: null };
+  if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: null };
+  return {
+    kind: "oauth",
+    id: caller.userId,
+    name: null,
+    user: caller.userId ? { id: caller.userId, email: null } : null,
+    client: caller.clientId ? { id: caller.clientId, name: null } : null,
+  };
+}
+
+/**
+ * One entry for a content write that changed nodes, in its transaction: the node (the one the
+ * operation names when it changed several), its new revision; a write that changed only
+ * translations names the translation.
+ */
+export async function recordContentActivity(tx: Db, projectId: string, changed: ReadonlyMap<string, ReadonlySet<string | undefined>>, revisions: ReadonlyMap<string, number>): Promise<void> {
+  if (changed.size === 0) return;
+  const run = currentOperation();
+  const named = run?.expected?.nodeId;
+  const nodeId = named !== undefined && changed.has(named) ? named : [...changed.keys()][0];
+  if (nodeId === undefined) return;
+  const locales = [...(changed.get(nodeId) ?? [])];
+  const translated = locales.every((l) => l !== undefined);
+  const target: Record<string, unknown> = translated ? { kind: "translation", id: nodeId, locale: locales[0] ?? null } : { kind: "node", id: nodeId };
+  const others = [...changed.keys()].filter((id) => id !== nodeId);
+  if (others.length > 0) target.nodes = others.slice(0, 50);
+  await tx.insert(activity).values({ id: uuidv7(), projectId, operation: run?.name ?? "system", actor: actorOf(run), target, nodeId, revision: revisions.get(nodeId) ?? null });
+  if (run) run.state.recorded = true;
+}
+
+/** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */
+export const isWriteOperation = (op: Operation): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op).some((b) => b.method !== "GET"));
+
+/**
+ * After a project write operation succeeded, unless the write path recorded it: its target is the
+ * declared kind (else the name without its verb) and the id the input or the answer names.
+ */
+export async function recordOperationActivity(db: Db, op: Operation, projectId: string, input: unknown, output: unknown): Promise<void> {
+  const run = currentOperation();
+  if (!isWriteOperation(op) || run?.state.recorded) return;
+  const target = { kind: op.activity?.kind ?? op.name.replace(/^[a-z]+_/, ""), id: targetId(input, output) };
+  try {
+    await db.insert(activity).values({ id: uuidv7(), projectId, operation: op.name, actor: actorOf(run), target, nodeId: null, revision: null });
+  } catch (err) {
+    if (!isForeignKeyViolation(err)) throw err; // the write deleted the project: nothing left to log in
+  }
+  if (run) run.state.recorded = true;
+}
+
+const ID_KEY = /^(id|[a-z_]+_id)$/;
+function targetId(input: unknown, output: unknown): string | null {
+  const fromInput = isPlainObject(input) ? Object.entries(input).find(([k, v]) => ID_KEY.test(k) && typeof v === "string") : undefined;
+  if (fromInput) return fromInput[1] as string;
+  if (!isPlainObject(output)) return null;
+  if (typeof output.id === "string") return output.id;
+  for (const v of Object.values(output)) if (isPlainObject(v) && typeof v.id === "string") return v.id;
+  return null;
+}
+
+type Entry = z.input<typeof ActivityOut>;
+
+/** The project's activity, newest first, filtered; names resolved as they are now. */
+export async function listActivity(db: Db, projectId: string, q: z.output<typeof ActivityQuery>): Promise<{ entries: Entry[]; total: number; page: number; per_page: number }> {
+  const { page, perPage } = readPaging(q, { defaultPerPage: 50 });
+  const from = q.from ? new Date(q.from) : null;
+  const to = q.to ? new Date(q.to) : null;
+  if (from && to && from >= to) throw new AppError("invalid_request", "from must be before to", { field: "from" });
+  const conds: SQL[] = [eq(activity.projectId, projectId)];
+  if (q.actor_kind) conds.push(sql`${activity.actor}->>'kind' = ${q.actor_kind}`);
+  if (q.actor_id) conds.push(sql`(${activity.actor}->>'id' = ${q.actor_id} or ${activity.actor}->'user'->>'id' = ${q.actor_id} or ${activity.actor}->'client'->>'id' = ${q.actor_id})`);
+  if (q.node_id) conds.push(eq(activity.nodeId, q.node_id.toLowerCase()));
+  if (from) conds.push(gte(activity.createdAt, from));
+  if (to) conds.push(lt(activity.createdAt, to));
+  const where = and(...conds);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(activity)
+      .where(where)
+      .orderBy(desc(activity.createdAt), desc(activity.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    db.select({ total: count() }).from(activity).where(where),
+  ]);
+  const names = await actorNames(
+    db,
+    rows.map((r) => r.actor),
+  );
+  const entries = rows.map((r) => ({
+    id: r.id,
+    operation: r.operation,
+    actor: named(r.actor, names),
+    target: r.target,
+    node_id: r.nodeId,
+    revision: r.revision,
+    created_at: r.createdAt.toISOString(),
+  }));
+  return { entries, total: Number(counted?.total ?? 0), page, per_page: perPage };
+}
+
+interface Names {
+  keys: Map<string, string>;
+  tokens: Map<string, string>;
+  emails: Map<string, string>;
+  clients: Map<string, string | null>;
+}
+
+async function actorNames(db: Db, actors: readonly Actor[]): Promise<Names> {
+  const ids = (kind: Actor["kind"]) => [...new Set(actors.flatMap((a) => (a.kind === kind && a.id ? [a.id] : [])))];
+  const keyIds = ids("admin_key");
+  const tokenIds = ids("mcp_token");
+  const userIds = [...new Set(actors.flatMap((a) => (a.user?.id ? [a.user.id] : [])))];
+  const clientIds = [...new Set(actors.flatMap((a) => (a.client?.id ? [a.client.id] : [])))];
+  const [keys, tokens, emails, clients] = await Promise.all([
+    keyIds.length > 0 ? db.select({ id: adminKeys.id, name: adminKeys.name }).from(adminKeys).where(inArray(adminKeys.id, keyIds)) : [],
+    tokenIds.length > 0 ? db.select({ id: mcpTokens.id, name: mcpTokens.name }).from(mcpTokens).where(inArray(mcpTokens.id, tokenIds)) : [],
+    userIds.length > 0 ? db.select({ id: users.id, name: users.email }).from(users).where(inArray(users.id, userIds)) : [],
+    clientIds.length > 0 ? db.select({ id: oauthClients.id, name: oauthClients.clientName }).from(oauthClients).where(inArray(oauthClients.id, clientIds)) : [],
+  ]);
+  const map = <V>(rows: Array<{ id: string; name: V }>) => new Map(rows.map((r) => [r.id, r.name]));
+  return { keys: map(keys), tokens: map(tokens), emails: map(emails), clients: map(clients) };
+}
+
+function named(a: Actor, names: Names): Entry["actor"] {
+  const name = a.id === null ? null : a.kind === "admin_key" ? (names.keys.get(a.id) ?? null) : a.kind === "mcp_token" ? (names.tokens.get(a.id) ?? null) : null;
+  const out: Entry["actor"] = { kind: a.kind, id: a.id, name };
+  if (a.kind === "oauth") {
+    out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
+    out.client = a.client ? { id: a.client.id, name: names.clients.get(a.client.id) ?? null } : null;
+  }
+  return out;
+}
