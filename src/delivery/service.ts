@@ -296,10 +296,13 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
 
 /** A page of a visible collection's published children; unknown or invisible collection → 404. */
 export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery) {
-  const result = await preparedRows<{ collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string }>(
-    db,
-    await entriesStatement(db, project, input),
-  );
+  type Row = { collection_id: string | null; total: number; id: string | null; slug: string; title: string; path: string; updated_at: string };
+  const statement = await entriesStatement(db, project, input);
+  // By field: planned for its values each time (~0.5 ms). A prepared statement's generic plan knows
+  // neither the filter's value nor the page size, and chose to sort a whole category by date
+  // (80 ms on the bench) over walking the date index backwards (3 ms).
+  const byField = input.filters.length > 0 || fieldSortName(input.sort) !== null;
+  const result = byField ? rows<Row>(await db.execute(statement)) : await preparedRows<Row>(db, statement);
   const first = result[0];
   if (!first || first.collection_id === null) throw notFound("collection");
   return {

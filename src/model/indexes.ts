@@ -70,13 +70,20 @@ export function fieldExpression(field: IndexedField, table = ""): string {
 }
 
 /**
+ * What the planner is told a call costs (in cpu_operator_cost units; PostgreSQL's default for a
+ * plpgsql function is 100). A call takes microseconds: at 100, sorting a category's 10,000 entries
+ * by date looked cheaper than walking the date index backwards, and took 80 ms instead of 3.
+ */
+const TIME_COST = 1000;
+
+/**
  * RFC 3339 date-time with an explicit offset → timestamptz, else null. Never an error: one bad value
  * must not fail every read, nor the index build; the pattern and the day-of-month check leave the
  * cast nothing to refuse, so no exception block (a subtransaction per call) is needed. Immutable in
  * fact: with the offset given, neither TimeZone nor DateStyle changes the result.
  */
 const TIME_FUNCTION = `create or replace function cms_field_time(v text) returns timestamptz
-language plpgsql immutable strict parallel safe as $fn$
+language plpgsql immutable strict parallel safe cost ${TIME_COST} as $fn$
 declare y int; m int; d int; last int;
 begin
   if v !~ '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])[Tt ]([01]\\d|2[0-3]):[0-5]\\d:([0-5]\\d|60)(\\.\\d{1,9})?([Zz]|[+-]([01]\\d|2[0-3]):[0-5]\\d)$' then return null; end if;
@@ -89,19 +96,18 @@ end $fn$`;
 
 const ensured = new WeakMap<Db, Promise<void>>();
 
-/** Creates cms_field_time once per process and database, when missing (concurrent creators tolerated). */
+/** Creates cms_field_time once per process and database, when missing or older (concurrent creators tolerated). */
 export function ensureFieldFunctions(db: Db): Promise<void> {
   let p = ensured.get(db);
   if (!p) {
     p = (async () => {
-      const found = rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_proc where proname = 'cms_field_time'`));
-      if ((found[0]?.n ?? 0) > 0) return;
+      const current = sql`select count(*)::int as n from pg_proc where proname = 'cms_field_time' and procost = ${TIME_COST}`;
+      if ((rows<{ n: number }>(await db.execute(current))[0]?.n ?? 0) > 0) return;
       try {
         await db.execute(sql.raw(TIME_FUNCTION));
       } catch (err) {
         // Another instance created it at the same moment ("tuple concurrently updated" / duplicate).
-        const again = rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_proc where proname = 'cms_field_time'`));
-        if ((again[0]?.n ?? 0) === 0) throw err;
+        if ((rows<{ n: number }>(await db.execute(current))[0]?.n ?? 0) === 0) throw err;
       }
     })();
     p.catch(() => ensured.delete(db));
