@@ -82,18 +82,19 @@ function valueSql(f: FieldFilter, field: IndexedField, raw: string): SQL {
 }
 
 /** The model's field of a filter or sort, or the error saying why there is none. */
-function resolve(model: CompiledModel, name: string, error: (why: string) => AppError): IndexedField {
-  const found = indexedFields(model).get(name);
+function resolve(model: CompiledModel | null, name: string, error: (why: string) => AppError): IndexedField {
+  const indexed = model === null ? new Map<string, IndexedField | "conflict">() : indexedFields(model);
+  const found = indexed.get(name);
   if (found === "conflict") throw error(`"${name}" is declared with different types by different node types, so it cannot be compared`);
   if (!found) {
-    const names = [...indexedFields(model).entries()].flatMap(([n, f]) => (f === "conflict" ? [] : [n]));
+    const names = [...indexed.entries()].flatMap(([n, f]) => (f === "conflict" ? [] : [n]));
     throw error(`"${name}" is not an indexed field of this project's content model (a top-level field with index: true; indexed: ${names.join(", ") || "none"})`);
   }
   return found;
 }
 
 /** The SQL conditions of `filters` over the entries alias `e`. */
-export function filterConditions(model: CompiledModel, filters: readonly FieldFilter[]): { where: SQL; fields: IndexedField[] } {
+export function filterConditions(model: CompiledModel | null, filters: readonly FieldFilter[]): { where: SQL; fields: IndexedField[] } {
   const parts: SQL[] = [];
   const fields: IndexedField[] = [];
   for (const f of filters) {
@@ -127,7 +128,7 @@ export function fieldSortName(sort: string): string | null {
 }
 
 /** ORDER BY for a field sort over the alias `e`; ids break ties (the order is total, pages do not overlap). */
-export function fieldOrder(model: CompiledModel, sort: string): { order: SQL; field: IndexedField } {
+export function fieldOrder(model: CompiledModel | null, sort: string): { order: SQL; field: IndexedField } {
   const name = fieldSortName(sort) ?? "";
   const field = resolve(model, name, (why) => new AppError("invalid_sort", `sort: ${why}`, { field: "sort" }));
   const dir = sort.startsWith("-") ? "desc" : "asc";

@@ -25,7 +25,8 @@ export interface NodeRef {
 const cache = new WeakMap<CompiledModel, RefPaths | null>();
 
 /** The model's reference paths, or null when it declares none (reads then skip the lookup). */
-export function refPaths(model: CompiledModel): RefPaths | null {
+export function refPaths(model: CompiledModel | null): RefPaths | null {
+  if (model === null) return null;
   const hit = cache.get(model);
   if (hit !== undefined) return hit;
   const collect = (schema: unknown): string[][] => {

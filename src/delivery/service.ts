@@ -153,9 +153,10 @@ export async function getNodeById(db: Db, project: DeliveryProject, id: string, 
   return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null);
 }
 
-/** The project's content model at the version delivery read with the project (compiled once per version). */
-export function deliveryModel(db: Db, project: DeliveryProject): Promise<CompiledModel> {
-  return compiledModel(db, project.id, project.modelVersion ?? 0);
+/** The project's content model at the version delivery read with the project (compiled once per version); null without one. */
+export async function deliveryModel(db: Db, project: DeliveryProject): Promise<CompiledModel | null> {
+  // No model, nothing to compile: a project without one costs no validator instance here.
+  return project.modelVersion ? compiledModel(db, project.id, project.modelVersion) : null;
 }
 
 // ---- visibility in bulk (node list, sitemap) ----
