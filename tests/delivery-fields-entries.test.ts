@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { entriesQuery, entriesStatement } from "../src/delivery/service";
 import { rows } from "../src/lib/json";
 import { compiledModel } from "../src/model/cache";
-import { fieldIndexName, syncFieldIndexes } from "../src/model/indexes";
+import { dropFieldIndexes, fieldIndexName, syncFieldIndexes } from "../src/model/indexes";
 import { get } from "./delivery.helpers";
 import { setFields, setModel } from "./delivery-model.helpers";
 import { harness, seedNode, seedProject } from "./helpers";
@@ -158,6 +158,24 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     expect(next.created).toEqual([fieldIndexName(p.id, { name: "date", kind: "text" })]);
     await setModel(db, p.id, MODEL);
     await syncFieldIndexes(db, p.id, await compiledModel(db, p.id, v2 + 1));
+  });
+
+  test("two instances syncing at once end with each index once; dropFieldIndexes removes a project's", async () => {
+    const q = await seedProject(h);
+    const v = await setModel(db, q.id, MODEL);
+    const model = await compiledModel(db, q.id, v);
+    const [a, b] = await Promise.all([syncFieldIndexes(db, q.id, model), syncFieldIndexes(db, q.id, model)]);
+    expect(new Set([...a.created, ...b.created]).size).toBe(4);
+    const prefix = `nodes_fx_${q.id.replace(/-/g, "")}_%`;
+    const listed = async () =>
+      rows<{ n: number; valid: boolean }>(
+        await db.execute(sql`select count(*)::int as n, bool_and(i.indisvalid) as valid from pg_class c join pg_index i on i.indexrelid = c.oid where c.relname like ${prefix}`),
+      )[0];
+    expect(await listed()).toEqual({ n: 4, valid: true });
+    expect((await dropFieldIndexes(db, q.id)).length).toBe(4);
+    expect((await listed())?.n).toBe(0);
+    // The other project's are untouched.
+    expect(rows(await db.execute(sql`select 1 from pg_indexes where indexname like ${`nodes_fx_${p.id.replace(/-/g, "")}_%`}`)).length).toBeGreaterThan(0);
   });
 
   test("EXPLAIN: the filtered, field-sorted entries query reads through the project's field indexes", async () => {

@@ -166,3 +166,11 @@ export async function syncFieldIndexes(db: Db, projectId: string, model: Compile
   }
   return { created, dropped };
 }
+
+/** Drops every field index of the project (its model is gone, or the project is being deleted: partial indexes outlive their rows). */
+export async function dropFieldIndexes(db: Db, projectId: string): Promise<string[]> {
+  if (!UUID.test(projectId)) throw new Error("dropFieldIndexes: not a project id");
+  const found = rows<{ name: string }>(await db.execute(sql`select relname as name from pg_class where relkind = 'i' and starts_with(relname, ${`nodes_fx_${projectId.replace(/-/g, "")}_`})`));
+  for (const { name } of found) await db.execute(sql.raw(`drop index concurrently if exists "${name}"`));
+  return found.map((f) => f.name);
+}
