@@ -13,7 +13,7 @@ import { AppError } from "../errors";
 import type { CompiledModel } from "../model/compile";
 import { fieldExpression, type IndexedField, indexedFields } from "../model/indexes";
 
-export const FIELD_PREFIX = "field.";
+const FIELD_PREFIX = "field.";
 const OPS = ["eq", "in", "gt", "gte", "lt", "lte"] as const;
 type Op = (typeof OPS)[number];
 const PARAM = /^field\.([^[\]]{1,64})(?:\[([a-z]{1,8})\])?$/;

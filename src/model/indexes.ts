@@ -11,7 +11,7 @@ import { rows } from "../lib/json";
 import type { CompiledModel } from "./compile";
 import { walkSchema } from "./compile";
 
-export type FieldKind = "number" | "date" | "text" | "boolean";
+type FieldKind = "number" | "date" | "text" | "boolean";
 
 export interface IndexedField {
   readonly name: string;
