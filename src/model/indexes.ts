@@ -133,38 +133,66 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * Makes the project's field indexes match `model`: creates the missing ones, drops those of fields
  * no longer indexed (or whose kind changed) and any left invalid by an interrupted build. Call it
  * after a model write has committed, outside any transaction: on PostgreSQL the indexes are built
- * CONCURRENTLY, so writes to nodes go on meanwhile. Two instances running it at once are fine (IF
- * NOT EXISTS; a lost race is checked against the catalogue). Answers the names created and dropped.
+ * CONCURRENTLY, so writes to nodes go on meanwhile. Two builds on `nodes` at once (two instances,
+ * or two projects' model writes) can deadlock in PostgreSQL's wait for older transactions; the
+ * loser's build is retried (its half-built index dropped first), a few times, after a pause. To
+ * avoid the race altogether, run it under `dbHandle.withLock(FIELD_INDEX_LOCK, …)`. Answers the
+ * names created and dropped.
  */
 export async function syncFieldIndexes(db: Db, projectId: string, model: CompiledModel): Promise<{ created: string[]; dropped: string[] }> {
   if (!UUID.test(projectId)) throw new Error("syncFieldIndexes: not a project id");
   const wanted = new Map<string, IndexedField>();
   for (const f of indexedFields(model).values()) if (f !== "conflict") wanted.set(fieldIndexName(projectId, f), f);
   if ([...wanted.values()].some((f) => f.kind === "date")) await ensureFieldFunctions(db);
-  const prefix = `nodes_fx_${projectId.replace(/-/g, "")}_`;
-  const existing = rows<{ name: string; valid: boolean }>(
-    await db.execute(sql`select c.relname as name, i.indisvalid as valid from pg_class c join pg_index i on i.indexrelid = c.oid
-      where c.relkind = 'i' and starts_with(c.relname, ${prefix})`),
-  );
+  const existing = await projectIndexes(db, projectId);
   const dropped: string[] = [];
   for (const e of existing) {
     if (wanted.has(e.name) && e.valid) continue;
-    await db.execute(sql.raw(`drop index concurrently if exists "${e.name}"`));
+    await retried(() => db.execute(sql.raw(`drop index concurrently if exists "${e.name}"`)));
     dropped.push(e.name);
   }
   const have = new Set(existing.filter((e) => e.valid).map((e) => e.name));
   const created: string[] = [];
   for (const [name, field] of wanted) {
     if (have.has(name)) continue;
-    try {
-      await db.execute(sql.raw(`create index concurrently if not exists "${name}" on nodes (parent_id, status, (${fieldExpression(field)}), id) where project_id = '${projectId}'`));
-    } catch (err) {
-      const now = rows<{ valid: boolean }>(await db.execute(sql`select i.indisvalid as valid from pg_class c join pg_index i on i.indexrelid = c.oid where c.relname = ${name}`));
-      if (!now[0]?.valid) throw err;
-    }
+    const create = sql.raw(`create index concurrently if not exists "${name}" on nodes (parent_id, status, (${fieldExpression(field)}), id) where project_id = '${projectId}'`);
+    await retried(async (attempt) => {
+      const state = (await projectIndexes(db, projectId)).find((e) => e.name === name);
+      if (state?.valid) return;
+      // Invalid: being built by another instance (seen once: wait and look again), or left by a
+      // build that failed (IF NOT EXISTS would keep it): dropped, then built here.
+      if (state && attempt === 1) throw new Error(`index ${name} is being built elsewhere, or was left invalid`);
+      if (state) await db.execute(sql.raw(`drop index concurrently if exists "${name}"`));
+      await db.execute(create);
+      if (!(await projectIndexes(db, projectId)).find((e) => e.name === name)?.valid) throw new Error(`index ${name} is not valid after its build`);
+    });
     created.push(name);
   }
   return { created, dropped };
+}
+
+/** A session advisory lock id for field index builds (with DbHandle.withLock). */
+export const FIELD_INDEX_LOCK = 0x6669_656c;
+
+const ATTEMPTS = 5;
+
+async function retried(step: (attempt: number) => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await step(attempt);
+      return;
+    } catch (err) {
+      if (attempt >= ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
+    }
+  }
+}
+
+async function projectIndexes(db: Db, projectId: string): Promise<{ name: string; valid: boolean }[]> {
+  return rows<{ name: string; valid: boolean }>(
+    await db.execute(sql`select c.relname as name, i.indisvalid as valid from pg_class c join pg_index i on i.indexrelid = c.oid
+      where c.relkind = 'i' and starts_with(c.relname, ${`nodes_fx_${projectId.replace(/-/g, "")}_`})`),
+  );
 }
 
 /** Drops every field index of the project (its model is gone, or the project is being deleted: partial indexes outlive their rows). */
