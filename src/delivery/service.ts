@@ -260,8 +260,8 @@ export function entriesQuery(input: EntriesInput) {
 export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<SQL> {
   const q = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   let match = q;
-  let order = entriesOrder(input.sort as EntrySort);
   const byField = fieldSortName(input.sort) !== null;
+  let order = byField ? null : entriesOrder(input.sort as EntrySort);
   if (byField || input.filters.length > 0) {
     const model = await deliveryModel(db, project);
     const filtered = filterConditions(model, input.filters);
@@ -272,6 +272,7 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
     // prepared statement's generic plan can use them only when the condition is in its text.
     match = sql`${q} and e.project_id = ${sql.raw(`'${project.id}'`)}${filtered.where}`;
   }
+  if (order === null) throw new Error("a field sort without its order");
   return sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
       where n.project_id = ${project.id} and n.path = ${input.collection}
