@@ -16,6 +16,8 @@ export interface DeliveryProject {
   /** theme name_override, else the project name (og:site_name, JSON-LD WebSite). */
   readonly siteName: string;
   readonly version: number;
+  /** The content model's version (0 or absent: none): a model write is a content write, so this moves with `version`. */
+  readonly modelVersion?: number;
 }
 
 /** One rendered answer, kept as bytes-ready text with its precomputed headers. */
@@ -403,7 +405,7 @@ export function normaliseRef(ref: string): string | null {
 async function loadProject(db: Db, ref: string): Promise<DeliveryProject | null> {
   const { id, slug, name, defaultLocale, locales, publicBaseUrl } = projects;
   const [row] = await db
-    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, version: projects.contentVersion, nameOverride: themes.nameOverride })
+    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, version: projects.contentVersion, modelVersion: projects.modelVersion, nameOverride: themes.nameOverride })
     .from(projects)
     .leftJoin(themes, eq(themes.projectId, projects.id))
     .where(isUuid(ref) ? eq(projects.id, ref) : eq(projects.slug, ref))

@@ -24,7 +24,7 @@ const LISTEN_RETRY_MS = 5000;
 const encoder = new TextEncoder();
 const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
-const RENDER_REVISION = "2";
+const RENDER_REVISION = "3";
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;

@@ -14,7 +14,7 @@ const UUID = { type: "string", format: "uuid" };
 const locale = query("locale", "one of the project's locales (BCP 47, case-insensitive); default: the project's default_locale");
 
 const renderable =
-  "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, blocks[{id, type, order, data}] (locale overrides merged), " +
+  "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, fields (locale overrides merged; node references as { id, path, title, type } or null), blocks[{id, type, order, data}] (locale overrides merged), " +
   "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated";
 const nodeResponses = { 200: renderable, 400: "invalid_locale", 404: "not_found" };
 
@@ -38,23 +38,24 @@ export const DeliveryDocs = {
     nodeResponses,
   ),
   byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale], nodeResponses),
-  list: doc("All published nodes (raw rows)", "{ data: [row] }, rows are the node's own columns without blocks, in path order; streamed.", [], {
+  list: doc("All published nodes (raw rows)", "{ data: [row] }, rows are the node's own columns without blocks, with fields (references expanded, default locale), in path order; streamed.", [], {
     200: "{ data: [raw node row] }",
     404: "Error body: { error: { code, message, details? } }",
   }),
   entries: doc(
     "Entries of a collection",
-    "Published children of the collection node at the given slug path. sort: updated_at, -updated_at (default), title, -title, created_at, -created_at, position; ties broken by id.",
+    "Published children of the collection node at the given slug path. sort: updated_at, -updated_at (default), title, -title, created_at, -created_at, position, or field.<name> / -field.<name> for a field marked index: true in the content model; ties broken by id. Field filters: field.<name>=v, field.<name>[in]=a,b, field.<name>[gt|gte|lt|lte]=v (numbers and date-times).",
     [
       { ...query("collection", "slug path of a node of type collection"), required: true },
       query("page", `page number, from 1 to ${MAX_PAGE} (default 1)`, { type: "integer", minimum: 1, maximum: MAX_PAGE }),
       query("per_page", "1..100 (default 20; above 100 is clamped)", { type: "integer", minimum: 1 }),
       query("q", "case-insensitive substring of title or slug", { type: "string", maxLength: 200 }),
-      query("sort", "sort key; - prefix for descending"),
+      query("sort", "sort key; - prefix for descending; field.<name> for an indexed field"),
+      query("field.{name}", "filter by an indexed field: field.<name>=v, field.<name>[in]=a,b, field.<name>[gt|gte|lt|lte]=v (repeatable for different fields, at most 10)"),
     ],
     {
       200: "{ data: [{ id, slug, title, path, updated_at }], total, page, per_page }",
-      400: "missing_parameter, invalid_request, invalid_sort",
+      400: "missing_parameter, invalid_request (details.field names the parameter), invalid_sort",
       404: "not_found (unknown or unpublished collection)",
     },
   ),

@@ -2,6 +2,7 @@
 import { decodeHTML } from "entities";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import type { DeliveryProject } from "./cache";
+import { expandRefs, type NodeRef, type RefPaths } from "./fields";
 import { absoluteUrl, hreflangSet, str, versionSeo } from "./seo";
 
 /** A node of the ancestor chain as the chain query returns it (root first, the node last). */
@@ -21,6 +22,11 @@ export interface ChainNode {
   /** The node's own blocks and its translation's block overrides in the requested locale (null on ancestors). */
   blocks: BlockRow[] | null;
   overrides: Record<string, Record<string, unknown>> | null;
+  /** The node's fields and its translation's overrides of them in the requested locale (null on ancestors). */
+  fields: Record<string, unknown> | null;
+  field_overrides: Record<string, unknown> | null;
+  /** Targets of the node's references (fields.ts), when the model declares references. */
+  refs?: Record<string, NodeRef> | null;
 }
 
 interface BlockRow {
@@ -90,7 +96,7 @@ function summarise(text: string): string | null {
 }
 
 /** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
-export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string) {
+export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string, refs: RefPaths | null = null) {
   const node = chain[chain.length - 1];
   if (!node) throw new Error("renderNode needs the chain down to the node");
   const isDefault = locale === project.defaultLocale;
@@ -99,10 +105,16 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
   // A fallback shows the default locale's content: its language is that one.
   const language = isDefault || translated ? locale : project.defaultLocale;
 
+  const targets = node.refs ?? {};
   const blocks = (node.blocks ?? []).map((b) => {
     const o = translated ? node.overrides?.[b.id] : undefined;
-    return { id: b.id, type: b.type, order: b.order, data: isPlainObject(o) ? deepMerge(b.data, o) : b.data };
+    const data = isPlainObject(o) ? deepMerge(b.data, o) : b.data;
+    return { id: b.id, type: b.type, order: b.order, data: refs === null ? data : expandRefs(data, refs.blocks.get(b.type), targets) };
   });
+  // Fields merge like block data: the published translation's overrides over the node's own.
+  const ownFields = isPlainObject(node.fields) ? node.fields : {};
+  const merged = translated && isPlainObject(node.field_overrides) ? deepMerge(ownFields, node.field_overrides) : ownFields;
+  const fields = refs === null ? merged : expandRefs(merged, refs.nodes.get(node.type), targets);
 
   const breadcrumbs: { title: string; path: string; href: string }[] = [];
   let path = "";
@@ -168,6 +180,7 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
     title,
     locale,
     path,
+    fields,
     blocks,
     seo: {
       canonical,

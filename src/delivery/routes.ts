@@ -4,6 +4,7 @@ import { AppError, notFound } from "../errors";
 import { getTheme } from "../theme/service";
 import { type DeliveryProject, LIST_SCOPE, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
+import { parseFieldFilters } from "./entries";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";
@@ -105,8 +106,9 @@ export function createDelivery(deps: AppDeps) {
         per_page: queryParam(query, "per_page"),
         q: queryParam(query, "q"),
         sort: queryParam(query, "sort"),
+        filters: parseFieldFilters(query),
       });
-      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort])}`, () => listEntries(db, p, q), LIST_SCOPE);
+      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort, q.filters.map((f) => [f.param, f.value])])}`, () => listEntries(db, p, q), LIST_SCOPE);
     };
 
   /**
@@ -146,7 +148,7 @@ export function createDelivery(deps: AppDeps) {
     ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request) => byPathPlan(request, "")],
     ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params) => byPathPlan(request, params["*"] ?? "")],
     ["/nodes/:id", DeliveryDocs.byId, (request, params) => byIdPlan(request, params.id ?? null)],
-    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p.id)) })],
+    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p)) })],
     ["/entries", DeliveryDocs.entries, (request) => entriesPlan(request)],
     [
       "/translations/nodes/:nodeId",

@@ -1,0 +1,109 @@
+// Node fields on delivery (issue 24): references to other nodes (properties of format `node` in a
+// node type's fields or a block type's schema, arrays of them too) are answered as the published
+// target's { id, path, title, type } in the request's locale, or null. The targets are looked up
+// in the statement that reads the node (refsColumn): one round trip per read stays one.
+import { type SQL, sql } from "drizzle-orm";
+import { isPlainObject } from "../lib/merge";
+import type { CompiledModel } from "../model/compile";
+import { walkSchema } from "../model/compile";
+
+/** Where references sit: per node type (in fields) and per block type (in data), the property paths ("*" = array items). */
+export interface RefPaths {
+  readonly nodes: ReadonlyMap<string, readonly (readonly string[])[]>;
+  readonly blocks: ReadonlyMap<string, readonly (readonly string[])[]>;
+  /** The same as SQL/JSON paths, by kind ("n" fields, "b" block data) and type: the statement's parameter. */
+  readonly json: string;
+}
+
+export interface NodeRef {
+  id: string;
+  path: string;
+  title: string;
+  type: string;
+}
+
+const cache = new WeakMap<CompiledModel, RefPaths | null>();
+
+/** The model's reference paths, or null when it declares none (reads then skip the lookup). */
+export function refPaths(model: CompiledModel | null): RefPaths | null {
+  if (model === null) return null;
+  const hit = cache.get(model);
+  if (hit !== undefined) return hit;
+  const collect = (schema: unknown): string[][] => {
+    const out: string[][] = [];
+    walkSchema(schema, (path, sub) => {
+      if (sub.format === "node") out.push([...path]);
+    });
+    return out;
+  };
+  const nodes = new Map<string, string[][]>();
+  const blocks = new Map<string, string[][]>();
+  for (const t of model.definition.node_types) {
+    const p = collect(t.fields);
+    if (p.length > 0) nodes.set(t.name, p);
+  }
+  for (const t of model.definition.block_types) {
+    const p = collect(t.schema);
+    if (p.length > 0) blocks.set(t.name, p);
+  }
+  const asJson = (m: Map<string, string[][]>) => Object.fromEntries([...m].map(([type, paths]) => [type, paths.map(jsonPath)]));
+  const found = nodes.size + blocks.size === 0 ? null : { nodes, blocks, json: JSON.stringify({ n: asJson(nodes), b: asJson(blocks) }) };
+  cache.set(model, found);
+  return found;
+}
+
+/** ["tags", "*", "node"] → $."tags"[*]."node" (lax: a missing key is no item). */
+const jsonPath = (path: readonly string[]): string => `$${path.map((s) => (s === "*" ? "[*]" : `.${JSON.stringify(s)}`)).join("")}`;
+
+/**
+ * A json column: { target id: NodeRef } for every node id found at a reference path of `sources`
+ * (rows of (k, ty, doc): "n" or "b", the node or block type, the jsonb value), limited to targets of
+ * the project that are delivered (published, every ancestor published), with their path and title
+ * in `locale` ("" = the base ones, as in the default locale).
+ */
+export function refsColumn(projectId: string, locale: string, paths: RefPaths, sources: SQL): SQL {
+  return sql`(with recursive ids as (
+      select distinct v.x::uuid as id from (
+        select jsonb_path_query(s.doc, p.path::jsonpath) #>> '{}' as x
+        from (${sources}) s(k, ty, doc)
+        cross join lateral jsonb_array_elements_text(coalesce(${paths.json}::jsonb -> s.k -> s.ty, '[]'::jsonb)) p(path)
+        where s.doc is not null
+      ) v where v.x ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
+    ), up as (
+      select i.id as ref, r.id, r.parent_id, r.slug, r.title, r.type, r.status, 0 as depth
+      from ids i join nodes r on r.id = i.id and r.project_id = ${projectId}
+      union all
+      select u.ref, a.id, a.parent_id, a.slug, a.title, a.type, a.status, u.depth + 1
+      from up u join nodes a on a.id = u.parent_id
+      where a.project_id = ${projectId} and u.depth < 64
+    )
+    select coalesce(json_object_agg(x.ref, json_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::json)
+    from (
+      select u.ref,
+        string_agg(coalesce(nullif(btrim(tm.meta->>'slug'), ''), u.slug), '/' order by u.depth desc) as path,
+        max(case when u.depth = 0 then coalesce(nullif(btrim(tm.meta->>'title'), ''), u.title) end) as title,
+        max(case when u.depth = 0 then u.type end) as type,
+        bool_and(u.status = 'published') and bool_or(u.parent_id is null) as visible
+      from up u left join lateral (
+        select (array_agg(t.meta) filter (where t.locale = ${locale}))[1] as meta
+        from translations t where t.node_id = u.id and t.status = 'published'
+      ) tm on true
+      group by u.ref
+    ) x where x.visible)`;
+}
+
+/** `value` with every reference at `paths` replaced by its target in `refs`, or null. A fresh value; `value` is not changed. */
+export function expandRefs(value: Record<string, unknown>, paths: readonly (readonly string[])[] | undefined, refs: Record<string, NodeRef>): Record<string, unknown> {
+  if (!paths) return value;
+  let out: unknown = value;
+  for (const p of paths) out = at(out, p, 0, refs);
+  return out as Record<string, unknown>;
+}
+
+function at(value: unknown, path: readonly string[], i: number, refs: Record<string, NodeRef>): unknown {
+  if (i === path.length) return typeof value === "string" ? (refs[value.toLowerCase()] ?? null) : null;
+  const seg = path[i] as string;
+  if (seg === "*") return Array.isArray(value) ? value.map((v) => at(v, path, i + 1, refs)) : value;
+  if (!isPlainObject(value) || !Object.hasOwn(value, seg)) return value;
+  return { ...value, [seg]: at(value[seg], path, i + 1, refs) };
+}

@@ -1,0 +1,204 @@
+// Indexed node fields (issue 24): a node type's top-level property marked `index: true` may filter
+// and sort a collection's entries on delivery, and has a PostgreSQL expression index behind it, one
+// per (project, field), partial on the project. The expression compares by the field's JSON Schema
+// type: numbers as numeric, date-times as timestamptz (through an immutable function that reads
+// RFC 3339 with an explicit offset, so the order is the instants' order whatever the offsets and
+// the precision), other strings and booleans as text. The query side (src/delivery/entries.ts)
+// writes the very same expression text, so the planner matches it to the index.
+import { sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { rows } from "../lib/json";
+import type { CompiledModel } from "./compile";
+import { walkSchema } from "./compile";
+
+type FieldKind = "number" | "date" | "text" | "boolean";
+
+export interface IndexedField {
+  readonly name: string;
+  readonly kind: FieldKind;
+}
+
+/** Field names that can be written into SQL as they are (quoted all the same). */
+const SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The kind a property schema compares as, or null when it cannot be filtered (objects, arrays, unions). */
+function kindOf(schema: Record<string, unknown>): FieldKind | null {
+  const t = schema.type;
+  if (t === "number" || t === "integer") return "number";
+  if (t === "boolean") return "boolean";
+  if (t === "string") return schema.format === "date-time" ? "date" : "text";
+  return null;
+}
+
+const indexed = new WeakMap<CompiledModel, ReadonlyMap<string, IndexedField | "conflict">>();
+
+/**
+ * The model's indexed fields by name: top-level properties with `index: true` and a scalar type.
+ * A name two node types declare with different kinds is "conflict" (it cannot be compared one way).
+ */
+export function indexedFields(model: CompiledModel): ReadonlyMap<string, IndexedField | "conflict"> {
+  const hit = indexed.get(model);
+  if (hit) return hit;
+  const out = new Map<string, IndexedField | "conflict">();
+  for (const type of model.definition.node_types) {
+    walkSchema(type.fields, (path, sub) => {
+      const name = path[0];
+      if (path.length !== 1 || name === undefined || sub.index !== true || !SAFE_NAME.test(name)) return;
+      const kind = kindOf(sub);
+      if (kind === null) return;
+      const prev = out.get(name);
+      out.set(name, prev === undefined || (prev !== "conflict" && prev.kind === kind) ? { name, kind } : "conflict");
+    });
+  }
+  indexed.set(model, out);
+  return out;
+}
+
+/** The SQL text of a field's comparable value, over the `fields` column of `table` ("" for the bare column). */
+export function fieldExpression(field: IndexedField, table = ""): string {
+  const col = `${table === "" ? "" : `${table}.`}fields`;
+  const name = `'${field.name.replace(/'/g, "''")}'`;
+  switch (field.kind) {
+    case "number":
+      // Only JSON numbers are cast (a string there would make the cast, and every read, fail).
+      return `(case when jsonb_typeof(${col}->${name}) = 'number' then (${col}->>${name})::numeric end)`;
+    case "date":
+      return `cms_field_time(${col}->>${name})`;
+    default:
+      return `(${col}->>${name})`;
+  }
+}
+
+/**
+ * What the planner is told a call costs (in cpu_operator_cost units; PostgreSQL's default for a
+ * plpgsql function is 100). A call takes microseconds: at 100, sorting a category's 10,000 entries
+ * by date looked cheaper than walking the date index backwards, and took 80 ms instead of 3.
+ */
+const TIME_COST = 1000;
+
+/**
+ * RFC 3339 date-time with an explicit offset → timestamptz, else null. Never an error: one bad value
+ * must not fail every read, nor the index build; the pattern and the day-of-month check leave the
+ * cast nothing to refuse, so no exception block (a subtransaction per call) is needed. Immutable in
+ * fact: with the offset given, neither TimeZone nor DateStyle changes the result.
+ */
+const TIME_FUNCTION = `create or replace function cms_field_time(v text) returns timestamptz
+language plpgsql immutable strict parallel safe cost ${TIME_COST} as $fn$
+declare y int; m int; d int; last int;
+begin
+  if v !~ '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])[Tt ]([01]\\d|2[0-3]):[0-5]\\d:([0-5]\\d|60)(\\.\\d{1,9})?([Zz]|[+-]([01]\\d|2[0-3]):[0-5]\\d)$' then return null; end if;
+  y := substr(v, 1, 4)::int; m := substr(v, 6, 2)::int; d := substr(v, 9, 2)::int;
+  -- (plpgsql reads an IF condition up to its first THEN: the CASE goes in a variable.)
+  last := case when m = 2 then case when y % 4 = 0 and (y % 100 <> 0 or y % 400 = 0) then 29 else 28 end when m in (4, 6, 9, 11) then 30 else 31 end;
+  if y < 1 or d > last then return null; end if;
+  return v::timestamptz;
+end $fn$`;
+
+const ensured = new WeakMap<Db, Promise<void>>();
+
+/** Creates cms_field_time once per process and database, when missing or older (concurrent creators tolerated). */
+export function ensureFieldFunctions(db: Db): Promise<void> {
+  let p = ensured.get(db);
+  if (!p) {
+    p = (async () => {
+      const current = sql`select count(*)::int as n from pg_proc where proname = 'cms_field_time' and procost = ${TIME_COST}`;
+      if ((rows<{ n: number }>(await db.execute(current))[0]?.n ?? 0) > 0) return;
+      try {
+        await db.execute(sql.raw(TIME_FUNCTION));
+      } catch (err) {
+        // Another instance created it at the same moment ("tuple concurrently updated" / duplicate).
+        if ((rows<{ n: number }>(await db.execute(current))[0]?.n ?? 0) === 0) throw err;
+      }
+    })();
+    p.catch(() => ensured.delete(db));
+    ensured.set(db, p);
+  }
+  return p;
+}
+
+/** The index of a project's field: the project id and a hash of (name, kind), under 63 characters. */
+export function fieldIndexName(projectId: string, field: IndexedField): string {
+  return `nodes_fx_${projectId.replace(/-/g, "")}_${fnv32(`${field.name}\u0000${field.kind}`)}`;
+}
+
+const fnv32 = (s: string): string => {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * Makes the project's field indexes match `model`: creates the missing ones, drops those of fields
+ * no longer indexed (or whose kind changed) and any left invalid by an interrupted build. Call it
+ * after a model write has committed, outside any transaction: on PostgreSQL the indexes are built
+ * CONCURRENTLY, so writes to nodes go on meanwhile. Two builds on `nodes` at once (two instances,
+ * or two projects' model writes) can deadlock in PostgreSQL's wait for older transactions; the
+ * loser's build is retried (its half-built index dropped first), a few times, after a pause. To
+ * avoid the race altogether, run it under `dbHandle.withLock(FIELD_INDEX_LOCK, …)`. Answers the
+ * names created and dropped.
+ */
+export async function syncFieldIndexes(db: Db, projectId: string, model: CompiledModel): Promise<{ created: string[]; dropped: string[] }> {
+  if (!UUID.test(projectId)) throw new Error("syncFieldIndexes: not a project id");
+  const wanted = new Map<string, IndexedField>();
+  for (const f of indexedFields(model).values()) if (f !== "conflict") wanted.set(fieldIndexName(projectId, f), f);
+  if ([...wanted.values()].some((f) => f.kind === "date")) await ensureFieldFunctions(db);
+  const existing = await projectIndexes(db, projectId);
+  const dropped: string[] = [];
+  for (const e of existing) {
+    if (wanted.has(e.name) && e.valid) continue;
+    await retried(() => db.execute(sql.raw(`drop index concurrently if exists "${e.name}"`)));
+    dropped.push(e.name);
+  }
+  const have = new Set(existing.filter((e) => e.valid).map((e) => e.name));
+  const created: string[] = [];
+  for (const [name, field] of wanted) {
+    if (have.has(name)) continue;
+    const create = sql.raw(`create index concurrently if not exists "${name}" on nodes (parent_id, status, (${fieldExpression(field)}), id) where project_id = '${projectId}'`);
+    await retried(async (attempt) => {
+      const state = (await projectIndexes(db, projectId)).find((e) => e.name === name);
+      if (state?.valid) return;
+      // Invalid: being built by another instance (seen once: wait and look again), or left by a
+      // build that failed (IF NOT EXISTS would keep it): dropped, then built here.
+      if (state && attempt === 1) throw new Error(`index ${name} is being built elsewhere, or was left invalid`);
+      if (state) await db.execute(sql.raw(`drop index concurrently if exists "${name}"`));
+      await db.execute(create);
+      if (!(await projectIndexes(db, projectId)).find((e) => e.name === name)?.valid) throw new Error(`index ${name} is not valid after its build`);
+    });
+    created.push(name);
+  }
+  return { created, dropped };
+}
+
+/** A session advisory lock id for field index builds (with DbHandle.withLock). */
+export const FIELD_INDEX_LOCK = 0x6669_656c;
+
+const ATTEMPTS = 5;
+
+async function retried(step: (attempt: number) => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await step(attempt);
+      return;
+    } catch (err) {
+      if (attempt >= ATTEMPTS) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
+    }
+  }
+}
+
+async function projectIndexes(db: Db, projectId: string): Promise<{ name: string; valid: boolean }[]> {
+  return rows<{ name: string; valid: boolean }>(
+    await db.execute(sql`select c.relname as name, i.indisvalid as valid from pg_class c join pg_index i on i.indexrelid = c.oid
+      where c.relkind = 'i' and starts_with(c.relname, ${`nodes_fx_${projectId.replace(/-/g, "")}_`})`),
+  );
+}
+
+/** Drops every field index of the project (its model is gone, or the project is being deleted: partial indexes outlive their rows). */
+export async function dropFieldIndexes(db: Db, projectId: string): Promise<string[]> {
+  if (!UUID.test(projectId)) throw new Error("dropFieldIndexes: not a project id");
+  const found = rows<{ name: string }>(await db.execute(sql`select relname as name from pg_class where relkind = 'i' and starts_with(relname, ${`nodes_fx_${projectId.replace(/-/g, "")}_`})`));
+  for (const { name } of found) await db.execute(sql.raw(`drop index concurrently if exists "${name}"`));
+  return found.map((f) => f.name);
+}
