@@ -111,6 +111,6 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
   await createNode(db, project, { parent_id: blog.id, slug: "coming-soon", type: "post", title: "Coming soon", fields, seo: { description: "A draft: not delivered." } }, now);
   await updateTheme(db, project, { accent_color: "#3b82f6", name_override: "Demo", logo_url: "/logo.svg", favicon_url: "/favicon.ico" }, now);
   // Last and unforced: should any demo node not meet the model, the seed fails (409) rather than ship it.
-  await writeModel(db, project.id, () => DEMO_MODEL, {});
+  await writeModel(db, project.id, () => DEMO_MODEL, { indexes: false }); // seeded inside the first start's transaction
   return project;
 }

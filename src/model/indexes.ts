@@ -135,9 +135,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
  * after a model write has committed, outside any transaction: on PostgreSQL the indexes are built
  * CONCURRENTLY, so writes to nodes go on meanwhile. Two builds on `nodes` at once (two instances,
  * or two projects' model writes) can deadlock in PostgreSQL's wait for older transactions; the
- * loser's build is retried (its half-built index dropped first), a few times, after a pause. To
- * avoid the race altogether, run it under `dbHandle.withLock(FIELD_INDEX_LOCK, …)`. Answers the
- * names created and dropped.
+ * loser's build is retried (its half-built index dropped first), a few times, after a pause.
+ * Answers the names created and dropped.
  */
 export async function syncFieldIndexes(db: Db, projectId: string, model: CompiledModel): Promise<{ created: string[]; dropped: string[] }> {
   if (!UUID.test(projectId)) throw new Error("syncFieldIndexes: not a project id");
@@ -170,9 +169,6 @@ export async function syncFieldIndexes(db: Db, projectId: string, model: Compile
   }
   return { created, dropped };
 }
-
-/** A session advisory lock id for field index builds (with DbHandle.withLock). */
-export const FIELD_INDEX_LOCK = 0x6669_656c;
 
 const ATTEMPTS = 5;
 

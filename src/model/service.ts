@@ -10,6 +10,7 @@ import { AppError, notFound } from "../errors";
 import { contentWrite } from "../write";
 import { nodeSnapshots } from "./cache";
 import { type CompiledModel, compileModel, ModelError } from "./compile";
+import { syncFieldIndexes } from "./indexes";
 import { type BlockTypeDef, type ContentModelDefinition, ContentModelIn, EMPTY_MODEL, MAX_VIOLATIONS, type NodeTypeDef, type Violation } from "./model";
 
 export interface StoredModel extends ContentModelDefinition {
@@ -41,6 +42,8 @@ export interface ModelWrite extends ModelCheck {
 export interface WriteOptions {
   readonly force?: boolean;
   readonly dry_run?: boolean;
+  /** false: build no field indexes (the caller's transaction is still open). */
+  readonly indexes?: boolean;
 }
 
 /** A change of the model: the whole new definition from the current one (which it may not mutate). */
@@ -99,11 +102,13 @@ export async function writeModel(db: Db, projectId: string, change: ModelChange,
     const check = await checkContent(db, projectId, compile(definition, current.version + 1));
     return { model: { ...definition, version: current.version, updated_at: current.updated_at }, applied: false, ...check };
   }
-  return contentWrite(db, projectId, async (tx) => {
+  let compiled: CompiledModel | undefined;
+  const written = await contentWrite(db, projectId, async (tx) => {
     const current = await getModel(tx, projectId);
     const definition = change(current);
     const version = current.version + 1;
-    const check = await checkContent(tx, projectId, compile(definition, version));
+    compiled = compile(definition, version);
+    const check = await checkContent(tx, projectId, compiled);
     if (check.count > 0 && !opts.force) {
       const message = `${check.count} node${check.count > 1 ? "s" : ""} would no longer match the content model; fix ${check.count > 1 ? "them" : "it"} first, or force=true applies the model anyway (dry_run=true only reports)`;
       throw new AppError("conflict", message, check);
@@ -118,6 +123,12 @@ export async function writeModel(db: Db, projectId: string, change: ModelChange,
     await tx.update(projects).set({ modelVersion: version }).where(eq(projects.id, projectId));
     return { model: { ...stored, version, updated_at: row?.updatedAt.toISOString() ?? null }, applied: true, ...check };
   });
+  // The indexes behind entries filters and sorts (index: true), built once the model has committed:
+  // CREATE INDEX CONCURRENTLY runs outside any transaction and does not block the project's writes.
+  // A model written inside a larger transaction (the first start's demo seed) builds none: its
+  // filters work without (a scan), and the project's next model write builds them.
+  if (compiled && opts.indexes !== false) await syncFieldIndexes(db, projectId, compiled);
+  return written;
 }
 
 /** compileModel, its ModelError as 400 invalid_content with pointers into the model. */

@@ -8,6 +8,7 @@ import { commitNotice, contentCommitted, type PathChanges } from "../lib/commits
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
+import { dropFieldIndexes } from "../model/indexes";
 import { contentWrite, notifyContent } from "../write";
 import type { ProjectIn, ProjectOut } from "./model";
 
@@ -120,4 +121,6 @@ export async function deleteProject(db: Db, project: Project): Promise<void> {
   const gone: PathChanges = { gone: [""], added: [] };
   await notifyContent(db, commitNotice(db, project.id, gone));
   contentCommitted(db, project.id, gone);
+  // Its entries' field indexes are partial indexes on nodes: they outlive the project's rows.
+  await dropFieldIndexes(db, project.id);
 }
