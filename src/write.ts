@@ -8,6 +8,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import { AppError, notFound } from "./errors";
+import { recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { compiledModel, nodeSnapshots } from "./model/cache";
 import { pointerSegment } from "./model/compile";
@@ -23,6 +24,14 @@ export interface WriteLog {
   added(path: string): void;
   /** A node whose content the write changed, to be checked against the content model; `locale` when only that translation changed. */
   touched(nodeId: string, locale?: string): void;
+  /**
+   * A node the write changed without changing what the model checks (a status transition, a
+   * translation removed): recorded as a revision, not checked. `operation` names the change when
+   * no operation runs (the demo seed, scripts); within an operation the operation's name is kept.
+   */
+  changed(nodeId: string, operation: string): void;
+  /** Call BEFORE deleting a node: it and its descendants are recorded (their state before, marked deleted) for the trash. */
+  deleting(nodeId: string, operation: string): Promise<void>;
 }
 
 /**
@@ -52,6 +61,9 @@ export async function bumpContentVersion(db: Db, projectId: string, notice: stri
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
   const changes = { gone: [] as string[], added: [] as string[] };
   const touched = new Map<string, Set<string | undefined>>();
+  const changed = new Map<string, string>();
+  const deleted: string[] = [];
+  let tx0: Db | null = null;
   const log: WriteLog = {
     gone: (path) => void changes.gone.push(path),
     added: (path) => void changes.added.push(path),
@@ -60,11 +72,19 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
       if (!locales) touched.set(nodeId, (locales = new Set()));
       locales.add(locale);
     },
+    changed: (nodeId, operation) => void changed.set(nodeId, operation),
+    deleting: async (nodeId, operation) => {
+      if (!tx0) throw new Error("deleting() outside the write");
+      deleted.push(nodeId);
+      await recordDeletion(tx0, projectId, nodeId, operation);
+    },
   };
   const result = await db.transaction(async (tx) => {
+    tx0 = tx;
     const { modelVersion } = await bumpContentVersion(tx, projectId, null);
     const out = await write(tx, log);
     if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched);
+    await recordChanges(tx, projectId, touched, changed, deleted);
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
     // having heard of the write at commit) and the pages the write took away or brought.
     await notifyContent(tx, commitNotice(db, projectId, changes));
@@ -72,6 +92,22 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
   });
   contentCommitted(db, projectId, changes);
   return result;
+}
+
+/**
+ * Issue 25: every node the write reported gets its next revision (number, operation, actor, its
+ * state after the write), in this transaction. Deleted nodes were recorded before their deletion.
+ * Outside an operation, the change is named after what the service reported: a node at its first
+ * revision was created, a change to one translation only is that translation's.
+ */
+async function recordChanges(tx: Db, projectId: string, touched: Map<string, Set<string | undefined>>, changed: Map<string, string>, deleted: readonly string[]): Promise<void> {
+  const all = new Map(changed);
+  for (const [id, locales] of touched) {
+    const only = locales.size === 1 ? [...locales][0] : undefined;
+    if (!all.has(id)) all.set(id, only !== undefined ? "upsert_translation" : "write_node");
+  }
+  for (const id of deleted) all.delete(id);
+  await recordRevisions(tx, projectId, all);
 }
 
 /**
