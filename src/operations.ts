@@ -1,5 +1,6 @@
 import { aiOperations } from "./ai/operations";
 import { contentOperations } from "./content/operations";
+import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
 import type { Operation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
@@ -13,6 +14,7 @@ import { userOperations } from "./users/operations";
 export const OPERATIONS: readonly Operation[] = [
   ...contentOperations,
   ...translationOperations,
+  ...historyOperations,
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,

@@ -46,10 +46,10 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
   const ids = [...changes.keys()];
   const op = currentOperation()?.name ?? null;
   // Outside an operation, a content change ("write_node") is create_node at a node's first revision, update_node after.
-  const name = sql`(${JSON.stringify(Object.fromEntries(changes))}::jsonb ->> b.id::text)`;
-  const named = sql`case when ${name} = 'write_node' then (case when b.revision = 1 then 'create_node' else 'update_node' end) else ${name} end`;
+  const name = sql`(${JSON.stringify(Object.fromEntries(changes))}::jsonb ->> bumped.id::text)`;
+  const named = sql`case when ${name} = 'write_node' then (case when bumped.revision = 1 then 'create_node' else 'update_node' end) else ${name} end`;
   await tx.execute(sql`
-    with b as (
+    with bumped as (
       update nodes n set revision = n.revision + 1
       where n.project_id = ${projectId} and n.id in (${sql.join(
         ids.map((id) => sql`${id}::uuid`),
@@ -58,8 +58,8 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
       returning n.*
     )
     insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
-    select gen_random_uuid(), b.project_id, b.id, b.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("b")}
-    from b`);
+    select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("bumped")}
+    from bumped`);
 }
 
 /**
