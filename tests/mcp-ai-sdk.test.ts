@@ -182,7 +182,11 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(readSeen!.response.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
 
     const templates = await client.listResourceTemplates();
-    expect(templates.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([`cms://${p.slug}/nodes/{id}{?locale}`, `cms://${p.slug}/paths/{+path}{?locale}`]);
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      `cms://${p.slug}/nodes/{id}/revisions/{rev}`,
+      `cms://${p.slug}/nodes/{id}{?locale}`,
+      `cms://${p.slug}/paths/{+path}{?locale}`,
+    ]);
     const byPath = await client.readResource({ uri: `cms://${p.slug}/paths/home` });
     expect(JSON.parse((byPath.contents[0] as { text: string }).text).id).toBe(home.id);
 
