@@ -81,7 +81,7 @@ describe("revisions over MCP", async () => {
     await call(client, "publish_node", { node_id: n.id });
     await call(client, "translate_node", { node_id: n.id, locale: "fr" });
     const listed = await call(client, "list_revisions", { node_id: n.id });
-    expect(listed.revisions.map((r: { number: number; operation: string; actor: unknown }) => [r.number, r.operation, r.actor.kind])).toEqual([
+    expect(listed.revisions.map((r: { number: number; operation: string; actor: { kind: string } }) => [r.number, r.operation, r.actor.kind])).toEqual([
       [4, "translate_node", "mcp_token"],
       [3, "publish_node", "mcp_token"],
       [2, "update_node", "mcp_token"],
@@ -100,7 +100,7 @@ describe("revisions over MCP", async () => {
     const id = created.node.id;
     await call(client, "update_node", { node_id: id, title: "Two", blocks: [{ type: "text", data: { text: "b" } }] });
     const expected = await actor();
-    expect((await latest(id))?.actor).toEqual(expected);
+    expect((await latest(id))?.actor as unknown).toEqual(expected);
     const two = await call(client, "get_revision", { node_id: id, revision: 2 });
     expect(two.revision).toMatchObject({ number: 2, operation: "update_node", actor: expected, snapshot: { title: "Two" } });
     // update_node with blocks without ids replaces the block: one block out, one in.

@@ -38,7 +38,7 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
 
   test("tool schemas are portable: no type arrays, no empty schemas; every tool has an icon; calls still validate", async () => {
     const { tools } = await client.listTools();
-    expect(tools.length).toBe(17);
+    expect(tools.length).toBe(21);
     const problems: string[] = [];
     const walk = (s: unknown, path: string): void => {
       if (Array.isArray(s)) {
