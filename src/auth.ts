@@ -1,6 +1,6 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthGrants, oauthTokens, projectMembers, projects, users } from "../db/schema";
+import { adminKeys, mcpTokens, oauthClients, oauthGrants, oauthTokens, projectMembers, projects, users } from "../db/schema";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import type { AdminCaller, McpCaller } from "./lib/caller";
@@ -54,7 +54,7 @@ export function adminAuthenticator(deps: AppDeps): (request: Request, server: un
     // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
     if (token.length < 20 || token.length > 512) throw refuse(true);
     const [key] = await deps.db
-      .select({ id: adminKeys.id, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
+      .select({ id: adminKeys.id, name: adminKeys.name, scopes: adminKeys.scopes, projectIds: adminKeys.projectIds, lastUsedAt: adminKeys.lastUsedAt })
       .from(adminKeys)
       .where(and(eq(adminKeys.keyHash, hashToken(token)), isNull(adminKeys.revokedAt)))
       .limit(1);
@@ -66,7 +66,7 @@ export function adminAuthenticator(deps: AppDeps): (request: Request, server: un
         .set({ lastUsedAt: now })
         .where(and(eq(adminKeys.id, key.id), or(isNull(adminKeys.lastUsedAt), lt(adminKeys.lastUsedAt, new Date(now.getTime() - 60_000)))));
     }
-    return { kind: "admin_key", keyId: key.id, scopes: key.scopes, projectIds: key.projectIds ?? null };
+    return { kind: "admin_key", keyId: key.id, keyName: key.name, scopes: key.scopes, projectIds: key.projectIds ?? null };
   };
 }
 
@@ -89,16 +89,25 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
     const { row, project } = found;
     if (row.expiresAt && row.expiresAt.getTime() <= now.getTime()) return null;
     if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) await db.update(mcpTokens).set({ lastUsedAt: now }).where(eq(mcpTokens.id, row.id));
-    return { kind: "mcp_token", credentialId: row.id, projectId: row.projectId, project, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
+    return { kind: "mcp_token", credentialId: row.id, credentialName: row.name, projectId: row.projectId, project, scopes: row.scopes, userId: null, clientId: null, roleScopes: null };
   }
   if (token.startsWith("cms_at_")) {
     const [row] = await db
-      .select({ t: oauthTokens, project: projects, grantRevoked: oauthGrants.revokedAt, instanceRole: users.role, memberRole: projectMembers.role })
+      .select({
+        t: oauthTokens,
+        project: projects,
+        grantRevoked: oauthGrants.revokedAt,
+        instanceRole: users.role,
+        memberRole: projectMembers.role,
+        email: users.email,
+        clientName: oauthClients.clientName,
+      })
       .from(oauthTokens)
       .innerJoin(projects, eq(projects.id, oauthTokens.projectId))
       .innerJoin(oauthGrants, eq(oauthGrants.id, oauthTokens.grantId))
       .innerJoin(users, eq(users.id, oauthTokens.userId))
       .leftJoin(projectMembers, and(eq(projectMembers.userId, oauthTokens.userId), eq(projectMembers.projectId, oauthTokens.projectId)))
+      .leftJoin(oauthClients, eq(oauthClients.id, oauthTokens.clientId))
       .where(and(eq(oauthTokens.tokenHash, hashToken(token)), eq(oauthTokens.kind, "access")))
       .limit(1);
     if (!row || row.grantRevoked || row.t.revokedAt || row.t.expiresAt.getTime() <= now.getTime()) return null;
@@ -108,7 +117,18 @@ export async function authenticateMcpBearer(db: Db, authorization: string | null
     const roleScopes = scopesOfRole(effectiveRole(row.instanceRole, row.memberRole));
     const scopes = row.t.scopes.filter((s) => roleScopes.includes(s));
     if (scopes.length === 0) return null;
-    return { kind: "oauth", credentialId: row.t.id, projectId: row.t.projectId, project: row.project, scopes, userId: row.t.userId, clientId: row.t.clientId, roleScopes };
+    return {
+      kind: "oauth",
+      credentialId: row.t.id,
+      userEmail: row.email,
+      clientName: row.clientName,
+      projectId: row.t.projectId,
+      project: row.project,
+      scopes,
+      userId: row.t.userId,
+      clientId: row.t.clientId,
+      roleScopes,
+    };
   }
   return null;
 }

@@ -69,6 +69,9 @@ const VARIABLES = [
     10,
     "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut",
   ],
+  ["REVISIONS_PER_NODE", 100, "revisions kept per node (the newest is always kept); older ones are pruned by the hourly housekeeping"],
+  ["REVISIONS_MAX_AGE_DAYS", 90, "revisions older than this many days are pruned (a node's newest revision is always kept)"],
+  ["TRASH_RETENTION_DAYS", 30, "days a deleted node stays in the trash, restorable; its revisions are pruned after"],
 ] as const;
 
 type Variable = (typeof VARIABLES)[number];
@@ -188,6 +191,9 @@ export function loadConfig(env: Record<string, string | undefined>) {
     /** Shown on the OAuth pages with the PUBLIC_URL host. */
     instanceName: text("INSTANCE_NAME").slice(0, 100),
     httpIdleTimeoutSeconds: int("HTTP_IDLE_TIMEOUT", 1, 255),
+    revisionsPerNode: int("REVISIONS_PER_NODE", 1, 1_000_000),
+    revisionsMaxAgeDays: int("REVISIONS_MAX_AGE_DAYS", 1, 100 * 365),
+    trashRetentionDays: int("TRASH_RETENTION_DAYS", 1, 100 * 365),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

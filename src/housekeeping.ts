@@ -1,6 +1,7 @@
 import { lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthTokens, rateLimits } from "../db/schema";
+import { pruneRevisions, type Retention } from "./history/service";
 
 const DAY_MS = 86_400_000;
 
@@ -9,10 +10,12 @@ const DAY_MS = 86_400_000;
  * (an expired token is refused whether or not its row exists) and rate-limit windows a day old
  * (the longest window is an hour). Safe to run on several instances at once.
  */
-export async function purgeExpired(db: Db, now: Date): Promise<{ codes: number; tokens: number; rateLimits: number }> {
+export async function purgeExpired(db: Db, now: Date, retention?: Retention): Promise<{ codes: number; tokens: number; rateLimits: number; revisions?: number; trashed?: number }> {
   const cutoff = new Date(now.getTime() - DAY_MS);
   const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, cutoff)).returning({ k: oauthCodes.codeHash });
   const tokens = await db.delete(oauthTokens).where(lt(oauthTokens.expiresAt, cutoff)).returning({ k: oauthTokens.id });
   const limits = await db.delete(rateLimits).where(lt(rateLimits.windowStart, cutoff)).returning({ k: rateLimits.key });
-  return { codes: codes.length, tokens: tokens.length, rateLimits: limits.length };
+  const out = { codes: codes.length, tokens: tokens.length, rateLimits: limits.length };
+  // Revisions past the retention (REVISIONS_PER_NODE, REVISIONS_MAX_AGE_DAYS, TRASH_RETENTION_DAYS), in bounded batches.
+  return retention ? { ...out, ...(await pruneRevisions(db, retention, now)) } : out;
 }

@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 
   // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
   setInterval(() => {
-    purgeExpired(deps.db, deps.now()).then(
+    purgeExpired(deps.db, deps.now(), config).then(
       (n) => log.info("purged expired rows", n),
       () => log.warn("purge failed; will retry next hour"),
     );

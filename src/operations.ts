@@ -2,6 +2,7 @@ import { activityOperations } from "./activity/operations";
 import { recordOperationActivity } from "./activity/service";
 import { aiOperations } from "./ai/operations";
 import { contentOperations } from "./content/operations";
+import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
 import type { Operation, ProjectOperation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
@@ -18,6 +19,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...activityOperations,
   ...translationOperations,
   ...modelOperations,
+  ...historyOperations,
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,

@@ -172,8 +172,8 @@ function readInput(
   }
   // The query is read only where the route has no body (or names it); elsewhere any query field is unread.
   notRead(ctx.query, (k) => (!takesBody(binding) && fieldSet.has(k)) || fromQuery.has(k) || (op.nodeWrite === true && k === "expected_revision"));
-  // Path parameters last: a body field can never stand in for the object the URL names.
-  for (const [param, field] of params) take(field, ctx.params[param], "params");
+  // Path parameters last: a body field can never stand in for the object the URL names (numbers, a revision say, read as query numbers are).
+  for (const [param, field] of params) take(field, queryValue(field, typed.get(field), ctx.params[param]), "params");
   const parsed = op.input.safeParse(input);
   const nested = parsed.success ? strippedFields(input, parsed.data).map((f) => (binding.body !== undefined && f.startsWith(`${binding.body}.`) ? f.slice(binding.body.length + 1) : f)) : [];
   if (unread.size > 0 || nested.length > 0) {

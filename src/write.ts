@@ -4,12 +4,13 @@
 // content model, then (at commit) notifies the other instances and announces the write in-process.
 // What later issues add to every write (the revision, the activity entry, the outbox event, the
 // dry run) plugs in here, next to the model check, not into the handlers.
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { nodes, projects } from "../db/schema";
+import { projects } from "../db/schema";
 import { checkExpectedRevision } from "./activity/conflict";
 import { recordContentActivity } from "./activity/service";
 import { AppError, notFound } from "./errors";
+import { recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { isPlainObject } from "./lib/merge";
 import { compiledModel, nodeSnapshots } from "./model/cache";
@@ -26,8 +27,15 @@ export interface WriteLog {
   added(path: string): void;
   /** A node whose content the write changed, to be checked against the content model; `locale` when only that translation changed. */
   touched(nodeId: string, locale?: string): void;
-  /** A node the write changed without a model check (a status change, a deletion, a translation removed): it gets a new revision. */
-  changed(nodeId: string, locale?: string): void;
+  /**
+   * A node the write changed without changing what the model checks (a status transition, a
+   * translation removed, `locale` when only that one): recorded as a revision, not checked.
+   * `operation` names the change when no operation runs (the demo seed, scripts); within an
+   * operation the operation's name is kept.
+   */
+  changed(nodeId: string, operation: string, locale?: string): void;
+  /** Call BEFORE deleting a node: it and its descendants are recorded (their state before, marked deleted) for the trash. */
+  deleting(nodeId: string, operation: string): Promise<void>;
 }
 
 /**
@@ -57,29 +65,44 @@ export async function bumpContentVersion(db: Db, projectId: string, notice: stri
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
   const changes = { gone: [] as string[], added: [] as string[] };
   const touched = new Map<string, Set<string | undefined>>();
-  const changed = new Map<string, Set<string | undefined>>();
+  /** Every node the write changed: the locales it changed alone (undefined: the node itself), and the change's name outside an operation. */
+  const changed = new Map<string, { locales: Set<string | undefined>; operation?: string }>();
   const note = (into: Map<string, Set<string | undefined>>, nodeId: string, locale: string | undefined): void => {
     let locales = into.get(nodeId);
     if (!locales) into.set(nodeId, (locales = new Set()));
     locales.add(locale);
   };
+  const change = (nodeId: string, locale: string | undefined, operation?: string): void => {
+    let c = changed.get(nodeId);
+    if (!c) changed.set(nodeId, (c = { locales: new Set() }));
+    c.locales.add(locale);
+    if (operation !== undefined) c.operation = operation;
+  };
+  const deleted = new Map<string, number>();
+  let tx0: Db | null = null;
   const log: WriteLog = {
     gone: (path) => void changes.gone.push(path),
     added: (path) => void changes.added.push(path),
     touched: (nodeId, locale) => {
       note(touched, nodeId, locale);
-      note(changed, nodeId, locale);
+      change(nodeId, locale);
     },
-    changed: (nodeId, locale) => note(changed, nodeId, locale),
+    changed: (nodeId, operation, locale) => change(nodeId, locale, operation),
+    deleting: async (nodeId, operation) => {
+      if (!tx0) throw new Error("deleting() outside the write");
+      change(nodeId, undefined, operation); // the activity entry names it
+      deleted.set(nodeId, await recordDeletion(tx0, projectId, nodeId, operation));
+    },
   };
   const result = await db.transaction(async (tx) => {
+    tx0 = tx;
     const { modelVersion } = await bumpContentVersion(tx, projectId, null);
     // After the project lock, before the write: a stale expected revision writes nothing (409).
     await checkExpectedRevision(tx, projectId);
     const out = await write(tx, log);
     if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched);
-    const revisions = await bumpNodeRevisions(tx, [...changed.keys()]);
-    await recordContentActivity(tx, projectId, changed, revisions);
+    const revisions = await recordChanges(tx, projectId, changed, deleted);
+    await recordContentActivity(tx, projectId, new Map([...changed].map(([id, c]) => [id, c.locales])), revisions);
     answerRevisions(out, revisions);
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
     // having heard of the write at commit) and the pages the write took away or brought.
@@ -91,17 +114,27 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
 }
 
 /**
- * Each changed node's revision moves by one (the ones a write deleted are gone and skipped); answers
- * the new numbers. The `history` branch records the revision rows themselves.
+ * Issue 25: every node the write reported gets its next revision (number, operation, actor, its
+ * state after the write), in this transaction; answers each node's new number (a deleted node's is
+ * the revision recorded before its deletion). Outside an operation, the change is named after what
+ * the service reported: a node at its first revision was created, a change to one translation only
+ * is that translation's.
  */
-export async function bumpNodeRevisions(tx: Db, ids: readonly string[]): Promise<Map<string, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await tx
-    .update(nodes)
-    .set({ revision: sql`${nodes.revision} + 1` })
-    .where(inArray(nodes.id, [...ids]))
-    .returning({ id: nodes.id, revision: nodes.revision });
-  return new Map(rows.map((r) => [r.id, r.revision]));
+async function recordChanges(
+  tx: Db,
+  projectId: string,
+  changed: ReadonlyMap<string, { locales: ReadonlySet<string | undefined>; operation?: string }>,
+  deleted: ReadonlyMap<string, number>,
+): Promise<Map<string, number>> {
+  const all = new Map<string, string>();
+  for (const [id, c] of changed) {
+    if (deleted.has(id)) continue;
+    const only = c.locales.size === 1 ? [...c.locales][0] : undefined;
+    all.set(id, c.operation ?? (only !== undefined ? "upsert_translation" : "write_node"));
+  }
+  const numbers = await recordRevisions(tx, projectId, all);
+  for (const [id, n] of deleted) numbers.set(id, n);
+  return numbers;
 }
 
 /** A node a write answers (built from the rows it wrote, before the bump) carries its revision after the write. */

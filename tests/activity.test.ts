@@ -25,7 +25,7 @@ describe("activity over REST", async () => {
     expect(res.status).toBe(200);
     expect(res.json.total).toBe(5);
     expect(res.json.data.map((e: any) => [e.operation, e.target.kind, e.node_id, e.revision])).toEqual([
-      ["delete_node", "node", n.id, null],
+      ["delete_node", "node", n.id, 5], // the revision the deletion recorded (the trash restores from it)
       ["publish_node", "node", n.id, 4],
       ["upsert_translation", "translation", n.id, 3],
       ["update_node", "node", n.id, 2],

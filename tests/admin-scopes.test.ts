@@ -122,6 +122,19 @@ const CASES: Record<string, Case> = {
     expect: ok(200, (d) => expect(d.meta.title).toBe("Salut")),
   },
   "DELETE /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(204), after: gone((f) => `${N(f)}/translations/fr`) },
+  // Revisions (issue 25): the fixture's node has two (created, its fr translation).
+  "GET /admin/p/{ref}/nodes/{id}/revisions": { url: (f) => `${N(f)}/revisions`, expect: ok(200, (d) => expect(d.map((r: any) => r.number)).toEqual([2, 1])) },
+  "GET /admin/p/{ref}/nodes/{id}/revisions/{rev}": { url: (f) => `${N(f)}/revisions/2`, expect: ok(200, (d) => expect(d.diff.changes[0].path).toBe("/translations/0")) },
+  "POST /admin/p/{ref}/nodes/{id}/revisions/{rev}/restore": {
+    url: (f) => `${N(f)}/revisions/1/restore`,
+    expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, revision: 3, restored: [f.node.id] })),
+    after: gone((f) => `${N(f)}/translations/fr`),
+  },
+  "GET /admin/p/{ref}/trash": {
+    before: async (h, f) => void (await h.request("DELETE", N(f))),
+    url: (f) => `${P(f)}/trash`,
+    expect: ok(200, (d, f) => expect(d.map((t: any) => t.node_id)).toEqual([f.node.id])),
+  },
   "GET /admin/p/{ref}/model/types.ts": { url: (f) => `${P(f)}/model/types.ts`, expect: file("text/plain; charset=utf-8", "export type AnyNode = Node | UntypedNode;") },
   "GET /admin/p/{ref}/model/schema.json": { url: (f) => `${P(f)}/model/schema.json`, expect: file("application/schema+json", '"$schema": "https://json-schema.org/draft/2020-12/schema"') },
   "GET /admin/p/{ref}/activity": { url: (f) => `${P(f)}/activity`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },

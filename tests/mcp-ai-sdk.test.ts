@@ -182,7 +182,11 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
     expect(readSeen!.response.result).toMatchObject({ resultType: "complete", ttlMs: 0, cacheScope: "private" });
 
     const templates = await client.listResourceTemplates();
-    expect(templates.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([`cms://${p.slug}/nodes/{id}{?locale}`, `cms://${p.slug}/paths/{+path}{?locale}`]);
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
+      `cms://${p.slug}/nodes/{id}/revisions/{rev}`,
+      `cms://${p.slug}/nodes/{id}{?locale}`,
+      `cms://${p.slug}/paths/{+path}{?locale}`,
+    ]);
     const byPath = await client.readResource({ uri: `cms://${p.slug}/paths/home` });
     expect(JSON.parse((byPath.contents[0] as { text: string }).text).id).toBe(home.id);
 
@@ -200,7 +204,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
   test("prompts: list and get (the page embedded); completion fills the path argument", async () => {
     const client = await connect(full);
     const { prompts } = await client.listPrompts();
-    expect(prompts.map((x) => x.name).sort()).toEqual(["review_before_publish", "summarise_recent_changes", "translate_page", "write_seo"]);
+    expect(prompts.map((x) => x.name).sort()).toEqual(["model_content", "review_before_publish", "summarise_recent_changes", "translate_page", "write_seo"]);
     expect(prompts.find((x) => x.name === "translate_page")!.arguments!.map((a) => [a.name, a.required])).toEqual([
       ["path", true],
       ["locale", true],

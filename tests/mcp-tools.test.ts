@@ -317,7 +317,11 @@ describe("MCP tools: happy and error paths", async () => {
     expect(read.contents[0]).toMatchObject({ uri, mimeType: "application/json" });
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toMatchObject({ slug: "n-104", blocks: [] });
     const templates = await client.listResourceTemplates();
-    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual([`cms://${p.slug}/nodes/{id}{?locale}`, `cms://${p.slug}/paths/{+path}{?locale}`]);
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+      `cms://${p.slug}/nodes/{id}{?locale}`,
+      `cms://${p.slug}/paths/{+path}{?locale}`,
+      `cms://${p.slug}/nodes/{id}/revisions/{rev}`,
+    ]);
 
     const badCursor = await client.listResources({ cursor: "garbage" }).catch((e: any) => e);
     expect(badCursor.code).toBe(-32602);

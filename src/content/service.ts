@@ -257,9 +257,9 @@ export const transitionNode = (db: Db, project: Project, id: string, action: Tra
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-    paths.changed(node.id);
     if (rule.to === "published") paths.added(node.path);
     else paths.gone(node.path);
+    paths.changed(node.id, `${action}_node`);
     const [updated] = await tx
       .update(nodes)
       .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, updatedAt: now })
@@ -273,6 +273,6 @@ export const deleteNode = (db: Db, project: Project, id: string): Promise<void> 
   contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.gone(node.path);
-    paths.changed(node.id);
+    await paths.deleting(node.id, "delete_node");
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });

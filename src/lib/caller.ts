@@ -5,6 +5,8 @@ import type { Project } from "../../db/schema";
 export interface AdminCaller {
   readonly kind: "admin_key";
   readonly keyId: string;
+  /** The key's name, read with the key (recorded as the actor of its writes). */
+  readonly keyName?: string;
   readonly scopes: readonly string[];
   /** null = may act on every project. */
   readonly projectIds: readonly string[] | null;
@@ -14,6 +16,10 @@ export interface AdminCaller {
 export interface McpCaller {
   readonly kind: "mcp_token" | "oauth";
   readonly credentialId: string;
+  /** Names read with the credential, for the actor of its writes: the MCP token's name; OAuth: the user's email and the client's name. */
+  readonly credentialName?: string | null;
+  readonly userEmail?: string | null;
+  readonly clientName?: string | null;
   readonly projectId: string;
   /** The project, read with the credential (one query per call). */
   readonly project: Project;

@@ -8,6 +8,7 @@ import { decodeBase64urlIgnorePadding, encodeBase64urlNoPadding } from "@oslojs/
 import { getLocalizedNode } from "../content/editor";
 import { getNodeByPath, getNodeWithBlocks, listNodes } from "../content/service";
 import { AppError } from "../errors";
+import { getRevision } from "../history/service";
 import { isUuid } from "../lib/ids";
 import { isStorableText } from "../lib/json";
 import { MAX_PAGE } from "../lib/paging";
@@ -81,6 +82,12 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
         title: "Content node by path",
         description: "A node of this project with its ordered blocks (JSON), by slug path (e.g. blog/hello); ?locale= reads it translated",
       },
+      {
+        uriTemplate: revisionTemplate(slug),
+        name: "node-revision",
+        title: "A revision of a node",
+        description: "One revision of a node (JSON): its snapshot and the diff against the previous revision; list them with list_revisions",
+      },
     ].map((t) => ({ ...t, mimeType: MIME })),
   }));
 
@@ -92,6 +99,8 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
         const { strict, block_types, node_types, version, updated_at } = await getModel(ctx.deps.db, ctx.project.id);
         return { contents: [{ uri, mimeType: MIME, text: JSON.stringify({ version, updated_at, strict, block_types, node_types }) }] };
       }
+      const rev = parseRevisionUri(slug, uri);
+      if (rev) return { contents: [{ uri, mimeType: MIME, text: JSON.stringify(await getRevision(ctx.deps.db, ctx.project.id, rev.id, rev.number)) }] };
       const ref = parseNodeUri(slug, uri);
       // Another project's URI reads as unknown, exactly like a missing node.
       // …and so does a path or locale holding text nothing stored can hold (NUL, unpaired surrogates).
@@ -108,7 +117,16 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
 }
 
 export const byIdTemplate = (slug: string): string => `cms://${slug}/nodes/{id}{?locale}`;
+export const revisionTemplate = (slug: string): string => `cms://${slug}/nodes/{id}/revisions/{rev}`;
 export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+path}{?locale}`;
+
+/** cms://{slug}/nodes/{id}/revisions/{number} of this project; null for anything else. */
+function parseRevisionUri(slug: string, uri: string): { id: string; number: number } | null {
+  const url = URL.parse(uri);
+  if (url?.protocol !== "cms:" || url.host !== slug || url.hash !== "" || url.search !== "") return null;
+  const m = /^\/nodes\/([0-9a-fA-F-]{36})\/revisions\/([1-9]\d{0,8})$/.exec(url.pathname);
+  return m?.[1] && m[2] && isUuid(m[1]) ? { id: m[1], number: Number(m[2]) } : null;
+}
 
 /** cms://{slug}/nodes/{id}[?locale=..] or cms://{slug}/paths/{path}[?locale=..] of this project; null for anything else (URIError for a malformed %-escape). */
 function parseNodeUri(slug: string, uri: string): { id?: string; path?: string; locale?: string } | null {

@@ -93,7 +93,7 @@ export async function deleteTranslation(db: Db, project: Project, nodeId: string
     const node = await getNode(tx, project.id, tr.nodeId);
     paths.gone(node.path);
     paths.added(node.path); // the localised path may now resolve to another node (a base slug)
-    paths.changed(node.id, tr.locale);
+    paths.changed(node.id, "delete_translation", tr.locale);
     await tx.delete(translations).where(eq(translations.id, tr.id));
   });
 }

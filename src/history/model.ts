@@ -1,0 +1,54 @@
+// Wire shapes of revisions and the trash (issue 25), declared once as the operations' schemas.
+import { z } from "zod";
+import { Id, Json, Page, PerPage, Timestamp } from "../lib/schemas";
+
+/** A revision number as an input: 1 and up. */
+export const RevisionNumber = z.number().int("a revision number is an integer from 1").min(1, "a revision number is an integer from 1").max(2_147_483_647).describe("revision number (1, 2, …)");
+
+export const ActorOut = z
+  .object({
+    kind: z.enum(["admin_key", "mcp_token", "oauth", "system"]),
+    id: z.string().nullable().describe("admin key id, MCP token id or OAuth access token id; null for the system"),
+    name: z.string().nullable().describe("admin key or MCP token name; OAuth: the user's email"),
+    user: z.object({ id: z.string(), email: z.string().nullable() }).nullable().optional(),
+    client: z.object({ id: z.string(), name: z.string().nullable() }).nullable().optional(),
+  })
+  .describe("who made the change, with names as they were then");
+
+export const RevisionOut = z.object({
+  node_id: Id,
+  number: z.number().int(),
+  operation: z.string().describe("the operation that made it (update_node, publish_node, translate_node, restore_revision, delete_node…)"),
+  actor: ActorOut,
+  created_at: Timestamp,
+  deleted: z.boolean().describe("true: the node's state just before it was deleted (the trash)"),
+});
+
+export const DiffEntry = z.object({
+  path: z.string().describe('JSON Pointer into the snapshot, e.g. "/fields/author" or "/blocks/0/data/body"'),
+  before: z.unknown().optional().describe("absent when the value was added"),
+  after: z.unknown().optional().describe("absent when the value was removed"),
+});
+
+export const RevisionDetailOut = RevisionOut.extend({
+  snapshot: Json.describe("the node after the change: fields, SEO, status, path, parent, blocks with ids, translations"),
+  diff: z.object({
+    against: z.number().int().nullable().describe("the revision compared with (the previous one kept, or ?against=); null: compared with nothing"),
+    changes: z.array(DiffEntry),
+  }),
+});
+
+export const TrashEntryOut = z.object({
+  node_id: Id,
+  revision: z.number().int().describe("restore this revision to bring the node back"),
+  path: z.string(),
+  title: z.string(),
+  type: z.string(),
+  status: z.string(),
+  deleted_with: Id.describe("the node the delete named: this one, or the ancestor whose deletion took it (restoring that one restores both)"),
+  deleted_at: Timestamp,
+  actor: ActorOut,
+});
+
+export const PagingIn = { page: Page, per_page: PerPage(20) };
+export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };

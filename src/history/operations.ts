@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { projectOperation, READ_ONLY, WRITE } from "../lib/operation";
+import { NodeId } from "../lib/schemas";
+import { PageInfo, PagingIn, RevisionDetailOut, RevisionNumber, RevisionOut, TrashEntryOut } from "./model";
+import { getRevision, listRevisions, listTrash, restoreRevision } from "./service";
+
+const revisionRoute = (method: "GET" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/revisions${tail}`, params: { id: "node_id", rev: "revision" }, tag: "history" }) as const;
+
+const listRevisionsOp = projectOperation({
+  name: "list_revisions",
+  title: "List a node's revisions",
+  description:
+    "List the revisions of a node, newest first: every change (fields, blocks, SEO, status, translations, moves, deletion) is a revision with its number, the operation, " +
+    "who made it (admin key, MCP token, OAuth user and client) and when. A deleted node's revisions stay listable while it is in the trash. Paginated: page, per_page (1-100, default 20).",
+  scopes: ["content:read"],
+  input: z.object({ node_id: NodeId, ...PagingIn }),
+  output: z.object({ revisions: z.array(RevisionOut), ...PageInfo }),
+  tool: READ_ONLY,
+  http: { ...revisionRoute("GET", ""), data: "revisions", summary: "List a node's revisions, newest first" },
+  run: ({ deps, project }, args) => listRevisions(deps.db, project.id, args.node_id, args),
+});
+
+const getRevisionOp = projectOperation({
+  name: "get_revision",
+  title: "Read a revision and what it changed",
+  description:
+    "Read one revision of a node: its full snapshot (fields, SEO, status, path, parent, blocks with ids, translations) and a field-level diff " +
+    "(JSON Pointer path, before, after) against the previous revision, or against the revision given as against. Blocks and translations are compared by id and locale.",
+  scopes: ["content:read"],
+  input: z.object({ node_id: NodeId, revision: RevisionNumber, against: RevisionNumber.optional().describe("compare with this revision instead of the previous one") }),
+  output: z.object({ revision: RevisionDetailOut }),
+  tool: READ_ONLY,
+  http: { ...revisionRoute("GET", "/:rev"), data: "revision", summary: "Read a revision: its snapshot and a field-level diff (?against=)" },
+  run: async ({ deps, project }, args) => ({ revision: await getRevision(deps.db, project.id, args.node_id, args.revision, args.against) }),
+});
+
+const restoreRevisionOp = projectOperation({
+  name: "restore_revision",
+  title: "Restore a revision",
+  description:
+    "Make a revision's snapshot the node's current state, recorded as a new revision (nothing is lost: the state it replaces stays a revision too). " +
+    "Title, slug, parent, fields, SEO, status, blocks (keeping their ids) and translations come back as they were. " +
+    "Restoring the last revision of a node in the trash (list_trash) brings it back with its id, and the descendants deleted with it. " +
+    "Checked against the current content model (invalid_content when it no longer fits); conflict when its path is taken or its parent is deleted.",
+  scopes: ["content:write"],
+  input: z.object({ node_id: NodeId, revision: RevisionNumber }),
+  output: z.object({
+    node_id: z.string(),
+    revision: z.number().int().describe("the new revision the restore made"),
+    restored: z.array(z.string()).describe("ids of the nodes brought back (the node, and from the trash its descendants)"),
+  }),
+  tool: WRITE,
+  http: { ...revisionRoute("POST", "/:rev/restore"), summary: "Restore a revision (a new revision; from the trash: the node and its descendants)", errors: [409] },
+  run: ({ deps, project, now }, args) => restoreRevision(deps.db, project, args.node_id, args.revision, now),
+});
+
+const listTrashOp = projectOperation({
+  name: "list_trash",
+  title: "List deleted nodes (the trash)",
+  description:
+    "List the project's deleted nodes still restorable (deleted within the trash retention), newest first, each with the revision to restore with restore_revision " +
+    "and deleted_with: the node whose deletion took it (restore that one to bring both back). Paginated: page, per_page (1-100, default 20).",
+  scopes: ["content:read"],
+  input: z.object(PagingIn),
+  output: z.object({ trash: z.array(TrashEntryOut), ...PageInfo }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/trash", data: "trash", tag: "history", summary: "List deleted nodes still restorable, newest first" },
+  run: ({ deps, project, now }, args) => listTrash(deps.db, project.id, deps.config, now, args),
+});
+
+export const historyOperations = [listRevisionsOp, getRevisionOp, restoreRevisionOp, listTrashOp];

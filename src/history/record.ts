@@ -1,0 +1,82 @@
+// How a content write records revisions (issue 25), called by the one write path (src/write.ts):
+// each statement here writes the revisions of every node the write reported at once, the node's
+// snapshot built by the database from the rows the transaction has just written.
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import type { Actor } from "../../db/schema";
+import { rows } from "../lib/json";
+import { currentOperation } from "../lib/operation";
+
+/**
+ * The node's state as a revision keeps it, built from the node row aliased `n`: what an editor
+ * sets (title, slug, parent, type, position, SEO, fields, status), its path, the ordered blocks
+ * with their ids and every translation (status, meta, fields, block overrides). Timestamps other
+ * than published_at stay out (the revision's own time says when); no secret is part of a node.
+ */
+export const snapshotOf = (n: string): SQL => {
+  const a = sql.raw(n);
+  return sql`jsonb_build_object(
+    'id', ${a}.id, 'parent_id', ${a}.parent_id, 'slug', ${a}.slug, 'path', ${a}.path, 'type', ${a}.type, 'title', ${a}.title,
+    'status', ${a}.status, 'position', ${a}.position, 'seo', ${a}.seo, 'fields', ${a}.fields,
+    'published_at', to_char(${a}.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'blocks', coalesce((select jsonb_agg(jsonb_build_object('id', b.id, 'type', b.type, 'data', b.data) order by b."order", b.id) from blocks b where b.node_id = ${a}.id), '[]'::jsonb),
+    'translations', coalesce((select jsonb_agg(jsonb_build_object('locale', t.locale, 'status', t.status, 'meta', t.meta, 'fields', t.fields, 'blocks', t.blocks) order by t.locale) from translations t where t.node_id = ${a}.id), '[]'::jsonb))`;
+};
+
+/** Who runs the current write, with the names the credential lookup read (src/auth.ts); "system" outside an operation (the demo seed, scripts). */
+export function currentActor(): Actor {
+  const caller = currentOperation()?.caller;
+  if (!caller) return { kind: "system", id: null, name: null };
+  if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: caller.keyName ?? null };
+  if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: caller.credentialName ?? null };
+  return {
+    kind: "oauth",
+    id: caller.credentialId,
+    name: caller.userEmail ?? null,
+    user: caller.userId ? { id: caller.userId, email: caller.userEmail ?? null } : null,
+    client: caller.clientId ? { id: caller.clientId, name: caller.clientName ?? null } : null,
+  };
+}
+
+/**
+ * One statement: every node of `changes` (id → the change's name when no operation runs) moves to
+ * its next revision number and gets a revision row holding its state after the write.
+ */
+export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+  if (changes.size === 0) return new Map();
+  const ids = [...changes.keys()];
+  const op = currentOperation()?.name ?? null;
+  // Outside an operation, a content change ("write_node") is create_node at a node's first revision, update_node after.
+  const name = sql`(${JSON.stringify(Object.fromEntries(changes))}::jsonb ->> bumped.id::text)`;
+  const named = sql`case when ${name} = 'write_node' then (case when bumped.revision = 1 then 'create_node' else 'update_node' end) else ${name} end`;
+  const recorded = await tx.execute(sql`
+    with bumped as (
+      update nodes n set revision = n.revision + 1
+      where n.project_id = ${projectId} and n.id in (${sql.join(
+        ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})
+      returning n.*
+    )
+    insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
+    select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("bumped")}
+    from bumped
+    returning node_id, number`);
+  return new Map(rows<{ node_id: string; number: number }>(recorded).map((r) => [r.node_id, Number(r.number)]));
+}
+
+/**
+ * Before a node is deleted: it and every node below it get a last revision holding their state
+ * before the deletion, marked `deleted` with the node the delete named (`root`): the trash.
+ */
+export async function recordDeletion(tx: Db, projectId: string, nodeId: string, fallback: string): Promise<number> {
+  const op = currentOperation()?.name ?? fallback;
+  const recorded = await tx.execute(sql`
+    insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
+    select gen_random_uuid(), n.project_id, n.id, n.revision + 1, ${op}, ${JSON.stringify(currentActor())}::jsonb,
+      ${snapshotOf("n")} || jsonb_build_object('deleted', jsonb_build_object('root', r.id::text))
+    from nodes r join nodes n on n.project_id = r.project_id and (n.id = r.id or starts_with(n.path, r.path || '/'))
+    where r.project_id = ${projectId} and r.id = ${nodeId}
+    returning node_id, number`);
+  return Number(rows<{ node_id: string; number: number }>(recorded).find((r) => r.node_id === nodeId)?.number ?? 0);
+}
