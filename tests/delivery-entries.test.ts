@@ -30,7 +30,7 @@ describe("delivery: collection entries", async () => {
     expect(res.json.data.map((e: any) => Object.keys(e).sort())).toEqual(Array(5).fill(["fields", "id", "path", "slug", "title", "updated_at"]));
     expect(res.json.data.map((e: any) => e.id)).toEqual([3, 1, 4, 0, 2].map((i) => entries[i].id));
     const first = res.json.data[0];
-    expect(first).toEqual({ id: entries[3].id, slug: "charlie-post", title: "charlie", path: "news/blog/charlie-post", updated_at: expect.any(String) });
+    expect(first).toEqual({ id: entries[3].id, slug: "charlie-post", title: "charlie", fields: {}, path: "news/blog/charlie-post", updated_at: expect.any(String) });
     expect(new Date(first.updated_at).toISOString()).toBe(first.updated_at);
     const admin = (await h.request("GET", `/admin/p/${p.slug}/nodes/${entries[3].id}`)).json.data;
     expect(first.updated_at).toBe(admin.updated_at);
