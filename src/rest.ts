@@ -148,6 +148,7 @@ function readInput(
     if (isPlainObject(sent)) for (const k of Object.keys(sent)) if (sent[k] !== undefined && !read(k)) unread.add(k);
   };
   const fromQuery = new Set(binding.query ?? []);
+  const special = binding.queryInput;
   const fieldSet = new Set(fields.filter((f) => !fromQuery.has(f)));
   if (binding.body !== undefined) take(binding.body, ctx.body, "body");
   else if (takesBody(binding)) {
@@ -158,7 +159,11 @@ function readInput(
     const agrees = (k: string): boolean => params.some(([param, field]) => field === k && isPlainObject(ctx.body) && ctx.body[k] === ctx.params[param]);
     notRead(ctx.body, (k) => fieldSet.has(k) || echo.has(k) || agrees(k));
   } else {
-    for (const f of fields) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
+    for (const f of fields) if (ctx.query[f] !== undefined && f !== special?.field) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
+    if (special) {
+      const sent = new URL(ctx.request.url).searchParams;
+      if ([...sent.keys()].some((k) => k.startsWith(special.prefix))) take(special.field, special.read(sent), "query");
+    }
     if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
     notRead(ctx.body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
   }
@@ -171,7 +176,14 @@ function readInput(
     take("expected_revision", queryValue("expected_revision", "integer", expected), "query");
   }
   // The query is read only where the route has no body (or names it); elsewhere any query field is unread.
-  notRead(ctx.query, (k) => (!takesBody(binding) && fieldSet.has(k)) || fromQuery.has(k) || (op.nodeWrite === true && k === "expected_revision"));
+  notRead(
+    ctx.query,
+    (k) =>
+      (!takesBody(binding) && fieldSet.has(k) && k !== special?.field) ||
+      fromQuery.has(k) ||
+      (op.nodeWrite === true && k === "expected_revision") ||
+      (special !== undefined && k.startsWith(special.prefix)),
+  );
   // Path parameters last: a body field can never stand in for the object the URL names (numbers, a revision say, read as query numbers are).
   for (const [param, field] of params) take(field, queryValue(field, typed.get(field), ctx.params[param]), "params");
   const parsed = op.input.safeParse(input);
@@ -245,7 +257,8 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
       if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
       else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
-      else if (!takesBody(binding)) for (const [name, schema] of Object.entries(rest)) parameters.push({ name, in: "query", required: required.has(name), schema });
+      else if (!takesBody(binding))
+        for (const [name, schema] of Object.entries(rest)) if (name !== binding.queryInput?.field) parameters.push({ name, in: "query", required: required.has(name), schema });
       if (op.nodeWrite) {
         parameters.push({
           name: "If-Match",

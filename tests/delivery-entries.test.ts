@@ -27,10 +27,10 @@ describe("delivery: collection entries", async () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.json).sort()).toEqual(["data", "page", "per_page", "total"]);
     expect(res.json).toMatchObject({ total: 5, page: 1, per_page: 20 });
-    expect(res.json.data.map((e: any) => Object.keys(e).sort())).toEqual(Array(5).fill(["id", "path", "slug", "title", "updated_at"]));
+    expect(res.json.data.map((e: any) => Object.keys(e).sort())).toEqual(Array(5).fill(["fields", "id", "path", "slug", "title", "updated_at"]));
     expect(res.json.data.map((e: any) => e.id)).toEqual([3, 1, 4, 0, 2].map((i) => entries[i].id));
     const first = res.json.data[0];
-    expect(first).toEqual({ id: entries[3].id, slug: "charlie-post", title: "charlie", path: "news/blog/charlie-post", updated_at: expect.any(String) });
+    expect(first).toEqual({ id: entries[3].id, slug: "charlie-post", title: "charlie", fields: {}, path: "news/blog/charlie-post", updated_at: expect.any(String) });
     expect(new Date(first.updated_at).toISOString()).toBe(first.updated_at);
     const admin = (await h.request("GET", `/admin/p/${p.slug}/nodes/${entries[3].id}`)).json.data;
     expect(first.updated_at).toBe(admin.updated_at);

@@ -79,7 +79,8 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ total: 3, page: 1, per_page: 2 });
     expect(res.json.data.map((e: any) => e.slug)).toEqual(["c", "a"]);
-    expect(Object.keys(res.json.data[0]).sort()).toEqual(["id", "path", "slug", "title", "updated_at"]);
+    expect(Object.keys(res.json.data[0]).sort()).toEqual(["fields", "id", "path", "slug", "title", "updated_at"]);
+    expect(res.json.data[0].fields).toEqual({ date: "2026-01-01T08:30:00.5Z", category: "news", price: 100, featured: false, note: "c" });
     expect(await slugs(`${encodeURI("field.category[in]")}=tech,life&sort=field.date`)).toEqual(["b", "d"]);
     expect(await slugs(`${encodeURI("field.date[gte]")}=2026-01-01T08:00:00Z&${encodeURI("field.date[lt]")}=2026-01-01T09:00:00Z&sort=field.date`)).toEqual(["a", "c"]);
     // A plain date is 00:00 UTC; an offset in the bound counts.

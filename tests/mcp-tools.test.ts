@@ -208,6 +208,7 @@ describe("MCP tools: happy and error paths", async () => {
       path: expect.stringMatching(/^blog\//),
       status: expect.any(String),
       position: expect.any(Number),
+      fields: {},
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

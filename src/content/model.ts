@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Id, Json, NodeId, Page, PerPage, Slug, Timestamp } from "../lib/schemas";
+import { FIELD_OPS, FIELD_SORT } from "../model/field-filters";
 
 /** The orders a collection's entries can be listed in (delivery and MCP); the id breaks ties. */
 export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "created_at", "-created_at", "position"] as const;
@@ -43,7 +44,7 @@ export const NodeOut = z.object({
 });
 export const NodeWithBlocksOut = NodeOut.extend({ blocks: z.array(BlockOut) });
 export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
-export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, created_at: true, updated_at: true });
+export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, fields: true, created_at: true, updated_at: true });
 export const Position = z.number().int().min(0).max(1_000_000);
 export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
 export const NodeQuery = z.object({
@@ -64,10 +65,22 @@ export const NewNodeIn = z.object({
   fields: FieldsIn.optional(),
   blocks: BlocksIn.optional(),
 });
+const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
+/** A filter on an indexed field (src/model/field-filters.ts); REST writes it as field.<name>[op]=value. */
+export const FieldFilterIn = z.object({
+  field: z.string().min(1).max(64).describe('a top-level field marked index: true in the content model, e.g. "date"'),
+  op: z.enum(FIELD_OPS).optional().describe("eq (default), in (value is an array), or gt/gte/lt/lte for number and date-time fields"),
+  value: FilterValue.or(z.array(FilterValue).min(1).max(50)).describe("dates as RFC 3339 with an offset, or YYYY-MM-DD (00:00 UTC)"),
+});
 export const EntryQuery = z.object({
   collection: z.string().min(1).max(2048).describe("slug path or id of a node of type collection"),
   q: z.string().max(200).optional(),
-  sort: z.enum(ENTRY_SORTS).optional(),
+  sort: z
+    .enum(ENTRY_SORTS)
+    .or(z.string().regex(FIELD_SORT, "field.<name> or -field.<name>"))
+    .optional()
+    .describe(`${ENTRY_SORTS.join(", ")}, or field.<name> / -field.<name> for an indexed field of the content model`),
+  filters: z.array(FieldFilterIn).max(10).optional().describe("field filters, all of which must hold; only top-level fields with index: true in the project's content model (get_content_model)"),
   status: NodeStatus.optional(),
   page: Page,
   per_page: PerPage(20),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
+import { parseFieldFilters } from "../model/field-filters";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
 import { createNode, deleteNode, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
@@ -165,16 +166,32 @@ const listEntriesOp = projectOperation({
   name: "list_entries",
   title: "List collection entries",
   description:
-    "List the entries (child nodes) of a collection node, in every status unless status is given. " +
+    "List the entries (child nodes) of a collection node with their fields, in every status unless status is given. " +
     'collection is the collection\'s slug path (e.g. "blog") or its id. q matches title or slug, case-insensitively. ' +
-    "sort: -updated_at (default), updated_at, title, -title, created_at, -created_at, position. per_page 1-100 (default 20).",
+    "sort: -updated_at (default), updated_at, title, -title, created_at, -created_at, position, or field.<name> / -field.<name>. " +
+    'filters: [{ field, op, value }], all of which must hold, e.g. { "field": "date", "op": "gte", "value": "2026-01-01" } or { "field": "category", "op": "in", "value": ["news", "tech"] }; ' +
+    "op is eq (default), in, or gt/gte/lt/lte for number and date-time fields. Filters and field sorts take top-level fields marked index: true in the content model (get_content_model); " +
+    "an error names a filter as field.<name>[op]. per_page 1-100 (default 20).",
   scopes: ["content:read"],
   input: EntryQuery,
   output: EntriesOut,
   tool: READ_ONLY,
-  http: { method: "GET", path: "/admin/p/:ref/entries", data: "entries", tag: "content", summary: "List a collection's entries in every status (search, sort, paging)" },
-  run: ({ deps, project }, args) => listEntries(deps.db, project.id, args),
+  http: {
+    method: "GET",
+    path: "/admin/p/:ref/entries",
+    data: "entries",
+    tag: "content",
+    summary: "List a collection's entries in every status (search, field filters, sort, paging)",
+    description:
+      "Field filters as on delivery: field.<name>=v, field.<name>[in]=a,b, field.<name>[gt|gte|lt|lte]=v (numbers and date-times); sort=field.<name> or -field.<name>. " +
+      "Only top-level fields with index: true in the project's content model; anything else is 400 invalid_request naming the parameter (invalid_sort for the sort).",
+    queryInput: { field: "filters", prefix: "field.", read: (query) => restFieldFilters(query) },
+  },
+  run: ({ deps, project }, args) => listEntries(deps.db, project, args),
 });
+
+/** The REST query's field.<name>[op]=v parameters as the tool's filters (delivery's syntax and errors). */
+const restFieldFilters = (query: URLSearchParams) => parseFieldFilters(query).map((f) => ({ field: f.name, op: f.op, value: f.op === "in" ? f.value.split(",") : f.value }));
 
 /** In the order tools/list shows the tools. */
 export const contentOperations = [listNodesOp, getNodeOp, createNodeOp, updateNodeOp, reorderBlocksOp, ...transitionOps, listEntriesOp, readNodeOp, setBlocksOp, deleteNodeOp];

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
+import { parseFieldFilters } from "../model/field-filters";
 import { getTheme } from "../theme/service";
 import { type DeliveryProject, LIST_SCOPE, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
-import { parseFieldFilters } from "./entries";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";

@@ -25,6 +25,12 @@ export interface HttpBinding {
   readonly body?: string;
   /** Input fields read from the query string on a route with a body (flags such as ?force=true). */
   readonly query?: readonly string[];
+  /**
+   * GET only: one input field built from query parameters whose names the input cannot list (e.g.
+   * `field.<name>[op]=value`): those starting with `prefix` are handed to `read`, and the field itself
+   * is not taken from the query.
+   */
+  readonly queryInput?: { readonly field: string; readonly prefix: string; readonly read: (query: URLSearchParams) => unknown };
   /** DELETE only: input fields may come as a JSON body as well as in the query. */
   readonly bodyOrQuery?: boolean;
   readonly status?: 200 | 201 | 204;

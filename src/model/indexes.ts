@@ -3,7 +3,7 @@
 // per (project, field), partial on the project. The expression compares by the field's JSON Schema
 // type: numbers as numeric, date-times as timestamptz (through an immutable function that reads
 // RFC 3339 with an explicit offset, so the order is the instants' order whatever the offsets and
-// the precision), other strings and booleans as text. The query side (src/delivery/entries.ts)
+// the precision), other strings and booleans as text. The query side (src/model/field-filters.ts)
 // writes the very same expression text, so the planner matches it to the index.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";

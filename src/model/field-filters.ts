@@ -1,4 +1,5 @@
-// Entries filtered and sorted by node fields (issue 24). Query syntax:
+// Entries filtered and sorted by node fields (issue 24), on delivery (/api/p/{ref}/entries) and in
+// the admin list (list_entries: REST query, MCP tool input). Query syntax:
 //   field.<name>=v               equality
 //   field.<name>[in]=a,b,c       one of (at most 50 values; a value cannot contain a comma)
 //   field.<name>[gt|gte|lt|lte]=v   ranges, for number and date-time fields only
@@ -7,14 +8,16 @@
 // (src/model/indexes.ts); values compare by the field's JSON Schema type: numbers as numbers,
 // date-times as instants (RFC 3339 with an offset, or a plain date meaning 00:00 UTC), other
 // strings and booleans as text. Anything else is 400: invalid_request naming the parameter,
-// invalid_sort for the sort.
+// invalid_sort for the sort. A tool has no query string: it gives { field, op, value } objects
+// (fieldFiltersOf), named in errors as the query parameter they stand for.
 import { type SQL, sql } from "drizzle-orm";
 import { AppError } from "../errors";
-import type { CompiledModel } from "../model/compile";
-import { fieldExpression, type IndexedField, indexedFields } from "../model/indexes";
+import type { CompiledModel } from "./compile";
+import { fieldExpression, type IndexedField, indexedFields } from "./indexes";
 
 const FIELD_PREFIX = "field.";
-const OPS = ["eq", "in", "gt", "gte", "lt", "lte"] as const;
+export const FIELD_OPS = ["eq", "in", "gt", "gte", "lt", "lte"] as const;
+const OPS = FIELD_OPS;
 type Op = (typeof OPS)[number];
 const PARAM = /^field\.([^[\]]{1,64})(?:\[([a-z]{1,8})\])?$/;
 const MAX_FILTERS = 10;
@@ -27,6 +30,42 @@ export interface FieldFilter {
   name: string;
   op: Op;
   value: string;
+  /** The values of an `in` given one by one (a tool's array; they may contain commas); else `value` is split at commas. */
+  values?: readonly string[];
+}
+
+/** A field filter as a tool gives it; `in` takes an array of values. */
+export interface FieldFilterInput {
+  field: string;
+  op?: Op | undefined;
+  value: string | number | boolean | ReadonlyArray<string | number | boolean>;
+}
+
+/** Tool filters as FieldFilters, each named `field.<name>[op]` (the query parameter it stands for). */
+export function fieldFiltersOf(list: readonly FieldFilterInput[]): FieldFilter[] {
+  if (list.length > MAX_FILTERS) throw new AppError("invalid_request", `at most ${MAX_FILTERS} field filters`, { field: "filters" });
+  const out = list.map((f, i): FieldFilter => {
+    const op = f.op ?? "eq";
+    const param = `field.${f.field}${op === "eq" ? "" : `[${op}]`}`;
+    if (!/^[^[\]]{1,64}$/.test(f.field)) throw new AppError("invalid_request", `filters[${i}].field: a top-level field name (1-64 characters, no brackets)`, { field: `filters.${i}.field` });
+    const text = (v: string | number | boolean): string => (typeof v === "string" ? v : String(v));
+    if (op === "in") {
+      const values = (Array.isArray(f.value) ? f.value : [f.value]).map(text);
+      if (values.some((v) => v.length > MAX_VALUE)) throw bad(param, "a value is too long");
+      return { param, name: f.field, op, value: values.join(","), values };
+    }
+    if (Array.isArray(f.value)) throw bad(param, `takes one value (an array is for op "in")`);
+    const value = text(f.value as string | number | boolean);
+    if (value === "") throw bad(param, "needs a value");
+    if (value.length > MAX_VALUE) throw bad(param, "the value is too long");
+    return { param, name: f.field, op, value };
+  });
+  const seen = new Set<string>();
+  for (const f of out) {
+    if (seen.has(f.param)) throw bad(f.param, "must be given once");
+    seen.add(f.param);
+  }
+  return out.sort((a, b) => (a.param < b.param ? -1 : a.param > b.param ? 1 : 0));
 }
 
 const bad = (param: string, why: string): AppError => new AppError("invalid_request", `${param}: ${why}`, { field: param });
@@ -93,19 +132,19 @@ function resolve(model: CompiledModel | null, name: string, error: (why: string)
   return found;
 }
 
-/** The SQL conditions of `filters` over the entries alias `e`. */
-export function filterConditions(model: CompiledModel | null, filters: readonly FieldFilter[]): { where: SQL; fields: IndexedField[] } {
+/** The SQL conditions of `filters` over the entries table or alias `table` (each begins with " and "). */
+export function filterConditions(model: CompiledModel | null, filters: readonly FieldFilter[], table = "e"): { where: SQL; fields: IndexedField[] } {
   const parts: SQL[] = [];
   const fields: IndexedField[] = [];
   for (const f of filters) {
     const field = resolve(model, f.name, (why) => bad(f.param, why));
     fields.push(field);
-    const expr = sql.raw(fieldExpression(field, "e"));
+    const expr = sql.raw(fieldExpression(field, table));
     if ((f.op === "gt" || f.op === "gte" || f.op === "lt" || f.op === "lte") && field.kind !== "number" && field.kind !== "date") {
       throw bad(f.param, `a range needs a number or date-time field; "${f.name}" is ${field.kind === "boolean" ? "a boolean" : "text"}`);
     }
     if (f.op === "in") {
-      const values = f.value.split(",");
+      const values = f.values ?? f.value.split(",");
       if (values.length > MAX_IN || values.some((v) => v === "")) throw bad(f.param, `takes 1 to ${MAX_IN} comma-separated values`);
       parts.push(
         sql` and ${expr} in (${sql.join(
@@ -121,16 +160,19 @@ export function filterConditions(model: CompiledModel | null, filters: readonly 
   return { where: sql.join(parts), fields };
 }
 
+/** A sort by field as the list operations' schemas accept it (checked against the model when the list is read). */
+export const FIELD_SORT = /^-?field\.[^[\]]{1,64}$/;
+
 /** `field.<name>` / `-field.<name>` of a sort parameter, or null for the built-in keys. */
 export function fieldSortName(sort: string): string | null {
   const s = sort.startsWith("-") ? sort.slice(1) : sort;
   return s.startsWith(FIELD_PREFIX) ? s.slice(FIELD_PREFIX.length) : null;
 }
 
-/** ORDER BY for a field sort over the alias `e`; ids break ties (the order is total, pages do not overlap). */
-export function fieldOrder(model: CompiledModel | null, sort: string): { order: SQL; field: IndexedField } {
+/** ORDER BY for a field sort over the table or alias `table`; ids break ties (the order is total, pages do not overlap). */
+export function fieldOrder(model: CompiledModel | null, sort: string, table = "e"): { order: SQL; field: IndexedField } {
   const name = fieldSortName(sort) ?? "";
   const field = resolve(model, name, (why) => new AppError("invalid_sort", `sort: ${why}`, { field: "sort" }));
   const dir = sort.startsWith("-") ? "desc" : "asc";
-  return { order: sql.raw(`${fieldExpression(field, "e")} ${dir}, e.id ${dir}`), field };
+  return { order: sql.raw(`${fieldExpression(field, table)} ${dir}, ${table}.id ${dir}`), field };
 }
