@@ -129,15 +129,16 @@ export const CONTENT_CHANNEL = "cms_content";
  * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
  * and the notification goes out at commit, so every instance's delivery cache for it is stale from then.
  */
-export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<void> {
-  const locked = await db
+export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<number> {
+  const [locked] = await db
     .update(projects)
     .set({ contentVersion: sql`${projects.contentVersion} + 1` })
     .where(eq(projects.id, projectId))
-    .returning({ id: projects.id });
+    .returning({ version: projects.contentVersion });
   // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
-  if (locked.length === 0) throw notFound("project");
+  if (!locked) throw notFound("project");
   if (notice !== null) await notifyContentChange(db, notice);
+  return locked.version;
 }
 
 /**
@@ -145,12 +146,14 @@ export async function bumpContentVersion(db: Db, projectId: string, notice: stri
  * announced on the Db it began on (lib/commits): this instance drops the project's answers at once.
  */
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, paths: PathLog) => Promise<T>): Promise<T> {
-  const changes = { gone: [] as string[], added: [] as string[] };
+  const changes: { gone: string[]; added: string[]; version?: number } = { gone: [], added: [] };
   const result = await db.transaction(async (tx) => {
-    await bumpContentVersion(tx, projectId, null);
+    const version = await bumpContentVersion(tx, projectId, null);
     const out = await write(tx, { gone: (path) => void changes.gone.push(path), added: (path) => void changes.added.push(path) });
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
-    // having heard of the write at commit) and the pages the write took away or brought.
+    // having heard of the write at commit), the version it made (a reader that sees the version
+    // first knows its news is on the way) and the pages the write took away or brought.
+    changes.version = version;
     await notifyContentChange(tx, commitNotice(db, projectId, changes));
     return out;
   });
