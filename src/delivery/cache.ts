@@ -104,8 +104,9 @@ interface ProjectState {
  * copied, into a second LRU map with bounds of its own, and replaced there by the next good answer
  * of its route. While the database cannot be reached, the last good answer of a route (current or
  * stale) is served marked stale. Removals announced with a write (lib/commits: a delete, an
- * unpublish, a move) drop the answers they concern from both maps at once; a version bump that no
- * announcement explains (a lost NOTIFY) drops every answer of its project from the stale store.
+ * unpublish, a move) drop the answers they concern from both maps at once; a version that no
+ * announcement explains (a lost NOTIFY: still unannounced UNEXPLAINED_AFTER_MS after it was read,
+ * or when an outage begins) drops every answer of its project rendered before it.
  */
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
@@ -295,8 +296,8 @@ export class DeliveryCache {
   private heard(projectId: string, version: number | undefined): void {
     let l = this.ledgers.get(projectId);
     if (version === undefined) {
+      // Of a project never read here: the first read is the starting point anyway.
       if (l) l.unversioned = true;
-      else this.ledgers.set(projectId, { settled: 0, heard: new Set(), owedSince: null, unversioned: true });
       return;
     }
     if (!l) {
