@@ -45,12 +45,12 @@ export interface WriteLog {
  * and the notification goes out at commit, so every instance's delivery cache for it is stale from
  * then. It answers the project's content model version, read in the same statement.
  */
-export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<{ modelVersion: number }> {
+export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<{ version: number; modelVersion: number }> {
   const [locked] = await db
     .update(projects)
     .set({ contentVersion: sql`${projects.contentVersion} + 1` })
     .where(eq(projects.id, projectId))
-    .returning({ modelVersion: projects.modelVersion });
+    .returning({ version: projects.contentVersion, modelVersion: projects.modelVersion });
   // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
   if (!locked) throw notFound("project");
   if (notice !== null) await notifyContent(db, notice);
@@ -63,7 +63,7 @@ export async function bumpContentVersion(db: Db, projectId: string, notice: stri
  * instance drops the project's answers at once; the NOTIFY tells the others.
  */
 export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
-  const changes = { gone: [] as string[], added: [] as string[] };
+  const changes: { gone: string[]; added: string[]; version?: number } = { gone: [], added: [] };
   const touched = new Map<string, Set<string | undefined>>();
   /** Every node the write changed: the locales it changed alone (undefined: the node itself), and the change's name outside an operation. */
   const changed = new Map<string, { locales: Set<string | undefined>; operation?: string }>();
@@ -96,7 +96,7 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
   };
   const result = await db.transaction(async (tx) => {
     tx0 = tx;
-    const { modelVersion } = await bumpContentVersion(tx, projectId, null);
+    const { version, modelVersion } = await bumpContentVersion(tx, projectId, null);
     // After the project lock, before the write: a stale expected revision writes nothing (409).
     await checkExpectedRevision(tx, projectId);
     const out = await write(tx, log);
@@ -105,7 +105,9 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     await recordContentActivity(tx, projectId, new Map([...changed].map(([id, c]) => [id, c.locales])), revisions);
     answerRevisions(out, revisions);
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
-    // having heard of the write at commit) and the pages the write took away or brought.
+    // having heard of the write at commit), the version it made (a reader that sees the version
+    // first knows its news is on the way) and the pages the write took away or brought.
+    changes.version = version;
     await notifyContent(tx, commitNotice(db, projectId, changes));
     return out;
   });

@@ -86,16 +86,54 @@ describe("delivery: the database closed under a running instance", () => {
 // good answer, marked stale; a page whose removal this instance was told of never comes back.
 const STALE_CC = "public, max-age=5, stale-if-error=86400";
 
-/** A harness over a Db that fails every query while `down` (writes are made while it is up). */
+/**
+ * A harness over a Db that fails every query while `down` (writes are made while it is up). Set
+ * `afterCommit`, and it runs once the next transaction has committed, before the writer carries on
+ * (so before the write's announcement); set `held`, and the result of the next select waits for it
+ * (the query itself runs at once).
+ */
 async function flakyHarness(env: Record<string, string> = {}, overrides: { dbHandle?: DbHandle } = {}) {
   const base = (await testDb()).db;
-  const state = { down: false, refused: 0 };
-  const db = watchedDb(base, () => {
+  const state = { down: false, refused: 0, afterCommit: null as (() => Promise<unknown>) | null, held: null as Promise<unknown> | null };
+  const watched = watchedDb(base, () => {
     if (state.down) {
       state.refused += 1;
       throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
     }
   });
+  const late = (builder: object, gate: Promise<unknown>): object =>
+    new Proxy(builder, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop, target);
+        if (typeof v !== "function") return v;
+        if (prop === "then") return (ok: (x: unknown) => unknown, ko: (e: unknown) => unknown) => v.call(target, (x: unknown) => gate.then(() => x)).then(ok, ko);
+        return (...args: unknown[]) => {
+          const out = v.apply(target, args);
+          return out !== null && typeof out === "object" ? late(out, gate) : out;
+        };
+      },
+    });
+  const db = new Proxy(watched, {
+    get(target, prop) {
+      const v = Reflect.get(target, prop);
+      if (prop === "transaction")
+        return async (...args: unknown[]) => {
+          const out = await v.apply(target, args);
+          const after = state.afterCommit;
+          state.afterCommit = null;
+          if (after) await after();
+          return out;
+        };
+      if (prop === "select")
+        return (...args: unknown[]) => {
+          const gate = state.held;
+          state.held = null;
+          const builder = v.apply(target, args);
+          return gate === null ? builder : late(builder, gate);
+        };
+      return v;
+    },
+  }) as Db;
   const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000", ...env }, { db, ...overrides });
   return { h, state };
 }
@@ -221,6 +259,79 @@ describe("delivery: the last good answer while the database is away", () => {
     // It cannot know what the bump removed: its superseded answers are dropped (503, not 404 either).
     expect((await get(deaf, `/api/p/${p.slug}/nodes/by-path/del`)).status).toBe(503);
     expectStale(await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`), "other, read after the bump, on the deaf instance");
+  });
+
+  // A read may see a write's version before the write's announcement reaches its instance: that is
+  // news on its way, not a lost NOTIFY, and must not cost the removal it announces (issue 22 §1).
+  test("a read between a write's commit and its announcement on the writer's instance: the removal still answers 404 in the outage", async () => {
+    const { h, state } = await flakyHarness();
+    const p = await seedProject(h);
+    const del = await seedNode(h, p.slug, { slug: "del", title: "Del" }, true);
+    await seedNode(h, p.slug, { slug: "other", title: "Other" }, true);
+    for (const r of ["del", "other"]) expect((await get(h, `/api/p/${p.slug}/nodes/by-path/${r}`)).status).toBe(200);
+    // A reader through the project id (a ref not read yet, so its row is read now) sees the
+    // deletion's version after the commit and before this instance announces the deletion.
+    let between: TestResponse | null = null;
+    state.afterCommit = async () => void (between = await get(h, `/api/p/${p.id}/nodes/by-path/other`));
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
+    expect([between!.status, between!.headers.get("x-cache")]).toEqual([200, null]);
+    expect((await get(h, `/api/p/${p.id}/nodes/by-path/del`)).status).toBe(404);
+    state.down = true;
+    for (const ref of [p.slug, p.id]) {
+      const res = await get(h, `/api/p/${ref}/nodes/by-path/del`);
+      expect([res.status, res.json.error?.code, res.headers.get("x-cache")]).toEqual([404, "not_found", "stale"]);
+      expectStale(await get(h, `/api/p/${ref}/nodes/by-path/other`), `other through ${ref}`);
+    }
+  });
+
+  test("a read on another instance before the NOTIFY arrives: the version is owed until the NOTIFY explains it; the removal answers 404 in the outage", async () => {
+    const writer = await harness();
+    const shared = await testDb();
+    const notices = { held: false, queue: [] as (() => void)[] };
+    const slow: DbHandle = {
+      ...shared,
+      listen: (channel, onPayload) => shared.listen(channel, (payload) => void (notices.held ? notices.queue.push(() => onPayload(payload)) : onPayload(payload))),
+    };
+    const { h: told, state } = await flakyHarness({}, { dbHandle: slow });
+    const p = await seedProject(writer);
+    const del = await seedNode(writer, p.slug, { slug: "del", title: "Del" }, true);
+    const other = await seedNode(writer, p.slug, { slug: "other", title: "Other" }, true);
+    for (const r of ["del", "other"]) expect((await get(told, `/api/p/${p.slug}/nodes/by-path/${r}`)).status).toBe(200);
+    await patchNode(writer, p.slug, other.id, { title: "Other 2" });
+    await waitFor(async () => (await get(told, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title === "Other 2", { what: "NOTIFY" });
+    notices.held = true;
+    expect((await writer.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
+    // The told instance reads the project's row (through its id, a ref not read yet): the
+    // deletion's version, whose NOTIFY has not come.
+    expect((await get(told, `/api/p/${p.id}/nodes/by-path/other`)).json.data.title).toBe("Other 2");
+    expect(notices.queue.length).toBeGreaterThan(0);
+    notices.held = false;
+    for (const deliver of notices.queue.splice(0)) deliver();
+    state.down = true;
+    const res = await get(told, `/api/p/${p.slug}/nodes/by-path/del`);
+    expect([res.status, res.json.error?.code, res.headers.get("x-cache")]).toEqual([404, "not_found", "stale"]);
+    expectStale(await get(told, `/api/p/${p.slug}/nodes/by-path/other`), "other on the told instance");
+  });
+
+  test("a project read begun before the outage and answered after it is not trusted: later reads are marked stale", async () => {
+    const { h, state } = await flakyHarness({ DELIVERY_VERSION_CHECK_MS: "50" });
+    const p = await seedProject(h);
+    await seedNode(h, p.slug, { slug: "a", title: "A" }, true);
+    await seedNode(h, p.slug, { slug: "b", title: "B" }, true);
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/a`)).status).toBe(200);
+    await Bun.sleep(80);
+    let release = (): void => {};
+    state.held = new Promise((r) => (release = () => r(undefined)));
+    // Past the check interval: answered from the cache at once, and the row is read again in the
+    // background (the query runs now; its answer is held).
+    const hit = await get(h, `/api/p/${p.slug}/nodes/by-path/a`);
+    expect([hit.status, hit.headers.get("x-cache")]).toEqual([200, null]);
+    expect(state.held).toBeNull();
+    state.down = true;
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/b`)).status).toBe(503); // the outage is met
+    release();
+    await Bun.sleep(20);
+    expectStale(await get(h, `/api/p/${p.slug}/nodes/by-path/a`), "a after a read begun before the outage");
   });
 
   test("stale-if-error is configurable (0: not sent); stale answers then carry the error Cache-Control as is", async () => {

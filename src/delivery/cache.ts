@@ -63,6 +63,32 @@ export interface CacheOptions {
 export const LIST_SCOPE = "\u0000list";
 
 const STALE_RETRY_MS = 1000;
+/**
+ * A version read before its announcement arrived is taken as unexplained (its NOTIFY lost) after
+ * this long, or at once when an outage needs the project's last good answers. Until then the read
+ * may simply have been quicker than the NOTIFY, or than the writer's own announcement at commit.
+ */
+const UNEXPLAINED_AFTER_MS = 5000;
+/** Announced versions kept while an earlier one is missing; past that, the missing one is unexplained. */
+const MAX_HEARD = 1024;
+
+/** Which of a project's versions are explained by an announcement (see sawVersion). */
+interface Ledger {
+  /** Every version up to this one is accounted for: announced, or judged unexplained. */
+  settled: number;
+  /** Versions announced above `settled`. */
+  readonly heard: Set<number>;
+  /** Since when (performance.now()) a version above `settled` was read and not announced; null when none is. */
+  owedSince: number | null;
+  /** A write was announced without its version (a notice from a script or an older writer): it explains the next bump read. */
+  unversioned: boolean;
+}
+
+/** A route known to answer 404: the page's base path, and the content version it was known gone at. */
+interface Gone {
+  readonly scope: string;
+  readonly version: number;
+}
 
 interface ProjectState {
   project: DeliveryProject;
@@ -80,8 +106,9 @@ interface ProjectState {
  * copied, into a second LRU map with bounds of its own, and replaced there by the next good answer
  * of its route. While the database cannot be reached, the last good answer of a route (current or
  * stale) is served marked stale. Removals announced with a write (lib/commits: a delete, an
- * unpublish, a move) drop the answers they concern from both maps at once; a version bump that no
- * announcement explains (a lost NOTIFY) drops every answer of its project from the stale store.
+ * unpublish, a move) drop the answers they concern from both maps at once; a version that no
+ * announcement explains (a lost NOTIFY: still unannounced UNEXPLAINED_AFTER_MS after it was read,
+ * or when an outage begins) drops every answer of its project rendered before it.
  */
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
@@ -96,12 +123,12 @@ export class DeliveryCache {
   private readonly staleSize = new WeakMap<CachedAnswer, number>();
   private staleBytes = 0;
   /** Routes known to answer 404 now (their page was removed, or answered 404 after being served), with the page's base path. */
-  private readonly gone = new Map<string, string>();
+  private readonly gone = new Map<string, Gone>();
   /** The last project read per ref, and the newest version seen per project: for outages and unexplained bumps. */
   private readonly known = new Map<string, DeliveryProject>();
   private readonly knownVersion = new Map<string, number>();
-  /** Projects with a write announced since their version was last read. */
-  private readonly announced = new Set<string>();
+  /** Per project: which versions an announcement explained (sawVersion). */
+  private readonly ledgers = new Map<string, Ledger>();
   /** Until then (performance.now()), project reads fail at once with downErr: the database just did not answer. */
   private downUntil = 0;
   /** Rejected with the database's error, and already handled: callers that drop it (a hot-path miss) leave no unhandled rejection. */
@@ -184,6 +211,9 @@ export class DeliveryCache {
    */
   unavailable(err: unknown, hold = false): void {
     this.states.clear();
+    // A load begun before this may still succeed: its row must neither be trusted nor be shared
+    // with the reads that come now (they would be answered as fresh while the database is away).
+    this.epoch += 1;
     if (!hold) return;
     if (performance.now() >= this.downUntil) this.opts.onStale?.(err);
     this.downUntil = performance.now() + STALE_RETRY_MS;
@@ -191,17 +221,61 @@ export class DeliveryCache {
     this.downPromise.catch(() => {});
   }
 
-  /** A version newer than any seen, with no write announced meanwhile: what it took away or brought is unknown. */
+  /**
+   * A version read. Each content write announces the version it made (at commit to its own
+   * instance, by NOTIFY to the others), and a read may see the version before the announcement
+   * arrives: such a version is owed, not unexplained. It becomes unexplained (what it took away or
+   * brought is unknown) when its announcement has not come UNEXPLAINED_AFTER_MS later, or when an
+   * outage needs the project's last good answers first (lastGood).
+   */
   private sawVersion(p: DeliveryProject): void {
     const prev = this.knownVersion.get(p.id);
-    // Cleared by any read, so an announcement never explains a later bump (a race only drops more).
-    const explained = this.announced.delete(p.id);
-    if (prev !== undefined && p.version <= prev) return;
-    this.knownVersion.set(p.id, p.version);
-    if (prev !== undefined && !explained) {
-      this.drop(p.id, [""], false);
-      this.arrived(p.id, [""]);
+    let l = this.ledgers.get(p.id);
+    if (!l) this.ledgers.set(p.id, (l = { settled: p.version, heard: new Set(), owedSince: null, unversioned: false }));
+    // Cleared by any read, so a version-less announcement never explains a later bump (a race only drops more).
+    const unversioned = l.unversioned;
+    l.unversioned = false;
+    if (prev === undefined || p.version > prev) this.knownVersion.set(p.id, p.version);
+    // The first version read is the starting point; a version-less announcement explains what was read since.
+    this.settle(p.id, l, prev === undefined || unversioned ? p.version : l.settled);
+    if (l.owedSince !== null && (performance.now() - l.owedSince >= UNEXPLAINED_AFTER_MS || l.heard.size > MAX_HEARD)) this.unexplained(p.id, l);
+  }
+
+  /** Moves `settled` to `upTo` at least, then over the announced versions that follow; notes whether a read version is still owed. */
+  private settle(projectId: string, l: Ledger, upTo: number): void {
+    if (upTo > l.settled) {
+      for (const v of l.heard) if (v <= upTo) l.heard.delete(v);
+      l.settled = upTo;
     }
+    while (l.heard.delete(l.settled + 1)) l.settled += 1;
+    if ((this.knownVersion.get(projectId) ?? 0) <= l.settled) l.owedSince = null;
+    else l.owedSince ??= performance.now();
+  }
+
+  /**
+   * The versions read and never announced are taken as lost writes: every superseded answer of the
+   * project goes (the instance cannot know what they removed), and a route known gone before the
+   * newest of them may be back. Marks made by announcements of later versions stand.
+   */
+  private unexplained(projectId: string, l: Ledger): void {
+    const known = this.knownVersion.get(projectId) ?? l.settled;
+    let missing = 0;
+    for (let v = known; v > l.settled; v--)
+      if (!l.heard.has(v)) {
+        missing = v;
+        break;
+      }
+    this.settle(projectId, l, known);
+    if (missing === 0) return;
+    // Answers rendered at that version or later show what it did: they stay.
+    this.drop(projectId, [""], false, missing);
+    this.arrived(projectId, [""], missing);
+  }
+
+  /** Whether every version of the project read so far is explained; if not, the missing ones are taken as unexplained now. */
+  private reckon(projectId: string): void {
+    const l = this.ledgers.get(projectId);
+    if (l !== undefined && l.owedSince !== null) this.unexplained(projectId, l);
   }
 
   /** The project as last read through this ref (kept while the database is away), or null. */
@@ -213,49 +287,72 @@ export class DeliveryCache {
   /** A content write was committed in this project (NOTIFY from any instance, or this instance's own write). */
   invalidate(projectId: string, changes: PathChanges = NO_PATH_CHANGES): void {
     this.epoch += 1;
-    this.announced.add(projectId);
+    this.heard(projectId, changes.version);
     for (const [key, st] of this.states) if (st.project.id === projectId) this.states.delete(key);
-    if (changes.gone.length > 0) this.drop(projectId, changes.gone, true);
-    if (changes.added.length > 0) this.arrived(projectId, changes.added);
+    // A mark whose version is unknown gives way to any later unexplained version.
+    if (changes.gone.length > 0) this.drop(projectId, changes.gone, true, changes.version ?? 0);
+    if (changes.added.length > 0) this.arrived(projectId, changes.added, changes.version);
+  }
+
+  /** An announcement: its version is explained (before or after a read sees it). */
+  private heard(projectId: string, version: number | undefined): void {
+    let l = this.ledgers.get(projectId);
+    if (version === undefined) {
+      // Of a project never read here: the first read is the starting point anyway.
+      if (l) l.unversioned = true;
+      return;
+    }
+    if (!l) {
+      // Nothing read yet: the first version read is the starting point (sawVersion).
+      if (!this.knownVersion.has(projectId)) return;
+      this.ledgers.set(projectId, (l = { settled: this.knownVersion.get(projectId) ?? 0, heard: new Set(), owedSince: null, unversioned: false }));
+    }
+    if (version <= l.settled) return;
+    l.heard.add(version);
+    this.settle(projectId, l, l.settled);
   }
 
   /**
-   * Forgets the answers of `projectId` under the `gone` prefixes, and every list of its nodes: from
-   * the stale store, and from the cache too when `current` (else only its superseded answers). A
-   * page's route is remembered as gone (404 while the database is away) when the write said so.
+   * Forgets the answers of `projectId` under the `gone` prefixes, and every list of its nodes. When
+   * `current` (a write said so, at `version`): from the cache and the stale store, and a page's
+   * route is remembered as gone (404 while the database is away). Else only the answers rendered
+   * before `version`, from both.
    */
-  private drop(projectId: string, gone: readonly string[], current: boolean): void {
+  private drop(projectId: string, gone: readonly string[], current: boolean, version: number): void {
     const prefix = `${projectId} `;
     const all = gone.includes("");
     const under = (scope: string): boolean => all || gone.some((g) => scope === g || scope.startsWith(`${g}/`));
     const hits = (a: CachedAnswer): boolean => a.scope === LIST_SCOPE || (a.scope === undefined ? all : under(a.scope));
     const page = (k: string, a: CachedAnswer): void => {
-      if (current && a.scope !== undefined && a.scope !== LIST_SCOPE) this.markGone(k, a.scope);
+      if (current && a.scope !== undefined && a.scope !== LIST_SCOPE) this.markGone(k, a.scope, version);
     };
     for (const [k, a] of this.stale)
-      if (k.startsWith(prefix) && hits(a)) {
+      if (k.startsWith(prefix) && hits(a) && (current || a.version < version)) {
         this.dropStale(k, a);
         page(k, a);
       }
-    const newest = this.knownVersion.get(projectId) ?? 0;
     for (const [k, a] of this.entries)
-      if (k.startsWith(prefix) && hits(a) && (current || a.version < newest)) {
+      if (k.startsWith(prefix) && hits(a) && (current || a.version < version)) {
         this.remove(k, a);
         page(k, a);
       }
   }
 
-  /** Pages under these prefixes may exist again: their routes are no longer known to be gone. */
-  private arrived(projectId: string, added: readonly string[]): void {
+  /**
+   * Pages under these prefixes may exist again (as of `version`, when known): their routes are no
+   * longer known to be gone, unless a removal of a later version said so.
+   */
+  private arrived(projectId: string, added: readonly string[], version?: number): void {
     const prefix = `${projectId} `;
     const all = added.includes("");
-    for (const [k, scope] of this.gone) if (k.startsWith(prefix) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
+    for (const [k, { scope, version: at }] of this.gone)
+      if (k.startsWith(prefix) && (version === undefined || at < version) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
   }
 
-  private markGone(key: string, scope: string): void {
+  private markGone(key: string, scope: string, version: number): void {
     if ((this.opts.staleEntries ?? 0) === 0) return;
     this.gone.delete(key);
-    this.gone.set(key, scope);
+    this.gone.set(key, { scope, version });
     for (const k of this.gone.keys()) {
       if (this.gone.size <= (this.opts.staleEntries ?? 0)) break;
       this.gone.delete(k);
@@ -270,7 +367,7 @@ export class DeliveryCache {
     const st = this.stale.get(key);
     if (st) this.dropStale(key, st);
     const scope = (old ?? st)?.scope;
-    if (scope !== undefined && scope !== LIST_SCOPE) this.markGone(key, scope);
+    if (scope !== undefined && scope !== LIST_SCOPE) this.markGone(key, scope, project.version);
   }
 
   /**
@@ -278,6 +375,8 @@ export class DeliveryCache {
    * when the route is known to answer 404 now, or null (never answered here: 503).
    */
   lastGood(project: DeliveryProject, route: string): { answer: CachedAnswer; grow: (answer: CachedAnswer, bytes: number) => void } | "gone" | null {
+    // Versions read whose announcement has not come by now are taken as lost writes.
+    this.reckon(project.id);
     const key = `${project.id} ${route}`;
     const current = this.entries.get(key);
     if (current) return { answer: current, grow: (a, b) => this.grow(a, b) };

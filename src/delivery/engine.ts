@@ -71,7 +71,7 @@ export class DeliveryEngine {
       });
   }
 
-  /** A NOTIFY: the project id, then the write's PathChanges as JSON when it took pages away or brought some. */
+  /** A NOTIFY: the project id, then the write's PathChanges as JSON (pages taken away or brought, its version) when it has some. */
   private announced(payload: string): void {
     const space = payload.indexOf(" ");
     if (space < 0) {
@@ -244,8 +244,9 @@ export class DeliveryEngine {
 function pathChanges(json: string): PathChanges {
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === "string");
   try {
-    const v = JSON.parse(json) as { gone?: unknown; added?: unknown };
-    if (strings(v.gone) && strings(v.added)) return { gone: v.gone, added: v.added };
+    const v = JSON.parse(json) as { gone?: unknown; added?: unknown; version?: unknown };
+    const version = Number.isSafeInteger(v.version) ? (v.version as number) : undefined;
+    if (strings(v.gone) && strings(v.added)) return version === undefined ? { gone: v.gone, added: v.added } : { gone: v.gone, added: v.added, version };
   } catch {}
   return { gone: [""], added: [""] };
 }

@@ -16,6 +16,12 @@ import type { Db, DbHandle } from "../../db/client";
 export interface PathChanges {
   readonly gone: readonly string[];
   readonly added: readonly string[];
+  /**
+   * The content version the write committed, when known: an instance that reads a version before
+   * its announcement arrives (the read raced the NOTIFY or the commit's own announcement) can
+   * tell that version from one whose announcement was lost.
+   */
+  readonly version?: number;
 }
 export const NO_PATH_CHANGES: PathChanges = { gone: [], added: [] };
 type Listener = (projectId: string, changes: PathChanges) => void;
@@ -54,12 +60,12 @@ export function ownDb(db: Db): Db {
 /**
  * The NOTIFY payload of a content write of `projectId` made through `db`: the project id, then the
  * tag of the app that owns `db` (none for a Db of no app: scripts and tests' direct writes), then
- * the write's PathChanges as JSON when it took pages away or brought some. Parts are separated by
- * a space (ids, tags and the JSON of slug paths hold none).
+ * the write's PathChanges as JSON when it took pages away or brought some or names its version.
+ * Parts are separated by a space (ids, tags and the JSON of slug paths hold none).
  */
 export function commitNotice(db: Db, projectId: string, changes: PathChanges = NO_PATH_CHANGES): string {
   const tag = tags.get(db);
-  const json = changes.gone.length + changes.added.length > 0 ? JSON.stringify(changes) : undefined;
+  const json = changes.gone.length + changes.added.length > 0 || changes.version !== undefined ? JSON.stringify(changes) : undefined;
   return [projectId, tag, json].filter((part) => part !== undefined).join(" ");
 }
 
