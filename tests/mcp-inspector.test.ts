@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { resolve } from "node:path";
 import { seedProject } from "./helpers";
-import { mcpHarness } from "./mcp-harness";
+import { mcpHarness, TOOL_NAMES } from "./mcp-harness";
 
 const BUILD = resolve(import.meta.dir, "../node_modules/@modelcontextprotocol/inspector-cli/build");
 const CLI = resolve(BUILD, "cli.js");
@@ -30,7 +30,7 @@ describe("MCP Inspector CLI against the running server", async () => {
     const names = (JSON.parse(r.stdout).tools as Array<{ name: string }>).map((t) => t.name);
     expect(names).toContain("create_node");
     expect(names).toContain("translate_node");
-    expect(names.length).toBe(17);
+    expect(names.length).toBe(TOOL_NAMES.length);
   }, 90_000);
 
   test("tools/call create_node then get_project", async () => {

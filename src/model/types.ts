@@ -257,6 +257,8 @@ export interface EntrySummary {
   path: string;
   /** ISO 8601 date-time. */
   updated_at: string;
+  /** The entry's fields (default locale; references to nodes expanded to NodeRef or null). */
+  fields: Record<string, unknown>;
 }
 
 /** GET /api/p/{ref}/nodes/{id}, /nodes/by-path/…, /translations/nodes/{id}. */
@@ -394,7 +396,7 @@ export function modelJsonSchema(def: ContentModelDefinition, p: GeneratedFor): S
       jsonld: { type: "object" },
       breadcrumbs: { type: "array", items: closed({ title: STRING, path: STRING, href: STRING }) },
     }),
-    EntrySummary: closed({ id: STRING, slug: STRING, title: STRING, path: STRING, updated_at: { type: "string", format: "date-time" } }),
+    EntrySummary: closed({ id: STRING, slug: STRING, title: STRING, path: STRING, updated_at: { type: "string", format: "date-time" }, fields: { type: "object" } }),
   };
   const block = (type: Schema, data: Schema): Schema => closed({ id: STRING, type, order: { type: "integer" }, data });
   const declaredBlocks = def.block_types.map((b) => b.name);
