@@ -192,6 +192,18 @@ describe("delivery: the last good answer while the database is away", () => {
     expect([fresh.status, fresh.headers.get("x-cache"), fresh.json.data.title]).toEqual([200, null, "A2"]);
   });
 
+  test("a translation written before the outage leaves its page unknown (503), never taken for removed (404)", async () => {
+    const { h, state } = await flakyHarness();
+    const p = await seedProject(h, { locales: ["en", "fr"] });
+    const n = await seedNode(h, p.slug, { slug: "t", title: "T" }, true);
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/t`)).status).toBe(200);
+    // A translation write names the page both gone and added (its localised path may have moved).
+    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { title: "T fr" } } })).status).toBe(200);
+    state.down = true;
+    const res = await get(h, `/api/p/${p.slug}/nodes/by-path/t`);
+    expect([res.status, res.json?.error?.code]).toEqual([503, "service_unavailable"]);
+  });
+
   test("a page deleted, unpublished or moved before the outage answers 404, never its stale copy; lists that showed it are dropped", async () => {
     const { h, state } = await flakyHarness();
     const p = await seedProject(h, { public_base_url: BASE });

@@ -231,6 +231,21 @@ describe("revisions over REST", async () => {
     expect((await db.select().from(nodes).where(eq(nodes.id, keep.id))).length).toBe(0);
   });
 
+  test("trash: a collection of 150 entries comes back whole (its NOTIFY would pass PostgreSQL's 8000 bytes: it says 'anything' instead)", async () => {
+    const p = await seedProject(h);
+    const col = await seedNode(h, p.slug, { slug: "a-collection-with-a-rather-long-slug-for-this", type: "collection" }, true);
+    for (let i = 0; i < 150; i++) await seedNode(h, p.slug, { slug: `entry-number-${i}-with-a-slug-long-enough-to-count`, parent_id: col.id }, true);
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${col.id}`)).status).toBe(204);
+    const [row] = await db.select({ revision: nodes.revision }).from(nodes).where(eq(nodes.id, col.id));
+    expect(row).toBeUndefined();
+    const trash = await h.request("GET", `/admin/p/${p.slug}/trash?per_page=1`);
+    expect(trash.json.total).toBe(151);
+    const res = await h.request("POST", `/admin/p/${p.slug}/nodes/${col.id}/revisions/3/restore`);
+    expect(res.status).toBe(200);
+    expect(res.json.data.restored).toHaveLength(151);
+    expect((await h.request("GET", `/api/p/${p.slug}/nodes/by-path/a-collection-with-a-rather-long-slug-for-this/entry-number-149-with-a-slug-long-enough-to-count`, { key: null })).status).toBe(200);
+  });
+
   test("retention: older revisions go past the count and the age, the newest stays; the trash empties after its days; pruned → 404", async () => {
     const p = await seedProject(h);
     const n = await seedNode(h, p.slug, { slug: "ret" });

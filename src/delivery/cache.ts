@@ -345,8 +345,10 @@ export class DeliveryCache {
   private arrived(projectId: string, added: readonly string[], version?: number): void {
     const prefix = `${projectId} `;
     const all = added.includes("");
+    // <= : a write that names a page both gone and added (a translation, a settings change: what
+    // it did to the page is unknown) takes back its own mark; a later write's mark stays.
     for (const [k, { scope, version: at }] of this.gone)
-      if (k.startsWith(prefix) && (version === undefined || at < version) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
+      if (k.startsWith(prefix) && (version === undefined || at <= version) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
   }
 
   private markGone(key: string, scope: string, version: number): void {

@@ -66,8 +66,17 @@ export function ownDb(db: Db): Db {
 export function commitNotice(db: Db, projectId: string, changes: PathChanges = NO_PATH_CHANGES): string {
   const tag = tags.get(db);
   const json = changes.gone.length + changes.added.length > 0 || changes.version !== undefined ? JSON.stringify(changes) : undefined;
-  return [projectId, tag, json].filter((part) => part !== undefined).join(" ");
+  // PostgreSQL refuses a NOTIFY payload of 8000 bytes or more (a restore of a large subtree names
+  // every node it brings back): past the limit the notice says "anything may have gone or come",
+  // which the other instances read as they read a notice they cannot explain (their last good
+  // answers of the project are dropped, none is taken for removed).
+  const fits = json === undefined || utf8Length(json) <= NOTIFY_JSON_LIMIT;
+  const sent = fits ? json : JSON.stringify({ gone: changes.gone.length > 0 ? [""] : [], added: [""], version: changes.version });
+  return [projectId, tag, sent].filter((part) => part !== undefined).join(" ");
 }
+
+const NOTIFY_JSON_LIMIT = 7000; // leaves room for the project id and the tag under 8000 bytes
+const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
 
 /**
  * The handle the app over `db` listens through: a notice it sent itself is dropped (it announced
