@@ -38,7 +38,10 @@ function withActivity(op: Operation): Operation {
   if (op.target !== "project") return op;
   const run: ProjectOperation["run"] = async (ctx, input) => {
     const out = await op.run(ctx, input);
-    await recordOperationActivity(ctx.deps.db, op, ctx.project.id, input, out);
+    // After the write committed: a failure to log it must not turn a done write into an error.
+    await recordOperationActivity(ctx.deps.db, op, ctx.project.id, input, out).catch((err: unknown) =>
+      ctx.deps.log.warn("activity: a write's entry could not be recorded", { operation: op.name, error: err instanceof Error ? err.message : String(err) }),
+    );
     return out;
   };
   return { ...op, run };

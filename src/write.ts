@@ -34,6 +34,8 @@ export interface WriteLog {
    * operation the operation's name is kept.
    */
   changed(nodeId: string, operation: string, locale?: string): void;
+  /** A node the write did not change but whose check depends on what it changed (the children of a node whose type changed): checked, not recorded. */
+  checked(nodeId: string): void;
   /** Call BEFORE deleting a node: it and its descendants are recorded (their state before, marked deleted) for the trash. */
   deleting(nodeId: string, operation: string): Promise<void>;
 }
@@ -88,6 +90,7 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
       change(nodeId, locale);
     },
     changed: (nodeId, operation, locale) => change(nodeId, locale, operation),
+    checked: (nodeId) => note(touched, nodeId, undefined),
     deleting: async (nodeId, operation) => {
       if (!tx0) throw new Error("deleting() outside the write");
       change(nodeId, undefined, operation); // the activity entry names it

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
-import { oauthTokens, revisions } from "../db/schema";
+import { revisions } from "../db/schema";
 import { startFakeVendors } from "./fake-vendors";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { call, callError } from "./mcp-harness";
@@ -67,10 +67,8 @@ describe("revisions over MCP", async () => {
     clients.push(client);
     const clientId = prov.clientInformation()?.client_id ?? "";
     // The access token's row id is the credential id; the user and the client are named.
-    const actor = async () => {
-      const [t] = await db.select().from(oauthTokens).where(eq(oauthTokens.userId, user.id)).orderBy(oauthTokens.createdAt);
-      return { kind: "oauth", id: t?.id, name: user.email, user: { id: user.id, email: user.email }, client: { id: clientId, name: "history client" } };
-    };
+    // The actor's id is the user's (stable across token refreshes), as in the activity log.
+    const actor = async () => ({ kind: "oauth", id: user.id, name: user.email, user: { id: user.id, email: user.email }, client: { id: clientId, name: "history client" } });
     return { client, actor };
   }
 

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { Id, Json, NodeId, Page, PerPage, Timestamp } from "../lib/schemas";
 
-export const ACTOR_KINDS = ["admin_key", "mcp_token", "oauth", "system"] as const;
+const ACTOR_KINDS = ["admin_key", "mcp_token", "oauth", "system"] as const;
 
 export const ActorOut = z.object({
   kind: z.enum(ACTOR_KINDS),
   id: z.string().nullable().describe("admin key id, MCP token id, the OAuth user's id; null for the system"),
-  name: z.string().nullable().describe("the key's or token's name as it is now; null once it is deleted"),
+  name: z.string().nullable().describe("the key's or token's name, the OAuth user's email (the activity log shows current names; a revision, those of its time)"),
   user: z.object({ id: z.string(), email: z.string().nullable() }).nullable().optional(),
   client: z.object({ id: z.string(), name: z.string().nullable() }).nullable().optional(),
 });

@@ -7,26 +7,12 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, activity, adminKeys, mcpTokens, oauthClients, users } from "../../db/schema";
 import { AppError, isForeignKeyViolation } from "../errors";
+import { currentActor } from "../history/record";
 import { uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
-import { currentOperation, httpBindings, type Operation, type OperationRun } from "../lib/operation";
+import { currentOperation, httpBindings, type Operation } from "../lib/operation";
 import { readPaging } from "../lib/paging";
 import type { ActivityOut, ActivityQuery } from "./model";
-
-/** Ids only: names are read when the log is (one query per kind on the page), so a write costs no lookup. */
-export function actorOf(run: OperationRun | undefined): Actor {
-  const caller = run?.caller;
-  if (!caller) return { kind: "system", id: null, name: null };
-  if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: null };
-  if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: null };
-  return {
-    kind: "oauth",
-    id: caller.userId,
-    name: null,
-    user: caller.userId ? { id: caller.userId, email: null } : null,
-    client: caller.clientId ? { id: caller.clientId, name: null } : null,
-  };
-}
 
 /**
  * One entry for a content write that changed nodes, in its transaction: the node (the one the
@@ -34,8 +20,9 @@ export function actorOf(run: OperationRun | undefined): Actor {
  * translations names the translation.
  */
 export async function recordContentActivity(tx: Db, projectId: string, changed: ReadonlyMap<string, ReadonlySet<string | undefined>>, revisions: ReadonlyMap<string, number>): Promise<void> {
-  if (changed.size === 0) return;
   const run = currentOperation();
+  // One entry per operation, however many content writes it makes.
+  if (changed.size === 0 || run?.state.recorded) return;
   const named = run?.expected?.nodeId;
   const nodeId = named !== undefined && changed.has(named) ? named : [...changed.keys()][0];
   if (nodeId === undefined) return;
@@ -44,12 +31,12 @@ export async function recordContentActivity(tx: Db, projectId: string, changed: 
   const target: Record<string, unknown> = translated ? { kind: "translation", id: nodeId, locale: locales[0] ?? null } : { kind: "node", id: nodeId };
   const others = [...changed.keys()].filter((id) => id !== nodeId);
   if (others.length > 0) target.nodes = others.slice(0, 50);
-  await tx.insert(activity).values({ id: uuidv7(), projectId, operation: run?.name ?? "system", actor: actorOf(run), target, nodeId, revision: revisions.get(nodeId) ?? null });
+  await tx.insert(activity).values({ id: uuidv7(), projectId, operation: run?.name ?? "system", actor: currentActor(), target, nodeId, revision: revisions.get(nodeId) ?? null });
   if (run) run.state.recorded = true;
 }
 
 /** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */
-export const isWriteOperation = (op: Operation): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op).some((b) => b.method !== "GET"));
+const isWriteOperation = (op: Operation): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op).some((b) => b.method !== "GET"));
 
 /**
  * After a project write operation succeeded, unless the write path recorded it: its target is the
@@ -60,7 +47,7 @@ export async function recordOperationActivity(db: Db, op: Operation, projectId: 
   if (!isWriteOperation(op) || run?.state.recorded) return;
   const target = { kind: op.activity?.kind ?? op.name.replace(/^[a-z]+_/, ""), id: targetId(input, output) };
   try {
-    await db.insert(activity).values({ id: uuidv7(), projectId, operation: op.name, actor: actorOf(run), target, nodeId: null, revision: null });
+    await db.insert(activity).values({ id: uuidv7(), projectId, operation: op.name, actor: currentActor(), target, nodeId: null, revision: null });
   } catch (err) {
     if (!isForeignKeyViolation(err)) throw err; // the write deleted the project: nothing left to log in
   }

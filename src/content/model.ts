@@ -67,7 +67,7 @@ export const NewNodeIn = z.object({
 });
 const FilterValue = z.union([z.string().max(200), z.number(), z.boolean()]);
 /** A filter on an indexed field (src/model/field-filters.ts); REST writes it as field.<name>[op]=value. */
-export const FieldFilterIn = z.object({
+const FieldFilterIn = z.object({
   field: z.string().min(1).max(64).describe('a top-level field marked index: true in the content model, e.g. "date"'),
   op: z.enum(FIELD_OPS).optional().describe("eq (default), in (value is an array), or gt/gte/lt/lte for number and date-time fields"),
   value: FilterValue.or(z.array(FilterValue).min(1).max(50)).describe("dates as RFC 3339 with an offset, or YYYY-MM-DD (00:00 UTC)"),

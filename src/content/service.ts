@@ -188,6 +188,10 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
   contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.touched(node.id);
+    // Its children's type is checked against its type's `children` rule: a new type checks them again.
+    if (input.type !== undefined && input.type !== node.type) {
+      for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) paths.checked(child.id);
+    }
     const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
     // The same parent is not looked up: its path is the node's own without the last segment.
     const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);

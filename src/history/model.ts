@@ -1,19 +1,10 @@
 // Wire shapes of revisions and the trash (issue 25), declared once as the operations' schemas.
 import { z } from "zod";
+import { ActorOut } from "../activity/model";
 import { Id, Json, Page, PerPage, Timestamp } from "../lib/schemas";
 
 /** A revision number as an input: 1 and up. */
 export const RevisionNumber = z.number().int("a revision number is an integer from 1").min(1, "a revision number is an integer from 1").max(2_147_483_647).describe("revision number (1, 2, …)");
-
-export const ActorOut = z
-  .object({
-    kind: z.enum(["admin_key", "mcp_token", "oauth", "system"]),
-    id: z.string().nullable().describe("admin key id, MCP token id or OAuth access token id; null for the system"),
-    name: z.string().nullable().describe("admin key or MCP token name; OAuth: the user's email"),
-    user: z.object({ id: z.string(), email: z.string().nullable() }).nullable().optional(),
-    client: z.object({ id: z.string(), name: z.string().nullable() }).nullable().optional(),
-  })
-  .describe("who made the change, with names as they were then");
 
 export const RevisionOut = z.object({
   node_id: Id,
@@ -24,7 +15,7 @@ export const RevisionOut = z.object({
   deleted: z.boolean().describe("true: the node's state just before it was deleted (the trash)"),
 });
 
-export const DiffEntry = z.object({
+const DiffEntry = z.object({
   path: z.string().describe('JSON Pointer into the snapshot, e.g. "/fields/author" or "/blocks/0/data/body"'),
   before: z.unknown().optional().describe("absent when the value was added"),
   after: z.unknown().optional().describe("absent when the value was removed"),

@@ -43,6 +43,7 @@ const restoreRevisionOp = projectOperation({
     "Restoring the last revision of a node in the trash (list_trash) brings it back with its id, and the descendants deleted with it. " +
     "Checked against the current content model (invalid_content when it no longer fits); conflict when its path is taken or its parent is deleted.",
   scopes: ["content:write"],
+  nodeWrite: true,
   input: z.object({ node_id: NodeId, revision: RevisionNumber }),
   output: z.object({
     node_id: z.string(),

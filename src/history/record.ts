@@ -13,7 +13,7 @@ import { currentOperation } from "../lib/operation";
  * with their ids and every translation (status, meta, fields, block overrides). Timestamps other
  * than published_at stay out (the revision's own time says when); no secret is part of a node.
  */
-export const snapshotOf = (n: string): SQL => {
+const snapshotOf = (n: string): SQL => {
   const a = sql.raw(n);
   return sql`jsonb_build_object(
     'id', ${a}.id, 'parent_id', ${a}.parent_id, 'slug', ${a}.slug, 'path', ${a}.path, 'type', ${a}.type, 'title', ${a}.title,
@@ -31,7 +31,8 @@ export function currentActor(): Actor {
   if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: caller.credentialName ?? null };
   return {
     kind: "oauth",
-    id: caller.credentialId,
+    // The user: stable across token refreshes (the access token's id is not).
+    id: caller.userId ?? caller.credentialId,
     name: caller.userEmail ?? null,
     user: caller.userId ? { id: caller.userId, email: caller.userEmail ?? null } : null,
     client: caller.clientId ? { id: caller.clientId, name: caller.clientName ?? null } : null,

@@ -40,7 +40,7 @@ export interface Retention {
 const DAY_MS = 86_400_000;
 const snapshotOf = (r: Revision): Snapshot => r.snapshot as unknown as Snapshot;
 
-export const revisionToWire = (r: Revision) => ({
+const revisionToWire = (r: Revision) => ({
   node_id: r.nodeId,
   number: r.number,
   operation: r.operation,
@@ -92,7 +92,7 @@ export async function getRevision(db: Db, projectId: string, nodeId: string, num
     [base = null] = await db
       .select()
       .from(revisions)
-      .where(and(eq(revisions.nodeId, nodeId), lt(revisions.number, number)))
+      .where(and(eq(revisions.projectId, projectId), eq(revisions.nodeId, nodeId), lt(revisions.number, number)))
       .orderBy(desc(revisions.number))
       .limit(1);
   }
@@ -113,12 +113,20 @@ const comparable = ({ deleted: _deleted, ...s }: Snapshot): Omit<Snapshot, "dele
 export const restoreRevision = (db: Db, project: Project, nodeId: string, number: number, now: Date): Promise<{ node_id: string; revision: number; restored: string[] }> =>
   contentWrite(db, project.id, async (tx, w) => {
     const rev = await findRevision(tx, project.id, nodeId, number);
-    const [live] = await tx.select().from(nodes).where(eq(nodes.id, nodeId));
+    const [live] = await tx
+      .select()
+      .from(nodes)
+      .where(and(eq(nodes.projectId, project.id), eq(nodes.id, nodeId)));
     const restored = [nodeId];
     if (live) {
       await applySnapshot(tx, w, project.id, snapshotOf(rev), live, now);
     } else {
-      const [last] = await tx.select().from(revisions).where(eq(revisions.nodeId, nodeId)).orderBy(desc(revisions.number)).limit(1);
+      const [last] = await tx
+        .select()
+        .from(revisions)
+        .where(and(eq(revisions.projectId, project.id), eq(revisions.nodeId, nodeId)))
+        .orderBy(desc(revisions.number))
+        .limit(1);
       await applySnapshot(tx, w, project.id, snapshotOf(rev), null, now, last?.number ?? number);
       // The descendants the same deletion took: their last revision marks this node as its root.
       if (last && snapshotOf(last).deleted?.root === nodeId) {

@@ -98,7 +98,7 @@ export function projectOperation<I extends z.ZodObject, O extends z.ZodObject>(d
 }
 
 /** The node-writing operations' optimistic concurrency check (over REST: If-Match or ?expected_revision=). */
-export const ExpectedRevision = z
+const ExpectedRevision = z
   .number()
   .int()
   .min(0)

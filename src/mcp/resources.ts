@@ -117,7 +117,7 @@ export function registerNodeResources(server: McpServer, ctx: ToolContext): void
 }
 
 export const byIdTemplate = (slug: string): string => `cms://${slug}/nodes/{id}{?locale}`;
-export const revisionTemplate = (slug: string): string => `cms://${slug}/nodes/{id}/revisions/{rev}`;
+const revisionTemplate = (slug: string): string => `cms://${slug}/nodes/{id}/revisions/{rev}`;
 export const byPathTemplate = (slug: string): string => `cms://${slug}/paths/{+path}{?locale}`;
 
 /** cms://{slug}/nodes/{id}/revisions/{number} of this project; null for anything else. */
