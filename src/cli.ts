@@ -2,15 +2,18 @@
 
 import type { Db } from "../db/client";
 import type { Project } from "../db/schema";
+import { recordOperationActivity } from "./activity/service";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
 import type { AppDeps } from "./deps";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
+import type { Operation } from "./lib/operation";
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
 import { compiledModel } from "./model/cache";
 import { modelTypeScript } from "./model/types";
+import { OPERATIONS } from "./operations";
 import { stdinText } from "./platform/files";
 import { isEntry } from "./platform/runtime";
 import { findProject } from "./projects/service";
@@ -54,6 +57,12 @@ function flags(argv: string[]): { positional: string[]; opts: Record<string, str
 async function userIdOf(db: Db, ref: string | undefined): Promise<string> {
   if (ref?.includes("@")) return (await findUserByEmail(db, ref))?.id ?? "unknown";
   return ref ?? "";
+}
+
+function operation(name: string): Operation {
+  const op = OPERATIONS.find((o) => o.name === name);
+  if (!op) throw new Error(`no operation ${name}`);
+  return op;
 }
 
 async function projectOf(db: Db, ref: string | undefined): Promise<Project> {
@@ -116,11 +125,19 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       }
       case "members:list":
         return print(...(await listMembers(deps.db, await projectOf(deps.db, positional[0]))));
-      case "members:set":
-        return print(await setMember(deps.db, await projectOf(deps.db, positional[0]), await userIdOf(deps.db, positional[1]), opts.role ?? "", null, now));
+      // Member writes are in the project's activity log as the system's (the operator's) writes.
+      case "members:set": {
+        const project = await projectOf(deps.db, positional[0]);
+        const input = { user_id: await userIdOf(deps.db, positional[1]), role: opts.role ?? "" };
+        const member = await setMember(deps.db, project, input.user_id, input.role, null, now);
+        await recordOperationActivity(deps.db, operation("set_member"), project.id, input, member);
+        return print(member);
+      }
       case "members:remove": {
+        const project = await projectOf(deps.db, positional[0]);
         const userId = await userIdOf(deps.db, positional[1]);
-        await removeMember(deps.db, await projectOf(deps.db, positional[0]), userId);
+        await removeMember(deps.db, project, userId);
+        await recordOperationActivity(deps.db, operation("remove_member"), project.id, { user_id: userId }, {});
         return print({ removed: userId });
       }
       case "keys:create": {
