@@ -8,9 +8,11 @@ import { join } from "node:path";
 
 const FOR_VERSION = "3.4.9";
 const MARK = "patched: porsager/postgres#1199";
+/** The second round of edits (marked 2 below): a copy patched by the first takes only these. */
+const MARK2 = "patched (2): porsager/postgres#1199";
 const root = join(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..", "node_modules", "postgres");
 
-/** [file, exact upstream text, replacement]; each upstream text must occur exactly once. */
+/** [file, exact text, replacement, round]; each text must occur exactly once (round 2 edits apply to round 1's output). */
 const edits = [
   // A closed socket's buffered bytes are dropped, not left to block the reconnected one's startup.
   [
@@ -24,6 +26,16 @@ const edits = [
     "connection.js",
     "    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n",
     "    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n    query = errorResponse = null\n",
+  ],
+  // ...and fails it, whatever `hadError` says. The socket's 'error' (ECONNRESET) fails what was
+  // sent then, but the connection stays in the pool until 'close': a query (a transaction's BEGIN)
+  // handed to it in between was written to the dead socket and, the close having an error, was
+  // never answered: the request hung for good, the pool healthy around it.
+  [
+    "connection.js",
+    "    !hadError && (query || sent.length) && error(Errors.connection('CONNECTION_CLOSED', options, socket))\n    query = errorResponse = null\n",
+    `    if (query || sent.length) // ${MARK2}\n      error(Errors.connection('CONNECTION_CLOSED', options, socket))\n    query = errorResponse = null\n`,
+    2,
   ],
   // The array-type lookup every new connection makes is awaited by no one: when its backend is
   // terminated, the rejection is unhandled and ends the process. The error reaches the waiting
@@ -74,9 +86,10 @@ for (const dir of ["src", "cjs/src", "cf/src"]) {
   for (const name of ["connection.js", "index.js"]) {
     const file = join(root, dir, name);
     let text = readFileSync(file, "utf8");
-    if (text.includes(MARK)) continue;
-    for (const [target, from, to] of edits) {
-      if (target !== name) continue;
+    if (text.includes(MARK2)) continue;
+    const round = text.includes(MARK) ? 2 : 1;
+    for (const [target, from, to, since = 1] of edits) {
+      if (target !== name || since < round) continue;
       const at = text.indexOf(from);
       if (at < 0 || text.indexOf(from, at + 1) >= 0) {
         console.error(`db/patch-postgres.mjs: ${dir}/${name} does not contain the expected text once:\n${from}`);
