@@ -8,7 +8,15 @@ PORT="$(node -e 'const s=require("net").createServer().listen(0,()=>{console.log
 LOG="$WORK/server.log"
 # npm start runs the service as a grandchild: it gets a process group of its own (setsid), and the
 # whole group is stopped on exit, so no server outlives the check.
-cleanup() { [ -n "${PID:-}" ] && { kill -- "-$PID" 2>/dev/null || kill "$PID" 2>/dev/null; } || true; rm -rf "$WORK"; }
+# The group is waited for (at most 15 s) before its data directory goes: a service still shutting
+# down writes there, and removing it under the service failed the run ("Directory not empty").
+cleanup() {
+  if [ -n "${PID:-}" ]; then
+    kill -- "-$PID" 2>/dev/null || kill "$PID" 2>/dev/null || true
+    for _ in $(seq 1 150); do kill -0 -- "-$PID" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -rf "$WORK" || true
+}
 trap cleanup EXIT
 
 (cd "$ROOT" && exec setsid env -u DATABASE_URL PORT="$PORT" DATA_DIR="$WORK/data" npm start >"$LOG" 2>&1) &
