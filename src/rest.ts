@@ -41,7 +41,9 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
         ctx.set.status = binding.status ?? 200;
-        if (binding.status === 204) return undefined;
+        // A Response without a body: Elysia answers undefined with new Response(""), which Node's and
+        // Deno's Response refuse for a 204 (a 500 there; Bun lets it through).
+        if (binding.status === 204) return new Response(null, { status: 204 });
         // Parsing drops any field the output schema does not declare.
         const body = restBody(op.output.parse(out), binding.data);
         const etag = nodeEtag(body.data);
