@@ -15,8 +15,12 @@ WORK="$(mktemp -d)"
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 cleanup() {
   [ -n "${PROXY_PID:-}" ] && kill "$PROXY_PID" 2>/dev/null || true
-  [ -n "${PID:-}" ] && kill "$PID" 2>/dev/null || true
-  rm -rf "$WORK"
+  if [ -n "${PID:-}" ]; then
+    kill "$PID" 2>/dev/null || true
+    # Waited for (at most 15 s): a service still shutting down writes to its data directory.
+    for _ in $(seq 1 150); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -rf "$WORK" || true
 }
 trap cleanup EXIT
 
