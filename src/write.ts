@@ -10,11 +10,11 @@ import { projects } from "../db/schema";
 import { checkExpectedRevision } from "./activity/conflict";
 import { recordContentActivity } from "./activity/service";
 import { AppError, notFound } from "./errors";
-import { recordDeletion, recordRevisions } from "./history/record";
+import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { isPlainObject } from "./lib/merge";
 import { compiledModel, nodeSnapshots } from "./model/cache";
-import { pointerSegment } from "./model/compile";
+import { type NodeSnapshot, pointerSegment } from "./model/compile";
 import { MAX_VIOLATIONS, type Violation } from "./model/model";
 
 export const CONTENT_CHANNEL = "cms_content";
@@ -103,15 +103,18 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     // After the project lock, before the write: a stale expected revision writes nothing (409).
     await checkExpectedRevision(tx, projectId);
     const out = await write(tx, log);
-    if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched);
-    const revisions = await recordChanges(tx, projectId, changed, deleted);
-    await recordContentActivity(tx, projectId, new Map([...changed].map(([id, c]) => [id, c.locales])), revisions);
-    answerRevisions(out, revisions);
+    // The revisions first: the statement that records them answers the nodes' states, which the
+    // model check reads instead of a query of its own (a failed check rolls the revisions back).
+    const { numbers, recorded } = await recordChanges(tx, projectId, changed, deleted);
+    if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched, recorded);
+    answerRevisions(out, numbers);
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
     // having heard of the write at commit), the version it made (a reader that sees the version
-    // first knows its news is on the way) and the pages the write took away or brought.
+    // first knows its news is on the way) and the pages the write took away or brought. Sent with
+    // the activity entry in one round trip (postgres.js pipelines a transaction's queries).
     changes.version = version;
-    await notifyContent(tx, commitNotice(db, projectId, changes));
+    const activityOf = new Map([...changed].map(([id, c]) => [id, c.locales]));
+    await Promise.all([recordContentActivity(tx, projectId, activityOf, numbers), notifyContent(tx, commitNotice(db, projectId, changes))]);
     return out;
   });
   contentCommitted(db, projectId, changes);
@@ -130,16 +133,17 @@ async function recordChanges(
   projectId: string,
   changed: ReadonlyMap<string, { locales: ReadonlySet<string | undefined>; operation?: string }>,
   deleted: ReadonlyMap<string, number>,
-): Promise<Map<string, number>> {
+): Promise<{ numbers: Map<string, number>; recorded: Map<string, Recorded> }> {
   const all = new Map<string, string>();
   for (const [id, c] of changed) {
     if (deleted.has(id)) continue;
     const only = c.locales.size === 1 ? [...c.locales][0] : undefined;
     all.set(id, c.operation ?? (only !== undefined ? "upsert_translation" : "write_node"));
   }
-  const numbers = await recordRevisions(tx, projectId, all);
+  const recorded = await recordRevisions(tx, projectId, all);
+  const numbers = new Map([...recorded].map(([id, r]) => [id, r.number]));
   for (const [id, n] of deleted) numbers.set(id, n);
-  return numbers;
+  return { numbers, recorded };
 }
 
 /** A node a write answers (built from the rows it wrote, before the bump) carries its revision after the write. */
@@ -153,10 +157,13 @@ function answerRevisions(out: unknown, revisions: ReadonlyMap<string, number>): 
  * 400 invalid_content, one entry per violation, when a touched node fails the model. A write that
  * changed only one translation gets pointers into that translation's input (its `fields`, `blocks`).
  */
-async function checkModel(tx: Db, projectId: string, version: number, touched: Map<string, Set<string | undefined>>): Promise<void> {
+async function checkModel(tx: Db, projectId: string, version: number, touched: Map<string, Set<string | undefined>>, recorded: ReadonlyMap<string, Recorded>): Promise<void> {
   const model = await compiledModel(tx, projectId, version);
   const violations: Violation[] = [];
-  for (const node of await nodeSnapshots(tx, projectId, [...touched.keys()])) {
+  // Nodes only checked (not changed) have no revision to read from: one query for those.
+  const unrecorded = [...touched.keys()].filter((id) => !recorded.has(id));
+  const fromRevisions = [...recorded].filter(([id]) => touched.has(id)).map(([id, r]) => ({ ...(r.snapshot as unknown as NodeSnapshot), id, parent_type: r.parentType }));
+  for (const node of [...fromRevisions, ...(await nodeSnapshots(tx, projectId, unrecorded))]) {
     const locales = touched.get(node.id);
     const only = locales?.size === 1 ? [...locales][0] : undefined;
     const prefix = only === undefined ? null : `/translations/${pointerSegment(only)}`;

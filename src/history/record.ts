@@ -43,7 +43,7 @@ export function currentActor(): Actor {
  * One statement: every node of `changes` (id → the change's name when no operation runs) moves to
  * its next revision number and gets a revision row holding its state after the write.
  */
-export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>): Promise<Map<string, number>> {
+export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>): Promise<Map<string, Recorded>> {
   if (changes.size === 0) return new Map();
   const ids = [...changes.keys()];
   const op = currentOperation()?.name ?? null;
@@ -59,11 +59,26 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
       )})
       returning n.*
     )
-    insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
-    select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("bumped")}
-    from bumped
-    returning node_id, number`);
-  return new Map(rows<{ node_id: string; number: number }>(recorded).map((r) => [r.node_id, Number(r.number)]));
+    , inserted as (
+      insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
+      select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("bumped")}
+      from bumped
+      returning node_id, number, snapshot
+    )
+    select node_id, number, snapshot, (select p.type from nodes p where p.id = (snapshot->>'parent_id')::uuid) as parent_type from inserted`);
+  return new Map(
+    rows<{ node_id: string; number: number; snapshot: Record<string, unknown>; parent_type: string | null }>(recorded).map((r) => [
+      r.node_id,
+      { number: Number(r.number), snapshot: r.snapshot, parentType: r.parent_type },
+    ]),
+  );
+}
+
+/** A revision just recorded: its number, the node's state it holds, and the node's parent's type (for the content model's check). */
+export interface Recorded {
+  readonly number: number;
+  readonly snapshot: Record<string, unknown>;
+  readonly parentType: string | null;
 }
 
 /**
