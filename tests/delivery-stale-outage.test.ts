@@ -5,11 +5,11 @@
 // on both instances; /readyz says 503 during the outage and 200 after.
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import postgres from "postgres";
 import { freePort } from "./helpers";
+import { pgProxy } from "./pg-proxy";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
@@ -56,49 +56,6 @@ async function serve(databaseUrl: string, token: string): Promise<Served> {
     await Bun.sleep(100);
   }
   return { url, output: () => out, alive: () => proc.exitCode === null && proc.signalCode === null, kill };
-}
-
-/** A loopback TCP proxy to PostgreSQL that can cut every connection and refuse new ones (the port is closed). */
-async function pgProxy(target: { host: string; port: number }): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const onConnection = (client: Socket): void => {
-    const upstream = createConnection(target);
-    sockets.add(client);
-    sockets.add(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-  };
-  let server: Server = createServer(onConnection);
-  const port = freePort();
-  const listen = (): Promise<void> => new Promise((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", () => resolve()));
-  await listen();
-  return {
-    port,
-    async cut() {
-      // New connects are refused (nothing listens), open ones are reset mid-stream.
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.resetAndDestroy();
-        sockets.clear();
-      });
-    },
-    async restore() {
-      server = createServer(onConnection);
-      await listen();
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }
 
 const OUTAGE_MS = 8000;

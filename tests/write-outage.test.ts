@@ -4,55 +4,13 @@
 // the 'close'; a transaction's BEGIN handed to it in between was dropped at the close and hung for
 // good (db/patch-postgres.mjs, round 2). The pool is the service's own (openDb).
 import { describe, expect, test } from "bun:test";
-import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { isDatabaseUnavailable } from "../src/errors";
-import { freePort } from "./helpers";
+import { pgProxy } from "./pg-proxy";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
-
-/** A loopback TCP proxy to PostgreSQL that can reset every connection and refuse new ones. */
-async function pgProxy(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>();
-  const onConnection = (client: Socket): void => {
-    const upstream = createConnection(target);
-    sockets.add(client);
-    sockets.add(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-  };
-  let server: Server = createServer(onConnection);
-  const port = freePort();
-  const listen = (): Promise<void> => new Promise((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", () => resolve()));
-  await listen();
-  return {
-    port,
-    cut: (): Promise<void> =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.resetAndDestroy();
-        sockets.clear();
-      }),
-    async restore() {
-      server = createServer(onConnection);
-      await listen();
-    },
-    async close() {
-      for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 describe.if(pgUrl !== null)("writes across a database outage (PostgreSQL behind a proxy)", () => {
   test("8 writers in transactions through 4 cuts: every write settles (committed or unavailable) within 2 s of the restore, and writes work at once after", async () => {
