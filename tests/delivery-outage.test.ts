@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import type { Db, DbHandle } from "../db/client";
 import { DeliveryCache } from "../src/delivery/cache";
 import { makeAnswer } from "../src/delivery/http";
-import { deafHandle, get, patchNode, transition, watchedDb, xmlProblem } from "./delivery.helpers";
+import { breakableDb, deafHandle, get, patchNode, transition, watchedDb, xmlProblem } from "./delivery.helpers";
 import { freshDatabase, harness, seedNode, seedProject, type TestResponse, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
@@ -16,17 +16,6 @@ function expectUnavailable(res: TestResponse, path: string): void {
   expect(res.headers.get("etag")).toBeNull();
   expect(res.headers.get("cache-control")).toBe("no-store");
   expect(res.headers.get("access-control-allow-origin")).toBe("*");
-}
-
-/** The Db with its queries counted; once armed, the queries past the allowance fail as if the server were gone. */
-function breakableDb(db: Db): { db: Db; calls: () => number; failAfter: (allowed: number | null) => void } {
-  let n = 0;
-  let left: number | null = null;
-  const watched = watchedDb(db, () => {
-    n += 1;
-    if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-  });
-  return { db: watched, calls: () => n, failAfter: (allowed) => void (left = allowed) };
 }
 
 describe("delivery: a streamed answer whose first page cannot be read", async () => {

@@ -146,3 +146,14 @@ export function countingDb(db: Db): { db: Db; calls: () => number } {
 export function deafHandle(handle: DbHandle): DbHandle {
   return { ...handle, listen: async () => async () => {} };
 }
+
+/** The Db with its queries counted; once armed, the queries past the allowance fail as if the server were gone. */
+export function breakableDb(db: Db): { db: Db; calls: () => number; failAfter: (allowed: number | null) => void } {
+  let n = 0;
+  let left: number | null = null;
+  const watched = watchedDb(db, () => {
+    n += 1;
+    if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+  });
+  return { db: watched, calls: () => n, failAfter: (allowed) => void (left = allowed) };
+}

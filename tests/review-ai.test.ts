@@ -12,27 +12,10 @@ import { loadKeyFile } from "../src/lib/seal";
 import { pinnedTarget } from "../src/lib/ssrf";
 import { fakeTranslation, startFakeVendors } from "./fake-vendors";
 import { harness, seedProject, type TestHarness, type TestResponse } from "./helpers";
+import { PIN_CERT, PIN_KEY } from "./xrt/pin-cert";
 
 // Self-signed, for vendor.pin.test only (valid to 2046): proves the pinned https call still
 // verifies the certificate against the provider's host name.
-const PIN_CERT = `-----BEGIN CERTIFICATE-----
-MIIBpDCCAUugAwIBAgIUSkjEXhOeGFMFB9LVsxT8UDvjgAwwCgYIKoZIzj0EAwIw
-GjEYMBYGA1UEAwwPdmVuZG9yLnBpbi50ZXN0MB4XDTI2MTEyMjAxMDc0NFoXDTQ2
-MTExNzAxMDc0NFowGjEYMBYGA1UEAwwPdmVuZG9yLnBpbi50ZXN0MFkwEwYHKoZI
-zj0CAQYIKoZIzj0DAQcDQgAEDSUQHmqRf47Et3HukGtqcScTkQzOqJoofJ++mHL1
-5glRrwKCEXHNRoh2/KeV5lsRXcygeYGIJmjJ2EeqwWL57qNvMG0wHQYDVR0OBBYE
-FIj96zqmAl5b/trUdgzXHGnxm50dMB8GA1UdIwQYMBaAFIj96zqmAl5b/trUdgzX
-HGnxm50dMA8GA1UdEwEB/wQFMAMBAf8wGgYDVR0RBBMwEYIPdmVuZG9yLnBpbi50
-ZXN0MAoGCCqGSM49BAMCA0cAMEQCICiisZ+pNPbRY7JcYWEfIKSmXHrwJNc7hv74
-lr1OtbnFAiBYw/qndHivMOjj+Jq358wa1CqJHx0eaN5DkHTuhbnrXg==
------END CERTIFICATE-----
-`;
-const PIN_KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgUprvJFvL2h+FEI+X
-xbE329nfz8hCv+nQWCe6ZIBtSeKhRANCAAQNJRAeapF/jsS3ce6Qa2pxJxORDM6o
-mih8n76YcvXmCVGvAoIRcc1GiHb8p5XmWxFdzKB5gYgmaMnYR6rBYvnu
------END PRIVATE KEY-----
-`;
 
 const vendors = await startFakeVendors();
 afterAll(() => vendors.stop());

@@ -4,27 +4,15 @@
 // error, and the bytes received are not a document a JSON or XML parser accepts.
 import { afterAll, describe, expect, test } from "bun:test";
 import net from "node:net";
-import type { Db } from "../db/client";
 import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { listen } from "../src/platform/serve-bun";
-import { watchedDb, xmlProblem } from "./delivery.helpers";
+import { breakableDb, xmlProblem } from "./delivery.helpers";
 import { harness, seedProject, testDb } from "./helpers";
 
 const BASE = "https://site.example";
 // Two pages of the node list (500 rows) and of the sitemap (1000 URLs).
 const ROWS = 1200;
-
-/** The Db with its queries counted; once armed, the queries past the allowance fail as if the server were gone. */
-function breakableDb(db: Db): { db: Db; calls: () => number; failAfter: (allowed: number | null) => void } {
-  let n = 0;
-  let left: number | null = null;
-  const watched = watchedDb(db, () => {
-    n += 1;
-    if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-  });
-  return { db: watched, calls: () => n, failAfter: (allowed) => void (left = allowed) };
-}
 
 /** The raw bytes of a GET as the socket delivered them, and whether the server closed the connection. */
 function rawGet(port: number, path: string, headers: Record<string, string> = {}): Promise<{ head: string; body: string; closed: boolean }> {
