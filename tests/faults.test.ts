@@ -1,60 +1,13 @@
 // Database faults on PostgreSQL, against the real process (`bun src/main.ts`): a driver error that
 // escapes every try/catch ends a process, and an in-process app would hide that.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createApp } from "../src/app";
-import { freePort, harness } from "./helpers";
+import { harness } from "./helpers";
+import { type Served, serve } from "./service-process";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
-
-interface Served {
-  url: string;
-  output: () => string;
-  alive: () => boolean;
-  kill: () => Promise<void>;
-}
-
-async function serve(databaseUrl: string, token: string): Promise<Served> {
-  const port = freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "cms-faults-")); // the local secret key file, nothing else
-  const proc = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: join(import.meta.dir, ".."),
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, ADMIN_TOKEN: token, SEED_DEMO: "false", LOG_LEVEL: "warn", DB_POOL_SIZE: "10" },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let out = "";
-  const decoder = new TextDecoder();
-  void (async () => {
-    for await (const c of proc.stdout) out += decoder.decode(c);
-  })();
-  void (async () => {
-    for await (const c of proc.stderr) out += decoder.decode(c);
-  })();
-  const kill = async (): Promise<void> => {
-    proc.kill("SIGKILL");
-    await proc.exited;
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
-  while (
-    !(await fetch(`${url}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false))
-  ) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      await kill();
-      throw new Error(`service did not start:\n${out}`);
-    }
-    await Bun.sleep(100);
-  }
-  return { url, output: () => out, alive: () => proc.exitCode === null && proc.signalCode === null, kill };
-}
 
 // These faults need a PostgreSQL server to take away; CI's PostgreSQL pass runs them.
 describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
@@ -70,7 +23,7 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
     const control = postgres(dbUrl.toString(), { max: 1, onnotice: () => {} });
     let svc: Served | null = null;
     try {
-      svc = await serve(dbUrl.toString(), token);
+      svc = await serve(dbUrl.toString(), token, 10);
       const base = svc.url;
       const call = (method: string, path: string, body?: unknown): Promise<Response> =>
         fetch(base + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
