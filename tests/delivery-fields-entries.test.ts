@@ -191,12 +191,16 @@ describe("delivery: entries filtered and sorted by fields", async () => {
       from generate_series(1, 5000) i`);
     const [{ v }] = rows<{ v: number }>(await db.execute(sql`select model_version as v from projects where id = ${p.id}`)) as [{ v: number }];
     await syncFieldIndexes(db, p.id, await compiledModel(db, p.id, v));
-    // After the indexes exist: ANALYZE gathers statistics of their expressions too.
+    // The field statistics exist (the planner ignores a partial index's own); 5000 new rows want an ANALYZE.
+    const stats = rows<{ name: string }>(await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_')`)).map((r) => r.name);
+    expect(stats).toEqual(
+      expect.arrayContaining(["category", "date"].map((name) => fieldIndexName(p.id, { name, kind: name === "date" ? "date" : "text" }).replace(/^nodes_fx_[0-9a-f]{32}_/, "nodes_fs_"))),
+    );
     await db.execute(sql`analyze nodes`);
     const project = { id: p.id, slug: p.slug, name: p.slug, defaultLocale: "en", locales: ["en"], publicBaseUrl: null, siteName: p.slug, version: 0, modelVersion: v };
     const input = entriesQuery({
       collection: "big",
-      page: undefined,
+      page: "5",
       per_page: "20",
       q: undefined,
       sort: "-field.date",
@@ -205,12 +209,13 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     const plan = rows<Record<string, string>>(await db.execute(sql`explain ${await entriesStatement(db, project, input)}`))
       .map((r) => Object.values(r)[0])
       .join("\n");
-    // The page (the lateral under the Limit) and the total both read a field index of the project:
-    // the category one (then a sort of the category's entries) or the date one walked backwards.
+    // The page (the lateral under the Limit) walks the date index backwards, keeping c3's entries (a
+    // tenth of the collection, as the statistics tell: without them the planner guessed 0.5 % and
+    // sorted the whole category by date); the total counts through the category index.
     const page = plan.slice(plan.indexOf("->  Limit"));
-    const ours = new RegExp(`Index Scan (Backward )?using nodes_fx_${p.id.replace(/-/g, "")}_`);
-    expect(page).toMatch(ours);
-    expect(plan.slice(0, plan.indexOf("->  Limit"))).toMatch(ours);
+    expect(page).toContain(`Index Scan Backward using ${fieldIndexName(p.id, { name: "date", kind: "date" })}`);
+    expect(page).not.toContain("Sort Key");
+    expect(plan.slice(0, plan.indexOf("->  Limit"))).toContain(fieldIndexName(p.id, { name: "category", kind: "text" }));
     expect(plan).not.toContain("Seq Scan on nodes");
     const res = await get(h, api("/entries?collection=big&field.category=c3&sort=-field.date&per_page=3"));
     expect(res.json.total).toBe(500);

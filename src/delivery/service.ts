@@ -260,6 +260,8 @@ export function entriesQuery(input: EntriesInput) {
 export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<SQL> {
   const q = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   let match = q;
+  // The entries' parent: the visible collection, found by the statement itself (one round trip)...
+  let parent = sql`(select id from col)`;
   const byField = fieldSortName(input.sort) !== null;
   let order = byField ? null : entriesOrder(input.sort as EntrySort);
   const model = await deliveryModel(db, project);
@@ -274,9 +276,32 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
     // The project as a literal: the field indexes are partial on it (model/indexes.ts), and a
     // prepared statement's generic plan can use them only when the condition is in its text.
     match = sql`${q} and e.project_id = ${sql.raw(`'${project.id}'`)}${filtered.where}`;
+    // ...or, by field, found first and written as a literal: against a parameter the planner
+    // guesses how many entries a collection has from the number of parents in the table, and
+    // with a category's tenth guessed as a few rows it sorted the whole category by date (50 ms)
+    // rather than walk the date index (3 ms). The statement still checks that this collection is
+    // the visible one, in its own snapshot.
+    const found = rows<{ id: string }>(await db.execute(sql`${collectionChain(project, input)} select id from col`))[0];
+    if (!found) throw notFound("collection");
+    parent = sql.raw(`'${found.id}'::uuid`);
+    match = sql`${match} and exists (select 1 from col where col.id = ${parent})`;
   }
   if (order === null) throw new Error("a field sort without its order");
-  return sql`with recursive chain as (
+  return sql`${collectionChain(project, input)}
+    select (select id from col) as collection_id,
+      (select count(*) from nodes e where e.parent_id = ${parent} and e.status = 'published' ${match})::int as total,
+      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs
+    from (select 1) one left join lateral (
+      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields from nodes e
+      where e.parent_id = ${parent} and e.status = 'published' ${match}
+      order by ${order}
+      limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
+    ) e on true
+    order by ${order}`;
+}
+
+/** `col`: the id of the collection at `input.collection` when it and every ancestor are published (else no row). */
+const collectionChain = (project: DeliveryProject, input: EntriesQuery): SQL => sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
       where n.project_id = ${project.id} and n.path = ${input.collection}
       union all
@@ -286,18 +311,7 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
       select c.id from chain c where c.depth = 0 and c.type = 'collection'
         and not exists (select 1 from chain x where x.status <> 'published')
         and exists (select 1 from chain x where x.parent_id is null)
-    )
-    select (select id from col) as collection_id,
-      (select count(*) from nodes e where e.parent_id = (select id from col) and e.status = 'published' ${match})::int as total,
-      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs
-    from (select 1) one left join lateral (
-      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields from nodes e
-      where e.parent_id = (select id from col) and e.status = 'published' ${match}
-      order by ${order}
-      limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
-    ) e on true
-    order by ${order}`;
-}
+    )`;
 
 /** An entry's fields as delivered: references expanded to their published targets, or null. */
 const entryFields = (r: { type: string; fields: Record<string, unknown> | null; refs: Record<string, NodeRef> | null }, refs: RefPaths | null): Record<string, unknown> =>

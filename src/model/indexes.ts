@@ -118,8 +118,10 @@ export function ensureFieldFunctions(db: Db): Promise<void> {
 
 /** The index of a project's field: the project id and a hash of (name, kind), under 63 characters. */
 export function fieldIndexName(projectId: string, field: IndexedField): string {
-  return `nodes_fx_${projectId.replace(/-/g, "")}_${fnv32(`${field.name}\u0000${field.kind}`)}`;
+  return `nodes_fx_${projectId.replace(/-/g, "")}_${fieldHash(field)}`;
 }
+
+const fieldHash = (field: IndexedField): string => fnv32(`${field.name}\u0000${field.kind}`);
 
 const fnv32 = (s: string): string => {
   let h = 0x811c9dc5;
@@ -167,7 +169,49 @@ export async function syncFieldIndexes(db: Db, projectId: string, model: Compile
     });
     created.push(name);
   }
+  const statistics = await syncFieldStatistics(db, [...wanted.values()]);
+  // A new index or statistic is known to the planner only after an ANALYZE; autovacuum's would
+  // come only once a tenth of the table has changed. (Retried: beside another instance's index
+  // build, each waits for the other, and PostgreSQL cancels one as a deadlock.)
+  if (created.length > 0 || statistics.created > 0) await retried(() => db.execute(sql`analyze nodes`));
   return { created, dropped };
+}
+
+/** The table-wide statistic of a field's expression: one per (name, kind), shared by the projects indexing it. */
+const fieldStatisticName = (field: IndexedField): string => `nodes_fs_${fieldHash(field)}`;
+
+/**
+ * PostgreSQL ignores the statistics of a partial index's expressions, so without a statistic of
+ * their own a filter on any field value was guessed to keep 0.5 % of the rows: a category holding
+ * 10 % of a collection was then sorted whole by date (50 ms) rather than read along the date
+ * index (3 ms). Creates the statistics `fields` needs and drops those no field index uses any more.
+ */
+async function syncFieldStatistics(db: Db, fields: readonly IndexedField[]): Promise<{ created: number }> {
+  const existing = new Set(rows<{ name: string }>(await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_')`)).map((r) => r.name));
+  let created = 0;
+  for (const field of fields) {
+    const name = fieldStatisticName(field);
+    if (existing.has(name)) continue;
+    try {
+      await db.execute(sql.raw(`create statistics if not exists "${name}" on project_id, parent_id, (${fieldExpression(field)}) from nodes`));
+      created++;
+    } catch (err) {
+      // Created by another instance at the same moment (a duplicate key in pg_statistic_ext).
+      const again = rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_statistic_ext where stxname = ${name}`));
+      if ((again[0]?.n ?? 0) === 0) throw err;
+    }
+  }
+  await pruneFieldStatistics(db);
+  return { created };
+}
+
+/** Drops the field statistics no project's field index uses any more (their hash names the field). */
+async function pruneFieldStatistics(db: Db): Promise<void> {
+  const unused = rows<{ name: string }>(
+    await db.execute(sql`select s.stxname as name from pg_statistic_ext s where starts_with(s.stxname, 'nodes_fs_')
+      and not exists (select 1 from pg_class c where c.relkind = 'i' and starts_with(c.relname, 'nodes_fx_') and right(c.relname, 8) = right(s.stxname, 8))`),
+  );
+  for (const { name } of unused) await db.execute(sql.raw(`drop statistics if exists "${name}"`));
 }
 
 const ATTEMPTS = 5;
@@ -196,5 +240,6 @@ export async function dropFieldIndexes(db: Db, projectId: string): Promise<strin
   if (!UUID.test(projectId)) throw new Error("dropFieldIndexes: not a project id");
   const found = rows<{ name: string }>(await db.execute(sql`select relname as name from pg_class where relkind = 'i' and starts_with(relname, ${`nodes_fx_${projectId.replace(/-/g, "")}_`})`));
   for (const { name } of found) await db.execute(sql.raw(`drop index concurrently if exists "${name}"`));
+  if (found.length > 0) await pruneFieldStatistics(db);
   return found.map((f) => f.name);
 }
