@@ -4,11 +4,11 @@
 // content model, then (at commit) notifies the other instances and announces the write in-process.
 // What later issues add to every write (the revision, the activity entry, the outbox event, the
 // dry run) plugs in here, next to the model check, not into the handlers.
-import { eq, sql } from "drizzle-orm";
+import { eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { projects } from "../db/schema";
 import { checkExpectedRevision } from "./activity/conflict";
-import { recordContentActivity } from "./activity/service";
+import { contentActivityInsert } from "./activity/service";
 import { AppError, notFound } from "./errors";
 import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
@@ -103,18 +103,17 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     // After the project lock, before the write: a stale expected revision writes nothing (409).
     await checkExpectedRevision(tx, projectId);
     const out = await write(tx, log);
-    // The revisions first: the statement that records them answers the nodes' states, which the
-    // model check reads instead of a query of its own (a failed check rolls the revisions back).
-    const { numbers, recorded } = await recordChanges(tx, projectId, changed, deleted);
-    if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched, recorded);
-    answerRevisions(out, numbers);
-    // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
-    // having heard of the write at commit), the version it made (a reader that sees the version
-    // first knows its news is on the way) and the pages the write took away or brought. Sent with
-    // the activity entry in one round trip (postgres.js pipelines a transaction's queries).
+    // One round trip after the write (postgres.js pipelines a transaction's queries): the statement
+    // recording the revisions and the activity entry, which answers the nodes' states the model
+    // check reads instead of a query of its own, and the NOTIFY. A failed check rolls all of it
+    // back (a NOTIFY is delivered only at commit). The NOTIFY names this app (whose own listener
+    // skips it, having heard of the write at commit), the version it made (a reader that sees the
+    // version first knows its news is on the way) and the pages the write took away or brought.
     changes.version = version;
-    const activityOf = new Map([...changed].map(([id, c]) => [id, c.locales]));
-    await Promise.all([recordContentActivity(tx, projectId, activityOf, numbers), notifyContent(tx, commitNotice(db, projectId, changes))]);
+    const check = modelVersion > 0 && touched.size > 0;
+    const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, projectId, changed, deleted, check), notifyContent(tx, commitNotice(db, projectId, changes))]);
+    if (check) await checkModel(tx, projectId, modelVersion, touched, recorded);
+    answerRevisions(out, numbers);
     return out;
   });
   contentCommitted(db, projectId, changes);
@@ -123,16 +122,17 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
 
 /**
  * Issue 25: every node the write reported gets its next revision (number, operation, actor, its
- * state after the write), in this transaction; answers each node's new number (a deleted node's is
- * the revision recorded before its deletion). Outside an operation, the change is named after what
- * the service reported: a node at its first revision was created, a change to one translation only
- * is that translation's.
+ * state after the write), and the operation its activity entry, in this transaction; answers each
+ * node's new number (a deleted node's is the revision recorded before its deletion). Outside an
+ * operation, the change is named after what the service reported: a node at its first revision was
+ * created, a change to one translation only is that translation's.
  */
 async function recordChanges(
   tx: Db,
   projectId: string,
   changed: ReadonlyMap<string, { locales: ReadonlySet<string | undefined>; operation?: string }>,
   deleted: ReadonlyMap<string, number>,
+  snapshots: boolean,
 ): Promise<{ numbers: Map<string, number>; recorded: Map<string, Recorded> }> {
   const all = new Map<string, string>();
   for (const [id, c] of changed) {
@@ -140,7 +140,15 @@ async function recordChanges(
     const only = c.locales.size === 1 ? [...c.locales][0] : undefined;
     all.set(id, c.operation ?? (only !== undefined ? "upsert_translation" : "write_node"));
   }
-  const recorded = await recordRevisions(tx, projectId, all);
+  const activityOf = new Map([...changed].map(([id, c]) => [id, c.locales]));
+  const revisionOf = (id: string): SQL => {
+    const gone = deleted.get(id);
+    return gone !== undefined ? sql`${gone}::int` : sql`(select number from inserted where node_id = ${id}::uuid)`;
+  };
+  const entry = contentActivityInsert(projectId, activityOf, revisionOf);
+  // Only deletions: no revision statement to ride along with.
+  if (all.size === 0 && entry !== null) await tx.execute(entry);
+  const recorded = await recordRevisions(tx, projectId, all, all.size === 0 ? null : entry, snapshots);
   const numbers = new Map([...recorded].map(([id, r]) => [id, r.number]));
   for (const [id, n] of deleted) numbers.set(id, n);
   return { numbers, recorded };

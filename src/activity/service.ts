@@ -17,22 +17,25 @@ import type { ActivityOut, ActivityQuery } from "./model";
 /**
  * One entry for a content write that changed nodes, in its transaction: the node (the one the
  * operation names when it changed several), its new revision; a write that changed only
- * translations names the translation.
+ * translations names the translation. Answers the statement that records it, given the SQL of the
+ * named node's new revision number (the write path runs it with the statement recording the
+ * revisions), or null when the operation has its entry already.
  */
-export async function recordContentActivity(tx: Db, projectId: string, changed: ReadonlyMap<string, ReadonlySet<string | undefined>>, revisions: ReadonlyMap<string, number>): Promise<void> {
+export function contentActivityInsert(projectId: string, changed: ReadonlyMap<string, ReadonlySet<string | undefined>>, revisionOf: (nodeId: string) => SQL): SQL | null {
   const run = currentOperation();
   // One entry per operation, however many content writes it makes.
-  if (changed.size === 0 || run?.state.recorded) return;
+  if (changed.size === 0 || run?.state.recorded) return null;
   const named = run?.expected?.nodeId;
   const nodeId = named !== undefined && changed.has(named) ? named : [...changed.keys()][0];
-  if (nodeId === undefined) return;
+  if (nodeId === undefined) return null;
   const locales = [...(changed.get(nodeId) ?? [])];
   const translated = locales.every((l) => l !== undefined);
   const target: Record<string, unknown> = translated ? { kind: "translation", id: nodeId, locale: locales[0] ?? null } : { kind: "node", id: nodeId };
   const others = [...changed.keys()].filter((id) => id !== nodeId);
   if (others.length > 0) target.nodes = others.slice(0, 50);
-  await tx.insert(activity).values({ id: uuidv7(), projectId, operation: run?.name ?? "system", actor: currentActor(), target, nodeId, revision: revisions.get(nodeId) ?? null });
   if (run) run.state.recorded = true;
+  return sql`insert into activity (id, project_id, operation, actor, target, node_id, revision)
+    values (${uuidv7()}, ${projectId}, ${run?.name ?? "system"}, ${JSON.stringify(currentActor())}::jsonb, ${JSON.stringify(target)}::jsonb, ${nodeId}, ${revisionOf(nodeId)})`;
 }
 
 /** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */

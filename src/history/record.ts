@@ -41,9 +41,11 @@ export function currentActor(): Actor {
 
 /**
  * One statement: every node of `changes` (id → the change's name when no operation runs) moves to
- * its next revision number and gets a revision row holding its state after the write.
+ * its next revision number and gets a revision row holding its state after the write. `also`, a
+ * further data-modifying statement, runs within it (a CTE; `inserted` names the revisions recorded,
+ * `node_id` and `number`). The nodes' states come back only with `snapshots` (the model check).
  */
-export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>): Promise<Map<string, Recorded>> {
+export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>, also: SQL | null, snapshots: boolean): Promise<Map<string, Recorded>> {
   if (changes.size === 0) return new Map();
   const ids = [...changes.keys()];
   const op = currentOperation()?.name ?? null;
@@ -64,17 +66,17 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
       select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("bumped")}
       from bumped
       returning node_id, number, snapshot
-    )
-    select node_id, number, snapshot, (select p.type from nodes p where p.id = (snapshot->>'parent_id')::uuid) as parent_type from inserted`);
+    )${also === null ? sql`` : sql`, also as (${also})`}
+    select node_id, number, ${snapshots ? sql`snapshot, (select p.type from nodes p where p.id = (snapshot->>'parent_id')::uuid)` : sql`null::jsonb as snapshot, null::text`} as parent_type from inserted`);
   return new Map(
     rows<{ node_id: string; number: number; snapshot: Record<string, unknown>; parent_type: string | null }>(recorded).map((r) => [
       r.node_id,
-      { number: Number(r.number), snapshot: r.snapshot, parentType: r.parent_type },
+      { number: Number(r.number), snapshot: r.snapshot ?? {}, parentType: r.parent_type },
     ]),
   );
 }
 
-/** A revision just recorded: its number, the node's state it holds, and the node's parent's type (for the content model's check). */
+/** A revision just recorded: its number, the node's state it holds, and the node's parent's type (for the content model's check; empty without `snapshots`). */
 export interface Recorded {
   readonly number: number;
   readonly snapshot: Record<string, unknown>;
