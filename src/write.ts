@@ -13,9 +13,11 @@ import { AppError, notFound } from "./errors";
 import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { isPlainObject } from "./lib/merge";
+import { currentOperation } from "./lib/operation";
 import { compiledModel, nodeSnapshots } from "./model/cache";
 import { type NodeSnapshot, pointerSegment } from "./model/compile";
 import { MAX_VIOLATIONS, type Violation } from "./model/model";
+import { enqueueWriteEvents } from "./webhooks/events";
 
 export const CONTENT_CHANNEL = "cms_content";
 
@@ -114,7 +116,9 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     // the activity entry in one round trip (postgres.js pipelines a transaction's queries).
     changes.version = version;
     const activityOf = new Map([...changed].map(([id, c]) => [id, c.locales]));
-    await Promise.all([recordContentActivity(tx, projectId, activityOf, numbers), notifyContent(tx, commitNotice(db, projectId, changes))]);
+    // Issue 28: the write's webhook events (the outbox), in this transaction, in the same round trip.
+    const events = enqueueWriteEvents(tx, projectId, { operation: currentOperation()?.name, changed, recorded, deleted });
+    await Promise.all([recordContentActivity(tx, projectId, activityOf, numbers), notifyContent(tx, commitNotice(db, projectId, changes)), events]);
     return out;
   });
   contentCommitted(db, projectId, changes);
