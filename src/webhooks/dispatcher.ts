@@ -41,7 +41,8 @@ const USER_AGENT = "content-service-webhooks/1";
 
 export function startDispatcher(deps: AppDeps): Dispatcher {
   const { config, db, log } = deps;
-  const leaseMs = config.webhooksTimeoutMs + 30_000;
+  // Longer than any attempt (its timeout) and its recording: a lease runs out only when its holder died.
+  const leaseMs = config.webhooksTimeoutMs * 2 + 1000;
   let inFlight = 0;
   let claiming = false;
   let again = false;
