@@ -7,7 +7,7 @@
 import { eq, sql } from "drizzle-orm";
 import { webhookEndpoints } from "../../db/schema";
 import type { AppDeps } from "../deps";
-import { describeError } from "../errors";
+import { AppError, describeError } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { rows } from "../lib/json";
 import { checkOutboundUrl } from "../lib/ssrf";
@@ -118,9 +118,10 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     if (!endpoint) return; // deleted: its outbox rows went with it
     const attemptedAt = new Date();
     const started = performance.now();
-    const outcome = await send(endpoint.url, row, await signingSecrets(deps, endpoint, attemptedAt)).catch(
-      (err: unknown): Outcome => ({ statusCode: null, error: `internal error: ${describeError(err).name}`, retry: true, retryAfterMs: null }),
-    );
+    // A secret that cannot be opened (a key ring without its key) is a failed attempt like any other, logged.
+    const outcome = await signingSecrets(deps, endpoint, attemptedAt)
+      .then((secrets) => send(endpoint.url, row, secrets))
+      .catch((err: unknown): Outcome => ({ statusCode: null, error: err instanceof AppError ? err.message : `internal error (${describeError(err).name})`, retry: true, retryAfterMs: null }));
     const durationMs = Math.round(performance.now() - started);
     const schedule = config.webhooksRetrySchedule;
     const retrying = outcome.retry && !row.manual && row.attempts < schedule.length;
