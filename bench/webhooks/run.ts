@@ -55,7 +55,14 @@ async function run(label: string, env: Record<string, string>): Promise<Record<s
     stderr: "inherit",
   });
   try {
-    for (let i = 0; !(await fetch(`${BASE}/readyz`).then((r) => r.ok, () => false)); i++) {
+    for (
+      let i = 0;
+      !(await fetch(`${BASE}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      ));
+      i++
+    ) {
       if (i > 600) throw new Error("the service did not start");
       await Bun.sleep(100);
     }

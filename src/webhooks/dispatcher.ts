@@ -130,26 +130,30 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const status = succeeded ? "delivered" : retrying ? "pending" : "failed";
     const disableBefore = new Date(attemptedAt.getTime() - config.webhooksDisableAfterSeconds * 1000);
-    await db.transaction(async (tx) => {
-      await tx.execute(sql`
+    // One statement: the attempt logged, the outbox row settled (only if still this claim's), the endpoint's failure state.
+    const at = attemptedAt.toISOString();
+    const disable = sql`coalesce(failing_since, ${at}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled'`;
+    const reason = `every attempt has failed for ${config.webhooksDisableAfterSeconds} seconds (last: ${outcome.error ?? `HTTP ${outcome.statusCode}`}); PATCH status active to resume`;
+    await db.execute(sql`
+      with logged as (
         insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
-        values (${uuidv7()}, ${row.id}, ${row.endpoint_id}, ${row.event_id}, ${row.type}, ${row.attempts}, ${attemptedAt.toISOString()}, ${outcome.statusCode}, ${durationMs},
-          ${outcome.error}, ${succeeded ? "succeeded" : retrying ? "retrying" : "failed"}, ${next?.toISOString() ?? null})`);
-      await tx.execute(sql`
+        values (${uuidv7()}, ${row.id}, ${row.endpoint_id}, ${row.event_id}, ${row.type}, ${row.attempts}, ${at}, ${outcome.statusCode}, ${durationMs},
+          ${outcome.error}, ${succeeded ? "succeeded" : retrying ? "retrying" : "failed"}, ${next?.toISOString() ?? null})
+        returning 1
+      ), settled as (
         update webhook_outbox set status = ${status}, lease_until = null, next_attempt_at = coalesce(${next?.toISOString() ?? null}::timestamptz, next_attempt_at)
-        where id = ${row.id} and attempts = ${row.attempts}`);
-      if (succeeded) {
-        await tx.execute(sql`update webhook_endpoints set failing_since = null where id = ${row.endpoint_id} and failing_since is not null`);
-      } else {
-        await tx.execute(sql`
-          update webhook_endpoints set failing_since = coalesce(failing_since, ${attemptedAt.toISOString()}::timestamptz),
-            status = case when coalesce(failing_since, ${attemptedAt.toISOString()}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled' then 'disabled' else status end,
-            disabled_at = case when coalesce(failing_since, ${attemptedAt.toISOString()}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled' then now() else disabled_at end,
-            disabled_reason = case when coalesce(failing_since, ${attemptedAt.toISOString()}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled'
-              then ${`every attempt has failed for ${config.webhooksDisableAfterSeconds} seconds (last: ${outcome.error ?? `HTTP ${outcome.statusCode}`}); PATCH status active to resume`} else disabled_reason end
-          where id = ${row.endpoint_id}`);
-      }
-    });
+        where id = ${row.id} and attempts = ${row.attempts}
+        returning 1
+      )
+      ${
+        succeeded
+          ? sql`update webhook_endpoints set failing_since = null where id = ${row.endpoint_id} and failing_since is not null`
+          : sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${at}::timestamptz),
+              disabled_at = case when ${disable} then now() else disabled_at end,
+              disabled_reason = case when ${disable} then ${reason} else disabled_reason end,
+              status = case when ${disable} then 'disabled' else status end
+            where id = ${row.endpoint_id}`
+      }`);
     log.info("webhook attempt", {
       endpoint_id: row.endpoint_id,
       event_id: row.event_id,
