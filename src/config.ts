@@ -72,6 +72,15 @@ const VARIABLES = [
   ["REVISIONS_PER_NODE", 100, "revisions kept per node (the newest is always kept); older ones are pruned by the hourly housekeeping"],
   ["REVISIONS_MAX_AGE_DAYS", 90, "revisions older than this many days are pruned (a node's newest revision is always kept)"],
   ["TRASH_RETENTION_DAYS", 30, "days a deleted node stays in the trash, restorable; its revisions are pruned after"],
+  ["WEBHOOKS_ALLOW_PRIVATE_URLS", false, "allow http and private or loopback addresses as webhook URLs (local receivers, tests); link-local and cloud metadata addresses stay refused"],
+  ["WEBHOOKS_TIMEOUT_MS", 15_000, "timeout of one webhook attempt (connection, headers and body)"],
+  ["WEBHOOKS_MAX_RESPONSE_BYTES", 64 * 1024, "largest receiver response read (the rest is dropped, the attempt still counts by its status)"],
+  ["WEBHOOKS_RETRY_SCHEDULE", "0,5s,5m,30m,2h,5h,10h,10h", "delay before each attempt of an event (ms, s, m, h suffixes; a little jitter added); its length is the number of attempts"],
+  ["WEBHOOKS_DISABLE_AFTER", 5 * 86_400, "seconds an endpoint may fail every attempt before it is disabled (its read says so; PATCH status active re-enables it)"],
+  ["WEBHOOKS_SECRET_GRACE", 86_400, "seconds the previous secret still signs (beside the new one) after a rotation"],
+  ["WEBHOOKS_POLL_MS", 1000, "how often the dispatcher looks for due attempts without a NOTIFY (the safety net; retries falling due)"],
+  ["WEBHOOKS_CONCURRENCY", 8, "webhook attempts in flight per instance (one at a time per endpoint, in event order)"],
+  ["WEBHOOKS_DISPATCH", true, "run the webhook dispatcher in this instance (several instances share the outbox)"],
 ] as const;
 
 type Variable = (typeof VARIABLES)[number];
@@ -113,6 +122,17 @@ export function loadConfig(env: Record<string, string | undefined>) {
       ?.split(",")
       .map((s) => normalize(s.trim()))
       .filter(Boolean) ?? null;
+
+  /** A comma-separated list of durations (`250ms`, `5s`, `5m`, `2h`; a bare number is ms). */
+  const durations = (name: NameOf<string>): readonly number[] => {
+    const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    const parts = text(name)
+      .split(",")
+      .map((p) => /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(p));
+    if (parts.length > 0 && parts.length <= 50 && parts.every((m) => m !== null)) return parts.map((m) => Math.round(Number(m?.[1]) * (UNIT[m?.[2] ?? "ms"] ?? 1)));
+    problems.push(`${name} must be 1 to 50 comma-separated durations such as 0,5s,5m,2h`);
+    return [0];
+  };
 
   const port = int("PORT", 0, 65535);
   let publicUrl = str("PUBLIC_URL") ?? `http://localhost:${port}`;
@@ -194,6 +214,16 @@ export function loadConfig(env: Record<string, string | undefined>) {
     revisionsPerNode: int("REVISIONS_PER_NODE", 1, 1_000_000),
     revisionsMaxAgeDays: int("REVISIONS_MAX_AGE_DAYS", 1, 100 * 365),
     trashRetentionDays: int("TRASH_RETENTION_DAYS", 1, 100 * 365),
+    webhooksAllowPrivateUrls: bool("WEBHOOKS_ALLOW_PRIVATE_URLS"),
+    webhooksTimeoutMs: int("WEBHOOKS_TIMEOUT_MS", 1, 600_000),
+    webhooksMaxResponseBytes: int("WEBHOOKS_MAX_RESPONSE_BYTES", 0, 64 * 1024 * 1024),
+    /** Delay (ms) before attempt n+1 of an event; its length is the number of attempts. */
+    webhooksRetrySchedule: durations("WEBHOOKS_RETRY_SCHEDULE"),
+    webhooksDisableAfterSeconds: int("WEBHOOKS_DISABLE_AFTER", 1, 365 * 86_400),
+    webhooksSecretGraceSeconds: int("WEBHOOKS_SECRET_GRACE", 0, 30 * 86_400),
+    webhooksPollMs: int("WEBHOOKS_POLL_MS", 10, 600_000),
+    webhooksConcurrency: int("WEBHOOKS_CONCURRENCY", 1, 1000),
+    webhooksDispatch: bool("WEBHOOKS_DISPATCH"),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -9,6 +9,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
 import { assertPortFree, type HttpServer, serve } from "./platform/serve";
 import { openRuntime } from "./runtime";
+import { startDispatcher } from "./webhooks/dispatcher";
 
 function configOrExit(): Config {
   try {
@@ -64,12 +65,16 @@ async function main(): Promise<void> {
     );
   }, 3_600_000).unref();
 
+  // Webhooks: sends what the outbox holds (several instances share it).
+  const dispatcher = config.webhooksDispatch ? startDispatcher(deps) : null;
+
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
     const finish = async (): Promise<never> => {
+      await dispatcher?.stop().catch(() => {});
       await deps.dbHandle.close().catch(() => {});
       log.info("stopped");
       process.exit(0);

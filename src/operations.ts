@@ -12,6 +12,7 @@ import { projectOperations } from "./projects/operations";
 import { themeOperations } from "./theme/operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
+import { webhookOperations } from "./webhooks/operations";
 
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...mcpTokenOperations,
   ...oauthOperations,
   ...userOperations,
+  ...webhookOperations,
 ].map(withActivity);
 
 /**

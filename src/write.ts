@@ -13,9 +13,11 @@ import { AppError, notFound } from "./errors";
 import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { isPlainObject } from "./lib/merge";
+import { currentOperation } from "./lib/operation";
 import { compiledModel, nodeSnapshots } from "./model/cache";
 import { type NodeSnapshot, pointerSegment } from "./model/compile";
 import { MAX_VIOLATIONS, type Violation } from "./model/model";
+import { enqueueWriteEvents } from "./webhooks/events";
 
 export const CONTENT_CHANNEL = "cms_content";
 
@@ -112,7 +114,10 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     changes.version = version;
     const check = modelVersion > 0 && touched.size > 0;
     const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, projectId, changed, deleted, check), notifyContent(tx, commitNotice(db, projectId, changes))]);
-    if (check) await checkModel(tx, projectId, modelVersion, touched, recorded);
+    // Issue 28: the write's webhook events (the outbox), in this transaction, beside the model check
+    // (one round trip; a failed check rolls them back with the rest).
+    const events = enqueueWriteEvents(tx, projectId, { operation: currentOperation()?.name, changed, recorded, deleted });
+    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
     answerRevisions(out, numbers);
     return out;
   });

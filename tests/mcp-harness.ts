@@ -110,4 +110,6 @@ export const TOOL_NAMES = [
   "update_theme",
   "get_project",
   "list_activity",
+  "list_webhooks",
+  "list_webhook_deliveries",
 ];

@@ -12,9 +12,13 @@ export interface Served {
   kill: () => Promise<void>;
 }
 
-export async function serve(databaseUrl: string, token: string, poolSize = 5): Promise<Served> {
+/**
+ * `opts.env` adds to the service's environment; `opts.dataDir` is a DATA_DIR the caller owns (kept
+ * after kill: an embedded database restarted over it, when databaseUrl is "").
+ */
+export async function serve(databaseUrl: string, token: string, poolSize = 5, opts: { env?: Record<string, string>; dataDir?: string; startTimeoutMs?: number } = {}): Promise<Served> {
   const port = freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "cms-svc-")); // the local secret key file, nothing else
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "cms-svc-")); // the local secret key file, nothing else
   const proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
     env: {
@@ -27,6 +31,7 @@ export async function serve(databaseUrl: string, token: string, poolSize = 5): P
       SEED_DEMO: "false",
       LOG_LEVEL: "warn",
       DB_POOL_SIZE: String(poolSize),
+      ...opts.env,
     },
     stdout: "pipe",
     stderr: "pipe",
@@ -42,10 +47,10 @@ export async function serve(databaseUrl: string, token: string, poolSize = 5): P
   const kill = async (): Promise<void> => {
     proc.kill("SIGKILL");
     await proc.exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
   while (
     !(await fetch(`${url}/readyz`)
       .then((r) => r.ok)

@@ -5,3 +5,4 @@ export * from "./history";
 export * from "./model";
 export * from "./oauth";
 export * from "./projects";
+export * from "./webhooks";

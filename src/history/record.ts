@@ -43,7 +43,8 @@ export function currentActor(): Actor {
  * One statement: every node of `changes` (id → the change's name when no operation runs) moves to
  * its next revision number and gets a revision row holding its state after the write. `also`, a
  * further data-modifying statement, runs within it (a CTE; `inserted` names the revisions recorded,
- * `node_id` and `number`). The nodes' states come back only with `snapshots` (the model check).
+ * `node_id` and `number`). The nodes' whole states come back with `snapshots` (the model check),
+ * else their path, type, status and translations' locales and statuses (the webhook events).
  */
 export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>, also: SQL | null, snapshots: boolean): Promise<Map<string, Recorded>> {
   if (changes.size === 0) return new Map();
@@ -67,7 +68,12 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
       from bumped
       returning node_id, number, snapshot
     )${also === null ? sql`` : sql`, also as (${also})`}
-    select node_id, number, ${snapshots ? sql`snapshot, (select p.type from nodes p where p.id = (snapshot->>'parent_id')::uuid)` : sql`null::jsonb as snapshot, null::text`} as parent_type from inserted`);
+    select node_id, number, ${
+      snapshots
+        ? sql`snapshot, (select p.type from nodes p where p.id = (snapshot->>'parent_id')::uuid)`
+        : sql`jsonb_build_object('path', snapshot->'path', 'type', snapshot->'type', 'status', snapshot->'status', 'translations',
+            coalesce((select jsonb_agg(jsonb_build_object('locale', t->'locale', 'status', t->'status')) from jsonb_array_elements(snapshot->'translations') t), '[]'::jsonb)) as snapshot, null::text`
+    } as parent_type from inserted`);
   return new Map(
     rows<{ node_id: string; number: number; snapshot: Record<string, unknown>; parent_type: string | null }>(recorded).map((r) => [
       r.node_id,
@@ -76,7 +82,7 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
   );
 }
 
-/** A revision just recorded: its number, the node's state it holds, and the node's parent's type (for the content model's check; empty without `snapshots`). */
+/** A revision just recorded: its number, the node's state it holds, and the node's parent's type (for the content model's check; without `snapshots`, the state's summary and no parent type). */
 export interface Recorded {
   readonly number: number;
   readonly snapshot: Record<string, unknown>;

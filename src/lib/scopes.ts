@@ -1,4 +1,4 @@
-export const ADMIN_SCOPES = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "users:write", "model:write"] as const;
+export const ADMIN_SCOPES = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "users:write", "model:write", "webhooks:write"] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */
@@ -18,7 +18,7 @@ export type EffectiveRole = ProjectRole | "owner";
 /** What a role holds in the project it is held in (the owner: everything, everywhere). */
 export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
   owner: ADMIN_SCOPES,
-  admin: ["projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "model:write"],
+  admin: ["projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "model:write", "webhooks:write"],
   editor: ["projects:read", "content:read", "content:write", "ai:read"],
   viewer: ["projects:read", "content:read", "ai:read"],
 };

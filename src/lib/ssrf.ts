@@ -17,6 +17,8 @@ export interface UrlPolicy {
   /** A name that does not resolve: refuse (call time) or accept (create time, checked again later). */
   readonly unresolvable: "refuse" | "accept";
   readonly timeoutMs?: number;
+  /** The setting that allows private addresses, named in refusals (AI_ALLOW_PRIVATE_URLS by default). */
+  readonly setting?: string;
 }
 
 export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false; reason: string };
@@ -112,13 +114,14 @@ export function classifyHost(host: string): AddressClass | "invalid" | null {
 export async function checkOutboundUrl(raw: string, policy: UrlPolicy): Promise<UrlCheck> {
   const url = URL.parse(raw);
   if (!url) return { ok: false, reason: "is not an absolute URL" };
+  const setting = policy.setting ?? "AI_ALLOW_PRIVATE_URLS";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && policy.allowPrivate)) {
-    return { ok: false, reason: policy.allowPrivate ? "must use http or https" : "must use https (http needs AI_ALLOW_PRIVATE_URLS=true)" };
+    return { ok: false, reason: policy.allowPrivate ? "must use http or https" : `must use https (http needs ${setting}=true)` };
   }
   if (url.username || url.password) return { ok: false, reason: "must not carry credentials" };
   const verdict = (cls: AddressClass): UrlCheck | null => {
     if (cls === "forbidden") return { ok: false, reason: "points to a link-local or cloud metadata address, which is never allowed" };
-    if (cls === "private" && !policy.allowPrivate) return { ok: false, reason: "points to a private or loopback address (allowed only with AI_ALLOW_PRIVATE_URLS=true)" };
+    if (cls === "private" && !policy.allowPrivate) return { ok: false, reason: `points to a private or loopback address (allowed only with ${setting}=true)` };
     return null;
   };
   const literal = classifyHost(url.hostname);

@@ -1,0 +1,237 @@
+// The webhook dispatcher: sends what the outbox holds. Every instance may run one; they share the
+// outbox. A claim is one statement that leases due rows (FOR UPDATE SKIP LOCKED), only the oldest
+// pending row of each endpoint (per-endpoint order by event time, one attempt in flight per
+// endpoint), so no attempt is sent twice at once; a lease left by a killed process runs out and
+// the row is sent again with the same webhook-id (at least once). Woken by the NOTIFY each write
+// with events sends at commit, and by a short poll (retries falling due, a lost notification).
+import { eq, sql } from "drizzle-orm";
+import { webhookEndpoints } from "../../db/schema";
+import type { AppDeps } from "../deps";
+import { AppError, describeError } from "../errors";
+import { uuidv7 } from "../lib/ids";
+import { rows } from "../lib/json";
+import { checkOutboundUrl } from "../lib/ssrf";
+import { readCappedText } from "../lib/stream";
+import { pinnedFetch } from "../platform/fetch";
+import { WEBHOOKS_CHANNEL } from "./events";
+import { signingSecrets, webhookUrlPolicy } from "./service";
+import { signedHeaders } from "./sign";
+
+export interface Dispatcher {
+  /** Looks for due attempts now (tests, and the in-process path after a write). */
+  wake(): void;
+  /** Stops claiming; waits for the attempts in flight. */
+  stop(): Promise<void>;
+}
+
+interface Claimed {
+  id: string;
+  attempts: number;
+  manual: boolean;
+  event_id: string;
+  type: string;
+  payload: string;
+  endpoint_id: string;
+}
+
+type Outcome = { statusCode: number | null; error: string | null; retry: boolean; retryAfterMs: number | null };
+
+const MAX_RETRY_AFTER_MS = 86_400_000;
+const USER_AGENT = "content-service-webhooks/1";
+
+export function startDispatcher(deps: AppDeps): Dispatcher {
+  const { config, db, log } = deps;
+  // Longer than any attempt (its timeout) and its recording: a lease runs out only when its holder died.
+  const leaseMs = config.webhooksTimeoutMs * 2 + 1000;
+  let inFlight = 0;
+  let claiming = false;
+  let again = false;
+  let stopped = false;
+  let failingClaims = false;
+  const running = new Set<Promise<void>>();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
+
+  const tick = (): void => {
+    if (stopped) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    const free = config.webhooksConcurrency - inFlight;
+    if (free <= 0) return;
+    claiming = true;
+    again = false;
+    claim(free).then(
+      (claimed) => {
+        failingClaims = false;
+        claiming = false;
+        for (const row of claimed) {
+          inFlight++;
+          const p = attempt(row)
+            .catch((err: unknown) => log.error("webhook attempt failed to record", { outbox_id: row.id, ...describeError(err) }))
+            .finally(() => {
+              inFlight--;
+              running.delete(p);
+              tick();
+            });
+          running.add(p);
+        }
+        if (again || claimed.length === free) tick();
+      },
+      (err: unknown) => {
+        claiming = false;
+        if (!failingClaims) log.warn("webhooks: the outbox could not be read; retrying at the next poll", describeError(err));
+        failingClaims = true;
+      },
+    );
+  };
+
+  const later = (ms: number): void => {
+    if (stopped || ms >= config.webhooksPollMs) return; // the poll comes first
+    const t = setTimeout(
+      () => {
+        timers.delete(t);
+        tick();
+      },
+      Math.max(0, ms),
+    );
+    timers.add(t);
+  };
+
+  async function claim(limit: number): Promise<Claimed[]> {
+    const result = await db.execute(sql`
+      update webhook_outbox o set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = o.attempts + 1
+      from webhook_events ev
+      where ev.id = o.event_id and o.id in (
+        select c.id from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
+        where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
+          and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
+        order by c.seq, c.id
+        limit ${limit}
+        for update of c skip locked)
+      returning o.id, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id`);
+    return rows<Claimed>(result).map((r) => ({ ...r, attempts: Number(r.attempts) }));
+  }
+
+  async function attempt(row: Claimed): Promise<void> {
+    const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, row.endpoint_id));
+    if (!endpoint) return; // deleted: its outbox rows went with it
+    const attemptedAt = new Date();
+    const started = performance.now();
+    // A secret that cannot be opened (a key ring without its key) is a failed attempt like any other, logged.
+    const outcome = await signingSecrets(deps, endpoint, attemptedAt)
+      .then((secrets) => send(endpoint.url, row, secrets))
+      .catch((err: unknown): Outcome => ({ statusCode: null, error: err instanceof AppError ? err.message : `internal error (${describeError(err).name})`, retry: true, retryAfterMs: null }));
+    const durationMs = Math.round(performance.now() - started);
+    const schedule = config.webhooksRetrySchedule;
+    const retrying = outcome.retry && !row.manual && row.attempts < schedule.length;
+    const delay = retrying ? Math.min(MAX_RETRY_AFTER_MS, Math.max(jitter(schedule[row.attempts] ?? 0), outcome.retryAfterMs ?? 0)) : 0;
+    const next = retrying ? new Date(Date.now() + delay) : null;
+    const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+    const status = succeeded ? "delivered" : retrying ? "pending" : "failed";
+    const disableBefore = new Date(attemptedAt.getTime() - config.webhooksDisableAfterSeconds * 1000);
+    // One statement: the attempt logged, the outbox row settled (only if still this claim's), the endpoint's failure state.
+    const at = attemptedAt.toISOString();
+    const disable = sql`coalesce(failing_since, ${at}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled'`;
+    const reason = `every attempt has failed for ${config.webhooksDisableAfterSeconds} seconds (last: ${outcome.error ?? `HTTP ${outcome.statusCode}`}); PATCH status active to resume`;
+    await db.execute(sql`
+      with logged as (
+        insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
+        values (${uuidv7()}, ${row.id}, ${row.endpoint_id}, ${row.event_id}, ${row.type}, ${row.attempts}, ${at}, ${outcome.statusCode}, ${durationMs},
+          ${outcome.error}, ${succeeded ? "succeeded" : retrying ? "retrying" : "failed"}, ${next?.toISOString() ?? null})
+        returning 1
+      ), settled as (
+        update webhook_outbox set status = ${status}, lease_until = null, next_attempt_at = coalesce(${next?.toISOString() ?? null}::timestamptz, next_attempt_at)
+        where id = ${row.id} and attempts = ${row.attempts}
+        returning 1
+      )
+      ${
+        succeeded
+          ? sql`update webhook_endpoints set failing_since = null where id = ${row.endpoint_id} and failing_since is not null`
+          : sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${at}::timestamptz),
+              disabled_at = case when ${disable} then now() else disabled_at end,
+              disabled_reason = case when ${disable} then ${reason} else disabled_reason end,
+              status = case when ${disable} then 'disabled' else status end
+            where id = ${row.endpoint_id}`
+      }`);
+    log.info("webhook attempt", {
+      endpoint_id: row.endpoint_id,
+      event_id: row.event_id,
+      type: row.type,
+      attempt: row.attempts,
+      status: outcome.statusCode,
+      outcome: status,
+      ms: durationMs,
+      ...(outcome.error ? { error: outcome.error } : {}),
+    });
+    if (next) later(delay);
+  }
+
+  /** One POST of the event to the URL, checked again by the outbound guard and pinned to the addresses it checked. */
+  async function send(url: string, row: Claimed, secrets: string[]): Promise<Outcome> {
+    const check = await checkOutboundUrl(url, webhookUrlPolicy(deps, "refuse"));
+    if (!check.ok) return { statusCode: null, error: `url ${check.reason}`, retry: true, retryAfterMs: null };
+    const headers = {
+      "content-type": "application/json",
+      "user-agent": USER_AGENT,
+      ...(await signedHeaders(row.event_id, Math.floor(Date.now() / 1000), row.payload, secrets)),
+    };
+    const signal = AbortSignal.timeout(config.webhooksTimeoutMs);
+    let res: Response | null = null;
+    let failure = "connection failed";
+    for (const address of check.addresses.length ? check.addresses : [null]) {
+      try {
+        res = await pinnedFetch(check.url, address, { method: "POST", headers, body: row.payload, redirect: "manual", signal }, deps.fetch);
+        break;
+      } catch (err) {
+        if (signal.aborted) return { statusCode: null, error: `timed out after ${config.webhooksTimeoutMs} ms`, retry: true, retryAfterMs: null };
+        failure = `connection failed (${describeError(err).name})`;
+      }
+    }
+    if (!res) return { statusCode: null, error: failure, retry: true, retryAfterMs: null };
+    // The body is read (bounded) so that the connection can be reused; its content is not kept.
+    const read = await readCappedText(res.body, config.webhooksMaxResponseBytes).then(
+      () => null,
+      () => (signal.aborted ? `timed out after ${config.webhooksTimeoutMs} ms reading the response` : null),
+    );
+    const code = res.status;
+    if (read) return { statusCode: code, error: read, retry: true, retryAfterMs: null };
+    if (code >= 200 && code < 300) return { statusCode: code, error: null, retry: false, retryAfterMs: null };
+    if (code >= 300 && code < 400) return { statusCode: code, error: `redirect (HTTP ${code}) not followed`, retry: false, retryAfterMs: null };
+    const retry = code === 429 || code === 408 || code >= 500;
+    return { statusCode: code, error: `HTTP ${code}`, retry, retryAfterMs: retry ? retryAfterMs(res.headers) : null };
+  }
+
+  const poll = setInterval(tick, config.webhooksPollMs);
+  let unlisten: (() => Promise<void>) | null = null;
+  deps.dbHandle.listen(WEBHOOKS_CHANNEL, tick).then(
+    (u) => {
+      if (stopped) void u().catch(() => {});
+      else unlisten = u;
+    },
+    (err: unknown) => log.warn("webhooks: LISTEN failed; the dispatcher polls only", describeError(err)),
+  );
+  tick();
+
+  return {
+    wake: tick,
+    async stop() {
+      stopped = true;
+      clearInterval(poll);
+      for (const t of timers) clearTimeout(t);
+      await unlisten?.().catch(() => {});
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+/** Up to 10 % later, so that retries of many events do not arrive together. */
+const jitter = (ms: number): number => (ms > 0 ? Math.round(ms * (1 + Math.random() * 0.1)) : 0);
+
+/** Retry-After as ms (delta seconds or an HTTP date); null when absent or unreadable. */
+function retryAfterMs(headers: Headers): number | null {
+  const raw = headers.get("retry-after")?.trim();
+  if (!raw) return null;
+  const ms = /^\d+$/.test(raw) ? Number(raw) * 1000 : Date.parse(raw) - Date.now();
+  return Number.isFinite(ms) ? Math.max(0, ms) : null;
+}

@@ -1,0 +1,399 @@
+// Webhooks (issue 28) end to end against a real receiver on loopback: endpoints over REST, events
+// from the outbox written in the write's transaction, signed per Standard Webhooks (verified with
+// the `standardwebhooks` package), retried after 500 and 429 (Retry-After), redelivered, tested,
+// paused, rotated, disabled; the outbound guard; scopes; MCP read-only tools; two dispatchers.
+import { afterAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
+import { transitionNode } from "../src/content/service";
+import { startDispatcher } from "../src/webhooks/dispatcher";
+import { harness, keyWith, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
+import { call } from "./mcp-harness";
+import { type Received, startReceiver } from "./webhooks.helpers";
+
+const FAST = {
+  WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
+  WEBHOOKS_RETRY_SCHEDULE: "0,100ms,100ms,100ms",
+  WEBHOOKS_POLL_MS: "500",
+  WEBHOOKS_TIMEOUT_MS: "2000",
+  WEBHOOKS_SECRET_GRACE: "3600",
+};
+
+const receiver = startReceiver();
+const h: TestHarness = await harness(FAST);
+const dispatcher = startDispatcher(h.deps);
+afterAll(async () => {
+  await dispatcher.stop();
+  receiver.stop();
+});
+
+async function endpoint(ref: string, path: string, events: string[] = ["*"]): Promise<{ id: string; secret: string }> {
+  const res = await h.request("POST", `/admin/p/${ref}/webhooks`, { body: { url: receiver.url(path), events } });
+  expect(res.status).toBe(201);
+  return { id: res.json.data.id, secret: res.json.data.secret };
+}
+
+/** Verified with the standardwebhooks package (not our own code); answers the parsed payload. */
+const verify = (r: Received, secret: string): any => new Webhook(secret).verify(r.body, r.headers);
+const types = (rs: Received[]): string[] => rs.map((r) => JSON.parse(r.body).type);
+
+describe("webhook endpoints", () => {
+  test("create answers the secret once (no-store), sealed at rest; reads never show it", async () => {
+    const p = await seedProject(h);
+    const res = await h.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: receiver.url("/crud"), events: ["node.published", "node.deleted"], description: "CDN purge" } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("cache-control")).toContain("no-store");
+    const { id, secret } = res.json.data;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(res.json.data).toMatchObject({ url: receiver.url("/crud"), events: ["node.published", "node.deleted"], description: "CDN purge", status: "active", pending: 0, disabled_reason: null });
+    const [row] = await h.deps.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+    expect(row?.secretSealed).toStartWith("v1:");
+    expect(row?.secretSealed).not.toContain(secret.slice(6));
+    const list = await h.request("GET", `/admin/p/${p.slug}/webhooks`);
+    expect(list.status).toBe(200);
+    expect(list.json.data).toHaveLength(1);
+    expect(list.text).not.toContain(secret);
+    const one = await h.request("GET", `/admin/p/${p.slug}/webhooks/${id}`);
+    expect(one.status).toBe(200);
+    expect(one.json.data.secret).toBeUndefined();
+    const patched = await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${id}`, { body: { events: ["*"], description: null } });
+    expect(patched.status).toBe(200);
+    expect(patched.json.data).toMatchObject({ events: ["*"], description: null });
+    expect(patched.json.data.secret).toBeUndefined();
+    expect((await h.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: receiver.url("/x"), events: ["node.exploded"] } })).status).toBe(400);
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/webhooks/${id}`)).status).toBe(204);
+    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${id}`)).status).toBe(404);
+    expect(await h.deps.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id))).toHaveLength(0);
+  });
+
+  test("outbound guard: private and http URLs need WEBHOOKS_ALLOW_PRIVATE_URLS; link-local and metadata never", async () => {
+    const strict = await harness({});
+    const p = await seedProject(strict);
+    const refused = await strict.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: "http://127.0.0.1:9/hook", events: ["*"] } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toContain("WEBHOOKS_ALLOW_PRIVATE_URLS");
+    const loop = await strict.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: "https://10.0.0.8/hook", events: ["*"] } });
+    expect(loop.status).toBe(400);
+    const p2 = await seedProject(h);
+    for (const url of ["http://169.254.169.254/latest/meta-data", "http://[fe80::1]/x", "http://metadata.google.internal/x", "ftp://example.com/x"]) {
+      const r = await h.request("POST", `/admin/p/${p2.slug}/webhooks`, { body: { url, events: ["*"] } });
+      expect(r.status).toBe(400);
+    }
+  });
+
+  test("scopes: projects:read reads, webhooks:write changes; MCP has read-only tools only", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/scopes");
+    const reader = await keyWith(h, ["projects:read"]);
+    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks`, { key: reader })).status).toBe(200);
+    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries`, { key: reader })).status).toBe(200);
+    const denied = await h.request("POST", `/admin/p/${p.slug}/webhooks`, { key: reader, body: { url: receiver.url("/x"), events: ["*"] } });
+    expect(denied.status).toBe(403);
+    expect(denied.json.error.code).toBe("insufficient_scope");
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { key: reader, body: { status: "paused" } })).status).toBe(403);
+    const writer = await keyWith(h, ["webhooks:write"]);
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { key: writer, body: { description: "x" } })).status).toBe(200);
+
+    // MCP, through the SDK's Client: list_webhooks and list_webhook_deliveries, nothing that writes.
+    const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => mcpApp.app.handle(r) });
+    const mcpApp = await harness({ ...FAST, PUBLIC_URL: `http://127.0.0.1:${server.port}` });
+    try {
+      const token = await mcpApp.request("POST", `/admin/p/${p.id}/ai/mcp/tokens`, { body: { name: "agent" } });
+      expect(token.status).toBe(201);
+      const client = new Client({ name: "webhooks", version: "1.0.0" });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token.json.data.token}` } } }));
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("list_webhooks");
+      expect(names).toContain("list_webhook_deliveries");
+      for (const n of ["create_webhook", "update_webhook", "delete_webhook", "redeliver_webhook", "test_webhook", "get_webhook"]) expect(names).not.toContain(n);
+      const listed = await call(client, "list_webhooks");
+      expect(listed.webhooks.map((w: { id: string }) => w.id)).toEqual([ep.id]);
+      expect(JSON.stringify(listed)).not.toContain(ep.secret);
+      const log = await call(client, "list_webhook_deliveries", { webhook_id: ep.id });
+      expect(log).toMatchObject({ total: expect.any(Number), page: 1 });
+      await client.close();
+    } finally {
+      server.stop(true);
+    }
+  });
+});
+
+describe("events", () => {
+  test("content writes send signed events in order, verified by standardwebhooks; payload carries the node, path, locale and public URL", async () => {
+    const p = await seedProject(h, { public_base_url: "https://www.example.com" });
+    const ep = await endpoint(p.slug, "/content");
+    const node = await seedNode(h, p.slug, { slug: "hello", title: "Hello" }, true);
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "Hello again" } })).status).toBe(200);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/translations/fr`, { body: { meta: { title: "Bonjour" } } })).status).toBe(200);
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/unpublish`)).status).toBe(200);
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/archive`)).status).toBe(200);
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/restore`)).status).toBe(200);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { accent_color: "#112233" } })).status).toBe(200);
+    expect((await h.request("PATCH", `/admin/projects/${p.slug}`, { body: { name: "Renamed" } })).status).toBe(200);
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${node.id}`)).status).toBe(204);
+    const want = ["node.created", "node.published", "node.updated", "translation.published", "node.unpublished", "node.archived", "node.restored", "theme.updated", "project.updated", "node.deleted"];
+    await waitFor(() => receiver.on("/content").length >= want.length, { what: "every event" });
+    const got = receiver.on("/content");
+    expect(types(got)).toEqual(want);
+    const payloads = got.map((r) => verify(r, ep.secret) as any);
+    for (const [i, r] of got.entries()) {
+      expect(r.headers["content-type"]).toBe("application/json");
+      expect(r.headers["webhook-id"]).toMatch(/^msg_[0-9a-f]{32}$/);
+      expect(Number(r.headers["webhook-timestamp"])).toBeCloseTo(Date.now() / 1000, -2);
+      expect(r.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(payloads[i].data.project).toEqual({ id: p.id, slug: p.slug });
+      expect(Date.parse(payloads[i].timestamp)).toBeGreaterThan(Date.now() - 60_000);
+    }
+    expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(want.length);
+    expect(payloads[1].data).toMatchObject({ node: { id: node.id, path: "hello", status: "published" }, locale: null, url: "https://www.example.com/hello" });
+    expect(payloads[3].data).toMatchObject({ node: { id: node.id, path: "hello" }, locale: "fr", url: "https://www.example.com/fr/hello" });
+    expect(payloads[9].data).toMatchObject({ node: { id: node.id, path: "hello" }, url: "https://www.example.com/hello" });
+    // A tampered body fails verification.
+    expect(() => new Webhook(ep.secret).verify(got[0]!.body.replace("node", "nodf"), got[0]!.headers)).toThrow();
+    // The deliveries log: every attempt, newest first.
+    const log = await waitFor(async () => {
+      const l = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries?per_page=100`);
+      return l.json.total === want.length ? l : null;
+    });
+    expect(log.status).toBe(200);
+    expect(log.json.data[0]).toMatchObject({ event_type: "node.deleted", status_code: 200, outcome: "succeeded", attempt: 1, error: null, next_attempt_at: null });
+    expect(log.json.data[0].duration_ms).toBeGreaterThanOrEqual(0);
+    expect(log.json.data[0].event_id).toBe(got.at(-1)!.headers["webhook-id"]);
+  });
+
+  test("an endpoint gets only the events it subscribes to; model.updated", async () => {
+    const p = await seedProject(h);
+    await endpoint(p.slug, "/only-model", ["model.updated"]);
+    await seedNode(h, p.slug, { slug: "ignored" }, true);
+    const model = await h.request("PUT", `/admin/p/${p.slug}/model`, { body: { types: {} } });
+    expect([200, 400]).toContain(model.status);
+    if (model.status === 200) {
+      await waitFor(() => receiver.on("/only-model").length >= 1);
+      expect(types(receiver.on("/only-model"))).toEqual(["model.updated"]);
+    }
+  });
+
+  test("a rolled-back write sends nothing and leaves no event row", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/rollback");
+    const node = await seedNode(h, p.slug, { slug: "draft" });
+    await waitFor(() => receiver.on("/rollback").length >= 1);
+    const project = (await h.request("GET", `/admin/projects/${p.slug}`)).json.data;
+    const before = await h.deps.db.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id));
+    // The publish runs to its end (its event written), then the enclosing transaction rolls back.
+    await expect(
+      h.deps.db.transaction(async (tx) => {
+        await transitionNode(tx, { ...project, id: p.id } as never, node.id, "publish", new Date());
+        const inside = await tx.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id));
+        expect(inside.length).toBe(before.length + 1);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(await h.deps.db.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id))).toHaveLength(before.length);
+    // A later committed write arrives; the rolled-back one never did.
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/archive`)).status).toBe(200);
+    await waitFor(() => receiver.on("/rollback").length >= 2);
+    await Bun.sleep(200);
+    expect(types(receiver.on("/rollback"))).toEqual(["node.created", "node.archived"]);
+    expect(ep.id).toBeString();
+  });
+});
+
+describe("delivery", () => {
+  test("retried after 500 (same webhook-id), logged per attempt", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/retry500");
+    receiver.script("/retry500", [{ status: 500 }, { status: 503 }]);
+    await seedNode(h, p.slug, { slug: "r" });
+    await waitFor(() => receiver.on("/retry500").length >= 3, { what: "three attempts" });
+    const got = receiver.on("/retry500");
+    expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    for (const r of got) verify(r, ep.secret);
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(90);
+    const log = await waitFor(async () => {
+      const l = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries`);
+      return l.json.total === 3 ? l : null;
+    });
+    expect(log.json.data.map((d: any) => [d.attempt, d.status_code, d.outcome])).toEqual([
+      [3, 200, "succeeded"],
+      [2, 503, "retrying"],
+      [1, 500, "retrying"],
+    ]);
+    expect(log.json.data[2].error).toBe("HTTP 500");
+    expect(log.json.data[2].next_attempt_at).toBeString();
+    const read = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`);
+    expect(read.json.data).toMatchObject({ failing_since: null, status: "active", pending: 0 });
+  });
+
+  test("retried after 429 no sooner than Retry-After", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/retry429");
+    receiver.script("/retry429", [{ status: 429, headers: { "retry-after": "1" } }]);
+    await seedNode(h, p.slug, { slug: "r" });
+    await waitFor(() => receiver.on("/retry429").length >= 2, { timeout: 5000, what: "the retry" });
+    const [first, second] = receiver.on("/retry429");
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+    expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"]);
+    verify(second!, ep.secret);
+  });
+
+  test("a delivery failing every attempt ends failed; an endpoint failing for too long is disabled and says so", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/down");
+    receiver.script(
+      "/down",
+      Array.from({ length: 20 }, () => ({ status: 500 })),
+    );
+    await seedNode(h, p.slug, { slug: "a" });
+    await waitFor(() => receiver.on("/down").length >= 4, { what: "four attempts" });
+    await waitFor(async () => (await h.deps.db.select().from(webhookOutbox).where(eq(webhookOutbox.endpointId, ep.id)))[0]?.status === "failed");
+    await Bun.sleep(300);
+    expect(receiver.on("/down")).toHaveLength(4); // the schedule has four attempts
+    let read = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`);
+    expect(read.json.data.status).toBe("active");
+    expect(read.json.data.failing_since).toBeString();
+    // Failing for days: the next failure disables it.
+    await h.deps.db
+      .update(webhookEndpoints)
+      .set({ failingSince: new Date(Date.now() - 6 * 86_400_000) })
+      .where(eq(webhookEndpoints.id, ep.id));
+    await seedNode(h, p.slug, { slug: "b" });
+    await waitFor(async () => (await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`)).json.data.status === "disabled", { what: "disabled" });
+    read = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`);
+    expect(read.json.data.disabled_reason).toContain("every attempt has failed");
+    expect(read.json.data.disabled_at).toBeString();
+    const held = read.json.data.pending;
+    // Disabled: new events are not kept; the held one waits. Resuming sends it.
+    await seedNode(h, p.slug, { slug: "c" });
+    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`)).json.data.pending).toBe(held);
+    expect((await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/test`)).status).toBe(409);
+    receiver.script("/down", []);
+    const n = receiver.on("/down").length;
+    const resumed = await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } });
+    expect(resumed.json.data).toMatchObject({ status: "active", disabled_reason: null, failing_since: null });
+    if (held > 0) await waitFor(() => receiver.on("/down").length > n, { what: "the held event" });
+  });
+
+  test("redelivery sends the same event again; the test event", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/redeliver");
+    await seedNode(h, p.slug, { slug: "r" });
+    await waitFor(() => receiver.on("/redeliver").length >= 1);
+    const log = await waitFor(async () => (await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries`)).json.data[0]);
+    const again = await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries/${log.id}/redeliver`);
+    expect(again.status).toBe(201);
+    expect(again.json.data).toEqual({ event_id: log.event_id, event_type: "node.created" });
+    await waitFor(() => receiver.on("/redeliver").length >= 2);
+    const [a, b] = receiver.on("/redeliver");
+    expect(b!.headers["webhook-id"]).toBe(a!.headers["webhook-id"]);
+    expect(b!.body).toBe(a!.body);
+    verify(b!, ep.secret);
+    expect((await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries/${crypto.randomUUID()}/redeliver`)).status).toBe(404);
+
+    const sent = await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/test`);
+    expect(sent.status).toBe(201);
+    expect(sent.json.data.event_type).toBe("webhook.test");
+    await waitFor(() => receiver.on("/redeliver").length >= 3);
+    const t = verify(receiver.on("/redeliver")[2]!, ep.secret) as any;
+    expect(t).toMatchObject({ type: "webhook.test", data: { project: { id: p.id, slug: p.slug }, endpoint: { id: ep.id } } });
+    expect(receiver.on("/redeliver")[2]!.headers["webhook-id"]).toBe(sent.json.data.event_id);
+  });
+
+  test("pause keeps events; resume sends them in order", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/pause");
+    const paused = await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "paused" } });
+    expect(paused.json.data.status).toBe("paused");
+    await seedNode(h, p.slug, { slug: "one" });
+    await seedNode(h, p.slug, { slug: "two" });
+    await Bun.sleep(300);
+    expect(receiver.on("/pause")).toHaveLength(0);
+    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`)).json.data.pending).toBe(2);
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } })).json.data.status).toBe("active");
+    await waitFor(() => receiver.on("/pause").length >= 2);
+    expect(receiver.on("/pause").map((r) => (verify(r, ep.secret) as any).data.node.path)).toEqual(["one", "two"]);
+  });
+
+  test("rotation: the old and the new secret both verify during the grace period, then only the new one", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/rotate");
+    const rotated = await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { rotate_secret: true } });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.json.data.secret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(ep.secret);
+    expect(Date.parse(rotated.json.data.previous_secret_expires_at)).toBeGreaterThan(Date.now() + 3500_000);
+    await seedNode(h, p.slug, { slug: "r1" });
+    await waitFor(() => receiver.on("/rotate").length >= 1);
+    const first = receiver.on("/rotate")[0]!;
+    expect(first.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
+    verify(first, fresh);
+    verify(first, ep.secret);
+    // The grace period over: only the new secret signs.
+    await h.deps.db
+      .update(webhookEndpoints)
+      .set({ previousSecretExpiresAt: new Date(Date.now() - 1000) })
+      .where(eq(webhookEndpoints.id, ep.id));
+    await seedNode(h, p.slug, { slug: "r2" });
+    await waitFor(() => receiver.on("/rotate").length >= 2);
+    const second = receiver.on("/rotate")[1]!;
+    expect(second.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
+    verify(second, fresh);
+    expect(() => verify(second, ep.secret)).toThrow();
+    expect(h.logs.join("\n")).not.toContain(fresh.slice(6));
+    expect(h.logs.join("\n")).not.toContain(ep.secret.slice(6));
+  });
+
+  test("redirects are not followed; a timeout is retried", { timeout: 20_000 }, async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/redirect");
+    receiver.script("/redirect", [{ status: 307, headers: { location: receiver.url("/elsewhere") } }]);
+    const node = await seedNode(h, p.slug, { slug: "r" });
+    const log = await waitFor(async () => (await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries`)).json.data[0]);
+    expect(log).toMatchObject({ status_code: 307, outcome: "failed" });
+    expect(receiver.on("/elsewhere")).toHaveLength(0);
+
+    // The receiver answers after the attempt's timeout (2 s): an attempt without a status, retried.
+    const ep2 = await endpoint(p.slug, "/slow", ["node.updated"]);
+    receiver.script("/slow", [{ status: 200, delayMs: 2500 }]);
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "slow" } })).status).toBe(200);
+    await waitFor(() => receiver.on("/slow").length >= 2, { timeout: 8000, what: "the retry after the timeout" });
+    const attempts = await waitFor(async () => {
+      const l = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep2.id}/deliveries`);
+      return l.json.total >= 2 ? l.json.data : null;
+    });
+    expect(attempts.at(-1)).toMatchObject({ status_code: null, outcome: "retrying", error: "timed out after 2000 ms" });
+  });
+});
+
+describe("two dispatchers share the outbox", () => {
+  test("each event is attempted once, in order per endpoint", { timeout: 30_000 }, async () => {
+    // Another instance: its own app and dispatcher, the same database and sealing keys (SECRET_KEYS).
+    const other = await harness(FAST, { keyRing: h.deps.keyRing });
+    const second = startDispatcher(other.deps);
+    const third = startDispatcher(h.deps);
+    try {
+      const p = await seedProject(h);
+      const ep = await endpoint(p.slug, "/shared");
+      for (let i = 0; i < 20; i++) await seedNode(h, p.slug, { slug: `n${i}` });
+      await waitFor(() => receiver.on("/shared").length >= 20, { timeout: 10_000, what: "twenty events" }).catch((e) => {
+        console.log(h.logs.filter((l) => /warn|error/.test(l)).join("\n"), other.logs.filter((l) => /warn|error/.test(l)).join("\n"));
+        throw e;
+      });
+      await Bun.sleep(300);
+      const got = receiver.on("/shared");
+      expect(got).toHaveLength(20);
+      expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(20);
+      expect(got.map((r) => (verify(r, ep.secret) as any).data.node.path)).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+      const attempts = await h.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, ep.id));
+      expect(attempts).toHaveLength(20);
+      expect(attempts.filter((a) => a.attempt !== 1 || a.outcome !== "succeeded")).toEqual([]);
+    } finally {
+      await second.stop();
+      await third.stop();
+    }
+  });
+});
