@@ -9,6 +9,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
 import { assertPortFree, type HttpServer, serve } from "./platform/serve";
 import { openRuntime } from "./runtime";
+import { startScheduler } from "./schedule/scheduler";
 
 function configOrExit(): Config {
   try {
@@ -63,12 +64,15 @@ async function main(): Promise<void> {
       () => log.warn("purge failed; will retry next hour"),
     );
   }, 3_600_000).unref();
+  // Scheduled publishing: every instance looks; each schedule is carried out by one.
+  const scheduler = config.schedulerIntervalMs > 0 ? startScheduler(deps, config.schedulerIntervalMs) : null;
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
+    scheduler?.stop();
     const finish = async (): Promise<never> => {
       await deps.dbHandle.close().catch(() => {});
       log.info("stopped");
