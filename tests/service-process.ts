@@ -12,7 +12,8 @@ export interface Served {
   kill: () => Promise<void>;
 }
 
-export async function serve(databaseUrl: string, token: string, poolSize = 5): Promise<Served> {
+/** `env`: more of the service's environment (SCHEDULER_INTERVAL_MS, say). */
+export async function serve(databaseUrl: string, token: string, poolSize = 5, env: Record<string, string> = {}): Promise<Served> {
   const port = freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "cms-svc-")); // the local secret key file, nothing else
   const proc = Bun.spawn([process.execPath, "src/main.ts"], {
@@ -27,6 +28,7 @@ export async function serve(databaseUrl: string, token: string, poolSize = 5): P
       SEED_DEMO: "false",
       LOG_LEVEL: "warn",
       DB_POOL_SIZE: String(poolSize),
+      ...env,
     },
     stdout: "pipe",
     stderr: "pipe",
