@@ -12,7 +12,7 @@ import { oneRow } from "../lib/rows";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
 import type { PreviewTokenIn, PreviewTokenOut } from "./model";
 
-export const PREVIEW_PREFIX = "cms_pv_";
+const PREVIEW_PREFIX = "cms_pv_";
 const DEFAULT_TTL_SECONDS = 3600;
 
 type Row = typeof previewTokens.$inferSelect;
