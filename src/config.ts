@@ -71,6 +71,12 @@ const VARIABLES = [
   ],
   ["REVISIONS_PER_NODE", 100, "revisions kept per node (the newest is always kept); older ones are pruned by the hourly housekeeping"],
   ["REVISIONS_MAX_AGE_DAYS", 90, "revisions older than this many days are pruned (a node's newest revision is always kept)"],
+  [
+    "SCHEDULER_INTERVAL_MS",
+    1000,
+    "how often each instance looks for due publish_at / unpublish_at schedules (a schedule fires within about this long of its time); 0 = this instance never fires them",
+  ],
+  ["PREVIEW_TOKEN_MAX_TTL", 7 * 86_400, "longest lifetime of a preview token, seconds (the default lifetime is an hour, or this when shorter)"],
   ["TRASH_RETENTION_DAYS", 30, "days a deleted node stays in the trash, restorable; its revisions are pruned after"],
   ["WEBHOOKS_ALLOW_PRIVATE_URLS", false, "allow http and private or loopback addresses as webhook URLs (local receivers, tests); link-local and cloud metadata addresses stay refused"],
   ["WEBHOOKS_TIMEOUT_MS", 15_000, "timeout of one webhook attempt (connection, headers and body)"],
@@ -224,6 +230,8 @@ export function loadConfig(env: Record<string, string | undefined>) {
     webhooksPollMs: int("WEBHOOKS_POLL_MS", 10, 600_000),
     webhooksConcurrency: int("WEBHOOKS_CONCURRENCY", 1, 1000),
     webhooksDispatch: bool("WEBHOOKS_DISPATCH"),
+    schedulerIntervalMs: int("SCHEDULER_INTERVAL_MS", 0, 60_000),
+    previewTokenMaxTtlSeconds: int("PREVIEW_TOKEN_MAX_TTL", 60, 7 * 86_400),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

@@ -9,6 +9,8 @@ const STATUS = {
   missing_parameter: 400,
   no_provider: 400,
   unauthorized: 401,
+  preview_token_invalid: 401,
+  preview_token_expired: 401,
   insufficient_scope: 403,
   forbidden: 403,
   not_found: 404,

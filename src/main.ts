@@ -9,6 +9,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
 import { assertPortFree, type HttpServer, serve } from "./platform/serve";
 import { openRuntime } from "./runtime";
+import { startScheduler } from "./schedule/scheduler";
 import { startDispatcher } from "./webhooks/dispatcher";
 
 function configOrExit(): Config {
@@ -64,6 +65,8 @@ async function main(): Promise<void> {
       () => log.warn("purge failed; will retry next hour"),
     );
   }, 3_600_000).unref();
+  // Scheduled publishing: every instance looks; each schedule is carried out by one.
+  const scheduler = config.schedulerIntervalMs > 0 ? startScheduler(deps, config.schedulerIntervalMs) : null;
 
   // Webhooks: sends what the outbox holds (several instances share it).
   const dispatcher = config.webhooksDispatch ? startDispatcher(deps) : null;
@@ -73,6 +76,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
+    scheduler?.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});
       await deps.dbHandle.close().catch(() => {});

@@ -8,7 +8,9 @@ import type { Operation, ProjectOperation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
 import { modelOperations } from "./model/operations";
 import { oauthOperations } from "./oauth/operations";
+import { previewOperations } from "./preview/operations";
 import { projectOperations } from "./projects/operations";
+import { scheduleOperations } from "./schedule/operations";
 import { themeOperations } from "./theme/operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
@@ -17,6 +19,7 @@ import { webhookOperations } from "./webhooks/operations";
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [
   ...contentOperations,
+  ...scheduleOperations,
   ...activityOperations,
   ...translationOperations,
   ...modelOperations,
@@ -24,6 +27,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,
+  ...previewOperations,
   ...keyOperations,
   ...mcpTokenOperations,
   ...oauthOperations,

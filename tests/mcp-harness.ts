@@ -96,6 +96,7 @@ export const TOOL_NAMES = [
   "archive_node",
   "restore_node",
   "list_entries",
+  "schedule_node",
   "get_translation",
   "upsert_translation",
   "translate_node",

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { type AnyPgColumn, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import type { Actor } from "./history";
 import { projects } from "./projects";
 
 export type NodeStatus = "draft" | "published" | "archived";
@@ -32,6 +33,11 @@ export const nodes = pgTable(
     // The node's current revision number (revisions.number of its latest change; 0 before any).
     revision: integer("revision").notNull().default(0),
     publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }),
+    // Scheduled publishing (issue 29): fired once by the scheduler (src/schedule/), then cleared.
+    publishAt: timestamp("publish_at", { withTimezone: true, mode: "date" }),
+    unpublishAt: timestamp("unpublish_at", { withTimezone: true, mode: "date" }),
+    /** Who set the schedule: recorded with the scheduler's revision. */
+    scheduledBy: jsonb("scheduled_by").$type<Actor>(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
@@ -44,6 +50,8 @@ export const nodes = pgTable(
     index("nodes_parent_created_idx").on(t.parentId, t.status, t.createdAt, t.id),
     index("nodes_parent_title_idx").on(t.parentId, t.status, t.title, t.id),
     index("nodes_project_path_prefix_idx").on(t.projectId, sql`${t.path} text_pattern_ops`),
+    index("nodes_publish_at_idx").on(t.publishAt).where(sql`${t.publishAt} is not null`),
+    index("nodes_unpublish_at_idx").on(t.unpublishAt).where(sql`${t.unpublishAt} is not null`),
   ],
 );
 
@@ -89,6 +97,9 @@ export const translations = pgTable(
     fields: jsonb("fields").$type<Record<string, unknown>>().notNull().default({}),
     // draft translations (e.g. machine-translated, awaiting review) are not delivered.
     status: text("status").$type<"draft" | "published">().notNull().default("published"),
+    publishAt: timestamp("publish_at", { withTimezone: true, mode: "date" }),
+    unpublishAt: timestamp("unpublish_at", { withTimezone: true, mode: "date" }),
+    scheduledBy: jsonb("scheduled_by").$type<Actor>(),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
@@ -97,5 +108,7 @@ export const translations = pgTable(
     index("translations_project_locale_idx").on(t.projectId, t.locale),
     // Delivery resolves localised paths by the translated slug (by-path in a non-default locale).
     index("translations_project_locale_slug_idx").on(t.projectId, t.locale, sql`(${t.meta}->>'slug')`),
+    index("translations_publish_at_idx").on(t.publishAt).where(sql`${t.publishAt} is not null`),
+    index("translations_unpublish_at_idx").on(t.unpublishAt).where(sql`${t.unpublishAt} is not null`),
   ],
 );

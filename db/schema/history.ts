@@ -3,12 +3,14 @@ import { projects } from "./projects";
 
 /** Who made a change, as recorded (names as they were then; secrets never). */
 export interface Actor {
-  readonly kind: "admin_key" | "mcp_token" | "oauth" | "system";
+  readonly kind: "admin_key" | "mcp_token" | "oauth" | "system" | "scheduler";
   readonly id: string | null;
   readonly name: string | null;
   /** OAuth: the user and the client the token was issued to. */
   readonly user?: { readonly id: string; readonly email: string | null } | null;
   readonly client?: { readonly id: string; readonly name: string | null } | null;
+  /** The scheduler (issue 29): who set the schedule it carried out. */
+  readonly scheduled_by?: Actor | null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Id, Json, NodeId, Page, PerPage, Timestamp } from "../lib/schemas";
 
-const ACTOR_KINDS = ["admin_key", "mcp_token", "oauth", "system"] as const;
+const ACTOR_KINDS = ["admin_key", "mcp_token", "oauth", "system", "scheduler"] as const;
 
 export const ActorOut = z.object({
   kind: z.enum(ACTOR_KINDS),
@@ -9,6 +9,11 @@ export const ActorOut = z.object({
   name: z.string().nullable().describe("the key's or token's name, the OAuth user's email (the activity log shows current names; a revision, those of its time)"),
   user: z.object({ id: z.string(), email: z.string().nullable() }).nullable().optional(),
   client: z.object({ id: z.string(), name: z.string().nullable() }).nullable().optional(),
+  scheduled_by: z
+    .object({ kind: z.enum(ACTOR_KINDS), id: z.string().nullable(), name: z.string().nullable() })
+    .nullable()
+    .optional()
+    .describe("scheduler only: who set the schedule it carried out"),
 });
 
 export const ActivityOut = z.object({

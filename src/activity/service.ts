@@ -138,5 +138,9 @@ function named(a: Actor, names: Names): Entry["actor"] {
     out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
     out.client = a.client ? { id: a.client.id, name: names.clients.get(a.client.id) ?? null } : null;
   }
+  if (a.kind === "scheduler") {
+    out.name = a.name;
+    out.scheduled_by = a.scheduled_by ? { kind: a.scheduled_by.kind, id: a.scheduled_by.id, name: a.scheduled_by.name } : null;
+  }
   return out;
 }

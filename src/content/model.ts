@@ -39,6 +39,8 @@ export const NodeOut = z.object({
   fields: Json,
   revision: z.number().int().describe("the node's current revision: send it back as expected_revision (REST: If-Match) so that a write never overwrites a change made since"),
   published_at: Timestamp.nullable(),
+  publish_at: Timestamp.nullable().describe("scheduled publication (UTC); null when none"),
+  unpublish_at: Timestamp.nullable().describe("scheduled unpublication (UTC); null when none"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

@@ -3,6 +3,7 @@ import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
 import { parseFieldFilters } from "../model/field-filters";
+import { ScheduleIn } from "../schedule/model";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
 import { createNode, deleteNode, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
@@ -78,8 +79,10 @@ const updateNodeOp = projectOperation({
     "Change a node's title, slug, parent (moving it), type, position, SEO fields or blocks; omitted fields are kept. " +
     "A new slug or parent rewrites the paths of everything below it. seo replaces the whole SEO object. " +
     "blocks replaces the whole ordered block list: pass existing blocks with their id to keep them (and their translations); blocks left out are deleted. To only reorder, use reorder_blocks. " +
-    "The result must match the project's content model (get_content_model, or the resource cms://{project slug}/model); otherwise invalid_content lists each violation with a JSON Pointer into your input.",
+    "The result must match the project's content model (get_content_model, or the resource cms://{project slug}/model); otherwise invalid_content lists each violation with a JSON Pointer into your input. " +
+    "publish_at / unpublish_at schedule the node's publication or unpublication (ISO 8601 with offset, in the future; null clears), as schedule_node does.",
   nodeWrite: true,
+  // content:publish (issue 27): publish_at / unpublish_at will need it.
   scopes: ["content:write"],
   input: z.object({
     node_id: NodeId,
@@ -91,14 +94,15 @@ const updateNodeOp = projectOperation({
     seo: SeoIn.optional(),
     fields: FieldsIn.optional(),
     blocks: BlocksIn.optional(),
+    ...ScheduleIn,
   }),
   output: z.object({ node: NodeWithBlocksOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
-  async run({ deps, project, now }, { node_id, ...changes }) {
-    if (Object.values(changes).every((v) => v === undefined))
-      throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks");
-    return { node: await updateNode(deps.db, project, node_id, changes, now) };
+  async run({ deps, project, now }, { node_id, publish_at, unpublish_at, ...changes }) {
+    if (Object.values(changes).every((v) => v === undefined) && publish_at === undefined && unpublish_at === undefined)
+      throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks, publish_at, unpublish_at");
+    return { node: await updateNode(deps.db, project, node_id, changes, now, { publish_at, unpublish_at }) };
   },
 });
 

@@ -6,6 +6,7 @@ import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
+import { changesSchedule, type ScheduleChange, scheduleColumns } from "../schedule/rules";
 import { contentWrite, type WriteLog } from "../write";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
 
@@ -33,6 +34,8 @@ export const nodeToWire = (n: Node): NodeWire => ({
   fields: n.fields,
   revision: n.revision,
   published_at: n.publishedAt?.toISOString() ?? null,
+  publish_at: n.publishAt?.toISOString() ?? null,
+  unpublish_at: n.unpublishAt?.toISOString() ?? null,
   created_at: n.createdAt.toISOString(),
   updated_at: n.updatedAt.toISOString(),
 });
@@ -184,10 +187,11 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
   return rows;
 }
 
-export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date): Promise<NodeWithBlocksWire> =>
+export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date, schedule: ScheduleChange = {}): Promise<NodeWithBlocksWire> =>
   contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.touched(node.id);
+    const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, now) : {};
     // Its children's type is checked against its type's `children` rule: a new type checks them again.
     if (input.type !== undefined && input.type !== node.type) {
       for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) paths.checked(child.id);
@@ -219,7 +223,18 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
     const updated = await withConflict(path, async () => {
       const [row] = await tx
         .update(nodes)
-        .set({ parentId, slug, path, position, type: input.type ?? node.type, title: input.title ?? node.title, seo: input.seo ?? node.seo, fields: input.fields ?? node.fields, updatedAt: now })
+        .set({
+          parentId,
+          slug,
+          path,
+          position,
+          type: input.type ?? node.type,
+          title: input.title ?? node.title,
+          seo: input.seo ?? node.seo,
+          fields: input.fields ?? node.fields,
+          ...scheduled,
+          updatedAt: now,
+        })
         .where(eq(nodes.id, node.id))
         .returning();
       // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
@@ -266,12 +281,20 @@ export const transitionNode = (db: Db, project: Project, id: string, action: Tra
     paths.changed(node.id, `${action}_node`);
     const [updated] = await tx
       .update(nodes)
-      .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, updatedAt: now })
+      .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, ...unscheduled(node, action), updatedAt: now })
       .where(eq(nodes.id, node.id))
       .returning();
     if (!updated) throw notFound("node");
     return nodeToWire(updated);
   });
+
+/** A manual transition settles what a schedule would have done: publishing drops publish_at, unpublishing unpublish_at, archiving both. */
+function unscheduled(node: Node, action: Transition): Partial<Pick<Node, "publishAt" | "unpublishAt" | "scheduledBy">> {
+  const publishAt = action === "publish" || action === "archive" ? null : node.publishAt;
+  const unpublishAt = action === "unpublish" || action === "archive" ? null : node.unpublishAt;
+  if (publishAt === node.publishAt && unpublishAt === node.unpublishAt) return {};
+  return { publishAt, unpublishAt, scheduledBy: publishAt === null && unpublishAt === null ? null : node.scheduledBy };
+}
 
 export const deleteNode = (db: Db, project: Project, id: string): Promise<void> =>
   contentWrite(db, project.id, async (tx, paths) => {

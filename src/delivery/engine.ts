@@ -8,9 +8,10 @@
 import type { AppDeps } from "../deps";
 import { AppError, describeError, errorBody, isDatabaseUnavailable, notFound } from "../errors";
 import { onContentCommitted, type PathChanges } from "../lib/commits";
+import { checkPreviewToken } from "../preview/service";
 import { CONTENT_CHANNEL } from "../write";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
+import { acceptsGzip, answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
 /**
  * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`
@@ -151,6 +152,33 @@ export class DeliveryEngine {
     }
   }
 
+  /**
+   * A preview read (issue 29): the token is checked against the table (revocation is immediate on
+   * every instance), the plan is rendered from the latest content, and the answer is never put in
+   * the answer cache, nor kept by any other cache (private, no-store, Vary: Authorization).
+   * An unknown, revoked or expired token is 401, never the published content.
+   */
+  async preview(ref: string, token: string, make: (project: DeliveryProject) => Plan): Promise<Outcome> {
+    try {
+      const found = this.cache.project(ref);
+      const project = found instanceof Promise ? await found : found;
+      if (!project) throw notFound("project");
+      await checkPreviewToken(this.deps.db, project.id, token, this.deps.now());
+      const plan = make(project);
+      let body: string;
+      if ("body" in plan) body = await plan.body();
+      else {
+        const parts: string[] = [];
+        for await (const chunk of await plan.stream()) parts.push(chunk);
+        body = parts.join("");
+      }
+      return { status: 200, headers: { "content-type": plan.type, ...PREVIEW_HEADERS }, body };
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return { status: err.status, headers: { "content-type": JSON_TYPE, ...PREVIEW_HEADERS, ...err.headers }, body: jsonText(errorBody(err.code, err.message, err.details)) };
+    }
+  }
+
   private async errorAnswer(request: Request, err: AppError, extra: Record<string, string> = {}): Promise<Outcome> {
     const answer = await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl);
     return respond(request, { ...answer, headers: { ...answer.headers, ...extra } });
@@ -239,6 +267,9 @@ export class DeliveryEngine {
     return new Response(body, { status: 200, headers });
   }
 }
+
+/** Of every preview answer, errors included: for this reader only, never stored, never indexed. */
+const PREVIEW_HEADERS: Readonly<Record<string, string>> = { ...CORS_HEADERS, "cache-control": "private, no-store", vary: "Authorization", "x-robots-tag": "noindex" };
 
 /** A NOTIFY's PathChanges; when unreadable, anything may be gone and anything may be back. */
 function pathChanges(json: string): PathChanges {

@@ -16,7 +16,12 @@ const locale = query("locale", "one of the project's locales (BCP 47, case-insen
 const renderable =
   "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, fields (locale overrides merged; node references as { id, path, title, type } or null), blocks[{id, type, order, data}] (locale overrides merged), " +
   "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated";
-const nodeResponses = { 200: renderable, 400: "invalid_locale", 404: "not_found" };
+const nodeResponses = { 200: renderable, 400: "invalid_locale", 401: "preview_token_invalid, preview_token_expired (a preview read only)", 404: "not_found" };
+/** Issue 29: the routes that serve previews. */
+const preview = query(
+  "preview",
+  "a preview token (cms_pv_…), for iframes; or send it as Authorization: Bearer. The answer is then the latest content (drafts, draft translations, scheduled nodes), Cache-Control: private, no-store, never cached",
+);
 
 /** `responses` by status: their descriptions. */
 function doc(summary: string, description: string, parameters: Param[], responses: Record<number, string>) {
@@ -34,14 +39,20 @@ export const DeliveryDocs = {
   byPath: doc(
     "Published node by slug path",
     "The rest of the path after by-path/ is the node's slug path in the requested locale (localised slugs apply). An empty path is 404.",
-    [path("path", "slug path, e.g. blog/hello-world"), locale],
+    [path("path", "slug path, e.g. blog/hello-world"), locale, preview],
     nodeResponses,
   ),
-  byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale], nodeResponses),
-  list: doc("All published nodes (raw rows)", "{ data: [row] }, rows are the node's own columns without blocks, with fields (references expanded, default locale), in path order; streamed.", [], {
-    200: "{ data: [raw node row] }",
-    404: "Error body: { error: { code, message, details? } }",
-  }),
+  byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale, preview], nodeResponses),
+  list: doc(
+    "All published nodes (raw rows)",
+    "{ data: [row] }, rows are the node's own columns without blocks, with fields (references expanded, default locale), in path order; streamed.",
+    [preview],
+    {
+      200: "{ data: [raw node row] }",
+      401: "preview_token_invalid, preview_token_expired",
+      404: "Error body: { error: { code, message, details? } }",
+    },
+  ),
   entries: doc(
     "Entries of a collection",
     "Published children of the collection node at the given slug path. sort: updated_at, -updated_at (default), title, -title, created_at, -created_at, position, or field.<name> / -field.<name> for a field marked index: true in the content model; ties broken by id. Field filters: field.<name>=v, field.<name>[in]=a,b, field.<name>[gt|gte|lt|lte]=v (numbers and date-times).",
@@ -52,18 +63,20 @@ export const DeliveryDocs = {
       query("q", "case-insensitive substring of title or slug", { type: "string", maxLength: 200 }),
       query("sort", "sort key; - prefix for descending; field.<name> for an indexed field"),
       query("field.{name}", "filter by an indexed field: field.<name>=v, field.<name>[in]=a,b, field.<name>[gt|gte|lt|lte]=v (repeatable for different fields, at most 10)"),
+      preview,
     ],
     {
       200: "{ data: [{ id, slug, title, path, updated_at }], total, page, per_page }",
       400: "missing_parameter, invalid_request (details.field names the parameter), invalid_sort",
+      401: "preview_token_invalid, preview_token_expired",
       404: "not_found (unknown or unpublished collection)",
     },
   ),
   translation: doc(
     "Published node merged with a locale's translation",
     "The renderable node in that locale; 404 when the locale has no published translation of it.",
-    [path("nodeId", "node id", UUID), { ...locale, required: true, description: "a non-default project locale" }],
-    { 200: renderable, 400: "missing_parameter, invalid_locale", 404: "not_found" },
+    [path("nodeId", "node id", UUID), { ...locale, required: true, description: "a non-default project locale" }, preview],
+    { 200: renderable, 400: "missing_parameter, invalid_locale", 401: "preview_token_invalid, preview_token_expired", 404: "not_found" },
   ),
   sitemap: doc(
     "Sitemap",

@@ -80,24 +80,25 @@ export function createDelivery(deps: AppDeps) {
     };
   };
 
+  // `preview`: the latest content (issue 29); such a plan is never cached (engine.preview).
   const byPathPlan =
-    (request: Request, raw: string) =>
+    (request: Request, raw: string, preview = false) =>
     (p: DeliveryProject): Plan => {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const segs = pathSegments(raw);
       if (!segs) throw notFound("node");
-      return page(`path ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale));
+      return page(`path ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale, preview));
     };
   // A null id (not valid percent-encoding) is no such node.
   const byIdPlan =
-    (request: Request, id: string | null) =>
+    (request: Request, id: string | null, preview = false) =>
     (p: DeliveryProject): Plan => {
       const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
       const key = (id ?? "").toLowerCase();
-      return page(`id ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale));
+      return page(`id ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale, preview));
     };
   const entriesPlan =
-    (request: Request) =>
+    (request: Request, preview = false) =>
     (p: DeliveryProject): Plan => {
       const query = queryOf(request);
       const q = entriesQuery({
@@ -108,7 +109,8 @@ export function createDelivery(deps: AppDeps) {
         sort: queryParam(query, "sort"),
         filters: parseFieldFilters(query),
       });
-      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort, q.filters.map((f) => [f.param, f.value])])}`, () => listEntries(db, p, q), LIST_SCOPE);
+      const load = preview ? async () => ({ ...(await listEntries(db, p, q, true)), preview: true }) : () => listEntries(db, p, q);
+      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort, q.filters.map((f) => [f.param, f.value])])}`, load, LIST_SCOPE);
     };
 
   /**
@@ -126,6 +128,8 @@ export function createDelivery(deps: AppDeps) {
     const path = url.slice(pathStart + 7, q < 0 ? undefined : q);
     const slash = path.indexOf("/");
     if (slash <= 0 || path.includes("%") || url.includes("#")) return null;
+    // A preview (Authorization or ?preview=) is never a cached answer: the routed way serves it.
+    if ((q >= 0 && url.includes("preview=", q)) || request.headers.has("authorization")) return null;
     const ref = path.slice(0, slash);
     const rest = path.slice(slash + 1);
     let make: ((p: DeliveryProject) => Plan) | null = null;
@@ -144,23 +148,24 @@ export function createDelivery(deps: AppDeps) {
 
   // Cached answers are expired by committed writes only (see engine.ts), never by requests.
   // Elysia gives null for a parameter that is not valid percent-encoding.
-  const reads: [string, object, (request: Request, params: Record<string, string | null | undefined>) => (p: DeliveryProject) => Plan][] = [
-    ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request) => byPathPlan(request, "")],
-    ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params) => byPathPlan(request, params["*"] ?? "")],
-    ["/nodes/:id", DeliveryDocs.byId, (request, params) => byIdPlan(request, params.id ?? null)],
-    ["/nodes", DeliveryDocs.list, () => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p)) })],
-    ["/entries", DeliveryDocs.entries, (request) => entriesPlan(request)],
+  // `preview` is true for a preview read: the routes that serve one (issue 29) read the latest content.
+  const reads: [string, object, (request: Request, params: Record<string, string | null | undefined>, preview: boolean) => (p: DeliveryProject) => Plan][] = [
+    ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request, _, preview) => byPathPlan(request, "", preview)],
+    ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params, preview) => byPathPlan(request, params["*"] ?? "", preview)],
+    ["/nodes/:id", DeliveryDocs.byId, (request, params, preview) => byIdPlan(request, params.id ?? null, preview)],
+    ["/nodes", DeliveryDocs.list, (_, __, preview) => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p, 500, preview)) })],
+    ["/entries", DeliveryDocs.entries, (request, _, preview) => entriesPlan(request, preview)],
     [
       "/translations/nodes/:nodeId",
       DeliveryDocs.translation,
-      (request, params) => (p) => {
+      (request, params, preview) => (p) => {
         const raw = queryParam(queryOf(request), "locale");
         if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
         const locale = deliveryLocale(p, raw);
         const id = params.nodeId ?? "";
         // The published node merged with a published translation; 404 when the locale has none.
         return page(`tr ${locale} ${id.toLowerCase()}`, async () => {
-          const node = await getNodeById(db, p, id, locale);
+          const node = await getNodeById(db, p, id, locale, preview);
           if (!node.translated) throw notFound("translation");
           return node;
         });
@@ -181,7 +186,19 @@ export function createDelivery(deps: AppDeps) {
     ],
   ];
   const routes = new Elysia({ prefix: "/api/p/:ref" });
-  for (const [path, detail, make] of reads) routes.get(path, ({ request, set, params }) => serve(request, set, params.ref, make(request, params)), { detail });
+  for (const [path, detail, make] of reads)
+    routes.get(
+      path,
+      ({ request, set, params }) => {
+        const token = previewToken(request);
+        if (token === null) return serve(request, set, params.ref, make(request, params, false));
+        return engine.preview(params.ref ?? "", token, make(request, params, true)).then(
+          (o) => send(set, o),
+          (err: unknown) => failed(set, err),
+        );
+      },
+      { detail },
+    );
   routes
     .options("/", ({ request }) => preflight(request), { detail: { hide: true } })
     .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
@@ -195,6 +212,24 @@ export function createDelivery(deps: AppDeps) {
       throw notFound("route");
     });
   }
+}
+
+/**
+ * The preview token of a delivery read (issue 29): `Authorization: Bearer cms_pv_…`, or the
+ * `preview` query parameter (iframes cannot send headers); null for an ordinary read. Another
+ * Bearer is not ours to judge (delivery is anonymous): the read is an ordinary one. A `preview`
+ * parameter, even empty, asks for a preview: a bad one is 401, never the published content.
+ */
+function previewToken(request: Request): string | null {
+  const auth = request.headers.get("authorization");
+  if (auth !== null) {
+    const m = /^bearer\s+(cms_pv_\S*)\s*$/i.exec(auth);
+    if (m?.[1]) return m[1];
+  }
+  const url = request.url;
+  const q = url.indexOf("?");
+  if (q < 0 || !url.includes("preview=", q)) return null;
+  return new URL(url).searchParams.get("preview");
 }
 
 /** The first chunk goes out with the first page of rows (see StreamPlan). */

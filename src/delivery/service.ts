@@ -12,7 +12,7 @@
 // translated node is not an alias), so every page has one URL per locale. Two siblings claiming the
 // same localised slug resolve deterministically: an explicit translated slug beats a base slug,
 // then the older node (smaller UUIDv7) wins.
-import { and, asc, eq, getTableColumns, gt, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gt, ne, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { ENTRY_SORTS, type EntrySort } from "../content/model";
@@ -66,7 +66,7 @@ export function pathSegments(raw: string): string[] | null {
  * executions: planning drops from ~0.19 ms to ~0.01 ms per read (a `t.locale = $n` lookup made the
  * generic plan look dearer, and every read was planned again).
  */
-function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, refs: RefPaths | null): SQL {
+function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, refs: RefPaths | null, preview: boolean): SQL {
   const projectId = project.id;
   // References in the node's fields, its blocks and the locale's overrides of both (see fields.ts).
   const refsCol =
@@ -80,15 +80,17 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
             union all select 'b', b.type, b.data from blocks b where b.node_id = c.id
             union all select 'b', b.type, o.value from blocks b join jsonb_each(case when jsonb_typeof(tt.overrides) = 'object' then tt.overrides end) o on o.key = b.id::text where b.node_id = c.id`,
         )} end as refs`;
+  // A preview reads the node's revision too, and translations in every status.
+  const rev = (alias: string): SQL => (preview ? sql.raw(`, ${alias}.revision`) : sql``);
   return sql`with recursive ${walk ?? sql``} chain as (
-    select n.id, n.parent_id, n.slug, n.path, n.type, n.title, n.status, n.seo, n.fields, n.published_at, n.updated_at, 0 as depth
+    select n.id, n.parent_id, n.slug, n.path, n.type, n.title, n.status, n.seo, n.fields, n.published_at, n.updated_at, 0 as depth${rev("n")}
     from nodes n where n.project_id = ${projectId} and ${start}
     union all
-    select a.id, a.parent_id, a.slug, a.path, a.type, a.title, a.status, a.seo, null::jsonb, a.published_at, a.updated_at, c.depth + 1
+    select a.id, a.parent_id, a.slug, a.path, a.type, a.title, a.status, a.seo, null::jsonb, a.published_at, a.updated_at, c.depth + 1${rev("a")}
     from chain c join nodes a on a.id = c.parent_id
     where a.project_id = ${projectId} and c.depth < ${sql.raw(String(MAX_DEPTH))}
   )
-  select c.id, c.parent_id, c.slug, c.path, c.type, c.title, c.status, c.seo, c.fields, c.depth,
+  select c.id, c.parent_id, c.slug, c.path, c.type, c.title, c.status, c.seo, c.fields, c.depth${rev("c")},
     ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at, tt.tr,
     case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
                                         order by b."order", b.id) from blocks b where b.node_id = c.id) end as blocks,
@@ -97,7 +99,7 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
     select coalesce(json_object_agg(t.locale, t.meta), '{}'::json) as tr,
       (array_agg(t.blocks) filter (where t.locale = ${locale} and c.depth = 0))[1] as overrides,
       (array_agg(t.fields) filter (where t.locale = ${locale} and c.depth = 0))[1] as field_overrides
-    from translations t where t.node_id = c.id and t.status = 'published'
+    from translations t where t.node_id = c.id${preview ? sql`` : sql` and t.status = 'published'`}
   ) tt on true
   order by c.depth desc`;
 }
@@ -106,8 +108,10 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
  * Walks a localised path down from the roots: at each level a child matches by its published
  * translation's slug in `locale`, or by its base slug when that translation sets no slug.
  */
-function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
+function walkQuery(projectId: string, locale: string, segs: string[], preview: boolean): SQL {
   const path = segs.join("/");
+  const live = preview ? sql`n.status <> 'archived'` : sql`n.status = 'published'`;
+  const trLive = preview ? sql`true` : sql`t.status = 'published'`;
   const seg = sql`(string_to_array(${path}, '/'))[w.depth + 1]`;
   return sql`walk(id, path, depth, rank) as (
     select null::uuid, ''::text, 0, ''::text
@@ -115,25 +119,30 @@ function walkQuery(projectId: string, locale: string, segs: string[]): SQL {
     select x.id, x.path, w.depth + 1, w.rank || x.r
     from walk w cross join lateral (
       select n.id, n.path, '1'::text as r from nodes n
-      where n.project_id = ${projectId} and n.status = 'published'
+      where n.project_id = ${projectId} and ${live}
         and n.path = (case when w.depth = 0 then '' else w.path || '/' end) || ${seg}
         and not exists (select 1 from translations t where t.node_id = n.id and t.locale = ${locale}
-                        and t.status = 'published' and coalesce(t.meta->>'slug', '') <> '')
+                        and ${trLive} and coalesce(t.meta->>'slug', '') <> '')
       union all
       select n.id, n.path, '0'::text from translations t join nodes n on n.id = t.node_id
-      where t.project_id = ${projectId} and t.locale = ${locale} and t.status = 'published' and t.meta->>'slug' = ${seg}
-        and n.project_id = ${projectId} and n.status = 'published' and n.parent_id is not distinct from w.id
+      where t.project_id = ${projectId} and t.locale = ${locale} and ${trLive} and t.meta->>'slug' = ${seg}
+        and n.project_id = ${projectId} and ${live} and n.parent_id is not distinct from w.id
     ) x
     where w.depth < ${segs.length}
   ),`;
 }
 
-/** The renderable node whose chain `start` and `walk` select (see chainQuery); 404 unless the whole chain is published. */
-async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null): Promise<RenderableNode> {
+/**
+ * The renderable node whose chain `start` and `walk` select (see chainQuery); 404 unless the whole
+ * chain is published. A preview (issue 29) shows drafts and draft translations too (archived
+ * nodes stay hidden), and says so: `preview: true` and the node's `revision`.
+ */
+async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, preview: boolean): Promise<RenderableNode> {
   const refs = refPaths(await deliveryModel(db, project));
-  const chain = await preparedRows<ChainNode>(db, chainQuery(project, locale, start, walk, refs));
-  if (chain[0]?.parent_id !== null || chain.some((c) => c.status !== "published")) throw notFound("node");
-  const node = renderNode(project, chain, locale, refs);
+  const chain = await preparedRows<ChainNode & { revision?: number }>(db, chainQuery(project, locale, start, walk, refs, preview));
+  if (chain[0]?.parent_id !== null || chain.some((c) => (preview ? c.status === "archived" : c.status !== "published"))) throw notFound("node");
+  const rendered = renderNode(project, chain, locale, refs);
+  const node = preview ? { ...rendered, status: chain[chain.length - 1]?.status, preview: true, revision: Number(chain[chain.length - 1]?.revision ?? 0) } : rendered;
   basePaths.set(node, chain[chain.length - 1]?.path ?? "");
   return node;
 }
@@ -143,14 +152,14 @@ const basePaths = new WeakMap<RenderableNode, string>();
 export const basePathOf = (node: RenderableNode): string | undefined => basePaths.get(node);
 
 /** The node at these slug segments (pathSegments) in `locale`. */
-export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string): Promise<RenderableNode> {
-  if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null);
-  return renderChain(db, project, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs));
+export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string, preview = false): Promise<RenderableNode> {
+  if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null, preview);
+  return renderChain(db, project, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs, preview), preview);
 }
 
-export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string): Promise<RenderableNode> {
+export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string, preview = false): Promise<RenderableNode> {
   if (!isUuid(id)) throw notFound("node");
-  return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null);
+  return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null, preview);
 }
 
 /** The project's content model at the version delivery read with the project (compiled once per version); null without one. */
@@ -165,11 +174,14 @@ async function deliveryModel(db: Db, project: DeliveryProject): Promise<Compiled
  * Path prefixes ("a/b/") that hide published descendants: drafts and archived nodes with a
  * published child. Usually empty or tiny, so page queries filter with one LIKE ANY.
  */
-export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[]> {
+export async function hiddenPrefixes(db: Db, projectId: string, preview = false): Promise<string[]> {
+  // A preview hides only what is archived (and below it).
+  const hiding = preview ? sql`h.status = 'archived'` : sql`h.status in ('draft', 'archived')`;
+  const shown = preview ? sql`c.status <> 'archived'` : sql`c.status = 'published'`;
   const found = rows<{ path: string }>(
     await db.execute(sql`select h.path from nodes h
-      where h.project_id = ${projectId} and h.status in ('draft', 'archived')
-        and exists (select 1 from nodes c where c.parent_id = h.id and c.status = 'published')
+      where h.project_id = ${projectId} and ${hiding}
+        and exists (select 1 from nodes c where c.parent_id = h.id and ${shown})
       order by h.path`),
   )
     .map((r) => `${r.path}/`)
@@ -181,9 +193,9 @@ export async function hiddenPrefixes(db: Db, projectId: string): Promise<string[
 }
 
 /** SQL condition: the node is published and no ancestor hides it. */
-export function visibleCondition(projectId: string, hidden: string[]): SQL {
+export function visibleCondition(projectId: string, hidden: string[], preview = false): SQL {
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
-  const base = and(eq(nodes.projectId, projectId), eq(nodes.status, "published"))!;
+  const base = and(eq(nodes.projectId, projectId), preview ? ne(nodes.status, "archived") : eq(nodes.status, "published"))!;
   if (hidden.length === 0) return base;
   const patterns = hidden.map((h) => `${escapeLike(h)}%`).join("\n");
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
@@ -210,9 +222,9 @@ export async function* pathPages<T extends { path: string }>(cond: SQL, after: s
  * Every visible node as a raw row (admin wire form) with its `fields` (references expanded, in the
  * default locale), in path order, `pageSize` rows per query.
  */
-export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500): AsyncGenerator<(NodeWire & { fields: Record<string, unknown> })[]> {
+export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<Omit<NodeWire, "publish_at" | "unpublish_at">[]> {
   const refs = refPaths(await deliveryModel(db, project));
-  const visible = visibleCondition(project.id, await hiddenPrefixes(db, project.id));
+  const visible = visibleCondition(project.id, await hiddenPrefixes(db, project.id, preview), preview);
   const targets = refs === null ? sql<null>`null` : sql<Record<string, NodeRef>>`${refsColumn(project.id, "", refs, sql`select 'n', ${nodes.type}, ${nodes.fields}`)}`;
   const read = (where: SQL) =>
     db
@@ -222,7 +234,12 @@ export async function* listPublishedNodes(db: Db, project: DeliveryProject, page
       .orderBy(asc(nodes.path))
       .limit(pageSize);
   for await (const page of pathPages(visible, null, pageSize, read)) {
-    yield page.map(({ refs: found, ...n }) => ({ ...nodeToWire(n), fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}) }));
+    yield page.map(({ refs: found, ...n }) => {
+      // The schedule is the editors' business: a preview shows it, the public list does not.
+      const { publish_at, unpublish_at, ...wire } = nodeToWire(n);
+      const fields = refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {});
+      return preview ? { ...wire, publish_at, unpublish_at, fields } : { ...wire, fields };
+    });
   }
 }
 
@@ -257,7 +274,9 @@ export function entriesQuery(input: EntriesInput) {
 }
 
 /** The one statement of an entries page (exported for the EXPLAIN test); 400 for a filter or sort the model does not allow. */
-export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery): Promise<SQL> {
+export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery, preview = false): Promise<SQL> {
+  const hiding = preview ? sql`x.status = 'archived'` : sql`x.status <> 'published'`;
+  const live = preview ? sql`e.status <> 'archived'` : sql`e.status = 'published'`;
   const q = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   let match = q;
   // The entries' parent: the visible collection, found by the statement itself (one round trip)...
@@ -281,27 +300,27 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
     // with a category's tenth guessed as a few rows it sorted the whole category by date (50 ms)
     // rather than walk the date index (3 ms). The statement still checks that this collection is
     // the visible one, in its own snapshot.
-    const found = rows<{ id: string }>(await db.execute(sql`${collectionChain(project, input)} select id from col`))[0];
+    const found = rows<{ id: string }>(await db.execute(sql`${collectionChain(project, input, hiding)} select id from col`))[0];
     if (!found) throw notFound("collection");
     parent = sql.raw(`'${found.id}'::uuid`);
     match = sql`${match} and exists (select 1 from col where col.id = ${parent})`;
   }
   if (order === null) throw new Error("a field sort without its order");
-  return sql`${collectionChain(project, input)}
+  return sql`${collectionChain(project, input, hiding)}
     select (select id from col) as collection_id,
-      (select count(*) from nodes e where e.parent_id = ${parent} and e.status = 'published' ${match})::int as total,
+      (select count(*) from nodes e where e.parent_id = ${parent} and ${live} ${match})::int as total,
       e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs
     from (select 1) one left join lateral (
       select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields from nodes e
-      where e.parent_id = ${parent} and e.status = 'published' ${match}
+      where e.parent_id = ${parent} and ${live} ${match}
       order by ${order}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
     ) e on true
     order by ${order}`;
 }
 
-/** `col`: the id of the collection at `input.collection` when it and every ancestor are published (else no row). */
-const collectionChain = (project: DeliveryProject, input: EntriesQuery): SQL => sql`with recursive chain as (
+/** `col`: the id of the collection at `input.collection` when it and every ancestor are published (else no row; `hiding`: what hides it). */
+const collectionChain = (project: DeliveryProject, input: EntriesQuery, hiding: SQL): SQL => sql`with recursive chain as (
       select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
       where n.project_id = ${project.id} and n.path = ${input.collection}
       union all
@@ -309,7 +328,7 @@ const collectionChain = (project: DeliveryProject, input: EntriesQuery): SQL => 
       where a.project_id = ${project.id} and c.depth < ${sql.raw(String(MAX_DEPTH))}
     ), col as (
       select c.id from chain c where c.depth = 0 and c.type = 'collection'
-        and not exists (select 1 from chain x where x.status <> 'published')
+        and not exists (select 1 from chain x where ${hiding})
         and exists (select 1 from chain x where x.parent_id is null)
     )`;
 
@@ -318,7 +337,7 @@ const entryFields = (r: { type: string; fields: Record<string, unknown> | null; 
   refs === null ? (r.fields ?? {}) : expandRefs(r.fields ?? {}, refs.nodes.get(r.type), r.refs ?? {});
 
 /** A page of a visible collection's published children; unknown or invisible collection → 404. */
-export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery) {
+export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery, preview = false) {
   type Row = {
     collection_id: string | null;
     total: number;
@@ -331,7 +350,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     fields: Record<string, unknown>;
     refs: Record<string, NodeRef> | null;
   };
-  const statement = await entriesStatement(db, project, input);
+  const statement = await entriesStatement(db, project, input, preview);
   const refs = refPaths(await deliveryModel(db, project));
   // By field: planned for its values each time (~0.5 ms). A prepared statement's generic plan knows
   // neither the filter's value nor the page size, and chose to sort a whole category by date

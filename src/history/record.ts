@@ -25,7 +25,9 @@ const snapshotOf = (n: string): SQL => {
 
 /** Who runs the current write, with the names the credential lookup read (src/auth.ts); "system" outside an operation (the demo seed, scripts). */
 export function currentActor(): Actor {
-  const caller = currentOperation()?.caller;
+  const run = currentOperation();
+  if (run?.actor) return run.actor;
+  const caller = run?.caller;
   if (!caller) return { kind: "system", id: null, name: null };
   if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: caller.keyName ?? null };
   if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: caller.credentialName ?? null };

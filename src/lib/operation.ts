@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Project } from "../../db/schema";
+import type { Actor, Project } from "../../db/schema";
 import type { AppDeps } from "../deps";
 import { AppError } from "../errors";
 import type { AdminCaller, McpCaller } from "./caller";
@@ -177,7 +177,9 @@ export function undeclaredFieldsError(op: Operation, fields: readonly string[], 
  */
 export interface OperationRun {
   readonly name: string;
-  readonly caller: AdminCaller | McpCaller;
+  /** null: a write the service makes itself (the scheduler), recorded as `actor`. */
+  readonly caller: AdminCaller | McpCaller | null;
+  readonly actor?: Actor;
   /** The revision the caller last read of the node the operation writes (expected_revision, If-Match), checked once by the write path. */
   readonly expected: { readonly nodeId: string; readonly revision: number } | null;
   /** Set by the write path: the expectation was checked (a second write of the same operation is not held to it), an activity entry was written. */
@@ -198,6 +200,14 @@ export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCall
     if (!project) throw new Error(`${op.name} acts on a project and was given none`);
     return op.run({ ...ctx, project }, args as never);
   });
+}
+
+/**
+ * A write the service makes on its own (the scheduler, issue 29) runs as an operation too: under
+ * `name`, recorded with `actor`, through the same write path as a caller's.
+ */
+export function runServiceOperation<T>(name: string, actor: Actor, run: () => Promise<T>): Promise<T> {
+  return running.run({ name, caller: null, actor, expected: null, state: { checked: false, recorded: false } }, run);
 }
 
 /** A node write's expected_revision goes to the write path, not to the operation's `run`. */

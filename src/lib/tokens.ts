@@ -2,7 +2,7 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { constantTimeEqual } from "@oslojs/crypto/subtle";
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from "@oslojs/encoding";
 
-export type TokenPrefix = "cms_ak_" | "cms_mcp_" | "cms_at_" | "cms_rt_" | "cms_cs_" | "cms_code_";
+export type TokenPrefix = "cms_ak_" | "cms_mcp_" | "cms_at_" | "cms_rt_" | "cms_cs_" | "cms_code_" | "cms_pv_";
 
 /** A prefixed bearer secret with 160 bits of randomness. */
 export function generateToken(prefix: TokenPrefix): string {

@@ -10,6 +10,8 @@ export const TranslationOut = z.object({
   fields: Json,
   blocks: z.record(z.string(), Json),
   status: TranslationStatus,
+  publish_at: Timestamp.nullable().describe("scheduled publication of this translation (UTC); null when none"),
+  unpublish_at: Timestamp.nullable().describe("scheduled unpublication of this translation (UTC); null when none"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

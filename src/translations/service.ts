@@ -20,6 +20,8 @@ export const translationToWire = (tr: Translation): z.output<typeof TranslationO
   fields: tr.fields,
   blocks: tr.blocks,
   status: tr.status,
+  publish_at: tr.publishAt?.toISOString() ?? null,
+  unpublish_at: tr.unpublishAt?.toISOString() ?? null,
   created_at: tr.createdAt.toISOString(),
   updated_at: tr.updatedAt.toISOString(),
 });

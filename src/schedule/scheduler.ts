@@ -1,0 +1,53 @@
+// The scheduler (issue 29): in the background of every instance, like the hourly housekeeping, it
+// looks for due schedules every SCHEDULER_INTERVAL_MS and carries each out as a write of its own
+// (schedule/service.ts). Several instances may look at once: each schedule is claimed by one. A
+// schedule missed while no instance ran is due at the first look after a start.
+import type { AppDeps } from "../deps";
+import { describeError } from "../errors";
+import { dueSchedules, fireSchedule } from "./service";
+
+export interface Scheduler {
+  /** One look: fires what is due; answers how many changes this instance made. */
+  tick(): Promise<number>;
+  stop(): void;
+}
+
+export function startScheduler(deps: Pick<AppDeps, "db" | "log">, intervalMs: number): Scheduler {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  let running: Promise<number> | null = null;
+  const tick = (): Promise<number> => {
+    running ??= (async () => {
+      let fired = 0;
+      try {
+        for (const due of await dueSchedules(deps.db)) {
+          try {
+            if (await fireSchedule(deps.db, due)) fired++;
+          } catch (err) {
+            deps.log.warn("scheduler: a schedule could not be carried out; retrying at the next look", { node_id: due.nodeId, locale: due.locale, action: due.action, ...describeError(err) });
+          }
+        }
+        if (fired > 0) deps.log.info("scheduler: carried out schedules", { fired });
+      } catch (err) {
+        deps.log.warn("scheduler: could not read due schedules", describeError(err));
+      } finally {
+        running = null;
+      }
+      return fired;
+    })();
+    return running;
+  };
+  const loop = (): void => {
+    if (stopped) return;
+    timer = setTimeout(() => void tick().finally(loop), intervalMs);
+    (timer as { unref?: () => void }).unref?.();
+  };
+  void tick().finally(loop);
+  return {
+    tick,
+    stop: () => {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
+}
