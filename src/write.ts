@@ -10,9 +10,11 @@ import { projects } from "../db/schema";
 import { checkExpectedRevision } from "./activity/conflict";
 import { recordContentActivity } from "./activity/service";
 import { AppError, notFound } from "./errors";
+import { dryRunChanges } from "./history/dry-run";
 import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { isPlainObject } from "./lib/merge";
+import { currentOperation } from "./lib/operation";
 import { compiledModel, nodeSnapshots } from "./model/cache";
 import { type NodeSnapshot, pointerSegment } from "./model/compile";
 import { MAX_VIOLATIONS, type Violation } from "./model/model";
@@ -108,6 +110,9 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     const { numbers, recorded } = await recordChanges(tx, projectId, changed, deleted);
     if (modelVersion > 0 && touched.size > 0) await checkModel(tx, projectId, modelVersion, touched, recorded);
     answerRevisions(out, numbers);
+    // A dry run (issue 27): what would change, reported to the operation unit, which rolls it all back.
+    const dry = currentOperation()?.dryRun;
+    if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, currentOperation()?.name ?? "write")));
     // One NOTIFY per write, delivered at commit: it names this app (whose own listener skips it,
     // having heard of the write at commit), the version it made (a reader that sees the version
     // first knows its news is on the way) and the pages the write took away or brought. Sent with

@@ -10,7 +10,7 @@ import { AppError, isForeignKeyViolation } from "../errors";
 import { currentActor } from "../history/record";
 import { uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
-import { currentOperation, httpBindings, type Operation } from "../lib/operation";
+import { currentOperation, isWriteOperation, type Operation } from "../lib/operation";
 import { readPaging } from "../lib/paging";
 import type { ActivityOut, ActivityQuery } from "./model";
 
@@ -35,8 +35,6 @@ export async function recordContentActivity(tx: Db, projectId: string, changed: 
   if (run) run.state.recorded = true;
 }
 
-/** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */
-const isWriteOperation = (op: Operation): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op).some((b) => b.method !== "GET"));
 
 /**
  * After a project write operation succeeded, unless the write path recorded it: its target is the

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
+import { PUBLISH_SCOPES } from "../lib/scopes";
 import { parseFieldFilters } from "../model/field-filters";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
@@ -141,7 +142,7 @@ const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
     title,
     description,
     nodeWrite: true,
-    scopes: ["content:write"],
+    scopes: PUBLISH_SCOPES,
     input: z.object(NodeRef),
     output: z.object({ node: NodeOut }),
     tool: IDEMPOTENT_WRITE,
@@ -155,9 +156,10 @@ const deleteNodeOp = projectOperation({
   title: "Delete a node",
   description: "Delete a node and its descendants.",
   nodeWrite: true,
-  scopes: ["content:write"],
+  scopes: PUBLISH_SCOPES,
   input: z.object(NodeRef),
   output: Empty,
+  tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
   run: ({ deps, project }, args) => deleteNode(deps.db, project, args.node_id).then(() => ({})),
 });

@@ -20,7 +20,9 @@ const DEFAULT_ACCENT = "#2563eb";
 
 const SCOPE_TEXT: Record<string, string> = {
   "content:read": "Read pages, entries, blocks, translations and project settings",
-  "content:write": "Create, edit, reorder, publish, unpublish and archive content; edit the theme",
+  "content:write": "Create and edit drafts: pages, entries, blocks and translations; edit the theme",
+  "content:publish":
+    "Publish, unpublish, archive, restore and delete content, and restore earlier versions, without asking you: without it, each such change waits for a person's approval",
   "ai:read": "Use the project's AI providers to translate text and content",
   "model:write": "Change the project's content model (block and node types) that every edit is checked against",
 };
