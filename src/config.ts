@@ -72,6 +72,7 @@ const VARIABLES = [
   ["REVISIONS_PER_NODE", 100, "revisions kept per node (the newest is always kept); older ones are pruned by the hourly housekeeping"],
   ["REVISIONS_MAX_AGE_DAYS", 90, "revisions older than this many days are pruned (a node's newest revision is always kept)"],
   ["TRASH_RETENTION_DAYS", 30, "days a deleted node stays in the trash, restorable; its revisions are pruned after"],
+  ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
 ] as const;
 
 type Variable = (typeof VARIABLES)[number];
@@ -194,6 +195,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     revisionsPerNode: int("REVISIONS_PER_NODE", 1, 1_000_000),
     revisionsMaxAgeDays: int("REVISIONS_MAX_AGE_DAYS", 1, 100 * 365),
     trashRetentionDays: int("TRASH_RETENTION_DAYS", 1, 100 * 365),
+    approvalTtlSeconds: int("APPROVAL_TTL", 1, 30 * 86_400),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

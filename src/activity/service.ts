@@ -127,8 +127,18 @@ async function actorNames(db: Db, actors: readonly Actor[]): Promise<Names> {
 }
 
 function named(a: Actor, names: Names): Entry["actor"] {
-  const name = a.id === null ? null : a.kind === "admin_key" ? (names.keys.get(a.id) ?? null) : a.kind === "mcp_token" ? (names.tokens.get(a.id) ?? null) : null;
+  const name =
+    a.id === null
+      ? null
+      : a.kind === "admin_key"
+        ? (names.keys.get(a.id) ?? null)
+        : a.kind === "mcp_token"
+          ? (names.tokens.get(a.id) ?? null)
+          : a.kind === "user"
+            ? (names.emails.get(a.id) ?? a.name)
+            : null;
   const out: Entry["actor"] = { kind: a.kind, id: a.id, name };
+  if (a.kind === "user") out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
   if (a.kind === "oauth") {
     out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
     out.client = a.client ? { id: a.client.id, name: names.clients.get(a.client.id) ?? null } : null;
