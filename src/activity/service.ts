@@ -35,7 +35,6 @@ export async function recordContentActivity(tx: Db, projectId: string, changed: 
   if (run) run.state.recorded = true;
 }
 
-
 /**
  * After a project write operation succeeded, unless the write path recorded it: its target is the
  * declared kind (else the name without its verb) and the id the input or the answer names.

@@ -5,7 +5,7 @@
 import { and, count, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { type Actor, activity, type Approval, approvals, mcpClientCapabilities, nodes, revisions } from "../../db/schema";
+import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions } from "../../db/schema";
 import type { Config } from "../config";
 import { AppError, notFound } from "../errors";
 import { diffJson } from "../history/diff";
@@ -130,7 +130,9 @@ export async function expireApprovals(db: Db, projectId: string, now: Date): Pro
     .returning();
   if (expired.length === 0) return;
   const system: Actor = { kind: "system", id: null, name: null };
-  await db.insert(activity).values(expired.map((a) => ({ id: uuidv7(now.getTime()), projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })));
+  await db
+    .insert(activity)
+    .values(expired.map((a) => ({ id: uuidv7(now.getTime()), projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })));
 }
 
 const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "approval", id: a.id, operation: a.operation, node_id: a.nodeId });
@@ -260,6 +262,10 @@ export async function rememberUrlElicitation(db: Db, caller: McpCaller, declared
 }
 
 export async function declaredUrlElicitation(db: Db, caller: McpCaller): Promise<boolean> {
-  const [row] = await db.select({ url: mcpClientCapabilities.urlElicitation }).from(mcpClientCapabilities).where(eq(mcpClientCapabilities.requester, requesterOf(caller))).limit(1);
+  const [row] = await db
+    .select({ url: mcpClientCapabilities.urlElicitation })
+    .from(mcpClientCapabilities)
+    .where(eq(mcpClientCapabilities.requester, requesterOf(caller)))
+    .limit(1);
   return row?.url === true;
 }

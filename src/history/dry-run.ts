@@ -16,7 +16,13 @@ export async function dryRunChanges(tx: Db, projectId: string, recorded: Readonl
     const found = await tx
       .select({ nodeId: revisions.nodeId, number: revisions.number, snapshot: revisions.snapshot })
       .from(revisions)
-      .where(and(eq(revisions.projectId, projectId), inArray(revisions.nodeId, [...new Set(wanted.map((w) => w.id))]), or(...wanted.map((w) => and(eq(revisions.nodeId, w.id), eq(revisions.number, w.number))))));
+      .where(
+        and(
+          eq(revisions.projectId, projectId),
+          inArray(revisions.nodeId, [...new Set(wanted.map((w) => w.id))]),
+          or(...wanted.map((w) => and(eq(revisions.nodeId, w.id), eq(revisions.number, w.number)))),
+        ),
+      );
     for (const r of found) before.set(`${r.nodeId}:${r.number}`, r.snapshot);
   }
   const changes: NodeChange[] = [...recorded].map(([id, r]) => {
