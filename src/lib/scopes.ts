@@ -14,11 +14,11 @@ export const DEFAULT_MCP_SCOPES: readonly (typeof MCP_SCOPES)[number][] = ["cont
 
 /**
  * Issue 27: what changes what the public sees (publish, unpublish, archive, restore, delete, restore
- * a revision or from the trash, scheduling) needs content:publish besides content:write;
- * content:write alone edits drafts. An operation declaring this rule is also one a person can
- * approve for an MCP caller that lacks content:publish (src/approvals/).
+ * a revision or from the trash, scheduling) needs content:publish; content:write alone edits
+ * drafts. An operation declaring this rule is also one a person can approve for an MCP caller that
+ * holds content:write but not content:publish (src/approvals/).
  */
-export const PUBLISH_SCOPES: readonly Scope[] = ["content:write", "content:publish"];
+export const PUBLISH_SCOPES: readonly Scope[] = ["content:publish"];
 /** The scope a person's approval stands in for. */
 export const PUBLISH_SCOPE: Scope = "content:publish";
 

@@ -35,8 +35,8 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
     async (args: unknown, extra): Promise<CallToolResult> => {
       const missing = unmetScopes(tool.scopes, ctx.caller.scopes);
       // Lacking only content:publish: a person may approve the call (a dry run writes nothing and needs no approval).
-      if (needsApproval(tool, missing, args)) return approvalGate(ctx, tool, args as Record<string, unknown>);
-      if (missing.length > 0 && !(isDryRun(args) && onlyPublish(missing))) return missingScopeError(tool.name, missing, ctx.caller.scopes);
+      if (needsApproval(tool, missing, args, ctx.caller.scopes)) return approvalGate(ctx, tool, args as Record<string, unknown>);
+      if (missing.length > 0 && !(isDryRun(args) && onlyPublish(missing) && ctx.caller.scopes.includes("content:write"))) return missingScopeError(tool.name, missing, ctx.caller.scopes);
       const token = extra._meta?.progressToken;
       // Progress only for a client that asked (a progressToken); the endpoint streams such answers.
       const progress: ToolContext["progress"] =
@@ -59,8 +59,9 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
 
 const onlyPublish = (missing: readonly string[]): boolean => missing.length === 1 && missing[0] === PUBLISH_SCOPE;
 const isDryRun = (args: unknown): boolean => isPlainObject(args) && args.dry_run === true;
-const needsApproval = (tool: ProjectOperation, missing: readonly string[], args: unknown): boolean =>
-  onlyPublish(missing) && !isDryRun(args) && isPlainObject(args) && typeof args.node_id === "string" && !("anyOf" in tool.scopes);
+/** A caller that may edit drafts (content:write) but not publish asks a person; one that may not even edit is refused as before. */
+const needsApproval = (tool: ProjectOperation, missing: readonly string[], args: unknown, held: readonly string[]): boolean =>
+  onlyPublish(missing) && held.includes("content:write") && !isDryRun(args) && isPlainObject(args) && typeof args.node_id === "string" && !("anyOf" in tool.scopes);
 
 /**
  * Issue 27: the call of a caller without content:publish. Approved (at the node's revision): carried
