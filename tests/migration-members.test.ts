@@ -88,14 +88,15 @@ describe("migration to per-project roles", async () => {
 
   test("root keys (every scope, no project limit) gain users:write; no other key changes", async () => {
     const keys = Object.fromEntries((await db.select().from(adminKeys)).map((k) => [k.id, k.scopes]));
-    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write"]); // model:write from 0004, as root keys
-    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write"]);
-    expect(keys[keyIds.limited]).toEqual(OLD_SEVEN);
+    // model:write from 0004, as root keys; content:publish from 0007 (issue 27), as every key holding content:write
+    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write", "content:publish"]);
+    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write", "content:publish"]);
+    expect(keys[keyIds.limited]).toEqual([...OLD_SEVEN, "content:publish"]);
     expect(keys[keyIds.partial]).toEqual(["content:read", "keys:write"]);
   });
 
   test("an OAuth token issued before the upgrade keeps exactly what it had", async () => {
-    expect(await tokenScopes()).toEqual(["content:read", "content:write"]);
+    expect(await tokenScopes()).toEqual(["content:read", "content:write", "content:publish"]); // content:publish from 0007, with content:write
   });
 
   test("the old roles are refused by the new constraints; a project created after the upgrade is not the migrated editor's", async () => {

@@ -75,6 +75,8 @@ interface OperationBase<I extends z.ZodObject, O extends z.ZodObject> {
   readonly nodeWrite?: true;
   /** What the activity log names as the write's target kind; by default the operation's name without its verb ("create_ai_provider" → "ai_provider"). */
   readonly activity?: { readonly kind: string };
+  /** Set by projectOperation and adminOperation on write operations: `dry_run` is carried out by the operation unit (an operation declaring its own dry_run keeps it). */
+  readonly unitDryRun?: true;
 }
 
 /** Acts on one project: `:ref` of an admin route, the project an MCP credential is bound to. */
@@ -107,9 +109,9 @@ const DryRun = z.boolean().optional().describe("true: check everything the call 
  * every write route). runOperation carries it out for all of them alike.
  */
 function withDryRun<T extends Operation>(op: T): T {
-  if (!isWriteOperation(op)) return op;
+  if (!isWriteOperation(op) || Object.hasOwn(op.input.shape, "dry_run")) return op;
   const http = op.http === undefined ? undefined : httpBindings(op).map((b) => ({ ...b, query: [...(b.query ?? []), "dry_run"] }));
-  return { ...op, input: op.input.extend({ dry_run: DryRun }), ...(http ? { http } : {}) };
+  return { ...op, input: op.input.extend({ dry_run: DryRun }), unitDryRun: true, ...(http ? { http } : {}) };
 }
 
 /** The node-writing operations' optimistic concurrency check (over REST: If-Match or ?expected_revision=). */
@@ -219,7 +221,7 @@ export const currentOperation = (): OperationRun | undefined => running.getStore
 /** Runs `op` for a transport: the one place every operation passes through on its way to `run`. */
 export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCaller | McpCaller>, "project"> & { project?: Project }, input: unknown): Promise<unknown> {
   const { project } = ctx;
-  const [sent, dry] = takeDryRun(input);
+  const [sent, dry] = op.unitDryRun ? takeDryRun(input) : [input, false];
   const [args, expected] = takeExpectedRevision(op, sent);
   const run: OperationRun = { name: op.name, caller: ctx.caller, expected, state: { checked: false, recorded: false }, dryRun: dry ? { changes: [] } : null };
   const call = (deps: AppDeps): Promise<unknown> => {
