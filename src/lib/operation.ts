@@ -104,6 +104,26 @@ export const isWriteOperation = (op: Pick<Operation, "tool" | "http">): boolean 
 
 const DryRun = z.boolean().optional().describe("true: check everything the call would (scopes, conflicts, paths, locales, the content model, limits), write nothing, and answer what would change");
 
+/** What a dry run adds to the operation's answer (absent from a real call's). */
+const DRY_RUN_OUT = {
+  dry_run: z.literal(true).optional().describe("present on a dry run's answer: nothing was written"),
+  changes: z
+    .array(
+      z.object({
+        node_id: z.string(),
+        operation: z.string(),
+        revision_before: z.number().int().nullable(),
+        revision_after: z.number().int().nullable().describe("null: the node would be deleted"),
+        deleted: z.literal(true).optional(),
+        diff: z
+          .array(z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))
+          .describe("field-level, JSON Pointers into the node's snapshot (as get_revision's diff)"),
+      }),
+    )
+    .optional()
+    .describe("a dry run's answer: each node the write would change"),
+};
+
 /**
  * Issue 27: every write operation takes `dry_run` (a tool argument; over REST `?dry_run=true` on
  * every write route). runOperation carries it out for all of them alike.
@@ -111,7 +131,7 @@ const DryRun = z.boolean().optional().describe("true: check everything the call 
 function withDryRun<T extends Operation>(op: T): T {
   if (!isWriteOperation(op) || Object.hasOwn(op.input.shape, "dry_run")) return op;
   const http = op.http === undefined ? undefined : httpBindings(op).map((b) => ({ ...b, query: [...(b.query ?? []), "dry_run"] }));
-  return { ...op, input: op.input.extend({ dry_run: DryRun }), unitDryRun: true, ...(http ? { http } : {}) };
+  return { ...op, input: op.input.extend({ dry_run: DryRun }), output: op.output.extend(DRY_RUN_OUT), unitDryRun: true, ...(http ? { http } : {}) };
 }
 
 /** The node-writing operations' optimistic concurrency check (over REST: If-Match or ?expected_revision=). */
