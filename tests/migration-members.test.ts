@@ -1,30 +1,15 @@
 // Issue 13: the upgrade from instance-wide roles, run on a database created by the previous
 // schema (every migration before the project_members one), filled as that version would fill it.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
-import { MIGRATIONS_FOLDER, runMigrations } from "../db/migrate";
+import { runMigrations } from "../db/migrate";
 import { adminKeys, projectMembers, users } from "../db/schema";
 import { authenticateMcpBearer } from "../src/auth";
 import { hashToken } from "../src/lib/tokens";
-import { BASE, freshDatabase, harness, seedProject } from "./helpers";
+import { BASE, freshDatabase, harness, migrationsBefore, seedProject } from "./helpers";
 
 const OLD_SEVEN = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write"];
-
-/** A migrations folder holding every migration that came before `tag`. */
-function migrationsBefore(tagSuffix: string): string {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));
-  if (at < 1) throw new Error(`no migration ${tagSuffix} after the first`);
-  const dir = mkdtempSync(join(tmpdir(), "cms-old-schema-"));
-  mkdirSync(join(dir, "meta"));
-  const entries = journal.entries.slice(0, at);
-  for (const e of entries) copyFileSync(join(MIGRATIONS_FOLDER, `${e.tag}.sql`), join(dir, `${e.tag}.sql`));
-  writeFileSync(join(dir, "meta/_journal.json"), JSON.stringify({ ...journal, entries }));
-  return dir;
-}
 
 describe("migration to per-project roles", async () => {
   const oldFolder = migrationsBefore("_project_members");
