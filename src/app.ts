@@ -1,6 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
+import { approvalRoutes } from "./approvals/routes";
 import { insufficientScopeChallenge } from "./auth";
 import { createFront, requestIdOf, setFront } from "./delivery/front";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
@@ -151,7 +152,8 @@ export function createApp(given: AppDeps) {
     .use(modelFileRoutes(deps))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
-    .use(oauthRoutes(deps));
+    .use(oauthRoutes(deps))
+    .use(approvalRoutes(deps));
   setFront(app, front);
   return app;
 }

@@ -87,6 +87,7 @@ const VARIABLES = [
   ["WEBHOOKS_POLL_MS", 1000, "how often the dispatcher looks for due attempts without a NOTIFY (the safety net; retries falling due)"],
   ["WEBHOOKS_CONCURRENCY", 8, "webhook attempts in flight per instance (one at a time per endpoint, in event order)"],
   ["WEBHOOKS_DISPATCH", true, "run the webhook dispatcher in this instance (several instances share the outbox)"],
+  ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
 ] as const;
 
 type Variable = (typeof VARIABLES)[number];
@@ -232,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     webhooksDispatch: bool("WEBHOOKS_DISPATCH"),
     schedulerIntervalMs: int("SCHEDULER_INTERVAL_MS", 0, 60_000),
     previewTokenMaxTtlSeconds: int("PREVIEW_TOKEN_MAX_TTL", 60, 7 * 86_400),
+    approvalTtlSeconds: int("APPROVAL_TTL", 1, 30 * 86_400),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);

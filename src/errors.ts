@@ -13,6 +13,8 @@ const STATUS = {
   preview_token_expired: 401,
   insufficient_scope: 403,
   forbidden: 403,
+  approval_required: 403,
+  approval_rejected: 403,
   not_found: 404,
   sitemap_unavailable: 404,
   method_not_allowed: 405,

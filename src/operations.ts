@@ -1,6 +1,7 @@
 import { activityOperations } from "./activity/operations";
 import { recordOperationActivity } from "./activity/service";
 import { aiOperations } from "./ai/operations";
+import { approvalOperations } from "./approvals/operations";
 import { contentOperations } from "./content/operations";
 import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...translationOperations,
   ...modelOperations,
   ...historyOperations,
+  ...approvalOperations,
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,

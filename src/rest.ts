@@ -40,6 +40,11 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
         const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
+        // A dry run (issue 27) answers 200 with what would be answered, `dry_run` and the changes: nothing was created or deleted.
+        if (isPlainObject(out) && out.dry_run === true) {
+          const { dry_run: _, changes, ...parsed } = op.output.parse(out);
+          return { ...restBody(parsed, binding.data), dry_run: true, changes };
+        }
         ctx.set.status = binding.status ?? 200;
         // A Response without a body: Elysia answers undefined with new Response(""), which Node's and
         // Deno's Response refuse for a 204 (a 500 there; Bun lets it through).

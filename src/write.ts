@@ -10,6 +10,7 @@ import { projects } from "../db/schema";
 import { checkExpectedRevision } from "./activity/conflict";
 import { contentActivityInsert } from "./activity/service";
 import { AppError, notFound } from "./errors";
+import { dryRunChanges } from "./history/dry-run";
 import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
 import { commitNotice, contentCommitted } from "./lib/commits";
 import { isPlainObject } from "./lib/merge";
@@ -112,13 +113,17 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     // skips it, having heard of the write at commit), the version it made (a reader that sees the
     // version first knows its news is on the way) and the pages the write took away or brought.
     changes.version = version;
+    const run = currentOperation();
+    // A dry run (issue 27) reports what would change to the operation unit, which rolls it all back.
+    const dry = run?.dryRun;
     const check = modelVersion > 0 && touched.size > 0;
-    const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, projectId, changed, deleted, check), notifyContent(tx, commitNotice(db, projectId, changes))]);
+    const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, projectId, changed, deleted, check || Boolean(dry)), notifyContent(tx, commitNotice(db, projectId, changes))]);
     // Issue 28: the write's webhook events (the outbox), in this transaction, beside the model check
     // (one round trip; a failed check rolls them back with the rest).
-    const events = enqueueWriteEvents(tx, projectId, { operation: currentOperation()?.name, changed, recorded, deleted });
+    const events = enqueueWriteEvents(tx, projectId, { operation: run?.name, changed, recorded, deleted });
     await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
     answerRevisions(out, numbers);
+    if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, run?.name ?? "write")));
     return out;
   });
   contentCommitted(db, projectId, changes);

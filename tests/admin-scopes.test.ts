@@ -5,7 +5,7 @@
 // an earlier check, and each "enough" check asserts the operation's own answer and its effect.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { adminKeys, oauthGrants } from "../db/schema";
+import { adminKeys, approvals, nodes, oauthGrants } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
 import { startFakeVendors } from "./fake-vendors";
@@ -254,9 +254,38 @@ const CASES: Record<string, Case> = {
     after: async (h, f) => expect((await rootGet(h, `${P(f)}/model`)).json.data.version).toBe(1),
   },
   "GET /admin/p/{ref}/model/compact": { url: (f) => `${P(f)}/model/compact`, expect: ok(200, (d) => expect(d).toEqual({ version: 0, strict: false, block_types: {}, node_types: {} })) },
+  // Approvals (issue 27): listed with content:read, decided with content:publish.
+  "GET /admin/p/{ref}/approvals": { url: (f) => `${P(f)}/approvals`, expect: ok(200, (d) => expect(d).toEqual([])) },
+  ...decisionCases(),
   ...typeCases("blocks", { description: "A hero" }),
   ...typeCases("nodes", { description: "A page" }),
 };
+
+/** Approve and reject: a pending request (as an MCP caller would leave it) at the node's current revision. */
+function decisionCases(): Record<string, Case> {
+  const id = new Map<string, string>();
+  const before = async (h: TestHarness, f: Fixture) => {
+    const [n] = await h.deps.db.select({ revision: nodes.revision }).from(nodes).where(eq(nodes.id, f.node.id));
+    const approvalId = uuidv7();
+    id.set(f.project.id, approvalId);
+    await h.deps.db.insert(approvals).values({
+      id: approvalId,
+      projectId: f.project.id,
+      nodeId: f.node.id,
+      operation: "publish_node",
+      arguments: { node_id: f.node.id },
+      revision: n!.revision,
+      requestedBy: { kind: "mcp_token", id: f.tokenId, name: "t" },
+      requester: `mcp_token:${f.tokenId}`,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+  };
+  const url = (action: string) => (f: Fixture) => `${P(f)}/approvals/${id.get(f.project.id)}/${action}`;
+  return {
+    "POST /admin/p/{ref}/approvals/{id}/approve": { before, url: url("approve"), expect: ok(200, (d) => expect(d.status).toBe("approved")) },
+    "POST /admin/p/{ref}/approvals/{id}/reject": { before, url: url("reject"), expect: ok(200, (d) => expect(d.status).toBe("rejected")) },
+  };
+}
 
 /** GET, PUT and DELETE of one type of the model; GET and DELETE find one put there by the root key. */
 function typeCases(kind: "blocks" | "nodes", body: Record<string, unknown>): Record<string, Case> {

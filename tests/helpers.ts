@@ -1,4 +1,8 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { DbHandle } from "../db/client";
+import { MIGRATIONS_FOLDER } from "../db/migrate";
 import { type App, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
 import type { AppDeps } from "../src/deps";
@@ -158,4 +162,17 @@ export function freePort(): number {
   const port = s.port ?? 0;
   s.stop(true);
   return port;
+}
+
+/** A migrations folder holding every migration that came before `tag`. */
+export function migrationsBefore(tagSuffix: string): string {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
+  const at = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));
+  if (at < 1) throw new Error(`no migration ${tagSuffix} after the first`);
+  const dir = mkdtempSync(join(tmpdir(), "cms-old-schema-"));
+  mkdirSync(join(dir, "meta"));
+  const entries = journal.entries.slice(0, at);
+  for (const e of entries) copyFileSync(join(MIGRATIONS_FOLDER, `${e.tag}.sql`), join(dir, `${e.tag}.sql`));
+  writeFileSync(join(dir, "meta/_journal.json"), JSON.stringify({ ...journal, entries }));
+  return dir;
 }

@@ -50,7 +50,7 @@ describe("MCP token admin API", async () => {
   test("scopes default to the MCP scopes the calling key holds and can never exceed them", async () => {
     const p = await seedProject(h);
     const root = await h.request("POST", base(p.slug), { body: { name: "all" } });
-    expect(root.json.data.scopes).toEqual(["content:read", "content:write", "ai:read"]);
+    expect(root.json.data.scopes).toEqual(["content:read", "content:write", "content:publish", "ai:read"]);
 
     const limited = await keyWith(h, ["ai:write", "content:read"]);
     const dflt = await h.request("POST", base(p.slug), { key: limited, body: { name: "reader" } });

@@ -47,7 +47,7 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
-      expect(t.description).toMatch(/Requires scope: (content:read|content:write|ai:read|model:write)/);
+      expect(t.description).toMatch(/Requires scope: (content:read|content:write|content:publish|ai:read|model:write)/);
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
       // Reads, and translate_text which stores nothing, are read-only.
@@ -61,7 +61,7 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const none = await m.post(INIT());
     expect(none.status).toBe(401);
     expect(none.json.error.code).toBe("unauthorized");
-    expect(none.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${RESOURCE_METADATA}", scope="content:read content:write ai:read"`);
+    expect(none.headers.get("www-authenticate")).toBe(`Bearer resource_metadata="${RESOURCE_METADATA}", scope="content:read content:write content:publish ai:read"`);
     for (const bad of ["cms_mcp_notarealtoken", "cms_ak_whatever", "garbage"]) {
       const res = await m.post(INIT(), { token: bad });
       expect(res.status).toBe(401);

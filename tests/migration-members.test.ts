@@ -1,30 +1,15 @@
 // Issue 13: the upgrade from instance-wide roles, run on a database created by the previous
 // schema (every migration before the project_members one), filled as that version would fill it.
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { sql } from "drizzle-orm";
-import { MIGRATIONS_FOLDER, runMigrations } from "../db/migrate";
+import { runMigrations } from "../db/migrate";
 import { adminKeys, projectMembers, users } from "../db/schema";
 import { authenticateMcpBearer } from "../src/auth";
 import { hashToken } from "../src/lib/tokens";
-import { BASE, freshDatabase, harness, seedProject } from "./helpers";
+import { BASE, freshDatabase, harness, migrationsBefore, seedProject } from "./helpers";
 
 const OLD_SEVEN = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write"];
-
-/** A migrations folder holding every migration that came before `tag`. */
-function migrationsBefore(tagSuffix: string): string {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
-  const at = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));
-  if (at < 1) throw new Error(`no migration ${tagSuffix} after the first`);
-  const dir = mkdtempSync(join(tmpdir(), "cms-old-schema-"));
-  mkdirSync(join(dir, "meta"));
-  const entries = journal.entries.slice(0, at);
-  for (const e of entries) copyFileSync(join(MIGRATIONS_FOLDER, `${e.tag}.sql`), join(dir, `${e.tag}.sql`));
-  writeFileSync(join(dir, "meta/_journal.json"), JSON.stringify({ ...journal, entries }));
-  return dir;
-}
 
 describe("migration to per-project roles", async () => {
   const oldFolder = migrationsBefore("_project_members");
@@ -88,14 +73,15 @@ describe("migration to per-project roles", async () => {
 
   test("root keys (every scope, no project limit) gain users:write; no other key changes", async () => {
     const keys = Object.fromEntries((await db.select().from(adminKeys)).map((k) => [k.id, k.scopes]));
-    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write"]); // model:write from 0004, as root keys
-    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write"]);
-    expect(keys[keyIds.limited]).toEqual(OLD_SEVEN);
+    // model:write from 0004, as root keys; content:publish from 0007 (issue 27), as every key holding content:write
+    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write", "content:publish"]);
+    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write", "content:publish"]);
+    expect(keys[keyIds.limited]).toEqual([...OLD_SEVEN, "content:publish"]);
     expect(keys[keyIds.partial]).toEqual(["content:read", "keys:write"]);
   });
 
   test("an OAuth token issued before the upgrade keeps exactly what it had", async () => {
-    expect(await tokenScopes()).toEqual(["content:read", "content:write"]);
+    expect(await tokenScopes()).toEqual(["content:read", "content:write", "content:publish"]); // content:publish from 0007, with content:write
   });
 
   test("the old roles are refused by the new constraints; a project created after the upgrade is not the migrated editor's", async () => {

@@ -37,7 +37,7 @@ describe("content model over MCP", async () => {
     const p = await seedProject(h);
     const minted = await h.request("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "default" } });
     expect(minted.status).toBe(201);
-    expect(minted.json.data.scopes).toEqual(["content:read", "content:write", "ai:read"]);
+    expect(minted.json.data.scopes).toEqual(["content:read", "content:write", "content:publish", "ai:read"]);
     const client = await m.connect(minted.json.data.token);
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
@@ -135,7 +135,7 @@ describe("content model over MCP", async () => {
     const admin = await seedUser(h, "admin", [p.id]);
     const unauth = await mcpRpc(fetcher, base, null, "tools/list");
     expect(unauth.status).toBe(401);
-    expect(unauth.headers.get("www-authenticate")).toContain('scope="content:read content:write ai:read"');
+    expect(unauth.headers.get("www-authenticate")).toContain('scope="content:read content:write content:publish ai:read"');
     const redirect = "http://127.0.0.1:43125/cb";
     const client = (await h.request("POST", "/oauth/register", { key: null, body: { redirect_uris: [redirect], token_endpoint_auth_method: "none" } })).json.client_id as string;
     const tokenFor = async (scope: string | undefined): Promise<{ access_token: string; scope: string }> => {
@@ -148,16 +148,16 @@ describe("content model over MCP", async () => {
       return t.json;
     };
     const plain = await tokenFor(undefined);
-    expect(plain.scope).toBe("content:read content:write ai:read");
+    expect(plain.scope).toBe("content:read content:write content:publish ai:read");
     const [stored] = await h.deps.db
       .select({ scopes: oauthTokens.scopes })
       .from(oauthTokens)
       .where(eq(oauthTokens.tokenHash, hashToken(plain.access_token)));
-    expect(stored?.scopes).toEqual(["content:read", "content:write", "ai:read"]);
+    expect(stored?.scopes).toEqual(["content:read", "content:write", "content:publish", "ai:read"]);
     // The admin's role holds model:write, so the call gets the spec's step-up challenge naming it.
     const stepUp = await mcpRpc(fetcher, base, plain.access_token, "tools/call", { name: "update_content_model", arguments: MODEL });
     expect(stepUp.status).toBe(403);
-    expect(stepUp.headers.get("www-authenticate")).toContain('scope="content:read content:write ai:read model:write"');
+    expect(stepUp.headers.get("www-authenticate")).toContain('scope="content:read content:write content:publish ai:read model:write"');
 
     const asked = await tokenFor("content:read model:write");
     expect(asked.scope).toBe("content:read model:write");

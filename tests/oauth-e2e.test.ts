@@ -85,7 +85,7 @@ describe("OAuth end to end", async () => {
     const tokens = provider.tokens()!;
     expect(tokens.access_token).toMatch(/^cms_at_/);
     expect(tokens.refresh_token).toMatch(/^cms_rt_/);
-    expect(tokens.scope).toBe("content:read content:write ai:read");
+    expect(tokens.scope).toBe("content:read content:write content:publish ai:read");
 
     const client = new Client({ name: "sdk-e2e", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
@@ -191,7 +191,7 @@ describe("OAuth end to end", async () => {
     expect(challenge).toBeInstanceOf(oauth.WWWAuthenticateChallengeError);
     const bearer = (challenge as oauth.WWWAuthenticateChallengeError).cause.find((c) => c.scheme === "bearer")!;
     expect(bearer.parameters.resource_metadata).toBe(`${base}/.well-known/oauth-protected-resource/mcp`);
-    expect(bearer.parameters.scope).toBe("content:read content:write ai:read");
+    expect(bearer.parameters.scope).toBe("content:read content:write content:publish ai:read");
 
     const rs = await oauth.processResourceDiscoveryResponse(mcpUrl, await oauth.resourceDiscoveryRequest(mcpUrl, insecure));
     const issuer = new URL(rs.authorization_servers![0]!);

@@ -72,7 +72,7 @@ describe("OAuth 2.1 authorization server", async () => {
       expect(res.json).toEqual({
         resource: RESOURCE,
         authorization_servers: [BASE],
-        scopes_supported: ["content:read", "content:write", "ai:read", "model:write"],
+        scopes_supported: ["content:read", "content:write", "content:publish", "ai:read", "model:write"],
         bearer_methods_supported: ["header"],
         resource_name: "Content Service MCP",
       });
@@ -505,7 +505,7 @@ describe("OAuth 2.1 authorization server", async () => {
     const owner = await seedUser(h, "editor", [project.id]);
     const clientId = await publicClient();
     const t = await exchange(clientId, await authorize(clientId, { user: owner }));
-    expect(t.json.scope).toBe("content:read content:write ai:read");
+    expect(t.json.scope).toBe("content:read content:write content:publish ai:read");
     await h.deps.db
       .update(projectMembers)
       .set({ role: "viewer" })

@@ -119,9 +119,9 @@ describe("OAuth review fixes", async () => {
   test("scope naming none of ours (offline_access, openid) is ignored: every MCP scope the user holds is offered", async () => {
     const clientId = await publicClient();
     const all = await codeFor(clientId, { resource: RESOURCE, scope: "openid offline_access" });
-    expect(all.offered).toEqual(["content:read", "content:write", "ai:read"]);
+    expect(all.offered).toEqual(["content:read", "content:write", "content:publish", "ai:read"]);
     const res = await token({ grant_type: "authorization_code", client_id: clientId, code: all.code, code_verifier: all.verifier, redirect_uri: REDIRECT });
-    expect(res.json.scope).toBe("content:read content:write ai:read");
+    expect(res.json.scope).toBe("content:read content:write content:publish ai:read");
     const some = await codeFor(clientId, { resource: RESOURCE, scope: "offline_access content:read" });
     expect(some.offered).toEqual(["content:read"]);
   });

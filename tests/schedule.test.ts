@@ -7,7 +7,7 @@ import { activity, nodes, revisions } from "../db/schema";
 import { type Scheduler, startScheduler } from "../src/schedule/scheduler";
 import { dueSchedules, fireSchedule } from "../src/schedule/service";
 import { get, translate } from "./delivery.helpers";
-import { seedNode, seedProject, waitFor } from "./helpers";
+import { keyWith, seedNode, seedProject, waitFor } from "./helpers";
 import { call, callError, mcpHarness } from "./mcp-harness";
 
 const m = await mcpHarness();
@@ -48,6 +48,21 @@ describe("setting a schedule", async () => {
     expect((await patch(draft.id, { publish_at: null })).json.data.publish_at).toBeNull();
     const [cleared] = await h.deps.db.select().from(nodes).where(eq(nodes.id, draft.id));
     expect(cleared?.scheduledBy).toBeNull();
+  });
+
+  test("scheduling is publishing: a key with content:write alone gets 403 naming content:publish, and nothing is scheduled", async () => {
+    const writer = await keyWith(h, ["content:read", "content:write"]);
+    const viaPatch = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${draft.id}`, { key: writer, body: { publish_at: inMs(3_600_000) } });
+    expect(viaPatch.status).toBe(403);
+    expect(viaPatch.json.error.code).toBe("insufficient_scope");
+    expect(viaPatch.text).toContain("content:publish");
+    const viaRoute = await h.request("POST", `/admin/p/${p.slug}/nodes/${draft.id}/schedule`, { key: writer, body: { publish_at: inMs(3_600_000) } });
+    expect(viaRoute.status).toBe(403);
+    expect(viaRoute.text).toContain("content:publish");
+    const [row] = await h.deps.db.select().from(nodes).where(eq(nodes.id, draft.id));
+    expect(row?.publishAt).toBeNull();
+    // The same key still edits the draft.
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${draft.id}`, { key: writer, body: { title: "Launch" } })).status).toBe(200);
   });
 
   test("a time in the past, without an offset, or an unpublication before the publication: 400; publish_at on a published node: 409", async () => {

@@ -128,7 +128,7 @@ describe("OAuth and project membership", async () => {
   test("removal from the project stops the access token at the next call and refuses refresh", async () => {
     const user = await seedUser(h, "editor", [a.id]);
     const t = await tokenFor(user, a.id);
-    expect(t.scope).toBe("content:read content:write ai:read");
+    expect(t.scope).toBe("content:read content:write content:publish ai:read");
     expect((await createNode(t.access_token, "before-removal")).json.result.isError).toBeFalsy();
     expect((await h.request("DELETE", `/admin/p/${a.slug}/members/${user.id}`)).status).toBe(204);
     const after = await mcpRpc(fetcher, BASE, t.access_token, "tools/list", {});

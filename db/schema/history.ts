@@ -3,10 +3,10 @@ import { projects } from "./projects";
 
 /** Who made a change, as recorded (names as they were then; secrets never). */
 export interface Actor {
-  readonly kind: "admin_key" | "mcp_token" | "oauth" | "system" | "scheduler";
+  readonly kind: "admin_key" | "mcp_token" | "oauth" | "user" | "system" | "scheduler";
   readonly id: string | null;
   readonly name: string | null;
-  /** OAuth: the user and the client the token was issued to. */
+  /** OAuth: the user and the client the token was issued to; user: a person signed in on a page of this service (the approval page). */
   readonly user?: { readonly id: string; readonly email: string | null } | null;
   readonly client?: { readonly id: string; readonly name: string | null } | null;
   /** The scheduler (issue 29): who set the schedule it carried out. */

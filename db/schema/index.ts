@@ -1,4 +1,5 @@
 export * from "./ai";
+export * from "./approvals";
 export * from "./auth";
 export * from "./content";
 export * from "./editorial";

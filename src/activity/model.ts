@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { Id, Json, NodeId, Page, PerPage, Timestamp } from "../lib/schemas";
 
-const ACTOR_KINDS = ["admin_key", "mcp_token", "oauth", "system", "scheduler"] as const;
+const ACTOR_KINDS = ["admin_key", "mcp_token", "oauth", "user", "system", "scheduler"] as const;
 
 export const ActorOut = z.object({
   kind: z.enum(ACTOR_KINDS),

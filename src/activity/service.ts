@@ -10,7 +10,7 @@ import { AppError, isForeignKeyViolation } from "../errors";
 import { currentActor } from "../history/record";
 import { uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
-import { currentOperation, httpBindings, type Operation } from "../lib/operation";
+import { currentOperation, isWriteOperation, type Operation } from "../lib/operation";
 import { readPaging } from "../lib/paging";
 import type { ActivityOut, ActivityQuery } from "./model";
 
@@ -37,9 +37,6 @@ export function contentActivityInsert(projectId: string, changed: ReadonlyMap<st
   return sql`insert into activity (id, project_id, operation, actor, target, node_id, revision)
     values (${uuidv7()}, ${projectId}, ${run?.name ?? "system"}, ${JSON.stringify(currentActor())}::jsonb, ${JSON.stringify(target)}::jsonb, ${nodeId}, ${revisionOf(nodeId)})`;
 }
-
-/** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */
-const isWriteOperation = (op: Operation): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op).some((b) => b.method !== "GET"));
 
 /**
  * After a project write operation succeeded, unless the write path recorded it: its target is the
@@ -132,8 +129,18 @@ async function actorNames(db: Db, actors: readonly Actor[]): Promise<Names> {
 }
 
 function named(a: Actor, names: Names): Entry["actor"] {
-  const name = a.id === null ? null : a.kind === "admin_key" ? (names.keys.get(a.id) ?? null) : a.kind === "mcp_token" ? (names.tokens.get(a.id) ?? null) : null;
+  const name =
+    a.id === null
+      ? null
+      : a.kind === "admin_key"
+        ? (names.keys.get(a.id) ?? null)
+        : a.kind === "mcp_token"
+          ? (names.tokens.get(a.id) ?? null)
+          : a.kind === "user"
+            ? (names.emails.get(a.id) ?? a.name)
+            : null;
   const out: Entry["actor"] = { kind: a.kind, id: a.id, name };
+  if (a.kind === "user") out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
   if (a.kind === "oauth") {
     out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
     out.client = a.client ? { id: a.client.id, name: names.clients.get(a.client.id) ?? null } : null;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { AppError } from "../errors";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
+import { PUBLISH_SCOPES } from "../lib/scopes";
 import { parseFieldFilters } from "../model/field-filters";
 import { ScheduleIn } from "../schedule/model";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
@@ -82,7 +83,7 @@ const updateNodeOp = projectOperation({
     "The result must match the project's content model (get_content_model, or the resource cms://{project slug}/model); otherwise invalid_content lists each violation with a JSON Pointer into your input. " +
     "publish_at / unpublish_at schedule the node's publication or unpublication (ISO 8601 with offset, in the future; null clears), as schedule_node does.",
   nodeWrite: true,
-  // content:publish (issue 27): publish_at / unpublish_at will need it.
+  // publish_at / unpublish_at also need content:publish (checked in run: the rest of an update does not).
   scopes: ["content:write"],
   input: z.object({
     node_id: NodeId,
@@ -99,9 +100,11 @@ const updateNodeOp = projectOperation({
   output: z.object({ node: NodeWithBlocksOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
-  async run({ deps, project, now }, { node_id, publish_at, unpublish_at, ...changes }) {
+  async run({ deps, project, now, caller }, { node_id, publish_at, unpublish_at, ...changes }) {
     if (Object.values(changes).every((v) => v === undefined) && publish_at === undefined && unpublish_at === undefined)
       throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks, publish_at, unpublish_at");
+    if ((publish_at !== undefined || unpublish_at !== undefined) && !caller.scopes.includes("content:publish"))
+      throw new AppError("insufficient_scope", "publish_at and unpublish_at schedule a publication: they need content:publish (the rest of an update needs content:write only)", { required: ["content:publish"] });
     return { node: await updateNode(deps.db, project, node_id, changes, now, { publish_at, unpublish_at }) };
   },
 });
@@ -145,7 +148,7 @@ const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
     title,
     description,
     nodeWrite: true,
-    scopes: ["content:write"],
+    scopes: PUBLISH_SCOPES,
     input: z.object(NodeRef),
     output: z.object({ node: NodeOut }),
     tool: IDEMPOTENT_WRITE,
@@ -159,9 +162,10 @@ const deleteNodeOp = projectOperation({
   title: "Delete a node",
   description: "Delete a node and its descendants.",
   nodeWrite: true,
-  scopes: ["content:write"],
+  scopes: PUBLISH_SCOPES,
   input: z.object(NodeRef),
   output: Empty,
+  tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
   run: ({ deps, project }, args) => deleteNode(deps.db, project, args.node_id).then(() => ({})),
 });

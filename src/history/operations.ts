@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { NodeId } from "../lib/schemas";
+import { PUBLISH_SCOPES } from "../lib/scopes";
 import { PageInfo, PagingIn, RevisionDetailOut, RevisionNumber, RevisionOut, TrashEntryOut } from "./model";
 import { getRevision, listRevisions, listTrash, restoreRevision } from "./service";
 
@@ -42,7 +43,7 @@ const restoreRevisionOp = projectOperation({
     "Title, slug, parent, fields, SEO, status, blocks (keeping their ids) and translations come back as they were. " +
     "Restoring the last revision of a node in the trash (list_trash) brings it back with its id, and the descendants deleted with it. " +
     "Checked against the current content model (invalid_content when it no longer fits); conflict when its path is taken or its parent is deleted.",
-  scopes: ["content:write"],
+  scopes: PUBLISH_SCOPES,
   nodeWrite: true,
   input: z.object({ node_id: NodeId, revision: RevisionNumber }),
   output: z.object({

@@ -4,6 +4,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import type { Actor } from "../../db/schema";
+import type { AdminCaller, McpCaller } from "../lib/caller";
 import { rows } from "../lib/json";
 import { currentOperation } from "../lib/operation";
 
@@ -28,7 +29,11 @@ export function currentActor(): Actor {
   const run = currentOperation();
   if (run?.actor) return run.actor;
   const caller = run?.caller;
-  if (!caller) return { kind: "system", id: null, name: null };
+  return caller ? actorOf(caller) : { kind: "system", id: null, name: null };
+}
+
+/** The actor a caller's writes are recorded under. */
+export function actorOf(caller: AdminCaller | McpCaller): Actor {
   if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: caller.keyName ?? null };
   if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: caller.credentialName ?? null };
   return {

@@ -75,6 +75,8 @@ interface OperationBase<I extends z.ZodObject, O extends z.ZodObject> {
   readonly nodeWrite?: true;
   /** What the activity log names as the write's target kind; by default the operation's name without its verb ("create_ai_provider" → "ai_provider"). */
   readonly activity?: { readonly kind: string };
+  /** Set by projectOperation and adminOperation on write operations: `dry_run` is carried out by the operation unit (an operation declaring its own dry_run keeps it). */
+  readonly unitDryRun?: true;
 }
 
 /** Acts on one project: `:ref` of an admin route, the project an MCP credential is bound to. */
@@ -94,7 +96,42 @@ export type Operation = ProjectOperation | AdminOperation;
 
 export function projectOperation<I extends z.ZodObject, O extends z.ZodObject>(def: Omit<ProjectOperation<I, O>, "target">): ProjectOperation {
   const conditional = def.nodeWrite ? { input: def.input.extend({ expected_revision: ExpectedRevision }), description: `${def.description} ${EXPECTED_REVISION_HINT}` } : {};
-  return { ...def, ...conditional, target: "project" } as unknown as ProjectOperation; // erases I and O: adapters see every operation alike
+  return withDryRun({ ...def, ...conditional, target: "project" } as unknown as ProjectOperation); // erases I and O: adapters see every operation alike
+}
+
+/** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */
+export const isWriteOperation = (op: Pick<Operation, "tool" | "http">): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op as Operation).some((b) => b.method !== "GET"));
+
+const DryRun = z.boolean().optional().describe("true: check everything the call would (scopes, conflicts, paths, locales, the content model, limits), write nothing, and answer what would change");
+
+/** What a dry run adds to the operation's answer (absent from a real call's). */
+const DRY_RUN_OUT = {
+  dry_run: z.literal(true).optional().describe("present on a dry run's answer: nothing was written"),
+  changes: z
+    .array(
+      z.object({
+        node_id: z.string(),
+        operation: z.string(),
+        revision_before: z.number().int().nullable(),
+        revision_after: z.number().int().nullable().describe("null: the node would be deleted"),
+        deleted: z.literal(true).optional(),
+        diff: z
+          .array(z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))
+          .describe("field-level, JSON Pointers into the node's snapshot (as get_revision's diff)"),
+      }),
+    )
+    .optional()
+    .describe("a dry run's answer: each node the write would change"),
+};
+
+/**
+ * Issue 27: every write operation takes `dry_run` (a tool argument; over REST `?dry_run=true` on
+ * every write route). runOperation carries it out for all of them alike.
+ */
+function withDryRun<T extends Operation>(op: T): T {
+  if (!isWriteOperation(op) || Object.hasOwn(op.input.shape, "dry_run")) return op;
+  const http = op.http === undefined ? undefined : httpBindings(op).map((b) => ({ ...b, query: [...(b.query ?? []), "dry_run"] }));
+  return { ...op, input: op.input.extend({ dry_run: DryRun }), output: op.output.extend(DRY_RUN_OUT), unitDryRun: true, ...(http ? { http } : {}) };
 }
 
 /** The node-writing operations' optimistic concurrency check (over REST: If-Match or ?expected_revision=). */
@@ -109,7 +146,7 @@ const EXPECTED_REVISION_HINT =
   "Send expected_revision (the node's revision from your last read) so that an edit made since by someone else is never overwritten: a mismatch fails with conflict, naming the current revision and the changes since; read the node again, then retry.";
 
 export function adminOperation<I extends z.ZodObject, O extends z.ZodObject>(def: Omit<AdminOperation<I, O>, "target">): AdminOperation {
-  return { ...def, target: "admin" } as unknown as AdminOperation; // erases I and O, as above
+  return withDryRun({ ...def, target: "admin" } as unknown as AdminOperation); // erases I and O, as above
 }
 
 export const httpBindings = (op: Operation): readonly HttpBinding[] => (op.http === undefined ? [] : "method" in op.http ? [op.http as HttpBinding] : (op.http as readonly HttpBinding[]));
@@ -184,6 +221,18 @@ export interface OperationRun {
   readonly expected: { readonly nodeId: string; readonly revision: number } | null;
   /** Set by the write path: the expectation was checked (a second write of the same operation is not held to it), an activity entry was written. */
   readonly state: { checked: boolean; recorded: boolean };
+  /** A dry run (issue 27): the write path reports each node's change here; nothing is committed. */
+  readonly dryRun: { readonly changes: NodeChange[] } | null;
+}
+
+/** What a dry run answers for each node the write would change: its revision before and after, and a field-level diff. */
+export interface NodeChange {
+  readonly node_id: string;
+  readonly operation: string;
+  readonly revision_before: number | null;
+  readonly revision_after: number | null;
+  readonly deleted?: true;
+  readonly diff: ReadonlyArray<{ readonly path: string; readonly before?: unknown; readonly after?: unknown }>;
 }
 
 const running = new AsyncLocalStorage<OperationRun>();
@@ -194,12 +243,48 @@ export const currentOperation = (): OperationRun | undefined => running.getStore
 /** Runs `op` for a transport: the one place every operation passes through on its way to `run`. */
 export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCaller | McpCaller>, "project"> & { project?: Project }, input: unknown): Promise<unknown> {
   const { project } = ctx;
-  const [args, expected] = takeExpectedRevision(op, input);
-  return running.run({ name: op.name, caller: ctx.caller, expected, state: { checked: false, recorded: false } }, () => {
-    if (op.target === "admin") return op.run(ctx as Omit<OperationContext<AdminCaller>, "project">, args as never);
+  const [sent, dry] = op.unitDryRun ? takeDryRun(input) : [input, false];
+  const [args, expected] = takeExpectedRevision(op, sent);
+  const run: OperationRun = { name: op.name, caller: ctx.caller, expected, state: { checked: false, recorded: false }, dryRun: dry ? { changes: [] } : null };
+  const call = (deps: AppDeps): Promise<unknown> => {
+    if (op.target === "admin") return op.run({ ...ctx, deps } as Omit<OperationContext<AdminCaller>, "project">, args as never);
     if (!project) throw new Error(`${op.name} acts on a project and was given none`);
-    return op.run({ ...ctx, project }, args as never);
-  });
+    return op.run({ ...ctx, deps, project }, args as never);
+  };
+  return running.run(run, () => (run.dryRun ? dryRun(ctx.deps, call, run.dryRun.changes) : call(ctx.deps)));
+}
+
+/** Thrown to roll a dry run's transaction back once the operation has run to its end. */
+class DryRunRollback extends Error {
+  constructor(readonly out: unknown) {
+    super("dry run: rolled back");
+  }
+}
+
+/**
+ * A dry run: the whole operation runs in one transaction (the write path's own transaction becomes
+ * a savepoint in it; the activity entry, the revision, the outbox and the NOTIFY are written in it
+ * too), which is then rolled back. Every check the real call makes has run, nothing is kept. The
+ * answer is the operation's own (the resulting node) with `dry_run: true` and the changes the
+ * write path reported (a field-level diff per node).
+ */
+async function dryRun(deps: AppDeps, call: (deps: AppDeps) => Promise<unknown>, changes: NodeChange[]): Promise<unknown> {
+  try {
+    await deps.db.transaction(async (tx) => {
+      throw new DryRunRollback(await call({ ...deps, db: tx }));
+    });
+  } catch (err) {
+    if (!(err instanceof DryRunRollback)) throw err;
+    return { ...(isPlainObject(err.out) ? err.out : {}), dry_run: true, changes };
+  }
+  throw new Error("dry run: the transaction was not rolled back");
+}
+
+/** `dry_run` goes to the operation unit, not to the operation's `run`. */
+function takeDryRun(input: unknown): [unknown, boolean] {
+  if (!isPlainObject(input) || !Object.hasOwn(input, "dry_run")) return [input, false];
+  const { dry_run: dry, ...args } = input;
+  return [args, dry === true];
 }
 
 /**
@@ -207,7 +292,7 @@ export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCall
  * `name`, recorded with `actor`, through the same write path as a caller's.
  */
 export function runServiceOperation<T>(name: string, actor: Actor, run: () => Promise<T>): Promise<T> {
-  return running.run({ name, caller: null, actor, expected: null, state: { checked: false, recorded: false } }, run);
+  return running.run({ name, caller: null, actor, expected: null, state: { checked: false, recorded: false }, dryRun: null }, run);
 }
 
 /** A node write's expected_revision goes to the write path, not to the operation's `run`. */

@@ -1,14 +1,38 @@
-export const ADMIN_SCOPES = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "users:write", "model:write", "webhooks:write"] as const;
+export const ADMIN_SCOPES = [
+  "projects:read",
+  "projects:write",
+  "content:read",
+  "content:write",
+  "content:publish",
+  "ai:read",
+  "ai:write",
+  "keys:write",
+  "users:write",
+  "model:write",
+  "webhooks:write",
+] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */
-export const MCP_SCOPES = ["content:read", "content:write", "ai:read", "model:write"] as const;
+export const MCP_SCOPES = ["content:read", "content:write", "content:publish", "ai:read", "model:write"] as const;
 /**
  * What an MCP credential gets when none is named (a token minted without `scopes`, an OAuth request
  * without `scope`) and what the 401 challenge advertises: model:write changes what every other write
- * is checked against, so it is given only when asked for by name (issue 24).
+ * is checked against, so it is given only when asked for by name (issue 24). content:publish is
+ * given as before (issue 27): an unnamed request keeps the rights it always had; the person
+ * withholds it on the consent page, or a token is minted without it.
  */
-export const DEFAULT_MCP_SCOPES: readonly (typeof MCP_SCOPES)[number][] = ["content:read", "content:write", "ai:read"];
+export const DEFAULT_MCP_SCOPES: readonly (typeof MCP_SCOPES)[number][] = ["content:read", "content:write", "content:publish", "ai:read"];
+
+/**
+ * Issue 27: what changes what the public sees (publish, unpublish, archive, restore, delete, restore
+ * a revision or from the trash, scheduling) needs content:publish; content:write alone edits
+ * drafts. An operation declaring this rule is also one a person can approve for an MCP caller that
+ * holds content:write but not content:publish (src/approvals/).
+ */
+export const PUBLISH_SCOPES: readonly Scope[] = ["content:publish"];
+/** The scope a person's approval stands in for. */
+export const PUBLISH_SCOPE: Scope = "content:publish";
 
 /** A user's role in one project; an instance owner holds `owner` in every project. */
 export const PROJECT_ROLES = ["viewer", "editor", "admin"] as const;
@@ -18,8 +42,8 @@ export type EffectiveRole = ProjectRole | "owner";
 /** What a role holds in the project it is held in (the owner: everything, everywhere). */
 export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
   owner: ADMIN_SCOPES,
-  admin: ["projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "model:write", "webhooks:write"],
-  editor: ["projects:read", "content:read", "content:write", "ai:read"],
+  admin: ["projects:read", "content:read", "content:write", "content:publish", "ai:read", "ai:write", "keys:write", "model:write", "webhooks:write"],
+  editor: ["projects:read", "content:read", "content:write", "content:publish", "ai:read"],
   viewer: ["projects:read", "content:read", "ai:read"],
 };
 

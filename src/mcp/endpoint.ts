@@ -1,6 +1,7 @@
 // POST /mcp: stateless Streamable HTTP. Each request gets its own McpServer and transport, bound
 // to the project and scopes its bearer resolves to, so any instance can answer any request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { declaredUrlElicitation, rememberUrlElicitation } from "../approvals/service";
 import { authenticateMcpBearer, bearerOf } from "../auth";
 import type { Config } from "../config";
 import type { AppDeps } from "../deps";
@@ -8,15 +9,20 @@ import { type ErrorCode, errorBody } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { DEFAULT_MCP_SCOPES, MCP_SCOPES, missingScopes } from "../lib/scopes";
-import { onlyRejected, readMessages, streamsProgress, withRejected } from "./jsonrpc";
-import { handleModern, isModernRequest } from "./modern";
+import { isPlainObject } from "../lib/merge";
+import { DEFAULT_MCP_SCOPES, MCP_SCOPES, missingScopes, PUBLISH_SCOPE } from "../lib/scopes";
+import { metaOf, onlyRejected, readMessages, streamsProgress, withRejected } from "./jsonrpc";
+import { CLIENT_CAPABILITIES, handleModern, isModernRequest } from "./modern";
 import { buildMcpServer } from "./server";
 import { TOOLS } from "./tools";
 
 export const MCP_PATH = "/mcp";
 
-const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes]));
+/**
+ * The scopes each tool's call is challenged for. content:publish is not: a credential the person gave
+ * without it asks for each publish through an approval (issue 27), not for the scope.
+ */
+const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes.filter((s) => s !== PUBLISH_SCOPE)]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
 const EXPOSE_HEADERS = "www-authenticate, mcp-session-id, mcp-protocol-version";
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -43,11 +49,15 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   const headers = { ...cors, "cache-control": "no-store" };
   const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
   const ctx = { deps, project: caller.project, caller, now };
-  if (isModernRequest(read.original, request.headers)) return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(ctx, "modern")));
+  if (isModernRequest(read.original, request.headers)) {
+    const modern = { ...ctx, urlElicitation: async () => declaresUrlElicitation(isPlainObject(read.original) ? metaOf(read.original)?.[CLIENT_CAPABILITIES] : undefined) };
+    return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(modern, "modern")));
+  }
+  await rememberInitialize(deps, caller, read.body, now);
   const answered = onlyRejected(read);
   if (answered) return reply(answered);
 
-  const { server } = buildMcpServer(ctx, "legacy");
+  const { server } = buildMcpServer({ ...ctx, urlElicitation: () => declaredUrlElicitation(db, caller) }, "legacy");
   const stream = streamsProgress(read.body, request.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, maxRequestBodySize: MAX_BODY_BYTES });
   let open = false;
@@ -119,6 +129,17 @@ function scopeChallenge(config: Config, body: unknown, caller: McpCaller): Respo
   const message = `this call needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}, which the access token lacks; authorize again with scope "${scope}"`;
   const challenge = `Bearer error="insufficient_scope", scope="${scope}", ${resourceMetadata(config)}, error_description="${message.replace(/"/g, "'")}"`;
   return httpError(403, "insufficient_scope", message, { "www-authenticate": challenge, "cache-control": "no-store" }, { required: missing });
+}
+
+/** `elicitation: { url: {} }` among a client's capabilities (2025-11-25: an empty `elicitation` means form only). */
+const declaresUrlElicitation = (caps: unknown): boolean => isPlainObject(caps) && isPlainObject(caps.elicitation) && isPlainObject(caps.elicitation.url);
+
+/** A 2025-11-25 initialize: whether the client declared URL elicitation is kept for its later calls (issue 27). */
+async function rememberInitialize(deps: AppDeps, caller: McpCaller, body: unknown, now: Date): Promise<void> {
+  const init = (Array.isArray(body) ? body : [body]).find((m) => isPlainObject(m) && m.method === "initialize");
+  if (!isPlainObject(init)) return;
+  const caps = isPlainObject(init.params) ? init.params.capabilities : undefined;
+  await rememberUrlElicitation(deps.db, caller, declaresUrlElicitation(caps), now);
 }
 
 /** GET (server-sent stream) and DELETE (session end) have no meaning for a stateless server. */

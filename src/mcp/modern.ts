@@ -19,7 +19,7 @@ const SUPPORTED_VERSIONS = [MODERN_VERSION, "2025-11-25"] as const;
 const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS);
 
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 
 // JSON-RPC codes the 2026-07-28 revision defines (basic/index, error codes).
@@ -149,8 +149,24 @@ function decodeHeaderValue(value: string): string | null {
  * cacheable ones; an unknown resource is -32602 with the uri (server/resources, Error Handling), -32002 was the legacy code.
  */
 function reply(m: Message, id: Id, answer: Answer) {
+  const asked = m.method === "tools/call" && "error" in answer ? inputRequired(answer.error) : null;
+  if (asked) return { jsonrpc: "2.0", id, result: asked };
   if ("result" in answer) return { jsonrpc: "2.0", id, result: { ...answer.result, resultType: "complete", ...CACHE[m.method as string] } };
   return { jsonrpc: "2.0", id, error: m.method === "resources/read" && answer.error.code === -32002 ? { ...answer.error, code: ErrorCode.InvalidParams } : answer.error };
+}
+
+/**
+ * A tool that needs a person (URLElicitationRequired, -32042, as the tool raised it for a client that
+ * declared URL elicitation) is answered in this revision as a multi round-trip request: an
+ * input_required result carrying the URL elicitation, and the request's state (the approval's id),
+ * which the client echoes when it calls again.
+ */
+function inputRequired(error: JSONRPCErrorResponse["error"]): Record<string, unknown> | null {
+  if (error.code !== ErrorCode.UrlElicitationRequired || !isPlainObject(error.data) || !Array.isArray(error.data.elicitations)) return null;
+  const elicitations = error.data.elicitations.filter(isPlainObject);
+  if (elicitations.length === 0) return null;
+  const inputRequests = Object.fromEntries(elicitations.map((e, i) => [`approval_${i + 1}`, { method: "elicitation/create", params: { ...e, mode: "url" } }]));
+  return { resultType: "input_required", inputRequests, requestState: elicitations.map((e) => String(e.elicitationId)).join(" ") };
 }
 
 /** Hands one request to the McpServer through an in-process transport, waits for its answer and closes the server. */

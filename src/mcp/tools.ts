@@ -1,17 +1,23 @@
 // The MCP transport of the declared operations: each operation with tool annotations is a tool,
 // its schemas, description and scopes as declared (src/lib/operation.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import { approvalUrl, gateApproval, releaseApproval } from "../approvals/service";
+import { AppError } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { assertStorableStrings } from "../lib/json";
 import { isPlainObject } from "../lib/merge";
 import { type OperationContext, type ProjectOperation, runOperation, undeclaredFields, undeclaredFieldsError } from "../lib/operation";
-import { unmetScopes } from "../lib/scopes";
+import { PUBLISH_SCOPE, unmetScopes } from "../lib/scopes";
 import { OPERATIONS } from "../operations";
 import { errorResult, missingScopeError } from "./errors";
 
-/** What every tool, resource and prompt runs with: resolved from the bearer on each request. */
-export type ToolContext = OperationContext<McpCaller>;
+/**
+ * What every tool, resource and prompt runs with: resolved from the bearer on each request, with
+ * whether the client declared URL elicitation (2026-07-28: in this request's _meta; 2025-11-25: at
+ * its initialize, remembered per credential).
+ */
+export type ToolContext = OperationContext<McpCaller> & { readonly urlElicitation?: () => Promise<boolean> };
 
 /** Every tool /mcp serves, in the order tools/list shows them. */
 export const TOOLS: readonly ProjectOperation[] = OPERATIONS.filter((op): op is ProjectOperation => op.target === "project" && op.tool !== undefined);
@@ -28,7 +34,9 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
     },
     async (args: unknown, extra): Promise<CallToolResult> => {
       const missing = unmetScopes(tool.scopes, ctx.caller.scopes);
-      if (missing.length > 0) return missingScopeError(tool.name, missing, ctx.caller.scopes);
+      // Lacking only content:publish: a person may approve the call (a dry run writes nothing and needs no approval).
+      if (needsApproval(tool, missing, args, ctx.caller.scopes)) return approvalGate(ctx, tool, args as Record<string, unknown>);
+      if (missing.length > 0 && !(isDryRun(args) && onlyPublish(missing) && ctx.caller.scopes.includes("content:write"))) return missingScopeError(tool.name, missing, ctx.caller.scopes);
       const token = extra._meta?.progressToken;
       // Progress only for a client that asked (a progressToken); the endpoint streams such answers.
       const progress: ToolContext["progress"] =
@@ -49,6 +57,49 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
   );
 }
 
+const onlyPublish = (missing: readonly string[]): boolean => missing.length === 1 && missing[0] === PUBLISH_SCOPE;
+const isDryRun = (args: unknown): boolean => isPlainObject(args) && args.dry_run === true;
+/** A caller that may edit drafts (content:write) but not publish asks a person; one that may not even edit is refused as before. */
+const needsApproval = (tool: ProjectOperation, missing: readonly string[], args: unknown, held: readonly string[]): boolean =>
+  onlyPublish(missing) && held.includes("content:write") && !isDryRun(args) && isPlainObject(args) && typeof args.node_id === "string" && !("anyOf" in tool.scopes);
+
+/**
+ * Issue 27: the call of a caller without content:publish. Approved (at the node's revision): carried
+ * out, bound to that revision. Rejected: says so, once. Otherwise the person is asked: a URL
+ * elicitation of the approval page for a client that declared it (the -32042 error, which the
+ * 2026-07-28 endpoint answers as an input_required result), else a tool error with the link.
+ */
+async function approvalGate(ctx: ToolContext, tool: ProjectOperation, args: Record<string, unknown>): Promise<CallToolResult> {
+  const { deps, project, caller } = ctx;
+  try {
+    const gate = await gateApproval(deps.db, deps.config, project.id, caller, tool.name, args, deps.now());
+    const { approval } = gate;
+    if (gate.kind === "approved") {
+      try {
+        const out = (await runOperation(tool, ctx, { ...args, expected_revision: approval.revision })) as Record<string, unknown>;
+        return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
+      } catch (err) {
+        await releaseApproval(deps.db, approval.id);
+        throw err;
+      }
+    }
+    const url = approvalUrl(deps.config, approval.id);
+    const what = `${tool.name} of node ${approval.nodeId} (revision ${approval.revision})`;
+    if (gate.kind === "rejected") throw new AppError("approval_rejected", `rejected: a person rejected ${what}; nothing was done`, { approval_id: approval.id, status: "rejected" });
+    const voided = gate.voided ? ` The earlier request was void: the node changed since it was asked (revision ${gate.voided.revision}).` : "";
+    const message = `${tool.name} needs the content:publish scope, which this credential lacks: a person must approve ${what}.${voided} Once they have, call ${tool.name} again with the same arguments.`;
+    if (ctx.urlElicitation && (await ctx.urlElicitation())) throw new UrlElicitationRequiredError([{ mode: "url", message, url, elicitationId: approval.id }], message);
+    throw new AppError("approval_required", `${message} Ask a person who may publish in this project to open ${url} and approve it (expires ${approval.expiresAt.toISOString()}).`, {
+      approval_id: approval.id,
+      url,
+      expires_at: approval.expiresAt.toISOString(),
+    });
+  } catch (err) {
+    if (err instanceof UrlElicitationRequiredError) throw err;
+    return errorResult(err, tool.name, deps.log);
+  }
+}
+
 const TOOL_BY_NAME: ReadonlyMap<string, ProjectOperation> = new Map(TOOLS.map((t) => [t.name, t]));
 
 /**
@@ -65,7 +116,8 @@ export function refuseUndeclaredArguments(server: McpServer, ctx: ToolContext): 
   handlers.set("tools/call", async (request, extra) => {
     const params = isPlainObject(request) && isPlainObject(request.params) ? request.params : {};
     const tool = typeof params.name === "string" ? TOOL_BY_NAME.get(params.name) : undefined;
-    if (tool && unmetScopes(tool.scopes, ctx.caller.scopes).length === 0) {
+    const unmet = tool ? unmetScopes(tool.scopes, ctx.caller.scopes) : [];
+    if (tool && (unmet.length === 0 || onlyPublish(unmet))) {
       const fields = undeclaredFields(tool, params.arguments ?? {});
       if (fields.length > 0) return errorResult(undeclaredFieldsError(tool, fields), tool.name, ctx.deps.log);
     }

@@ -20,12 +20,13 @@ const DEFAULT_ACCENT = "#2563eb";
 
 const SCOPE_TEXT: Record<string, string> = {
   "content:read": "Read pages, entries, blocks, translations and project settings",
-  "content:write": "Create, edit, reorder, publish, unpublish and archive content; edit the theme",
+  "content:write": "Create and edit drafts: pages, entries, blocks and translations; edit the theme",
+  "content:publish": "Publish, unpublish, archive, restore and delete content, and restore earlier versions, without asking you: without it, each such change waits for a person's approval",
   "ai:read": "Use the project's AI providers to translate text and content",
   "model:write": "Change the project's content model (block and node types) that every edit is checked against",
 };
 
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Black or white text, whichever reads better on the accent (WCAG relative luminance). */
 function textOn(hex: string): string {
@@ -36,7 +37,7 @@ function textOn(hex: string): string {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? "#111111" : "#ffffff";
 }
 
-function layout(f: { nonce: string; title: string; accent?: string | null; logoUrl?: string | null; body: string }): string {
+export function layout(f: { nonce: string; title: string; accent?: string | null; logoUrl?: string | null; body: string }): string {
   const accent = f.accent && /^#[0-9a-fA-F]{6}$/.test(f.accent) ? f.accent.toLowerCase() : DEFAULT_ACCENT;
   const logo = f.logoUrl ? `<img class="logo" src="${escapeHtml(f.logoUrl)}" alt="" width="40" height="40">` : "";
   return `<!doctype html>

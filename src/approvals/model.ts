@@ -1,0 +1,28 @@
+// Wire shapes of approvals (issue 27), declared once as the operations' schemas.
+import { z } from "zod";
+import { ActorOut } from "../activity/model";
+import { Id, Json, Page, PerPage, Timestamp } from "../lib/schemas";
+
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "void", "used"] as const;
+
+export const ApprovalOut = z.object({
+  id: Id,
+  node_id: Id,
+  operation: z.string().describe("what was asked: publish_node, unpublish_node, archive_node, restore_node, delete_node, restore_revision…"),
+  arguments: Json.describe("the tool's arguments as asked"),
+  revision: z.number().int().describe("the node's revision when asked: a change since voids the request"),
+  status: z.enum(APPROVAL_STATUSES).describe("pending; approved (the agent's retry will carry it out once); rejected; expired; void (the node changed); used (carried out, or the rejection answered)"),
+  requested_by: ActorOut.describe("the MCP credential that asked"),
+  decided_by: ActorOut.nullable().describe("who approved or rejected it"),
+  decided_at: Timestamp.nullable(),
+  used_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  url: z.string().describe("the approval page a person opens to decide"),
+});
+
+export const ApprovalQuery = {
+  status: z.enum(APPROVAL_STATUSES).optional().describe("only approvals in this status"),
+  page: Page,
+  per_page: PerPage(20),
+};

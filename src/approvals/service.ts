@@ -1,0 +1,271 @@
+// Approvals (issue 27): an MCP caller without content:publish that asks to publish, unpublish,
+// archive, restore or delete gets a request a person decides on the approval page (or through the
+// admin API); its retry then carries the change out once, or answers "rejected". Everything lives
+// in PostgreSQL, so any instance answers any step.
+import { and, count, desc, eq, inArray, lt, sql } from "drizzle-orm";
+import type { z } from "zod";
+import type { Db } from "../../db/client";
+import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions } from "../../db/schema";
+import type { Config } from "../config";
+import { AppError, notFound } from "../errors";
+import { diffJson } from "../history/diff";
+import { actorOf } from "../history/record";
+import type { McpCaller } from "../lib/caller";
+import { uuidv7 } from "../lib/ids";
+import { isPlainObject } from "../lib/merge";
+import { currentOperation } from "../lib/operation";
+import { readPaging } from "../lib/paging";
+import type { ApprovalOut } from "./model";
+
+/** Retries are matched to their request by who asks: the MCP token, or the OAuth user and client (a refreshed token is the same asker). */
+export const requesterOf = (caller: McpCaller): string => (caller.kind === "mcp_token" ? `mcp_token:${caller.credentialId}` : `oauth:${caller.userId ?? caller.credentialId}:${caller.clientId ?? ""}`);
+
+export const approvalUrl = (config: Config, id: string): string => `${config.publicUrl}/approvals/${id}`;
+
+/** What a request asks, as stored and compared: the arguments without the unit's own fields. */
+function askedArguments(args: Record<string, unknown>): Record<string, unknown> {
+  const { dry_run: _d, expected_revision: _e, ...rest } = args;
+  return rest;
+}
+
+/** The node's revision now: its row's, or (a node in the trash) its last revision's; null when neither exists. */
+async function currentRevision(db: Db, projectId: string, nodeId: string): Promise<number | null> {
+  const [live] = await db
+    .select({ revision: nodes.revision })
+    .from(nodes)
+    .where(and(eq(nodes.projectId, projectId), eq(nodes.id, nodeId)))
+    .limit(1);
+  if (live) return live.revision;
+  const [last] = await db
+    .select({ number: sql<number>`max(${revisions.number})` })
+    .from(revisions)
+    .where(and(eq(revisions.projectId, projectId), eq(revisions.nodeId, nodeId)));
+  return last?.number === null || last?.number === undefined ? null : Number(last.number);
+}
+
+export type Gate =
+  | { readonly kind: "approved"; readonly approval: Approval }
+  | { readonly kind: "rejected"; readonly approval: Approval }
+  | { readonly kind: "ask"; readonly approval: Approval; readonly voided: Approval | null };
+
+/**
+ * The tool call of a caller lacking content:publish: carried out when a person approved this very
+ * request at the node's current revision (the approval is used up here), "rejected" once when one
+ * was rejected, else the pending request to show again or a new one. A request whose node changed
+ * since it was asked is void, and a new one is made.
+ */
+export async function gateApproval(db: Db, config: Config, projectId: string, caller: McpCaller, operation: string, args: Record<string, unknown>, now: Date): Promise<Gate> {
+  const nodeId = String(args.node_id).toLowerCase();
+  const asked = askedArguments(args);
+  const requester = requesterOf(caller);
+  await expireApprovals(db, projectId, now);
+  const revision = await currentRevision(db, projectId, nodeId);
+  if (revision === null) throw notFound("node");
+  const [latest] = await db
+    .select()
+    .from(approvals)
+    .where(
+      and(
+        eq(approvals.projectId, projectId),
+        eq(approvals.requester, requester),
+        eq(approvals.operation, operation),
+        eq(approvals.nodeId, nodeId),
+        inArray(approvals.status, ["pending", "approved", "rejected"]),
+        sql`${approvals.arguments} = ${JSON.stringify(asked)}::jsonb`,
+      ),
+    )
+    .orderBy(desc(approvals.createdAt), desc(approvals.id))
+    .limit(1);
+  let voided: Approval | null = null;
+  if (latest && latest.revision !== revision) {
+    const [v] = await db
+      .update(approvals)
+      .set({ status: "void" })
+      .where(and(eq(approvals.id, latest.id), eq(approvals.status, latest.status)))
+      .returning();
+    voided = v ?? latest;
+  } else if (latest) {
+    if (latest.status === "pending") return { kind: "ask", approval: latest, voided: null };
+    // Single use: the retry that carries the approval out (or hears the rejection) spends it.
+    const [spent] = await db
+      .update(approvals)
+      .set({ status: "used", usedAt: now })
+      .where(and(eq(approvals.id, latest.id), eq(approvals.status, latest.status)))
+      .returning();
+    if (spent) return { kind: latest.status === "approved" ? "approved" : "rejected", approval: { ...spent, status: latest.status } };
+  }
+  const [created] = await db
+    .insert(approvals)
+    .values({
+      id: uuidv7(now.getTime()),
+      projectId,
+      nodeId,
+      operation,
+      arguments: asked,
+      revision,
+      requestedBy: actorOf(caller),
+      requester,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + config.approvalTtlSeconds * 1000),
+    })
+    .returning();
+  if (!created) throw new Error("approval not recorded");
+  return { kind: "ask", approval: created, voided };
+}
+
+/** The write an approval allowed failed: the approval stands again (the retry checks the node's revision anew). */
+export async function releaseApproval(db: Db, id: string): Promise<void> {
+  await db
+    .update(approvals)
+    .set({ status: "approved", usedAt: null })
+    .where(and(eq(approvals.id, id), eq(approvals.status, "used")));
+}
+
+/** Pending requests past their time are expired, each with an activity entry (the system decided). */
+export async function expireApprovals(db: Db, projectId: string, now: Date): Promise<void> {
+  const expired = await db
+    .update(approvals)
+    .set({ status: "expired", decidedAt: now })
+    .where(and(eq(approvals.projectId, projectId), inArray(approvals.status, ["pending", "approved"]), lt(approvals.expiresAt, now)))
+    .returning();
+  if (expired.length === 0) return;
+  const system: Actor = { kind: "system", id: null, name: null };
+  await db
+    .insert(activity)
+    .values(expired.map((a) => ({ id: uuidv7(now.getTime()), projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })));
+}
+
+const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "approval", id: a.id, operation: a.operation, node_id: a.nodeId });
+
+/**
+ * A person's decision on a pending request: recorded with who decided, in the activity log too. A
+ * request whose node has changed since is void (409): the agent must ask again.
+ */
+export async function decideApproval(db: Db, projectId: string, id: string, decision: "approved" | "rejected", decider: Actor, now: Date): Promise<Approval> {
+  await expireApprovals(db, projectId, now);
+  const [found] = await db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.projectId, projectId), eq(approvals.id, id)))
+    .limit(1);
+  if (!found) throw notFound("approval");
+  if (found.status !== "pending") throw new AppError("conflict", `this approval request is ${found.status}: only a pending one can be decided`, { status: found.status });
+  if (decision === "approved" && (await currentRevision(db, projectId, found.nodeId)) !== found.revision) {
+    await db
+      .update(approvals)
+      .set({ status: "void" })
+      .where(and(eq(approvals.id, id), eq(approvals.status, "pending")));
+    throw new AppError("conflict", "the node has changed since this approval was asked for: the request is void, the agent must ask again", { status: "void" });
+  }
+  const [decided] = await db
+    .update(approvals)
+    .set({ status: decision, decidedBy: decider, decidedAt: now })
+    .where(and(eq(approvals.id, id), eq(approvals.status, "pending")))
+    .returning();
+  if (!decided) throw new AppError("conflict", "this approval request was decided meanwhile", { status: "decided" });
+  await db.insert(activity).values({
+    id: uuidv7(now.getTime()),
+    projectId,
+    operation: decision === "approved" ? "approve_approval" : "reject_approval",
+    actor: decider,
+    target: approvalTarget(decided),
+    nodeId: decided.nodeId,
+    revision: decided.revision,
+  });
+  const run = currentOperation();
+  if (run) run.state.recorded = true;
+  return decided;
+}
+
+type Out = z.input<typeof ApprovalOut>;
+
+export function approvalToWire(config: Config, a: Approval): Out {
+  const actor = (x: Actor) => ({ kind: x.kind, id: x.id, name: x.name, ...(x.user !== undefined ? { user: x.user } : {}), ...(x.client !== undefined ? { client: x.client } : {}) });
+  return {
+    id: a.id,
+    node_id: a.nodeId,
+    operation: a.operation,
+    arguments: a.arguments,
+    revision: a.revision,
+    status: a.status,
+    requested_by: actor(a.requestedBy),
+    decided_by: a.decidedBy ? actor(a.decidedBy) : null,
+    decided_at: a.decidedAt?.toISOString() ?? null,
+    used_at: a.usedAt?.toISOString() ?? null,
+    created_at: a.createdAt.toISOString(),
+    expires_at: a.expiresAt.toISOString(),
+    url: approvalUrl(config, a.id),
+  };
+}
+
+export async function listApprovals(db: Db, config: Config, projectId: string, q: { status?: Approval["status"]; page?: number; per_page?: number }, now: Date) {
+  await expireApprovals(db, projectId, now);
+  const { page, perPage } = readPaging(q, { defaultPerPage: 20 });
+  const where = and(eq(approvals.projectId, projectId), q.status ? eq(approvals.status, q.status) : undefined);
+  const [rows, [counted]] = await Promise.all([
+    db
+      .select()
+      .from(approvals)
+      .where(where)
+      .orderBy(desc(approvals.createdAt), desc(approvals.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    db.select({ total: count() }).from(approvals).where(where),
+  ]);
+  return { approvals: rows.map((a) => approvalToWire(config, a)), total: Number(counted?.total ?? 0), page, per_page: perPage };
+}
+
+/** An approval by id alone (the page's link names no project), with what the page shows. */
+export async function findApproval(db: Db, id: string): Promise<Approval | null> {
+  const [a] = await db.select().from(approvals).where(eq(approvals.id, id)).limit(1);
+  return a ?? null;
+}
+
+/**
+ * What the page shows a person: the node's title and path, and the change against the published
+ * version (the node's last revision that was published): for a delete, everything goes; for a
+ * restore, the revision restored; otherwise the node as it was when asked, with its new status.
+ */
+export async function approvalChange(db: Db, a: Approval): Promise<{ title: string; path: string; diff: ReturnType<typeof diffJson>; published: number | null }> {
+  const snapshots = await db
+    .select({ number: revisions.number, snapshot: revisions.snapshot })
+    .from(revisions)
+    .where(and(eq(revisions.projectId, a.projectId), eq(revisions.nodeId, a.nodeId)))
+    .orderBy(desc(revisions.number))
+    .limit(200);
+  const published = snapshots.find((r) => r.snapshot.status === "published" && r.snapshot.deleted === undefined) ?? null;
+  const at = snapshots.find((r) => r.number === a.revision)?.snapshot ?? snapshots[0]?.snapshot ?? {};
+  let after: Record<string, unknown> = strip(at);
+  if (a.operation === "delete_node") after = {};
+  else if (a.operation === "restore_revision" && typeof a.arguments.revision === "number") after = strip(snapshots.find((r) => r.number === a.arguments.revision)?.snapshot ?? at);
+  else {
+    const status = { publish_node: "published", unpublish_node: "draft", archive_node: "archived", restore_node: "draft" }[a.operation];
+    if (status) after = { ...after, status };
+  }
+  const title = typeof at.title === "string" ? at.title : a.nodeId;
+  const path = typeof at.path === "string" ? at.path : "";
+  return { title, path, diff: diffJson(published ? strip(published.snapshot) : {}, after), published: published?.number ?? null };
+}
+
+const strip = (s: Record<string, unknown>): Record<string, unknown> => {
+  const { deleted: _, published_at: _p, ...rest } = isPlainObject(s) ? s : {};
+  return rest;
+};
+
+/** Initialize of a 2025-11-25 client: whether it declared URL elicitation, kept per asker for its later calls (a stateless server sees capabilities only then). */
+export async function rememberUrlElicitation(db: Db, caller: McpCaller, declared: boolean, now: Date): Promise<void> {
+  const requester = requesterOf(caller);
+  await db
+    .insert(mcpClientCapabilities)
+    .values({ requester, urlElicitation: declared, updatedAt: now })
+    .onConflictDoUpdate({ target: mcpClientCapabilities.requester, set: { urlElicitation: declared, updatedAt: now } });
+}
+
+export async function declaredUrlElicitation(db: Db, caller: McpCaller): Promise<boolean> {
+  const [row] = await db
+    .select({ url: mcpClientCapabilities.urlElicitation })
+    .from(mcpClientCapabilities)
+    .where(eq(mcpClientCapabilities.requester, requesterOf(caller)))
+    .limit(1);
+  return row?.url === true;
+}

@@ -1,0 +1,42 @@
+// What a dry run (issue 27) answers for each node a content write changed: the write path has
+// recorded the revisions (in the transaction that will be rolled back), so the diff is that of the
+// node's previous revision and the one just recorded.
+import { and, eq, inArray, or } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { revisions } from "../../db/schema";
+import type { NodeChange } from "../lib/operation";
+import { diffJson } from "./diff";
+import type { Recorded } from "./record";
+
+export async function dryRunChanges(tx: Db, projectId: string, recorded: ReadonlyMap<string, Recorded>, deleted: ReadonlyMap<string, number>, operation: string): Promise<NodeChange[]> {
+  // The state before: each recorded node's previous revision; a deleted node's is the revision its deletion recorded.
+  const wanted = [...[...recorded].map(([id, r]) => ({ id, number: r.number - 1 })), ...[...deleted].map(([id, number]) => ({ id, number }))].filter((w) => w.number > 0);
+  const before = new Map<string, Record<string, unknown>>();
+  if (wanted.length > 0) {
+    const found = await tx
+      .select({ nodeId: revisions.nodeId, number: revisions.number, snapshot: revisions.snapshot })
+      .from(revisions)
+      .where(
+        and(
+          eq(revisions.projectId, projectId),
+          inArray(revisions.nodeId, [...new Set(wanted.map((w) => w.id))]),
+          or(...wanted.map((w) => and(eq(revisions.nodeId, w.id), eq(revisions.number, w.number)))),
+        ),
+      );
+    for (const r of found) before.set(`${r.nodeId}:${r.number}`, r.snapshot);
+  }
+  const changes: NodeChange[] = [...recorded].map(([id, r]) => {
+    const was = before.get(`${id}:${r.number - 1}`);
+    return { node_id: id, operation, revision_before: was ? r.number - 1 : null, revision_after: r.number, diff: diffJson(was ? withoutDeleted(was) : {}, r.snapshot) };
+  });
+  for (const [id, number] of deleted) {
+    const was = before.get(`${id}:${number}`);
+    changes.push({ node_id: id, operation, revision_before: number - 1 > 0 ? number - 1 : null, revision_after: null, deleted: true, diff: diffJson(was ? withoutDeleted(was) : {}, {}) });
+  }
+  return changes;
+}
+
+const withoutDeleted = (snapshot: Record<string, unknown>): Record<string, unknown> => {
+  const { deleted: _, ...rest } = snapshot;
+  return rest;
+};
