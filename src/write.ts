@@ -48,14 +48,20 @@ export interface WriteLog {
  * the project's row, so a project's content writes are serialised (a move and a create under the
  * moved node cannot interleave, two crossing moves cannot make a cycle); the content version moves
  * and the notification goes out at commit, so every instance's delivery cache for it is stale from
- * then. It answers the project's content model version, read in the same statement.
+ * then. It answers the project's content model version and whether it has webhook endpoints, read
+ * in the same statement.
  */
-export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<{ version: number; modelVersion: number }> {
+export async function bumpContentVersion(db: Db, projectId: string, notice: string | null = projectId): Promise<{ version: number; modelVersion: number; webhooks: boolean }> {
   const [locked] = await db
     .update(projects)
     .set({ contentVersion: sql`${projects.contentVersion} + 1` })
     .where(eq(projects.id, projectId))
-    .returning({ version: projects.contentVersion, modelVersion: projects.modelVersion });
+    .returning({
+      version: projects.contentVersion,
+      modelVersion: projects.modelVersion,
+      // Whether any endpoint may want the write's events: without one, no outbox statement at all.
+      webhooks: sql<boolean>`exists (select 1 from webhook_endpoints w where w.project_id = ${projectId}::uuid and w.status <> 'disabled')`,
+    });
   // Deleted since the request resolved it: nothing of the write may land (404, not a stray 400).
   if (!locked) throw notFound("project");
   if (notice !== null) await notifyContent(db, notice);
@@ -102,7 +108,7 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
   };
   const result = await db.transaction(async (tx) => {
     tx0 = tx;
-    const { version, modelVersion } = await bumpContentVersion(tx, projectId, null);
+    const { version, modelVersion, webhooks } = await bumpContentVersion(tx, projectId, null);
     // After the project lock, before the write: a stale expected revision writes nothing (409).
     await checkExpectedRevision(tx, projectId);
     const out = await write(tx, log);
@@ -119,8 +125,9 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     const check = modelVersion > 0 && touched.size > 0;
     const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, projectId, changed, deleted, check || Boolean(dry)), notifyContent(tx, commitNotice(db, projectId, changes))]);
     // Issue 28: the write's webhook events (the outbox), in this transaction, beside the model check
-    // (one round trip; a failed check rolls them back with the rest).
-    const events = enqueueWriteEvents(tx, projectId, { operation: run?.name, changed, recorded, deleted });
+    // (one round trip; a failed check rolls them back with the rest). An endpoint created after the
+    // project's lock was taken gets this write's events no more than it would from the statement.
+    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: run?.name, changed, recorded, deleted }) : null;
     await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
     answerRevisions(out, numbers);
     if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, run?.name ?? "write")));
