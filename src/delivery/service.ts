@@ -222,7 +222,7 @@ export async function* pathPages<T extends { path: string }>(cond: SQL, after: s
  * Every visible node as a raw row (admin wire form) with its `fields` (references expanded, in the
  * default locale), in path order, `pageSize` rows per query.
  */
-export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<Omit<NodeWire, "publish_at" | "unpublish_at">[]> {
+export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<(NodeWire & { fields: Record<string, unknown> })[]> {
   const refs = refPaths(await deliveryModel(db, project));
   const visible = visibleCondition(project.id, await hiddenPrefixes(db, project.id, preview), preview);
   const targets = refs === null ? sql<null>`null` : sql<Record<string, NodeRef>>`${refsColumn(project.id, "", refs, sql`select 'n', ${nodes.type}, ${nodes.fields}`)}`;
@@ -234,12 +234,7 @@ export async function* listPublishedNodes(db: Db, project: DeliveryProject, page
       .orderBy(asc(nodes.path))
       .limit(pageSize);
   for await (const page of pathPages(visible, null, pageSize, read)) {
-    yield page.map(({ refs: found, ...n }) => {
-      // The schedule is the editors' business: a preview shows it, the public list does not.
-      const { publish_at, unpublish_at, ...wire } = nodeToWire(n);
-      const fields = refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {});
-      return preview ? { ...wire, publish_at, unpublish_at, fields } : { ...wire, fields };
-    });
+    yield page.map(({ refs: found, ...n }) => ({ ...nodeToWire(n), fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}) }));
   }
 }
 
