@@ -22,6 +22,7 @@ interface Fixture {
   grantId: string;
   /** A user who is a viewer of the fixture's project (users and members routes). */
   memberId: string;
+  previewTokenId: string;
 }
 
 interface Case {
@@ -194,6 +195,29 @@ const CASES: Record<string, Case> = {
     expect: ok(204),
     after: async (h, f) => expect((await rootGet(h, `${P(f)}/ai/mcp/tokens`)).json.data).toEqual([]),
   },
+  "POST /admin/p/{ref}/nodes/{id}/schedule": {
+    url: (f) => `${N(f)}/schedule`,
+    body: () => ({ publish_at: "2099-01-01T09:00:00+01:00" }),
+    expect: ok(200, (d) => expect(d.publish_at).toBe("2099-01-01T08:00:00.000Z")),
+    after: async (h, f) => expect((await rootGet(h, N(f))).json.data.publish_at).toBe("2099-01-01T08:00:00.000Z"),
+  },
+  "POST /admin/p/{ref}/preview-tokens": {
+    url: (f) => `${P(f)}/preview-tokens`,
+    body: () => ({ name: "minted" }),
+    expect: ok(201, (d) => expect(d.token).toMatch(/^cms_pv_/)),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/preview-tokens`)).json.data.map((t: any) => t.name)).toContain("minted"),
+  },
+  "GET /admin/p/{ref}/preview-tokens": { url: (f) => `${P(f)}/preview-tokens`, expect: ok(200, (d, f) => expect(d.map((t: any) => t.id)).toEqual([f.previewTokenId])) },
+  "DELETE /admin/p/{ref}/preview-tokens": {
+    url: (f) => `${P(f)}/preview-tokens?id=${f.previewTokenId}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/preview-tokens`)).json.data).toEqual([]),
+  },
+  "DELETE /admin/p/{ref}/preview-tokens/{id}": {
+    url: (f) => `${P(f)}/preview-tokens/${f.previewTokenId}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/preview-tokens`)).json.data).toEqual([]),
+  },
   "GET /admin/oauth/clients": { url: () => "/admin/oauth/clients", expect: ok(200, (d, f) => expect(d.map((c: any) => c.client_id)).toContain(f.clientId)) },
   "DELETE /admin/oauth/clients/{id}": {
     url: (f) => `/admin/oauth/clients/${encodeURIComponent(f.clientId)}`,
@@ -312,7 +336,18 @@ describe("scope checks on every admin route", async () => {
     const grantId = uuidv7();
     await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId: client.json.client_id, userId: user.id, projectId: project.id, scopes: ["content:read"], resource: `${BASE}/mcp` });
     const member = await seedUser(h, "viewer", [project.id]);
-    return { project, node, providerId: provider.json.data.id, tokenId: token.json.data.id, keyId: key.json.data.id, clientId: client.json.client_id, grantId, memberId: member.id };
+    const preview = await put(`POST /admin/p/${project.slug}/preview-tokens`, { name: "pv" }, 201);
+    return {
+      project,
+      node,
+      providerId: provider.json.data.id,
+      tokenId: token.json.data.id,
+      keyId: key.json.data.id,
+      clientId: client.json.client_id,
+      grantId,
+      memberId: member.id,
+      previewTokenId: preview.json.data.id,
+    };
   }
 
   test("the document lists the admin routes of every feature, and every one has a case here", () => {
