@@ -272,6 +272,8 @@ export function entriesQuery(input: EntriesInput) {
 export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery, preview = false): Promise<SQL> {
   const hiding = preview ? sql`x.status = 'archived'` : sql`x.status <> 'published'`;
   const live = preview ? sql`e.status <> 'archived'` : sql`e.status = 'published'`;
+  // A preview's entries say which are drafts.
+  const status = preview ? sql`, e.status` : sql``;
   const q = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   let match = q;
   const byField = fieldSortName(input.sort) !== null;
@@ -303,9 +305,9 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
     )
     select (select id from col) as collection_id,
       (select count(*) from nodes e where e.parent_id = (select id from col) and ${live} ${match})::int as total,
-      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs
+      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs${status}
     from (select 1) one left join lateral (
-      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields from nodes e
+      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields${status} from nodes e
       where e.parent_id = (select id from col) and ${live} ${match}
       order by ${order}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
@@ -330,6 +332,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     type: string;
     fields: Record<string, unknown>;
     refs: Record<string, NodeRef> | null;
+    status?: string;
   };
   const statement = await entriesStatement(db, project, input, preview);
   const refs = refPaths(await deliveryModel(db, project));
@@ -341,7 +344,9 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
   const first = result[0];
   if (!first || first.collection_id === null) throw notFound("collection");
   return {
-    data: result.flatMap((r) => (r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at, fields: entryFields(r, refs) }])),
+    data: result.flatMap((r) =>
+      r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at, fields: entryFields(r, refs), ...(preview ? { status: r.status } : {}) }],
+    ),
     total: Number(first.total),
     page: input.page,
     per_page: input.perPage,
