@@ -4,8 +4,8 @@
 // token, an admin key, an OAuth client and consent), so no check can pass on a 404 left behind by
 // an earlier check, and each "enough" check asserts the operation's own answer and its effect.
 import { afterAll, describe, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
-import { adminKeys, approvals, nodes, oauthGrants } from "../db/schema";
+import { and, eq } from "drizzle-orm";
+import { adminKeys, approvals, nodes, oauthGrants, previewTokens, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
 import { startFakeVendors } from "./fake-vendors";
@@ -22,6 +22,7 @@ interface Fixture {
   grantId: string;
   /** A user who is a viewer of the fixture's project (users and members routes). */
   memberId: string;
+  previewTokenId: string;
 }
 
 interface Case {
@@ -194,6 +195,29 @@ const CASES: Record<string, Case> = {
     expect: ok(204),
     after: async (h, f) => expect((await rootGet(h, `${P(f)}/ai/mcp/tokens`)).json.data).toEqual([]),
   },
+  "POST /admin/p/{ref}/nodes/{id}/schedule": {
+    url: (f) => `${N(f)}/schedule`,
+    body: () => ({ publish_at: "2099-01-01T09:00:00+01:00" }),
+    expect: ok(200, (d) => expect(d.publish_at).toBe("2099-01-01T08:00:00.000Z")),
+    after: async (h, f) => expect((await rootGet(h, N(f))).json.data.publish_at).toBe("2099-01-01T08:00:00.000Z"),
+  },
+  "POST /admin/p/{ref}/preview-tokens": {
+    url: (f) => `${P(f)}/preview-tokens`,
+    body: () => ({ name: "minted" }),
+    expect: ok(201, (d) => expect(d.token).toMatch(/^cms_pv_/)),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/preview-tokens`)).json.data.map((t: any) => t.name)).toContain("minted"),
+  },
+  "GET /admin/p/{ref}/preview-tokens": { url: (f) => `${P(f)}/preview-tokens`, expect: ok(200, (d, f) => expect(d.map((t: any) => t.id)).toEqual([f.previewTokenId])) },
+  "DELETE /admin/p/{ref}/preview-tokens": {
+    url: (f) => `${P(f)}/preview-tokens?id=${f.previewTokenId}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/preview-tokens`)).json.data).toEqual([]),
+  },
+  "DELETE /admin/p/{ref}/preview-tokens/{id}": {
+    url: (f) => `${P(f)}/preview-tokens/${f.previewTokenId}`,
+    expect: ok(204),
+    after: async (h, f) => expect((await rootGet(h, `${P(f)}/preview-tokens`)).json.data).toEqual([]),
+  },
   "GET /admin/oauth/clients": { url: () => "/admin/oauth/clients", expect: ok(200, (d, f) => expect(d.map((c: any) => c.client_id)).toContain(f.clientId)) },
   "DELETE /admin/oauth/clients/{id}": {
     url: (f) => `/admin/oauth/clients/${encodeURIComponent(f.clientId)}`,
@@ -257,6 +281,18 @@ const CASES: Record<string, Case> = {
   // Approvals (issue 27): listed with content:read, decided with content:publish.
   "GET /admin/p/{ref}/approvals": { url: (f) => `${P(f)}/approvals`, expect: ok(200, (d) => expect(d).toEqual([])) },
   ...decisionCases(),
+  // Scheduling (issue 27/29): publishing later needs content:publish.
+  "POST /admin/p/{ref}/nodes/{id}/schedule": {
+    url: (f) => `${N(f)}/schedule`,
+    body: () => ({ publish_at: FUTURE }),
+    expect: ok(200, (d, f) => expect(d).toMatchObject({ node_id: f.node.id, locale: null, status: "draft", publish_at: FUTURE })),
+    after: async (h, f) => {
+      const [n] = await h.deps.db.select({ publishAt: nodes.publishAt }).from(nodes).where(eq(nodes.id, f.node.id));
+      expect(n!.publishAt?.toISOString()).toBe(FUTURE);
+    },
+  },
+  ...previewCases(),
+  ...webhookCases(),
   ...typeCases("blocks", { description: "A hero" }),
   ...typeCases("nodes", { description: "A page" }),
 };
@@ -287,6 +323,147 @@ function decisionCases(): Record<string, Case> {
   };
 }
 
+/** An hour ahead, to the second (as the API answers it). */
+const FUTURE = new Date(Math.ceil(Date.now() / 1000) * 1000 + 3_600_000).toISOString();
+
+/** Preview tokens (issue 29): created, listed and revoked with content:read; list and revoke find one made by the root key. */
+function previewCases(): Record<string, Case> {
+  const id = new Map<string, string>();
+  const before = async (h: TestHarness, f: Fixture) => {
+    const res = await h.request("POST", `${P(f)}/preview-tokens`, { body: { name: "fixture" } });
+    if (res.status !== 201) throw new Error(`fixture preview token: ${res.status} ${res.text}`);
+    id.set(f.project.id, res.json.data.id);
+  };
+  const tokens = async (h: TestHarness, f: Fixture) => await h.deps.db.select({ id: previewTokens.id, name: previewTokens.name }).from(previewTokens).where(eq(previewTokens.projectId, f.project.id));
+  const revoked = async (h: TestHarness, f: Fixture) => expect(await tokens(h, f)).toEqual([]);
+  return {
+    "POST /admin/p/{ref}/preview-tokens": {
+      url: (f) => `${P(f)}/preview-tokens`,
+      body: () => ({ name: "frontend", ttl_seconds: 600 }),
+      expect: ok(201, (d) => {
+        expect(d).toMatchObject({ name: "frontend", expired: false });
+        expect(d.token).toStartWith("cms_pv_");
+        expect(Date.parse(d.expires_at) - Date.parse(d.created_at)).toBe(600_000);
+      }),
+      after: async (h, f) => expect((await tokens(h, f)).map((t) => t.name)).toEqual(["frontend"]),
+    },
+    "GET /admin/p/{ref}/preview-tokens": {
+      before,
+      url: (f) => `${P(f)}/preview-tokens`,
+      expect: ok(200, (d, f) => {
+        expect(d.map((t: any) => [t.id, t.name, t.expired])).toEqual([[id.get(f.project.id), "fixture", false]]);
+        expect(d[0]).not.toHaveProperty("token");
+      }),
+    },
+    "DELETE /admin/p/{ref}/preview-tokens": { before, url: (f) => `${P(f)}/preview-tokens?id=${id.get(f.project.id)}`, expect: ok(204), after: revoked },
+    "DELETE /admin/p/{ref}/preview-tokens/{id}": { before, url: (f) => `${P(f)}/preview-tokens/${id.get(f.project.id)}`, expect: ok(204), after: revoked },
+  };
+}
+
+/**
+ * Webhooks (issue 28): read with projects:read or content:read, written with webhooks:write. An
+ * endpoint made by the root key (a private URL: the harness allows them), with one logged failed
+ * attempt of one event (as the dispatcher would leave it) for the deliveries log and a redelivery.
+ */
+function webhookCases(): Record<string, Case> {
+  const ids = new Map<string, { webhook: string; delivery: string; event: string }>();
+  const HOOK = "http://127.0.0.1:9/hook";
+  const before = async (h: TestHarness, f: Fixture) => {
+    const res = await h.request("POST", `${P(f)}/webhooks`, { body: { url: HOOK, events: ["*"], description: "fixture" } });
+    if (res.status !== 201) throw new Error(`fixture webhook: ${res.status} ${res.text}`);
+    const webhook = res.json.data.id as string;
+    const event = `msg_${uuidv7().replaceAll("-", "")}`;
+    const [ev] = await h.deps.db.insert(webhookEvents).values({ id: event, projectId: f.project.id, type: "node.published", payload: "{}" }).returning({ seq: webhookEvents.seq });
+    const outboxId = uuidv7();
+    await h.deps.db.insert(webhookOutbox).values({ id: outboxId, eventId: event, endpointId: webhook, seq: ev!.seq, status: "failed", attempts: 1 });
+    const delivery = uuidv7();
+    await h.deps.db.insert(webhookDeliveries).values({
+      id: delivery,
+      outboxId,
+      endpointId: webhook,
+      eventId: event,
+      eventType: "node.published",
+      attempt: 1,
+      attemptedAt: new Date(),
+      statusCode: 500,
+      durationMs: 12,
+      outcome: "failed",
+    });
+    ids.set(f.project.id, { webhook, delivery, event });
+  };
+  const W = (f: Fixture) => `${P(f)}/webhooks/${ids.get(f.project.id)!.webhook}`;
+  /** The manual (one-attempt) outbox rows queued for the fixture's endpoint: [event type, event id]. */
+  const queued = async (h: TestHarness, f: Fixture) =>
+    h.deps.db
+      .select({ type: webhookEvents.type, event: webhookOutbox.eventId })
+      .from(webhookOutbox)
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookOutbox.eventId))
+      .where(and(eq(webhookOutbox.endpointId, ids.get(f.project.id)!.webhook), eq(webhookOutbox.manual, true), eq(webhookOutbox.status, "pending")));
+  return {
+    "GET /admin/p/{ref}/webhooks": {
+      before,
+      url: (f) => `${P(f)}/webhooks`,
+      expect: ok(200, (d, f) => {
+        expect(d.map((w: any) => [w.id, w.url, w.status])).toEqual([[ids.get(f.project.id)!.webhook, HOOK, "active"]]);
+        expect(d[0]).not.toHaveProperty("secret");
+      }),
+    },
+    "POST /admin/p/{ref}/webhooks": {
+      url: (f) => `${P(f)}/webhooks`,
+      body: () => ({ url: HOOK, events: ["node.published"] }),
+      expect: ok(201, (d, f) => {
+        expect(d).toMatchObject({ project_id: f.project.id, url: HOOK, events: ["node.published"], status: "active", pending: 0 });
+        expect(d.secret).toStartWith("whsec_");
+      }),
+      after: async (h, f) => {
+        const rows = await h.deps.db.select({ url: webhookEndpoints.url, sealed: webhookEndpoints.secretSealed }).from(webhookEndpoints).where(eq(webhookEndpoints.projectId, f.project.id));
+        expect(rows.map((r) => r.url)).toEqual([HOOK]);
+        expect(rows[0]!.sealed).not.toContain("whsec_");
+      },
+    },
+    "GET /admin/p/{ref}/webhooks/{id}": {
+      before,
+      url: W,
+      expect: ok(200, (d, f) => {
+        expect(d).toMatchObject({ id: ids.get(f.project.id)!.webhook, url: HOOK, description: "fixture", events: ["*"], status: "active" });
+        expect(d).not.toHaveProperty("secret");
+      }),
+    },
+    "PATCH /admin/p/{ref}/webhooks/{id}": {
+      before,
+      url: W,
+      body: () => ({ status: "paused", description: "paused by scope" }),
+      expect: ok(200, (d) => expect(d).toMatchObject({ status: "paused", description: "paused by scope" })),
+      after: async (h, f) => expect((await rootGet(h, W(f))).json.data).toMatchObject({ status: "paused", description: "paused by scope" }),
+    },
+    "DELETE /admin/p/{ref}/webhooks/{id}": { before, url: W, expect: ok(204), after: gone(W) },
+    "GET /admin/p/{ref}/webhooks/{id}/deliveries": {
+      before,
+      url: (f) => `${W(f)}/deliveries`,
+      expect: (res, f) => {
+        ok(200, (d) =>
+          expect(d.map((x: any) => [x.id, x.event_id, x.event_type, x.status_code, x.outcome])).toEqual([
+            [ids.get(f.project.id)!.delivery, ids.get(f.project.id)!.event, "node.published", 500, "failed"],
+          ]),
+        )(res, f);
+        expect(res.json).toMatchObject({ total: 1, page: 1, per_page: 50 });
+      },
+    },
+    "POST /admin/p/{ref}/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+      before,
+      url: (f) => `${W(f)}/deliveries/${ids.get(f.project.id)!.delivery}/redeliver`,
+      expect: ok(201, (d, f) => expect(d).toEqual({ event_id: ids.get(f.project.id)!.event, event_type: "node.published" })),
+      after: async (h, f) => expect(await queued(h, f)).toEqual([{ type: "node.published", event: ids.get(f.project.id)!.event }]),
+    },
+    "POST /admin/p/{ref}/webhooks/{id}/test": {
+      before,
+      url: (f) => `${W(f)}/test`,
+      expect: ok(201, (d) => expect(d).toMatchObject({ event_type: "webhook.test" })),
+      after: async (h, f) => expect((await queued(h, f)).map((q) => q.type)).toEqual(["webhook.test"]),
+    },
+  };
+}
+
 /** GET, PUT and DELETE of one type of the model; GET and DELETE find one put there by the root key. */
 function typeCases(kind: "blocks" | "nodes", body: Record<string, unknown>): Record<string, Case> {
   const url = (f: Fixture) => `${P(f)}/model/${kind}/thing`;
@@ -312,11 +489,15 @@ const ALTERNATIVES: Record<string, number> = {
   "GET /admin/p/{ref}/members": 2,
   "PUT /admin/p/{ref}/members/{userId}": 2,
   "DELETE /admin/p/{ref}/members/{userId}": 2,
+  // Webhooks' reads: projects:read or content:read (agents read them over MCP, which never holds projects:read).
+  "GET /admin/p/{ref}/webhooks": 2,
+  "GET /admin/p/{ref}/webhooks/{id}": 2,
+  "GET /admin/p/{ref}/webhooks/{id}/deliveries": 2,
 };
 
 describe("scope checks on every admin route", async () => {
   const vendors = await startFakeVendors();
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "100000" });
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "100000" });
   afterAll(() => vendors.stop());
   const user = await seedUser(h, "owner");
   const spec = (await h.request("GET", "/swagger/json", { key: null })).json as { paths: Record<string, Record<string, unknown>> };
@@ -341,12 +522,39 @@ describe("scope checks on every admin route", async () => {
     const grantId = uuidv7();
     await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId: client.json.client_id, userId: user.id, projectId: project.id, scopes: ["content:read"], resource: `${BASE}/mcp` });
     const member = await seedUser(h, "viewer", [project.id]);
-    return { project, node, providerId: provider.json.data.id, tokenId: token.json.data.id, keyId: key.json.data.id, clientId: client.json.client_id, grantId, memberId: member.id };
+    const preview = await put(`POST /admin/p/${project.slug}/preview-tokens`, { name: "pv" }, 201);
+    return {
+      project,
+      node,
+      providerId: provider.json.data.id,
+      tokenId: token.json.data.id,
+      keyId: key.json.data.id,
+      clientId: client.json.client_id,
+      grantId,
+      memberId: member.id,
+      previewTokenId: preview.json.data.id,
+    };
   }
 
   test("the document lists the admin routes of every feature, and every one has a case here", () => {
     const all = routes.join(" ");
-    for (const part of ["/admin/projects", "/nodes", "/theme", "/admin/keys", "/ai/providers", "/ai/translate", "/ai/mcp/tokens", "/admin/oauth/grants", "/admin/ai/kinds", "/admin/users", "/members"])
+    for (const part of [
+      "/admin/projects",
+      "/nodes",
+      "/theme",
+      "/admin/keys",
+      "/ai/providers",
+      "/ai/translate",
+      "/ai/mcp/tokens",
+      "/admin/oauth/grants",
+      "/admin/ai/kinds",
+      "/admin/users",
+      "/members",
+      "/schedule",
+      "/preview-tokens",
+      "/webhooks",
+      "/redeliver",
+    ])
       expect(all).toContain(part);
     expect(routes.filter((r) => !CASES[r])).toEqual([]);
     expect(Object.keys(CASES).filter((r) => !routes.includes(r))).toEqual([]);

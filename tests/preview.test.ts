@@ -109,6 +109,8 @@ describe("preview tokens and preview reads", async () => {
     expect(pv.json.preview).toBe(true);
     expect(pv.json.total).toBe(2);
     expect(pv.json.data.map((e: any) => e.id)).toEqual([pubEntry.id, draftEntry.id]);
+    expect(pv.json.data.map((e: any) => e.status)).toEqual(["published", "draft"]);
+    expect(pub.json.data[0].status).toBeUndefined();
     expect(pv.headers.get("cache-control")).toBe("private, no-store");
     const list = await get(h, api("/nodes"), bearer(token));
     const ids = list.json.data.map((n: any) => n.id);

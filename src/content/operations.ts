@@ -104,7 +104,9 @@ const updateNodeOp = projectOperation({
     if (Object.values(changes).every((v) => v === undefined) && publish_at === undefined && unpublish_at === undefined)
       throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks, publish_at, unpublish_at");
     if ((publish_at !== undefined || unpublish_at !== undefined) && !caller.scopes.includes("content:publish"))
-      throw new AppError("insufficient_scope", "publish_at and unpublish_at schedule a publication: they need content:publish (the rest of an update needs content:write only)", { required: ["content:publish"] });
+      throw new AppError("insufficient_scope", "publish_at and unpublish_at schedule a publication: they need content:publish (the rest of an update needs content:write only)", {
+        required: ["content:publish"],
+      });
     return { node: await updateNode(deps.db, project, node_id, changes, now, { publish_at, unpublish_at }) };
   },
 });

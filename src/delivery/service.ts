@@ -222,7 +222,7 @@ export async function* pathPages<T extends { path: string }>(cond: SQL, after: s
  * Every visible node as a raw row (admin wire form) with its `fields` (references expanded, in the
  * default locale), in path order, `pageSize` rows per query.
  */
-export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<Omit<NodeWire, "publish_at" | "unpublish_at">[]> {
+export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<(NodeWire & { fields: Record<string, unknown> })[]> {
   const refs = refPaths(await deliveryModel(db, project));
   const visible = visibleCondition(project.id, await hiddenPrefixes(db, project.id, preview), preview);
   const targets = refs === null ? sql<null>`null` : sql<Record<string, NodeRef>>`${refsColumn(project.id, "", refs, sql`select 'n', ${nodes.type}, ${nodes.fields}`)}`;
@@ -234,12 +234,7 @@ export async function* listPublishedNodes(db: Db, project: DeliveryProject, page
       .orderBy(asc(nodes.path))
       .limit(pageSize);
   for await (const page of pathPages(visible, null, pageSize, read)) {
-    yield page.map(({ refs: found, ...n }) => {
-      // The schedule is the editors' business: a preview shows it, the public list does not.
-      const { publish_at, unpublish_at, ...wire } = nodeToWire(n);
-      const fields = refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {});
-      return preview ? { ...wire, publish_at, unpublish_at, fields } : { ...wire, fields };
-    });
+    yield page.map(({ refs: found, ...n }) => ({ ...nodeToWire(n), fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}) }));
   }
 }
 
@@ -277,6 +272,8 @@ export function entriesQuery(input: EntriesInput) {
 export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery, preview = false): Promise<SQL> {
   const hiding = preview ? sql`x.status = 'archived'` : sql`x.status <> 'published'`;
   const live = preview ? sql`e.status <> 'archived'` : sql`e.status = 'published'`;
+  // A preview's entries say which are drafts.
+  const status = preview ? sql`, e.status` : sql``;
   const q = input.q === null ? sql`` : sql`and (e.title ilike ${`%${escapeLike(input.q)}%`} or e.slug ilike ${`%${escapeLike(input.q)}%`})`;
   let match = q;
   // The entries' parent: the visible collection, found by the statement itself (one round trip)...
@@ -309,9 +306,9 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
   return sql`${collectionChain(project, input, hiding)}
     select (select id from col) as collection_id,
       (select count(*) from nodes e where e.parent_id = ${parent} and ${live} ${match})::int as total,
-      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs
+      e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs${status}
     from (select 1) one left join lateral (
-      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields from nodes e
+      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields${status} from nodes e
       where e.parent_id = ${parent} and ${live} ${match}
       order by ${order}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
@@ -349,6 +346,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
     type: string;
     fields: Record<string, unknown>;
     refs: Record<string, NodeRef> | null;
+    status?: string;
   };
   const statement = await entriesStatement(db, project, input, preview);
   const refs = refPaths(await deliveryModel(db, project));
@@ -360,7 +358,9 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
   const first = result[0];
   if (!first || first.collection_id === null) throw notFound("collection");
   return {
-    data: result.flatMap((r) => (r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at, fields: entryFields(r, refs) }])),
+    data: result.flatMap((r) =>
+      r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at, fields: entryFields(r, refs), ...(preview ? { status: r.status } : {}) }],
+    ),
     total: Number(first.total),
     page: input.page,
     per_page: input.perPage,
