@@ -3,6 +3,7 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { eq } from "drizzle-orm";
 import { mcpTokens, nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
+import { ADMIN_SCOPES, MCP_SCOPES } from "../src/lib/scopes";
 import { generateToken, hashToken } from "../src/lib/tokens";
 import { BASE, seedNode, seedProject, waitFor } from "./helpers";
 import { call, callError, INIT, mcpHarness, TOOL_NAMES } from "./mcp-harness";
@@ -47,7 +48,16 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
-      expect(t.description).toMatch(/Requires scope: (content:read|content:write|content:publish|ai:read|model:write)/);
+      // "Requires scope: a, b." (every one needed) or "a or b." (any one): every scope named is a real one,
+      // all of a list are MCP scopes, and of alternatives at least one is (webhook reads: projects:read or content:read).
+      const named = /Requires scope: ([a-z:]+(?:(, | or )[a-z:]+)*)\.$/.exec(t.description ?? "");
+      expect({ tool: t.name, named: Boolean(named) }).toEqual({ tool: t.name, named: true });
+      const anyOf = named![2] === " or ";
+      const scopes = named![1]!.split(anyOf ? " or " : ", ");
+      expect({ tool: t.name, unknown: scopes.filter((s) => !(ADMIN_SCOPES as readonly string[]).includes(s)) }).toEqual({ tool: t.name, unknown: [] });
+      const mcp = scopes.filter((s) => (MCP_SCOPES as readonly string[]).includes(s));
+      expect({ tool: t.name, mcp: anyOf ? mcp.length > 0 : mcp.length === scopes.length }).toEqual({ tool: t.name, mcp: true });
+      if (t.name === "list_webhooks" || t.name === "list_webhook_deliveries") expect(scopes).toEqual(["projects:read", "content:read"]);
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
       // Reads, and translate_text which stores nothing, are read-only.
