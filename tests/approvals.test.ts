@@ -265,7 +265,7 @@ describe("approvals expire", async () => {
 });
 
 describe("consent: the person may withhold content:publish", async () => {
-  const h = await harness({ OAUTH_SIGNIN_RATE_LIMIT: "1000000" });
+  const h = await harness({ OAUTH_SIGNIN_RATE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "1000000" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const p = await seedProject(h);
   const user = await seedUser(h, "editor", [p.id]);
