@@ -18,7 +18,7 @@ import { readPaging } from "../lib/paging";
 import type { ApprovalOut } from "./model";
 
 /** Retries are matched to their request by who asks: the MCP token, or the OAuth user and client (a refreshed token is the same asker). */
-export const requesterOf = (caller: McpCaller): string => (caller.kind === "mcp_token" ? `mcp_token:${caller.credentialId}` : `oauth:${caller.userId ?? caller.credentialId}:${caller.clientId ?? ""}`);
+const requesterOf = (caller: McpCaller): string => (caller.kind === "mcp_token" ? `mcp_token:${caller.credentialId}` : `oauth:${caller.userId ?? caller.credentialId}:${caller.clientId ?? ""}`);
 
 export const approvalUrl = (config: Config, id: string): string => `${config.publicUrl}/approvals/${id}`;
 
