@@ -1,6 +1,7 @@
 import { lt } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthTokens, rateLimits } from "../db/schema";
+import { expireApprovals } from "./approvals/service";
 import { pruneRevisions, type Retention } from "./history/service";
 
 const DAY_MS = 86_400_000;
@@ -10,12 +11,13 @@ const DAY_MS = 86_400_000;
  * (an expired token is refused whether or not its row exists) and rate-limit windows a day old
  * (the longest window is an hour). Safe to run on several instances at once.
  */
-export async function purgeExpired(db: Db, now: Date, retention?: Retention): Promise<{ codes: number; tokens: number; rateLimits: number; revisions?: number; trashed?: number }> {
+export async function purgeExpired(db: Db, now: Date, retention?: Retention): Promise<{ codes: number; tokens: number; rateLimits: number; approvals: number; revisions?: number; trashed?: number }> {
   const cutoff = new Date(now.getTime() - DAY_MS);
   const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, cutoff)).returning({ k: oauthCodes.codeHash });
   const tokens = await db.delete(oauthTokens).where(lt(oauthTokens.expiresAt, cutoff)).returning({ k: oauthTokens.id });
   const limits = await db.delete(rateLimits).where(lt(rateLimits.windowStart, cutoff)).returning({ k: rateLimits.key });
-  const out = { codes: codes.length, tokens: tokens.length, rateLimits: limits.length };
+  // Approval requests past APPROVAL_TTL (issue 27): expired, with their activity entries.
+  const out = { codes: codes.length, tokens: tokens.length, rateLimits: limits.length, approvals: await expireApprovals(db, null, now) };
   // Revisions past the retention (REVISIONS_PER_NODE, REVISIONS_MAX_AGE_DAYS, TRASH_RETENTION_DAYS), in bounded batches.
   return retention ? { ...out, ...(await pruneRevisions(db, retention, now)) } : out;
 }

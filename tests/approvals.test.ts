@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ErrorCode, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { and, desc, eq } from "drizzle-orm";
 import { activity, approvals, nodes } from "../db/schema";
+import { purgeExpired } from "../src/housekeeping";
 import { decideInBrowser } from "./approvals.helpers";
 import { BASE, harness, seedNode, seedProject } from "./helpers";
 import { mcpHarness } from "./mcp-harness";
@@ -261,6 +262,11 @@ describe("approvals expire", async () => {
     const again = await client.callTool({ name: "archive_node", arguments: { node_id: node.id } });
     expect((again.content as Array<{ text: string }>)[0]!.text).toStartWith("approval_required:");
     expect((again.content as Array<{ text: string }>)[0]!.text).not.toContain(id!);
+    // Nobody looks: the hourly housekeeping expires it, for every project.
+    const unseen = /\/approvals\/([0-9a-f-]{36})/.exec((again.content as Array<{ text: string }>)[0]!.text)?.[1];
+    await Bun.sleep(1100);
+    expect((await purgeExpired(m.h.deps.db, new Date())).approvals).toBeGreaterThanOrEqual(1);
+    expect((await m.h.deps.db.select().from(approvals).where(eq(approvals.id, unseen!)))[0]?.status).toBe("expired");
   });
 });
 

@@ -121,18 +121,25 @@ export async function releaseApproval(db: Db, id: string): Promise<void> {
     .where(and(eq(approvals.id, id), eq(approvals.status, "used")));
 }
 
-/** Pending requests past their time are expired, each with an activity entry (the system decided). */
-export async function expireApprovals(db: Db, projectId: string, now: Date): Promise<void> {
+/**
+ * Requests (and unused approvals) past their time are expired, each with an activity entry (the
+ * system decided): whenever a project's approvals are read or decided, and by the hourly
+ * housekeeping for every project (`projectId` null). Answers how many.
+ */
+export async function expireApprovals(db: Db, projectId: string | null, now: Date): Promise<number> {
   const expired = await db
     .update(approvals)
     .set({ status: "expired", decidedAt: now })
-    .where(and(eq(approvals.projectId, projectId), inArray(approvals.status, ["pending", "approved"]), lt(approvals.expiresAt, now)))
+    .where(and(projectId === null ? undefined : eq(approvals.projectId, projectId), inArray(approvals.status, ["pending", "approved"]), lt(approvals.expiresAt, now)))
     .returning();
-  if (expired.length === 0) return;
+  if (expired.length === 0) return 0;
   const system: Actor = { kind: "system", id: null, name: null };
   await db
     .insert(activity)
-    .values(expired.map((a) => ({ id: uuidv7(now.getTime()), projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })));
+    .values(
+      expired.map((a) => ({ id: uuidv7(now.getTime()), projectId: a.projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })),
+    );
+  return expired.length;
 }
 
 const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "approval", id: a.id, operation: a.operation, node_id: a.nodeId });
