@@ -18,8 +18,9 @@ import { authorizeInBrowser, authorizeUrl, type Fetcher, mcpRpc, pkce, postForm,
 const V = "2026-07-28";
 
 describe("approvals through MCP", async () => {
-  const a = await mcpHarness();
-  const b = await mcpHarness(); // a second instance over the same database
+  const LIMITS = { OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
+  const a = await mcpHarness(LIMITS);
+  const b = await mcpHarness(LIMITS); // a second instance over the same database
   afterAll(() => {
     a.stop();
     b.stop();

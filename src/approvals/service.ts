@@ -259,13 +259,21 @@ const strip = (s: Record<string, unknown>): Record<string, unknown> => {
   return rest;
 };
 
-/** Initialize of a 2025-11-25 client: whether it declared URL elicitation, kept per asker for its later calls (a stateless server sees capabilities only then). */
+/**
+ * Initialize of a 2025-11-25 client: whether it declared URL elicitation is kept per asker for its
+ * later calls (a stateless server sees capabilities only then). Only a declaration is stored; a
+ * client that does not declare it clears what an earlier one of the same asker declared.
+ */
 export async function rememberUrlElicitation(db: Db, caller: McpCaller, declared: boolean, now: Date): Promise<void> {
   const requester = requesterOf(caller);
+  if (!declared) {
+    await db.delete(mcpClientCapabilities).where(eq(mcpClientCapabilities.requester, requester));
+    return;
+  }
   await db
     .insert(mcpClientCapabilities)
-    .values({ requester, urlElicitation: declared, updatedAt: now })
-    .onConflictDoUpdate({ target: mcpClientCapabilities.requester, set: { urlElicitation: declared, updatedAt: now } });
+    .values({ requester, urlElicitation: true, updatedAt: now })
+    .onConflictDoUpdate({ target: mcpClientCapabilities.requester, set: { urlElicitation: true, updatedAt: now } });
 }
 
 export async function declaredUrlElicitation(db: Db, caller: McpCaller): Promise<boolean> {
