@@ -1,6 +1,7 @@
 import { and, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthTokens, rateLimits, webhookEvents } from "../db/schema";
+import { expireApprovals } from "./approvals/service";
 import { pruneRevisions, type Retention } from "./history/service";
 
 const DAY_MS = 86_400_000;
@@ -15,7 +16,7 @@ export async function purgeExpired(
   db: Db,
   now: Date,
   retention?: Retention,
-): Promise<{ codes: number; tokens: number; rateLimits: number; webhookEvents: number; revisions?: number; trashed?: number }> {
+): Promise<{ codes: number; tokens: number; rateLimits: number; webhookEvents: number; approvals: number; revisions?: number; trashed?: number }> {
   const cutoff = new Date(now.getTime() - DAY_MS);
   const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, cutoff)).returning({ k: oauthCodes.codeHash });
   const tokens = await db.delete(oauthTokens).where(lt(oauthTokens.expiresAt, cutoff)).returning({ k: oauthTokens.id });
@@ -30,7 +31,14 @@ export async function purgeExpired(
       ),
     )
     .returning({ k: webhookEvents.id });
-  const out = { codes: codes.length, tokens: tokens.length, rateLimits: limits.length, webhookEvents: events.length };
+  const out = {
+    codes: codes.length,
+    tokens: tokens.length,
+    rateLimits: limits.length,
+    webhookEvents: events.length,
+    // Approval requests past APPROVAL_TTL (issue 27): expired, with their activity entries.
+    approvals: await expireApprovals(db, null, now),
+  };
   // Revisions past the retention (REVISIONS_PER_NODE, REVISIONS_MAX_AGE_DAYS, TRASH_RETENTION_DAYS), in bounded batches.
   return retention ? { ...out, ...(await pruneRevisions(db, retention, now)) } : out;
 }

@@ -9,16 +9,18 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ErrorCode, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { and, desc, eq } from "drizzle-orm";
 import { activity, approvals, nodes } from "../db/schema";
+import { purgeExpired } from "../src/housekeeping";
 import { decideInBrowser } from "./approvals.helpers";
-import { BASE, seedNode, seedProject } from "./helpers";
+import { BASE, harness, seedNode, seedProject } from "./helpers";
 import { mcpHarness } from "./mcp-harness";
-import { seedUser } from "./oauth.helpers";
+import { authorizeInBrowser, authorizeUrl, type Fetcher, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
 
 const V = "2026-07-28";
 
 describe("approvals through MCP", async () => {
-  const a = await mcpHarness();
-  const b = await mcpHarness(); // a second instance over the same database
+  const LIMITS = { OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
+  const a = await mcpHarness(LIMITS);
+  const b = await mcpHarness(LIMITS); // a second instance over the same database
   afterAll(() => {
     a.stop();
     b.stop();
@@ -261,5 +263,49 @@ describe("approvals expire", async () => {
     const again = await client.callTool({ name: "archive_node", arguments: { node_id: node.id } });
     expect((again.content as Array<{ text: string }>)[0]!.text).toStartWith("approval_required:");
     expect((again.content as Array<{ text: string }>)[0]!.text).not.toContain(id!);
+    // Nobody looks: the hourly housekeeping expires it, for every project.
+    const unseen = /\/approvals\/([0-9a-f-]{36})/.exec((again.content as Array<{ text: string }>)[0]!.text)?.[1];
+    await Bun.sleep(1100);
+    expect((await purgeExpired(m.h.deps.db, new Date())).approvals).toBeGreaterThanOrEqual(1);
+    expect((await m.h.deps.db.select().from(approvals).where(eq(approvals.id, unseen!)))[0]?.status).toBe("expired");
+  });
+});
+
+describe("consent: the person may withhold content:publish", async () => {
+  const h = await harness({ OAUTH_SIGNIN_RATE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "1000000" });
+  const fetcher: Fetcher = (r) => h.app.handle(r);
+  const p = await seedProject(h);
+  const user = await seedUser(h, "editor", [p.id]);
+  const REDIRECT = "http://127.0.0.1:43124/cb";
+  const client = (await h.request("POST", "/oauth/register", { key: null, body: { client_name: "Drafting agent", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } })).json
+    .client_id as string;
+
+  test("the page says plainly what each permission allows; a grant without content:publish edits drafts and asks for approval to publish (no step-up)", async () => {
+    const { verifier, challenge } = pkce();
+    const start = authorizeUrl(BASE, {
+      response_type: "code",
+      client_id: client,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "s",
+      resource: `${BASE}/mcp`,
+    });
+    const walk = await authorizeInBrowser(fetcher, start, { email: user.email, password: user.password, projectId: p.id, scopes: ["content:read", "content:write", "ai:read"] });
+    const consent = walk.pages.at(-1)!;
+    expect(consent).toContain('value="content:publish" checked> <span><code>content:publish</code>: Publish, unpublish, archive, restore and delete content');
+    expect(consent).toContain("without it, each such change waits for a person&#39;s approval");
+    expect(consent).toContain("<code>content:write</code>: Create and edit drafts");
+    const code = new URL(walk.location).searchParams.get("code")!;
+    const t = await postForm(fetcher, BASE, "/oauth/token", { grant_type: "authorization_code", client_id: client, code, code_verifier: verifier, redirect_uri: REDIRECT, resource: `${BASE}/mcp` });
+    expect(t.json.scope).toBe("content:read content:write ai:read");
+    const node = await seedNode(h, p.slug, { slug: "drafted", title: "Drafted" });
+    const edit = await mcpRpc(fetcher, BASE, t.json.access_token, "tools/call", { name: "update_node", arguments: { node_id: node.id, title: "Edited" } });
+    expect(edit.json.result.isError).toBeFalsy();
+    const publish = await mcpRpc(fetcher, BASE, t.json.access_token, "tools/call", { name: "publish_node", arguments: { node_id: node.id } });
+    expect(publish.status).toBe(200); // not the 403 step-up challenge: the person chose approvals
+    expect(publish.json.result.content[0].text).toStartWith("approval_required:");
+    const [row] = await h.deps.db.select().from(approvals).where(eq(approvals.nodeId, node.id));
+    expect(row).toMatchObject({ status: "pending", requestedBy: { kind: "oauth", user: { id: user.id }, client: { id: client } } });
   });
 });

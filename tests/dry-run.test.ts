@@ -100,7 +100,7 @@ describe("dry runs", async () => {
     for (const name of ["update_node", "publish_node", "delete_node", "create_node", "update_theme", "restore_revision"]) {
       expect({ name, dry: (tools.find((t) => t.name === name)?.inputSchema.properties as Record<string, unknown>)?.dry_run }).toMatchObject({ name, dry: { type: "boolean" } });
     }
-    expect((tools.find((t) => t.name === "get_node")?.inputSchema.properties as Record<string, unknown>).dry_run).toBeUndefined();
+    expect((tools.find((t) => t.name === "get_node")!.inputSchema.properties as Record<string, unknown>).dry_run).toBeUndefined();
     const before = await footprint();
     const updated = await call(client, "update_node", { node_id: node.id, title: "Tooled", dry_run: true });
     expect(updated).toMatchObject({

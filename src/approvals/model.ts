@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ActorOut } from "../activity/model";
 import { Id, Json, Page, PerPage, Timestamp } from "../lib/schemas";
 
-export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "void", "used"] as const;
+const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "void", "used"] as const;
 
 export const ApprovalOut = z.object({
   id: Id,

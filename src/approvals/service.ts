@@ -18,7 +18,7 @@ import { readPaging } from "../lib/paging";
 import type { ApprovalOut } from "./model";
 
 /** Retries are matched to their request by who asks: the MCP token, or the OAuth user and client (a refreshed token is the same asker). */
-export const requesterOf = (caller: McpCaller): string => (caller.kind === "mcp_token" ? `mcp_token:${caller.credentialId}` : `oauth:${caller.userId ?? caller.credentialId}:${caller.clientId ?? ""}`);
+const requesterOf = (caller: McpCaller): string => (caller.kind === "mcp_token" ? `mcp_token:${caller.credentialId}` : `oauth:${caller.userId ?? caller.credentialId}:${caller.clientId ?? ""}`);
 
 export const approvalUrl = (config: Config, id: string): string => `${config.publicUrl}/approvals/${id}`;
 
@@ -121,18 +121,25 @@ export async function releaseApproval(db: Db, id: string): Promise<void> {
     .where(and(eq(approvals.id, id), eq(approvals.status, "used")));
 }
 
-/** Pending requests past their time are expired, each with an activity entry (the system decided). */
-export async function expireApprovals(db: Db, projectId: string, now: Date): Promise<void> {
+/**
+ * Requests (and unused approvals) past their time are expired, each with an activity entry (the
+ * system decided): whenever a project's approvals are read or decided, and by the hourly
+ * housekeeping for every project (`projectId` null). Answers how many.
+ */
+export async function expireApprovals(db: Db, projectId: string | null, now: Date): Promise<number> {
   const expired = await db
     .update(approvals)
     .set({ status: "expired", decidedAt: now })
-    .where(and(eq(approvals.projectId, projectId), inArray(approvals.status, ["pending", "approved"]), lt(approvals.expiresAt, now)))
+    .where(and(projectId === null ? undefined : eq(approvals.projectId, projectId), inArray(approvals.status, ["pending", "approved"]), lt(approvals.expiresAt, now)))
     .returning();
-  if (expired.length === 0) return;
+  if (expired.length === 0) return 0;
   const system: Actor = { kind: "system", id: null, name: null };
   await db
     .insert(activity)
-    .values(expired.map((a) => ({ id: uuidv7(now.getTime()), projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })));
+    .values(
+      expired.map((a) => ({ id: uuidv7(now.getTime()), projectId: a.projectId, operation: "expire_approval", actor: system, target: approvalTarget(a), nodeId: a.nodeId, revision: a.revision })),
+    );
+  return expired.length;
 }
 
 const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "approval", id: a.id, operation: a.operation, node_id: a.nodeId });
@@ -252,13 +259,21 @@ const strip = (s: Record<string, unknown>): Record<string, unknown> => {
   return rest;
 };
 
-/** Initialize of a 2025-11-25 client: whether it declared URL elicitation, kept per asker for its later calls (a stateless server sees capabilities only then). */
+/**
+ * Initialize of a 2025-11-25 client: whether it declared URL elicitation is kept per asker for its
+ * later calls (a stateless server sees capabilities only then). Only a declaration is stored; a
+ * client that does not declare it clears what an earlier one of the same asker declared.
+ */
 export async function rememberUrlElicitation(db: Db, caller: McpCaller, declared: boolean, now: Date): Promise<void> {
   const requester = requesterOf(caller);
+  if (!declared) {
+    await db.delete(mcpClientCapabilities).where(eq(mcpClientCapabilities.requester, requester));
+    return;
+  }
   await db
     .insert(mcpClientCapabilities)
-    .values({ requester, urlElicitation: declared, updatedAt: now })
-    .onConflictDoUpdate({ target: mcpClientCapabilities.requester, set: { urlElicitation: declared, updatedAt: now } });
+    .values({ requester, urlElicitation: true, updatedAt: now })
+    .onConflictDoUpdate({ target: mcpClientCapabilities.requester, set: { urlElicitation: true, updatedAt: now } });
 }
 
 export async function declaredUrlElicitation(db: Db, caller: McpCaller): Promise<boolean> {
