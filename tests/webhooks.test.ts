@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { transitionNode } from "../src/content/service";
 import { startDispatcher } from "../src/webhooks/dispatcher";
+import { enqueueEvent } from "../src/webhooks/events";
 import { harness, keyWith, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
 import { call } from "./mcp-harness";
 import { type Received, startReceiver } from "./webhooks.helpers";
@@ -174,6 +175,22 @@ describe("events", () => {
       await waitFor(() => receiver.on("/only-model").length >= 1);
       expect(types(receiver.on("/only-model"))).toEqual(["model.updated"]);
     }
+  });
+
+  test("enqueueEvent: another write's event (media), in its transaction, to the endpoints subscribed", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/media", ["media.created"]);
+    const other = await endpoint(p.slug, "/no-media", ["node.created"]);
+    const id = await h.deps.db.transaction((tx) => enqueueEvent(tx, p.id, "media.created", { media: { id: "m1", filename: "a.png" } }));
+    expect(id).toMatch(/^msg_/);
+    await waitFor(() => receiver.on("/media").length >= 1);
+    const got = receiver.on("/media")[0]!;
+    expect(got.headers["webhook-id"]).toBe(id!);
+    expect(verify(got, ep.secret)).toMatchObject({ type: "media.created", data: { project: { id: p.id, slug: p.slug }, media: { id: "m1", filename: "a.png" } } });
+    expect(receiver.on("/no-media")).toHaveLength(0);
+    expect(other.id).toBeString();
+    // No endpoint wants it: nothing is written.
+    expect(await h.deps.db.transaction((tx) => enqueueEvent(tx, p.id, "media.deleted", {}))).toBeNull();
   });
 
   test("a rolled-back write sends nothing and leaves no event row", async () => {

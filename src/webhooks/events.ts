@@ -27,7 +27,7 @@ export const EVENT_TYPES = [
   "theme.updated",
   "project.updated",
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
 /** One event to enqueue: `data` goes beside `project`; a node event names its `path` and `locale` (the public URL is derived from them). */
 export interface PendingEvent {

@@ -21,7 +21,7 @@ export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 const MAX_ENDPOINTS_PER_PROJECT = 50;
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function endpointToWire(e: EndpointRow, pending: number): z.input<typeof EndpointOut> {
+function endpointToWire(e: EndpointRow, pending: number): z.input<typeof EndpointOut> {
   return {
     id: e.id,
     project_id: e.projectId,
@@ -101,7 +101,7 @@ export async function listEndpoints(db: Db, projectId: string): Promise<z.input<
 }
 
 /** One endpoint of the project; another project's is 404 like a missing one. */
-export async function getEndpoint(db: Db, projectId: string, id: string): Promise<EndpointRow> {
+async function getEndpoint(db: Db, projectId: string, id: string): Promise<EndpointRow> {
   const [row] = isUuid(id)
     ? await db
         .select()
