@@ -5,7 +5,7 @@
 // an earlier check, and each "enough" check asserts the operation's own answer and its effect.
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { adminKeys, oauthGrants } from "../db/schema";
+import { adminKeys, oauthGrants, webhookDeliveries, webhookEvents, webhookOutbox } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
 import { startFakeVendors } from "./fake-vendors";
@@ -22,6 +22,9 @@ interface Fixture {
   grantId: string;
   /** A user who is a viewer of the fixture's project (users and members routes). */
   memberId: string;
+  /** A webhook endpoint of the project, and one logged attempt of it. */
+  webhookId: string;
+  deliveryId: string;
 }
 
 interface Case {
@@ -52,7 +55,19 @@ const P = (f: Fixture): string => `/admin/p/${f.project.slug}`;
 const N = (f: Fixture): string => `${P(f)}/nodes/${f.node.id}`;
 
 /** Keyed "METHOD path" exactly as the OpenAPI document writes it. */
+const W = (f: Fixture): string => `${P(f)}/webhooks/${f.webhookId}`;
 const CASES: Record<string, Case> = {
+  "GET /admin/p/{ref}/webhooks": { url: (f) => `${P(f)}/webhooks`, expect: ok(200, (d, f) => expect(d.map((w: any) => w.id)).toEqual([f.webhookId])) },
+  "POST /admin/p/{ref}/webhooks": { url: (f) => `${P(f)}/webhooks`, body: () => ({ url: "http://127.0.0.1:9/hook", events: ["*"] }), expect: ok(201, (d) => expect(d.secret).toStartWith("whsec_")) },
+  "GET /admin/p/{ref}/webhooks/{id}": { url: W, expect: ok(200, (d, f) => expect(d.id).toBe(f.webhookId)) },
+  "PATCH /admin/p/{ref}/webhooks/{id}": { url: W, body: () => ({ status: "paused" }), expect: ok(200, (d) => expect(d.status).toBe("paused")) },
+  "DELETE /admin/p/{ref}/webhooks/{id}": { url: W, expect: ok(204), after: gone(W) },
+  "GET /admin/p/{ref}/webhooks/{id}/deliveries": { url: (f) => `${W(f)}/deliveries`, expect: ok(200, (d, f) => expect(d.map((x: any) => x.id)).toEqual([f.deliveryId])) },
+  "POST /admin/p/{ref}/webhooks/{id}/deliveries/{deliveryId}/redeliver": {
+    url: (f) => `${W(f)}/deliveries/${f.deliveryId}/redeliver`,
+    expect: ok(201, (d) => expect(d.event_type).toBe("node.created")),
+  },
+  "POST /admin/p/{ref}/webhooks/{id}/test": { url: (f) => `${W(f)}/test`, expect: ok(201, (d) => expect(d.event_type).toBe("webhook.test")) },
   "GET /admin/projects": { url: () => "/admin/projects", expect: ok(200, (d, f) => expect(d.map((p: any) => p.id)).toContain(f.project.id)) },
   "POST /admin/projects": { url: () => "/admin/projects", body: () => ({ slug: uniqueSlug("s"), name: "Made by scope" }), expect: ok(201, (d) => expect(d.name).toBe("Made by scope")) },
   "GET /admin/projects/{ref}": { url: (f) => `/admin/projects/${f.project.slug}`, expect: ok(200, (d, f) => expect(d.id).toBe(f.project.id)) },
@@ -279,6 +294,10 @@ function typeCases(kind: "blocks" | "nodes", body: Record<string, unknown>): Rec
 
 /** Routes that accept any one of several scopes: how many the 403 names, each then tried alone. */
 const ALTERNATIVES: Record<string, number> = {
+  // Webhook reads: projects:read, or content:read (what MCP credentials hold: list_webhooks, list_webhook_deliveries).
+  "GET /admin/p/{ref}/webhooks": 2,
+  "GET /admin/p/{ref}/webhooks/{id}": 2,
+  "GET /admin/p/{ref}/webhooks/{id}/deliveries": 2,
   "GET /admin/projects/{ref}": 2, // projects:read or content:read (the same settings get_project reads)
   "GET /admin/p/{ref}/members": 2,
   "PUT /admin/p/{ref}/members/{userId}": 2,
@@ -287,7 +306,7 @@ const ALTERNATIVES: Record<string, number> = {
 
 describe("scope checks on every admin route", async () => {
   const vendors = await startFakeVendors();
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "100000" });
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "100000" });
   afterAll(() => vendors.stop());
   const user = await seedUser(h, "owner");
   const spec = (await h.request("GET", "/swagger/json", { key: null })).json as { paths: Record<string, Record<string, unknown>> };
@@ -312,7 +331,37 @@ describe("scope checks on every admin route", async () => {
     const grantId = uuidv7();
     await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId: client.json.client_id, userId: user.id, projectId: project.id, scopes: ["content:read"], resource: `${BASE}/mcp` });
     const member = await seedUser(h, "viewer", [project.id]);
-    return { project, node, providerId: provider.json.data.id, tokenId: token.json.data.id, keyId: key.json.data.id, clientId: client.json.client_id, grantId, memberId: member.id };
+    // A webhook endpoint (no dispatcher runs here) and one logged attempt of its first event.
+    const webhook = await put(`POST /admin/p/${project.slug}/webhooks`, { url: "http://127.0.0.1:9/hook", events: ["node.created"] }, 201);
+    const eventId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+    const [event] = await h.deps.db.insert(webhookEvents).values({ id: eventId, projectId: project.id, type: "node.created", payload: "{}" }).returning();
+    const outboxId = crypto.randomUUID();
+    await h.deps.db.insert(webhookOutbox).values({ id: outboxId, eventId, endpointId: webhook.json.data.id, seq: event!.seq, status: "delivered", attempts: 1 });
+    const deliveryId = uuidv7();
+    await h.deps.db.insert(webhookDeliveries).values({
+      id: deliveryId,
+      outboxId,
+      endpointId: webhook.json.data.id,
+      eventId,
+      eventType: "node.created",
+      attempt: 1,
+      attemptedAt: new Date(),
+      statusCode: 200,
+      durationMs: 3,
+      outcome: "succeeded",
+    });
+    return {
+      project,
+      node,
+      providerId: provider.json.data.id,
+      tokenId: token.json.data.id,
+      keyId: key.json.data.id,
+      clientId: client.json.client_id,
+      grantId,
+      memberId: member.id,
+      webhookId: webhook.json.data.id,
+      deliveryId,
+    };
   }
 
   test("the document lists the admin routes of every feature, and every one has a case here", () => {
@@ -351,5 +400,5 @@ describe("scope checks on every admin route", async () => {
         }
       }
     }
-  }, 120_000);
+  }, 240_000);
 });
