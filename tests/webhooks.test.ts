@@ -2,7 +2,7 @@
 // from the outbox written in the write's transaction, signed per Standard Webhooks (verified with
 // the `standardwebhooks` package), retried after 500 and 429 (Retry-After), redelivered, tested,
 // paused, rotated, disabled; the outbound guard; scopes; MCP read-only tools; two dispatchers.
-import { afterAll, describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { eq } from "drizzle-orm";
@@ -23,6 +23,7 @@ const FAST = {
   WEBHOOKS_SECRET_GRACE: "3600",
 };
 
+setDefaultTimeout(30_000);
 const receiver = startReceiver();
 const h: TestHarness = await harness(FAST);
 const dispatcher = startDispatcher(h.deps);

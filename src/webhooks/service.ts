@@ -62,7 +62,9 @@ const normaliseEvents = (events: readonly string[]): string[] => (events.include
 const aadOf = (endpointId: string, projectId: string, which: "current" | "previous"): string => `webhook_endpoints.secret:${which}:${endpointId}:${projectId}`;
 
 /** The secrets an attempt is signed with now: the current one, and the previous one during its grace period. */
-export async function signingSecrets(deps: AppDeps, e: EndpointRow, now: Date): Promise<string[]> {
+export type SigningEndpoint = Pick<EndpointRow, "id" | "projectId" | "secretSealed" | "previousSecretSealed" | "previousSecretExpiresAt">;
+
+export async function signingSecrets(deps: AppDeps, e: SigningEndpoint, now: Date): Promise<string[]> {
   const open = (sealed: string, which: "current" | "previous") =>
     deps.keyRing.open(sealed, aadOf(e.id, e.projectId, which)).catch((err: unknown) => {
       deps.log.error("webhook secret cannot be opened", { endpoint_id: e.id, project_id: e.projectId, reason: err instanceof SealError ? err.reason : "error", sealed_with: sealedKeyId(sealed) });
