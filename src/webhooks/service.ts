@@ -16,7 +16,7 @@ import { enqueueEvents, WEBHOOKS_CHANNEL } from "./events";
 import type { DeliveriesQuery, DeliveryOut, EndpointIn, EndpointOut, EndpointPatch } from "./model";
 import { newSecret } from "./sign";
 
-export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 const MAX_ENDPOINTS_PER_PROJECT = 50;
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
