@@ -12,7 +12,7 @@ const READ = { anyOf: ["content:read", "projects:read"] } as const;
 const listWebhooksOp = projectOperation({
   name: "list_webhooks",
   title: "List webhook endpoints",
-  description: "List the project's webhook endpoints: URL, subscribed events, status (active, paused, disabled with its reason), events pending. Secrets are never shown.",
+  description: "List the project's webhook endpoints: URL, subscribed events, status (active, paused, disabled with its reason), events pending (their signing secrets are never shown).",
   scopes: READ,
   input: z.object({}),
   output: z.object({ webhooks: z.array(EndpointOut) }),
