@@ -437,14 +437,14 @@ function typeCases(kind: "blocks" | "nodes", body: Record<string, unknown>): Rec
 
 /** Routes that accept any one of several scopes: how many the 403 names, each then tried alone. */
 const ALTERNATIVES: Record<string, number> = {
+  // Webhook reads: projects:read, or content:read (what MCP credentials hold: list_webhooks, list_webhook_deliveries).
+  "GET /admin/p/{ref}/webhooks": 2,
+  "GET /admin/p/{ref}/webhooks/{id}": 2,
+  "GET /admin/p/{ref}/webhooks/{id}/deliveries": 2,
   "GET /admin/projects/{ref}": 2, // projects:read or content:read (the same settings get_project reads)
   "GET /admin/p/{ref}/members": 2,
   "PUT /admin/p/{ref}/members/{userId}": 2,
   "DELETE /admin/p/{ref}/members/{userId}": 2,
-  // Webhooks' reads: projects:read or content:read (agents read them over MCP, which never holds projects:read).
-  "GET /admin/p/{ref}/webhooks": 2,
-  "GET /admin/p/{ref}/webhooks/{id}": 2,
-  "GET /admin/p/{ref}/webhooks/{id}/deliveries": 2,
 };
 
 describe("scope checks on every admin route", async () => {

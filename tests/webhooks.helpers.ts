@@ -7,7 +7,7 @@ export interface Received {
   at: number;
 }
 
-export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number; hang?: boolean };
+type Answer = { status: number; headers?: Record<string, string>; delayMs?: number; hang?: boolean };
 
 export interface Receiver {
   url(path: string): string;

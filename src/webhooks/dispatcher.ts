@@ -4,8 +4,7 @@
 // endpoint), so no attempt is sent twice at once; a lease left by a killed process runs out and
 // the row is sent again with the same webhook-id (at least once). Woken by the NOTIFY each write
 // with events sends at commit, and by a short poll (retries falling due, a lost notification).
-import { eq, sql } from "drizzle-orm";
-import { webhookEndpoints } from "../../db/schema";
+import { sql } from "drizzle-orm";
 import type { AppDeps } from "../deps";
 import { AppError, describeError } from "../errors";
 import { uuidv7 } from "../lib/ids";
@@ -14,7 +13,7 @@ import { checkOutboundUrl } from "../lib/ssrf";
 import { readCappedText } from "../lib/stream";
 import { pinnedFetch } from "../platform/fetch";
 import { WEBHOOKS_CHANNEL } from "./events";
-import { signingSecrets, webhookUrlPolicy } from "./service";
+import { type SigningEndpoint, signingSecrets, webhookUrlPolicy } from "./service";
 import { signedHeaders } from "./sign";
 
 export interface Dispatcher {
@@ -32,6 +31,7 @@ interface Claimed {
   type: string;
   payload: string;
   endpoint_id: string;
+  endpoint?: SigningEndpoint & { url: string };
 }
 
 type Outcome = { statusCode: number | null; error: string | null; retry: boolean; retryAfterMs: number | null };
@@ -42,7 +42,7 @@ const USER_AGENT = "content-service-webhooks/1";
 export function startDispatcher(deps: AppDeps): Dispatcher {
   const { config, db, log } = deps;
   // Longer than any attempt (its timeout) and its recording: a lease runs out only when its holder died.
-  const leaseMs = config.webhooksTimeoutMs * 2 + 1000;
+  const leaseMs = config.webhooksTimeoutMs * 2 + 5000;
   let inFlight = 0;
   let claiming = false;
   let again = false;
@@ -101,21 +101,38 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   async function claim(limit: number): Promise<Claimed[]> {
     const result = await db.execute(sql`
       update webhook_outbox o set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = o.attempts + 1
-      from webhook_events ev
-      where ev.id = o.event_id and o.id in (
+      from webhook_events ev, webhook_endpoints ep
+      where ev.id = o.event_id and ep.id = o.endpoint_id and o.id in (
         select c.id from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
         where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
           and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
         order by c.seq, c.id
         limit ${limit}
         for update of c skip locked)
-      returning o.id, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id`);
-    return rows<Claimed>(result).map((r) => ({ ...r, attempts: Number(r.attempts) }));
+      returning o.id, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
+        ep.previous_secret_sealed, ep.previous_secret_expires_at`);
+    return rows<Claimed & { project_id: string; url: string; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: string | Date | null }>(result).map((r) => ({
+      id: r.id,
+      attempts: Number(r.attempts),
+      manual: r.manual,
+      event_id: r.event_id,
+      type: r.type,
+      payload: r.payload,
+      endpoint_id: r.endpoint_id,
+      endpoint: {
+        id: r.endpoint_id,
+        projectId: r.project_id,
+        url: r.url,
+        secretSealed: r.secret_sealed,
+        previousSecretSealed: r.previous_secret_sealed,
+        previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : new Date(r.previous_secret_expires_at),
+      },
+    }));
   }
 
   async function attempt(row: Claimed): Promise<void> {
-    const [endpoint] = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, row.endpoint_id));
-    if (!endpoint) return; // deleted: its outbox rows went with it
+    const { endpoint } = row;
+    if (!endpoint) return;
     const attemptedAt = new Date();
     const started = performance.now();
     // A secret that cannot be opened (a key ring without its key) is a failed attempt like any other, logged.

@@ -27,7 +27,7 @@ export const EVENT_TYPES = [
   "theme.updated",
   "project.updated",
 ] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+type EventType = (typeof EVENT_TYPES)[number];
 
 /** One event to enqueue: `data` goes beside `project`; a node event names its `path` and `locale` (the public URL is derived from them). */
 export interface PendingEvent {
@@ -150,6 +150,7 @@ async function deletedEvents(tx: Db, deleted: ReadonlyMap<string, number>): Prom
     from jsonb_to_recordset(${roots}::jsonb) as d(id uuid, number int)
     join revisions root on root.node_id = d.id and root.number = d.number
     join revisions r on r.project_id = root.project_id and r.snapshot->'deleted'->>'root' = d.id::text and r.created_at = root.created_at
+    where exists (select 1 from webhook_endpoints e where e.project_id = root.project_id and e.status <> 'disabled')
     order by r.snapshot->>'path'`);
   return rows<{ id: string; number: number; path: string; type: string; status: string }>(found).map((r) => ({
     type: "node.deleted",

@@ -7,12 +7,12 @@ import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, readEndp
 const EndpointRef = { webhook_id: z.uuid().describe("the endpoint's id") };
 const byId = (method: "GET" | "PATCH" | "DELETE" | "POST", tail = "") => ({ method, path: `/admin/p/:ref/webhooks/:id${tail}`, params: { id: "webhook_id" }, tag: "webhooks" }) as const;
 // Agents read endpoints and the log over MCP with content:read (MCP credentials never hold projects:read); they cannot change them.
-const READ = { anyOf: ["projects:read", "content:read"] } as const;
+const READ = { anyOf: ["content:read", "projects:read"] } as const;
 
 const listWebhooksOp = projectOperation({
   name: "list_webhooks",
   title: "List webhook endpoints",
-  description: "List the project's webhook endpoints: URL, subscribed events, status (active, paused, disabled with its reason), events pending. Secrets are never shown.",
+  description: "List the project's webhook endpoints: URL, subscribed events, status (active, paused, disabled with its reason), events pending (their signing secrets are never shown).",
   scopes: READ,
   input: z.object({}),
   output: z.object({ webhooks: z.array(EndpointOut) }),

@@ -16,12 +16,12 @@ import { enqueueEvents, WEBHOOKS_CHANNEL } from "./events";
 import type { DeliveriesQuery, DeliveryOut, EndpointIn, EndpointOut, EndpointPatch } from "./model";
 import { newSecret } from "./sign";
 
-export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 const MAX_ENDPOINTS_PER_PROJECT = 50;
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-export function endpointToWire(e: EndpointRow, pending: number): z.input<typeof EndpointOut> {
+function endpointToWire(e: EndpointRow, pending: number): z.input<typeof EndpointOut> {
   return {
     id: e.id,
     project_id: e.projectId,
@@ -62,7 +62,9 @@ const normaliseEvents = (events: readonly string[]): string[] => (events.include
 const aadOf = (endpointId: string, projectId: string, which: "current" | "previous"): string => `webhook_endpoints.secret:${which}:${endpointId}:${projectId}`;
 
 /** The secrets an attempt is signed with now: the current one, and the previous one during its grace period. */
-export async function signingSecrets(deps: AppDeps, e: EndpointRow, now: Date): Promise<string[]> {
+export type SigningEndpoint = Pick<EndpointRow, "id" | "projectId" | "secretSealed" | "previousSecretSealed" | "previousSecretExpiresAt">;
+
+export async function signingSecrets(deps: AppDeps, e: SigningEndpoint, now: Date): Promise<string[]> {
   const open = (sealed: string, which: "current" | "previous") =>
     deps.keyRing.open(sealed, aadOf(e.id, e.projectId, which)).catch((err: unknown) => {
       deps.log.error("webhook secret cannot be opened", { endpoint_id: e.id, project_id: e.projectId, reason: err instanceof SealError ? err.reason : "error", sealed_with: sealedKeyId(sealed) });
@@ -101,7 +103,7 @@ export async function listEndpoints(db: Db, projectId: string): Promise<z.input<
 }
 
 /** One endpoint of the project; another project's is 404 like a missing one. */
-export async function getEndpoint(db: Db, projectId: string, id: string): Promise<EndpointRow> {
+async function getEndpoint(db: Db, projectId: string, id: string): Promise<EndpointRow> {
   const [row] = isUuid(id)
     ? await db
         .select()
