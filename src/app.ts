@@ -13,6 +13,7 @@ import { ownDb, ownHandle } from "./lib/commits";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { withTimeout } from "./lib/timeout";
 import { mcpRoutes } from "./mcp/routes";
+import { mediaRoutes } from "./media/routes";
 import { modelFileRoutes } from "./model/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
@@ -149,6 +150,7 @@ export function createApp(given: AppDeps) {
     .use(homeRoutes(deps))
     .use(operationRoutes(deps, OPERATIONS))
     .use(modelFileRoutes(deps))
+    .use(mediaRoutes(deps))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps));

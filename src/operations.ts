@@ -6,6 +6,7 @@ import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
 import type { Operation, ProjectOperation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
+import { mediaOperations } from "./media/operations";
 import { modelOperations } from "./model/operations";
 import { oauthOperations } from "./oauth/operations";
 import { projectOperations } from "./projects/operations";
@@ -20,6 +21,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...translationOperations,
   ...modelOperations,
   ...historyOperations,
+  ...mediaOperations,
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,
