@@ -10,7 +10,7 @@ import { notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { findProject } from "../projects/service";
 import { renderVariant } from "./image";
-import { versionTag } from "./service";
+import { rowVersion } from "./service";
 import { isRaster } from "./sniff";
 import { originalKey, variantKey } from "./storage/storage";
 import { mediaStorage } from "./store";
@@ -76,7 +76,7 @@ export function createMediaDelivery(deps: AppDeps) {
       .from(media)
       .where(and(eq(media.projectId, project.id), eq(media.id, id.toLowerCase())));
     if (!row) throw notFound("media");
-    const tag = versionTag(row);
+    const tag = rowVersion(row);
     const current = url.searchParams.get("v") === tag;
     const focal = row.focalX === null || row.focalY === null ? null : { x: row.focalX, y: row.focalY };
     const variant = isRaster(row.type) ? readVariant(url.searchParams, accept, deps.config.media.widths, row.type, focal) : null;

@@ -8,6 +8,8 @@ import { blocks, type MediaRow, media, nodes, type Project, projects, translatio
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
+import { contentWrite } from "../write";
+import { versionTag } from "./expand";
 import { probeImage, stripMetadata, summarize } from "./image";
 import type { MediaWire } from "./model";
 import { EXTENSION, isRaster, sniffType } from "./sniff";
@@ -181,7 +183,8 @@ export interface MediaPatch {
 export async function updateMedia(deps: AppDeps, project: Project, id: string, patch: MediaPatch, now: Date): Promise<MediaRow> {
   for (const locale of Object.keys(patch.alt ?? {}))
     if (!project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: `alt.${locale}` });
-  const row = await deps.db.transaction(async (tx) => {
+  // Through the write path: delivery answers that expand the item (alt text, crops) are refreshed.
+  const row = await contentWrite(deps.db, project.id, async (tx) => {
     const [current] = await tx
       .select()
       .from(media)
@@ -243,7 +246,8 @@ export async function deleteMedia(deps: AppDeps, project: Project, id: string, f
     if (refs.length > 0)
       throw new AppError("conflict", `content references this media item (${refs.length} node${refs.length > 1 ? "s" : ""}); remove the references or delete with force=true`, { nodes: refs });
   }
-  await deps.db.delete(media).where(eq(media.id, row.id));
+  // Through the write path: delivery answers that expanded the item now answer null for it.
+  await contentWrite(deps.db, project.id, (tx) => tx.delete(media).where(eq(media.id, row.id)));
   await dropIfUnused(deps, row.hash);
   mediaChanged(deps, project, "media.deleted", row);
 }
@@ -262,13 +266,12 @@ function mediaChanged(deps: AppDeps, project: Project, event: "media.created" | 
   deps.log.debug("media event", { event, project_id: project.id, media_id: row.id });
 }
 
-/** The version tag delivery URLs carry: the content hash, and the focal point crops depend on. */
-export const versionTag = (row: Pick<MediaRow, "hash" | "focalX" | "focalY">): string =>
-  row.focalX === null || row.focalY === null ? row.hash.slice(0, 16) : `${row.hash.slice(0, 16)}-${Math.round(row.focalX * 1000)}-${Math.round(row.focalY * 1000)}`;
+/** The version tag of a row's delivery URLs. */
+export const rowVersion = (row: Pick<MediaRow, "hash" | "focalX" | "focalY">): string => versionTag(row.hash, row.focalX, row.focalY);
 
 /** The original's delivery URL. */
 export const mediaUrl = (publicUrl: string, project: Pick<Project, "slug">, row: Pick<MediaRow, "id" | "filename" | "hash" | "focalX" | "focalY">): string =>
-  `${publicUrl}/api/p/${project.slug}/media/${row.id}/${encodeURIComponent(row.filename)}?v=${versionTag(row)}`;
+  `${publicUrl}/api/p/${project.slug}/media/${row.id}/${encodeURIComponent(row.filename)}?v=${rowVersion(row)}`;
 
 export function mediaToWire(publicUrl: string, project: Pick<Project, "slug">, row: MediaRow): MediaWire {
   return {
