@@ -39,7 +39,12 @@ describe("delivery: media references", () => {
     await h.request("PATCH", `/admin/p/${slug}/media/${item.id}`, { body: { alt: { fr: "Une bannière rouge et bleue" } } });
     const logo = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"><rect width="40" height="20"/></svg>');
     svg = (await uploadForm(h, slug, logo, "logo.svg", { alt: "Logo" })).json.data;
-    post = await seedNode(h, slug, { slug: "hello", type: "post", fields: { hero: item.id, gallery: [svg.id, item.id] }, blocks: [{ type: "figure", data: { image: item.id, caption: "Banner" } }] }, true);
+    post = await seedNode(
+      h,
+      slug,
+      { slug: "hello", type: "post", fields: { hero: item.id, gallery: [svg.id, item.id] }, blocks: [{ type: "figure", data: { image: item.id, caption: "Banner" } }] },
+      true,
+    );
     await translate(h, slug, post.id, "fr", { meta: { title: "Bonjour" } });
   }, 120_000);
 
