@@ -168,6 +168,12 @@ const CASES: Record<string, Case> = {
   "GET /admin/p/{ref}/media/{id}": { before: withMedia, url: M, expect: ok(200, (d, f) => expect(d.id).toBe(f.mediaId)) },
   "PATCH /admin/p/{ref}/media/{id}": { before: withMedia, url: M, body: () => ({ alt: { en: "patched" } }), expect: ok(200, (d) => expect(d.alt).toEqual({ en: "patched" })) },
   "DELETE /admin/p/{ref}/media/{id}": { before: withMedia, url: M, expect: ok(204), after: gone(M) },
+  "POST /admin/p/{ref}/media/{id}/describe": {
+    before: withMedia,
+    url: (f) => `${M(f)}/describe`,
+    body: () => ({ locales: ["fr"] }),
+    expect: ok(200, (d) => expect(Object.keys(d.alt_draft).sort()).toEqual(["en", "fr"])),
+  },
   "GET /admin/p/{ref}/media/{id}/references": { before: withMedia, url: (f) => `${M(f)}/references`, expect: ok(200, (d) => expect(d).toEqual([])) },
   "GET /admin/p/{ref}/activity": { url: (f) => `${P(f)}/activity`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
   "GET /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, expect: ok(200, (d) => expect(d).toHaveProperty("accent_color")) },

@@ -107,6 +107,7 @@ export const TOOL_NAMES = [
   "list_media",
   "get_media",
   "update_media",
+  "describe_media",
   "translate_text",
   "get_content_model",
   "update_content_model",

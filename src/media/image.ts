@@ -103,3 +103,15 @@ export async function renderVariant(bytes: Uint8Array, spec: VariantSpec, maxPix
           : img.flatten({ background: "#ffffff" }).jpeg({ quality: q, mozjpeg: true });
   return { bytes: new Uint8Array(await out.toBuffer()), type: FORMAT_TYPE[spec.format] };
 }
+
+/** A small JPEG of the image (at most `edge` pixels on its longer side): what an AI vendor is sent, so a call's cost is bounded. */
+export async function previewJpeg(bytes: Uint8Array, maxPixels: number, edge = 768): Promise<Uint8Array> {
+  const sharp = await sharpOf();
+  const out = await sharp(bytes, { limitInputPixels: maxPixels })
+    .autoOrient()
+    .resize(edge, edge, { fit: "inside", withoutEnlargement: true })
+    .flatten({ background: "#ffffff" })
+    .jpeg({ quality: 70 })
+    .toBuffer();
+  return new Uint8Array(out);
+}

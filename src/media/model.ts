@@ -67,3 +67,9 @@ export const DeleteIn = z.object({
   media_id: MediaId,
   force: z.boolean().optional().describe("delete even though content references it (the references are left dangling)"),
 });
+
+export const DescribeIn = z.object({
+  media_id: MediaId,
+  locales: z.array(Locale).max(100).optional().describe("also translate the alt text into these locales (the default locale is always written)"),
+  provider_id: z.uuid().optional().describe("the AI provider to use; default: the project's default provider"),
+});

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty } from "../lib/schemas";
+import { describeMedia } from "./describe";
 import { fetchUpload } from "./from-url";
-import { DeleteIn, FromUrlIn, ListIn, MediaId, MediaOut, UpdateIn, UploadIn } from "./model";
+import { DeleteIn, DescribeIn, FromUrlIn, ListIn, MediaId, MediaOut, UpdateIn, UploadIn } from "./model";
 import { deleteMedia, getMedia, listMedia, mediaReferences, mediaToWire, updateMedia, uploadMedia } from "./service";
 
 const route = (method: "GET" | "POST" | "PATCH" | "DELETE", tail = "") => ({ method, path: `/admin/p/:ref/media${tail}`, tag: "media" }) as const;
@@ -116,4 +117,28 @@ const mediaReferencesOp = projectOperation({
   },
 });
 
-export const mediaOperations = [uploadMediaOp, uploadFromUrlOp, listMediaOp, getMediaOp, updateMediaOp, deleteMediaOp, mediaReferencesOp];
+const describeMediaOp = projectOperation({
+  name: "describe_media",
+  title: "Write alt text for an image with the project's AI provider",
+  description:
+    "Ask the project's AI provider (its default, or provider_id; it must accept images) for the image's alt text in the default locale, and its translations into `locales`. " +
+    "The image is sent downscaled (at most 768 pixels on its longer side). The result is stored as a draft (alt_draft), not as alt: review it, then write it with update_media.",
+  scopes: ["media:write"],
+  input: DescribeIn,
+  output: z.object({ media: MediaOut }),
+  tool: { ...IDEMPOTENT_WRITE, openWorldHint: true },
+  http: {
+    method: "POST",
+    path: "/admin/p/:ref/media/:id/describe",
+    params: { id: "media_id" },
+    tag: "media",
+    data: "media",
+    summary: "Write draft alt text with the project's AI provider",
+    errors: [502, 504],
+  },
+  run: async ({ deps, project, now }, args) => ({
+    media: mediaToWire(deps.config.publicUrl, project, await describeMedia(deps, project, args.media_id, { locales: args.locales, providerId: args.provider_id }, now)),
+  }),
+});
+
+export const mediaOperations = [uploadMediaOp, uploadFromUrlOp, listMediaOp, getMediaOp, updateMediaOp, describeMediaOp, deleteMediaOp, mediaReferencesOp];
