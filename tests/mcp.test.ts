@@ -47,7 +47,7 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {
-      expect(t.description).toMatch(/Requires scope: (content:read|content:write|ai:read|model:write)/);
+      expect(t.description).toMatch(/Requires scope: (content:read|content:write|ai:read|model:write|media:write)/);
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
       // Reads, and translate_text which stores nothing, are read-only.

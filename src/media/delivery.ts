@@ -62,10 +62,29 @@ export function createMediaDelivery(deps: AppDeps) {
     return pending;
   };
 
+  /** The key of an answer in memory: the URL and what of Accept fm=auto reads. */
+  const hotKeyOf = (request: Request): string => {
+    const accept = request.headers.get("accept") ?? "";
+    return `${request.url}|${/image\/avif/i.test(accept) ? "a" : /image\/webp/i.test(accept) ? "w" : "-"}`;
+  };
+
+  /**
+   * A hot read, answered before routing (delivery/front.ts, with the delivery pages' hot reads): a
+   * variant or original in memory for its immutable URL; null otherwise.
+   */
+  const fastRead = (request: Request, requestId: string | ((request: Request) => string)): Response | null => {
+    if (hot.size === 0 || (request.method !== "GET" && request.method !== "HEAD") || !request.url.includes("/media/")) return null;
+    const cached = hot.get(hotKeyOf(request));
+    if (!cached || deps.now().getTime() - cached.at >= HOT_TTL_MS) return null;
+    const res = reply(request, cached);
+    res.headers.set("x-request-id", typeof requestId === "string" ? requestId : requestId(request));
+    return res;
+  };
+
   const answer = async (request: Request, ref: string, id: string): Promise<Response> => {
     const url = new URL(request.url);
     const accept = request.headers.get("accept") ?? "";
-    const hotKey = `${url.pathname}?${url.search}|${/image\/avif/i.test(accept) ? "a" : /image\/webp/i.test(accept) ? "w" : "-"}`;
+    const hotKey = hotKeyOf(request);
     const cached = hot.get(hotKey);
     if (cached && deps.now().getTime() - cached.at < HOT_TTL_MS) return reply(request, cached);
     if (!isUuid(id)) throw notFound("media");
@@ -110,7 +129,7 @@ export function createMediaDelivery(deps: AppDeps) {
     return reply(request, a);
   };
 
-  return { answer };
+  return { answer, fastRead };
 }
 
 function reply(request: Request, a: Answer): Response {

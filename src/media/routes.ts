@@ -1,10 +1,8 @@
 // The media delivery route: public, anonymous, GET and HEAD.
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
-import { createMediaDelivery } from "./delivery";
+import type { MediaDelivery } from "./delivery";
 
-export function mediaRoutes(deps: AppDeps) {
-  const delivery = createMediaDelivery(deps);
+export function mediaRoutes(delivery: MediaDelivery) {
   const detail = {
     tags: ["delivery"],
     summary: "A media file: the original, or an image variant (?w=&h=&fit=&fm=&q=)",
