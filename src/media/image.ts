@@ -8,7 +8,15 @@ import { AppError } from "../errors";
 type SharpFn = (input?: Uint8Array, options?: SharpOptions) => Sharp;
 let loaded: Promise<SharpFn> | null = null;
 const sharpOf = (): Promise<SharpFn> => {
-  loaded ??= import("sharp").then((m) => (m.default ?? m) as unknown as SharpFn);
+  // The single binary cannot load sharp (its native addon and libvips are resolved from
+  // node_modules at run time, which a compiled binary does not do): images are then refused, 503.
+  loaded ??= import("sharp").then(
+    (m) => (m.default ?? m) as unknown as SharpFn,
+    (err: unknown) => {
+      loaded = null;
+      throw new AppError("service_unavailable", "image processing is not available on this installation (sharp could not be loaded)", undefined, undefined, { cause: err });
+    },
+  );
   return loaded;
 };
 
