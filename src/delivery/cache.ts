@@ -22,7 +22,7 @@ export interface DeliveryProject {
   readonly media?: MediaLinks;
 }
 
-export interface MediaLinks {
+interface MediaLinks {
   readonly base: string;
   readonly widths: readonly number[];
 }

@@ -5,7 +5,7 @@ import { Id, Locale, Page, PerPage, Timestamp } from "../lib/schemas";
 export const MediaId = z.uuid().describe("media id (UUID)");
 
 const Focal = z.number().min(0).max(1);
-export const FocalPoint = z.object({ x: Focal.describe("0 = left edge, 1 = right edge"), y: Focal.describe("0 = top edge, 1 = bottom edge") }).describe("the point crops keep in view");
+const FocalPoint = z.object({ x: Focal.describe("0 = left edge, 1 = right edge"), y: Focal.describe("0 = top edge, 1 = bottom edge") }).describe("the point crops keep in view");
 
 export const MediaOut = z.object({
   id: Id,

@@ -31,7 +31,7 @@ async function sha256Hex(bytes: Uint8Array): Promise<string> {
 }
 
 /** A file name safe in a URL path segment and a Content-Disposition header, with the extension of its sniffed type. */
-export function cleanFilename(name: string, type: string): string {
+function cleanFilename(name: string, type: string): string {
   const ext = EXTENSION[type] ?? "bin";
   const base =
     (name.split(/[\\/]/).pop() ?? "")
@@ -130,7 +130,7 @@ export async function uploadMedia(deps: AppDeps, project: Project, args: UploadA
 }
 
 /** Bytes the project stores: each distinct object once, as the storage holds it. */
-export async function usedBytes(db: Db, projectId: string): Promise<number> {
+async function usedBytes(db: Db, projectId: string): Promise<number> {
   const res = await db.execute<{ used: string | number | null }>(sql`select coalesce(sum(size), 0) as used from (select distinct hash, size from media where project_id = ${projectId}) o`);
   const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as Array<{ used: string | number | null }>;
   return Number(rows[0]?.used ?? 0);
@@ -270,7 +270,7 @@ function mediaChanged(deps: AppDeps, project: Project, event: "media.created" | 
 export const rowVersion = (row: Pick<MediaRow, "hash" | "focalX" | "focalY">): string => versionTag(row.hash, row.focalX, row.focalY);
 
 /** The original's delivery URL. */
-export const mediaUrl = (publicUrl: string, project: Pick<Project, "slug">, row: Pick<MediaRow, "id" | "filename" | "hash" | "focalX" | "focalY">): string =>
+const mediaUrl = (publicUrl: string, project: Pick<Project, "slug">, row: Pick<MediaRow, "id" | "filename" | "hash" | "focalX" | "focalY">): string =>
   `${publicUrl}/api/p/${project.slug}/media/${row.id}/${encodeURIComponent(row.filename)}?v=${rowVersion(row)}`;
 
 export function mediaToWire(publicUrl: string, project: Pick<Project, "slug">, row: MediaRow): MediaWire {

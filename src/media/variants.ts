@@ -4,7 +4,7 @@
 import { AppError } from "../errors";
 import type { Fit, OutputFormat, VariantSpec } from "./image";
 
-export const QUALITIES = [40, 50, 60, 70, 75, 80, 90, 100] as const;
+const QUALITIES = [40, 50, 60, 70, 75, 80, 90, 100] as const;
 const FITS: readonly Fit[] = ["cover", "contain", "inside"];
 const FORMATS = ["webp", "avif", "jpeg", "png", "auto"] as const;
 
@@ -47,7 +47,7 @@ export function readVariant(query: URLSearchParams, accept: string, widths: read
 }
 
 /** fm=auto: AVIF, then WebP, when the client says it takes them; else PNG for sources with transparency, JPEG otherwise. */
-export function pickFormat(accept: string, sourceType: string): OutputFormat {
+function pickFormat(accept: string, sourceType: string): OutputFormat {
   if (/\bimage\/avif\b/i.test(accept)) return "avif";
   if (/\bimage\/webp\b/i.test(accept)) return "webp";
   return sourceType === "image/png" || sourceType === "image/gif" ? "png" : "jpeg";
