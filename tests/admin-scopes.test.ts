@@ -395,5 +395,5 @@ describe("scope checks on every admin route", async () => {
         }
       }
     }
-  }, 120_000);
+  }, 300_000);
 });
