@@ -88,8 +88,8 @@ describe("migration to per-project roles", async () => {
 
   test("root keys (every scope, no project limit) gain users:write; no other key changes", async () => {
     const keys = Object.fromEntries((await db.select().from(adminKeys)).map((k) => [k.id, k.scopes]));
-    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write"]); // model:write from 0004, as root keys
-    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write"]);
+    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write", "media:write"]); // model:write from 0004, media:write from 0006, as root keys
+    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write", "media:write"]);
     expect(keys[keyIds.limited]).toEqual(OLD_SEVEN);
     expect(keys[keyIds.partial]).toEqual(["content:read", "keys:write"]);
   });
