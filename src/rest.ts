@@ -37,10 +37,11 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
         const caller = await authenticate(ctx.request, ctx.server);
         requireScopes(caller, op.scopes);
-        if (isMultipart(ctx.request.headers.get("content-type") ?? undefined) !== (binding.multipart === true) && takesBody(binding) && ctx.body !== undefined)
-          throw new AppError("invalid_request", binding.multipart ? "the body must be multipart/form-data" : "the body must be JSON (multipart/form-data is for uploads)");
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
         const args = input(ctx);
+        // After the project (404) and the fields (invalid_input): the body's kind is judged last.
+        if (isMultipart(ctx.request.headers.get("content-type") ?? undefined) !== (binding.multipart === true) && takesBody(binding) && ctx.body !== undefined)
+          throw new AppError("invalid_request", binding.multipart ? "the body must be multipart/form-data" : "the body must be JSON (multipart/form-data is for uploads)");
         if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
         const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
