@@ -205,7 +205,7 @@ describe("admin API: members", async () => {
         .from(projectMembers)
         .where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, b.id))),
     ).toHaveLength(0);
-    const userAdmin = await keyWith(h, ["users:write", "projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "model:write"]);
+    const userAdmin = await keyWith(h, ["users:write", "projects:read", "content:read", "content:write", "ai:read", "ai:write", "keys:write", "model:write", "media:write"]);
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: userAdmin, body: { role: "admin" } })).status).toBe(200);
   });
 });
