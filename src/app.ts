@@ -14,6 +14,8 @@ import { ownDb, ownHandle } from "./lib/commits";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { withTimeout } from "./lib/timeout";
 import { mcpRoutes } from "./mcp/routes";
+import { createMediaDelivery } from "./media/delivery";
+import { mediaRoutes } from "./media/routes";
 import { modelFileRoutes } from "./model/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
@@ -30,6 +32,9 @@ export function createApp(given: AppDeps) {
   const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db) };
   const meta = new WeakMap<Request, { id: string; start: number }>();
   const delivery = createDelivery(deps);
+  const media = createMediaDelivery(deps);
+  // Hot reads answered before routing: delivery pages, and media files held in memory.
+  const fastRead: typeof delivery.fastRead = (request, requestId) => delivery.fastRead(request, requestId) ?? media.fastRead(request, requestId);
   const { log } = deps;
   // One info line per request, and its hook registered only when info lines are written: an
   // afterResponse hook costs several microseconds per request even when the logger drops the line
@@ -54,7 +59,7 @@ export function createApp(given: AppDeps) {
     });
   }
   // Hot reads are answered in front of Elysia where the server is created (src/serve.ts).
-  const front = createFront({ fastRead: delivery.fastRead, log: logAccess ? log : null });
+  const front = createFront({ fastRead, log: logAccess ? log : null });
   // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
   // one successful ping does not mean the pool serves (terminated backends, a flapping server).
   let dbFailedAt = Number.NEGATIVE_INFINITY;
@@ -65,7 +70,7 @@ export function createApp(given: AppDeps) {
       meta.set(request, { id, start: performance.now() });
       // A hot delivery read (a fresh cached answer) is answered before routing: Elysia runs no
       // afterResponse hook for it, so it is logged here.
-      const fast = front.declined(request) ? null : delivery.fastRead(request, id);
+      const fast = front.declined(request) ? null : fastRead(request, id);
       if (fast !== null) {
         if (logAccess) accessLine(request, fast.status);
         return fast;
@@ -150,6 +155,7 @@ export function createApp(given: AppDeps) {
     .use(homeRoutes(deps))
     .use(operationRoutes(deps, OPERATIONS))
     .use(modelFileRoutes(deps))
+    .use(mediaRoutes(media))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps))

@@ -88,6 +88,18 @@ const VARIABLES = [
   ["WEBHOOKS_CONCURRENCY", 8, "webhook attempts in flight per instance (one at a time per endpoint, in event order)"],
   ["WEBHOOKS_DISPATCH", true, "run the webhook dispatcher in this instance (several instances share the outbox)"],
   ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
+  ["MEDIA_STORAGE", "disk", "where media bytes live: disk (DATA_DIR/media) or s3 (the MEDIA_S3_* settings)"],
+  ["MEDIA_MAX_BYTES", 25 * 1024 * 1024, "largest media upload, bytes"],
+  ["MEDIA_MAX_PIXELS", 100_000_000, "largest image accepted, width × height (read from the header, before decoding: decompression bombs are refused)"],
+  ["MEDIA_QUOTA_BYTES", 10 * 1024 ** 3, "media storage per project, bytes (a project's media_quota_bytes setting overrides it)"],
+  ["MEDIA_TYPES", "image/jpeg,image/png,image/webp,image/avif,image/gif,image/svg+xml,application/pdf", "comma-separated media types accepted (sniffed from the bytes)"],
+  ["MEDIA_WIDTHS", "320,640,800,1024,1280,1600,1920,2560", "comma-separated widths (and heights) delivery renders variants at; any other is refused"],
+  ["MEDIA_S3_ENDPOINT", described("(unset)"), "S3 endpoint URL, e.g. https://s3.eu-west-1.amazonaws.com, https://<account>.r2.cloudflarestorage.com, http://minio:9000"],
+  ["MEDIA_S3_BUCKET", described("(unset)"), "S3 bucket"],
+  ["MEDIA_S3_REGION", "auto", "S3 region signed for (us-east-1 for MinIO and most, auto for R2)"],
+  ["MEDIA_S3_ACCESS_KEY_ID", described("(unset)"), "S3 access key id"],
+  ["MEDIA_S3_SECRET_ACCESS_KEY", described("(unset)"), "S3 secret access key"],
+  ["MEDIA_S3_PREFIX", "", "key prefix inside the bucket, e.g. cms/"],
 ] as const;
 
 type Variable = (typeof VARIABLES)[number];
@@ -234,9 +246,51 @@ export function loadConfig(env: Record<string, string | undefined>) {
     schedulerIntervalMs: int("SCHEDULER_INTERVAL_MS", 0, 60_000),
     previewTokenMaxTtlSeconds: int("PREVIEW_TOKEN_MAX_TTL", 60, 7 * 86_400),
     approvalTtlSeconds: int("APPROVAL_TTL", 1, 30 * 86_400),
+    media: mediaConfig(str, int, text, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+/** The media library's settings (issue 26): limits, accepted types, variant widths, storage. */
+function mediaConfig(str: (name: string) => string | null, int: (name: NameOf<number>, min: number, max: number) => number, text: (name: NameOf<string>) => string, problems: string[]) {
+  const storage = text("MEDIA_STORAGE");
+  if (storage !== "disk" && storage !== "s3") problems.push("MEDIA_STORAGE must be disk or s3");
+  const widths = text("MEDIA_WIDTHS")
+    .split(",")
+    .map((w) => Number(w.trim()));
+  if (widths.length === 0 || widths.some((w) => !Number.isInteger(w) || w < 1 || w > 8192)) problems.push("MEDIA_WIDTHS must be comma-separated integers from 1 to 8192");
+  const types = text("MEDIA_TYPES")
+    .split(",")
+    .map((t) => t.trim().toLowerCase())
+    .filter(Boolean);
+  let s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; prefix: string } | null = null;
+  if (storage === "s3") {
+    const endpoint = str("MEDIA_S3_ENDPOINT");
+    const bucket = str("MEDIA_S3_BUCKET");
+    const accessKeyId = str("MEDIA_S3_ACCESS_KEY_ID");
+    const secretAccessKey = str("MEDIA_S3_SECRET_ACCESS_KEY");
+    if (!endpoint || !/^https?:\/\//.test(endpoint)) problems.push("MEDIA_S3_ENDPOINT must be an http(s) URL when MEDIA_STORAGE=s3");
+    if (!bucket) problems.push("MEDIA_S3_BUCKET is required when MEDIA_STORAGE=s3");
+    if (!accessKeyId || !secretAccessKey) problems.push("MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY are required when MEDIA_STORAGE=s3");
+    s3 = {
+      endpoint: (endpoint ?? "").replace(/\/+$/, ""),
+      bucket: bucket ?? "",
+      region: text("MEDIA_S3_REGION"),
+      accessKeyId: accessKeyId ?? "",
+      secretAccessKey: secretAccessKey ?? "",
+      prefix: text("MEDIA_S3_PREFIX"),
+    };
+  }
+  return {
+    storage: storage as "disk" | "s3",
+    maxBytes: int("MEDIA_MAX_BYTES", 1, 2 ** 40),
+    maxPixels: int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
+    quotaBytes: int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
+    types,
+    widths: [...new Set(widths)].sort((a, b) => a - b),
+    s3,
+  };
 }
 
 const base64Length = (s: string): number => Math.floor((s.replace(/=+$/, "").length * 3) / 4);

@@ -3,6 +3,7 @@ import type { Config } from "./config";
 import type { Logger } from "./lib/log";
 import type { KeyRing } from "./lib/seal";
 import type { Resolver } from "./lib/ssrf";
+import type { MediaStorage } from "./media/storage/storage";
 
 /** Everything the app needs from outside; tests build it with their own database and vendors. */
 export interface AppDeps {
@@ -16,4 +17,6 @@ export interface AppDeps {
   readonly keyRing: KeyRing;
   /** DNS for the outbound URL guard; defaults to the system resolver. */
   readonly resolveHost?: Resolver;
+  /** Where media bytes live; by default the configured driver (MEDIA_STORAGE). */
+  readonly mediaStorage?: MediaStorage;
 }

@@ -20,6 +20,8 @@ const STATUS = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  quota_exceeded: 413,
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal: 500,
   provider_error: 502,

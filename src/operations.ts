@@ -7,6 +7,7 @@ import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
 import type { Operation, ProjectOperation } from "./lib/operation";
 import { mcpTokenOperations } from "./mcp/tokens/operations";
+import { mediaOperations } from "./media/operations";
 import { modelOperations } from "./model/operations";
 import { oauthOperations } from "./oauth/operations";
 import { previewOperations } from "./preview/operations";
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...modelOperations,
   ...historyOperations,
   ...approvalOperations,
+  ...mediaOperations,
   ...aiOperations,
   ...themeOperations,
   ...projectOperations,

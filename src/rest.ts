@@ -7,7 +7,7 @@ import { adminAuthenticator, adminDoc, requireScopes } from "./auth";
 import type { AppDeps } from "./deps";
 import { AppError } from "./errors";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
-import { parseBody } from "./lib/json";
+import { parseBody, parseMultipart } from "./lib/json";
 import { isPlainObject } from "./lib/merge";
 import { type HttpBinding, httpBindings, type Operation, runOperation, strippedFields, undeclaredFieldsError } from "./lib/operation";
 import { readPaging } from "./lib/paging";
@@ -21,7 +21,9 @@ type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "b
 export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
   const authenticate = adminAuthenticator(deps);
   const cors = adminCors(deps);
-  const app = new Elysia().onParse(({ request, contentType }) => parseBody(request, contentType));
+  // Multipart bodies are read for the routes that take them (uploads) only, up to the upload limit.
+  const multipartLimit = deps.config.media.maxBytes + 1024 * 1024;
+  const app = new Elysia().onParse(({ request, contentType }) => (isMultipart(contentType) ? parseMultipart(request, multipartLimit) : parseBody(request, contentType)));
   const paths = new Set<string>();
   for (const op of operations) {
     const typed = typedFields(op);
@@ -37,6 +39,9 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
         requireScopes(caller, op.scopes);
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
         const args = input(ctx);
+        // After the project (404) and the fields (invalid_input): the body's kind is judged last.
+        if (isMultipart(ctx.request.headers.get("content-type") ?? undefined) !== (binding.multipart === true) && takesBody(binding) && ctx.body !== undefined)
+          throw new AppError("invalid_request", binding.multipart ? "the body must be multipart/form-data" : "the body must be JSON (multipart/form-data is for uploads)");
         if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
         const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
@@ -131,6 +136,7 @@ function echoedFields(op: Operation, binding: HttpBinding): ReadonlySet<string> 
   if (!(shown instanceof z.ZodObject)) return new Set();
   return new Set(Object.keys(shown.shape).filter((k) => !Object.hasOwn(op.input.shape, k)));
 }
+const isMultipart = (contentType: string | undefined): boolean => /^multipart\/form-data\b/i.test(contentType ?? "");
 const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
 
 /** The operation's input from the path, the query and the body, validated by its schema. */
@@ -262,7 +268,12 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const rest = Object.fromEntries(Object.entries(props).filter(([k]) => fields.includes(k) && !inQuery.includes(k)));
       for (const name of inQuery) if (props[name]) parameters.push({ name, in: "query", required: required.has(name), schema: props[name] });
       const doc: Record<string, unknown> = { ...adminDoc(binding.tag, binding.summary ?? op.title, binding.description), operationId: `${binding.method.toLowerCase()}_${op.name}` };
-      if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
+      if (binding.multipart)
+        doc.requestBody = multipartBody(
+          rest,
+          [...required].filter((k) => k in rest),
+        );
+      else if (binding.body !== undefined) doc.requestBody = jsonBody(props[binding.body] ?? {});
       else if (takesBody(binding) && Object.keys(rest).length > 0) doc.requestBody = jsonBody({ type: "object", properties: rest, required: [...required].filter((k) => k in rest) });
       else if (!takesBody(binding))
         for (const [name, schema] of Object.entries(rest)) if (name !== binding.queryInput?.field) parameters.push({ name, in: "query", required: required.has(name), schema });
@@ -291,6 +302,11 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
   return paths;
 }
 
+/** A multipart body's schema: Blob fields (anything zod cannot render) are files. */
+const multipartBody = (props: Record<string, JsonSchema>, required: string[]) => {
+  const fields = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, v.type === undefined ? { ...v, type: "string", format: "binary" } : v]));
+  return { required: true, content: { "multipart/form-data": { schema: { type: "object", properties: fields, required } } } };
+};
 const jsonBody = (schema: unknown) => ({ required: true, content: { "application/json": { schema } } });
 
 function restSchema(out: JsonSchema, data: string | undefined): JsonSchema {

@@ -4,12 +4,16 @@
 // token, an admin key, an OAuth client and consent), so no check can pass on a 404 left behind by
 // an earlier check, and each "enough" check asserts the operation's own answer and its effect.
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
 import { adminKeys, approvals, nodes, oauthGrants, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
 import { startFakeVendors } from "./fake-vendors";
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness, type TestResponse, uniqueSlug } from "./helpers";
+import { twoColourPng } from "./media.helpers";
 import { seedUser } from "./oauth.helpers";
 
 interface Fixture {
@@ -23,6 +27,8 @@ interface Fixture {
   /** A user who is a viewer of the fixture's project (users and members routes). */
   memberId: string;
   previewTokenId: string;
+  /** A media item, uploaded by the media cases' `before`. */
+  mediaId?: string;
 }
 
 interface Case {
@@ -51,6 +57,20 @@ const gone = (url: (f: Fixture) => string) => async (h: TestHarness, f: Fixture)
 };
 const P = (f: Fixture): string => `/admin/p/${f.project.slug}`;
 const N = (f: Fixture): string => `${P(f)}/nodes/${f.node.id}`;
+const M = (f: Fixture): string => `${P(f)}/media/${f.mediaId}`;
+const picture = await twoColourPng(64, 32);
+const pictures = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(picture as Uint8Array<ArrayBuffer>, { headers: { "content-type": "image/png" } }) });
+afterAll(() => pictures.stop(true));
+const mediaForm = (): FormData => {
+  const form = new FormData();
+  form.set("file", new File([picture as Uint8Array<ArrayBuffer>], "pic.png"));
+  return form;
+};
+const withMedia = async (h: TestHarness, f: Fixture): Promise<void> => {
+  const res = await h.request("POST", `${P(f)}/media`, { raw: mediaForm() });
+  if (res.status !== 201) throw new Error(`media fixture: ${res.status} ${res.text}`);
+  f.mediaId = res.json.data.id;
+};
 
 /** Keyed "METHOD path" exactly as the OpenAPI document writes it. */
 const CASES: Record<string, Case> = {
@@ -138,6 +158,24 @@ const CASES: Record<string, Case> = {
   },
   "GET /admin/p/{ref}/model/types.ts": { url: (f) => `${P(f)}/model/types.ts`, expect: file("text/plain; charset=utf-8", "export type AnyNode = Node | UntypedNode;") },
   "GET /admin/p/{ref}/model/schema.json": { url: (f) => `${P(f)}/model/schema.json`, expect: file("application/schema+json", '"$schema": "https://json-schema.org/draft/2020-12/schema"') },
+  // The media library (issue 26): an item uploaded by `before` (the fixture has none).
+  "POST /admin/p/{ref}/media": { url: (f) => `${P(f)}/media`, body: () => mediaForm(), expect: ok(201, (d) => expect(d.type).toBe("image/png")) },
+  "POST /admin/p/{ref}/media/from-url": {
+    url: (f) => `${P(f)}/media/from-url`,
+    body: () => ({ url: `http://127.0.0.1:${pictures.port}/pic.png` }),
+    expect: ok(201, (d) => expect(d.filename).toBe("pic.png")),
+  },
+  "GET /admin/p/{ref}/media": { before: withMedia, url: (f) => `${P(f)}/media`, expect: ok(200, (d, f) => expect(d.map((m: any) => m.id)).toEqual([f.mediaId])) },
+  "GET /admin/p/{ref}/media/{id}": { before: withMedia, url: M, expect: ok(200, (d, f) => expect(d.id).toBe(f.mediaId)) },
+  "PATCH /admin/p/{ref}/media/{id}": { before: withMedia, url: M, body: () => ({ alt: { en: "patched" } }), expect: ok(200, (d) => expect(d.alt).toEqual({ en: "patched" })) },
+  "DELETE /admin/p/{ref}/media/{id}": { before: withMedia, url: M, expect: ok(204), after: gone(M) },
+  "POST /admin/p/{ref}/media/{id}/describe": {
+    before: withMedia,
+    url: (f) => `${M(f)}/describe`,
+    body: () => ({ locales: ["fr"] }),
+    expect: ok(200, (d) => expect(Object.keys(d.alt_draft).sort()).toEqual(["en", "fr"])),
+  },
+  "GET /admin/p/{ref}/media/{id}/references": { before: withMedia, url: (f) => `${M(f)}/references`, expect: ok(200, (d) => expect(d).toEqual([])) },
   "GET /admin/p/{ref}/activity": { url: (f) => `${P(f)}/activity`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
   "GET /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, expect: ok(200, (d) => expect(d).toHaveProperty("accent_color")) },
   "PUT /admin/p/{ref}/theme": { url: (f) => `${P(f)}/theme`, body: () => ({ accent_color: "#123456" }), expect: ok(200, (d) => expect(d.accent_color).toBe("#123456")) },
@@ -449,7 +487,13 @@ const ALTERNATIVES: Record<string, number> = {
 
 describe("scope checks on every admin route", async () => {
   const vendors = await startFakeVendors();
-  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true", ADMIN_AUTH_FAILURE_LIMIT: "1000000", OAUTH_REGISTER_RATE_LIMIT: "100000" });
+  const h = await harness({
+    DATA_DIR: mkdtempSync(join(tmpdir(), "admin-scopes-")),
+    AI_ALLOW_PRIVATE_URLS: "true",
+    WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
+    ADMIN_AUTH_FAILURE_LIMIT: "1000000",
+    OAUTH_REGISTER_RATE_LIMIT: "100000",
+  });
   afterAll(() => vendors.stop());
   const user = await seedUser(h, "owner");
   const spec = (await h.request("GET", "/swagger/json", { key: null })).json as { paths: Record<string, Record<string, unknown>> };
@@ -518,10 +562,16 @@ describe("scope checks on every admin route", async () => {
       const method = route.split(" ")[0];
       let f = await fixture();
       await c!.before?.(h, f);
-      const body = (fx: Fixture) => c!.body?.(fx) ?? (method === "GET" || method === "DELETE" ? undefined : {});
-      const anon = await h.request(method!, c!.url(f), { key: null, body: body(f) });
+      const given = (fx: Fixture) => c!.body?.(fx) ?? (method === "GET" || method === "DELETE" ? undefined : {});
+      // A form (an upload) is sent as multipart/form-data, anything else as JSON.
+      const body = (fx: Fixture) => (given(fx) instanceof FormData ? undefined : given(fx));
+      const raw = (fx: Fixture) => {
+        const b = given(fx);
+        return b instanceof FormData ? b : undefined;
+      };
+      const anon = await h.request(method!, c!.url(f), { key: null, body: body(f), raw: raw(f) });
       expect({ route, status: anon.status }).toEqual({ route, status: 401 });
-      const denied = await h.request(method!, c!.url(f), { key: noScopes, body: body(f) });
+      const denied = await h.request(method!, c!.url(f), { key: noScopes, body: body(f), raw: raw(f) });
       expect({ route, status: denied.status, code: denied.json?.error?.code }).toEqual({ route, status: 403, code: "insufficient_scope" });
       // One scope, or (members of a project: keys:write on it or users:write) alternatives, each enough alone.
       const named = ADMIN_SCOPES.filter((s) => denied.json.error.message.includes(s));
@@ -531,7 +581,7 @@ describe("scope checks on every admin route", async () => {
           f = await fixture();
           await c!.before?.(h, f);
         }
-        const allowed = await h.request(method!, c!.url(f), { key: await keyWith(h, [scope]), body: body(f) });
+        const allowed = await h.request(method!, c!.url(f), { key: await keyWith(h, [scope]), body: body(f), raw: raw(f) });
         try {
           c!.expect(allowed, f, scope);
           await c!.after?.(h, f, scope);

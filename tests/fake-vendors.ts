@@ -179,7 +179,29 @@ function validated(protocol: "openai" | "anthropic", req: Request, body: any, ke
     if (body.messages.some((m: any) => m.role === "system")) return vendorError(protocol, 400, "invalid_request_error", "messages: system role is not allowed; use the top-level system parameter");
   }
   const user = body.messages.filter((m: any) => m.role === "user").pop();
+  // A message with an image (describe_media): the image part checked as the vendor's API wants it.
+  if (Array.isArray(user?.content)) {
+    const image = imagePart(protocol, user.content);
+    if (typeof image === "string") return vendorError(protocol, 400, "invalid_request_error", image);
+    return success(protocol, body, fakeDescription(image.type, image.bytes));
+  }
   return success(protocol, body, fakeTranslation(typeof user?.content === "string" ? user.content : ""));
+}
+
+/** What the fake "sees" in an image: recognisable and derived from the input. */
+export const fakeDescription = (type: string, bytes: number): string => `A test picture (${type}, ${bytes} bytes)`;
+
+/** The image of a content array: OpenAI-compatible image_url data URL, or Anthropic's base64 image block; else what is wrong. */
+function imagePart(protocol: "openai" | "anthropic", parts: any[]): { type: string; bytes: number } | string {
+  if (!parts.some((p) => p?.type === "text" && typeof p.text === "string")) return "a text part is required";
+  if (protocol === "openai") {
+    const url = parts.find((p) => p?.type === "image_url")?.image_url?.url;
+    const m = typeof url === "string" ? /^data:(image\/[a-z+]+);base64,([A-Za-z0-9+/=]+)$/.exec(url) : null;
+    return m?.[1] && m[2] ? { type: m[1], bytes: Buffer.from(m[2], "base64").length } : "image_url.url must be a base64 data URL";
+  }
+  const src = parts.find((p) => p?.type === "image")?.source;
+  if (src?.type !== "base64" || typeof src.media_type !== "string" || typeof src.data !== "string") return "image.source must be { type: base64, media_type, data }";
+  return { type: src.media_type, bytes: Buffer.from(src.data, "base64").length };
 }
 
 function success(protocol: "openai" | "anthropic", body: any, text: string, truncated = false): Response {

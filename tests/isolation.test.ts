@@ -131,7 +131,8 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
     .data;
   // The strongest role in A, and A's MCP token with every MCP scope.
   const member = await seedUser(h, "admin", [a.id]);
-  const mcpTokenA = (await h.request("POST", `/admin/p/${a.slug}/ai/mcp/tokens`, { body: { name: "a", scopes: ["content:read", "content:write", "ai:read"] } })).json.data.token as string;
+  const mcpTokenA = (await h.request("POST", `/admin/p/${a.slug}/ai/mcp/tokens`, { body: { name: "a", scopes: ["content:read", "content:write", "ai:read", "media:write"] } })).json.data
+    .token as string;
   const client = (await h.request("POST", "/oauth/register", { key: null, body: { redirect_uris: ["http://127.0.0.1:43123/cb"], token_endpoint_auth_method: "none" } })).json.client_id as string;
   const authorize = async (projectId: string): Promise<string> => {
     const { verifier, challenge } = pkce();
@@ -231,7 +232,9 @@ describe("tenant isolation: a member of A through MCP and OAuth", async () => {
           );
           const r = await mcpRpc(fetcher, BASE, token, "tools/call", { name: tool.name, arguments: args });
           // Over OAuth, update_content_model needs model:write, which the member's role holds and the grant does not: the step-up 403.
-          expect({ tool: tool.name, status: r.status }).toEqual({ tool: tool.name, status: tool.name === "update_content_model" && token === oauthA ? 403 : 200 });
+          // So do the media writes, which need media:write (asked for by name, as model:write is).
+          const stepUp = tool.name === "update_content_model" || ["upload_media_from_url", "update_media", "describe_media"].includes(tool.name);
+          expect({ tool: tool.name, status: r.status }).toEqual({ tool: tool.name, status: stepUp && token === oauthA ? 403 : 200 });
           for (const leak of [SECRET, b.id, "sk-b-secret"]) expect({ tool: tool.name, leaked: r.text.includes(leak) }).toEqual({ tool: tool.name, leaked: false });
           // Most calls must pass argument validation and be refused by the operation itself (B's object is not found).
           if (/not_found|no_provider/.test(r.json.result?.content?.[0]?.text ?? "")) reachedB += 1;

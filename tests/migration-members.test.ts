@@ -73,9 +73,10 @@ describe("migration to per-project roles", async () => {
 
   test("root keys (every scope, no project limit) gain users:write; no other key changes", async () => {
     const keys = Object.fromEntries((await db.select().from(adminKeys)).map((k) => [k.id, k.scopes]));
-    // model:write from 0004, as root keys; content:publish from 0007 (issue 27), as every key holding content:write
-    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write", "content:publish"]);
-    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write", "content:publish"]);
+    // model:write from 0004 and media:write from 0006, as root keys; content:publish from 0007 (issue 27), as every key
+    // holding content:write; webhooks:write from 0008, as root keys
+    expect(keys[keyIds.root]).toEqual([...OLD_SEVEN, "users:write", "model:write", "media:write", "content:publish", "webhooks:write"]);
+    expect(keys[keyIds.rootRevoked]).toEqual([...OLD_SEVEN, "users:write", "model:write", "media:write", "content:publish", "webhooks:write"]);
     expect(keys[keyIds.limited]).toEqual([...OLD_SEVEN, "content:publish"]);
     expect(keys[keyIds.partial]).toEqual(["content:read", "keys:write"]);
   });

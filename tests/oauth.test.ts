@@ -72,7 +72,7 @@ describe("OAuth 2.1 authorization server", async () => {
       expect(res.json).toEqual({
         resource: RESOURCE,
         authorization_servers: [BASE],
-        scopes_supported: ["content:read", "content:write", "content:publish", "ai:read", "model:write"],
+        scopes_supported: ["content:read", "content:write", "content:publish", "ai:read", "model:write", "media:write"],
         bearer_methods_supported: ["header"],
         resource_name: "Content Service MCP",
       });

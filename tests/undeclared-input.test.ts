@@ -16,7 +16,7 @@ describe("undeclared input fields", async () => {
   afterAll(() => m.stop());
   const p = await seedProject(h);
   const node = await seedNode(h, p.slug, { slug: "page", title: "Page", blocks: [{ type: "text", data: { body: "x" } }] });
-  const { token } = await m.token(p.slug, { name: "agent", scopes: ["content:read", "content:write", "ai:read", "model:write"] });
+  const { token } = await m.token(p.slug, { name: "agent", scopes: ["content:read", "content:write", "ai:read", "model:write", "media:write"] });
   const client = await m.connect(token);
 
   /** Every row of every table, but the columns a request stamps on its credential. */

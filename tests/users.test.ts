@@ -167,7 +167,7 @@ describe("admin API: members", async () => {
     const u = await newUser("managed");
     // A project-limited key manages people already in its projects (strangers: see the next test).
     expect((await h.request("PUT", `/admin/p/${a.slug}/members/${u}`, { body: { role: "viewer" } })).status).toBe(200);
-    const keyA = await keyWith(h, ["keys:write", "projects:read", "content:read", "content:write", "content:publish", "ai:read"], [a.id]);
+    const keyA = await keyWith(h, ["keys:write", "projects:read", "content:read", "content:write", "content:publish", "ai:read", "media:write"], [a.id]);
     expect((await h.request("PUT", `/admin/p/${a.slug}/members/${u}`, { key: keyA, body: { role: "editor" } })).status).toBe(200);
     expect((await h.request("GET", `/admin/p/${a.slug}/members`, { key: keyA })).status).toBe(200);
     for (const [method, path, body] of [
@@ -205,7 +205,19 @@ describe("admin API: members", async () => {
         .from(projectMembers)
         .where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, b.id))),
     ).toHaveLength(0);
-    const userAdmin = await keyWith(h, ["users:write", "projects:read", "content:read", "content:write", "content:publish", "ai:read", "ai:write", "keys:write", "model:write", "webhooks:write"]);
+    const userAdmin = await keyWith(h, [
+      "users:write",
+      "projects:read",
+      "content:read",
+      "content:write",
+      "content:publish",
+      "ai:read",
+      "ai:write",
+      "keys:write",
+      "model:write",
+      "webhooks:write",
+      "media:write",
+    ]);
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: userAdmin, body: { role: "admin" } })).status).toBe(200);
   });
 });
@@ -223,7 +235,7 @@ describe("members: a project-limited key learns nothing about people outside its
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${inB.id}`, { body: { role: "viewer" } })).status).toBe(200);
     const nowhere = await newUser("nowhere");
     const owner = (await h.request("POST", "/admin/users", { body: { email: email("owner"), password: PASSWORD, role: "owner" } })).json.data;
-    const scopes = ["keys:write", "projects:read", "content:read", "content:write", "content:publish", "ai:read"];
+    const scopes = ["keys:write", "projects:read", "content:read", "content:write", "content:publish", "ai:read", "media:write"];
     // keys:write limited to A; and a limited key holding users:write and every scope: neither reaches outside.
     const keys = [await keyWith(h, scopes, [a.id]), await keyWith(h, [...scopes, "users:write", "ai:write", "projects:write", "model:write", "webhooks:write"], [a.id])];
     for (const key of keys) {

@@ -4,6 +4,7 @@ export * from "./auth";
 export * from "./content";
 export * from "./editorial";
 export * from "./history";
+export * from "./media";
 export * from "./model";
 export * from "./oauth";
 export * from "./projects";

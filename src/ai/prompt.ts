@@ -17,6 +17,15 @@ export function translationPrompt(input: { from: string; to: string; field: stri
   return lines.join("\n");
 }
 
+/** The instructions for describe_media: alt text of the image sent, in `language`. */
+export function altTextPrompt(language: string): string {
+  return [
+    `Write the alt text of this image for a web page, in ${languageName(language)}.`,
+    "One sentence of at most 125 characters describing what the image shows, for someone who cannot see it.",
+    "Reply with the alt text only: no preamble, no quotation marks, and do not begin with 'Image of' or 'Picture of'.",
+  ].join("\n");
+}
+
 function fieldHints(field: string): string[] {
   const last = field.toLowerCase().split(".").pop() ?? "";
   if (/title|heading|label|name|caption/.test(last)) return ["It is a short title: keep it short, in title style, without a final full stop unless the original has one."];

@@ -16,7 +16,7 @@ import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, ch
 import { kindInfo } from "./kinds";
 import { acquireSlot } from "./limiter";
 import type { ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./model";
-import { translationPrompt } from "./prompt";
+import { altTextPrompt, translationPrompt } from "./prompt";
 
 export type ProviderRow = typeof aiProviders.$inferSelect;
 
@@ -170,6 +170,41 @@ export async function translateText(
   if (provider.capabilities.translate === false) {
     throw new AppError("invalid_request", `provider "${provider.name}" declares that it does not translate (capabilities.translate is false)`, { field: "provider_id" });
   }
+  const { text: translation, model } = await callProvider(deps, project, provider, "ai translate", {
+    system: translationPrompt({ from, to, field, format: input.format ?? null }),
+    text,
+    maxOutputTokens: Math.min(8192, 512 + chars * 2),
+  });
+  if (translation.trim() === "") throw new AppError("provider_error", "the provider returned no translation (empty content)");
+  return { translation, provider: provider.kind, model };
+}
+
+/**
+ * Alt text for an image (describe_media, issue 26) by the project's chosen or default provider,
+ * which must see images: the picture goes in the vendor's own form (Anthropic's base64 image block,
+ * the OpenAI-compatible image_url data URL that Gemini's OpenAI endpoint also takes). The caller
+ * downscales it first: the cost of a call is bounded.
+ */
+export async function describeImage(
+  deps: AppDeps,
+  project: Project,
+  input: { image: { type: string; base64: string }; language: string; providerId?: string },
+): Promise<{ text: string; model: string }> {
+  const provider = await chooseProvider(deps.db, project.id, input.providerId);
+  const out = await callProvider(deps, project, provider, "ai describe", { system: altTextPrompt(input.language), text: "Describe this image.", image: input.image, maxOutputTokens: 300 });
+  const text = out.text.trim();
+  if (text === "") throw new AppError("provider_error", "the provider returned no description (empty content)");
+  return { text, model: out.model };
+}
+
+/** One call to a provider: the outbound guard again, the key opened, the per-project slot held, the outcome logged. */
+async function callProvider(
+  deps: AppDeps,
+  project: Project,
+  provider: ProviderRow,
+  what: string,
+  call: { system: string; text: string; maxOutputTokens: number; image?: { type: string; base64: string } },
+): Promise<{ text: string; model: string }> {
   const info = kindInfo(provider.kind);
   const model = provider.model ?? info.default_model;
   const release = acquireSlot(deps.config, project.id);
@@ -181,23 +216,15 @@ export async function translateText(
     if (check && !check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
     const apiKey = await revealApiKey(deps, provider);
     const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses: check?.addresses ?? [] });
-    const raw = await DRIVERS[info.driver](post, {
-      baseUrl: provider.baseUrl || info.default_base_url,
-      apiKey,
-      model,
-      system: translationPrompt({ from, to, field, format: input.format ?? null }),
-      text,
-      maxOutputTokens: Math.min(8192, 512 + chars * 2),
-    });
-    // Callers store translations (MCP translate_node writes jsonb): NUL and unpaired surrogates,
+    const raw = await DRIVERS[info.driver](post, { baseUrl: provider.baseUrl || info.default_base_url, apiKey, model, ...call });
+    // Callers store what comes back (MCP translate_node writes jsonb): NUL and unpaired surrogates,
     // which PostgreSQL refuses, never leave here.
-    const translation = raw.replace(/\u0000/g, "").toWellFormed();
-    if (translation.trim() === "") throw new AppError("provider_error", "the provider returned no translation (empty content)");
-    deps.log.info("ai translate", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars, ms: Math.round(performance.now() - started) });
-    return { translation, provider: provider.kind, model };
+    const text = raw.replace(/\u0000/g, "").toWellFormed();
+    deps.log.info(what, { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars: [...call.text].length, ms: Math.round(performance.now() - started) });
+    return { text, model };
   } catch (err) {
     const code = err instanceof AppError ? err.code : "internal";
-    deps.log.warn("ai translate failed", { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, error_code: code, ms: Math.round(performance.now() - started) });
+    deps.log.warn(`${what} failed`, { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, error_code: code, ms: Math.round(performance.now() - started) });
     throw err;
   } finally {
     release();

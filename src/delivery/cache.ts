@@ -18,6 +18,13 @@ export interface DeliveryProject {
   readonly version: number;
   /** The content model's version (0 or absent: none): a model write is a content write, so this moves with `version`. */
   readonly modelVersion?: number;
+  /** How media references are answered (issue 26): the service's public URL and the variant widths. */
+  readonly media?: MediaLinks;
+}
+
+interface MediaLinks {
+  readonly base: string;
+  readonly widths: readonly number[];
 }
 
 /** One rendered answer, kept as bytes-ready text with its precomputed headers. */
@@ -57,6 +64,7 @@ export interface CacheOptions {
   staleMaxBytes?: number;
   /** Called when a project could not be read for want of the database (stale answers are served). */
   onStale?: (err: unknown) => void;
+  media?: MediaLinks;
 }
 
 /** The scope of an answer listing nodes (node list, entries, sitemaps): any removal takes it. */
@@ -185,6 +193,7 @@ export class DeliveryCache {
     let p: DeliveryProject | null;
     try {
       p = await loadProject(this.db, key);
+      if (p && this.opts.media) p = { ...p, media: this.opts.media };
     } catch (err) {
       // The project is no longer trusted: its reads take the slow way, where the engine serves the
       // last good answers marked stale; the database is asked again a second later.

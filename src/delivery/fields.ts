@@ -4,8 +4,10 @@
 // in the statement that reads the node (refsColumn): one round trip per read stays one.
 import { type SQL, sql } from "drizzle-orm";
 import { isPlainObject } from "../lib/merge";
+import { type MediaRef, mediaView } from "../media/expand";
 import type { CompiledModel } from "../model/compile";
 import { walkSchema } from "../model/compile";
+import type { DeliveryProject } from "./cache";
 
 /** Where references sit: per node type (in fields) and per block type (in data), the property paths ("*" = array items). */
 export interface RefPaths {
@@ -32,7 +34,7 @@ export function refPaths(model: CompiledModel | null): RefPaths | null {
   const collect = (schema: unknown): string[][] => {
     const out: string[][] = [];
     walkSchema(schema, (path, sub) => {
-      if (sub.format === "node") out.push([...path]);
+      if (sub.format === "node" || sub.format === "media") out.push([...path]);
     });
     return out;
   };
@@ -77,7 +79,12 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
       from up u join nodes a on a.id = u.parent_id
       where a.project_id = ${projectId} and u.depth < 64
     )
-    select coalesce(json_object_agg(x.ref, json_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::json)
+    select (coalesce(jsonb_object_agg(x.ref, jsonb_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::jsonb) || (
+      -- Media items (format media, issue 26), expanded by expandRefs with the request's locale.
+      select coalesce(jsonb_object_agg(m.id, jsonb_build_object('media', true, 'id', m.id, 'filename', m.filename, 'hash', m.hash, 'type', m.type, 'width', m.width,
+        'height', m.height, 'alt', m.alt, 'placeholder', m.placeholder, 'fx', m.focal_x, 'fy', m.focal_y)), '{}'::jsonb)
+      from media m where m.project_id = ${projectId} and m.id in (select id from ids)
+    ))::json
     from (
       select u.ref,
         string_agg(coalesce(nullif(btrim(tm.meta->>'slug'), ''), u.slug), '/' order by u.depth desc) as path,
@@ -92,18 +99,32 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
     ) x where x.visible)`;
 }
 
-/** `value` with every reference at `paths` replaced by its target in `refs`, or null. A fresh value; `value` is not changed. */
-export function expandRefs(value: Record<string, unknown>, paths: readonly (readonly string[])[] | undefined, refs: Record<string, NodeRef>): Record<string, unknown> {
+/** Where media references are answered: the project (its links) and the locale of their alt text. */
+export interface MediaContext {
+  readonly project: DeliveryProject;
+  readonly locale: string;
+}
+
+/**
+ * `value` with every reference at `paths` replaced by its target in `refs` (a node's { id, path,
+ * title, type }; a media item's { id, url, width, height, alt, srcset, placeholder }), or null. A
+ * fresh value; `value` is not changed.
+ */
+export function expandRefs(value: Record<string, unknown>, paths: readonly (readonly string[])[] | undefined, refs: Record<string, NodeRef | MediaRef>, media: MediaContext): Record<string, unknown> {
   if (!paths) return value;
   let out: unknown = value;
-  for (const p of paths) out = at(out, p, 0, refs);
+  for (const p of paths) out = at(out, p, 0, refs, media);
   return out as Record<string, unknown>;
 }
 
-function at(value: unknown, path: readonly string[], i: number, refs: Record<string, NodeRef>): unknown {
-  if (i === path.length) return typeof value === "string" ? (refs[value.toLowerCase()] ?? null) : null;
+function at(value: unknown, path: readonly string[], i: number, refs: Record<string, NodeRef | MediaRef>, media: MediaContext): unknown {
+  if (i === path.length) {
+    const target = typeof value === "string" ? refs[value.toLowerCase()] : undefined;
+    if (target === undefined) return null;
+    return "media" in target ? mediaView(target, media.project, media.locale) : target;
+  }
   const seg = path[i] as string;
-  if (seg === "*") return Array.isArray(value) ? value.map((v) => at(v, path, i + 1, refs)) : value;
+  if (seg === "*") return Array.isArray(value) ? value.map((v) => at(v, path, i + 1, refs, media)) : value;
   if (!isPlainObject(value) || !Object.hasOwn(value, seg)) return value;
-  return { ...value, [seg]: at(value[seg], path, i + 1, refs) };
+  return { ...value, [seg]: at(value[seg], path, i + 1, refs, media) };
 }

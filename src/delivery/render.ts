@@ -109,12 +109,12 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
   const blocks = (node.blocks ?? []).map((b) => {
     const o = translated ? node.overrides?.[b.id] : undefined;
     const data = isPlainObject(o) ? deepMerge(b.data, o) : b.data;
-    return { id: b.id, type: b.type, order: b.order, data: refs === null ? data : expandRefs(data, refs.blocks.get(b.type), targets) };
+    return { id: b.id, type: b.type, order: b.order, data: refs === null ? data : expandRefs(data, refs.blocks.get(b.type), targets, { project, locale: language }) };
   });
   // Fields merge like block data: the published translation's overrides over the node's own.
   const ownFields = isPlainObject(node.fields) ? node.fields : {};
   const merged = translated && isPlainObject(node.field_overrides) ? deepMerge(ownFields, node.field_overrides) : ownFields;
-  const fields = refs === null ? merged : expandRefs(merged, refs.nodes.get(node.type), targets);
+  const fields = refs === null ? merged : expandRefs(merged, refs.nodes.get(node.type), targets, { project, locale: language });
 
   const breadcrumbs: { title: string; path: string; href: string }[] = [];
   let path = "";

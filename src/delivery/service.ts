@@ -234,7 +234,7 @@ export async function* listPublishedNodes(db: Db, project: DeliveryProject, page
       .orderBy(asc(nodes.path))
       .limit(pageSize);
   for await (const page of pathPages(visible, null, pageSize, read)) {
-    yield page.map(({ refs: found, ...n }) => ({ ...nodeToWire(n), fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}) }));
+    yield page.map(({ refs: found, ...n }) => ({ ...nodeToWire(n), fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}, { project, locale: "" }) }));
   }
 }
 
@@ -330,8 +330,8 @@ const collectionChain = (project: DeliveryProject, input: EntriesQuery, hiding: 
     )`;
 
 /** An entry's fields as delivered: references expanded to their published targets, or null. */
-const entryFields = (r: { type: string; fields: Record<string, unknown> | null; refs: Record<string, NodeRef> | null }, refs: RefPaths | null): Record<string, unknown> =>
-  refs === null ? (r.fields ?? {}) : expandRefs(r.fields ?? {}, refs.nodes.get(r.type), r.refs ?? {});
+const entryFields = (r: { type: string; fields: Record<string, unknown> | null; refs: Record<string, NodeRef> | null }, refs: RefPaths | null, project: DeliveryProject): Record<string, unknown> =>
+  refs === null ? (r.fields ?? {}) : expandRefs(r.fields ?? {}, refs.nodes.get(r.type), r.refs ?? {}, { project, locale: "" });
 
 /** A page of a visible collection's published children; unknown or invisible collection → 404. */
 export async function listEntries(db: Db, project: DeliveryProject, input: EntriesQuery, preview = false) {
@@ -359,7 +359,7 @@ export async function listEntries(db: Db, project: DeliveryProject, input: Entri
   if (!first || first.collection_id === null) throw notFound("collection");
   return {
     data: result.flatMap((r) =>
-      r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at, fields: entryFields(r, refs), ...(preview ? { status: r.status } : {}) }],
+      r.id === null ? [] : [{ id: r.id, slug: r.slug, title: r.title, path: r.path, updated_at: r.updated_at, fields: entryFields(r, refs, project), ...(preview ? { status: r.status } : {}) }],
     ),
     total: Number(first.total),
     page: input.page,

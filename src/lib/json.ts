@@ -1,5 +1,5 @@
 import { AppError } from "../errors";
-import { readCappedText } from "./stream";
+import { readCappedBytes, readCappedText } from "./stream";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_JSON_DEPTH = 32;
@@ -56,6 +56,30 @@ export async function parseBody(request: Request, contentType: string | undefine
   }
   if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
   return undefined;
+}
+
+/**
+ * A multipart/form-data body (file uploads), read whole up to `limit` bytes: text fields as
+ * strings, files as Blobs (File where the runtime has it). A repeated field is an array, which
+ * the operation's schema refuses.
+ */
+export async function parseMultipart(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  const bytes = declared > limit ? null : await readCappedBytes(request.body, limit);
+  if (bytes === null) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
+  let form: FormData;
+  try {
+    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+  } catch {
+    throw new AppError("invalid_request", "the multipart body could not be parsed");
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of form) {
+    if (!isStorableText(k) || (typeof v === "string" && !isStorableText(v))) throw new AppError("invalid_request", "form fields must not contain NUL characters or unpaired surrogates");
+    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
+    Object.defineProperty(out, k, { value: prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v], enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 function parseForm(text: string): Record<string, string | string[]> {

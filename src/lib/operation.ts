@@ -31,6 +31,8 @@ export interface HttpBinding {
    * is not taken from the query.
    */
   readonly queryInput?: { readonly field: string; readonly prefix: string; readonly read: (query: URLSearchParams) => unknown };
+  /** POST only: the body is multipart/form-data (a file upload; fields as text, the file as a Blob), bounded by MEDIA_MAX_BYTES plus 1 MiB. */
+  readonly multipart?: true;
   /** DELETE only: input fields may come as a JSON body as well as in the query. */
   readonly bodyOrQuery?: boolean;
   readonly status?: 200 | 201 | 204;

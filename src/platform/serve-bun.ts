@@ -65,7 +65,8 @@ export function serveOptions(config: Config): ListenOptions {
     // (listen() lifts it for bodiless requests until they are answered; tests/http-deadlines.test.ts:
     // AI calls over REST and MCP, a GET waiting on PostgreSQL, 10 s each); Elysia's default here was 30 s.
     idleTimeout: config.httpIdleTimeoutSeconds,
-    maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024,
+    // Uploads (multipart, MEDIA_MAX_BYTES) are the largest bodies; JSON bodies stay capped at MAX_BODY_BYTES by their parser.
+    maxRequestBodySize: Math.max(MAX_BODY_BYTES, config.media.maxBytes + 1024 * 1024) + 64 * 1024,
   };
 }
 

@@ -38,7 +38,8 @@ export async function serveWeb(app: App, config: Config): Promise<HttpServer> {
     reusePort: false, // a second process on the same port fails with EADDRINUSE (see serve-bun.ts)
     silent: true,
     gracefulShutdown: false, // src/main.ts owns SIGTERM
-    maxRequestBodySize: MAX_BODY_BYTES + 64 * 1024,
+    // Uploads (multipart, MEDIA_MAX_BYTES) are the largest bodies; JSON bodies stay capped at MAX_BODY_BYTES by their parser.
+    maxRequestBodySize: Math.max(MAX_BODY_BYTES, config.media.maxBytes + 1024 * 1024) + 64 * 1024,
     // Node's deadlines: a silent kept-alive connection and a request (headers and body) that
     // trickles in are bounded by the idle deadline, as on Bun; a handler still working is not cut.
     node: { keepAliveTimeout: idleMs, requestTimeout: idleMs, headersTimeout: Math.min(idleMs, 10_000) },

@@ -8,6 +8,7 @@ export const ProjectOut = z.object({
   default_locale: z.string(),
   locales: z.array(z.string()),
   public_base_url: z.string().nullable(),
+  media_quota_bytes: z.number().int().nullable().describe("media storage quota in bytes; null: MEDIA_QUOTA_BYTES"),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -18,4 +19,12 @@ export const ProjectIn = z.object({
   default_locale: Tag.optional(),
   locales: z.array(Tag).max(100).optional(),
   public_base_url: z.string().max(2048).nullable().optional().describe("public origin of the website, e.g. https://example.com"),
+  media_quota_bytes: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 50)
+    .nullable()
+    .optional()
+    .describe("media storage quota in bytes; null: the instance's MEDIA_QUOTA_BYTES"),
 });

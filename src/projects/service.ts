@@ -19,6 +19,7 @@ export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
   default_locale: p.defaultLocale,
   locales: p.locales,
   public_base_url: p.publicBaseUrl,
+  media_quota_bytes: p.mediaQuotaBytes,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
 });
@@ -80,6 +81,7 @@ export async function createProject(db: Db, input: z.output<typeof ProjectIn>, c
           defaultLocale: def,
           locales: list,
           publicBaseUrl: normaliseBaseUrl(input.public_base_url),
+          mediaQuotaBytes: input.media_quota_bytes ?? null,
           createdAt: now,
           updatedAt: now,
         })
@@ -104,6 +106,7 @@ export async function updateProject(db: Db, project: Project, input: Partial<z.o
         defaultLocale: def,
         locales: list,
         publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+        mediaQuotaBytes: input.media_quota_bytes === undefined ? current.mediaQuotaBytes : input.media_quota_bytes,
         updatedAt: now,
       };
       return oneRow(await tx.update(projects).set(changes).where(eq(projects.id, current.id)).returning());

@@ -5,8 +5,8 @@ import { isPlainObject } from "../../lib/merge";
 import type { KindInfo } from "../kinds";
 import type { PostJson } from "./request";
 
-/** What a driver needs for one translation; the key is already opened. */
-type DriverCall = { baseUrl: string; apiKey: string | null; model: string; system: string; text: string; maxOutputTokens: number };
+/** What a driver needs for one call; the key is already opened. `image`: a picture sent with the text (describe_media), base64. */
+type DriverCall = { baseUrl: string; apiKey: string | null; model: string; system: string; text: string; maxOutputTokens: number; image?: { type: string; base64: string } };
 
 type Driver = (post: PostJson, call: DriverCall) => Promise<string>;
 
@@ -27,7 +27,16 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
         model: call.model,
         messages: [
           { role: "system", content: call.system },
-          { role: "user", content: call.text },
+          {
+            role: "user",
+            // An image goes as the OpenAI-compatible image_url part with a data URL (OpenAI, Gemini's OpenAI endpoint, Mistral, OpenRouter).
+            content: call.image
+              ? [
+                  { type: "text", text: call.text },
+                  { type: "image_url", image_url: { url: `data:${call.image.type};base64,${call.image.base64}` } },
+                ]
+              : call.text,
+          },
         ],
         stream: false,
       },
@@ -43,7 +52,23 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
     const body = await post({
       url: `${call.baseUrl}/v1/messages`,
       headers: { "anthropic-version": "2023-06-01", ...(call.apiKey ? { "x-api-key": call.apiKey } : {}) },
-      body: { model: call.model, max_tokens: call.maxOutputTokens, system: call.system, messages: [{ role: "user", content: call.text }] },
+      body: {
+        model: call.model,
+        max_tokens: call.maxOutputTokens,
+        system: call.system,
+        // An image goes as the Messages API's native base64 image block, before the text.
+        messages: [
+          {
+            role: "user",
+            content: call.image
+              ? [
+                  { type: "image", source: { type: "base64", media_type: call.image.type, data: call.image.base64 } },
+                  { type: "text", text: call.text },
+                ]
+              : call.text,
+          },
+        ],
+      },
     });
     if (!isPlainObject(body)) return "";
     if (body.stop_reason === "max_tokens") throw outputLimit();

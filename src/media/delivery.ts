@@ -1,0 +1,148 @@
+// Media delivery (issue 26): GET /api/p/{ref}/media/{id}/{filename}[?w=&h=&fit=&fm=&q=&v=]. The
+// original as stored, or a variant rendered once, stored beside the original and single-flight
+// (concurrent requests for one variant wait for one render). Answers carry a strong ETag and honour
+// If-None-Match; with the current version tag (?v=, which the URLs the API gives carry) they are
+// immutable for a year. SVG is served with a sandboxing CSP: a script in it never runs on our origin.
+import { and, eq } from "drizzle-orm";
+import { type MediaRow, media } from "../../db/schema";
+import type { AppDeps } from "../deps";
+import { notFound } from "../errors";
+import { isUuid } from "../lib/ids";
+import { findProject } from "../projects/service";
+import { renderVariant } from "./image";
+import { rowVersion } from "./service";
+import { isRaster } from "./sniff";
+import { originalKey, variantKey } from "./storage/storage";
+import { mediaStorage } from "./store";
+import { readVariant } from "./variants";
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const REVALIDATE = "public, max-age=60";
+/** Rendered answers kept in memory per instance (immutable URLs only), and for how long before a look at the row again. */
+const HOT_MAX_BYTES = 64 * 1024 * 1024;
+const HOT_TTL_MS = 60_000;
+
+interface Answer {
+  readonly bytes: Uint8Array;
+  readonly headers: Record<string, string>;
+  readonly etag: string;
+  readonly at: number;
+}
+
+export function createMediaDelivery(deps: AppDeps) {
+  const inflight = new Map<string, Promise<Uint8Array>>();
+  const hot = new Map<string, Answer>();
+  let hotBytes = 0;
+  const remember = (key: string, a: Answer): void => {
+    if (a.bytes.length > HOT_MAX_BYTES / 8) return;
+    hot.set(key, a);
+    hotBytes += a.bytes.length;
+    for (const [k, old] of hot) {
+      if (hotBytes <= HOT_MAX_BYTES) break;
+      hot.delete(k);
+      hotBytes -= old.bytes.length;
+    }
+  };
+
+  /** The variant's bytes: from storage, or rendered once (one render per variant at a time in this instance). */
+  const variantBytes = async (row: MediaRow, name: string, render: () => Promise<Uint8Array>): Promise<Uint8Array> => {
+    const storage = mediaStorage(deps);
+    const key = variantKey(row.hash, name);
+    const stored = await storage.get(key);
+    if (stored) return stored;
+    let pending = inflight.get(key);
+    if (!pending) {
+      pending = (async () => {
+        const bytes = await render();
+        await storage.put(key, bytes, "application/octet-stream");
+        return bytes;
+      })().finally(() => inflight.delete(key));
+      inflight.set(key, pending);
+    }
+    return pending;
+  };
+
+  /** The key of an answer in memory: the URL and what of Accept fm=auto reads. */
+  const hotKeyOf = (request: Request): string => {
+    const accept = request.headers.get("accept") ?? "";
+    return `${request.url}|${/image\/avif/i.test(accept) ? "a" : /image\/webp/i.test(accept) ? "w" : "-"}`;
+  };
+
+  /**
+   * A hot read, answered before routing (delivery/front.ts, with the delivery pages' hot reads): a
+   * variant or original in memory for its immutable URL; null otherwise.
+   */
+  const fastRead = (request: Request, requestId: string | ((request: Request) => string)): Response | null => {
+    if (hot.size === 0 || (request.method !== "GET" && request.method !== "HEAD") || !request.url.includes("/media/")) return null;
+    const cached = hot.get(hotKeyOf(request));
+    if (!cached || deps.now().getTime() - cached.at >= HOT_TTL_MS) return null;
+    const res = reply(request, cached);
+    res.headers.set("x-request-id", typeof requestId === "string" ? requestId : requestId(request));
+    return res;
+  };
+
+  const answer = async (request: Request, ref: string, id: string): Promise<Response> => {
+    const url = new URL(request.url);
+    const accept = request.headers.get("accept") ?? "";
+    const hotKey = hotKeyOf(request);
+    const cached = hot.get(hotKey);
+    if (cached && deps.now().getTime() - cached.at < HOT_TTL_MS) return reply(request, cached);
+    if (!isUuid(id)) throw notFound("media");
+    const project = await findProject(deps.db, ref);
+    if (!project) throw notFound("project");
+    const [row] = await deps.db
+      .select()
+      .from(media)
+      .where(and(eq(media.projectId, project.id), eq(media.id, id.toLowerCase())));
+    if (!row) throw notFound("media");
+    const tag = rowVersion(row);
+    const current = url.searchParams.get("v") === tag;
+    const focal = row.focalX === null || row.focalY === null ? null : { x: row.focalX, y: row.focalY };
+    const variant = isRaster(row.type) ? readVariant(url.searchParams, accept, deps.config.media.widths, row.type, focal) : null;
+    const storage = mediaStorage(deps);
+    let bytes: Uint8Array | null;
+    let type = row.type;
+    let name = "original";
+    if (variant === null) bytes = await storage.get(originalKey(row.hash));
+    else {
+      name = variant.name;
+      type = `image/${variant.spec.format}`;
+      bytes = await variantBytes(row, variant.name, async () => {
+        const original = await storage.get(originalKey(row.hash));
+        if (!original) throw notFound("media file");
+        return (await renderVariant(original, variant.spec, deps.config.media.maxPixels)).bytes;
+      });
+    }
+    if (!bytes) throw notFound("media file");
+    const headers: Record<string, string> = {
+      "content-type": type,
+      "cache-control": current ? IMMUTABLE : REVALIDATE,
+      "x-content-type-options": "nosniff",
+      "access-control-allow-origin": "*",
+      "content-disposition": `inline; filename="${dispositionName(row.filename, name === "original" ? null : (variant?.spec.format ?? null))}"`,
+    };
+    if (variant?.negotiated) headers.vary = "Accept";
+    // A script in an SVG opened as a document runs in an opaque origin with nothing allowed (no script at all).
+    if (row.type === "image/svg+xml") headers["content-security-policy"] = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+    const a: Answer = { bytes, headers, etag: `"${row.hash.slice(0, 32)}-${name}"`, at: deps.now().getTime() };
+    if (current) remember(hotKey, a);
+    return reply(request, a);
+  };
+
+  return { answer, fastRead };
+}
+
+function reply(request: Request, a: Answer): Response {
+  const match = request.headers.get("if-none-match");
+  if (match?.split(",").some((t) => t.trim().replace(/^W\//, "") === a.etag || t.trim() === "*"))
+    return new Response(null, { status: 304, headers: { etag: a.etag, "cache-control": a.headers["cache-control"] ?? REVALIDATE, ...(a.headers.vary ? { vary: a.headers.vary } : {}) } });
+  const body = request.method === "HEAD" ? null : (a.bytes as Uint8Array<ArrayBuffer>);
+  return new Response(body, { status: 200, headers: { ...a.headers, etag: a.etag, "content-length": String(a.bytes.length) } });
+}
+
+const dispositionName = (filename: string, format: string | null): string => {
+  const safe = filename.replace(/[^A-Za-z0-9._-]/g, "_");
+  return format === null ? safe : `${safe.replace(/\.[A-Za-z0-9]+$/, "")}.${format === "jpeg" ? "jpg" : format}`;
+};
+
+export type MediaDelivery = ReturnType<typeof createMediaDelivery>;

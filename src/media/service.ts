@@ -1,0 +1,295 @@
+// The media library's plain functions (issue 26): upload (sniffed, limited, stripped, summarised,
+// stored once by content hash), list, read, update, delete (refused while content references the
+// item, unless forced). The bytes go to the storage before the row is written, so a row never
+// names a missing object; an object goes when no row of any project names its hash any more.
+import { and, count, desc, eq, ilike, like, or, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { blocks, type MediaRow, media, nodes, type Project, projects, translations } from "../../db/schema";
+import type { AppDeps } from "../deps";
+import { AppError, notFound } from "../errors";
+import { uuidv7 } from "../lib/ids";
+import { contentWrite } from "../write";
+import { versionTag } from "./expand";
+import { probeImage, stripMetadata, summarize } from "./image";
+import type { MediaWire } from "./model";
+import { EXTENSION, isRaster, sniffType } from "./sniff";
+import { hashPrefix, originalKey } from "./storage/storage";
+import { mediaStorage } from "./store";
+
+export interface UploadArgs {
+  readonly bytes: Uint8Array;
+  readonly filename: string;
+  readonly alt?: string;
+  readonly locale?: string;
+  readonly title?: string;
+  readonly focal?: { readonly x: number; readonly y: number } | null;
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
+  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A file name safe in a URL path segment and a Content-Disposition header, with the extension of its sniffed type. */
+function cleanFilename(name: string, type: string): string {
+  const ext = EXTENSION[type] ?? "bin";
+  const base =
+    (name.split(/[\\/]/).pop() ?? "")
+      .replace(/\.[A-Za-z0-9]{1,5}$/, "")
+      .normalize("NFKD")
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[-.]+|[-.]+$/g, "")
+      .slice(0, 120) || "file";
+  return `${base}.${ext}`;
+}
+
+/** An SVG's size from its root element's width/height, or its viewBox. */
+function svgSize(bytes: Uint8Array): { width: number | null; height: number | null } {
+  const head = new TextDecoder().decode(bytes.subarray(0, 8192));
+  const root = /<svg\b[^>]*>/i.exec(head)?.[0] ?? "";
+  const attr = (n: string): number | null => {
+    const v = new RegExp(`\\s${n}\\s*=\\s*["']\\s*([0-9.]+)(px)?\\s*["']`).exec(root)?.[1];
+    return v ? Math.round(Number(v)) || null : null;
+  };
+  const box = /\sviewBox\s*=\s*["']\s*[-0-9.]+[\s,]+[-0-9.]+[\s,]+([0-9.]+)[\s,]+([0-9.]+)\s*["']/.exec(root);
+  return { width: attr("width") ?? (box ? Math.round(Number(box[1])) : null), height: attr("height") ?? (box ? Math.round(Number(box[2])) : null) };
+}
+
+export async function uploadMedia(deps: AppDeps, project: Project, args: UploadArgs, now: Date): Promise<MediaRow> {
+  const { media: cfg } = deps.config;
+  if (args.bytes.length > cfg.maxBytes) throw new AppError("payload_too_large", `the file is larger than ${cfg.maxBytes} bytes (MEDIA_MAX_BYTES)`, { max_bytes: cfg.maxBytes });
+  if (args.bytes.length === 0) throw new AppError("invalid_request", "the file is empty", { field: "file" });
+  const type = sniffType(args.bytes);
+  if (type === null || !cfg.types.includes(type))
+    throw new AppError("unsupported_media_type", `the file's bytes are not one of the accepted types (${cfg.types.join(", ")})`, { sniffed: type, accepted: cfg.types });
+  let bytes = args.bytes;
+  let size: { width: number | null; height: number | null } = { width: null, height: null };
+  let summary: { placeholder: string | null; dominantColor: string | null } = { placeholder: null, dominantColor: null };
+  if (isRaster(type)) {
+    const probe = await probeImage(bytes, cfg.maxPixels);
+    size = probe;
+    // EXIF location (and everything else in EXIF/XMP) never reaches storage, so no variant or original carries it.
+    if (probe.hasExif && type !== "image/gif") bytes = await stripMetadata(bytes, type, cfg.maxPixels);
+    summary = await summarize(bytes, cfg.maxPixels);
+  } else if (type === "image/svg+xml") size = svgSize(bytes);
+  const hash = await sha256Hex(bytes);
+  const storage = mediaStorage(deps);
+  await storage.put(originalKey(hash), bytes, type);
+  const locale = args.locale ?? project.defaultLocale;
+  if (args.alt !== undefined && !project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: "locale" });
+  const row = await deps.db
+    .transaction(async (tx) => {
+      // The project's row is locked while the usage is summed: two uploads cannot both pass the quota.
+      const [locked] = await tx.select({ quota: projects.mediaQuotaBytes }).from(projects).where(eq(projects.id, project.id)).for("update");
+      if (!locked) throw notFound("project");
+      const quota = locked.quota ?? cfg.quotaBytes;
+      const used = await usedBytes(tx, project.id);
+      const already =
+        (
+          await tx
+            .select({ n: count() })
+            .from(media)
+            .where(and(eq(media.projectId, project.id), eq(media.hash, hash)))
+        )[0]?.n ?? 0;
+      if (already === 0 && used + bytes.length > quota)
+        throw new AppError("quota_exceeded", `the project's media storage quota (${quota} bytes) would be exceeded: ${used} used, ${bytes.length} more`, {
+          quota_bytes: quota,
+          used_bytes: used,
+          size: bytes.length,
+        });
+      const [inserted] = await tx
+        .insert(media)
+        .values({
+          id: uuidv7(now.getTime()),
+          projectId: project.id,
+          hash,
+          type,
+          filename: cleanFilename(args.filename, type),
+          size: bytes.length,
+          width: size.width,
+          height: size.height,
+          title: args.title ?? null,
+          alt: args.alt ? { [locale]: args.alt } : {},
+          focalX: args.focal?.x ?? null,
+          focalY: args.focal?.y ?? null,
+          placeholder: summary.placeholder,
+          dominantColor: summary.dominantColor,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      if (!inserted) throw new Error("insert returned no row");
+      return inserted;
+    })
+    .catch(async (err: unknown) => {
+      await dropIfUnused(deps, hash);
+      throw err;
+    });
+  mediaChanged(deps, project, "media.created", row);
+  return row;
+}
+
+/** Bytes the project stores: each distinct object once, as the storage holds it. */
+async function usedBytes(db: Db, projectId: string): Promise<number> {
+  const res = await db.execute<{ used: string | number | null }>(sql`select coalesce(sum(size), 0) as used from (select distinct hash, size from media where project_id = ${projectId}) o`);
+  const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as Array<{ used: string | number | null }>;
+  return Number(rows[0]?.used ?? 0);
+}
+
+export async function listMedia(
+  db: Db,
+  projectId: string,
+  args: { q?: string; type?: string; page?: number; per_page?: number },
+): Promise<{ rows: MediaRow[]; total: number; page: number; perPage: number }> {
+  const page = args.page ?? 1;
+  const perPage = args.per_page ?? 20;
+  const conds = [eq(media.projectId, projectId)];
+  if (args.q) {
+    const pattern = `%${args.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const search = or(ilike(media.filename, pattern), ilike(media.title, pattern), ilike(sql`${media.alt}::text`, pattern));
+    if (search) conds.push(search);
+  }
+  if (args.type) conds.push(args.type.includes("/") ? eq(media.type, args.type.toLowerCase()) : like(media.type, `${args.type.toLowerCase().replace(/[\\%_]/g, "")}/%`));
+  const where = and(...conds);
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(media)
+      .where(where)
+      .orderBy(desc(media.createdAt), desc(media.id))
+      .limit(perPage)
+      .offset((page - 1) * perPage),
+    db.select({ n: count() }).from(media).where(where),
+  ]);
+  return { rows, total: total[0]?.n ?? 0, page, perPage };
+}
+
+export async function getMedia(db: Db, projectId: string, id: string): Promise<MediaRow> {
+  const [row] = await db
+    .select()
+    .from(media)
+    .where(and(eq(media.projectId, projectId), eq(media.id, id.toLowerCase())));
+  if (!row) throw notFound("media");
+  return row;
+}
+
+export interface MediaPatch {
+  readonly filename?: string;
+  readonly title?: string | null;
+  readonly alt?: Record<string, string | null>;
+  readonly focal_point?: { x: number; y: number } | null;
+}
+
+export async function updateMedia(deps: AppDeps, project: Project, id: string, patch: MediaPatch, now: Date): Promise<MediaRow> {
+  for (const locale of Object.keys(patch.alt ?? {}))
+    if (!project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: `alt.${locale}` });
+  // Through the write path: delivery answers that expand the item (alt text, crops) are refreshed.
+  const row = await contentWrite(deps.db, project.id, async (tx) => {
+    const [current] = await tx
+      .select()
+      .from(media)
+      .where(and(eq(media.projectId, project.id), eq(media.id, id.toLowerCase())))
+      .for("update");
+    if (!current) throw notFound("media");
+    const alt = { ...current.alt };
+    const altDraft = { ...current.altDraft };
+    for (const [locale, text] of Object.entries(patch.alt ?? {})) {
+      if (text === null || text === "") delete alt[locale];
+      else alt[locale] = text;
+      delete altDraft[locale]; // reviewed: the draft for that locale is settled
+    }
+    const [updated] = await tx
+      .update(media)
+      .set({
+        filename: patch.filename === undefined ? current.filename : cleanFilename(patch.filename, current.type),
+        title: patch.title === undefined ? current.title : patch.title,
+        alt,
+        altDraft,
+        focalX: patch.focal_point === undefined ? current.focalX : (patch.focal_point?.x ?? null),
+        focalY: patch.focal_point === undefined ? current.focalY : (patch.focal_point?.y ?? null),
+        updatedAt: now,
+      })
+      .where(eq(media.id, current.id))
+      .returning();
+    if (!updated) throw notFound("media");
+    return updated;
+  });
+  mediaChanged(deps, project, "media.updated", row);
+  return row;
+}
+
+/** The nodes whose fields, SEO, blocks or translations name the media id. */
+export async function mediaReferences(db: Db, projectId: string, id: string): Promise<Array<{ id: string; path: string; title: string }>> {
+  const needle = `%${id.toLowerCase()}%`;
+  return db
+    .select({ id: nodes.id, path: nodes.path, title: nodes.title })
+    .from(nodes)
+    .where(
+      and(
+        eq(nodes.projectId, projectId),
+        or(
+          like(sql`${nodes.fields}::text`, needle),
+          like(sql`${nodes.seo}::text`, needle),
+          sql`exists (select 1 from ${blocks} b where b.node_id = ${nodes.id} and b.data::text like ${needle})`,
+          sql`exists (select 1 from ${translations} t where t.node_id = ${nodes.id} and (t.fields::text like ${needle} or t.meta::text like ${needle} or t.blocks::text like ${needle}))`,
+        ),
+      ),
+    )
+    .orderBy(nodes.path)
+    .limit(100);
+}
+
+export async function deleteMedia(deps: AppDeps, project: Project, id: string, force: boolean): Promise<void> {
+  const row = await getMedia(deps.db, project.id, id);
+  if (!force) {
+    const refs = await mediaReferences(deps.db, project.id, row.id);
+    if (refs.length > 0)
+      throw new AppError("conflict", `content references this media item (${refs.length} node${refs.length > 1 ? "s" : ""}); remove the references or delete with force=true`, { nodes: refs });
+  }
+  // Through the write path: delivery answers that expanded the item now answer null for it.
+  await contentWrite(deps.db, project.id, (tx) => tx.delete(media).where(eq(media.id, row.id)));
+  await dropIfUnused(deps, row.hash);
+  mediaChanged(deps, project, "media.deleted", row);
+}
+
+/** Removes the object and its variants when no item of any project names the hash. */
+async function dropIfUnused(deps: AppDeps, hash: string): Promise<void> {
+  const [left] = await deps.db.select({ n: count() }).from(media).where(eq(media.hash, hash));
+  if ((left?.n ?? 0) === 0) await mediaStorage(deps).removePrefix(hashPrefix(hash));
+}
+
+/**
+ * WEBHOOKS: the one place media events leave the library, called after each write committed
+ * (media.created, media.updated, media.deleted). The webhooks feature plugs its outbox in here.
+ */
+function mediaChanged(deps: AppDeps, project: Project, event: "media.created" | "media.updated" | "media.deleted", row: MediaRow): void {
+  deps.log.debug("media event", { event, project_id: project.id, media_id: row.id });
+}
+
+/** The version tag of a row's delivery URLs. */
+export const rowVersion = (row: Pick<MediaRow, "hash" | "focalX" | "focalY">): string => versionTag(row.hash, row.focalX, row.focalY);
+
+/** The original's delivery URL. */
+const mediaUrl = (publicUrl: string, project: Pick<Project, "slug">, row: Pick<MediaRow, "id" | "filename" | "hash" | "focalX" | "focalY">): string =>
+  `${publicUrl}/api/p/${project.slug}/media/${row.id}/${encodeURIComponent(row.filename)}?v=${rowVersion(row)}`;
+
+export function mediaToWire(publicUrl: string, project: Pick<Project, "slug">, row: MediaRow): MediaWire {
+  return {
+    id: row.id,
+    url: mediaUrl(publicUrl, project, row),
+    filename: row.filename,
+    type: row.type,
+    size: row.size,
+    width: row.width,
+    height: row.height,
+    title: row.title,
+    alt: row.alt,
+    alt_draft: row.altDraft,
+    focal_point: row.focalX === null || row.focalY === null ? null : { x: row.focalX, y: row.focalY },
+    placeholder: row.placeholder,
+    dominant_color: row.dominantColor,
+    hash: row.hash,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,23 @@
+// The local disk driver: DATA_DIR/media/<key>. The embedded default, nothing to configure.
+import { join } from "node:path";
+import { fileExists, readFileOrNull, removePath, writeFileAtomic } from "../../platform/disk";
+import type { MediaStorage } from "./storage";
+
+export function diskStorage(dataDir: string): MediaStorage {
+  const root = join(dataDir, "media");
+  const pathOf = (key: string): string => {
+    // Keys are made by storage.ts from a hex hash and variant names; never a path that climbs out.
+    if (key.split("/").some((s) => s === ".." || s === "")) throw new Error("invalid storage key");
+    return join(root, key);
+  };
+  return {
+    driver: "disk",
+    put: async (key, bytes) => {
+      const path = pathOf(key);
+      if (!(await fileExists(path))) await writeFileAtomic(path, bytes);
+    },
+    get: (key) => readFileOrNull(pathOf(key)),
+    has: (key) => fileExists(pathOf(key)),
+    removePrefix: (prefix) => removePath(join(root, prefix.replace(/\/+$/, ""))),
+  };
+}
