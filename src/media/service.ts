@@ -8,6 +8,7 @@ import { blocks, type MediaRow, media, nodes, type Project, projects, translatio
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
+import { enqueueEvent } from "../webhooks/events";
 import { contentWrite } from "../write";
 import { versionTag } from "./expand";
 import { probeImage, stripMetadata, summarize } from "./image";
@@ -119,13 +120,13 @@ export async function uploadMedia(deps: AppDeps, project: Project, args: UploadA
         })
         .returning();
       if (!inserted) throw new Error("insert returned no row");
+      await mediaEvent(tx, "media.created", inserted);
       return inserted;
     })
     .catch(async (err: unknown) => {
       await dropIfUnused(deps, hash);
       throw err;
     });
-  mediaChanged(deps, project, "media.created", row);
   return row;
 }
 
@@ -212,9 +213,9 @@ export async function updateMedia(deps: AppDeps, project: Project, id: string, p
       .where(eq(media.id, current.id))
       .returning();
     if (!updated) throw notFound("media");
+    await mediaEvent(tx, "media.updated", updated);
     return updated;
   });
-  mediaChanged(deps, project, "media.updated", row);
   return row;
 }
 
@@ -247,9 +248,11 @@ export async function deleteMedia(deps: AppDeps, project: Project, id: string, f
       throw new AppError("conflict", `content references this media item (${refs.length} node${refs.length > 1 ? "s" : ""}); remove the references or delete with force=true`, { nodes: refs });
   }
   // Through the write path: delivery answers that expanded the item now answer null for it.
-  await contentWrite(deps.db, project.id, (tx) => tx.delete(media).where(eq(media.id, row.id)));
+  await contentWrite(deps.db, project.id, async (tx) => {
+    await tx.delete(media).where(eq(media.id, row.id));
+    await mediaEvent(tx, "media.deleted", row);
+  });
   await dropIfUnused(deps, row.hash);
-  mediaChanged(deps, project, "media.deleted", row);
 }
 
 /** Removes the object and its variants when no item of any project names the hash. */
@@ -258,12 +261,9 @@ async function dropIfUnused(deps: AppDeps, hash: string): Promise<void> {
   if ((left?.n ?? 0) === 0) await mediaStorage(deps).removePrefix(hashPrefix(hash));
 }
 
-/**
- * WEBHOOKS: the one place media events leave the library, called after each write committed
- * (media.created, media.updated, media.deleted). The webhooks feature plugs its outbox in here.
- */
-function mediaChanged(deps: AppDeps, project: Project, event: "media.created" | "media.updated" | "media.deleted", row: MediaRow): void {
-  deps.log.debug("media event", { event, project_id: project.id, media_id: row.id });
+/** The webhook event of a media write (issue 28), in its transaction: the outbox sends it once the write commits. */
+async function mediaEvent(tx: Db, type: "media.created" | "media.updated" | "media.deleted", row: MediaRow): Promise<void> {
+  await enqueueEvent(tx, row.projectId, type, { media: { id: row.id, filename: row.filename, type: row.type, size: row.size, width: row.width, height: row.height } });
 }
 
 /** The version tag of a row's delivery URLs. */
