@@ -57,7 +57,7 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
       expect({ tool: t.name, unknown: scopes.filter((s) => !(ADMIN_SCOPES as readonly string[]).includes(s)) }).toEqual({ tool: t.name, unknown: [] });
       const mcp = scopes.filter((s) => (MCP_SCOPES as readonly string[]).includes(s));
       expect({ tool: t.name, mcp: anyOf ? mcp.length > 0 : mcp.length === scopes.length }).toEqual({ tool: t.name, mcp: true });
-      if (t.name === "list_webhooks" || t.name === "list_webhook_deliveries") expect(scopes).toEqual(["projects:read", "content:read"]);
+      if (t.name === "list_webhooks" || t.name === "list_webhook_deliveries") expect(scopes).toEqual(["content:read", "projects:read"]);
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
       // Reads, and translate_text which stores nothing, are read-only.
