@@ -41,5 +41,5 @@ describe(`content model: ${describeRun()}`, async () => {
     const refused = await other.admin("POST", `/admin/p/${p.slug}/nodes`, write("after"));
     expect(refused.status).toBe(400);
     expect(refused.json.error.details.violations).toEqual([{ pointer: "/blocks/0/data/extra", rule: "additionalProperties", message: 'property "extra" is not declared' }]);
-  });
+  }, 120_000);
 });
