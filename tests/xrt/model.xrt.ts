@@ -31,15 +31,19 @@ describe(`content model: ${describeRun()}`, async () => {
   });
 
   // PGlite is one process's database: two processes over one database need PostgreSQL.
-  test.if(DB === "postgres")("two service processes over one database: the other refuses a write right after the PUT, without a restart", async () => {
-    const other = await startService({ databaseUrl: svc.databaseUrl ?? "" });
-    const p = await seedProject(svc);
-    const write = (slug: string) => ({ slug, title: slug, blocks: [{ type: "hero", data: { heading: "H", extra: true } }] });
-    expect((await other.admin("POST", `/admin/p/${p.slug}/nodes`, write("before"))).status).toBe(201);
-    const put = await svc.admin("PUT", `/admin/p/${p.slug}/model?force=true`, MODEL);
-    expect(put.json).toMatchObject({ applied: true, count: 1 });
-    const refused = await other.admin("POST", `/admin/p/${p.slug}/nodes`, write("after"));
-    expect(refused.status).toBe(400);
-    expect(refused.json.error.details.violations).toEqual([{ pointer: "/blocks/0/data/extra", rule: "additionalProperties", message: 'property "extra" is not declared' }]);
-  }, 120_000);
+  test.if(DB === "postgres")(
+    "two service processes over one database: the other refuses a write right after the PUT, without a restart",
+    async () => {
+      const other = await startService({ databaseUrl: svc.databaseUrl ?? "" });
+      const p = await seedProject(svc);
+      const write = (slug: string) => ({ slug, title: slug, blocks: [{ type: "hero", data: { heading: "H", extra: true } }] });
+      expect((await other.admin("POST", `/admin/p/${p.slug}/nodes`, write("before"))).status).toBe(201);
+      const put = await svc.admin("PUT", `/admin/p/${p.slug}/model?force=true`, MODEL);
+      expect(put.json).toMatchObject({ applied: true, count: 1 });
+      const refused = await other.admin("POST", `/admin/p/${p.slug}/nodes`, write("after"));
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.details.violations).toEqual([{ pointer: "/blocks/0/data/extra", rule: "additionalProperties", message: 'property "extra" is not declared' }]);
+    },
+    120_000,
+  );
 });
