@@ -136,7 +136,22 @@ describe("events", () => {
     expect((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { accent_color: "#112233" } })).status).toBe(200);
     expect((await h.request("PATCH", `/admin/projects/${p.slug}`, { body: { name: "Renamed" } })).status).toBe(200);
     expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${node.id}`)).status).toBe(204);
-    const want = ["node.created", "node.published", "node.updated", "translation.published", "node.unpublished", "node.archived", "node.restored", "theme.updated", "project.updated", "node.deleted"];
+    // Back from the trash (its first revision): node.restored, like an archived node brought back.
+    const back = await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/revisions/1/restore`);
+    expect(back.status).toBe(200);
+    const want = [
+      "node.created",
+      "node.published",
+      "node.updated",
+      "translation.published",
+      "node.unpublished",
+      "node.archived",
+      "node.restored",
+      "theme.updated",
+      "project.updated",
+      "node.deleted",
+      "node.restored",
+    ];
     await waitFor(() => receiver.on("/content").length >= want.length, { what: "every event" });
     const got = receiver.on("/content");
     expect(types(got)).toEqual(want);
@@ -153,6 +168,7 @@ describe("events", () => {
     expect(payloads[1].data).toMatchObject({ node: { id: node.id, path: "hello", status: "published" }, locale: null, url: "https://www.example.com/hello" });
     expect(payloads[3].data).toMatchObject({ node: { id: node.id, path: "hello" }, locale: "fr", url: "https://www.example.com/fr/hello" });
     expect(payloads[9].data).toMatchObject({ node: { id: node.id, path: "hello" }, url: "https://www.example.com/hello" });
+    expect(payloads[10].data).toMatchObject({ node: { id: node.id, path: "hello", status: "draft", revision: back.json.data.revision }, url: "https://www.example.com/hello" });
     // A tampered body fails verification.
     expect(() => new Webhook(ep.secret).verify(got[0]!.body.replace("node", "nodf"), got[0]!.headers)).toThrow();
     // The deliveries log: every attempt, newest first.
@@ -161,7 +177,7 @@ describe("events", () => {
       return l.json.total === want.length ? l : null;
     });
     expect(log.status).toBe(200);
-    expect(log.json.data[0]).toMatchObject({ event_type: "node.deleted", status_code: 200, outcome: "succeeded", attempt: 1, error: null, next_attempt_at: null });
+    expect(log.json.data[0]).toMatchObject({ event_type: "node.restored", status_code: 200, outcome: "succeeded", attempt: 1, error: null, next_attempt_at: null });
     expect(log.json.data[0].duration_ms).toBeGreaterThanOrEqual(0);
     expect(log.json.data[0].event_id).toBe(got.at(-1)!.headers["webhook-id"]);
   });

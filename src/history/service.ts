@@ -10,6 +10,7 @@ import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { contentWrite, type WriteLog } from "../write";
 import { type Change, diffJson } from "./diff";
+import { RESTORED_FROM_TRASH } from "./model";
 
 type Revision = typeof revisions.$inferSelect;
 
@@ -183,6 +184,7 @@ async function applySnapshot(tx: Db, w: WriteLog, projectId: string, s: Snapshot
       }
     } else {
       await tx.insert(nodes).values({ id: s.id, projectId, ...values, revision: lastNumber, createdAt: now });
+      w.changed(s.id, RESTORED_FROM_TRASH); // its webhook event is node.restored
     }
   } catch (err) {
     throw isUniqueViolation(err) ? new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path }) : err;

@@ -31,19 +31,21 @@ interface Claimed {
   type: string;
   payload: string;
   endpoint_id: string;
-  endpoint?: SigningEndpoint & { url: string };
+  endpoint: SigningEndpoint & { url: string };
 }
 
 type Outcome = { statusCode: number | null; error: string | null; retry: boolean; retryAfterMs: number | null };
 
 const MAX_RETRY_AFTER_MS = 86_400_000;
 const USER_AGENT = "content-service-webhooks/1";
+/** Rows of one endpoint sent under one claim. */
+const BATCH = 32;
 
 export function startDispatcher(deps: AppDeps): Dispatcher {
   const { config, db, log } = deps;
   // Longer than any attempt (its timeout) and its recording: a lease runs out only when its holder died.
   const leaseMs = config.webhooksTimeoutMs * 2 + 5000;
-  let inFlight = 0;
+  let inFlight = 0; // batches (endpoints) being sent
   let claiming = false;
   let again = false;
   let stopped = false;
@@ -51,6 +53,10 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   const running = new Set<Promise<void>>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
 
+  // A claim takes the head of each ready endpoint (the lock that decides who sends it) and up to
+  // BATCH - 1 of the rows behind it, leased together; they are sent one after another and recorded
+  // in one statement. Two statements per batch instead of two per event: on the embedded database,
+  // whose one connection the writes share, the dispatcher keeps up with a stream of writes.
   const tick = (): void => {
     if (stopped) return;
     if (claiming) {
@@ -65,10 +71,11 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
       (claimed) => {
         failingClaims = false;
         claiming = false;
-        for (const row of claimed) {
+        const batches = Map.groupBy(claimed, (row) => row.endpoint_id);
+        for (const batch of batches.values()) {
           inFlight++;
-          const p = attempt(row)
-            .catch((err: unknown) => log.error("webhook attempt failed to record", { outbox_id: row.id, ...describeError(err) }))
+          const p = sendBatch(batch)
+            .catch((err: unknown) => log.error("webhook attempts failed to record", { outbox_ids: batch.map((r) => r.id), ...describeError(err) }))
             .finally(() => {
               inFlight--;
               running.delete(p);
@@ -76,7 +83,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
             });
           running.add(p);
         }
-        if (again || claimed.length === free) tick();
+        if (again || batches.size === free) tick();
       },
       (err: unknown) => {
         claiming = false;
@@ -99,19 +106,34 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   };
 
   async function claim(limit: number): Promise<Claimed[]> {
+    // Only an endpoint's oldest pending row can be a head, and only the claim that locked it takes
+    // the rows behind it (which no other claim can, their head being pending). A head leased by a
+    // claim that committed first fails the re-check of its lock, so no row is sent twice at once.
     const result = await db.execute(sql`
-      update webhook_outbox o set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = o.attempts + 1
-      from webhook_events ev, webhook_endpoints ep
-      where ev.id = o.event_id and ep.id = o.endpoint_id and o.id in (
-        select c.id from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
+      with heads as (
+        select c.id, c.endpoint_id, c.seq from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
         where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
           and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
         order by c.seq, c.id
         limit ${limit}
-        for update of c skip locked)
-      returning o.id, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
+        for update of c skip locked
+      ), batch as (
+        select id from heads
+        union all
+        select t.id from heads, lateral (
+          select t.id from webhook_outbox t
+          where t.endpoint_id = heads.endpoint_id and t.status = 'pending' and (t.seq, t.id) > (heads.seq, heads.id)
+          order by t.seq, t.id
+          limit ${BATCH - 1}) t
+      )
+      update webhook_outbox o set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = o.attempts + 1
+      from batch, webhook_events ev, webhook_endpoints ep
+      where o.id = batch.id and ev.id = o.event_id and ep.id = o.endpoint_id
+      returning o.id, o.seq, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
         ep.previous_secret_sealed, ep.previous_secret_expires_at`);
-    return rows<Claimed & { project_id: string; url: string; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: string | Date | null }>(result).map((r) => ({
+    type Row = Claimed & { seq: string | number; project_id: string; url: string; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: string | Date | null };
+    const sorted = rows<Row>(result).sort((a, b) => Number(a.seq) - Number(b.seq) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return sorted.map((r) => ({
       id: r.id,
       attempts: Number(r.attempts),
       manual: r.manual,
@@ -130,9 +152,31 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     }));
   }
 
-  async function attempt(row: Claimed): Promise<void> {
+  interface Attempted {
+    row: Claimed;
+    attemptedAt: Date;
+    durationMs: number;
+    outcome: Outcome;
+    status: "delivered" | "pending" | "failed";
+    next: Date | null;
+    delay: number;
+  }
+
+  /** Sends one endpoint's claimed rows in event order, stopping at the first that is not delivered. */
+  async function sendBatch(batch: Claimed[]): Promise<void> {
+    const done: Attempted[] = [];
+    for (const row of batch) {
+      const attempted = await attempt(row);
+      done.push(attempted);
+      if (attempted.status !== "delivered" || stopped) break;
+    }
+    await record(done, batch.slice(done.length));
+    const last = done.at(-1);
+    if (last?.next) later(last.delay);
+  }
+
+  async function attempt(row: Claimed): Promise<Attempted> {
     const { endpoint } = row;
-    if (!endpoint) return;
     const attemptedAt = new Date();
     const started = performance.now();
     // A secret that cannot be opened (a key ring without its key) is a failed attempt like any other, logged.
@@ -146,31 +190,6 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     const next = retrying ? new Date(Date.now() + delay) : null;
     const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
     const status = succeeded ? "delivered" : retrying ? "pending" : "failed";
-    const disableBefore = new Date(attemptedAt.getTime() - config.webhooksDisableAfterSeconds * 1000);
-    // One statement: the attempt logged, the outbox row settled (only if still this claim's), the endpoint's failure state.
-    const at = attemptedAt.toISOString();
-    const disable = sql`coalesce(failing_since, ${at}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled'`;
-    const reason = `every attempt has failed for ${config.webhooksDisableAfterSeconds} seconds (last: ${outcome.error ?? `HTTP ${outcome.statusCode}`}); PATCH status active to resume`;
-    await db.execute(sql`
-      with logged as (
-        insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
-        values (${uuidv7()}, ${row.id}, ${row.endpoint_id}, ${row.event_id}, ${row.type}, ${row.attempts}, ${at}, ${outcome.statusCode}, ${durationMs},
-          ${outcome.error}, ${succeeded ? "succeeded" : retrying ? "retrying" : "failed"}, ${next?.toISOString() ?? null})
-        returning 1
-      ), settled as (
-        update webhook_outbox set status = ${status}, lease_until = null, next_attempt_at = coalesce(${next?.toISOString() ?? null}::timestamptz, next_attempt_at)
-        where id = ${row.id} and attempts = ${row.attempts}
-        returning 1
-      )
-      ${
-        succeeded
-          ? sql`update webhook_endpoints set failing_since = null where id = ${row.endpoint_id} and failing_since is not null`
-          : sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${at}::timestamptz),
-              disabled_at = case when ${disable} then now() else disabled_at end,
-              disabled_reason = case when ${disable} then ${reason} else disabled_reason end,
-              status = case when ${disable} then 'disabled' else status end
-            where id = ${row.endpoint_id}`
-      }`);
     log.info("webhook attempt", {
       endpoint_id: row.endpoint_id,
       event_id: row.event_id,
@@ -181,7 +200,61 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
       ms: durationMs,
       ...(outcome.error ? { error: outcome.error } : {}),
     });
-    if (next) later(delay);
+    return { row, attemptedAt, durationMs, outcome, status, next, delay };
+  }
+
+  /**
+   * One statement: each attempt logged, its outbox row settled (only if still this claim's), the
+   * rows not sent (behind one that failed) handed back as they were, and the endpoint's failure
+   * state from the last attempt.
+   */
+  async function record(done: Attempted[], unsent: Claimed[]): Promise<void> {
+    const last = done.at(-1);
+    if (!last) return;
+    const endpointId = last.row.endpoint_id;
+    const at = last.attemptedAt.toISOString();
+    const succeeded = last.status === "delivered";
+    const disableBefore = new Date(last.attemptedAt.getTime() - config.webhooksDisableAfterSeconds * 1000);
+    const disable = sql`coalesce(failing_since, ${at}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled'`;
+    const reason = `every attempt has failed for ${config.webhooksDisableAfterSeconds} seconds (last: ${last.outcome.error ?? `HTTP ${last.outcome.statusCode}`}); PATCH status active to resume`;
+    const logged = sql.join(
+      done.map(
+        (d) => sql`(${uuidv7()}::uuid, ${d.row.id}::uuid, ${d.row.endpoint_id}::uuid, ${d.row.event_id}, ${d.row.type}, ${d.row.attempts}::int, ${d.attemptedAt.toISOString()}::timestamptz,
+          ${d.outcome.statusCode}::int, ${d.durationMs}::int, ${d.outcome.error}::text, ${d.status === "delivered" ? "succeeded" : d.status === "pending" ? "retrying" : "failed"},
+          ${d.next?.toISOString() ?? null}::timestamptz, ${d.status})`,
+      ),
+      sql`, `,
+    );
+    const handBack = unsent.length
+      ? sql`, released as (
+          update webhook_outbox o set lease_until = null, attempts = o.attempts - 1
+          from (values ${sql.join(
+            unsent.map((r) => sql`(${r.id}::uuid, ${r.attempts}::int)`),
+            sql`, `,
+          )}) u(id, attempts)
+          where o.id = u.id and o.attempts = u.attempts
+          returning 1)`
+      : sql``;
+    await db.execute(sql`
+      with v(id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, status) as (values ${logged}),
+      logged as (
+        insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
+        select id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at from v
+        returning 1
+      ), settled as (
+        update webhook_outbox o set status = v.status, lease_until = null, next_attempt_at = coalesce(v.next_attempt_at, o.next_attempt_at)
+        from v where o.id = v.outbox_id and o.attempts = v.attempt
+        returning 1
+      )${handBack}
+      ${
+        succeeded
+          ? sql`update webhook_endpoints set failing_since = null where id = ${endpointId} and failing_since is not null`
+          : sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${at}::timestamptz),
+              disabled_at = case when ${disable} then now() else disabled_at end,
+              disabled_reason = case when ${disable} then ${reason} else disabled_reason end,
+              status = case when ${disable} then 'disabled' else status end
+            where id = ${endpointId}`
+      }`);
   }
 
   /** One POST of the event to the URL, checked again by the outbound guard and pinned to the addresses it checked. */

@@ -5,6 +5,7 @@
 // the dispatchers.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { RESTORED_FROM_TRASH } from "../history/model";
 import { rows } from "../lib/json";
 
 export const WEBHOOKS_CHANNEL = "cms_webhooks";
@@ -105,6 +106,7 @@ const TRANSITION_EVENTS: Record<string, EventType> = {
   unpublish_node: "node.unpublished",
   archive_node: "node.archived",
   restore_node: "node.restored",
+  [RESTORED_FROM_TRASH]: "node.restored",
 };
 const PROJECT_EVENTS: Record<string, EventType> = { update_content_model: "model.updated", update_theme: "theme.updated", update_project: "project.updated" };
 
