@@ -350,6 +350,40 @@ describe("delivery", () => {
     expect(receiver.on("/pause").map((r) => (verify(r, ep.secret) as any).data.node.path)).toEqual(["one", "two"]);
   });
 
+  test("a batch stops at a failed event: the events behind it wait for its retry, then go in order at their first attempt", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/batch");
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "paused" } })).status).toBe(200);
+    for (const slug of ["b1", "b2", "b3", "b4"]) await seedNode(h, p.slug, { slug });
+    // Resumed, the four are claimed together; the second fails once.
+    receiver.script("/batch", [{ status: 200 }, { status: 500 }]);
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } })).status).toBe(200);
+    await waitFor(() => receiver.on("/batch").length >= 5, { what: "four events and one retry" });
+    await Bun.sleep(200);
+    const paths = receiver.on("/batch").map((r) => (verify(r, ep.secret) as any).data.node.path);
+    expect(paths).toEqual(["b1", "b2", "b2", "b3", "b4"]);
+    const log = await waitFor(async () => {
+      const l = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries?per_page=100`);
+      return l.json.total === 5 ? l : null;
+    });
+    // Oldest first: b1 1 ok, b2 1 retrying, b2 2 ok, b3 and b4 at their first attempt (the claim that stopped at b2 handed them back).
+    const attempts = [...log.json.data].reverse().map((d: any) => [d.attempt, d.outcome, d.status_code]);
+    expect(attempts).toEqual([
+      [1, "succeeded", 200],
+      [1, "retrying", 500],
+      [2, "succeeded", 200],
+      [1, "succeeded", 200],
+      [1, "succeeded", 200],
+    ]);
+    const outbox = await h.deps.db.select().from(webhookOutbox).where(eq(webhookOutbox.endpointId, ep.id));
+    expect(outbox.map((o) => [o.status, o.attempts, o.leaseUntil]).sort()).toEqual([
+      ["delivered", 1, null],
+      ["delivered", 1, null],
+      ["delivered", 1, null],
+      ["delivered", 2, null],
+    ]);
+  });
+
   test("rotation: the old and the new secret both verify during the grace period, then only the new one", async () => {
     const p = await seedProject(h);
     const ep = await endpoint(p.slug, "/rotate");
