@@ -5,6 +5,8 @@
 // (Bun.serve, this process) records when each event arrives. Writes (node creations) go one at a
 // time, then in bursts from several writers. The commit lies between the request's start and its
 // answer, so the lag is bounded: arrival − answer (≤ lag) and arrival − request start (≥ lag).
+// Then writes at steady rates (BENCH_RATES, default 10 and 25 a second), started on time whether
+// or not the previous one has answered.
 // Usage: bun bench/webhooks/run.ts  (see bench/README.md)
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +18,9 @@ const DB_NAME = process.env.BENCH_DB ?? "cms_bench_webhooks";
 const PORT = Number(process.env.BENCH_PORT ?? 3931);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const WRITERS = Number(process.env.BENCH_WRITERS ?? 4);
+// Paced phases: writes started at a steady rate (an editorial team, an import), not as fast as the service takes them.
+const RATES = (process.env.BENCH_RATES ?? "10,25").split(",").filter(Boolean).map(Number);
+const PACED = Number(process.env.BENCH_PACED_EVENTS ?? 100);
 const TOKEN = "bench-root-admin-token-0123456789abcdef";
 const ROOT = join(new URL(".", import.meta.url).pathname, "../..");
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -90,6 +95,21 @@ async function run(label: string, env: Record<string, string>): Promise<Record<s
       }),
     );
     const writeSeconds = (performance.now() - t0) / 1000;
+    const concIds = [...sent.keys()].filter((id) => !seqIds.includes(id));
+    const paced: Record<string, string[]> = {};
+    for (const rate of RATES) {
+      const before = new Set(sent.keys());
+      const start = performance.now();
+      const pending: Promise<void>[] = [];
+      for (let i = 0; i < PACED; i++) {
+        const due = start + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 0) await Bun.sleep(wait);
+        pending.push(one(next++));
+      }
+      await Promise.all(pending);
+      paced[`paced_${rate}_per_s`] = [...sent.keys()].filter((id) => !before.has(id));
+    }
     const deadline = performance.now() + 60_000;
     while ([...sent.keys()].some((id) => !arrivals.has(id)) && performance.now() < deadline) await Bun.sleep(50);
     const figures = (ids: string[]) => {
@@ -106,7 +126,8 @@ async function run(label: string, env: Record<string, string>): Promise<Record<s
       label,
       writes_per_second: Math.round(EVENTS / writeSeconds),
       sequential: figures(seqIds),
-      concurrent: figures([...sent.keys()].filter((id) => !seqIds.includes(id))),
+      concurrent: figures(concIds),
+      ...Object.fromEntries(Object.entries(paced).map(([k, ids]) => [k, figures(ids)])),
     };
     log(JSON.stringify(out));
     return out;
