@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { type DataDirLock, DataDirUnusableError, lockDataDir } from "./lock";
 import * as schema from "./schema";
@@ -89,6 +89,27 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   };
 }
 
+/**
+ * drizzle sends every statement unnamed, so PostgreSQL parses and plans it at each execution. Inside
+ * a transaction (the writes: a content write is some ten statements of a few fixed shapes)
+ * statements are prepared instead: postgres.js names them and keeps them per connection, so the
+ * next write parses nothing and plans with the cached plan (the admin write bench: bench/README.md).
+ * Reads outside a transaction stay unnamed: some carry literals (the by-field entries read writes
+ * its collection into the statement), which would pile up as prepared statements.
+ */
+let preparing = false;
+function prepareInTransactions(): void {
+  if (preparing) return;
+  preparing = true;
+  const proto = PostgresJsSession.prototype;
+  const unnamed = proto.prepareQuery;
+  proto.prepareQuery = function (this: PostgresJsSession<postgres.Sql, Record<string, unknown>, never>, query, fields, name, ...rest) {
+    // Only a transaction's sql (postgres.js begin) has savepoint; a name, even empty, makes drizzle prepare.
+    const inTransaction = typeof (this.client as { savepoint?: unknown }).savepoint === "function";
+    return unnamed.call(this, query, fields, name ?? (inTransaction ? "" : undefined), ...rest);
+  } as typeof unnamed;
+}
+
 function openPostgres(url: string, poolSize: number): DbHandle {
   const client = postgres(url, {
     max: poolSize,
@@ -102,6 +123,7 @@ function openPostgres(url: string, poolSize: number): DbHandle {
     // capped at 1 s, a query waits at most about a second once the server is back.
     backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
   });
+  prepareInTransactions();
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
