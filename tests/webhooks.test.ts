@@ -129,7 +129,7 @@ describe("events", () => {
     const ep = await endpoint(p.slug, "/content");
     const node = await seedNode(h, p.slug, { slug: "hello", title: "Hello" }, true);
     expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "Hello again" } })).status).toBe(200);
-    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/translations/fr`, { body: { meta: { title: "Bonjour" } } })).status).toBe(200);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/translations/fr`, { body: { meta: { title: "Bonjour", slug: "bonjour" } } })).status).toBe(200);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/unpublish`)).status).toBe(200);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/archive`)).status).toBe(200);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/restore`)).status).toBe(200);
@@ -166,7 +166,7 @@ describe("events", () => {
     }
     expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(want.length);
     expect(payloads[1].data).toMatchObject({ node: { id: node.id, path: "hello", status: "published" }, locale: null, url: "https://www.example.com/hello" });
-    expect(payloads[3].data).toMatchObject({ node: { id: node.id, path: "hello" }, locale: "fr", url: "https://www.example.com/fr/hello" });
+    expect(payloads[3].data).toMatchObject({ node: { id: node.id, path: "hello" }, locale: "fr", url: "https://www.example.com/fr/bonjour" });
     expect(payloads[9].data).toMatchObject({ node: { id: node.id, path: "hello" }, url: "https://www.example.com/hello" });
     expect(payloads[10].data).toMatchObject({ node: { id: node.id, path: "hello", status: "draft", revision: back.json.data.revision }, url: "https://www.example.com/hello" });
     // A tampered body fails verification.
@@ -180,6 +180,25 @@ describe("events", () => {
     expect(log.json.data[0]).toMatchObject({ event_type: "node.restored", status_code: 200, outcome: "succeeded", attempt: 1, error: null, next_attempt_at: null });
     expect(log.json.data[0].duration_ms).toBeGreaterThanOrEqual(0);
     expect(log.json.data[0].event_id).toBe(got.at(-1)!.headers["webhook-id"]);
+  });
+
+  test("a translation event's URL is the localised path: each ancestor's published slug in that locale", async () => {
+    const p = await seedProject(h, { public_base_url: "https://www.example.com" });
+    const ep = await endpoint(p.slug, "/localised", ["translation.published", "translation.updated"]);
+    const parent = await seedNode(h, p.slug, { slug: "parent" }, true);
+    const child = await seedNode(h, p.slug, { slug: "child", parent_id: parent.id }, true);
+    const put = (id: string, meta: Record<string, string>, status: string) => h.request("PUT", `/admin/p/${p.slug}/nodes/${id}/translations/fr`, { body: { meta: { title: "t", ...meta }, status } });
+    expect((await put(parent.id, { slug: "parent-fr" }, "published")).status).toBe(200);
+    expect((await put(child.id, { slug: "enfant" }, "published")).status).toBe(200);
+    // A draft's own slug is not live: its URL keeps the base slug below the published parent's.
+    expect((await put(child.id, { slug: "brouillon" }, "draft")).status).toBe(200);
+    await waitFor(() => receiver.on("/localised").length >= 3);
+    const urls = receiver.on("/localised").map((r) => [JSON.parse(r.body).type, (verify(r, ep.secret) as any).data.url]);
+    expect(urls).toEqual([
+      ["translation.published", "https://www.example.com/fr/parent-fr"],
+      ["translation.published", "https://www.example.com/fr/parent-fr/enfant"],
+      ["translation.updated", "https://www.example.com/fr/parent-fr/child"],
+    ]);
   });
 
   test("an endpoint gets only the events it subscribes to; model.updated", async () => {

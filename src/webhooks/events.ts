@@ -50,6 +50,15 @@ export async function enqueueEvent(tx: Db, projectId: string, type: EventType, d
   return (await enqueueEvents(tx, projectId, [{ type, data }]))[0] ?? null;
 }
 
+/**
+ * A translation event's path as its public URL has it (as delivery and the sitemap resolve it): each
+ * segment is the published slug in x.locale of the node at that prefix, when it has one.
+ */
+const LOCALISED_PATH = sql`(select string_agg(coalesce((select nullif(t.meta->>'slug', '') from nodes n
+    join translations t on t.node_id = n.id and t.locale = x.locale and t.status = 'published'
+    where n.project_id = p.id and n.path = array_to_string(s.segs[1:i], '/')), s.segs[i]), '/' order by i)
+  from (select string_to_array(x.path, '/') as segs) s, generate_subscripts(s.segs, 1) as i)`;
+
 /** Several events of one write, in order: their ids (only of those some endpoint wanted). */
 export async function enqueueEvents(tx: Db, projectId: string, events: readonly PendingEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
@@ -73,7 +82,7 @@ export async function enqueueEvents(tx: Db, projectId: string, events: readonly 
           'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'data', jsonb_build_object('project', jsonb_build_object('id', p.id, 'slug', p.slug)) || coalesce(x.data, '{}'::jsonb)
             || case when x.path is null then '{}'::jsonb else jsonb_build_object('url', case when p.public_base_url is null then null
-                 else p.public_base_url || case when x.locale is null or x.locale = p.default_locale then '/' else '/' || x.locale || '/' end || x.path end) end
+                 else p.public_base_url || case when x.locale is null or x.locale = p.default_locale then '/' || x.path else '/' || x.locale || '/' || ${LOCALISED_PATH} end end) end
         )::text
       from x cross join p
       where exists (select 1 from targets where targets.event_id = x.id)
