@@ -3,14 +3,14 @@
 // missed while nothing ran.
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
-import { activity, nodes, revisions } from "../db/schema";
+import { activity, nodes, revisions, webhookEvents } from "../db/schema";
 import { type Scheduler, startScheduler } from "../src/schedule/scheduler";
 import { dueSchedules, fireSchedule } from "../src/schedule/service";
 import { get, translate } from "./delivery.helpers";
 import { keyWith, seedNode, seedProject, waitFor } from "./helpers";
 import { call, callError, mcpHarness } from "./mcp-harness";
 
-const m = await mcpHarness();
+const m = await mcpHarness({ WEBHOOKS_ALLOW_PRIVATE_URLS: "true" });
 const h = m.h;
 const schedulers: Scheduler[] = [];
 afterAll(() => {
@@ -116,6 +116,8 @@ describe("the scheduler", async () => {
     const p = await seedProject(h, { public_base_url: "https://site.example" });
     const col = await seedNode(h, p.slug, { slug: "news", title: "News", type: "collection" }, true);
     const entry = await seedNode(h, p.slug, { slug: "offer", title: "Offer", parent_id: col.id, type: "entry" });
+    // An endpoint for node.published (nothing sends here: the event row written by the scheduler's write is what is checked).
+    expect((await h.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: "http://127.0.0.1:9/hook", events: ["node.published"] } })).status).toBe(201);
     const at = inMs(1500);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${entry.id}/schedule`, { body: { publish_at: at } })).status).toBe(200);
     start();
@@ -145,6 +147,9 @@ describe("the scheduler", async () => {
     const entryLog = log.json.data.find((a: any) => a.operation === "publish_node");
     expect(entryLog.actor).toMatchObject({ kind: "scheduler", name: "scheduler", scheduled_by: { kind: "admin_key" } });
     expect((await h.request("GET", `/admin/p/${p.slug}/activity?actor_kind=scheduler`)).json.data.length).toBeGreaterThan(0);
+    // The scheduler's write sends its webhook event like any publish.
+    const events = await h.deps.db.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id));
+    expect(events.map((e) => [e.type, JSON.parse(e.payload).data.node.id, JSON.parse(e.payload).data.url])).toEqual([["node.published", entry.id, "https://site.example/news/offer"]]);
   });
 
   test("unpublishes a node and publishes a translation scheduled the same way", async () => {
