@@ -178,11 +178,12 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
       .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
       .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
   }
-  for (const r of rows) {
+  // One statement for all of them (a round trip, and on the embedded database a query, per block before).
+  if (rows.length > 0) {
     await db
       .insert(blocks)
-      .values(r)
-      .onConflictDoUpdate({ target: blocks.id, set: { type: r.type, order: r.order, data: r.data } });
+      .values(rows)
+      .onConflictDoUpdate({ target: blocks.id, set: { type: sql`excluded.type`, order: sql`excluded."order"`, data: sql`excluded.data` } });
   }
   return rows;
 }
