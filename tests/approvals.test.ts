@@ -152,6 +152,31 @@ describe("approvals through MCP", async () => {
     expect(toolText(anew)).not.toContain(id!);
   });
 
+  test("restoring a node from the trash asks for approval too; approved, the retry brings it back, once", async () => {
+    const node = await seedNode(a.h, p.slug, { slug: "binned", title: "Binned" }, true);
+    expect((await a.h.request("DELETE", `/admin/p/${p.slug}/nodes/${node.id}`)).status).toBe(204);
+    const trash = await a.h.request("GET", `/admin/p/${p.slug}/trash`);
+    const entry = trash.json.data.find((t: any) => t.node_id === node.id);
+    expect(entry).toBeDefined();
+    const client = await connect(a.url, false);
+    const args = { node_id: node.id, revision: entry.revision };
+    const first = await client.callTool({ name: "restore_revision", arguments: args });
+    expect(first.isError).toBe(true);
+    expect(toolText(first)).toStartWith("approval_required:");
+    const id = /\/approvals\/([0-9a-f-]{36})/.exec(toolText(first))?.[1];
+    expect(await nodeState(node.id)).toBeUndefined();
+    const approved = await a.h.request("POST", `/admin/p/${p.slug}/approvals/${id}/approve`);
+    expect(approved.status).toBe(200);
+    const retry = await client.callTool({ name: "restore_revision", arguments: args });
+    expect(retry.isError).toBeFalsy();
+    expect(retry.structuredContent).toMatchObject({ node_id: node.id, restored: [node.id] });
+    expect(await nodeState(node.id)).toMatchObject({ status: "published" });
+    // Used once: restoring again asks anew (and the node, now live, is not in the trash).
+    const again = await client.callTool({ name: "restore_revision", arguments: args });
+    expect(toolText(again)).toStartWith("approval_required:");
+    expect(toolText(again)).not.toContain(id!);
+  });
+
   test("a change to the node voids the request: before the decision (409) and after it (the retry asks again)", async () => {
     const node = await seedNode(a.h, p.slug, { slug: "moving", title: "Moving" });
     const client = await connect(a.url, true);
