@@ -51,6 +51,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   let stopped = false;
   let failingClaims = false;
   const running = new Set<Promise<void>>();
+  const opened = new Map<string, string>();
   const timers = new Set<ReturnType<typeof setTimeout>>();
 
   // A claim takes the head of each ready endpoint (the lock that decides who sends it) and up to
@@ -180,7 +181,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     const attemptedAt = new Date();
     const started = performance.now();
     // A secret that cannot be opened (a key ring without its key) is a failed attempt like any other, logged.
-    const outcome = await signingSecrets(deps, endpoint, attemptedAt)
+    const outcome = await signingSecrets(deps, endpoint, attemptedAt, opened)
       .then((secrets) => send(endpoint.url, row, secrets))
       .catch((err: unknown): Outcome => ({ statusCode: null, error: err instanceof AppError ? err.message : `internal error (${describeError(err).name})`, retry: true, retryAfterMs: null }));
     const durationMs = Math.round(performance.now() - started);
@@ -264,7 +265,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     const headers = {
       "content-type": "application/json",
       "user-agent": USER_AGENT,
-      ...(await signedHeaders(row.event_id, Math.floor(Date.now() / 1000), row.payload, secrets)),
+      ...signedHeaders(row.event_id, Math.floor(Date.now() / 1000), row.payload, secrets),
     };
     const signal = AbortSignal.timeout(config.webhooksTimeoutMs);
     let res: Response | null = null;

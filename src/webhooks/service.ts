@@ -61,15 +61,31 @@ const normaliseEvents = (events: readonly string[]): string[] => (events.include
 
 const aadOf = (endpointId: string, projectId: string, which: "current" | "previous"): string => `webhook_endpoints.secret:${which}:${endpointId}:${projectId}`;
 
-/** The secrets an attempt is signed with now: the current one, and the previous one during its grace period. */
 export type SigningEndpoint = Pick<EndpointRow, "id" | "projectId" | "secretSealed" | "previousSecretSealed" | "previousSecretExpiresAt">;
 
-export async function signingSecrets(deps: AppDeps, e: SigningEndpoint, now: Date): Promise<string[]> {
-  const open = (sealed: string, which: "current" | "previous") =>
-    deps.keyRing.open(sealed, aadOf(e.id, e.projectId, which)).catch((err: unknown) => {
+/** Secrets a dispatcher keeps opened (by endpoint and sealed value: a rotation seals a new one). */
+const OPENED_MAX = 1000;
+
+/**
+ * The secrets an attempt is signed with now: the current one, and the previous one during its
+ * grace period. `opened` keeps them opened across attempts (the dispatcher's, in its memory): an
+ * attempt then signs without waiting for a decryption.
+ */
+export async function signingSecrets(deps: AppDeps, e: SigningEndpoint, now: Date, opened?: Map<string, string>): Promise<string[]> {
+  const open = async (sealed: string, which: "current" | "previous"): Promise<string> => {
+    const key = `${e.id} ${which} ${sealed}`;
+    const known = opened?.get(key);
+    if (known !== undefined) return known;
+    const secret = await deps.keyRing.open(sealed, aadOf(e.id, e.projectId, which)).catch((err: unknown) => {
       deps.log.error("webhook secret cannot be opened", { endpoint_id: e.id, project_id: e.projectId, reason: err instanceof SealError ? err.reason : "error", sealed_with: sealedKeyId(sealed) });
       throw new AppError("internal", "the endpoint's stored secret cannot be opened with the configured key ring; rotate it", undefined, undefined, { cause: err });
     });
+    if (opened) {
+      if (opened.size >= OPENED_MAX) opened.delete(opened.keys().next().value as string);
+      opened.set(key, secret);
+    }
+    return secret;
+  };
   const out = [await open(e.secretSealed, "current")];
   if (e.previousSecretSealed && e.previousSecretExpiresAt && e.previousSecretExpiresAt > now) out.push(await open(e.previousSecretSealed, "previous"));
   return out;
