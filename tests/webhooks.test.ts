@@ -403,6 +403,29 @@ describe("delivery", () => {
     ]);
   });
 
+  test("one attempt in flight per endpoint: a redelivery asked while a batch is being sent waits for it", async () => {
+    const p = await seedProject(h);
+    const ep = await endpoint(p.slug, "/serial");
+    await seedNode(h, p.slug, { slug: "s1" });
+    await waitFor(() => receiver.on("/serial").length >= 1);
+    const first = await waitFor(async () => (await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries`)).json.data[0]);
+    // Slow answers: while s2 and s3 are being sent, s1 is redelivered (its row sorts before them).
+    receiver.script("/serial", [
+      { status: 200, delayMs: 300 },
+      { status: 200, delayMs: 300 },
+      { status: 200, delayMs: 300 },
+    ]);
+    await seedNode(h, p.slug, { slug: "s2" });
+    await seedNode(h, p.slug, { slug: "s3" });
+    await waitFor(() => receiver.on("/serial").length >= 2, { interval: 5 });
+    expect((await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries/${first.id}/redeliver`)).status).toBe(201);
+    await waitFor(() => receiver.on("/serial").length >= 4, { what: "s2, s3 and the redelivery" });
+    const got = receiver.on("/serial");
+    expect(got.map((r) => (verify(r, ep.secret) as any).data.node.path).sort()).toEqual(["s1", "s1", "s2", "s3"]);
+    // Each request came after the answer to the one before (answers take 300 ms).
+    for (let i = 2; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(290);
+  });
+
   test("rotation: the old and the new secret both verify during the grace period, then only the new one", async () => {
     const p = await seedProject(h);
     const ep = await endpoint(p.slug, "/rotate");

@@ -107,14 +107,17 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   };
 
   async function claim(limit: number): Promise<Claimed[]> {
-    // Only an endpoint's oldest pending row can be a head, and only the claim that locked it takes
-    // the rows behind it (which no other claim can, their head being pending). A head leased by a
-    // claim that committed first fails the re-check of its lock, so no row is sent twice at once.
+    // Only an endpoint's oldest pending row can be a head, while none of its rows is leased (one
+    // batch in flight per endpoint: a redelivery, inserted at its event's old place, waits for the
+    // batch being sent), and only the claim that locked the head takes the rows behind it (which no
+    // other claim can, their head being pending). A head leased by a claim that committed first
+    // fails the re-check of its lock, so no row is sent twice at once.
     const result = await db.execute(sql`
       with heads as (
         select c.id, c.endpoint_id, c.seq from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
         where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
           and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
+          and not exists (select 1 from webhook_outbox l where l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_until >= now())
         order by c.seq, c.id
         limit ${limit}
         for update of c skip locked
