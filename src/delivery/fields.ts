@@ -57,6 +57,20 @@ export function refPaths(model: CompiledModel | null): RefPaths | null {
 /** ["tags", "*", "node"] → $."tags"[*]."node" (lax: a missing key is no item). */
 const jsonPath = (path: readonly string[]): string => `$${path.map((s) => (s === "*" ? "[*]" : `.${JSON.stringify(s)}`)).join("")}`;
 
+/** A media row (alias m) as a MediaRef (media/expand.ts). */
+const MEDIA_REF = sql`jsonb_build_object('media', true, 'id', m.id, 'filename', m.filename, 'hash', m.hash, 'type', m.type, 'width', m.width,
+  'height', m.height, 'alt', m.alt, 'placeholder', m.placeholder, 'fx', m.focal_x, 'fy', m.focal_y)`;
+
+/**
+ * A json column: { media id: MediaRef } of the SEO images (`og_image` values naming a media item,
+ * media/seo-image.ts) among `values` (a query of one text column; URLs and nulls name nothing), or
+ * null. Primary-key lookups in the statement that reads the node or the sitemap's page.
+ */
+export function seoMediaColumn(projectId: string, values: SQL): SQL {
+  return sql`(select jsonb_object_agg(m.id, ${MEDIA_REF})::json from media m where m.project_id = ${projectId} and m.id in (
+    select case when btrim(v.x) ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then btrim(v.x)::uuid end from (${values}) v(x)))`;
+}
+
 /**
  * A json column: { target id: NodeRef } for every node id found at a reference path of `sources`
  * (rows of (k, ty, doc): "n" or "b", the node or block type, the jsonb value), limited to targets of
@@ -81,8 +95,7 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
     )
     select (coalesce(jsonb_object_agg(x.ref, jsonb_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::jsonb) || (
       -- Media items (format media, issue 26), expanded by expandRefs with the request's locale.
-      select coalesce(jsonb_object_agg(m.id, jsonb_build_object('media', true, 'id', m.id, 'filename', m.filename, 'hash', m.hash, 'type', m.type, 'width', m.width,
-        'height', m.height, 'alt', m.alt, 'placeholder', m.placeholder, 'fx', m.focal_x, 'fy', m.focal_y)), '{}'::jsonb)
+      select coalesce(jsonb_object_agg(m.id, ${MEDIA_REF}), '{}'::jsonb)
       from media m where m.project_id = ${projectId} and m.id in (select id from ids)
     ))::json
     from (
