@@ -17,7 +17,9 @@ import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
+import { type MediaRef, mediaView, seoMediaId } from "../media/expand";
 import type { DeliveryProject } from "./cache";
+import { seoMediaColumn } from "./fields";
 import { publicUrl } from "./render";
 import { hreflangSet, type SeoFields, str, versionSeo } from "./seo";
 import { hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
@@ -37,7 +39,7 @@ const KNOWN_MAX = 20_000;
 
 const XMLNS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
-const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
+const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n`;
 const URLSET_TAIL = "</urlset>\n";
 
 export function robotsTxt(project: DeliveryProject): string {
@@ -139,7 +141,7 @@ interface LocaleInfo {
 }
 
 const ISO_T = iso("t.updated_at");
-const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noindex', 'robots', ${col}->'robots', 'canonical', ${col}->'canonical')`;
+const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noindex', 'robots', ${col}->'robots', 'canonical', ${col}->'canonical', 'og_image', ${col}->'og_image')`;
 
 /**
  * Visible nodes in path order after `shard.after` up to `shard.last` (or all of them), PAGE_SIZE
@@ -157,10 +159,14 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       ? sql`null`
       : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
            where t.node_id = ${nodes.id} and t.status = 'published')`;
+  // The media items the versions' SEO images name (og_image of the node and of its published
+  // translations), looked up in the page's own statement.
+  const images = seoMediaColumn(project.id, sql`select ${nodes.seo}->>'og_image' union all select t.meta->>'og_image' from translations t where t.node_id = ${nodes.id} and t.status = 'published'`);
   const known = new Map<string, Map<string, LocaleInfo>>();
   const pages = pathPages(cond, shard?.after ?? null, PAGE_SIZE, async (where) =>
-    rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null }>(
-      await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr from ${nodes}
+    rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null; media: Record<string, MediaRef> | null }>(
+      await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr,
+        ${images} as media from ${nodes}
         where ${where} order by ${nodes.path} limit ${PAGE_SIZE}`),
     ),
   );
@@ -170,7 +176,7 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       for (const r of page) known.set(r.path, new Map((r.tr ?? []).map(([locale, slug, updatedAt, meta]) => [locale, { slug: str(slug), updatedAt, meta }])));
       await learnAncestors(db, project, page, known);
     }
-    yield page.map((r) => listed(project, others, r.path, r.updated_at, r.seo, known)).filter((node) => node.urls.length > 0);
+    yield page.map((r) => listed(project, others, r, known)).filter((node) => node.urls.length > 0);
   }
 }
 
@@ -199,22 +205,39 @@ function localisedPath(path: string, locale: string, known: Map<string, Map<stri
   return segs.map((seg, i) => known.get(segs.slice(0, i + 1).join("/"))?.get(locale)?.slug ?? seg).join("/");
 }
 
-function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>) {
+interface PageRow {
+  path: string;
+  updated_at: string;
+  seo: SeoFields;
+  media: Record<string, MediaRef> | null;
+}
+
+function listed(project: DeliveryProject, others: string[], { path, updated_at: updatedAt, seo, media }: PageRow, known: Map<string, Map<string, LocaleInfo>>) {
   const own = known.get(path);
   const defaultUrl = publicUrl(project, project.defaultLocale, path);
-  const versions = [{ locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable }];
+  const versions = [
+    { locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, image: imageOf(project, media, seo.og_image), indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable },
+  ];
   for (const l of others) {
     const tr = own?.get(l);
     if (!tr) continue; // no published translation: a fallback, never listed
     const href = publicUrl(project, l, localisedPath(path, l, known));
-    versions.push({ locale: l, href, lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt, indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
+    const lastmod = tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt;
+    versions.push({ locale: l, href, lastmod, image: imageOf(project, media, tr.meta?.og_image ?? seo.og_image), indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
   }
   // One <url> per indexable version, each with the hreflang set of the node.
   return {
     path,
-    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod })),
+    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod, image: v.image })),
     alternates: hreflangSet(project.defaultLocale, versions),
   };
+}
+
+/** The URL of the image a version's og_image names when it is one of the project's media images (media/seo-image.ts). */
+function imageOf(project: DeliveryProject, media: Record<string, MediaRef> | null, ogImage: unknown): string | null {
+  const id = seoMediaId(ogImage);
+  const m = id === null ? undefined : media?.[id];
+  return m?.type.startsWith("image/") ? mediaView(m, project, project.defaultLocale).url : null;
 }
 
 // ---- XML ----
@@ -223,8 +246,9 @@ function alternatesXml(node: ListedNode): string {
   return node.alternates.map((a) => `<xhtml:link rel="alternate" hreflang="${xmlEscape(a.locale)}" href="${xmlEscape(a.href)}"/>`).join("");
 }
 
-function urlXml(u: { href: string; lastmod: string }, links: string): string {
-  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}</url>\n`;
+function urlXml(u: { href: string; lastmod: string; image: string | null }, links: string): string {
+  const image = u.image === null ? "" : `<image:image><image:loc>${xmlEscape(u.image)}</image:loc></image:image>`;
+  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}${image}</url>\n`;
 }
 
 function entriesXml(node: ListedNode): string {
