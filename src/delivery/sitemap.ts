@@ -154,19 +154,25 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
   const others = project.locales.filter((l) => l !== project.defaultLocale);
-  const own =
+  // The node's published translations (their slugs, dates and SEO fields) and the SEO images they
+  // name, in one lateral read; the media items the node's and its translations' og_image name are
+  // looked up only for nodes that have one (seo-image.ts), so a site without them pays nothing.
+  const lateral =
     others.length === 0
-      ? sql`null`
-      : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
-           where t.node_id = ${nodes.id} and t.status = 'published')`;
-  // The media items the versions' SEO images name (og_image of the node and of its published
-  // translations), looked up in the page's own statement.
-  const images = seoMediaColumn(project.id, sql`select ${nodes.seo}->>'og_image' union all select t.meta->>'og_image' from translations t where t.node_id = ${nodes.id} and t.status = 'published'`);
+      ? sql``
+      : sql` left join lateral (select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) as tr,
+            array_agg(t.meta->>'og_image') filter (where t.meta->>'og_image' is not null) as images
+          from translations t where t.node_id = ${nodes.id} and t.status = 'published') tt on true`;
+  const own = others.length === 0 ? sql`null` : sql`tt.tr`;
+  const images =
+    others.length === 0
+      ? sql`case when ${nodes.seo}->>'og_image' is not null then ${seoMediaColumn(project.id, sql`values (${nodes.seo}->>'og_image')`)} end`
+      : sql`case when ${nodes.seo}->>'og_image' is not null or tt.images is not null then ${seoMediaColumn(project.id, sql`select ${nodes.seo}->>'og_image' union all select unnest(tt.images)`)} end`;
   const known = new Map<string, Map<string, LocaleInfo>>();
   const pages = pathPages(cond, shard?.after ?? null, PAGE_SIZE, async (where) =>
     rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null; media: Record<string, MediaRef> | null }>(
       await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr,
-        ${images} as media from ${nodes}
+        ${images} as media from ${nodes}${lateral}
         where ${where} order by ${nodes.path} limit ${PAGE_SIZE}`),
     ),
   );
