@@ -77,7 +77,7 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
 };
 
 /** Gemini's native API root from the base URL of its OpenAI-compatible endpoint: `…/v1beta/openai` → `…/v1beta`. */
-export const geminiNativeBase = (baseUrl: string): string => baseUrl.replace(/\/+$/, "").replace(/\/openai$/, "");
+const geminiNativeBase = (baseUrl: string): string => baseUrl.replace(/\/+$/, "").replace(/\/openai$/, "");
 
 /**
  * Google's Gemini API, native (POST {base}/models/{model}:generateContent, x-goog-api-key), for a
