@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { nodes, translations } from "../db/schema";
 import { get, translate } from "./delivery.helpers";
+import { setModel } from "./delivery-model.helpers";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { twoColourPng, uploadForm } from "./media.helpers";
 import { xsdProblems } from "./seo-validators";
@@ -119,6 +120,49 @@ describe("SEO image as a media item", () => {
     expect(images[`${BASE}/${plain.path}`]).toEqual([]);
     expect(images[`${BASE}/by-url`]).toEqual([]); // a URL og_image is no media item: not listed
     expect(images[`${BASE}/with-pdf`]).toEqual([]); // not an image
+  });
+
+  test("the sitemap lists the images of media fields and blocks too (content model), after the SEO image, each once; other files are not images", async () => {
+    const q = await seedProject(h, { public_base_url: BASE });
+    await setModel(h.deps.db, q.id, {
+      block_types: [{ name: "figure", description: "", schema: { type: "object", properties: { image: { type: "string", format: "media" } } } }],
+      node_types: [
+        {
+          name: "post",
+          description: "",
+          fields: { type: "object", properties: { hero: { type: "string", format: "media" }, files: { type: "array", items: { type: "string", format: "media" } } } },
+          blocks: null,
+          children: null,
+        },
+      ],
+    });
+    const share = (await uploadForm(h, q.slug, await twoColourPng(1200, 630), "share.png")).json.data;
+    const hero = (await uploadForm(h, q.slug, await twoColourPng(1600, 400), "hero.png")).json.data;
+    const figure = (await uploadForm(h, q.slug, await twoColourPng(800, 600), "figure.png")).json.data;
+    const doc = (await uploadForm(h, q.slug, new TextEncoder().encode("%PDF-1.4\n%%EOF\n"), "doc.pdf")).json.data;
+    await seedNode(
+      h,
+      q.slug,
+      {
+        slug: "post",
+        type: "post",
+        seo: { og_image: share.id },
+        fields: { hero: hero.id, files: [doc.id, share.id] },
+        blocks: [
+          { type: "figure", data: { image: figure.id } },
+          { type: "figure", data: { image: hero.id } },
+        ],
+      },
+      true,
+    );
+    await seedNode(h, q.slug, { slug: "bare", type: "post", fields: { hero: figure.id } }, true);
+    const res = await get(h, `/api/p/${q.slug}/sitemap.xml`);
+    expect(await xsdProblems(res.text, "urlset")).toEqual([]);
+    const images = imagesOf(res.text);
+    expect(images[`${BASE}/post`]?.[0]).toBe(share.url);
+    expect(new Set(images[`${BASE}/post`])).toEqual(new Set([share.url, hero.url, figure.url]));
+    expect(images[`${BASE}/post`]).toHaveLength(3);
+    expect(images[`${BASE}/bare`]).toEqual([figure.url]);
   });
 
   test("a media write reaches the cached page and sitemap at once; a force-deleted item is dropped, never a 500", async () => {

@@ -164,7 +164,7 @@ export async function getNodeById(db: Db, project: DeliveryProject, id: string, 
 }
 
 /** The project's content model at the version delivery read with the project (compiled once per version); null without one. */
-async function deliveryModel(db: Db, project: DeliveryProject): Promise<CompiledModel | null> {
+export async function deliveryModel(db: Db, project: DeliveryProject): Promise<CompiledModel | null> {
   // No model, nothing to compile: a project without one costs no validator instance here.
   return project.modelVersion ? compiledModel(db, project.id, project.modelVersion) : null;
 }

@@ -4,7 +4,8 @@
 // writes each page's robots, canonical and hreflang: a visible node, the default locale or a
 // published translation (never a fallback), not noindex (flag or robots string), canonical to
 // itself. Each <url> carries the node's hreflang set (its indexable versions, plus x-default when
-// the default version is one of them).
+// the default version is one of them), and its images (issue 26): the version's SEO image when it
+// is a media item, then the image items its media fields and blocks name, at most 1,000.
 //
 // Shards: more than 5,000 listed nodes, or more than would fit one file (50,000 URLs, or 50 MB
 // less a margin: a node with L locales gives L URLs of L+1 alternates each), give a
@@ -19,10 +20,10 @@ import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
 import { type MediaRef, mediaView, seoMediaId } from "../media/expand";
 import type { DeliveryProject } from "./cache";
-import { seoMediaColumn } from "./fields";
+import { fieldImagesColumn, refPaths, seoMediaColumn } from "./fields";
 import { publicUrl } from "./render";
 import { hreflangSet, type SeoFields, str, versionSeo } from "./seo";
-import { hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
+import { deliveryModel, hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
 
 export interface ShardLimits {
   nodes: number;
@@ -34,6 +35,8 @@ export interface ShardLimits {
 /** The interface's 5,000 nodes; sitemaps.org's 50,000 URLs and 50 MiB (52,428,800 bytes) less 10%. */
 export const SHARD_LIMITS: ShardLimits = { nodes: 5000, urls: 50_000, bytes: 47_185_920 };
 const PAGE_SIZE = 1000;
+/** Google's limit of image:image entries per <url>. */
+const MAX_IMAGES = 1000;
 /** Ancestor slugs remembered while streaming; cleared past this, so memory stays flat. */
 const KNOWN_MAX = 20_000;
 
@@ -168,11 +171,25 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
     others.length === 0
       ? sql`case when ${nodes.seo}->>'og_image' is not null then ${seoMediaColumn(project.id, sql`values (${nodes.seo}->>'og_image')`)} end`
       : sql`case when ${nodes.seo}->>'og_image' is not null or tt.images is not null then ${seoMediaColumn(project.id, sql`select ${nodes.seo}->>'og_image' union all select unnest(tt.images)`)} end`;
+  // Images in the node's media fields and blocks (properties of format media in the content model),
+  // when the model declares any: the same for each of the node's versions (base content).
+  const refs = refPaths(await deliveryModel(db, project));
+  const fieldImages =
+    refs?.mediaJson == null
+      ? sql`null`
+      : fieldImagesColumn(project.id, refs.mediaJson, sql`select 'n', ${nodes.type}, ${nodes.fields} union all select 'b', b.type, b.data from blocks b where b.node_id = ${nodes.id}`, MAX_IMAGES);
   const known = new Map<string, Map<string, LocaleInfo>>();
   const pages = pathPages(cond, shard?.after ?? null, PAGE_SIZE, async (where) =>
-    rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null; media: Record<string, MediaRef> | null }>(
+    rows<{
+      path: string;
+      updated_at: string;
+      seo: SeoFields;
+      tr: [string, string | null, string, SeoFields][] | null;
+      media: Record<string, MediaRef> | null;
+      field_media: Record<string, MediaRef> | null;
+    }>(
       await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr,
-        ${images} as media from ${nodes}${lateral}
+        ${images} as media, ${fieldImages} as field_media from ${nodes}${lateral}
         where ${where} order by ${nodes.path} limit ${PAGE_SIZE}`),
     ),
   );
@@ -216,25 +233,32 @@ interface PageRow {
   updated_at: string;
   seo: SeoFields;
   media: Record<string, MediaRef> | null;
+  field_media: Record<string, MediaRef> | null;
 }
 
-function listed(project: DeliveryProject, others: string[], { path, updated_at: updatedAt, seo, media }: PageRow, known: Map<string, Map<string, LocaleInfo>>) {
+function listed(project: DeliveryProject, others: string[], { path, updated_at: updatedAt, seo, media, field_media }: PageRow, known: Map<string, Map<string, LocaleInfo>>) {
   const own = known.get(path);
+  const fieldUrls = Object.values(field_media ?? {}).map((m) => mediaView(m, project, project.defaultLocale).url);
+  // A version's images: its SEO image first, then those of the fields and blocks, each once.
+  const imagesOf = (ogImage: unknown): string[] => {
+    const seoImage = imageOf(project, media, ogImage);
+    return [...new Set(seoImage === null ? fieldUrls : [seoImage, ...fieldUrls])].slice(0, MAX_IMAGES);
+  };
   const defaultUrl = publicUrl(project, project.defaultLocale, path);
   const versions = [
-    { locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, image: imageOf(project, media, seo.og_image), indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable },
+    { locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, images: imagesOf(seo.og_image), indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable },
   ];
   for (const l of others) {
     const tr = own?.get(l);
     if (!tr) continue; // no published translation: a fallback, never listed
     const href = publicUrl(project, l, localisedPath(path, l, known));
     const lastmod = tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt;
-    versions.push({ locale: l, href, lastmod, image: imageOf(project, media, tr.meta?.og_image ?? seo.og_image), indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
+    versions.push({ locale: l, href, lastmod, images: imagesOf(tr.meta?.og_image ?? seo.og_image), indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
   }
   // One <url> per indexable version, each with the hreflang set of the node.
   return {
     path,
-    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod, image: v.image })),
+    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod, images: v.images })),
     alternates: hreflangSet(project.defaultLocale, versions),
   };
 }
@@ -252,9 +276,9 @@ function alternatesXml(node: ListedNode): string {
   return node.alternates.map((a) => `<xhtml:link rel="alternate" hreflang="${xmlEscape(a.locale)}" href="${xmlEscape(a.href)}"/>`).join("");
 }
 
-function urlXml(u: { href: string; lastmod: string; image: string | null }, links: string): string {
-  const image = u.image === null ? "" : `<image:image><image:loc>${xmlEscape(u.image)}</image:loc></image:image>`;
-  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}${image}</url>\n`;
+function urlXml(u: { href: string; lastmod: string; images: readonly string[] }, links: string): string {
+  const images = u.images.map((i) => `<image:image><image:loc>${xmlEscape(i)}</image:loc></image:image>`).join("");
+  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}${images}</url>\n`;
 }
 
 function entriesXml(node: ListedNode): string {
