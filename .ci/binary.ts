@@ -1,7 +1,8 @@
 // CI: the single executable, from the clone's own build. Run with `bun .ci/binary.ts`.
 // 1. starts ./dist/content-service with no environment in a temporary directory (embedded
 //    database), checks readiness, the demo project's delivery, /swagger/json and /mcp 401,
-//    writes through the admin API, restarts it and checks the data survived;
+//    writes through the admin API, uploads a JPEG and a PNG and renders WebP variants of them
+//    (sharp and libvips embedded), restarts it and checks the data survived;
 // 2. with CI_POSTGRES_URL (a server URL without database), starts two instances on two ports
 //    against one fresh database and checks they act as one service (see scale-checks.ts).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -33,6 +34,7 @@ async function embeddedRun(): Promise<void> {
       body: JSON.stringify({ slug: "survivor", title: "Survives restarts" }),
     });
     check(created.status === 201, "a node was written through the admin API");
+    await imageChecks(first.url, auth);
     check((await first.stop()) === 0, "SIGTERM exits 0");
     const second = await start({}, dir);
     check(!/cms_ak_/.test(second.output()), "second start does not bootstrap again");
@@ -44,6 +46,37 @@ async function embeddedRun(): Promise<void> {
     check((await second.stop()) === 0, "second instance exits 0");
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** sharp works inside the binary (libvips embedded, src/platform/sharp-bun.ts): a raster upload is measured and a variant rendered. */
+async function imageChecks(url: string, auth: Record<string, string>): Promise<void> {
+  const sharp = (await import("sharp")).default;
+  for (const [name, bytes] of [
+    [
+      "photo.jpg",
+      await sharp({ create: { width: 640, height: 480, channels: 3, background: "#c03020" } })
+        .jpeg()
+        .toBuffer(),
+    ],
+    [
+      "logo.png",
+      await sharp({ create: { width: 400, height: 300, channels: 4, background: "#2050c080" } })
+        .png()
+        .toBuffer(),
+    ],
+  ] as const) {
+    const form = new FormData();
+    form.set("file", new Blob([new Uint8Array(bytes)]), name);
+    form.set("alt", "A test image");
+    const up = await fetch(`${url}/admin/p/demo/media`, { method: "POST", headers: auth, body: form });
+    const { data } = (await up.json()) as { data: { url: string; width: number; height: number; placeholder: string | null } };
+    const [w, h] = name === "photo.jpg" ? [640, 480] : [400, 300];
+    check(up.status === 201 && data.width === w && data.height === h && data.placeholder !== null, `the binary measures an uploaded ${name} (201, ${w}×${h}, a placeholder)`);
+    const variant = await fetch(`${data.url}&w=320&fm=webp`.replace(/^https?:\/\/[^/]+/, url));
+    const webp = new Uint8Array(await variant.arrayBuffer());
+    const meta = await sharp(webp).metadata();
+    check(variant.status === 200 && variant.headers.get("content-type") === "image/webp" && meta.format === "webp" && meta.width === 320, `the binary renders a 320-px WebP variant of ${name}`);
   }
 }
 

@@ -11,3 +11,7 @@ declare module "*/dist/browser/standalone.js" {
   const path: string;
   export default path;
 }
+declare module "*/lib/libvips-cpp.so.8.18.7" {
+  const path: string;
+  export default path;
+}

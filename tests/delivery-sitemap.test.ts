@@ -47,7 +47,7 @@ describe("delivery: sitemap", async () => {
     expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
     expect(xmlProblem(res.text)).toBeNull();
     expect(res.text.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
-    expect(res.text).toContain('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">');
+    expect(res.text).toContain('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">');
     expect(res.text).toContain("https://ex.example/site&amp;co/a");
     expect(res.text).not.toMatch(/&(?!amp;|lt;|gt;|quot;|apos;)/);
     const base = "https://ex.example/site&co";

@@ -1,6 +1,8 @@
 // A real loopback HTTP server speaking the two wire protocols the drivers use:
 //   OpenAI Chat Completions  POST …/chat/completions  (Authorization: Bearer <key>)
 //   Anthropic Messages       POST …/v1/messages       (x-api-key, anthropic-version: 2023-06-01)
+//   Gemini generateContent   POST …/v1beta/models/{model}:generateContent (x-goog-api-key), native
+//                            (describe_media); beside it Gemini's OpenAI endpoint, …/v1beta/openai/chat/completions
 // The first path segment after /s/ picks a scenario, so each provider's base_url decides how
 // the "vendor" behaves: http://127.0.0.1:<port>/s/<scenario>. Every request is recorded.
 
@@ -30,7 +32,7 @@ interface RecordedRequest {
   method: string;
   path: string;
   scenario: string;
-  protocol: "openai" | "anthropic" | "unknown";
+  protocol: "openai" | "anthropic" | "gemini" | "unknown";
   headers: Record<string, string>;
   body: any;
   rawBody: string;
@@ -64,7 +66,8 @@ export async function startFakeVendors(): Promise<FakeVendors> {
       const m = /^\/s\/([^/]+)(\/.*)$/.exec(url.pathname);
       const scenario = m?.[1] ?? "";
       const rest = m ? m[2] : url.pathname;
-      const protocol = rest === "/chat/completions" ? "openai" : rest === "/v1/messages" ? "anthropic" : "unknown";
+      const gemini = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(rest ?? "");
+      const protocol = rest === "/chat/completions" || rest === "/v1beta/openai/chat/completions" ? "openai" : rest === "/v1/messages" ? "anthropic" : gemini ? "gemini" : "unknown";
       const rawBody = await req.text();
       let body: any = null;
       try {
@@ -74,6 +77,7 @@ export async function startFakeVendors(): Promise<FakeVendors> {
       }
       requests.push({ method: req.method, path: url.pathname, scenario, protocol, headers: Object.fromEntries(req.headers), body, rawBody });
       if (protocol === "unknown" || req.method !== "POST") return vendorError(protocol, 404, "not_found_error", `unknown route ${req.method} ${url.pathname}`);
+      if (protocol === "gemini") return geminiAnswer(scenario!, req, body, decodeURIComponent(gemini?.[1] ?? ""));
       return answer(scenario!, protocol, req, body, url, hanging);
     },
   });
@@ -236,4 +240,67 @@ function vendorError(protocol: string, status: number, type: string, message: st
 function mask(key: string | null): string {
   if (!key) return "(none)";
   return `${key.slice(0, 5)}${"*".repeat(Math.max(0, key.length - 9))}${key.slice(-4)}`;
+}
+
+// ---- Gemini's native API (generateContent), as Google documents its wire format and errors ----
+
+/** Google's error shape: { error: { code, message, status } }. */
+function geminiError(code: number, status: string, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ error: { code, message, status } }, { status: code, headers });
+}
+
+function geminiSuccess(model: string, text: string, finishReason = "STOP"): Response {
+  return Response.json({
+    candidates: [{ content: { parts: text === "" ? [] : [{ text }], role: "model" }, finishReason, index: 0 }],
+    usageMetadata: { promptTokenCount: 270, candidatesTokenCount: 12, totalTokenCount: 282 },
+    modelVersion: model,
+    responseId: "fake-response",
+  });
+}
+
+function geminiAnswer(scenario: string, req: Request, body: any, model: string): Response {
+  switch (scenario) {
+    case "401":
+    case "403":
+      return geminiError(
+        403,
+        "PERMISSION_DENIED",
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      );
+    case "400":
+      return geminiError(400, "INVALID_ARGUMENT", `models/${model} is not found for API version v1beta, or is not supported for generateContent.`);
+    case "429":
+      return geminiError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota, please check your plan and billing details.", { "retry-after": "17" });
+    case "500":
+      return geminiError(500, "INTERNAL", "An internal error has occurred.");
+    case "empty":
+      // A prompt blocked by safety settings: no candidates at all.
+      return Response.json({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 270, totalTokenCount: 270 }, modelVersion: model });
+    case "length":
+      return geminiSuccess(model, "A partial", "MAX_TOKENS");
+    case "ok":
+      break;
+    default:
+      return geminiError(404, "NOT_FOUND", `unknown scenario ${scenario}`);
+  }
+  const key = req.headers.get("x-goog-api-key") ?? new URL(req.url).searchParams.get("key");
+  if (!key)
+    return geminiError(
+      403,
+      "PERMISSION_DENIED",
+      "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+    );
+  if (!Array.isArray(body?.contents) || body.contents.length === 0) return geminiError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified");
+  const parts = body.contents.at(-1)?.parts;
+  if (!Array.isArray(parts) || !parts.some((p: any) => typeof p?.text === "string"))
+    return geminiError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents[0].parts: contents.parts must not be empty.");
+  if (body.system_instruction !== undefined && !Array.isArray(body.system_instruction?.parts))
+    return geminiError(400, "INVALID_ARGUMENT", 'Invalid JSON payload received. Unknown name "system_instruction"');
+  const inline = parts.find((p: any) => p?.inline_data ?? p?.inlineData);
+  const data = inline?.inline_data ?? inline?.inlineData;
+  const type = data?.mime_type ?? data?.mimeType;
+  if (typeof type !== "string" || typeof data?.data !== "string" || !/^[A-Za-z0-9+/=]+$/.test(data.data)) {
+    return geminiError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents[0].parts[1].inline_data: base64 decoding failed");
+  }
+  return geminiSuccess(model, fakeDescription(type, Buffer.from(data.data, "base64").length));
 }

@@ -52,6 +52,61 @@ describe("describe_media", () => {
     });
   }
 
+  test("gemini: the image goes to the native generateContent API as inline_data (base URL without /openai); the translation through the OpenAI endpoint", async () => {
+    const h = m.h;
+    const p = await seedProject(h);
+    const base = `${vendors.base("ok")}/v1beta/openai`;
+    const provider = await h.request("POST", `/admin/p/${p.slug}/ai/providers`, { body: { name: "g", kind: "gemini", base_url: base, api_key: "AIza-describe-test-1234", is_default: true } });
+    expect(provider.status).toBe(201);
+    const up = await uploadForm(h, p.slug, await jpegWithGps(4000, 3000), "big.jpg");
+    const before = vendors.requests.length;
+    const res = await h.request("POST", `/admin/p/${p.slug}/media/${up.json.data.id}/describe`, { body: { locales: ["fr"] } });
+    expect(res.status).toBe(200);
+    const sent = vendors.requests.slice(before);
+    expect(sent.map((r) => [r.protocol, r.path])).toEqual([
+      ["gemini", "/s/ok/v1beta/models/gemini-2.5-flash:generateContent"],
+      ["openai", "/s/ok/v1beta/openai/chat/completions"],
+    ]);
+    const native = sent[0]!;
+    expect(native.headers["x-goog-api-key"]).toBe("AIza-describe-test-1234");
+    expect(native.headers.authorization).toBeUndefined();
+    expect(native.body.system_instruction.parts[0].text).toContain("alt");
+    const parts = native.body.contents[0].parts;
+    expect(parts.map((x: any) => Object.keys(x)[0])).toEqual(["inline_data", "text"]);
+    expect(parts[0].inline_data.mime_type).toBe("image/jpeg");
+    const bytes = Buffer.from(parts[0].inline_data.data, "base64");
+    const meta = await sharp(bytes).metadata();
+    expect({ format: meta.format, width: meta.width, height: meta.height }).toEqual({ format: "jpeg", width: 768, height: 576 });
+    const description = fakeDescription("image/jpeg", bytes.length);
+    expect(res.json.data.alt_draft).toEqual({ en: description, fr: fakeTranslation(description) });
+  });
+
+  test("gemini: the native API's errors are typed (rejected, rate limited, blocked, cut short); nothing is stored", async () => {
+    const h = m.h;
+    const p = await seedProject(h);
+    const up = await uploadForm(h, p.slug, await jpegWithGps(320, 240), "small.jpg");
+    const cases = [
+      ["400", 502, "provider_error", "is not found for API version v1beta"],
+      ["403", 502, "provider_error", "refused the API key"],
+      ["429", 429, "rate_limited", "retry after 17 s"],
+      ["500", 502, "provider_error", "HTTP 500"],
+      ["empty", 502, "provider_error", "no description"],
+      ["length", 502, "provider_error", "output limit"],
+    ] as const;
+    for (const [scenario, status, code, message] of cases) {
+      const provider = await h.request("POST", `/admin/p/${p.slug}/ai/providers`, {
+        body: { name: `g-${scenario}`, kind: "gemini", base_url: `${vendors.base(scenario)}/v1beta/openai/`, api_key: "AIza-describe-test-1234" },
+      });
+      expect(provider.status).toBe(201);
+      const res = await h.request("POST", `/admin/p/${p.slug}/media/${up.json.data.id}/describe`, { body: { provider_id: provider.json.data.id } });
+      expect([scenario, res.status, res.json.error?.code]).toEqual([scenario, status, code]);
+      expect(res.json.error.message).toContain(message);
+      expect(res.json.error.message).not.toContain("AIza-describe");
+    }
+    expect(vendors.received("400").at(-1)?.path).toBe("/s/400/v1beta/models/gemini-2.5-flash:generateContent");
+    expect((await h.request("GET", `/admin/p/${p.slug}/media/${up.json.data.id}`)).json.data.alt_draft).toEqual({});
+  });
+
   test("over MCP with the SDK's Client", async () => {
     const h = m.h;
     const p = await seedProject(h);

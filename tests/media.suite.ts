@@ -258,6 +258,41 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       expect(rows.some((r) => r.id === item.id)).toBe(false);
     });
 
+    test("dry runs store nothing and remove nothing: an upload leaves no bytes behind, a delete keeps the item's bytes", async () => {
+      const bytes = await twoColourPng(480, 120);
+      const form = new FormData();
+      form.set("file", new File([bytes as Uint8Array<ArrayBuffer>], "dry.png"));
+      form.set("alt", "Only a try");
+      const dry = await h.request("POST", `/admin/p/${ref}/media?dry_run=true`, { raw: form });
+      expect(dry.status).toBe(200); // a dry run creates nothing
+      expect(dry.json.dry_run).toBe(true);
+      expect(dry.json.data).toMatchObject({ width: 480, height: 120, type: "image/png" });
+      const key = `${dry.json.data.hash.slice(0, 2)}/${dry.json.data.hash}/original`;
+      expect(await setup.has(key)).toBe(false);
+      expect(storage.puts).not.toContain(key);
+      const { and, eq } = await import("drizzle-orm");
+      expect(
+        await h.deps.db
+          .select({ id: media.id })
+          .from(media)
+          .where(and(eq(media.projectId, projectId), eq(media.hash, dry.json.data.hash))),
+      ).toEqual([]);
+      expect((await h.request("GET", `/admin/p/${ref}/media/${dry.json.data.id}`)).status).toBe(404);
+      // A dry run's delete: the row stays (rolled back) and so do its bytes and variants.
+      const real = await uploadForm(h, ref, bytes, "kept.png");
+      expect(real.status).toBe(201);
+      expect(await setup.has(key)).toBe(true);
+      expect((await h.app.handle(new Request(`${real.json.data.url}&w=320&fm=webp`))).status).toBe(200);
+      const tryDelete = await h.request("DELETE", `/admin/p/${ref}/media/${real.json.data.id}?dry_run=true`);
+      expect(tryDelete.status).toBeLessThan(300);
+      expect((await h.request("GET", `/admin/p/${ref}/media/${real.json.data.id}`)).status).toBe(200);
+      expect(await setup.has(key)).toBe(true);
+      expect(await setup.has(`${key.slice(0, -"original".length)}v/w320-h0-inside-q75.webp`)).toBe(true);
+      const original = await h.app.handle(new Request(real.json.data.url));
+      expect(original.status).toBe(200);
+      expect(new Uint8Array(await original.arrayBuffer())).toEqual(bytes as Uint8Array<ArrayBuffer>);
+    });
+
     test("from a URL: through the outbound guard, redirects refused, size bounded", async () => {
       const png = await twoColourPng(320, 80);
       const server = Bun.serve({

@@ -97,12 +97,12 @@ export function schemaProblems(doc: Record<string, unknown>): string[] {
 
 const xsd = (name: string) => ({ fileName: name, contents: read(`sitemaps/${name}`) });
 
-/** xmllint --schema over the sitemaps.org XSDs (urlset with the xhtml:link declaration, or siteindex). */
+/** xmllint --schema over the sitemaps.org XSDs (urlset with the xhtml:link and image:image declarations, or siteindex). */
 export async function xsdProblems(xml: string, kind: "urlset" | "index"): Promise<string[]> {
   const result = await validateXML({
     xml: [{ fileName: kind === "urlset" ? "sitemap.xml" : "sitemap-index.xml", contents: xml }],
     schema: [kind === "urlset" ? xsd("urlset-hreflang.xsd") : xsd("siteindex.xsd")],
-    preload: kind === "urlset" ? [xsd("sitemap.xsd"), xsd("xhtml-link.xsd")] : [],
+    preload: kind === "urlset" ? [xsd("sitemap.xsd"), xsd("xhtml-link.xsd"), xsd("image.xsd")] : [],
     initialMemoryPages: 256,
     maxMemoryPages: 3 * memoryPages.GiB,
   });

@@ -1,7 +1,11 @@
 // The cold transform the media library does (issue 26): a 12-megapixel JPEG to an 800-pixel-wide
 // WebP with sharp, on whichever runtime runs this file. Prints one JSON line.
 // bun bench/media/transform.ts | node --import tsx bench/media/transform.ts | deno run -A --node-modules-dir=manual bench/media/transform.ts
-import sharp from "sharp";
+// The single binary's sharp (libvips embedded, src/platform/sharp-bun.ts), compiled the same way:
+// bun build --compile --target=bun-linux-x64 bench/media/transform.ts --outfile /tmp/transform && /tmp/transform
+import { loadSharp } from "../../src/platform/sharp";
+
+const sharp = await loadSharp();
 
 const ROUNDS = 7;
 // A photo-like 4000×3000 JPEG: a gradient under moderate noise (pure noise would be the worst case for the encoder).
@@ -24,11 +28,11 @@ for (let i = 0; i < ROUNDS; i++) {
   out = webp.length;
 }
 times.sort((a, b) => a - b);
-const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? "bun" : "node";
+const runtime = "Deno" in globalThis ? "deno" : "Bun" in globalThis ? (import.meta.url.includes("$bunfs") ? "bun-binary" : "bun") : "node";
 console.log(
   JSON.stringify({
     runtime,
-    version: process.versions[runtime === "node" ? "node" : runtime] ?? null,
+    version: process.versions[runtime === "node" ? "node" : runtime === "deno" ? "deno" : "bun"] ?? null,
     vips: sharp.versions.vips,
     input_bytes: base.length,
     output_bytes: out,

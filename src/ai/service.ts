@@ -10,7 +10,7 @@ import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl } from "../lib/ssrf";
-import { DRIVERS } from "./drivers/protocols";
+import { DRIVERS, geminiGenerateContent } from "./drivers/protocols";
 import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
@@ -216,7 +216,9 @@ async function callProvider(
     if (check && !check.ok) throw new AppError("provider_error", `the provider's base_url ${check.reason}`, { field: "base_url" });
     const apiKey = await revealApiKey(deps, provider);
     const post = jsonPoster({ fetch: deps.fetch, timeoutMs: deps.config.aiTimeoutMs, maxBytes: deps.config.aiMaxResponseBytes, secret: apiKey, addresses: check?.addresses ?? [] });
-    const raw = await DRIVERS[info.driver](post, { baseUrl: provider.baseUrl || info.default_base_url, apiKey, model, ...call });
+    // An image for Gemini goes to its native API as inline_data; everything else by the kind's driver.
+    const driver = call.image !== undefined && provider.kind === "gemini" ? geminiGenerateContent : DRIVERS[info.driver];
+    const raw = await driver(post, { baseUrl: provider.baseUrl || info.default_base_url, apiKey, model, ...call });
     // Callers store what comes back (MCP translate_node writes jsonb): NUL and unpaired surrogates,
     // which PostgreSQL refuses, never leave here.
     const text = raw.replace(/\u0000/g, "").toWellFormed();

@@ -12,7 +12,12 @@ export const SeoIn = z
     description: z.string().max(1000).optional(),
     canonical: z.string().max(2048).nullable().optional(),
     robots: z.string().max(200).nullable().optional(),
-    og_image: z.string().max(2048).nullable().optional(),
+    og_image: z
+      .string()
+      .max(2048)
+      .nullable()
+      .optional()
+      .describe("the share image (og:image): an image URL, or the id of one of the project's media items (list_media), whose size, type and alt text delivery then gives too"),
     noindex: z.boolean().optional(),
   })
   .describe("SEO fields: description, canonical, robots, og_image, noindex (other keys are kept as given)");

@@ -6,6 +6,7 @@ import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
+import { checkSeoImage } from "../media/seo-image";
 import { changesSchedule, type ScheduleChange, scheduleColumns } from "../schedule/rules";
 import { contentWrite, type WriteLog } from "../write";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
@@ -106,6 +107,7 @@ const withConflict = <T>(path: string, write: () => Promise<T>): Promise<T> =>
 export const createNode = (db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> =>
   contentWrite(db, project.id, async (tx, w) => {
     const parent = await parentNode(tx, project.id, input.parent_id);
+    await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
     const path = parent ? `${parent.path}/${input.slug}` : input.slug;
     checkPathLength(path);
     const position = input.position ?? (await nextPosition(tx, project.id, parent?.id ?? null));
@@ -192,6 +194,7 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
   contentWrite(db, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.touched(node.id);
+    await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
     const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, now) : {};
     // Its children's type is checked against its type's `children` rule: a new type checks them again.
     if (input.type !== undefined && input.type !== node.type) {

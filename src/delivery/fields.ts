@@ -15,6 +15,8 @@ export interface RefPaths {
   readonly blocks: ReadonlyMap<string, readonly (readonly string[])[]>;
   /** The same as SQL/JSON paths, by kind ("n" fields, "b" block data) and type: the statement's parameter. */
   readonly json: string;
+  /** The same for the properties of format `media` alone (the sitemap's images), or null when there are none. */
+  readonly mediaJson: string | null;
 }
 
 export interface NodeRef {
@@ -31,31 +33,73 @@ export function refPaths(model: CompiledModel | null): RefPaths | null {
   if (model === null) return null;
   const hit = cache.get(model);
   if (hit !== undefined) return hit;
-  const collect = (schema: unknown): string[][] => {
+  const collect = (schema: unknown, formats: readonly string[]): string[][] => {
     const out: string[][] = [];
     walkSchema(schema, (path, sub) => {
-      if (sub.format === "node" || sub.format === "media") out.push([...path]);
+      if (typeof sub.format === "string" && formats.includes(sub.format)) out.push([...path]);
     });
     return out;
   };
-  const nodes = new Map<string, string[][]>();
-  const blocks = new Map<string, string[][]>();
-  for (const t of model.definition.node_types) {
-    const p = collect(t.fields);
-    if (p.length > 0) nodes.set(t.name, p);
-  }
-  for (const t of model.definition.block_types) {
-    const p = collect(t.schema);
-    if (p.length > 0) blocks.set(t.name, p);
-  }
+  const byType = (formats: readonly string[]) => {
+    const nodes = new Map<string, string[][]>();
+    const blocks = new Map<string, string[][]>();
+    for (const t of model.definition.node_types) {
+      const p = collect(t.fields, formats);
+      if (p.length > 0) nodes.set(t.name, p);
+    }
+    for (const t of model.definition.block_types) {
+      const p = collect(t.schema, formats);
+      if (p.length > 0) blocks.set(t.name, p);
+    }
+    return { nodes, blocks };
+  };
   const asJson = (m: Map<string, string[][]>) => Object.fromEntries([...m].map(([type, paths]) => [type, paths.map(jsonPath)]));
-  const found = nodes.size + blocks.size === 0 ? null : { nodes, blocks, json: JSON.stringify({ n: asJson(nodes), b: asJson(blocks) }) };
+  const { nodes, blocks } = byType(["node", "media"]);
+  const media = byType(["media"]);
+  const found =
+    nodes.size + blocks.size === 0
+      ? null
+      : {
+          nodes,
+          blocks,
+          json: JSON.stringify({ n: asJson(nodes), b: asJson(blocks) }),
+          mediaJson: media.nodes.size + media.blocks.size === 0 ? null : JSON.stringify({ n: asJson(media.nodes), b: asJson(media.blocks) }),
+        };
   cache.set(model, found);
   return found;
 }
 
 /** ["tags", "*", "node"] → $."tags"[*]."node" (lax: a missing key is no item). */
 const jsonPath = (path: readonly string[]): string => `$${path.map((s) => (s === "*" ? "[*]" : `.${JSON.stringify(s)}`)).join("")}`;
+
+/** A media row (alias m) as a MediaRef (media/expand.ts). */
+const MEDIA_REF = sql`jsonb_build_object('media', true, 'id', m.id, 'filename', m.filename, 'hash', m.hash, 'type', m.type, 'width', m.width,
+  'height', m.height, 'alt', m.alt, 'placeholder', m.placeholder, 'fx', m.focal_x, 'fy', m.focal_y)`;
+
+/**
+ * A json column: { media id: MediaRef } of the SEO images (`og_image` values naming a media item,
+ * media/seo-image.ts) among `values` (a query of one text column; URLs and nulls name nothing), or
+ * null. Primary-key lookups in the statement that reads the node or the sitemap's page.
+ */
+export function seoMediaColumn(projectId: string, values: SQL): SQL {
+  return sql`(select jsonb_object_agg(m.id, ${MEDIA_REF})::json from media m where m.project_id = ${projectId} and m.id in (
+    select case when btrim(v.x) ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then btrim(v.x)::uuid end from (${values}) v(x)))`;
+}
+
+/**
+ * A json column: the image items (`image/*`) of the project that properties of format `media`
+ * name in `sources` (rows of (k, ty, doc) as in refsColumn; `mediaJson` their paths), as
+ * { media id: MediaRef }, at most `limit` of them, or null.
+ */
+export function fieldImagesColumn(projectId: string, mediaJson: string, sources: SQL, limit: number): SQL {
+  return sql`(select jsonb_object_agg(m.id, ${MEDIA_REF})::json from (select * from media m where m.project_id = ${projectId} and m.type like 'image/%' and m.id in (
+      select case when v.x ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' then v.x::uuid end from (
+        select jsonb_path_query(s.doc, p.path::jsonpath) #>> '{}' as x
+        from (${sources}) s(k, ty, doc)
+        cross join lateral jsonb_array_elements_text(coalesce(${mediaJson}::jsonb -> s.k -> s.ty, '[]'::jsonb)) p(path)
+        where s.doc is not null) v)
+      order by m.id limit ${limit}) m)`;
+}
 
 /**
  * A json column: { target id: NodeRef } for every node id found at a reference path of `sources`
@@ -81,8 +125,7 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
     )
     select (coalesce(jsonb_object_agg(x.ref, jsonb_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::jsonb) || (
       -- Media items (format media, issue 26), expanded by expandRefs with the request's locale.
-      select coalesce(jsonb_object_agg(m.id, jsonb_build_object('media', true, 'id', m.id, 'filename', m.filename, 'hash', m.hash, 'type', m.type, 'width', m.width,
-        'height', m.height, 'alt', m.alt, 'placeholder', m.placeholder, 'fx', m.focal_x, 'fy', m.focal_y)), '{}'::jsonb)
+      select coalesce(jsonb_object_agg(m.id, ${MEDIA_REF}), '{}'::jsonb)
       from media m where m.project_id = ${projectId} and m.id in (select id from ids)
     ))::json
     from (

@@ -1,6 +1,7 @@
 // Pure rendering of a delivery node: locale merge, localised paths, SEO. No I/O here.
 import { decodeHTML } from "entities";
 import { deepMerge, isPlainObject } from "../lib/merge";
+import { type MediaRef, mediaView, seoMediaId } from "../media/expand";
 import type { DeliveryProject } from "./cache";
 import { expandRefs, type NodeRef, type RefPaths } from "./fields";
 import { absoluteUrl, hreflangSet, str, versionSeo } from "./seo";
@@ -27,6 +28,8 @@ export interface ChainNode {
   field_overrides: Record<string, unknown> | null;
   /** Targets of the node's references (fields.ts), when the model declares references. */
   refs?: Record<string, NodeRef> | null;
+  /** The media items the node's SEO image may name (its own, the locale's translation's); null on ancestors. */
+  seo_media?: Record<string, MediaRef> | null;
 }
 
 interface BlockRow {
@@ -144,7 +147,15 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
   const hreflang = language === locale && shown.indexable ? hreflangSet(project.defaultLocale, versions) : [];
   // A translation without its own description prefers its (merged, localised) text over the base one.
   const description = translated ? (str(meta.description) ?? firstText(blocks) ?? str(seo.description)) : (str(seo.description) ?? firstText(blocks));
-  const image = absoluteUrl(project, str(meta.og_image ?? seo.og_image) ?? firstImage(blocks));
+  // og_image: an image URL, or a media item of the project (media/seo-image.ts), which also gives
+  // its size, type and alt text; a media id whose item is gone counts as no og_image.
+  const ogImage = str(meta.og_image ?? seo.og_image);
+  const mediaId = seoMediaId(ogImage);
+  const ogMedia = mediaId === null ? null : (node.seo_media?.[mediaId] ?? null);
+  const ogView = ogMedia === null ? null : mediaView(ogMedia, project, language);
+  const image = ogView?.url ?? absoluteUrl(project, mediaId === null ? ogImage : null) ?? absoluteUrl(project, firstImage(blocks));
+  const imageMeta =
+    ogView === null ? {} : { ...(ogView.width !== null && ogView.height !== null ? { image_width: ogView.width, image_height: ogView.height } : {}), image_type: ogView.type, image_alt: ogView.alt };
   const isArticle = ARTICLE_TYPES.has(node.type);
 
   // schema.org JSON-LD: a @graph of the WebPage and, for article-like types, the Article it is
@@ -185,8 +196,8 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
     seo: {
       canonical,
       robots,
-      og: { type: isArticle ? "article" : "website", title, description, image, url: canonical, locale: language.replace(/-/g, "_"), site_name: project.siteName },
-      twitter: { card: image ? "summary_large_image" : "summary", title, description, image },
+      og: { type: isArticle ? "article" : "website", title, description, image, ...imageMeta, url: canonical, locale: language.replace(/-/g, "_"), site_name: project.siteName },
+      twitter: { card: image ? "summary_large_image" : "summary", title, description, image, ...(ogView === null ? {} : { image_alt: ogView.alt }) },
       hreflang,
       jsonld: { "@context": "https://schema.org", "@graph": graph },
       breadcrumbs,

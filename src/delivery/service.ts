@@ -27,7 +27,7 @@ import type { CompiledModel } from "../model/compile";
 import { type FieldFilter, fieldOrder, fieldSortName, filterConditions } from "../model/field-filters";
 import { ensureFieldFunctions } from "../model/indexes";
 import type { DeliveryProject } from "./cache";
-import { expandRefs, type NodeRef, type RefPaths, refPaths, refsColumn } from "./fields";
+import { expandRefs, type NodeRef, type RefPaths, refPaths, refsColumn, seoMediaColumn } from "./fields";
 import { preparedRows } from "./prepared";
 import { type ChainNode, type RenderableNode, renderNode } from "./render";
 
@@ -94,7 +94,8 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
     ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at, tt.tr,
     case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
                                         order by b."order", b.id) from blocks b where b.node_id = c.id) end as blocks,
-    tt.overrides, tt.field_overrides${refsCol}
+    tt.overrides, tt.field_overrides${refsCol},
+    case when c.depth = 0 then ${seoMediaColumn(projectId, sql`values (c.seo->>'og_image'), (tt.tr->${locale}::text->>'og_image')`)} end as seo_media
   from chain c left join lateral (
     select coalesce(json_object_agg(t.locale, t.meta), '{}'::json) as tr,
       (array_agg(t.blocks) filter (where t.locale = ${locale} and c.depth = 0))[1] as overrides,
@@ -163,7 +164,7 @@ export async function getNodeById(db: Db, project: DeliveryProject, id: string, 
 }
 
 /** The project's content model at the version delivery read with the project (compiled once per version); null without one. */
-async function deliveryModel(db: Db, project: DeliveryProject): Promise<CompiledModel | null> {
+export async function deliveryModel(db: Db, project: DeliveryProject): Promise<CompiledModel | null> {
   // No model, nothing to compile: a project without one costs no validator instance here.
   return project.modelVersion ? compiledModel(db, project.id, project.modelVersion) : null;
 }

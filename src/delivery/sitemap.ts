@@ -4,7 +4,8 @@
 // writes each page's robots, canonical and hreflang: a visible node, the default locale or a
 // published translation (never a fallback), not noindex (flag or robots string), canonical to
 // itself. Each <url> carries the node's hreflang set (its indexable versions, plus x-default when
-// the default version is one of them).
+// the default version is one of them), and its images (issue 26): the version's SEO image when it
+// is a media item, then the image items its media fields and blocks name, at most 1,000.
 //
 // Shards: more than 5,000 listed nodes, or more than would fit one file (50,000 URLs, or 50 MB
 // less a margin: a node with L locales gives L URLs of L+1 alternates each), give a
@@ -17,10 +18,12 @@ import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
+import { type MediaRef, mediaView, seoMediaId } from "../media/expand";
 import type { DeliveryProject } from "./cache";
+import { fieldImagesColumn, refPaths, seoMediaColumn } from "./fields";
 import { publicUrl } from "./render";
 import { hreflangSet, type SeoFields, str, versionSeo } from "./seo";
-import { hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
+import { deliveryModel, hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
 
 export interface ShardLimits {
   nodes: number;
@@ -32,12 +35,14 @@ export interface ShardLimits {
 /** The interface's 5,000 nodes; sitemaps.org's 50,000 URLs and 50 MiB (52,428,800 bytes) less 10%. */
 export const SHARD_LIMITS: ShardLimits = { nodes: 5000, urls: 50_000, bytes: 47_185_920 };
 const PAGE_SIZE = 1000;
+/** Google's limit of image:image entries per <url>. */
+const MAX_IMAGES = 1000;
 /** Ancestor slugs remembered while streaming; cleared past this, so memory stays flat. */
 const KNOWN_MAX = 20_000;
 
 const XMLNS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"';
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
-const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml">\n`;
+const URLSET_HEAD = `${XML_HEAD}<urlset ${XMLNS} xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n`;
 const URLSET_TAIL = "</urlset>\n";
 
 export function robotsTxt(project: DeliveryProject): string {
@@ -139,7 +144,7 @@ interface LocaleInfo {
 }
 
 const ISO_T = iso("t.updated_at");
-const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noindex', 'robots', ${col}->'robots', 'canonical', ${col}->'canonical')`;
+const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noindex', 'robots', ${col}->'robots', 'canonical', ${col}->'canonical', 'og_image', ${col}->'og_image')`;
 
 /**
  * Visible nodes in path order after `shard.after` up to `shard.last` (or all of them), PAGE_SIZE
@@ -152,15 +157,39 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
   const others = project.locales.filter((l) => l !== project.defaultLocale);
-  const own =
+  // The node's published translations (their slugs, dates and SEO fields) and the SEO images they
+  // name, in one lateral read; the media items the node's and its translations' og_image name are
+  // looked up only for nodes that have one (seo-image.ts), so a site without them pays nothing.
+  const lateral =
     others.length === 0
+      ? sql``
+      : sql` left join lateral (select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) as tr,
+            array_agg(t.meta->>'og_image') filter (where t.meta->>'og_image' is not null) as images
+          from translations t where t.node_id = ${nodes.id} and t.status = 'published') tt on true`;
+  const own = others.length === 0 ? sql`null` : sql`tt.tr`;
+  const images =
+    others.length === 0
+      ? sql`case when ${nodes.seo}->>'og_image' is not null then ${seoMediaColumn(project.id, sql`values (${nodes.seo}->>'og_image')`)} end`
+      : sql`case when ${nodes.seo}->>'og_image' is not null or tt.images is not null then ${seoMediaColumn(project.id, sql`select ${nodes.seo}->>'og_image' union all select unnest(tt.images)`)} end`;
+  // Images in the node's media fields and blocks (properties of format media in the content model),
+  // when the model declares any: the same for each of the node's versions (base content).
+  const refs = refPaths(await deliveryModel(db, project));
+  const fieldImages =
+    refs?.mediaJson == null
       ? sql`null`
-      : sql`(select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) from translations t
-           where t.node_id = ${nodes.id} and t.status = 'published')`;
+      : fieldImagesColumn(project.id, refs.mediaJson, sql`select 'n', ${nodes.type}, ${nodes.fields} union all select 'b', b.type, b.data from blocks b where b.node_id = ${nodes.id}`, MAX_IMAGES);
   const known = new Map<string, Map<string, LocaleInfo>>();
   const pages = pathPages(cond, shard?.after ?? null, PAGE_SIZE, async (where) =>
-    rows<{ path: string; updated_at: string; seo: SeoFields; tr: [string, string | null, string, SeoFields][] | null }>(
-      await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr from ${nodes}
+    rows<{
+      path: string;
+      updated_at: string;
+      seo: SeoFields;
+      tr: [string, string | null, string, SeoFields][] | null;
+      media: Record<string, MediaRef> | null;
+      field_media: Record<string, MediaRef> | null;
+    }>(
+      await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr,
+        ${images} as media, ${fieldImages} as field_media from ${nodes}${lateral}
         where ${where} order by ${nodes.path} limit ${PAGE_SIZE}`),
     ),
   );
@@ -170,7 +199,7 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       for (const r of page) known.set(r.path, new Map((r.tr ?? []).map(([locale, slug, updatedAt, meta]) => [locale, { slug: str(slug), updatedAt, meta }])));
       await learnAncestors(db, project, page, known);
     }
-    yield page.map((r) => listed(project, others, r.path, r.updated_at, r.seo, known)).filter((node) => node.urls.length > 0);
+    yield page.map((r) => listed(project, others, r, known)).filter((node) => node.urls.length > 0);
   }
 }
 
@@ -199,22 +228,46 @@ function localisedPath(path: string, locale: string, known: Map<string, Map<stri
   return segs.map((seg, i) => known.get(segs.slice(0, i + 1).join("/"))?.get(locale)?.slug ?? seg).join("/");
 }
 
-function listed(project: DeliveryProject, others: string[], path: string, updatedAt: string, seo: SeoFields, known: Map<string, Map<string, LocaleInfo>>) {
+interface PageRow {
+  path: string;
+  updated_at: string;
+  seo: SeoFields;
+  media: Record<string, MediaRef> | null;
+  field_media: Record<string, MediaRef> | null;
+}
+
+function listed(project: DeliveryProject, others: string[], { path, updated_at: updatedAt, seo, media, field_media }: PageRow, known: Map<string, Map<string, LocaleInfo>>) {
   const own = known.get(path);
+  const fieldUrls = Object.values(field_media ?? {}).map((m) => mediaView(m, project, project.defaultLocale).url);
+  // A version's images: its SEO image first, then those of the fields and blocks, each once.
+  const imagesOf = (ogImage: unknown): string[] => {
+    const seoImage = imageOf(project, media, ogImage);
+    return [...new Set(seoImage === null ? fieldUrls : [seoImage, ...fieldUrls])].slice(0, MAX_IMAGES);
+  };
   const defaultUrl = publicUrl(project, project.defaultLocale, path);
-  const versions = [{ locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable }];
+  const versions = [
+    { locale: project.defaultLocale, href: defaultUrl, lastmod: updatedAt, images: imagesOf(seo.og_image), indexable: versionSeo(project, seo, null, defaultUrl, defaultUrl).indexable },
+  ];
   for (const l of others) {
     const tr = own?.get(l);
     if (!tr) continue; // no published translation: a fallback, never listed
     const href = publicUrl(project, l, localisedPath(path, l, known));
-    versions.push({ locale: l, href, lastmod: tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt, indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
+    const lastmod = tr.updatedAt > updatedAt ? tr.updatedAt : updatedAt;
+    versions.push({ locale: l, href, lastmod, images: imagesOf(tr.meta?.og_image ?? seo.og_image), indexable: versionSeo(project, seo, tr.meta ?? {}, href, defaultUrl).indexable });
   }
   // One <url> per indexable version, each with the hreflang set of the node.
   return {
     path,
-    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod })),
+    urls: versions.filter((v) => v.indexable).map((v) => ({ href: v.href, lastmod: v.lastmod, images: v.images })),
     alternates: hreflangSet(project.defaultLocale, versions),
   };
+}
+
+/** The URL of the image a version's og_image names when it is one of the project's media images (media/seo-image.ts). */
+function imageOf(project: DeliveryProject, media: Record<string, MediaRef> | null, ogImage: unknown): string | null {
+  const id = seoMediaId(ogImage);
+  const m = id === null ? undefined : media?.[id];
+  return m?.type.startsWith("image/") ? mediaView(m, project, project.defaultLocale).url : null;
 }
 
 // ---- XML ----
@@ -223,8 +276,9 @@ function alternatesXml(node: ListedNode): string {
   return node.alternates.map((a) => `<xhtml:link rel="alternate" hreflang="${xmlEscape(a.locale)}" href="${xmlEscape(a.href)}"/>`).join("");
 }
 
-function urlXml(u: { href: string; lastmod: string }, links: string): string {
-  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}</url>\n`;
+function urlXml(u: { href: string; lastmod: string; images: readonly string[] }, links: string): string {
+  const images = u.images.map((i) => `<image:image><image:loc>${xmlEscape(i)}</image:loc></image:image>`).join("");
+  return `<url><loc>${xmlEscape(u.href)}</loc><lastmod>${u.lastmod}</lastmod>${links}${images}</url>\n`;
 }
 
 function entriesXml(node: ListedNode): string {

@@ -2,6 +2,7 @@
 // placeholder }, alt in the request's locale (else the default locale's), so a frontend writes
 // <img srcset> without another call. Pure: the row comes from the delivery statement.
 import type { DeliveryProject } from "../delivery/cache";
+import { isUuid } from "../lib/ids";
 import { isRaster } from "./sniff";
 
 /** A media row as the delivery statement gives it (delivery/fields.ts). */
@@ -29,6 +30,9 @@ export interface MediaView {
   srcset: string | null;
   placeholder: string | null;
 }
+
+/** The media id a SEO `og_image` value names (media/seo-image.ts), or null when it is a URL (or absent). */
+export const seoMediaId = (value: unknown): string | null => (typeof value === "string" && isUuid(value.trim()) ? value.trim().toLowerCase() : null);
 
 /** The version tag delivery URLs carry: the content hash, and the focal point crops depend on. */
 export const versionTag = (hash: string, fx: number | null, fy: number | null): string =>

@@ -1,22 +1,19 @@
 // Image work with sharp (libvips, native): the header read before anything is decoded (the pixel
 // limit refuses decompression bombs), EXIF stripped, the placeholder and dominant colour, and
 // variants. sharp is loaded on first use: a process that never touches an image never loads libvips.
-import type { Sharp, SharpOptions } from "sharp";
+import type { Sharp } from "sharp";
 import { rgbaToThumbHash } from "thumbhash";
 import { AppError } from "../errors";
+import { loadSharp, type SharpFn } from "../platform/sharp";
 
-type SharpFn = (input?: Uint8Array, options?: SharpOptions) => Sharp;
 let loaded: Promise<SharpFn> | null = null;
 const sharpOf = (): Promise<SharpFn> => {
-  // The single binary cannot load sharp (its native addon and libvips are resolved from
-  // node_modules at run time, which a compiled binary does not do): images are then refused, 503.
-  loaded ??= import("sharp").then(
-    (m) => (m.default ?? m) as unknown as SharpFn,
-    (err: unknown) => {
-      loaded = null;
-      throw new AppError("service_unavailable", "image processing is not available on this installation (sharp could not be loaded)", undefined, undefined, { cause: err });
-    },
-  );
+  // Loaded from node_modules, or from what the single binary embeds (src/platform/sharp.ts); a
+  // runtime where it cannot load refuses images with 503 rather than failing with 500.
+  loaded ??= loadSharp().catch((err: unknown) => {
+    loaded = null;
+    throw new AppError("service_unavailable", "image processing is not available on this installation (sharp could not be loaded)", undefined, undefined, { cause: err });
+  });
   return loaded;
 };
 

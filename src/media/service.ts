@@ -8,6 +8,7 @@ import { blocks, type MediaRow, media, nodes, type Project, projects, translatio
 import type { AppDeps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
+import { currentOperation } from "../lib/operation";
 import { enqueueEvent } from "../webhooks/events";
 import { contentWrite } from "../write";
 import { versionTag } from "./expand";
@@ -74,8 +75,10 @@ export async function uploadMedia(deps: AppDeps, project: Project, args: UploadA
     summary = await summarize(bytes, cfg.maxPixels);
   } else if (type === "image/svg+xml") size = svgSize(bytes);
   const hash = await sha256Hex(bytes);
-  const storage = mediaStorage(deps);
-  await storage.put(originalKey(hash), bytes, type);
+  // A dry run (issue 27) checks everything but stores nothing: its row is rolled back, and bytes
+  // put now would stay behind, named by no row.
+  const dry = Boolean(currentOperation()?.dryRun);
+  if (!dry) await mediaStorage(deps).put(originalKey(hash), bytes, type);
   const locale = args.locale ?? project.defaultLocale;
   if (args.alt !== undefined && !project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: "locale" });
   const row = await deps.db
@@ -124,7 +127,7 @@ export async function uploadMedia(deps: AppDeps, project: Project, args: UploadA
       return inserted;
     })
     .catch(async (err: unknown) => {
-      await dropIfUnused(deps, hash);
+      if (!dry) await dropIfUnused(deps, hash);
       throw err;
     });
   return row;
@@ -252,7 +255,8 @@ export async function deleteMedia(deps: AppDeps, project: Project, id: string, f
     await tx.delete(media).where(eq(media.id, row.id));
     await mediaEvent(tx, "media.deleted", row);
   });
-  await dropIfUnused(deps, row.hash);
+  // A dry run's deletion is rolled back: the bytes must stay (inside it, the row already looks gone).
+  if (!currentOperation()?.dryRun) await dropIfUnused(deps, row.hash);
 }
 
 /** Removes the object and its variants when no item of any project names the hash. */

@@ -226,8 +226,9 @@ export interface MediaRef {
 export interface Seo {
   canonical: string;
   robots: string;
-  og: { type: string; title: string; description: string | null; image: string | null; url: string; locale: string; site_name: string };
-  twitter: { card: string; title: string; description: string | null; image: string | null };
+  /** With an og_image naming a media item: its size (og:image:width/height), type and alt text in the answer's language. */
+  og: { type: string; title: string; description: string | null; image: string | null; image_width?: number; image_height?: number; image_type?: string; image_alt?: string; url: string; locale: string; site_name: string };
+  twitter: { card: string; title: string; description: string | null; image: string | null; image_alt?: string };
   hreflang: { locale: string; href: string }[];
   /** schema.org JSON-LD ({ "@context", "@graph" }). */
   jsonld: Record<string, unknown>;
@@ -332,6 +333,7 @@ export function modelTypeScript(def: ContentModelDefinition, p: GeneratedFor): s
 // ---- the JSON Schema of the answers ----
 
 const STRING = { type: "string" };
+const INTEGER = { type: "integer" };
 const NULL_OR = (s: Schema): Schema => ({ anyOf: [s, { type: "null" }] });
 const closed = (properties: Record<string, unknown>, required = Object.keys(properties)): Schema => ({ type: "object", properties, required, additionalProperties: false });
 
@@ -390,8 +392,23 @@ export function modelJsonSchema(def: ContentModelDefinition, p: GeneratedFor): S
     Seo: closed({
       canonical: STRING,
       robots: STRING,
-      og: closed({ type: STRING, title: STRING, description: { type: ["string", "null"] }, image: { type: ["string", "null"] }, url: STRING, locale: STRING, site_name: STRING }),
-      twitter: closed({ card: STRING, title: STRING, description: { type: ["string", "null"] }, image: { type: ["string", "null"] } }),
+      og: closed(
+        {
+          type: STRING,
+          title: STRING,
+          description: { type: ["string", "null"] },
+          image: { type: ["string", "null"] },
+          image_width: INTEGER,
+          image_height: INTEGER,
+          image_type: STRING,
+          image_alt: STRING,
+          url: STRING,
+          locale: STRING,
+          site_name: STRING,
+        },
+        ["type", "title", "description", "image", "url", "locale", "site_name"],
+      ),
+      twitter: closed({ card: STRING, title: STRING, description: { type: ["string", "null"] }, image: { type: ["string", "null"] }, image_alt: STRING }, ["card", "title", "description", "image"]),
       hreflang: { type: "array", items: closed({ locale: STRING, href: STRING }) },
       jsonld: { type: "object" },
       breadcrumbs: { type: "array", items: closed({ title: STRING, path: STRING, href: STRING }) },

@@ -52,7 +52,7 @@ const upsertTranslationOp = projectOperation({
         title: z.string().max(500).optional(),
         slug: Slug.optional(),
         description: z.string().max(1000).optional(),
-        og_image: z.string().max(2048).optional(),
+        og_image: z.string().max(2048).optional().describe("the share image in this locale: an image URL, or the id of one of the project's media items (list_media)"),
         canonical: z.string().max(2048).nullable().optional().describe("overrides the canonical URL in this locale"),
         robots: z.string().max(200).nullable().optional(),
         noindex: z.boolean().optional().describe("robots noindex in this locale; also leaves it out of the sitemap"),

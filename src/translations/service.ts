@@ -7,6 +7,7 @@ import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
+import { checkSeoImage } from "../media/seo-image";
 import { contentWrite } from "../write";
 import type { TranslationOut } from "./model";
 
@@ -68,6 +69,7 @@ export async function upsertTranslation(
     paths.gone(node.path);
     paths.added(node.path);
     paths.touched(node.id, loc);
+    await checkSeoImage(tx, project.id, input.meta, "meta.og_image");
     const overrides = Object.entries(input.blocks ?? {});
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];

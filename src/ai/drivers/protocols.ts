@@ -75,3 +75,29 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
     return partsText(body.content, "text");
   },
 };
+
+/** Gemini's native API root from the base URL of its OpenAI-compatible endpoint: `…/v1beta/openai` → `…/v1beta`. */
+const geminiNativeBase = (baseUrl: string): string => baseUrl.replace(/\/+$/, "").replace(/\/openai$/, "");
+
+/**
+ * Google's Gemini API, native (POST {base}/models/{model}:generateContent, x-goog-api-key), for a
+ * call with an image (describe_media): the image goes as `inline_data`, Gemini's own form; text
+ * calls keep the OpenAI-compatible endpoint. No output cap is sent: Gemini 2.5 counts its thinking
+ * against maxOutputTokens, so a small cap can end a call before any text; the input is what is bounded.
+ */
+export const geminiGenerateContent: Driver = async (post, call) => {
+  const model = call.model.replace(/^models\//, "");
+  const body = await post({
+    url: `${geminiNativeBase(call.baseUrl)}/models/${encodeURIComponent(model)}:generateContent`,
+    headers: call.apiKey ? { "x-goog-api-key": call.apiKey } : {},
+    body: {
+      system_instruction: { parts: [{ text: call.system }] },
+      contents: [{ role: "user", parts: [...(call.image ? [{ inline_data: { mime_type: call.image.type, data: call.image.base64 } }] : []), { text: call.text }] }],
+    },
+  });
+  const candidate = isPlainObject(body) && Array.isArray(body.candidates) && isPlainObject(body.candidates[0]) ? body.candidates[0] : {};
+  if (candidate.finishReason === "MAX_TOKENS") throw outputLimit();
+  const content = isPlainObject(candidate.content) ? candidate.content.parts : undefined;
+  // Thought summaries (thought: true) are not the answer.
+  return Array.isArray(content) ? partsText(content.filter((p) => !(isPlainObject(p) && p.thought === true))) : "";
+};
