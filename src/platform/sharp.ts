@@ -9,7 +9,8 @@ export type SharpFn = typeof sharp;
 
 /** sharp's default export, loaded on first call. Throws when it cannot be loaded here. */
 export async function loadSharp(): Promise<SharpFn> {
-  if (runtime === "bun") {
+  // Only inside the binary: sharp-bun.ts names x64 libvips by path, which other machines' node_modules lack.
+  if (runtime === "bun" && import.meta.url.includes("$bunfs")) {
     const compiled = await (await import("./sharp-bun")).compiledSharp();
     if (compiled !== null) return compiled as SharpFn;
   }
