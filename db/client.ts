@@ -66,6 +66,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     lock?.release();
     throw err;
   }
+  yieldBeforeTransactions(client);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -108,6 +109,22 @@ function prepareInTransactions(): void {
     const inTransaction = typeof (this.client as { savepoint?: unknown }).savepoint === "function";
     return unnamed.call(this, query, fields, name ?? (inTransaction ? "" : undefined), ...rest);
   } as typeof unnamed;
+}
+
+/**
+ * PGlite runs each query on this thread, and a transaction waiting for the connection starts the
+ * moment the one before it ends, without a turn of the event loop in between: under a stream of
+ * writes, nothing else that waits for the loop (an answer to send, a webhook's response, a timer)
+ * gets it until the writes stop. Each transaction begins with one turn of the loop.
+ */
+function yieldBeforeTransactions(client: PGlite): void {
+  const transaction = client.transaction.bind(client);
+  const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  client.transaction = (callback) =>
+    transaction(async (tx) => {
+      await turn();
+      return callback(tx);
+    });
 }
 
 function openPostgres(url: string, poolSize: number): DbHandle {

@@ -25,6 +25,7 @@ export interface Dispatcher {
 
 interface Claimed {
   id: string;
+  seq: number;
   attempts: number;
   manual: boolean;
   event_id: string;
@@ -40,6 +41,42 @@ const MAX_RETRY_AFTER_MS = 86_400_000;
 const USER_AGENT = "content-service-webhooks/1";
 /** Rows of one endpoint sent under one claim. */
 const BATCH = 32;
+
+/** What a claim answers of each row it leased (`o` the outbox row, `ev` its event, `ep` its endpoint). */
+const CLAIMED_COLUMNS = sql`returning o.id, o.seq, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
+  ep.previous_secret_sealed, ep.previous_secret_expires_at`;
+
+/** The rows a claim leased, in event order. */
+function claimedRows(result: unknown): Claimed[] {
+  type Row = Omit<Claimed, "seq" | "endpoint"> & {
+    seq: string | number;
+    project_id: string;
+    url: string;
+    secret_sealed: string;
+    previous_secret_sealed: string | null;
+    previous_secret_expires_at: string | Date | null;
+  };
+  return rows<Row>(result)
+    .map((r) => ({
+      id: r.id,
+      seq: Number(r.seq),
+      attempts: Number(r.attempts),
+      manual: r.manual,
+      event_id: r.event_id,
+      type: r.type,
+      payload: r.payload,
+      endpoint_id: r.endpoint_id,
+      endpoint: {
+        id: r.endpoint_id,
+        projectId: r.project_id,
+        url: r.url,
+        secretSealed: r.secret_sealed,
+        previousSecretSealed: r.previous_secret_sealed,
+        previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : new Date(r.previous_secret_expires_at),
+      },
+    }))
+    .sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
 
 export function startDispatcher(deps: AppDeps): Dispatcher {
   const { config, db, log } = deps;
@@ -133,27 +170,8 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
       update webhook_outbox o set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = o.attempts + 1
       from batch, webhook_events ev, webhook_endpoints ep
       where o.id = batch.id and ev.id = o.event_id and ep.id = o.endpoint_id
-      returning o.id, o.seq, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
-        ep.previous_secret_sealed, ep.previous_secret_expires_at`);
-    type Row = Claimed & { seq: string | number; project_id: string; url: string; secret_sealed: string; previous_secret_sealed: string | null; previous_secret_expires_at: string | Date | null };
-    const sorted = rows<Row>(result).sort((a, b) => Number(a.seq) - Number(b.seq) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return sorted.map((r) => ({
-      id: r.id,
-      attempts: Number(r.attempts),
-      manual: r.manual,
-      event_id: r.event_id,
-      type: r.type,
-      payload: r.payload,
-      endpoint_id: r.endpoint_id,
-      endpoint: {
-        id: r.endpoint_id,
-        projectId: r.project_id,
-        url: r.url,
-        secretSealed: r.secret_sealed,
-        previousSecretSealed: r.previous_secret_sealed,
-        previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : new Date(r.previous_secret_expires_at),
-      },
-    }));
+      ${CLAIMED_COLUMNS}`);
+    return claimedRows(result);
   }
 
   interface Attempted {
@@ -167,16 +185,20 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   }
 
   /** Sends one endpoint's claimed rows in event order, stopping at the first that is not delivered. */
-  async function sendBatch(batch: Claimed[]): Promise<void> {
-    const done: Attempted[] = [];
-    for (const row of batch) {
-      const attempted = await attempt(row);
-      done.push(attempted);
-      if (attempted.status !== "delivered" || stopped) break;
+  async function sendBatch(first: Claimed[]): Promise<void> {
+    // Each recording also leases the endpoint's next rows when all went well: while events keep
+    // coming, an endpoint's batches follow one another at one statement each.
+    for (let batch = first; batch.length > 0; ) {
+      const done: Attempted[] = [];
+      for (const row of batch) {
+        const attempted = await attempt(row);
+        done.push(attempted);
+        if (attempted.status !== "delivered" || stopped) break;
+      }
+      batch = await record(done, batch.slice(done.length));
+      const last = done.at(-1);
+      if (last?.next) later(last.delay);
     }
-    await record(done, batch.slice(done.length));
-    const last = done.at(-1);
-    if (last?.next) later(last.delay);
   }
 
   async function attempt(row: Claimed): Promise<Attempted> {
@@ -212,9 +234,9 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
    * rows not sent (behind one that failed) handed back as they were, and the endpoint's failure
    * state from the last attempt.
    */
-  async function record(done: Attempted[], unsent: Claimed[]): Promise<void> {
+  async function record(done: Attempted[], unsent: Claimed[]): Promise<Claimed[]> {
     const last = done.at(-1);
-    if (!last) return;
+    if (!last) return [];
     const endpointId = last.row.endpoint_id;
     const at = last.attemptedAt.toISOString();
     const succeeded = last.status === "delivered";
@@ -239,7 +261,25 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
           where o.id = u.id and o.attempts = u.attempts
           returning 1)`
       : sql``;
-    await db.execute(sql`
+    // The rows after the last one sent, when it was delivered and nothing of this endpoint waits
+    // before it (a redelivery asked meanwhile, at its event's old place: the next claim takes it).
+    const lastRow = last.row;
+    const going = succeeded && unsent.length === 0 && !stopped;
+    const more = going
+      ? sql`, more as (
+          update webhook_outbox o set lease_until = now() + make_interval(secs => ${leaseMs / 1000}), attempts = o.attempts + 1
+          from webhook_events ev, webhook_endpoints ep
+          where o.id in (
+              select t.id from webhook_outbox t
+              where t.endpoint_id = ${endpointId} and t.status = 'pending' and (t.seq, t.id) > (${lastRow.seq}::bigint, ${lastRow.id}::uuid)
+              order by t.seq, t.id
+              limit ${BATCH})
+            and ev.id = o.event_id and ep.id = o.endpoint_id and ep.status = 'active'
+            and not exists (select 1 from webhook_outbox h where h.endpoint_id = ${endpointId} and h.status = 'pending'
+              and (h.seq, h.id) < (${lastRow.seq}::bigint, ${lastRow.id}::uuid) and h.id not in (select outbox_id from v))
+          ${CLAIMED_COLUMNS})`
+      : sql``;
+    const result = await db.execute(sql`
       with v(id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, status) as (values ${logged}),
       logged as (
         insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
@@ -249,16 +289,17 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
         update webhook_outbox o set status = v.status, lease_until = null, next_attempt_at = coalesce(v.next_attempt_at, o.next_attempt_at)
         from v where o.id = v.outbox_id and o.attempts = v.attempt
         returning 1
-      )${handBack}
-      ${
+      )${handBack}, state as (${
         succeeded
-          ? sql`update webhook_endpoints set failing_since = null where id = ${endpointId} and failing_since is not null`
+          ? sql`update webhook_endpoints set failing_since = null where id = ${endpointId} and failing_since is not null returning 1`
           : sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${at}::timestamptz),
               disabled_at = case when ${disable} then now() else disabled_at end,
               disabled_reason = case when ${disable} then ${reason} else disabled_reason end,
               status = case when ${disable} then 'disabled' else status end
-            where id = ${endpointId}`
-      }`);
+            where id = ${endpointId} returning 1`
+      })${more}
+      ${going ? sql`select * from more` : sql`select 1 where false`}`);
+    return claimedRows(result);
   }
 
   /** One POST of the event to the URL, checked again by the outbound guard and pinned to the addresses it checked. */
