@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DbHandle } from "../db/client";
+import type { PGlite } from "@electric-sql/pglite";
+import type { DbHandle, OpenDbOptions } from "../db/client";
 import { MIGRATIONS_FOLDER } from "../db/migrate";
 import { type App, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
@@ -10,6 +11,11 @@ import { createAdminKey } from "../src/keys/service";
 import { createLogger, type Logger } from "../src/lib/log";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { createKeyRing, generateKeyEntry, parseKeyEntries } from "../src/lib/seal";
+
+declare global {
+  /** tests/helpers.ts: a migrated empty PGlite's files, which freshDatabase loads (once per run). */
+  var __freshDump: Promise<Blob> | undefined;
+}
 
 export async function testDb(): Promise<DbHandle> {
   if (!globalThis.__testDb) throw new Error("tests/setup.ts was not preloaded");
@@ -118,6 +124,22 @@ export async function freshDatabase(migrationsFolder?: string): Promise<{ handle
   const { runMigrations } = await import("../db/migrate");
   const base = process.env.DATABASE_URL;
   if (!base?.startsWith("postgres")) {
+    if (migrationsFolder === undefined) {
+      // A new PGlite's initdb costs seconds, loading a dump of its files a few hundred ms: the
+      // first fresh database of the run is migrated and dumped, the next ones load that dump.
+      globalThis.__freshDump ??= (async () => {
+        const first = await openDb({ databaseUrl: "memory://", dataDir: "" });
+        try {
+          await runMigrations(first);
+          return await (first.db as unknown as { $client: PGlite }).$client.dumpDataDir("none");
+        } finally {
+          await first.close();
+        }
+      })();
+      const loadDataDir = await globalThis.__freshDump;
+      const handle = await openDb({ databaseUrl: "memory://", dataDir: "", pglite: { loadDataDir } as OpenDbOptions["pglite"] });
+      return { handle, url: null, drop: () => handle.close() };
+    }
     const handle = await openDb({ databaseUrl: "memory://", dataDir: "" });
     await runMigrations(handle, migrationsFolder);
     return { handle, url: null, drop: () => handle.close() };
