@@ -4,6 +4,7 @@
 // (an AI call, over REST and over MCP) still answer. The tests spend their time waiting on deadlines,
 // not working, so they run side by side (test.concurrent): the file lasts as long as its longest wait.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -11,7 +12,7 @@ import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { type FakeVendors, startFakeVendors } from "./fake-vendors";
-import { freePort, waitFor } from "./helpers";
+import { freePort, migratedDataDir, waitFor } from "./helpers";
 
 const IDLE = 2; // seconds
 // Past the point where Bun resets a connection whose handler is still working (~8 s at a 2 s deadline,
@@ -25,6 +26,7 @@ let port = 0;
 let vendors: FakeVendors;
 let slowVendor: ReturnType<typeof Bun.serve>;
 let output = "";
+let dataDir = "";
 
 beforeAll(async () => {
   vendors = await startFakeVendors();
@@ -39,13 +41,15 @@ beforeAll(async () => {
       return fetch(`${vendors.origin}${url.pathname}`, { method: req.method, headers, body: await req.text() });
     },
   });
+  dataDir = await migratedDataDir(); // the embedded database, whatever the suite runs on
   port = freePort();
   base = `http://127.0.0.1:${port}`;
   proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
     env: {
       ...process.env,
-      DATABASE_URL: "memory://",
+      DATABASE_URL: "",
+      DATA_DIR: dataDir,
       PORT: String(port),
       HOST: "127.0.0.1",
       ADMIN_TOKEN: token,
@@ -73,6 +77,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   proc?.kill("SIGKILL");
+  await proc?.exited;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   slowVendor?.stop(true);
   await vendors?.stop();
 });
