@@ -8,9 +8,10 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { and, eq } from "drizzle-orm";
-import { adminKeys, approvals, nodes, oauthGrants, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
+import { adminKeys, approvals, nodes, oauthGrants, projectMembers, users, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
+import { hashPassword } from "../src/platform/password";
 import { startFakeVendors } from "./fake-vendors";
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness, type TestResponse, uniqueSlug } from "./helpers";
 import { twoColourPng } from "./media.helpers";
@@ -502,6 +503,16 @@ describe("scope checks on every admin route", async () => {
     .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
   const noScopes = await keyWith(h, []);
 
+  // Each fixture's viewer never signs in: one argon2 hash, made once, serves them all (a hash costs
+  // 0.1-0.5 s, and there is a fixture per route and scope).
+  const viewerHash = await hashPassword(`pw-${crypto.randomUUID()}`);
+  async function seedViewer(projectId: string): Promise<string> {
+    const id = uuidv7();
+    await h.deps.db.insert(users).values({ id, email: `viewer-${id}@example.com`, passwordHash: viewerHash, role: "member" });
+    await h.deps.db.insert(projectMembers).values({ projectId, userId: id, role: "viewer" });
+    return id;
+  }
+
   async function fixture(): Promise<Fixture> {
     const project = await seedProject(h);
     const node = await seedNode(h, project.slug, { slug: "n", blocks: [{ type: "text", data: { text: "hello" } }] });
@@ -517,7 +528,7 @@ describe("scope checks on every admin route", async () => {
     const client = await put("POST /oauth/register", { client_name: "scope check", redirect_uris: ["http://127.0.0.1:5555/cb"], token_endpoint_auth_method: "none" }, 201);
     const grantId = uuidv7();
     await h.deps.db.insert(oauthGrants).values({ id: grantId, clientId: client.json.client_id, userId: user.id, projectId: project.id, scopes: ["content:read"], resource: `${BASE}/mcp` });
-    const member = await seedUser(h, "viewer", [project.id]);
+    const memberId = await seedViewer(project.id);
     const preview = await put(`POST /admin/p/${project.slug}/preview-tokens`, { name: "pv" }, 201);
     return {
       project,
@@ -527,7 +538,7 @@ describe("scope checks on every admin route", async () => {
       keyId: key.json.data.id,
       clientId: client.json.client_id,
       grantId,
-      memberId: member.id,
+      memberId,
       previewTokenId: preview.json.data.id,
     };
   }

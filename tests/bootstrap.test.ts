@@ -15,7 +15,11 @@ import { verifyUser } from "../src/users/service";
 import { freshDatabase } from "./helpers";
 
 describe("first-start bootstrap", () => {
-  test("creates owner, root key and demo once; generated secrets are returned once and stored hashed", async () => {
+  test("configuration problems are all listed", () => {
+    expect(() => loadConfig({ PORT: "x", ADMIN_TOKEN: "short", LOG_LEVEL: "loud" })).toThrow(/PORT[\s\S]*ADMIN_TOKEN[\s\S]*LOG_LEVEL/);
+  });
+
+  test.concurrent("creates owner, root key and demo once; generated secrets are returned once and stored hashed", async () => {
     const fresh = await freshDatabase();
     try {
       const db = fresh.handle.db;
@@ -45,7 +49,7 @@ describe("first-start bootstrap", () => {
     }
   });
 
-  test("takes ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN from the environment, echoing none", async () => {
+  test.concurrent("takes ADMIN_EMAIL, ADMIN_PASSWORD and ADMIN_TOKEN from the environment, echoing none", async () => {
     const fresh = await freshDatabase();
     try {
       const token = "provisioned-root-token-0123456789abcdef";
@@ -65,22 +69,19 @@ describe("first-start bootstrap", () => {
       await fresh.drop();
     }
   });
-
-  test("configuration problems are all listed", () => {
-    expect(() => loadConfig({ PORT: "x", ADMIN_TOKEN: "short", LOG_LEVEL: "loud" })).toThrow(/PORT[\s\S]*ADMIN_TOKEN[\s\S]*LOG_LEVEL/);
-  });
 });
 
 describe("CLI", () => {
-  test("users:create, keys:create, keys:list, keys:revoke against the configured database", async () => {
-    const fresh = await freshDatabase();
+  // Mostly waiting on its CLI processes, so it runs beside the bootstrap tests (test.concurrent).
+  test.concurrent("users:create, keys:create, keys:list, keys:revoke against the configured database", async () => {
+    // PostgreSQL: a database of its own; embedded: the CLI's own DATA_DIR (an in-memory one would go unused).
+    const fresh = process.env.DATABASE_URL?.startsWith("postgres") ? await freshDatabase() : null;
     const dir = mkdtempSync(join(tmpdir(), "cms-cli-"));
     const env: Record<string, string> = { ...(process.env as Record<string, string>), SEED_DEMO: "false", LOG_LEVEL: "silent" };
-    if (fresh.url) env.DATABASE_URL = fresh.url;
+    if (fresh?.url) env.DATABASE_URL = fresh.url;
     else {
       delete env.DATABASE_URL;
       env.DATA_DIR = dir;
-      await fresh.handle.close();
     }
     const cli = async (...args: string[]): Promise<{ code: number; out: string }> => {
       const stdin = args[0] === "--stdin" ? new Blob([args.splice(0, 2)[1]!]) : "ignore";
@@ -107,11 +108,11 @@ describe("CLI", () => {
       expect((await cli("users:create", "--email", "bad", "--password", "x")).code).toBe(1);
       expect((await cli("nonsense")).code).toBe(2);
       // The password read from standard input is the one stored.
-      const check = fresh.url ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
+      const check = fresh ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
       expect(await verifyUser(check.db, "piped@example.com", "piped-password-123")).not.toBeNull();
-      if (!fresh.url) await check.close();
+      if (!fresh) await check.close();
     } finally {
-      if (fresh.url) await fresh.drop();
+      if (fresh) await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { DbHandle } from "../db/client";
+import type { PGlite } from "@electric-sql/pglite";
+import type { DbHandle, OpenDbOptions } from "../db/client";
 import { MIGRATIONS_FOLDER } from "../db/migrate";
 import { type App, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
@@ -10,6 +11,11 @@ import { createAdminKey } from "../src/keys/service";
 import { createLogger, type Logger } from "../src/lib/log";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { createKeyRing, generateKeyEntry, parseKeyEntries } from "../src/lib/seal";
+
+declare global {
+  /** tests/helpers.ts: a migrated empty PGlite's files, which freshDatabase loads (once per run). */
+  var __freshDump: Promise<Blob> | undefined;
+}
 
 export async function testDb(): Promise<DbHandle> {
   if (!globalThis.__testDb) throw new Error("tests/setup.ts was not preloaded");
@@ -109,6 +115,40 @@ export async function keyWith(h: TestHarness, scopes: string[], projectIds: stri
 }
 
 /**
+ * A new PGlite's initdb costs seconds, loading a dump of its files a few hundred ms: the first
+ * call of the run migrates an empty database and dumps it, the next ones reuse that dump.
+ */
+function migratedDump(): Promise<Blob> {
+  globalThis.__freshDump ??= (async () => {
+    const { openDb } = await import("../db/client");
+    const { runMigrations } = await import("../db/migrate");
+    const first = await openDb({ databaseUrl: "memory://", dataDir: "" });
+    try {
+      await runMigrations(first);
+      return await (first.db as unknown as { $client: PGlite }).$client.dumpDataDir("none");
+    } finally {
+      await first.close();
+    }
+  })();
+  return globalThis.__freshDump;
+}
+
+/**
+ * A DATA_DIR holding a migrated, empty embedded database, for a service process a test starts
+ * when its test is not about a first start: the service opens the files instead of running
+ * initdb. The caller removes the directory.
+ */
+export async function migratedDataDir(): Promise<string> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const loadDataDir = await migratedDump();
+  const dir = mkdtempSync(join(tmpdir(), "cms-data-"));
+  const client = new PGlite({ dataDir: dir, loadDataDir });
+  await client.waitReady;
+  await client.close();
+  return dir;
+}
+
+/**
  * A database of its own (for tests that need an empty one, e.g. bootstrap): a new PGlite in
  * memory, or, when the run is on PostgreSQL, a new database on the same server, dropped after.
  * `migrationsFolder` (default: db/migrations) lets a test start from an older schema.
@@ -118,6 +158,11 @@ export async function freshDatabase(migrationsFolder?: string): Promise<{ handle
   const { runMigrations } = await import("../db/migrate");
   const base = process.env.DATABASE_URL;
   if (!base?.startsWith("postgres")) {
+    if (migrationsFolder === undefined) {
+      const loadDataDir = await migratedDump();
+      const handle = await openDb({ databaseUrl: "memory://", dataDir: "", pglite: { loadDataDir } as OpenDbOptions["pglite"] });
+      return { handle, url: null, drop: () => handle.close() };
+    }
     const handle = await openDb({ databaseUrl: "memory://", dataDir: "" });
     await runMigrations(handle, migrationsFolder);
     return { handle, url: null, drop: () => handle.close() };

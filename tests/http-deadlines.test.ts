@@ -1,8 +1,10 @@
 // Connection deadlines on the real process (`bun src/main.ts`, HTTP_IDLE_TIMEOUT=2): a client that
 // trickles its headers or its body one byte at a time is closed within a bound, while a normal
 // request on another connection succeeds, and handlers that work longer than the idle deadline
-// (an AI call, over REST and over MCP) still answer.
+// (an AI call, over REST and over MCP) still answer. The tests spend their time waiting on deadlines,
+// not working, so they run side by side (test.concurrent): the file lasts as long as its longest wait.
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -10,19 +12,21 @@ import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { type FakeVendors, startFakeVendors } from "./fake-vendors";
-import { freePort, waitFor } from "./helpers";
+import { freePort, migratedDataDir, waitFor } from "./helpers";
 
 const IDLE = 2; // seconds
 // Past the point where Bun resets a connection whose handler is still working (~8 s at a 2 s deadline,
 // measured) unless the deadline is lifted for it.
 const VENDOR_DELAY_MS = (IDLE + 8) * 1000;
 const token = `deadline-test-root-token-${crypto.randomUUID()}`;
+const SLOW_SLUG = "slow";
 let proc: ReturnType<typeof Bun.spawn>;
 let base = "";
 let port = 0;
 let vendors: FakeVendors;
 let slowVendor: ReturnType<typeof Bun.serve>;
 let output = "";
+let dataDir = "";
 
 beforeAll(async () => {
   vendors = await startFakeVendors();
@@ -37,13 +41,15 @@ beforeAll(async () => {
       return fetch(`${vendors.origin}${url.pathname}`, { method: req.method, headers, body: await req.text() });
     },
   });
+  dataDir = await migratedDataDir(); // the embedded database, whatever the suite runs on
   port = freePort();
   base = `http://127.0.0.1:${port}`;
   proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
     env: {
       ...process.env,
-      DATABASE_URL: "memory://",
+      DATABASE_URL: "",
+      DATA_DIR: dataDir,
       PORT: String(port),
       HOST: "127.0.0.1",
       ADMIN_TOKEN: token,
@@ -71,6 +77,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   proc?.kill("SIGKILL");
+  await proc?.exited;
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   slowVendor?.stop(true);
   await vendors?.stop();
 });
@@ -102,7 +110,7 @@ function trickle(prefix: string, everyMs: number, giveUpMs: number): { closedAft
   return { closedAfterMs, received: () => received };
 }
 
-test("trickled headers and trickled bodies are closed within the bound; a normal request meanwhile succeeds", async () => {
+test.concurrent("trickled headers and trickled bodies are closed within the bound; a normal request meanwhile succeeds", async () => {
   const headers = trickle("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ", 500, 25_000);
   const jsonBody = trickle(`POST /admin/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"slug":"`, 500, 25_000);
   const mcpBody = trickle(
@@ -130,14 +138,14 @@ test("trickled headers and trickled bodies are closed within the bound; a normal
   expect(keepAliveIdle.received()).toContain("HTTP/1.1 200");
   expect(k).not.toBeNull();
   expect(k!).toBeLessThan((IDLE + 3) * 1000);
-  // The trickled write never happened.
+  // The trickled write never happened (the slow-handler test beside this one makes "slow").
   const list = await (await fetch(`${base}/admin/projects`, { headers: { authorization: `Bearer ${token}` } })).json();
-  expect(list.data).toEqual([]);
+  expect(list.data.filter((p: { slug: string }) => p.slug !== SLOW_SLUG)).toEqual([]);
 }, 40_000);
 
-test("a handler that works longer than the idle deadline still answers (AI call over REST and over MCP)", async () => {
+test.concurrent("a handler that works longer than the idle deadline still answers (AI call over REST and over MCP)", async () => {
   const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  expect((await fetch(`${base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "slow", name: "slow" }) })).status).toBe(201);
+  expect((await fetch(`${base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: SLOW_SLUG, name: "slow" }) })).status).toBe(201);
   const prov = await fetch(`${base}/admin/p/slow/ai/providers`, {
     method: "POST",
     headers: auth,
@@ -145,24 +153,32 @@ test("a handler that works longer than the idle deadline still answers (AI call 
   });
   expect(prov.status).toBe(201);
 
-  const t0 = Date.now();
-  const rest = await fetch(`${base}/admin/p/slow/ai/translate`, { method: "POST", headers: auth, body: JSON.stringify({ from: "en", to: "fr", text: "Hello" }) });
-  expect(Date.now() - t0).toBeGreaterThanOrEqual(VENDOR_DELAY_MS);
-  expect(rest.status).toBe(200);
-  expect((await rest.json()).data.translation).toContain("Hello");
-
   const tok = await fetch(`${base}/admin/p/slow/ai/mcp/tokens`, { method: "POST", headers: auth, body: JSON.stringify({ name: "t", scopes: ["ai:read"] }) });
   expect(tok.status).toBe(201);
   const mcpToken = (await tok.json()).data.token;
-  const t1 = Date.now();
-  const mcp = await fetch(`${base}/mcp`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${mcpToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "translate_text", arguments: { text: "Hello", to: "fr", from: "en" } } }),
-  });
-  expect(Date.now() - t1).toBeGreaterThanOrEqual(VENDOR_DELAY_MS);
-  expect(mcp.status).toBe(200);
-  const rpc = await mcp.json();
+
+  // Both calls at once, each on its own connection: each waits the vendor's delay on its own.
+  const timed = async (send: () => Promise<Response>): Promise<{ res: Response; ms: number }> => {
+    const t0 = Date.now();
+    const res = await send();
+    return { res, ms: Date.now() - t0 };
+  };
+  const [rest, mcp] = await Promise.all([
+    timed(() => fetch(`${base}/admin/p/slow/ai/translate`, { method: "POST", headers: auth, body: JSON.stringify({ from: "en", to: "fr", text: "Hello" }) })),
+    timed(() =>
+      fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${mcpToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "translate_text", arguments: { text: "Hello", to: "fr", from: "en" } } }),
+      }),
+    ),
+  ]);
+  expect(rest.ms).toBeGreaterThanOrEqual(VENDOR_DELAY_MS);
+  expect(rest.res.status).toBe(200);
+  expect((await rest.res.json()).data.translation).toContain("Hello");
+  expect(mcp.ms).toBeGreaterThanOrEqual(VENDOR_DELAY_MS);
+  expect(mcp.res.status).toBe(200);
+  const rpc = await mcp.res.json();
   expect(rpc.result.isError).toBeFalsy();
   expect(rpc.result.structuredContent.translation).toContain("Hello");
 }, 40_000);
@@ -171,7 +187,7 @@ test("a handler that works longer than the idle deadline still answers (AI call 
 // read that waits on PostgreSQL (a table lock here; a pool at its connect timeout in real life)
 // is reset instead of answered. PostgreSQL only: PGlite offers no second session to hold a lock.
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
-test.skipIf(!pgUrl)(
+test.skipIf(!pgUrl).concurrent(
   "a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL)",
   async () => {
     const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });

@@ -1,19 +1,22 @@
 // SIGTERM on the real process (`bun src/main.ts`): new connections are refused, a request in
 // flight finishes with its answer, the database is closed and the process exits 0.
 import { expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeVendors } from "./fake-vendors";
-import { freePort, waitFor } from "./helpers";
+import { freePort, migratedDataDir, waitFor } from "./helpers";
 
 test("SIGTERM drains an in-flight request, then exits 0", async () => {
   const vendors = await startFakeVendors();
   const port = freePort();
   const token = `shutdown-test-root-token-${crypto.randomUUID()}`;
+  const dataDir = await migratedDataDir(); // the embedded database, whatever the suite runs on
   const proc = Bun.spawn([process.execPath, "src/main.ts"], {
     cwd: join(import.meta.dir, ".."),
     env: {
       ...process.env,
-      DATABASE_URL: "memory://",
+      DATABASE_URL: "",
+      DATA_DIR: dataDir,
       PORT: String(port),
       HOST: "127.0.0.1",
       ADMIN_TOKEN: token,
@@ -62,6 +65,8 @@ test("SIGTERM drains an in-flight request, then exits 0", async () => {
     expect(out).not.toContain("sk-drain-1234");
   } finally {
     proc.kill("SIGKILL");
+    await proc.exited;
     await vendors.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }, 60_000);

@@ -457,14 +457,14 @@ describe("CLI: users and members through the same service functions", () => {
     const { join } = await import("node:path");
     const { openDb } = await import("../db/client");
     const { projects } = await import("../db/schema");
-    const fresh = await freshDatabase();
+    // PostgreSQL: a database of its own; embedded: the CLI's own DATA_DIR (an in-memory one would go unused).
+    const fresh = process.env.DATABASE_URL?.startsWith("postgres") ? await freshDatabase() : null;
     const dir = mkdtempSync(join(tmpdir(), "cms-cli-users-"));
     const env: Record<string, string> = { ...(process.env as Record<string, string>), SEED_DEMO: "false", LOG_LEVEL: "silent" };
-    if (fresh.url) env.DATABASE_URL = fresh.url;
+    if (fresh) env.DATABASE_URL = fresh.url!;
     else {
       delete env.DATABASE_URL;
       env.DATA_DIR = dir;
-      await fresh.handle.close();
     }
     const cli = async (...args: string[]): Promise<{ code: number; out: string }> => cliWith(null, ...args);
     const cliWith = async (input: string | null, ...args: string[]): Promise<{ code: number; out: string }> => {
@@ -481,9 +481,9 @@ describe("CLI: users and members through the same service functions", () => {
       expect((await cli("users:create", "--email", "short@example.com", "--password", "elevenchars")).code).toBe(1);
       // A project to be a member of, written straight into the CLI's database.
       const projectId = crypto.randomUUID();
-      const direct = fresh.url ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
+      const direct = fresh ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
       await direct.db.insert(projects).values({ id: projectId, slug: "cli-site", name: "CLI site", defaultLocale: "en", locales: ["en"] });
-      if (!fresh.url) await direct.close();
+      if (!fresh) await direct.close();
 
       const set = await cli("members:set", "cli-site", "ed@example.com", "--role", "admin");
       expect(set.code).toBe(0);
@@ -514,12 +514,12 @@ describe("CLI: users and members through the same service functions", () => {
       expect((await cli("users:delete", "boss@example.com")).code).toBe(1);
       expect((await cli("users:delete", "edna@example.com")).code).toBe(0);
 
-      const check = fresh.url ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
+      const check = fresh ? fresh.handle : await openDb({ databaseUrl: null, dataDir: dir });
       const left = await check.db.select().from(users);
       expect(left.map((u) => [u.email, u.role])).toEqual([["boss@example.com", "owner"]]);
-      if (!fresh.url) await check.close();
+      if (!fresh) await check.close();
     } finally {
-      if (fresh.url) await fresh.drop();
+      if (fresh) await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
