@@ -4,7 +4,7 @@
 // endpoint), so no attempt is sent twice at once; a lease left by a killed process runs out and
 // the row is sent again with the same webhook-id (at least once). Woken by the NOTIFY each write
 // with events sends at commit, and by a short poll (retries falling due, a lost notification).
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { AppDeps } from "../deps";
 import { AppError, describeError } from "../errors";
 import { uuidv7 } from "../lib/ids";
@@ -46,6 +46,23 @@ const BATCH = 32;
 const CLAIMED_COLUMNS = sql`returning o.id, o.seq, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
   ep.previous_secret_sealed, ep.previous_secret_expires_at`;
 
+/**
+ * A row of the endpoint after `after` and up to the outbox row `t` that is not due yet (a retry
+ * waiting for its time): the rows behind a head are taken only up to it, in order.
+ */
+const waiting = (endpoint: SQL, after: SQL): SQL =>
+  sql`select 1 from webhook_outbox x where x.endpoint_id = ${endpoint} and x.status = 'pending' and (x.seq, x.id) > ${after} and (x.seq, x.id) <= (t.seq, t.id) and x.next_attempt_at > now()`;
+
+/** A CTE handing claimed rows back as they were, not sent: no lease, the attempt not counted (only while still this claim's). */
+const released = (unsent: readonly Claimed[]): SQL => sql`released as (
+  update webhook_outbox o set lease_until = null, attempts = o.attempts - 1
+  from (values ${sql.join(
+    unsent.map((r) => sql`(${r.id}::uuid, ${r.attempts}::int)`),
+    sql`, `,
+  )}) u(id, attempts)
+  where o.id = u.id and o.attempts = u.attempts
+  returning 1)`;
+
 /** The rows a claim leased, in event order. */
 function claimedRows(result: unknown): Claimed[] {
   type Row = Omit<Claimed, "seq" | "endpoint"> & {
@@ -82,6 +99,9 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   const { config, db, log } = deps;
   // Longer than any attempt (its timeout) and its recording: a lease runs out only when its holder died.
   const leaseMs = config.webhooksTimeoutMs * 2 + 5000;
+  // A batch starts no attempt past this time from its lease: its last attempt (one timeout at
+  // most) and its recording then end before the lease runs out, so no other claim takes its rows.
+  const sendWindowMs = leaseMs - config.webhooksTimeoutMs - 3000;
   let inFlight = 0; // batches (endpoints) being sent
   let claiming = false;
   let again = false;
@@ -105,6 +125,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
     if (free <= 0) return;
     claiming = true;
     again = false;
+    const claimedAt = performance.now();
     claim(free).then(
       (claimed) => {
         failingClaims = false;
@@ -112,7 +133,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
         const batches = Map.groupBy(claimed, (row) => row.endpoint_id);
         for (const batch of batches.values()) {
           inFlight++;
-          const p = sendBatch(batch)
+          const p = sendBatch(batch, claimedAt)
             .catch((err: unknown) => log.error("webhook attempts failed to record", { outbox_ids: batch.map((r) => r.id), ...describeError(err) }))
             .finally(() => {
               inFlight--;
@@ -164,6 +185,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
         select t.id from heads, lateral (
           select t.id from webhook_outbox t
           where t.endpoint_id = heads.endpoint_id and t.status = 'pending' and (t.seq, t.id) > (heads.seq, heads.id)
+            and not exists (${waiting(sql`heads.endpoint_id`, sql`(heads.seq, heads.id)`)})
           order by t.seq, t.id
           limit ${BATCH - 1}) t
       )
@@ -185,17 +207,21 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
   }
 
   /** Sends one endpoint's claimed rows in event order, stopping at the first that is not delivered. */
-  async function sendBatch(first: Claimed[]): Promise<void> {
+  async function sendBatch(first: Claimed[], claimedAt: number): Promise<void> {
     // Each recording also leases the endpoint's next rows when all went well: while events keep
     // coming, an endpoint's batches follow one another at one statement each.
+    let leasedAt = claimedAt;
     for (let batch = first; batch.length > 0; ) {
       const done: Attempted[] = [];
       for (const row of batch) {
+        if (stopped || performance.now() - leasedAt > sendWindowMs) break; // the rest are handed back
         const attempted = await attempt(row);
         done.push(attempted);
-        if (attempted.status !== "delivered" || stopped) break;
+        if (attempted.status !== "delivered") break;
       }
+      const recordedAt = performance.now();
       batch = await record(done, batch.slice(done.length));
+      leasedAt = recordedAt;
       const last = done.at(-1);
       if (last?.next) later(last.delay);
     }
@@ -236,7 +262,10 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
    */
   async function record(done: Attempted[], unsent: Claimed[]): Promise<Claimed[]> {
     const last = done.at(-1);
-    if (!last) return [];
+    if (!last) {
+      if (unsent.length > 0) await db.execute(sql`with ${released(unsent)} select 1`);
+      return [];
+    }
     const endpointId = last.row.endpoint_id;
     const at = last.attemptedAt.toISOString();
     const succeeded = last.status === "delivered";
@@ -251,16 +280,7 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
       ),
       sql`, `,
     );
-    const handBack = unsent.length
-      ? sql`, released as (
-          update webhook_outbox o set lease_until = null, attempts = o.attempts - 1
-          from (values ${sql.join(
-            unsent.map((r) => sql`(${r.id}::uuid, ${r.attempts}::int)`),
-            sql`, `,
-          )}) u(id, attempts)
-          where o.id = u.id and o.attempts = u.attempts
-          returning 1)`
-      : sql``;
+    const handBack = unsent.length ? sql`, ${released(unsent)}` : sql``;
     // The rows after the last one sent, when it was delivered and nothing of this endpoint waits
     // before it (a redelivery asked meanwhile, at its event's old place: the next claim takes it).
     const lastRow = last.row;
@@ -272,11 +292,13 @@ export function startDispatcher(deps: AppDeps): Dispatcher {
           where o.id in (
               select t.id from webhook_outbox t
               where t.endpoint_id = ${endpointId} and t.status = 'pending' and (t.seq, t.id) > (${lastRow.seq}::bigint, ${lastRow.id}::uuid)
+                and not exists (${waiting(sql`${endpointId}::uuid`, sql`(${lastRow.seq}::bigint, ${lastRow.id}::uuid)`)})
               order by t.seq, t.id
               limit ${BATCH})
             and ev.id = o.event_id and ep.id = o.endpoint_id and ep.status = 'active'
             and not exists (select 1 from webhook_outbox h where h.endpoint_id = ${endpointId} and h.status = 'pending'
               and (h.seq, h.id) < (${lastRow.seq}::bigint, ${lastRow.id}::uuid) and h.id not in (select outbox_id from v))
+            and (select count(*) from settled) = ${done.length}
           ${CLAIMED_COLUMNS})`
       : sql``;
     const result = await db.execute(sql`

@@ -1,0 +1,47 @@
+// Webhooks (issue 28): a batch never outlives its lease. A claim leases an endpoint's next events
+// for 2 × WEBHOOKS_TIMEOUT_MS + 5 s; a batch whose sends would run past that starts no attempt
+// late enough to outlast it and hands the rest back, so another claim (here a second dispatcher)
+// never takes rows still being sent: each event once, in order, one request at a time.
+import { afterAll, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { webhookDeliveries } from "../db/schema";
+import { startDispatcher } from "../src/webhooks/dispatcher";
+import { harness, seedNode, seedProject, waitFor } from "./helpers";
+import { startReceiver } from "./webhooks.helpers";
+
+// Lease 6 s; a batch starts no attempt later than 2.5 s after its lease was taken.
+const ENV = { WEBHOOKS_ALLOW_PRIVATE_URLS: "true", WEBHOOKS_TIMEOUT_MS: "500", WEBHOOKS_POLL_MS: "100", WEBHOOKS_RETRY_SCHEDULE: "0,100ms" };
+const receiver = startReceiver();
+const h = await harness(ENV);
+const other = await harness(ENV, { keyRing: h.deps.keyRing });
+const dispatchers = [startDispatcher(h.deps), startDispatcher(other.deps)];
+afterAll(async () => {
+  await Promise.all(dispatchers.map((d) => d.stop()));
+  receiver.stop();
+});
+
+test("a backlog sent slower than its lease: each event once, in order, never two requests at once", { timeout: 40_000 }, async () => {
+  const p = await seedProject(h);
+  const created = await h.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: receiver.url("/slow"), events: ["node.created"] } });
+  expect(created.status).toBe(201);
+  const ep = created.json.data;
+  expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "paused" } })).status).toBe(200);
+  const N = 25;
+  for (let i = 0; i < N; i++) await seedNode(h, p.slug, { slug: `e${String(i).padStart(2, "0")}` });
+  // Each answer takes 300 ms: the whole backlog, 7.5 s, outlasts one lease (6 s).
+  receiver.script(
+    "/slow",
+    Array.from({ length: 3 * N }, () => ({ status: 200, delayMs: 300 })),
+  );
+  expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } })).status).toBe(200);
+  await waitFor(() => receiver.on("/slow").length >= N, { timeout: 20_000, what: "every event" });
+  await Bun.sleep(1500);
+  const got = receiver.on("/slow");
+  expect(got.map((r) => (new Webhook(ep.secret).verify(r.body, r.headers) as any).data.node.path)).toEqual(Array.from({ length: N }, (_, i) => `e${String(i).padStart(2, "0")}`));
+  expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(N);
+  for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(290);
+  const log = await h.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, ep.id));
+  expect(log).toHaveLength(N);
+  expect(log.filter((d) => d.attempt !== 1 || d.outcome !== "succeeded")).toEqual([]);
+});
