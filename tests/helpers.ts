@@ -1,7 +1,9 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { afterAll } from "bun:test";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
 import type { DbHandle, OpenDbOptions } from "../db/client";
 import { MIGRATIONS_FOLDER } from "../db/migrate";
 import { type App, createApp } from "../src/app";
@@ -210,6 +212,20 @@ export function freePort(): number {
 }
 
 /** A migrations folder holding every migration that came before `tag`. */
+/**
+ * A database created by the schema before the migration whose tag ends with `tagSuffix` (to fill as
+ * that version would, then migrate), dropped with its migrations folder after the file's tests.
+ */
+export async function previousSchemaDatabase(tagSuffix: string): Promise<{ handle: DbHandle; exec(query: string): Promise<unknown> }> {
+  const folder = migrationsBefore(tagSuffix);
+  const fresh = await freshDatabase(folder);
+  afterAll(async () => {
+    await fresh.drop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+  return { handle: fresh.handle, exec: async (q) => fresh.handle.db.execute(sql.raw(q)) };
+}
+
 export function migrationsBefore(tagSuffix: string): string {
   const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
   const at = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));

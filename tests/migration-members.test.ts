@@ -1,25 +1,19 @@
 // Issue 13: the upgrade from instance-wide roles, run on a database created by the previous
 // schema (every migration before the project_members one), filled as that version would fill it.
-import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { runMigrations } from "../db/migrate";
 import { adminKeys, projectMembers, users } from "../db/schema";
 import { authenticateMcpBearer } from "../src/auth";
 import { hashToken } from "../src/lib/tokens";
-import { BASE, freshDatabase, harness, migrationsBefore, seedProject } from "./helpers";
+import { BASE, harness, previousSchemaDatabase, seedProject } from "./helpers";
 
 const OLD_SEVEN = ["projects:read", "projects:write", "content:read", "content:write", "ai:read", "ai:write", "keys:write"];
 
 describe("migration to per-project roles", async () => {
-  const oldFolder = migrationsBefore("_project_members");
-  const fresh = await freshDatabase(oldFolder);
-  afterAll(async () => {
-    await fresh.drop();
-    rmSync(oldFolder, { recursive: true, force: true });
-  });
+  const fresh = await previousSchemaDatabase("_project_members");
   const db = fresh.handle.db;
-  const exec = async (q: string) => db.execute(sql.raw(q));
+  const { exec } = fresh;
   const ids = { p1: crypto.randomUUID(), p2: crypto.randomUUID(), owner: crypto.randomUUID(), editor: crypto.randomUUID(), viewer: crypto.randomUUID(), odd: crypto.randomUUID() };
   const keyIds = { root: crypto.randomUUID(), limited: crypto.randomUUID(), partial: crypto.randomUUID(), rootRevoked: crypto.randomUUID() };
   const editorToken = `cms_at_${crypto.randomUUID()}`;

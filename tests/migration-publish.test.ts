@@ -1,23 +1,16 @@
 // Issue 27: content:publish is a scope of its own. Upgrading keeps every right: each admin key, MCP
 // token, OAuth grant, token and code (and a registered client's scope) that held content:write gains
 // content:publish; nothing else gains. Run on a database created by the previous schema.
-import { afterAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { sql } from "drizzle-orm";
+import { describe, expect, test } from "bun:test";
 import { runMigrations } from "../db/migrate";
 import { authenticateMcpBearer } from "../src/auth";
 import { hashToken } from "../src/lib/tokens";
-import { BASE, freshDatabase, harness, migrationsBefore, seedNode } from "./helpers";
+import { BASE, harness, previousSchemaDatabase, seedNode } from "./helpers";
 
 describe("migration to content:publish", async () => {
-  const oldFolder = migrationsBefore("_agent_control");
-  const fresh = await freshDatabase(oldFolder);
-  afterAll(async () => {
-    await fresh.drop();
-    rmSync(oldFolder, { recursive: true, force: true });
-  });
+  const fresh = await previousSchemaDatabase("_agent_control");
   const db = fresh.handle.db;
-  const exec = async (q: string) => db.execute(sql.raw(q));
+  const { exec } = fresh;
   const id = () => crypto.randomUUID();
   const project = id();
   const user = id();

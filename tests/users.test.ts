@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq, sql } from "drizzle-orm";
 import { oauthClients, oauthGrants, projectMembers, users } from "../db/schema";
+import { ROLE_SCOPES } from "../src/lib/scopes";
 import { verifyUser } from "../src/users/service";
 import { freshDatabase, harness, keyWith, seedProject } from "./helpers";
 import { authorizeUrl, CookieJar, hiddenFields, pkce } from "./oauth.helpers";
@@ -205,19 +206,8 @@ describe("admin API: members", async () => {
         .from(projectMembers)
         .where(and(eq(projectMembers.userId, u), eq(projectMembers.projectId, b.id))),
     ).toHaveLength(0);
-    const userAdmin = await keyWith(h, [
-      "users:write",
-      "projects:read",
-      "content:read",
-      "content:write",
-      "content:publish",
-      "ai:read",
-      "ai:write",
-      "keys:write",
-      "model:write",
-      "webhooks:write",
-      "media:write",
-    ]);
+    // users:write with every scope of the admin role.
+    const userAdmin = await keyWith(h, ["users:write", ...ROLE_SCOPES.admin]);
     expect((await h.request("PUT", `/admin/p/${b.slug}/members/${u}`, { key: userAdmin, body: { role: "admin" } })).status).toBe(200);
   });
 });
