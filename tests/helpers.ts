@@ -226,7 +226,7 @@ export async function previousSchemaDatabase(tagSuffix: string): Promise<{ handl
   return { handle: fresh.handle, exec: async (q) => fresh.handle.db.execute(sql.raw(q)) };
 }
 
-export function migrationsBefore(tagSuffix: string): string {
+function migrationsBefore(tagSuffix: string): string {
   const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta/_journal.json"), "utf8")) as { entries: { tag: string }[] };
   const at = journal.entries.findIndex((e) => e.tag.endsWith(tagSuffix));
   if (at < 1) throw new Error(`no migration ${tagSuffix} after the first`);
