@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postgres-js";
@@ -168,6 +168,10 @@ function openPostgres(url: string, poolSize: number): DbHandle {
   };
 }
 
+/** The one place pg_notify is written: a NOTIFY as an expression, for a statement that sends one beside its own work. */
+export const notifyCall = (channel: string, payload: string): SQL => sql`pg_notify(${channel}, ${payload})`;
+
+/** NOTIFY on `channel`; inside a transaction it is delivered at commit. */
 export async function notify(db: Db, channel: string, payload: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${channel}, ${payload})`);
+  await db.execute(sql`select ${notifyCall(channel, payload)}`);
 }

@@ -3,10 +3,10 @@ import { Elysia } from "elysia";
 import { ValidationError } from "elysia/error";
 import { approvalRoutes } from "./approvals/routes";
 import { insufficientScopeChallenge } from "./auth";
+import type { AppDeps } from "./core/deps";
 import { createFront, requestIdOf, setFront } from "./delivery/front";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
 import { createDelivery } from "./delivery/routes";
-import type { AppDeps } from "./deps";
 import { AppError, describeError, type ErrorCode, errorBody, isDatabaseUnavailable, vanishedRow } from "./errors";
 import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
@@ -58,7 +58,7 @@ export function createApp(given: AppDeps) {
       accessLine(request, responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200);
     });
   }
-  // Hot reads are answered in front of Elysia where the server is created (src/serve.ts).
+  // Hot reads are answered in front of Elysia where the server is created (src/server/serve.ts).
   const front = createFront({ fastRead, log: logAccess ? log : null });
   // When a request last failed for want of the database: /readyz stays 503 a moment after it, since
   // one successful ping does not mean the pool serves (terminated backends, a flapping server).

@@ -1,14 +1,15 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { adminKeys, mcpTokens, oauthClients, oauthGrants, oauthTokens, projectMembers, projects, users } from "../db/schema";
-import type { AppDeps } from "./deps";
-import { AppError } from "./errors";
+import { adminKeys, mcpTokens, oauthClients, oauthGrants, oauthTokens, type Project, projectMembers, projects, users } from "../db/schema";
+import type { AppDeps } from "./core/deps";
+import { AppError, notFound } from "./errors";
 import type { AdminCaller, McpCaller } from "./lib/caller";
 import { MemoryLimiter } from "./lib/memory-limiter";
 import { clientAddress } from "./lib/rate-limit";
 import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } from "./lib/scopes";
 import { hashToken } from "./lib/tokens";
 import { peerAddress } from "./platform/peer";
+import { findProject } from "./projects/service";
 
 export const bearerOf = (authorization: string | null | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
 
@@ -23,6 +24,13 @@ const adminUnauthorized = (presented: boolean): AppError =>
 export function insufficientScopeChallenge(scope: unknown): string {
   const named = typeof scope === "string" && isScope(scope);
   return `${ADMIN_REALM}, error="insufficient_scope"${named ? `, scope="${scope}"` : ""}`;
+}
+
+/** A project the caller may act on, or 404 (never 403: other projects are invisible). */
+export async function resolveProject(db: Db, ref: string, caller: AdminCaller | null): Promise<Project> {
+  const p = await findProject(db, ref);
+  if (!p || (caller && caller.projectIds !== null && !caller.projectIds.includes(p.id))) throw notFound("project");
+  return p;
 }
 
 export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });

@@ -2,12 +2,11 @@
 
 import type { Db } from "../db/client";
 import type { Project } from "../db/schema";
-import { recordOperationActivity } from "./activity/service";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
-import type { AppDeps } from "./deps";
+import type { AppDeps } from "./core/deps";
+import type { Operation } from "./core/operation";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
-import type { Operation } from "./lib/operation";
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
 import { explainStartupError } from "./lib/startup-errors";
@@ -20,6 +19,7 @@ import { findProject } from "./projects/service";
 import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
 import { addUser, deleteUser, findUserByEmail, listUsers, updateUser } from "./users/service";
+import { recordOperationActivity } from "./write/activity";
 
 const USAGE = `usage: npm run cli -- <command>
   users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)

@@ -120,3 +120,11 @@ export function describeError(err: unknown): Record<string, unknown> {
   if (frame) out.at = frame.trim().slice(0, 200);
   return out;
 }
+
+/** The error envelope as an OpenAPI schema (every admin route's error answers). */
+export const ErrorBody = {
+  type: "object",
+  description: "Error body: { error: { code, message, details? } }",
+  properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },
+  required: ["error"],
+};

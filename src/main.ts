@@ -2,14 +2,14 @@
 import { createApp } from "./app";
 import { bootstrap } from "./bootstrap";
 import { type Config, ConfigError, loadConfig } from "./config";
-import type { AppDeps } from "./deps";
+import type { AppDeps } from "./core/deps";
 import { purgeExpired } from "./housekeeping";
 import { stdoutSink } from "./lib/log-sink";
 import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
-import { assertPortFree, type HttpServer, serve } from "./platform/serve";
 import { openRuntime } from "./runtime";
 import { startScheduler } from "./schedule/scheduler";
+import { assertPortFree, type HttpServer, serve } from "./server/serve";
 import { startDispatcher } from "./webhooks/dispatcher";
 
 function configOrExit(): Config {

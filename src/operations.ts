@@ -1,12 +1,11 @@
 import { activityOperations } from "./activity/operations";
-import { recordOperationActivity } from "./activity/service";
 import { aiOperations } from "./ai/operations";
 import { approvalOperations } from "./approvals/operations";
 import { contentOperations } from "./content/operations";
+import type { Operation, ProjectOperation } from "./core/operation";
 import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
-import type { Operation, ProjectOperation } from "./lib/operation";
-import { mcpTokenOperations } from "./mcp/tokens/operations";
+import { mcpTokenOperations } from "./mcp-tokens/operations";
 import { mediaOperations } from "./media/operations";
 import { modelOperations } from "./model/operations";
 import { oauthOperations } from "./oauth/operations";
@@ -17,6 +16,7 @@ import { themeOperations } from "./theme/operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
 import { webhookOperations } from "./webhooks/operations";
+import { recordOperationActivity } from "./write/activity";
 
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [

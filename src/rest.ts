@@ -1,18 +1,17 @@
-// The admin REST transport of the declared operations (src/lib/operation.ts): one route per HTTP
+// The admin REST transport of the declared operations (src/core/operation.ts): one route per HTTP
 // binding and its OpenAPI entry, both derived from the declaration. Nothing here knows a feature.
 
 import { type Context, Elysia } from "elysia";
 import { z } from "zod";
-import { adminAuthenticator, adminDoc, requireScopes } from "./auth";
-import type { AppDeps } from "./deps";
-import { AppError } from "./errors";
-import { type CorsPolicy, corsHeaders, corsPreflight } from "./lib/cors";
+import { adminAuthenticator, adminDoc, requireScopes, resolveProject } from "./auth";
+import type { AppDeps } from "./core/deps";
+import { type HttpBinding, httpBindings, type Operation, runOperation, strippedFields, undeclaredFieldsError } from "./core/operation";
+import { AppError, ErrorBody } from "./errors";
+import { adminCors, corsHeaders, corsPreflight } from "./lib/cors";
 import { parseBody, parseMultipart } from "./lib/json";
 import { isPlainObject } from "./lib/merge";
-import { type HttpBinding, httpBindings, type Operation, runOperation, strippedFields, undeclaredFieldsError } from "./lib/operation";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
-import { resolveProject } from "./projects/service";
 
 type Source = "params" | "query" | "body";
 type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "body" | "set">;
@@ -20,7 +19,7 @@ type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "b
 /** The admin routes of the operations that have an HTTP binding. */
 export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
   const authenticate = adminAuthenticator(deps);
-  const cors = adminCors(deps);
+  const cors = adminCors(deps.config);
   // Multipart bodies are read for the routes that take them (uploads) only, up to the upload limit.
   const multipartLimit = deps.config.media.maxBytes + 1024 * 1024;
   const app = new Elysia().onParse(({ request, contentType }) => (isMultipart(contentType) ? parseMultipart(request, multipartLimit) : parseBody(request, contentType)));
@@ -67,19 +66,6 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[])
   for (const path of paths) app.options(path, ({ request }) => corsPreflight(cors, request), { detail: { hide: true } });
   return app;
 }
-
-/**
- * The admin API's CORS policy: the ADMIN_ALLOWED_ORIGINS allow-list, by default this service's own
- * origin (the API explorer lives there). A browser page of any other origin gets no CORS headers: a
- * stolen-key replay from a hostile page cannot read the answers.
- */
-export const adminCors = (deps: AppDeps): CorsPolicy => ({
-  origins: deps.config.adminAllowedOrigins,
-  methods: "GET, POST, PUT, PATCH, DELETE",
-  allowHeaders: "authorization, content-type, x-request-id, if-match",
-  exposeHeaders: "www-authenticate, retry-after, x-request-id, etag",
-  maxAgeSeconds: 600,
-});
 
 /**
  * A node answered carries its revision as a strong ETag, "r<revision>": it names the node's state
@@ -235,12 +221,6 @@ function typedFields(op: Operation): ReadonlyMap<string, string> {
   return new Map(Object.entries(props).flatMap(([k, v]) => (typeof v.type === "string" ? [[k, v.type] as [string, string]] : [])));
 }
 
-export const ErrorBody = {
-  type: "object",
-  description: "Error body: { error: { code, message, details? } }",
-  properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },
-  required: ["error"],
-};
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Error 400: invalid_request (a field fails its schema; details.errors name each one) or invalid_input (fields the operation does not take; details.fields names each one)",
 };

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { type DbHandle, openDb } from "../db/client";
 import { runMigrations } from "../db/migrate";
 import type { Config } from "./config";
-import type { AppDeps } from "./deps";
+import type { AppDeps } from "./core/deps";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
 import type { RuntimeAssets } from "./platform/embedded-bun";

@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { DeliveryCache } from "../src/delivery/cache";
-import { CONTENT_CHANNEL } from "../src/write";
+import { CONTENT_CHANNEL } from "../src/write/unit";
 import { get, patchNode } from "./delivery.helpers";
 import { freshDatabase, harness, seedNode, seedProject, waitFor } from "./helpers";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { nodes } from "../db/schema";
-import { bumpContentVersion } from "../src/write";
+import { bumpContentVersion } from "../src/write/unit";
 import { get, patchNode } from "./delivery.helpers";
 import { harness, seedNode, seedProject } from "./helpers";
 

@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { frontOf } from "../src/delivery/front";
 import { createDelivery } from "../src/delivery/routes";
-import { listen } from "../src/platform/serve-bun";
+import { listen } from "../src/server/serve-bun";
 import { harness, seedNode, seedProject, waitFor } from "./helpers";
 
 test("a hot read answered before routing equals the routed answer, with the request id, 304s and its access-log line", async () => {

@@ -4,7 +4,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { contentModels, nodes, projects, translations } from "../db/schema";
-import { contentWrite } from "../src/write";
+import { contentWrite } from "../src/write/unit";
 
 type ModelInput = { strict?: boolean; block_types?: unknown[]; node_types?: unknown[] };
 

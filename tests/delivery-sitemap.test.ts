@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { nodes, translations } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
-import { bumpContentVersion } from "../src/write";
+import { bumpContentVersion } from "../src/write/unit";
 import { get, translate, urlsOf, xmlProblem } from "./delivery.helpers";
 import { harness, BASE as PUBLIC_URL, seedNode, seedProject } from "./helpers";
 

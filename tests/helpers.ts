@@ -8,7 +8,7 @@ import type { DbHandle, OpenDbOptions } from "../db/client";
 import { MIGRATIONS_FOLDER } from "../db/migrate";
 import { type App, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
-import type { AppDeps } from "../src/deps";
+import type { AppDeps } from "../src/core/deps";
 import { createAdminKey } from "../src/keys/service";
 import { createLogger, type Logger } from "../src/lib/log";
 import { ADMIN_SCOPES } from "../src/lib/scopes";

@@ -1,7 +1,7 @@
 // A listening server and SDK clients for the MCP tests.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { AppDeps } from "../src/deps";
+import type { AppDeps } from "../src/core/deps";
 import { harness, readReply, type TestHarness } from "./helpers";
 
 export interface McpHarness {

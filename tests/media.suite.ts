@@ -3,8 +3,8 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import sharp from "sharp";
 import { media } from "../db/schema";
-import type { AppDeps } from "../src/deps";
-import type { MediaStorage } from "../src/media/storage/storage";
+import type { AppDeps } from "../src/core/deps";
+import type { MediaStorage } from "../src/core/storage";
 import { harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
 import { jpegWithGps, pngBomb, twoColourPng, uploadForm } from "./media.helpers";
 

@@ -1,5 +1,5 @@
 // One operation, many transports: what an agent can do over /mcp an administrator can do over REST,
-// with the same answer, the same validation and the same scope check (src/lib/operation.ts).
+// with the same answer, the same validation and the same scope check (src/core/operation.ts).
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
 import { blocks, translations } from "../db/schema";

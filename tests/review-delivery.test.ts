@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { DeliveryCache } from "../src/delivery/cache";
 import { makeAnswer, respond } from "../src/delivery/http";
 import { MAX_PAGE } from "../src/lib/paging";
-import { bumpContentVersion } from "../src/write";
+import { bumpContentVersion } from "../src/write/unit";
 import { get, translate, urlsOf, xmlProblem } from "./delivery.helpers";
 import { harness, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
 

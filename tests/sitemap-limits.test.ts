@@ -4,7 +4,7 @@ import type { DeliveryProject } from "../src/delivery/cache";
 import { SHARD_LIMITS, type ShardLimits, shardXml, sitemapXml } from "../src/delivery/sitemap";
 import { AppError } from "../src/errors";
 import { uuidv7 } from "../src/lib/ids";
-import { bumpContentVersion } from "../src/write";
+import { bumpContentVersion } from "../src/write/unit";
 import { get, translate, urlsOf } from "./delivery.helpers";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { xsdProblems } from "./seo-validators";

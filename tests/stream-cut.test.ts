@@ -6,7 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import net from "node:net";
 import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
-import { listen } from "../src/platform/serve-bun";
+import { listen } from "../src/server/serve-bun";
 import { breakableDb, xmlProblem } from "./delivery.helpers";
 import { harness, seedProject, testDb } from "./helpers";
 

@@ -1,10 +1,10 @@
 // Shared by the model-types tests: node fields written directly through the one write path
-// (src/write.ts); the model is set with tests/model.helpers.ts.
+// (src/write/unit.ts); the model is set with tests/model.helpers.ts.
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nodes } from "../db/schema";
 import type { ContentModelDefinition } from "../src/model/model";
-import { contentWrite } from "../src/write";
+import { contentWrite } from "../src/write/unit";
 
 /** Sets a node's fields; the write is checked against the project's model (400 invalid_content). */
 export async function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {

@@ -2,7 +2,7 @@
 // REST, a tool error over MCP) naming each field, never dropped without a word; nothing is written.
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { httpBindings } from "../src/lib/operation";
+import { httpBindings } from "../src/core/operation";
 import { OPERATIONS } from "../src/operations";
 import { seedNode, seedProject, type TestResponse } from "./helpers";
 import { mcpHarness } from "./mcp-harness";

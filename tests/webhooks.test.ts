@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { transitionNode } from "../src/content/service";
 import { startDispatcher } from "../src/webhooks/dispatcher";
-import { enqueueEvent } from "../src/webhooks/events";
+import { enqueueEvent } from "../src/write/outbox";
 import { harness, keyWith, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
 import { call } from "./mcp-harness";
 import { type Received, startReceiver } from "./webhooks.helpers";

@@ -8,7 +8,7 @@ import postgres from "postgres";
 import { openDb } from "../../db/client";
 import { runMigrations } from "../../db/migrate";
 import { createNode, setNodeBlocks, updateNode } from "../../src/content/service";
-import { diffJson } from "../../src/history/diff";
+import { diffJson } from "../../src/lib/diff";
 import { rows } from "../../src/lib/json";
 import { createProject } from "../../src/projects/service";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { projectOperation, READ_ONLY } from "../lib/operation";
+import { projectOperation, READ_ONLY } from "../core/operation";
 import { ActivityOut, ActivityQuery } from "./model";
 import { listActivity } from "./service";
 

@@ -1,5 +1,5 @@
 // Validation of provider input: one place for the rules the admin API and any other caller share.
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError } from "../errors";
 import { assertStorableStrings } from "../lib/json";
 import { isPlainObject } from "../lib/merge";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminOperation, projectOperation } from "../lib/operation";
+import { adminOperation, projectOperation } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { KINDS } from "./kinds";
 import { KindOut, ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./model";

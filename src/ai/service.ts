@@ -2,7 +2,7 @@ import { and, asc, eq, isNotNull, ne, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { aiProviders, type Project, projects } from "../../db/schema";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
 import { isUuid, uuidv7 } from "../lib/ids";

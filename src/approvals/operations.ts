@@ -1,10 +1,10 @@
 // The approvals' admin API (issue 27): an editorial UI lists requests and decides them as the
 // approval page does. Admin routes only, never MCP tools: an agent cannot approve its own request.
 import { z } from "zod";
-import { currentActor } from "../history/record";
-import { projectOperation } from "../lib/operation";
+import { projectOperation } from "../core/operation";
 import { Id } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
+import { currentActor } from "../write/record";
 import { ApprovalOut, ApprovalQuery } from "./model";
 import { approvalToWire, decideApproval, listApprovals } from "./service";
 

@@ -2,7 +2,7 @@
 // no server-side session: the consent page's signed sign-in cookie and CSRF nonce (src/oauth/session),
 // so any instance serves any step.
 import { type Context, Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";

@@ -7,14 +7,14 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions } from "../../db/schema";
 import type { Config } from "../config";
+import { currentOperation } from "../core/operation";
 import { AppError, notFound } from "../errors";
-import { diffJson } from "../history/diff";
-import { actorOf } from "../history/record";
 import type { McpCaller } from "../lib/caller";
+import { diffJson } from "../lib/diff";
 import { uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
-import { currentOperation } from "../lib/operation";
 import { readPaging } from "../lib/paging";
+import { actorOf } from "../write/record";
 import type { ApprovalOut } from "./model";
 
 /** Retries are matched to their request by who asks: the MCP token, or the OAuth user and client (a refreshed token is the same asker). */

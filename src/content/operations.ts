@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../core/operation";
 import { AppError } from "../errors";
-import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
 import { parseFieldFilters } from "../model/field-filters";

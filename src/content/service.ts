@@ -6,9 +6,10 @@ import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
+import { escapeLike } from "../lib/sql";
 import { checkSeoImage } from "../media/seo-image";
 import { changesSchedule, type ScheduleChange, scheduleColumns } from "../schedule/rules";
-import { contentWrite, type WriteLog } from "../write";
+import { contentWrite, type WriteLog } from "../write/unit";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
 
 export type Node = typeof nodes.$inferSelect;
@@ -67,8 +68,6 @@ export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, pe
   ]);
   return { data, total: Number(oneRow(counted).total), page, per_page: perPage };
 }
-
-export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
   if (!isUuid(id)) throw notFound("node");

@@ -5,11 +5,11 @@
 // independently re-read each project's row at least every DELIVERY_VERSION_CHECK_MS, so a lost
 // notification delays a write by that much at most. Only committed writes expire anything, and
 // only their own project's answers.
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError, describeError, errorBody, isDatabaseUnavailable, notFound } from "../errors";
 import { onContentCommitted, type PathChanges } from "../lib/commits";
 import { checkPreviewToken } from "../preview/service";
-import { CONTENT_CHANNEL } from "../write";
+import { CONTENT_CHANNEL } from "../write/unit";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { acceptsGzip, answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 

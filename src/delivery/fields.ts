@@ -4,10 +4,10 @@
 // in the statement that reads the node (refsColumn): one round trip per read stays one.
 import { type SQL, sql } from "drizzle-orm";
 import { isPlainObject } from "../lib/merge";
-import { type MediaRef, mediaView } from "../media/expand";
 import type { CompiledModel } from "../model/compile";
 import { walkSchema } from "../model/compile";
 import type { DeliveryProject } from "./cache";
+import { type MediaRef, mediaView } from "./media";
 
 /** Where references sit: per node type (in fields) and per block type (in data), the property paths ("*" = array items). */
 export interface RefPaths {
@@ -72,7 +72,7 @@ export function refPaths(model: CompiledModel | null): RefPaths | null {
 /** ["tags", "*", "node"] → $."tags"[*]."node" (lax: a missing key is no item). */
 const jsonPath = (path: readonly string[]): string => `$${path.map((s) => (s === "*" ? "[*]" : `.${JSON.stringify(s)}`)).join("")}`;
 
-/** A media row (alias m) as a MediaRef (media/expand.ts). */
+/** A media row (alias m) as a MediaRef (delivery/media.ts). */
 const MEDIA_REF = sql`jsonb_build_object('media', true, 'id', m.id, 'filename', m.filename, 'hash', m.hash, 'type', m.type, 'width', m.width,
   'height', m.height, 'alt', m.alt, 'placeholder', m.placeholder, 'fx', m.focal_x, 'fy', m.focal_y)`;
 

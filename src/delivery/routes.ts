@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError, notFound } from "../errors";
 import { parseFieldFilters } from "../model/field-filters";
 import { getTheme } from "../theme/service";

@@ -16,19 +16,20 @@ import { and, asc, eq, getTableColumns, gt, ne, type SQL, sql } from "drizzle-or
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
 import { ENTRY_SORTS, type EntrySort } from "../content/model";
-import { escapeLike, type NodeWire, nodeToWire } from "../content/service";
+import { type NodeWire, nodeToWire } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
 import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
-import { seoMediaId } from "../media/expand";
+import { escapeLike } from "../lib/sql";
 import { compiledModel } from "../model/cache";
 import type { CompiledModel } from "../model/compile";
 import { type FieldFilter, fieldOrder, fieldSortName, filterConditions } from "../model/field-filters";
 import { ensureFieldFunctions } from "../model/indexes";
 import type { DeliveryProject } from "./cache";
 import { expandRefs, type NodeRef, type RefPaths, refPaths, refsColumn, seoMediaColumn } from "./fields";
+import { seoMediaId } from "./media";
 import { preparedRows } from "./prepared";
 import { type ChainNode, type RenderableNode, renderNode } from "./render";
 

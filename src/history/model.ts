@@ -43,6 +43,3 @@ export const TrashEntryOut = z.object({
 
 export const PagingIn = { page: Page, per_page: PerPage(20) };
 export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
-
-/** The change name of a node brought back from the trash (its webhook event is node.restored). */
-export const RESTORED_FROM_TRASH = "restore_from_trash";

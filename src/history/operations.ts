@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { projectOperation, READ_ONLY, WRITE } from "../lib/operation";
+import { projectOperation, READ_ONLY, WRITE } from "../core/operation";
 import { NodeId } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
 import { PageInfo, PagingIn, RevisionDetailOut, RevisionNumber, RevisionOut, TrashEntryOut } from "./model";

@@ -1,16 +1,16 @@
 // Revisions and the trash (issue 25): read, compare, restore, prune. Recording is the write path's
-// (./record.ts, called by src/write.ts); a restore is a content write like any other.
+// (./record.ts, called by src/write/unit.ts); a restore is a content write like any other.
 import { and, count, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type Actor, blocks, type NodeStatus, nodes, type Project, revisions, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
+import { type Change, diffJson } from "../lib/diff";
 import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
-import { contentWrite, type WriteLog } from "../write";
-import { type Change, diffJson } from "./diff";
-import { RESTORED_FROM_TRASH } from "./model";
+import { RESTORED_FROM_TRASH } from "../write/record";
+import { contentWrite, type WriteLog } from "../write/unit";
 
 type Revision = typeof revisions.$inferSelect;
 

@@ -5,7 +5,7 @@ import { eq } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { projects } from "../../db/schema";
 import pkg from "../../package.json" with { type: "json" };
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 
 export const APP_VERSION: string = pkg.version;
 const DEMO_SLUG = "demo";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminOperation } from "../lib/operation";
+import { adminOperation } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { ADMIN_SCOPES } from "../lib/scopes";
 import { KeyOut } from "./model";

@@ -1,5 +1,5 @@
 // Who calls an operation, as the transports resolve it (src/auth.ts): the types only, so that the
-// operation layer (lib/operation.ts) and the services name a caller without importing the resolvers.
+// operation layer (core/operation.ts) and the services name a caller without importing the resolvers.
 import type { Project } from "../../db/schema";
 
 export interface AdminCaller {

@@ -2,6 +2,7 @@
 // open to any origin, the admin API and /mcp answer only the origins on their allow-list. Not
 // @elysiajs/cors: its onRequest hook runs before routing, for every route of the app, and it adds a
 // catch-all OPTIONS route, so it cannot hold one policy for one surface and none for another.
+import type { Config } from "../config";
 
 export interface CorsPolicy {
   /** "*": any origin, no credentials; a list: only these origins, each echoed back. */
@@ -43,3 +44,16 @@ export function corsPreflight(policy: CorsPolicy, request: Request, extra: Recor
   }
   return new Response(null, { status: 204, headers: { ...headers, ...extra } });
 }
+
+/**
+ * The admin API's CORS policy: the ADMIN_ALLOWED_ORIGINS allow-list, by default this service's own
+ * origin (the API explorer lives there). A browser page of any other origin gets no CORS headers: a
+ * stolen-key replay from a hostile page cannot read the answers.
+ */
+export const adminCors = (config: Pick<Config, "adminAllowedOrigins">): CorsPolicy => ({
+  origins: config.adminAllowedOrigins,
+  methods: "GET, POST, PUT, PATCH, DELETE",
+  allowHeaders: "authorization, content-type, x-request-id, if-match",
+  exposeHeaders: "www-authenticate, retry-after, x-request-id, etag",
+  maxAgeSeconds: 600,
+});

@@ -24,3 +24,8 @@ export function safeEqual(a: string, b: string): boolean {
   const eb = new TextEncoder().encode(b);
   return ea.length === eb.length && constantTimeEqual(ea, eb);
 }
+
+/** SHA-256 of bytes, lower-case hex (media content addresses, S3 payload hashes). */
+export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return encodeHexLowerCase(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)));
+}

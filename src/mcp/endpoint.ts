@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { declaredUrlElicitation, rememberUrlElicitation } from "../approvals/service";
 import { authenticateMcpBearer, bearerOf } from "../auth";
 import type { Config } from "../config";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { type ErrorCode, errorBody } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { type CorsPolicy, corsHeaders, corsPreflight, originAllowed } from "../lib/cors";

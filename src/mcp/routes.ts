@@ -1,5 +1,5 @@
 import { type Context, Elysia } from "elysia";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { handleMcpPost, MCP_PATH, mcpMethodNotAllowed, mcpPreflight } from "./endpoint";
 
 const mcpDoc = (summary: string, description?: string) => ({ tags: ["mcp"], summary, description, security: [{ bearerAuth: [] }] });

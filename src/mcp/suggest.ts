@@ -2,9 +2,10 @@
 import { and, asc, count, desc, eq, gte, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { nodes } from "../../db/schema";
-import { escapeLike, type Node } from "../content/service";
+import type { Node } from "../content/service";
 import { isStorableText } from "../lib/json";
 import { oneRow } from "../lib/rows";
+import { escapeLike } from "../lib/sql";
 
 /** The MCP spec caps one completion answer at 100 values. */
 const MAX_COMPLETIONS = 100;

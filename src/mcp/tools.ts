@@ -1,13 +1,13 @@
 // The MCP transport of the declared operations: each operation with tool annotations is a tool,
-// its schemas, description and scopes as declared (src/lib/operation.ts).
+// its schemas, description and scopes as declared (src/core/operation.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { approvalUrl, gateApproval, releaseApproval } from "../approvals/service";
+import { type OperationContext, type ProjectOperation, runOperation, undeclaredFields, undeclaredFieldsError } from "../core/operation";
 import { AppError } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { assertStorableStrings } from "../lib/json";
 import { isPlainObject } from "../lib/merge";
-import { type OperationContext, type ProjectOperation, runOperation, undeclaredFields, undeclaredFieldsError } from "../lib/operation";
 import { PUBLISH_SCOPE, unmetScopes } from "../lib/scopes";
 import { OPERATIONS } from "../operations";
 import { errorResult, missingScopeError } from "./errors";

@@ -5,14 +5,14 @@
 // immutable for a year. SVG is served with a sandboxing CSP: a script in it never runs on our origin.
 import { and, eq } from "drizzle-orm";
 import { type MediaRow, media } from "../../db/schema";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
+import { originalKey, variantKey } from "../core/storage";
 import { notFound } from "../errors";
 import { isUuid } from "../lib/ids";
 import { findProject } from "../projects/service";
 import { renderVariant } from "./image";
 import { rowVersion } from "./service";
 import { isRaster } from "./sniff";
-import { originalKey, variantKey } from "./storage/storage";
 import { mediaStorage } from "./store";
 import { readVariant } from "./variants";
 

@@ -4,12 +4,12 @@
 import { and, eq } from "drizzle-orm";
 import { type MediaRow, media, type Project } from "../../db/schema";
 import { describeImage, translateText } from "../ai/service";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
+import { originalKey } from "../core/storage";
 import { AppError, notFound } from "../errors";
 import { previewJpeg } from "./image";
 import { getMedia } from "./service";
 import { isRaster } from "./sniff";
-import { originalKey } from "./storage/storage";
 import { mediaStorage } from "./store";
 
 export async function describeMedia(deps: AppDeps, project: Project, id: string, opts: { locales?: readonly string[]; providerId?: string }, now: Date): Promise<MediaRow> {

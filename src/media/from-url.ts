@@ -2,7 +2,7 @@
 // (lib/ssrf: https only, private and loopback addresses refused unless AI_ALLOW_PRIVATE_URLS, cloud
 // metadata never), the connection is pinned to the checked address, redirects are refused (a
 // redirect could lead anywhere the guard never saw) and the body is read up to MEDIA_MAX_BYTES.
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError } from "../errors";
 import { checkOutboundUrl, systemResolver } from "../lib/ssrf";
 import { readCappedBytes } from "../lib/stream";

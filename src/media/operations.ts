@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../lib/operation";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY, WRITE } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { describeMedia } from "./describe";
 import { fetchUpload } from "./from-url";

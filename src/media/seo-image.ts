@@ -5,8 +5,8 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { media } from "../../db/schema";
+import { seoMediaId } from "../delivery/media";
 import { AppError } from "../errors";
-import { seoMediaId } from "./expand";
 
 /**
  * 400 invalid_request when `seo.og_image` names a media id that is not one of the project's items

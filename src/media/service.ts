@@ -5,17 +5,18 @@
 import { and, count, desc, eq, ilike, like, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, type MediaRow, media, nodes, type Project, projects, translations } from "../../db/schema";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
+import { currentOperation } from "../core/operation";
+import { hashPrefix, originalKey } from "../core/storage";
+import { versionTag } from "../delivery/media";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
-import { currentOperation } from "../lib/operation";
-import { enqueueEvent } from "../webhooks/events";
-import { contentWrite } from "../write";
-import { versionTag } from "./expand";
+import { sha256Hex } from "../lib/tokens";
+import { enqueueEvent } from "../write/outbox";
+import { contentWrite } from "../write/unit";
 import { probeImage, stripMetadata, summarize } from "./image";
 import type { MediaWire } from "./model";
 import { EXTENSION, isRaster, sniffType } from "./sniff";
-import { hashPrefix, originalKey } from "./storage/storage";
 import { mediaStorage } from "./store";
 
 export interface UploadArgs {
@@ -25,11 +26,6 @@ export interface UploadArgs {
   readonly locale?: string;
   readonly title?: string;
   readonly focal?: { readonly x: number; readonly y: number } | null;
-}
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** A file name safe in a URL path segment and a Content-Disposition header, with the extension of its sniffed type. */

@@ -1,9 +1,9 @@
 // The media storage an app uses: the one its dependencies give (tests), else the configured driver,
 // made once per configuration.
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
+import type { MediaStorage } from "../core/storage";
 import { diskStorage } from "./storage/disk";
 import { s3Storage } from "./storage/s3";
-import type { MediaStorage } from "./storage/storage";
 
 const made = new WeakMap<object, MediaStorage>();
 

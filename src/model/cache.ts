@@ -1,6 +1,6 @@
 // The compiled content model of each project, kept per process and compiled once per version. A
 // content write reads the project's model version in the statement that locks the project
-// (src/write.ts), so every instance checks a write against the model version it commits under:
+// (src/write/unit.ts), so every instance checks a write against the model version it commits under:
 // a new version is compiled by the first write that meets it, on whichever instance.
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";

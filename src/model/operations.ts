@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../core/operation";
 import { type BlockTypeDef, BlockTypeIn, BlockTypeOut, type ContentModelDefinition, ContentModelIn, ContentModelOut, NodeTypeIn, NodeTypeOut, TYPE_NAME, ViolationOut } from "./model";
 import { deleteType, getBlockType, getModel, getNodeType, putType, type StoredModel, writeModel } from "./service";
 

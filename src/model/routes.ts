@@ -3,11 +3,10 @@
 // their own rather than declared operations; authentication, the scope check, the project's
 // resolution (another project: 404) and the admin CORS policy are the operation routes' own.
 import { Elysia } from "elysia";
-import { adminAuthenticator, adminDoc, requireScopes } from "../auth";
-import type { AppDeps } from "../deps";
-import { corsHeaders, corsPreflight } from "../lib/cors";
-import { resolveProject } from "../projects/service";
-import { adminCors, ErrorBody } from "../rest";
+import { adminAuthenticator, adminDoc, requireScopes, resolveProject } from "../auth";
+import type { AppDeps } from "../core/deps";
+import { ErrorBody } from "../errors";
+import { adminCors, corsHeaders, corsPreflight } from "../lib/cors";
 import { compiledModel } from "./cache";
 import { modelJsonSchema, modelTypeScript } from "./types";
 
@@ -24,7 +23,7 @@ const doc = (summary: string, description: string, type: string) => ({
 
 export function modelFileRoutes(deps: AppDeps) {
   const authenticate = adminAuthenticator(deps);
-  const cors = adminCors(deps);
+  const cors = adminCors(deps.config);
   type Ctx = { request: Request; server: unknown; params: Record<string, string>; set: { headers: Record<string, string | number> } };
   /** The project's model definition, for a caller allowed to read it; the answer's headers set. */
   const modelOf = async (ctx: Ctx, contentType: string) => {

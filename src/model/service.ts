@@ -2,12 +2,12 @@
 // (a model that is not one is 400), checks every node of the project against it (409 listing the
 // nodes it would no longer accept, unless forced; a dry run only reports), and goes through the one
 // write path, so the content version moves with it and every instance meets the new model version
-// on its next write (src/write.ts reads projects.model_version in the statement that locks the project).
+// on its next write (src/write/unit.ts reads projects.model_version in the statement that locks the project).
 import { and, asc, count, desc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, contentModels, nodes, projects } from "../../db/schema";
 import { AppError, notFound } from "../errors";
-import { contentWrite } from "../write";
+import { contentWrite } from "../write/unit";
 import { nodeSnapshots } from "./cache";
 import { type CompiledModel, compileModel, ModelError } from "./compile";
 import { syncFieldIndexes } from "./indexes";

@@ -3,7 +3,7 @@
 // The document is fetched through the outbound URL guard, kept as an oauth_clients row (so every
 // instance and the token endpoint see the same client) and fetched again once it is an hour old.
 import { oauthClients } from "../../db/schema";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { hitRateLimit } from "../lib/rate-limit";
 import { oneRow } from "../lib/rows";
 import { checkOutboundUrl, systemResolver } from "../lib/ssrf";

@@ -1,4 +1,4 @@
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { hitRateLimit } from "../lib/rate-limit";
 import { getTheme } from "../theme/service";
 import { type ProjectChoice, projectOfUser, projectsOfUser } from "../users/membership";

@@ -1,9 +1,9 @@
 // Administration of OAuth clients and consents (admin keys with keys:write); the OAuth endpoints
 // themselves are HTTP of their own (routes.ts), in the RFC wire format.
 import { z } from "zod";
-import { adminOperation } from "../lib/operation";
+import { resolveProject } from "../auth";
+import { adminOperation } from "../core/operation";
 import { Empty, Id } from "../lib/schemas";
-import { resolveProject } from "../projects/service";
 import { ClientOut, GrantOut } from "./model";
 import { deleteClient, listClients, listGrants, MAX_CLIENT_ID_LENGTH, revokeGrant } from "./service";
 

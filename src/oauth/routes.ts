@@ -1,5 +1,5 @@
 import { type Context, Elysia, t } from "elysia";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { describeError, isDatabaseUnavailable, isRetryableConflict } from "../errors";
 import { corsPreflight } from "../lib/cors";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";

@@ -1,4 +1,4 @@
-// The client address of a request, on each runtime (src/platform/serve.ts serves them).
+// The client address of a request, on each runtime (src/server/serve.ts serves them).
 /**
  * The address of the peer that sent `request` (before any proxy header is considered):
  * srvx sets `request.ip` on Node and Deno; on Bun the server knows it.

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { projectOperation } from "../core/operation";
 import { AppError } from "../errors";
-import { projectOperation } from "../lib/operation";
 import { Empty } from "../lib/schemas";
 import { PreviewTokenIn, PreviewTokenOut } from "./model";
 import { createPreviewToken, deletePreviewToken, listPreviewTokens, previewTokenToWire } from "./service";

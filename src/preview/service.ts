@@ -6,10 +6,10 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Project, previewTokens } from "../../db/schema";
 import { AppError, notFound } from "../errors";
-import { currentActor } from "../history/record";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
+import { currentActor } from "../write/record";
 import type { PreviewTokenIn, PreviewTokenOut } from "./model";
 
 const PREVIEW_PREFIX = "cms_pv_";

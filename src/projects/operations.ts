@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { adminOperation, projectOperation, READ_ONLY } from "../lib/operation";
+import { adminOperation, projectOperation, READ_ONLY } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { ProjectIn, ProjectOut } from "./model";
 import { createProject, deleteProject, listProjects, projectToWire, updateProject } from "./service";

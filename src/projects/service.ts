@@ -2,14 +2,14 @@ import { eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Project, projects } from "../../db/schema";
-import { AppError, isUniqueViolation, notFound } from "../errors";
+import { AppError, isUniqueViolation } from "../errors";
 import type { AdminCaller } from "../lib/caller";
 import { commitNotice, contentCommitted, type PathChanges } from "../lib/commits";
 import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { dropFieldIndexes } from "../model/indexes";
-import { contentWrite, notifyContent } from "../write";
+import { contentWrite, notifyContent } from "../write/unit";
 import type { ProjectIn, ProjectOut } from "./model";
 
 export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
@@ -27,13 +27,6 @@ export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
 export async function findProject(db: Db, ref: string): Promise<Project | null> {
   if (!isUuid(ref) && !isSlug(ref)) return null;
   return (await db.query.projects.findFirst({ where: isUuid(ref) ? eq(projects.id, ref.toLowerCase()) : eq(projects.slug, ref) })) ?? null;
-}
-
-/** A project the caller may act on, or 404 (never 403: other projects are invisible). */
-export async function resolveProject(db: Db, ref: string, caller: AdminCaller | null): Promise<Project> {
-  const p = await findProject(db, ref);
-  if (!p || (caller && caller.projectIds !== null && !caller.projectIds.includes(p.id))) throw notFound("project");
-  return p;
 }
 
 export async function listProjects(db: Db, caller: AdminCaller): Promise<Project[]> {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IDEMPOTENT_WRITE, projectOperation } from "../lib/operation";
+import { IDEMPOTENT_WRITE, projectOperation } from "../core/operation";
 import { Locale, NodeId } from "../lib/schemas";
 import { ScheduleIn, ScheduleOut } from "./model";
 import { scheduleNode } from "./service";

@@ -2,7 +2,7 @@
 // schedule_node. Pure apart from naming who sets it.
 import type { Actor } from "../../db/schema";
 import { AppError } from "../errors";
-import { currentActor } from "../history/record";
+import { currentActor } from "../write/record";
 
 /** The change a caller asks for: an ISO 8601 time with offset, null to clear, undefined to keep. */
 export interface ScheduleChange {

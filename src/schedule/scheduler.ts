@@ -2,7 +2,7 @@
 // looks for due schedules every SCHEDULER_INTERVAL_MS and carries each out as a write of its own
 // (schedule/service.ts). Several instances may look at once: each schedule is claimed by one. A
 // schedule missed while no instance ran is due at the first look after a start.
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { describeError } from "../errors";
 import { dueSchedules, fireSchedule } from "./service";
 

@@ -5,11 +5,11 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, nodes, type Project, translations } from "../../db/schema";
 import { getNode } from "../content/service";
+import { runServiceOperation } from "../core/operation";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
-import { runServiceOperation } from "../lib/operation";
 import { findTranslation, projectLocale } from "../translations/service";
-import { contentWrite } from "../write";
+import { contentWrite } from "../write/unit";
 import type { ScheduleOut } from "./model";
 import { type ScheduleChange, scheduleColumns } from "./rules";
 

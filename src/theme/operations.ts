@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../core/operation";
 import { ThemeOut } from "./model";
 import { getTheme, updateTheme } from "./service";
 

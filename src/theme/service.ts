@@ -4,7 +4,7 @@ import type { Db } from "../../db/client";
 import { type Project, themes } from "../../db/schema";
 import { AppError } from "../errors";
 import { normaliseBaseUrl } from "../projects/service";
-import { contentWrite } from "../write";
+import { contentWrite } from "../write/unit";
 import type { ThemeOut } from "./model";
 
 type ThemeWire = z.output<typeof ThemeOut>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ProviderId } from "../ai/model";
-import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../lib/operation";
+import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../core/operation";
 import { Empty, Json, Locale, NodeId, Slug } from "../lib/schemas";
 import { translateNode } from "./machine";
 import { TranslationOut, TranslationStatus } from "./model";

@@ -8,7 +8,7 @@ import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { checkSeoImage } from "../media/seo-image";
-import { contentWrite } from "../write";
+import { contentWrite } from "../write/unit";
 import type { TranslationOut } from "./model";
 
 export type Translation = typeof translations.$inferSelect;

@@ -2,12 +2,12 @@ import { and, asc, eq, ilike, or, type SQL } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Project, projectMembers, projects, users } from "../../db/schema";
-import { escapeLike } from "../content/service";
 import { AppError, isForeignKeyViolation, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
 import { isUuid } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
+import { escapeLike } from "../lib/sql";
 import type { MemberOut } from "./model";
 import { getVisibleUser } from "./service";
 

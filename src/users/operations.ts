@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { asAdminKey } from "../auth";
-import { adminOperation, type HttpBinding, projectOperation } from "../lib/operation";
+import { adminOperation, type HttpBinding, projectOperation } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { listMembers, removeMember, setMember } from "./membership";
 import { Email, InstanceRole, MemberOut, Password, ProjectRole, UserOut } from "./model";

@@ -5,14 +5,14 @@
 // the row is sent again with the same webhook-id (at least once). Woken by the NOTIFY each write
 // with events sends at commit, and by a short poll (retries falling due, a lost notification).
 import { type SQL, sql } from "drizzle-orm";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError, describeError } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { rows } from "../lib/json";
 import { checkOutboundUrl } from "../lib/ssrf";
 import { readCappedText } from "../lib/stream";
 import { pinnedFetch } from "../platform/fetch";
-import { WEBHOOKS_CHANNEL } from "./events";
+import { WEBHOOKS_CHANNEL } from "../write/outbox";
 import { type SigningEndpoint, signingSecrets, webhookUrlPolicy } from "./service";
 import { signedHeaders } from "./sign";
 

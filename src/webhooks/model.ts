@@ -1,7 +1,7 @@
 // Wire shapes of webhook endpoints and their deliveries log (issue 28), declared once as the operations' schemas.
 import { z } from "zod";
 import { Id, Page, PerPage, Timestamp } from "../lib/schemas";
-import { EVENT_TYPES } from "./events";
+import { EVENT_TYPES } from "../write/outbox";
 
 const EventName = z.enum(["*", ...EVENT_TYPES]).describe("an event type (<resource>.<action>) or * for every one");
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { projectOperation, READ_ONLY } from "../lib/operation";
+import { projectOperation, READ_ONLY } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { DeliveriesQuery, DeliveryOut, EndpointIn, EndpointOut, EndpointPatch, EndpointWithSecret, QueuedOut } from "./model";
 import { createEndpoint, deleteEndpoint, listDeliveries, listEndpoints, readEndpoint, redeliver, sendTestEvent, updateEndpoint } from "./service";

@@ -3,16 +3,16 @@
 // resumed, rotated; their deliveries log read; an event redelivered or a test event sent.
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
-import type { Db } from "../../db/client";
+import { type Db, notify } from "../../db/client";
 import { type Project, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../../db/schema";
-import type { AppDeps } from "../deps";
+import type { AppDeps } from "../core/deps";
 import { AppError, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
-import { enqueueEvents, WEBHOOKS_CHANNEL } from "./events";
+import { enqueueEvents, WEBHOOKS_CHANNEL } from "../write/outbox";
 import type { DeliveriesQuery, DeliveryOut, EndpointIn, EndpointOut, EndpointPatch } from "./model";
 import { newSecret } from "./sign";
 
@@ -189,7 +189,7 @@ export async function updateEndpoint(deps: AppDeps, project: Project, id: string
     }
     const row = oneRow(await tx.update(webhookEndpoints).set(changes).where(eq(webhookEndpoints.id, current.id)).returning());
     // Resumed: the held events are due now; the dispatchers hear of it at commit.
-    if (row.status === "active" && current.status !== "active") await tx.execute(sql`select pg_notify(${WEBHOOKS_CHANNEL}, ${project.id})`);
+    if (row.status === "active" && current.status !== "active") await notify(tx, WEBHOOKS_CHANNEL, project.id);
     return { row, secret };
   });
   const endpoint = endpointToWire(result.row, (await pendingCounts(deps.db, [result.row.id])).get(result.row.id) ?? 0);
@@ -254,7 +254,7 @@ export async function redeliver(deps: AppDeps, projectId: string, endpointId: st
   if (!found) throw notFound("delivery");
   await deps.db.transaction(async (tx) => {
     await tx.insert(webhookOutbox).values({ id: uuidv7(), eventId: found.eventId, endpointId: endpoint.id, seq: found.seq, manual: true });
-    await tx.execute(sql`select pg_notify(${WEBHOOKS_CHANNEL}, ${projectId})`);
+    await notify(tx, WEBHOOKS_CHANNEL, projectId);
   });
   return { event_id: found.eventId, event_type: found.type };
 }

@@ -1,7 +1,7 @@
 // The local disk driver: DATA_DIR/media/<key>. The embedded default, nothing to configure.
 import { join } from "node:path";
+import type { MediaStorage } from "../../core/storage";
 import { fileExists, readFileOrNull, removePath, writeFileAtomic } from "../../platform/disk";
-import type { MediaStorage } from "./storage";
 
 export function diskStorage(dataDir: string): MediaStorage {
   const root = join(dataDir, "media");

@@ -5,8 +5,9 @@
 // used by the tests as the independent signer our requests are checked against). The payload is
 // signed with its SHA-256 (not UNSIGNED-PAYLOAD): the store verifies the bytes it keeps.
 import { AwsV4Signer } from "aws4fetch";
+import type { MediaStorage } from "../../core/storage";
 import { AppError } from "../../errors";
-import type { MediaStorage } from "./storage";
+import { sha256Hex } from "../../lib/tokens";
 
 export interface S3Settings {
   readonly endpoint: string;
@@ -18,11 +19,6 @@ export interface S3Settings {
 }
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
-
-async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>));
-  return Array.from(d, (b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** A signed S3 request (exported for the signature test: the same code path the driver sends). */
 export async function signS3(s: S3Settings, method: string, url: string, body: Uint8Array | null, headers: Record<string, string> = {}, datetime?: string): Promise<Request> {

@@ -2,10 +2,10 @@
 // (expected_revision, If-Match) is refused, with nothing written, when the node has moved on.
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { activity, nodes, revisions } from "../../db/schema";
+import { activity, nodes, revisions } from "../../db/schema/index";
+import { currentOperation } from "../core/operation";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
-import { currentOperation } from "../lib/operation";
 
 /** How many of the changes since the expected revision a conflict lists. */
 const MAX_LISTED = 20;

@@ -1,13 +1,13 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { z } from "zod";
-import type { Db } from "../../../db/client";
-import { mcpTokens, type Project } from "../../../db/schema";
-import { AppError, notFound } from "../../errors";
-import type { AdminCaller } from "../../lib/caller";
-import { isUuid, uuidv7 } from "../../lib/ids";
-import { oneRow } from "../../lib/rows";
-import { DEFAULT_MCP_SCOPES, MCP_SCOPES } from "../../lib/scopes";
-import { generateToken, hashToken, tokenHint } from "../../lib/tokens";
+import type { Db } from "../../db/client";
+import { mcpTokens, type Project } from "../../db/schema/index";
+import { AppError, notFound } from "../errors";
+import type { AdminCaller } from "../lib/caller";
+import { isUuid, uuidv7 } from "../lib/ids";
+import { oneRow } from "../lib/rows";
+import { DEFAULT_MCP_SCOPES, MCP_SCOPES } from "../lib/scopes";
+import { generateToken, hashToken, tokenHint } from "../lib/tokens";
 import type { McpTokenIn, McpTokenOut } from "./model";
 
 export const tokenToWire = (t: typeof mcpTokens.$inferSelect): z.output<typeof McpTokenOut> => ({

@@ -3,9 +3,9 @@
 // node's previous revision and the one just recorded.
 import { and, eq, inArray, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { revisions } from "../../db/schema";
-import type { NodeChange } from "../lib/operation";
-import { diffJson } from "./diff";
+import { revisions } from "../../db/schema/index";
+import type { NodeChange } from "../core/operation";
+import { diffJson } from "../lib/diff";
 import type { Recorded } from "./record";
 
 export async function dryRunChanges(tx: Db, projectId: string, recorded: ReadonlyMap<string, Recorded>, deleted: ReadonlyMap<string, number>, operation: string): Promise<NodeChange[]> {

@@ -1,12 +1,12 @@
-// How a content write records revisions (issue 25), called by the one write path (src/write.ts):
+// How a content write records revisions (issue 25), called by the one write path (src/write/unit.ts):
 // each statement here writes the revisions of every node the write reported at once, the node's
 // snapshot built by the database from the rows the transaction has just written.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import type { Actor } from "../../db/schema";
+import type { Actor } from "../../db/schema/index";
+import { currentOperation } from "../core/operation";
 import type { AdminCaller, McpCaller } from "../lib/caller";
 import { rows } from "../lib/json";
-import { currentOperation } from "../lib/operation";
 
 /**
  * The node's state as a revision keeps it, built from the node row aliased `n`: what an editor
@@ -23,6 +23,9 @@ const snapshotOf = (n: string): SQL => {
     'blocks', coalesce((select jsonb_agg(jsonb_build_object('id', b.id, 'type', b.type, 'data', b.data) order by b."order", b.id) from blocks b where b.node_id = ${a}.id), '[]'::jsonb),
     'translations', coalesce((select jsonb_agg(jsonb_build_object('locale', t.locale, 'status', t.status, 'meta', t.meta, 'fields', t.fields, 'blocks', t.blocks) order by t.locale) from translations t where t.node_id = ${a}.id), '[]'::jsonb))`;
 };
+
+/** The change name of a node brought back from the trash (its webhook event is node.restored). */
+export const RESTORED_FROM_TRASH = "restore_from_trash";
 
 /** Who runs the current write, with the names the credential lookup read (src/auth.ts); "system" outside an operation (the demo seed, scripts). */
 export function currentActor(): Actor {

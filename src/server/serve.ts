@@ -5,7 +5,7 @@
 // must refuse), has no client address (its requestIP throws) and skips the front.
 import type { App } from "../app";
 import type { Config } from "../config";
-import { runtime } from "./runtime";
+import { runtime } from "../platform/runtime";
 import type { HttpServer } from "./serve-web";
 
 export type { HttpServer };

@@ -1,9 +1,10 @@
 // A media reference as delivery answers it (issue 26): { id, url, width, height, alt, srcset,
 // placeholder }, alt in the request's locale (else the default locale's), so a frontend writes
 // <img srcset> without another call. Pure: the row comes from the delivery statement.
-import type { DeliveryProject } from "../delivery/cache";
+
 import { isUuid } from "../lib/ids";
-import { isRaster } from "./sniff";
+import { isRaster } from "../media/sniff";
+import type { DeliveryProject } from "./cache";
 
 /** A media row as the delivery statement gives it (delivery/fields.ts). */
 export interface MediaRef {

@@ -3,7 +3,7 @@ import type { App } from "../app";
 import type { Config } from "../config";
 import { frontOf } from "../delivery/front";
 import { MAX_BODY_BYTES } from "../lib/json";
-import { runtime } from "./runtime";
+import { runtime } from "../platform/runtime";
 
 /** A listening server: its port, and stop (force: close open connections now). */
 export interface HttpServer {

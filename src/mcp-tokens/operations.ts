@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { asAdminKey } from "../../auth";
-import { AppError } from "../../errors";
-import { projectOperation } from "../../lib/operation";
-import { Empty } from "../../lib/schemas";
+import { asAdminKey } from "../auth";
+import { projectOperation } from "../core/operation";
+import { AppError } from "../errors";
+import { Empty } from "../lib/schemas";
 import { McpTokenIn, McpTokenOut } from "./model";
 import { createMcpToken, deleteMcpToken, listMcpTokens, tokenToWire } from "./service";
 

@@ -5,12 +5,12 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Actor, Project } from "../../db/schema";
-import type { AppDeps } from "../deps";
+import type { Actor, Project } from "../../db/schema/index";
 import { AppError } from "../errors";
-import type { AdminCaller, McpCaller } from "./caller";
-import { isPlainObject } from "./merge";
-import type { ScopeRule } from "./scopes";
+import type { AdminCaller, McpCaller } from "../lib/caller";
+import { isPlainObject } from "../lib/merge";
+import type { ScopeRule } from "../lib/scopes";
+import type { AppDeps } from "./deps";
 
 type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -210,7 +210,7 @@ export function undeclaredFieldsError(op: Operation, fields: readonly string[], 
 }
 
 /**
- * The operation a write runs under, as the write path (src/write.ts) sees it: which operation and
+ * The operation a write runs under, as the write path (src/write/unit.ts) sees it: which operation and
  * who asked. Set by `runOperation` for every transport; absent for writes made outside an
  * operation (the demo seed, scripts), which are the system's.
  */

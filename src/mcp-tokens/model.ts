@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Id, Timestamp } from "../../lib/schemas";
-import { MCP_SCOPES } from "../../lib/scopes";
+import { Id, Timestamp } from "../lib/schemas";
+import { MCP_SCOPES } from "../lib/scopes";
 
 export const McpTokenOut = z.object({
   id: Id,

@@ -1,9 +1,9 @@
-import type { Db, DbHandle } from "../db/client";
-import type { Config } from "./config";
-import type { Logger } from "./lib/log";
-import type { KeyRing } from "./lib/seal";
-import type { Resolver } from "./lib/ssrf";
-import type { MediaStorage } from "./media/storage/storage";
+import type { Db, DbHandle } from "../../db/client";
+import type { Config } from "../config";
+import type { Logger } from "../lib/log";
+import type { KeyRing } from "../lib/seal";
+import type { Resolver } from "../lib/ssrf";
+import type { MediaStorage } from "./storage";
 
 /** Everything the app needs from outside; tests build it with their own database and vendors. */
 export interface AppDeps {

@@ -5,20 +5,20 @@
 // What later issues add to every write (the revision, the activity entry, the outbox event, the
 // dry run) plugs in here, next to the model check, not into the handlers.
 import { eq, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { projects } from "../db/schema";
-import { checkExpectedRevision } from "./activity/conflict";
-import { contentActivityInsert } from "./activity/service";
-import { AppError, notFound } from "./errors";
-import { dryRunChanges } from "./history/dry-run";
-import { type Recorded, recordDeletion, recordRevisions } from "./history/record";
-import { commitNotice, contentCommitted } from "./lib/commits";
-import { isPlainObject } from "./lib/merge";
-import { currentOperation } from "./lib/operation";
-import { compiledModel, nodeSnapshots } from "./model/cache";
-import { type NodeSnapshot, pointerSegment } from "./model/compile";
-import { MAX_VIOLATIONS, type Violation } from "./model/model";
-import { enqueueWriteEvents } from "./webhooks/events";
+import { type Db, notify } from "../../db/client";
+import { projects } from "../../db/schema/index";
+import { currentOperation } from "../core/operation";
+import { AppError, notFound } from "../errors";
+import { commitNotice, contentCommitted } from "../lib/commits";
+import { isPlainObject } from "../lib/merge";
+import { compiledModel, nodeSnapshots } from "../model/cache";
+import { type NodeSnapshot, pointerSegment } from "../model/compile";
+import { MAX_VIOLATIONS, type Violation } from "../model/model";
+import { contentActivityInsert } from "./activity";
+import { checkExpectedRevision } from "./conflict";
+import { dryRunChanges } from "./dry-run";
+import { enqueueWriteEvents } from "./outbox";
+import { type Recorded, recordDeletion, recordRevisions } from "./record";
 
 export const CONTENT_CHANNEL = "cms_content";
 
@@ -203,5 +203,5 @@ async function checkModel(tx: Db, projectId: string, version: number, touched: M
 }
 
 export async function notifyContent(db: Db, notice: string): Promise<void> {
-  await db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${notice})`);
+  await notify(db, CONTENT_CHANNEL, notice);
 }

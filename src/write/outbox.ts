@@ -4,9 +4,9 @@
 // when no endpoint of the project wants the event, and a NOTIFY (delivered at commit) that wakes
 // the dispatchers.
 import { sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { RESTORED_FROM_TRASH } from "../history/model";
+import { type Db, notifyCall } from "../../db/client";
 import { rows } from "../lib/json";
+import { RESTORED_FROM_TRASH } from "./record";
 
 export const WEBHOOKS_CHANNEL = "cms_webhooks";
 
@@ -94,11 +94,11 @@ export async function enqueueEvents(tx: Db, projectId: string, events: readonly 
       select gen_random_uuid(), ev.id, targets.endpoint_id, ev.seq, targets.manual from ev join targets on targets.event_id = ev.id
       returning event_id
     )
-    select distinct ob.event_id as id, pg_notify(${WEBHOOKS_CHANNEL}, ${projectId}) is null as n from ob`);
+    select distinct ob.event_id as id, ${notifyCall(WEBHOOKS_CHANNEL, projectId)} is null as n from ob`);
   return rows<{ id: string }>(result).map((r) => r.id);
 }
 
-/** What the write path (src/write.ts) knows of a content write, to name its events. */
+/** What the write path (src/write/unit.ts) knows of a content write, to name its events. */
 export interface WriteSummary {
   /** The operation the write runs under (undefined outside one). */
   readonly operation: string | undefined;
