@@ -1,4 +1,6 @@
-// One error mapping for every non-OAuth route: closed code set, code → status, generic 500.
+// One error mapping for every non-OAuth route: closed code set, code → status, generic 500, and the
+// app's one onError (appErrorHandler) that turns whatever a route throws into that answer.
+import { ValidationError } from "elysia/error";
 
 const STATUS = {
   invalid_request: 400,
@@ -128,3 +130,85 @@ export const ErrorBody = {
   properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" }, details: {} }, required: ["code", "message"] } },
   required: ["error"],
 };
+
+/** What the error handler needs from the app: its log, the request's id, readiness, the admin 403 challenge. */
+export interface ErrorHandlerOptions {
+  readonly log: { warn(message: string, fields?: Record<string, unknown>): void; error(message: string, fields?: Record<string, unknown>): void };
+  readonly requestId: (request: Request) => string | undefined;
+  /** Called when a request failed for want of the database (/readyz holds 503 a moment after). */
+  readonly databaseUnavailable: () => void;
+  /** The WWW-Authenticate value of a 403 insufficient_scope thrown by a service. */
+  readonly scopeChallenge: (required: unknown) => string;
+  /** The body limit a 413 names. */
+  readonly maxBodyBytes: number;
+}
+
+interface ErrorContext {
+  readonly code: unknown;
+  readonly error: unknown;
+  readonly set: { headers: Record<string, string | number>; status?: number | string };
+  readonly request: Request;
+}
+
+/** The app's onError: every error a route throws, answered in the one error format (OAuth's own errors render themselves). */
+export function appErrorHandler(o: ErrorHandlerOptions): (ctx: ErrorContext) => unknown {
+  const unavailable = (request: Request): void => {
+    o.databaseUnavailable();
+    o.log.warn("database unavailable", { request_id: o.requestId(request) });
+  };
+  return ({ code, error: thrown, set, request }) => {
+    set.headers["content-type"] = "application/json; charset=utf-8";
+    // Elysia wraps what a parser throws in a ParseError; our parsers throw AppErrors (413, 400).
+    const cause = code === "PARSE" ? (thrown as { cause?: unknown }).cause : undefined;
+    const error = cause instanceof Error ? cause : thrown;
+    // A plugin whose surface answers in another wire format (OAuth's RFC errors) throws errors that
+    // render themselves; one caused by the database's absence still counts for readiness.
+    if (hasResponse(error)) {
+      if (isDatabaseUnavailable(error)) unavailable(request);
+      return error.toResponse();
+    }
+    const reply = (status: number, ...body: Parameters<typeof errorBody>) => {
+      set.status = status;
+      return errorBody(...body);
+    };
+    if (error instanceof AppError) {
+      if (error.headers) Object.assign(set.headers, error.headers);
+      // A 403 from a service (a key limited to projects, a scope it cannot grant) is a Bearer challenge too (RFC 6750 §3).
+      if (error.code === "insufficient_scope") set.headers["www-authenticate"] ??= o.scopeChallenge((error.details as { required?: unknown } | undefined)?.required);
+      return reply(error.status, error.code, error.message, error.details);
+    }
+    if (error instanceof ValidationError || code === "VALIDATION") return reply(400, "invalid_request", "request validation failed", validationDetails(error));
+    const fixed = FIXED_ANSWERS.get(code);
+    if (fixed) return reply(...fixed);
+    if ((error as { status?: unknown }).status === 413) return reply(413, "payload_too_large", `request body exceeds ${o.maxBodyBytes} bytes`);
+    const vanished = vanishedRow(error);
+    if (vanished) return reply(vanished.status, vanished.code, vanished.message);
+    if (isDatabaseUnavailable(error)) {
+      // The pool reconnects by itself on the next query; tell the client to retry shortly.
+      unavailable(request);
+      set.headers["retry-after"] = "1";
+      return reply(503, "service_unavailable", "the database is not answering; retry shortly");
+    }
+    // Unknown failure: log it (message only, no request data) and answer a generic 500.
+    o.log.error("unhandled error", { request_id: o.requestId(request), ...describeError(error) });
+    return reply(500, "internal", "internal server error");
+  };
+}
+
+const FIXED_ANSWERS = new Map<unknown, [number, ErrorCode, string]>([
+  ["NOT_FOUND", [404, "not_found", "no such route"]],
+  ["PARSE", [400, "invalid_request", "request body could not be parsed"]],
+  ["INVALID_COOKIE_SIGNATURE", [400, "invalid_request", "invalid request"]],
+  ["INVALID_FILE_TYPE", [400, "invalid_request", "invalid request"]],
+]);
+
+function validationDetails(error: unknown): unknown {
+  if (!(error instanceof ValidationError)) return undefined;
+  const all = error.all.slice(0, 10).map((e) => {
+    const path = "path" in e && typeof e.path === "string" ? e.path : "";
+    return { in: error.type, field: path.replace(/^\//, "").replace(/\//g, ".") || null, message: "summary" in e && e.summary ? e.summary : e.message };
+  });
+  return { errors: all, field: all[0]?.field ?? null };
+}
+
+const hasResponse = (e: unknown): e is { toResponse(): Response } => typeof (e as { toResponse?: unknown } | null)?.toResponse === "function";

@@ -110,7 +110,7 @@ describe("key file and `npm run cli -- secrets:rotate` (embedded database on dis
         const file = join(dir, "secret.key");
         expect(statSync(file).mode & 0o777).toBe(0o600);
         expect(readFileSync(file, "utf8").trim().split("\n")).toHaveLength(1);
-        const app = createApp(deps);
+        const app = createApp(deps).app;
         const { plaintext } = await createAdminKey(deps.db, { name: "t", scopes: [...ADMIN_SCOPES] }, null, new Date());
         const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
         const proj = await app.handle(new Request("http://localhost/admin/projects", { method: "POST", headers: auth, body: JSON.stringify({ slug: "s", name: "s" }) }));
@@ -147,7 +147,7 @@ describe("key file and `npm run cli -- secrets:rotate` (embedded database on dis
         expect(sealedKeyId(row!.apiKeySealed!)).toBe(fresh.split(":")[0]!);
         expect(row!.apiKeySealed!.includes(apiKey)).toBe(false);
         const { plaintext } = await createAdminKey(deps.db, { name: "t2", scopes: [...ADMIN_SCOPES] }, null, new Date());
-        const res = await createApp(deps).handle(new Request(`http://localhost/admin/ai/providers/${providerId}`, { headers: { authorization: `Bearer ${plaintext}` } }));
+        const res = await createApp(deps).app.handle(new Request(`http://localhost/admin/ai/providers/${providerId}`, { headers: { authorization: `Bearer ${plaintext}` } }));
         expect((await res.json()).data.api_key).toBe(apiKey);
       } finally {
         await deps.dbHandle.close();

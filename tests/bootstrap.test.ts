@@ -42,7 +42,7 @@ describe("first-start bootstrap", () => {
       // The root key works against the admin API.
       const keyRing = await createKeyRing(parseKeyEntries([generateKeyEntry()]));
       const deps = { config, db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger, keyRing };
-      const res = await createApp(deps).handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${first!.rootKey}` } }));
+      const res = await createApp(deps).app.handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${first!.rootKey}` } }));
       expect(res.status).toBe(200);
     } finally {
       await fresh.drop();
@@ -63,7 +63,7 @@ describe("first-start bootstrap", () => {
       expect(await verifyUser(fresh.handle.db, "ops@example.com", "correct horse")).not.toBeNull();
       expect(await fresh.handle.db.select().from(projects).where(eq(projects.slug, "demo"))).toHaveLength(0);
       const deps = { config, db: fresh.handle.db, dbHandle: fresh.handle, fetch, now: () => new Date(), log: silentLogger, keyRing: await createKeyRing(parseKeyEntries([generateKeyEntry()])) };
-      const res = await createApp(deps).handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${token}` } }));
+      const res = await createApp(deps).app.handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${token}` } }));
       expect(res.status).toBe(200);
     } finally {
       await fresh.drop();

@@ -1,6 +1,5 @@
 // Hot reads answered before routing (the app's onRequest) must be the same answers the routes give.
 import { expect, test } from "bun:test";
-import { frontOf } from "../src/delivery/front";
 import { createDelivery } from "../src/delivery/routes";
 import { listen } from "../src/server/serve-bun";
 import { harness, seedNode, seedProject, waitFor } from "./helpers";
@@ -87,10 +86,10 @@ test("the server's front answers hot reads before Elysia, identically, once logg
   const p = await seedProject(h, { public_base_url: "https://x.example" });
   const col = await seedNode(h, p.slug, { slug: "blog", type: "collection" }, true);
   await seedNode(h, p.slug, { slug: "post", parent_id: col.id, blocks: [{ type: "text", data: { text: "hi" } }] }, true);
-  const app = listen(h.app, { port: 0, hostname: "127.0.0.1" });
+  const app = listen(h, { port: 0, hostname: "127.0.0.1" });
   const base = `http://127.0.0.1:${app.server!.port}`;
   try {
-    const front = frontOf(app)!;
+    const front = h.front;
     const path = `/api/p/${p.slug}/nodes/by-path/blog/post`;
     const miss = await fetch(base + path, { headers: { "x-request-id": "net-1" } });
     expect(miss.status).toBe(200);

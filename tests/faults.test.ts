@@ -176,7 +176,7 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL)", () => {
     const handle = await openDb({ databaseUrl: url.toString(), dataDir: "", poolSize: 1 });
     try {
       const good = await harness();
-      const app = createApp({ ...good.deps, db: handle.db, dbHandle: handle });
+      const app = createApp({ ...good.deps, db: handle.db, dbHandle: handle }).app;
       const ready = await app.handle(new Request("http://localhost/readyz"));
       expect(ready.status).toBe(503);
       const r = await app.handle(new Request("http://localhost/admin/projects", { headers: { authorization: `Bearer ${good.rootKey}` } }));

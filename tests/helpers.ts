@@ -9,6 +9,7 @@ import { MIGRATIONS_FOLDER } from "../db/migrate";
 import { type App, createApp } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
 import type { AppDeps } from "../src/core/deps";
+import type { Front } from "../src/delivery/front";
 import { createAdminKey } from "../src/keys/service";
 import { createLogger, type Logger } from "../src/lib/log";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
@@ -26,6 +27,8 @@ export async function testDb(): Promise<DbHandle> {
 
 export interface TestHarness {
   app: App;
+  /** The app's front: what the server answers before the app (hot delivery reads). */
+  front: Front;
   deps: AppDeps;
   /** A key with every scope and no project limit. */
   rootKey: string;
@@ -68,7 +71,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
   const log: Logger = createLogger("debug", (l) => logs.push(l));
   const keyRing = overrides.keyRing ?? (await createKeyRing(parseKeyEntries(config.secretKeys ?? [generateKeyEntry()])));
   const deps: AppDeps = { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing, ...overrides };
-  const app = createApp(deps);
+  const { app, front } = createApp(deps);
   const { plaintext } = await createAdminKey(deps.db, { name: "test-root", scopes: [...ADMIN_SCOPES] }, null, new Date());
   const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -81,7 +84,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
     }
     return readReply(await app.handle(new Request(BASE + path, { method, headers, body })));
   };
-  return { app, deps, rootKey: plaintext, logs, request };
+  return { app, front, deps, rootKey: plaintext, logs, request };
 }
 
 let counter = 0;

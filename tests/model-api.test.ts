@@ -247,7 +247,7 @@ describe("content model admin API", async () => {
   });
 
   test("two apps over one database: a write valid under v1 and invalid under v2 is refused by the other app right after the PUT", async () => {
-    const other = createApp(h.deps);
+    const other = createApp(h.deps).app;
     const onOther = async (method: string, path: string, body?: unknown) =>
       readReply(
         await other.handle(

@@ -20,7 +20,7 @@ test("a first start's demo project has the model (page, post, collection; hero, 
     const first = await bootstrap(db, config, new Date());
     const [demo] = await db.select().from(projects).where(eq(projects.slug, "demo"));
     expect(demo?.modelVersion).toBe(1);
-    const app = createApp({
+    const { app } = createApp({
       config,
       db,
       dbHandle: fresh.handle,

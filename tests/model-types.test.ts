@@ -270,7 +270,7 @@ describe("npm run cli -- model:types --project <slug> (embedded database on disk
       let served = "";
       {
         const deps = await openRuntime(loadConfig({ ...env, LOG_LEVEL: "silent" }));
-        const app = createApp(deps);
+        const app = createApp(deps).app;
         const { plaintext } = await createAdminKey(deps.db, { name: "t", scopes: [...ADMIN_SCOPES] }, null, new Date());
         const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
         const created = await app.handle(new Request("http://localhost/admin/projects", { method: "POST", headers: auth, body: JSON.stringify({ slug: "site", name: "Site" }) }));

@@ -89,7 +89,7 @@ describe("refresh-token families have an absolute lifetime", async () => {
   test("a shortened lifetime applies to families already issued: a refresh token still valid for hours is refused", async () => {
     // Issued under a 30-day lifetime; the operator then sets 1 day (or the tokens predate the setting).
     clock = t0;
-    const longApp = createApp({ ...h.deps, config: loadConfig({ LOG_LEVEL: "silent", PUBLIC_URL: BASE, SEED_DEMO: "false", ...ENV, OAUTH_REFRESH_FAMILY_TTL: String(30 * 86_400) }) });
+    const longApp = createApp({ ...h.deps, config: loadConfig({ LOG_LEVEL: "silent", PUBLIC_URL: BASE, SEED_DEMO: "false", ...ENV, OAUTH_REFRESH_FAMILY_TTL: String(30 * 86_400) }) }).app;
     const longFetcher: Fetcher = (r) => longApp.handle(r);
     const a = await authorized(longFetcher);
     clock = t0 + 10 * HOUR;

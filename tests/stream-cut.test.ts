@@ -63,7 +63,7 @@ describe("a streamed answer that fails after its first page", async () => {
     return { id: uuidv7(), projectId: p.id, slug, path: slug, type: "page", title: slug, status: "published" as const, publishedAt: now };
   });
   for (let i = 0; i < rows.length; i += 400) await (await testDb()).db.insert(nodes).values(rows.slice(i, i + 400));
-  const app = listen(h.app, { port: 0, hostname: "127.0.0.1" });
+  const app = listen(h, { port: 0, hostname: "127.0.0.1" });
   const port = app.server?.port ?? 0;
   afterAll(() => app.server?.stop(true));
 

@@ -35,7 +35,7 @@ export function createFront({ fastRead, log }: { fastRead: (request: Request, re
     declined: (request: Request): boolean => tried.has(request),
   };
 }
-type Front = ReturnType<typeof createFront>;
+export type Front = ReturnType<typeof createFront>;
 
 /** The access-log line (never the query string: it may carry codes or states). */
 function accessLine(log: Logger, requestId: string, request: Request, status: number, start: number): void {
@@ -52,8 +52,3 @@ function accessLine(log: Logger, requestId: string, request: Request, status: nu
     ms: Math.round((performance.now() - start) * 100) / 100,
   });
 }
-
-// The app's front, registered when the app is built and used where the server is created.
-const fronts = new WeakMap<object, Front>();
-export const setFront = (app: object, front: Front): void => void fronts.set(app, front);
-export const frontOf = (app: object): Front | undefined => fronts.get(app);

@@ -2,7 +2,7 @@
 // (no dates, maps or cycles), we want RFC 6901 pointers (microdiff answers key arrays and would
 // be a new dependency for twenty lines), and blocks compare by their id, not their position, so
 // inserting one block reads as one addition rather than a change to every block after it.
-import { isPlainObject } from "../lib/merge";
+import { isPlainObject } from "./merge";
 
 export interface Change {
   readonly path: string;

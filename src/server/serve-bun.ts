@@ -8,12 +8,13 @@
 import type { Serve, Server } from "bun";
 import type { App } from "../app";
 import type { Config } from "../config";
-import { frontOf } from "../delivery/front";
+import type { Front } from "../delivery/front";
 import { MAX_BODY_BYTES } from "../lib/json";
 
 type ListenOptions = Omit<Serve.Options<undefined>, "fetch" | "routes" | "websocket"> & { port: number; hostname: string };
 
-export function listen(app: App, options: ListenOptions): App {
+/** Serves `app` behind `front` (absent: every request goes to the app). */
+export function listen({ app, front }: { app: App; front?: Front }, options: ListenOptions): App {
   // Elysia finds the path at the first "/" after a fixed offset: 11 by default, which assumes
   // "https://" or a host of at least 4 characters; this server speaks plain http, so the path
   // starts after "http://" + host (7). Without it `Host: x` or a compose service named `cms` got
@@ -21,7 +22,6 @@ export function listen(app: App, options: ListenOptions): App {
   if (!("tls" in options && options.tls)) app.config.handler = { ...app.config.handler, standardHostname: false };
   app.compile(); // composes app.fetch once, before the server exists (compile() reloads a running server)
   const handle = app.fetch as (request: Request) => Response | Promise<Response>;
-  const front = frontOf(app);
   // Elysia's listen() defaults, then the caller's options.
   const idle = options.idleTimeout ?? 30;
   // Bun resets a connection whose bodiless request (a GET) is still being handled once the idle

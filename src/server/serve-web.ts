@@ -1,7 +1,6 @@
 // Node and Deno: srvx's server with the delivery front before the app, as on Bun (serve-bun.ts).
-import type { App } from "../app";
+import type { Service } from "../app";
 import type { Config } from "../config";
-import { frontOf } from "../delivery/front";
 import { MAX_BODY_BYTES } from "../lib/json";
 import { runtime } from "../platform/runtime";
 
@@ -11,24 +10,20 @@ export interface HttpServer {
   stop(force: boolean): Promise<void>;
 }
 
-export async function serveWeb(app: App, config: Config): Promise<HttpServer> {
+export async function serveWeb({ app, front }: Service, config: Config): Promise<HttpServer> {
   // See serve-bun.ts: this server speaks plain http, so the path starts after "http://" + host.
   app.config.handler = { ...app.config.handler, standardHostname: false };
   app.compile();
   const handle = app.fetch as (request: Request) => Response | Promise<Response>;
-  const front = frontOf(app);
-  const fetch =
-    front === undefined
-      ? handle
-      : (request: Request) => {
-          try {
-            const hot = front.answer(request);
-            if (hot !== null) return hot;
-          } catch {
-            // Never answered here: the app answers it (and reports what is wrong) the routed way.
-          }
-          return handle(request);
-        };
+  const fetch = (request: Request) => {
+    try {
+      const hot = front.answer(request);
+      if (hot !== null) return hot;
+    } catch {
+      // Never answered here: the app answers it (and reports what is wrong) the routed way.
+    }
+    return handle(request);
+  };
   const idleMs = config.httpIdleTimeoutSeconds * 1000;
   const { serve } = runtime === "deno" ? await import("srvx/deno") : await import("srvx/node");
   const server = serve({

@@ -3,21 +3,21 @@
 // Deno.serve on Deno) with the same front before app.fetch. @elysiajs/node's own listen() is not
 // used: it always binds with reusePort (a second process on the same port is what this service
 // must refuse), has no client address (its requestIP throws) and skips the front.
-import type { App } from "../app";
+import type { Service } from "../app";
 import type { Config } from "../config";
 import { runtime } from "../platform/runtime";
 import type { HttpServer } from "./serve-web";
 
 export type { HttpServer };
 
-/** Starts serving `app` with the service's options (port, host, idle deadline, body limit). */
-export async function serve(app: App, config: Config): Promise<HttpServer> {
+/** Starts serving the app behind its front with the service's options (port, host, idle deadline, body limit). */
+export async function serve(service: Service, config: Config): Promise<HttpServer> {
   if (runtime === "bun") {
     const bun = await import("./serve-bun");
-    const served = bun.listen(app, bun.serveOptions(config));
+    const served = bun.listen(service, bun.serveOptions(config));
     return { port: served.server?.port ?? config.port, stop: async (force) => void (await served.stop(force)) };
   }
-  return (await import("./serve-web")).serveWeb(app, config);
+  return (await import("./serve-web")).serveWeb(service, config);
 }
 
 /**
