@@ -3,7 +3,7 @@
 # (2026-07-28 and 2025-11-25). Starts the service on the embedded database with the demo project,
 # mints an MCP token, and puts a loopback proxy in front that adds the bearer (the suite cannot
 # send one). Fails on any failed check except the few that need the suite's own fixture tools
-# (listed in .ci/conformance-check.ts and in the README). Needs bun and the npm registry.
+# (listed in .ci/conformance-check.ts and in docs/mcp-oauth.md). Needs bun and the npm registry.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 export PATH="$ROOT/node_modules/.bin:$PATH"

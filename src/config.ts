@@ -4,12 +4,12 @@ export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 
 export type Config = ReturnType<typeof loadConfig>;
 
-/** Marks a default the README describes in words (computed, generated or absent), not a value. */
+/** Marks a default docs/configuration.md describes in words (computed, generated or absent), not a value. */
 const described = (text: string) => ({ described: text }) as const;
 
 /**
  * Every variable with its default and meaning, declared once: loadConfig reads its defaults here
- * and ENV_DOCS (which the README table mirrors) is made from it.
+ * and ENV_DOCS (which the table of docs/configuration.md mirrors) is made from it.
  */
 const VARIABLES = [
   ["PORT", 3000, "HTTP port"],

@@ -156,7 +156,7 @@ describe.if(pgUrl !== null)("stale-if-error on two instances (PostgreSQL behind 
       expect(writes.other).toEqual([]);
       expect(readerOut).toEqual([]);
       // Removed pages never came back; 404 from memory on both instances (503 allowed only when
-      // the instance could not tell what a write removed, see README).
+      // the instance could not tell what a write removed, see docs/operations.md).
       expect(removedDuring).toEqual([]);
       expect(removedStatuses.filter((s) => s === 404).length).toBeGreaterThan(removedStatuses.length * 0.9);
       for (const svc of instances) for (const p of removed) expect([p, (await read(svc, api + p)).status]).toEqual([p, 404]);

@@ -208,9 +208,9 @@ describe("OAuth and project membership", async () => {
   });
 });
 
-test("the README's access table says what each role grants through OAuth, as the code does", async () => {
+test("docs/admin-api.md's access table says what each role grants through OAuth, as the code does", async () => {
   const { MCP_SCOPES, ROLE_SCOPES } = await import("../src/lib/scopes");
-  const readme = await Bun.file(new URL("../README.md", import.meta.url)).text();
+  const readme = await Bun.file(new URL("../docs/admin-api.md", import.meta.url)).text();
   const rows = new Map(
     [...readme.matchAll(/^\| (owner \(user\)|project admin \(member\)|editor \(member\)|viewer \(member\)) \| [^|]+ \| through OAuth: `([^`]+)`(.*)\|$/gm)].map((m) => [
       m[1],
