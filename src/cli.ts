@@ -5,7 +5,7 @@ import type { Project } from "../db/schema";
 import { resealProviderKeys } from "./ai/service";
 import { loadConfig } from "./config";
 import type { AppDeps } from "./core/deps";
-import type { Operation } from "./core/operation";
+import { activityOf, type Operation } from "./core/operation";
 import { createAdminKey, keyToWire, listAdminKeys, revokeAdminKey } from "./keys/service";
 import { ADMIN_SCOPES } from "./lib/scopes";
 import { generateKeyEntry } from "./lib/seal";
@@ -20,6 +20,7 @@ import { openRuntime } from "./runtime";
 import { listMembers, removeMember, setMember } from "./users/membership";
 import { addUser, deleteUser, findUserByEmail, listUsers, updateUser } from "./users/service";
 import { recordOperationActivity } from "./write/activity";
+import { systemWrite } from "./write/context";
 
 const USAGE = `usage: npm run cli -- <command>
   users:create --email E [--password P] [--role owner|member]   (password from stdin when omitted)
@@ -130,14 +131,14 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const project = await projectOf(deps.db, positional[0]);
         const input = { user_id: await userIdOf(deps.db, positional[1]), role: opts.role ?? "" };
         const member = await setMember(deps.db, project, input.user_id, input.role, null, now);
-        await recordOperationActivity(deps.db, operation("set_member"), project.id, input, member);
+        await recordOperationActivity(deps.db, systemWrite(), activityOf(operation("set_member")), project.id, input, member);
         return print(member);
       }
       case "members:remove": {
         const project = await projectOf(deps.db, positional[0]);
         const userId = await userIdOf(deps.db, positional[1]);
         await removeMember(deps.db, project, userId);
-        await recordOperationActivity(deps.db, operation("remove_member"), project.id, { user_id: userId }, {});
+        await recordOperationActivity(deps.db, systemWrite(), activityOf(operation("remove_member")), project.id, { user_id: userId }, {});
         return print({ removed: userId });
       }
       case "keys:create": {

@@ -6,6 +6,7 @@ import { writeModel } from "./model/service";
 import { createProject } from "./projects/service";
 import { updateTheme } from "./theme/service";
 import { upsertTranslation } from "./translations/service";
+import { systemWrite } from "./write/context";
 
 const ROOT = { kind: "admin_key", keyId: "bootstrap", scopes: [], projectIds: null } as const;
 
@@ -67,13 +68,14 @@ const DEMO_MODEL: ContentModelDefinition = {
 
 /** The `demo` project: two locales, a home page, a blog collection with posts, a theme, a content model they all meet. */
 export async function seedDemo(db: Db, now: Date): Promise<Project> {
+  const ctx = systemWrite();
   const project = await createProject(db, { slug: "demo", name: "Demo site", default_locale: "en", locales: ["en", "fr"], public_base_url: "https://demo.example.com" }, ROOT, now);
-  const published = async (input: Parameters<typeof createNode>[2]) => {
-    const node = await createNode(db, project, input, now);
-    await transitionNode(db, project, node.id, "publish", now);
+  const published = async (input: Parameters<typeof createNode>[3]) => {
+    const node = await createNode(db, ctx, project, input, now);
+    await transitionNode(db, ctx, project, node.id, "publish", now);
     return node;
   };
-  const inFrench = (id: string, input: Parameters<typeof upsertTranslation>[4]) => upsertTranslation(db, project, id, "fr", input, now);
+  const inFrench = (id: string, input: Parameters<typeof upsertTranslation>[5]) => upsertTranslation(db, ctx, project, id, "fr", input, now);
 
   const home = await published({
     slug: "home",
@@ -108,9 +110,9 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     await published({ parent_id: blog.id, slug, type: "post", title, fields, blocks: [{ type: "text", data: { text } }] });
   }
   const fields = { author: "Grace", date: "2026-12-01T09:00:00Z", category: "news", tags: [] };
-  await createNode(db, project, { parent_id: blog.id, slug: "coming-soon", type: "post", title: "Coming soon", fields, seo: { description: "A draft: not delivered." } }, now);
-  await updateTheme(db, project, { accent_color: "#3b82f6", name_override: "Demo", logo_url: "/logo.svg", favicon_url: "/favicon.ico" }, now);
+  await createNode(db, ctx, project, { parent_id: blog.id, slug: "coming-soon", type: "post", title: "Coming soon", fields, seo: { description: "A draft: not delivered." } }, now);
+  await updateTheme(db, ctx, project, { accent_color: "#3b82f6", name_override: "Demo", logo_url: "/logo.svg", favicon_url: "/favicon.ico" }, now);
   // Last and unforced: should any demo node not meet the model, the seed fails (409) rather than ship it.
-  await writeModel(db, project.id, () => DEMO_MODEL, { indexes: false }); // seeded inside the first start's transaction
+  await writeModel(db, ctx, project.id, () => DEMO_MODEL, { indexes: false }); // seeded inside the first start's transaction
   return project;
 }

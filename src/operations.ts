@@ -2,7 +2,7 @@ import { activityOperations } from "./activity/operations";
 import { aiOperations } from "./ai/operations";
 import { approvalOperations } from "./approvals/operations";
 import { contentOperations } from "./content/operations";
-import type { Operation, ProjectOperation } from "./core/operation";
+import { activityOf, type Operation, type ProjectOperation } from "./core/operation";
 import { historyOperations } from "./history/operations";
 import { keyOperations } from "./keys/operations";
 import { mcpTokenOperations } from "./mcp-tokens/operations";
@@ -49,7 +49,7 @@ function withActivity(op: Operation): Operation {
   const run: ProjectOperation["run"] = async (ctx, input) => {
     const out = await op.run(ctx, input);
     // After the write committed: a failure to log it must not turn a done write into an error.
-    await recordOperationActivity(ctx.deps.db, op, ctx.project.id, input, out).catch((err: unknown) =>
+    await recordOperationActivity(ctx.deps.db, ctx.write, activityOf(op), ctx.project.id, input, out).catch((err: unknown) =>
       ctx.deps.log.warn("activity: a write's entry could not be recorded", { operation: op.name, error: err instanceof Error ? err.message : String(err) }),
     );
     return out;

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { activity } from "../db/schema";
 import { createNode } from "../src/content/service";
+import { systemWrite } from "../src/write/context";
 import { harness, keyWith, seedNode, seedProject } from "./helpers";
 import { call, callError, mcpHarness } from "./mcp-harness";
 
@@ -82,7 +83,7 @@ describe("activity over REST", async () => {
     await h.request("PATCH", `/admin/p/${p.slug}/nodes/${a.id}`, { key: writer, body: { title: "A2" } });
     await h.request("PATCH", `/admin/p/${p.slug}/nodes/${b.id}`, { key: writer, body: { title: "B2" } });
     // A write outside any operation (the demo seed, a script) is the system's.
-    await createNode(db, { id: p.id } as never, { slug: "seeded", title: "Seeded" }, new Date());
+    await createNode(db, systemWrite(), { id: p.id } as never, { slug: "seeded", title: "Seeded" }, new Date());
     const all = (await list(p.slug)).json;
     expect(all.total).toBe(5);
     expect(all.data[0]).toMatchObject({ operation: "system", actor: { kind: "system", id: null } });

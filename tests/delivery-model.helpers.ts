@@ -4,6 +4,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { contentModels, nodes, projects, translations } from "../db/schema";
+import { systemWrite } from "../src/write/context";
 import { contentWrite } from "../src/write/unit";
 
 type ModelInput = { strict?: boolean; block_types?: unknown[]; node_types?: unknown[] };
@@ -11,7 +12,7 @@ type ModelInput = { strict?: boolean; block_types?: unknown[]; node_types?: unkn
 /** Writes the project's model as the model API does: version + 1, projects.model_version the same. Answers the version. */
 export function setModel(db: Db, projectId: string, model: ModelInput): Promise<number> {
   const definition = { strict: false, block_types: [], node_types: [], ...model };
-  return contentWrite(db, projectId, async (tx) => {
+  return contentWrite(db, systemWrite(), projectId, async (tx) => {
     const [row] = await tx
       .insert(contentModels)
       .values({ projectId, version: 1, definition })
@@ -25,14 +26,14 @@ export function setModel(db: Db, projectId: string, model: ModelInput): Promise<
 
 /** Sets a node's fields (not checked against the model: a test may want content the model refuses). */
 export function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {
-  return contentWrite(db, projectId, async (tx) => {
+  return contentWrite(db, systemWrite(), projectId, async (tx) => {
     await tx.update(nodes).set({ fields }).where(eq(nodes.id, nodeId));
   });
 }
 
 /** Sets the fields overrides of a node's translation in `locale` (the translation must exist). */
 export function setTranslationFields(db: Db, projectId: string, nodeId: string, locale: string, fields: Record<string, unknown>): Promise<void> {
-  return contentWrite(db, projectId, async (tx) => {
+  return contentWrite(db, systemWrite(), projectId, async (tx) => {
     const done = await tx
       .update(translations)
       .set({ fields })

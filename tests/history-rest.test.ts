@@ -6,6 +6,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { blocks, nodes, revisions, translations } from "../db/schema";
 import { createNode, updateNode } from "../src/content/service";
 import { pruneRevisions } from "../src/history/service";
+import { systemWrite } from "../src/write/context";
 import { harness, keyWith, seedNode, seedProject } from "./helpers";
 import { BLOG_MODEL, setModel } from "./model.helpers";
 
@@ -276,8 +277,8 @@ describe("revisions over REST", async () => {
   test("writes outside an operation (the demo seed, scripts) are the system's, named after the service's change", async () => {
     const p = await seedProject(h);
     const project = (await h.request("GET", `/admin/projects/${p.slug}`)).json.data;
-    const n = await createNode(db, { ...project, id: p.id, locales: ["en", "fr"], defaultLocale: "en" } as never, { slug: "sys", title: "S" }, new Date());
-    await updateNode(db, { id: p.id } as never, n.id, { title: "S2" }, new Date());
+    const n = await createNode(db, systemWrite(), { ...project, id: p.id, locales: ["en", "fr"], defaultLocale: "en" } as never, { slug: "sys", title: "S" }, new Date());
+    await updateNode(db, systemWrite(), { id: p.id } as never, n.id, { title: "S2" }, new Date());
     const rows = await rowsOf(n.id);
     expect(rows.map((r) => [r.number, r.operation, r.actor])).toEqual([
       [1, "create_node", { kind: "system", id: null, name: null }],

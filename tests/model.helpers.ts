@@ -3,10 +3,11 @@
 import type { Db } from "../db/client";
 import { ContentModelIn } from "../src/model/model";
 import { writeModel } from "../src/model/service";
+import { systemWrite } from "../src/write/context";
 
 export async function setModel(db: Db, projectId: string, model: Record<string, unknown>): Promise<number> {
   const definition = ContentModelIn.parse(model);
-  return (await writeModel(db, projectId, () => definition, { force: true })).model.version;
+  return (await writeModel(db, systemWrite(), projectId, () => definition, { force: true })).model.version;
 }
 
 /** A model used by the write tests: a "post" with typed fields, a "hero" and a "text" block; strict as given. */

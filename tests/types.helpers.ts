@@ -4,11 +4,12 @@ import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { nodes } from "../db/schema";
 import type { ContentModelDefinition } from "../src/model/model";
+import { systemWrite } from "../src/write/context";
 import { contentWrite } from "../src/write/unit";
 
 /** Sets a node's fields; the write is checked against the project's model (400 invalid_content). */
 export async function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {
-  await contentWrite(db, projectId, async (tx, w) => {
+  await contentWrite(db, systemWrite(), projectId, async (tx, w) => {
     await tx.update(nodes).set({ fields }).where(eq(nodes.id, nodeId));
     w.touched(nodeId);
     w.gone("");

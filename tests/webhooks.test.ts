@@ -10,6 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { transitionNode } from "../src/content/service";
 import { startDispatcher } from "../src/webhooks/dispatcher";
+import { systemWrite } from "../src/write/context";
 import { enqueueEvent } from "../src/write/outbox";
 import { harness, keyWith, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
 import { call } from "./mcp-harness";
@@ -238,7 +239,7 @@ describe("events", () => {
     // The publish runs to its end (its event written), then the enclosing transaction rolls back.
     await expect(
       h.deps.db.transaction(async (tx) => {
-        await transitionNode(tx, { ...project, id: p.id } as never, node.id, "publish", new Date());
+        await transitionNode(tx, systemWrite(), { ...project, id: p.id } as never, node.id, "publish", new Date());
         const inside = await tx.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id));
         expect(inside.length).toBe(before.length + 1);
         throw new Error("roll back");

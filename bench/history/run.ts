@@ -11,6 +11,7 @@ import { createNode, setNodeBlocks, updateNode } from "../../src/content/service
 import { diffJson } from "../../src/lib/diff";
 import { rows } from "../../src/lib/json";
 import { createProject } from "../../src/projects/service";
+import { systemWrite } from "../../src/write/context";
 
 const PG = process.env.BENCH_PG ?? "postgres://postgres@127.0.0.1:5432";
 const DB_NAME = process.env.BENCH_DB ?? "cms_bench_history";
@@ -30,6 +31,7 @@ const para = (i: number) => `Paragraph ${i}. ${"Lorem ipsum dolor sit amet, cons
 const project = await createProject(db, { slug: "bench", name: "Bench", default_locale: "en", locales: ["en"] }, ROOT, new Date());
 const node = await createNode(
   db,
+  systemWrite(),
   project,
   {
     slug: "page",
@@ -49,9 +51,9 @@ for (let i = 1; i <= EDITS; i++) {
   // Alternate what an editor does: retitle, touch one block's text, change a field.
   if (i % 3 === 0) {
     const blocks = node.blocks.map((b, k) => ({ id: b.id, type: b.type, data: { body: k === i % 6 ? `${para(k)} (edit ${i})` : para(k) } }));
-    await setNodeBlocks(db, project, node.id, blocks, new Date());
-  } else if (i % 3 === 1) await updateNode(db, project, node.id, { title: `A page, edit ${i}` }, new Date());
-  else await updateNode(db, project, node.id, { fields: { author: "someone", tags: ["a", "b", `t${i % 10}`] } }, new Date());
+    await setNodeBlocks(db, systemWrite(), project, node.id, blocks, new Date());
+  } else if (i % 3 === 1) await updateNode(db, systemWrite(), project, node.id, { title: `A page, edit ${i}` }, new Date());
+  else await updateNode(db, systemWrite(), project, node.id, { fields: { author: "someone", tags: ["a", "b", `t${i % 10}`] } }, new Date());
   if (i % 500 === 0) console.log(`[bench] ${i} edits`);
 }
 const seconds = (performance.now() - started) / 1000;

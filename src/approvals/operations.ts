@@ -4,7 +4,6 @@ import { z } from "zod";
 import { projectOperation } from "../core/operation";
 import { Id } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
-import { currentActor } from "../write/record";
 import { ApprovalOut, ApprovalQuery } from "./model";
 import { approvalToWire, decideApproval, listApprovals } from "./service";
 
@@ -43,7 +42,7 @@ const decisionOp = (decision: "approved" | "rejected") =>
       tag: "approvals",
       errors: [409],
     },
-    run: async ({ deps, project, now }, args) => ({ approval: approvalToWire(deps.config, await decideApproval(deps.db, project.id, args.approval_id, decision, currentActor(), now)) }),
+    run: async ({ deps, project, now, write }, args) => ({ approval: approvalToWire(deps.config, await decideApproval(deps.db, write, project.id, args.approval_id, decision, now)) }),
   });
 
 export const approvalOperations = [listApprovalsOp, decisionOp("approved"), decisionOp("rejected")];

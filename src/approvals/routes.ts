@@ -12,6 +12,7 @@ import { peerAddress } from "../platform/peer";
 import { findProject } from "../projects/service";
 import { projectOfUser } from "../users/membership";
 import { type User, verifyUser } from "../users/service";
+import { serviceWrite } from "../write/context";
 import { type ApprovalView, approvalPage, approvalRefusalPage, approvalSignInPage } from "./page";
 import { approvalChange, decideApproval, expireApprovals, findApproval } from "./service";
 
@@ -104,7 +105,8 @@ export function approvalRoutes(deps: AppDeps) {
     if (!approval || !choice || !scopesOfRole(choice.role).includes(PUBLISH_SCOPE)) return review(b, id, user);
     const decision = form.action === "approve" ? "approved" : "rejected";
     try {
-      await decideApproval(db, approval.projectId, approval.id, decision, { kind: "user", id: user.id, name: user.email, user: { id: user.id, email: user.email } }, deps.now());
+      const decider = { kind: "user" as const, id: user.id, name: user.email, user: { id: user.id, email: user.email } };
+      await decideApproval(db, serviceWrite(decision === "approved" ? "approve_approval" : "reject_approval", decider), approval.projectId, approval.id, decision, deps.now());
     } catch (err) {
       if (err instanceof AppError && err.code === "conflict") return review(b, id, user, { error: err.message, status: 409 });
       throw err;

@@ -7,14 +7,13 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions } from "../../db/schema";
 import type { Config } from "../config";
-import { currentOperation } from "../core/operation";
 import { AppError, notFound } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { diffJson } from "../lib/diff";
 import { uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
 import { readPaging } from "../lib/paging";
-import { actorOf } from "../write/record";
+import { actorOf, type WriteContext } from "../write/context";
 import type { ApprovalOut } from "./model";
 
 /** Retries are matched to their request by who asks: the MCP token, or the OAuth user and client (a refreshed token is the same asker). */
@@ -148,7 +147,8 @@ const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "appro
  * A person's decision on a pending request: recorded with who decided, in the activity log too. A
  * request whose node has changed since is void (409): the agent must ask again.
  */
-export async function decideApproval(db: Db, projectId: string, id: string, decision: "approved" | "rejected", decider: Actor, now: Date): Promise<Approval> {
+export async function decideApproval(db: Db, ctx: WriteContext, projectId: string, id: string, decision: "approved" | "rejected", now: Date): Promise<Approval> {
+  const decider = ctx.actor;
   await expireApprovals(db, projectId, now);
   const [found] = await db
     .select()
@@ -179,8 +179,7 @@ export async function decideApproval(db: Db, projectId: string, id: string, deci
     nodeId: decided.nodeId,
     revision: decided.revision,
   });
-  const run = currentOperation();
-  if (run) run.state.recorded = true;
+  ctx.state.recorded = true;
   return decided;
 }
 

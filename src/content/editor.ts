@@ -13,6 +13,7 @@ import { compiledModel } from "../model/cache";
 import { fieldFiltersOf, fieldOrder, fieldSortName, filterConditions } from "../model/field-filters";
 import { ensureFieldFunctions } from "../model/indexes";
 import { findTranslation, projectLocale } from "../translations/service";
+import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import { type EntriesOut, EntryOut, type EntryQuery, type EntrySort, type LocalizedNodeOut } from "./model";
 import { type BlockWire, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, replaceBlocks } from "./service";
@@ -24,8 +25,8 @@ export async function findNode(db: Db, projectId: string, ref: { id?: string; pa
   throw new AppError("missing_parameter", "give the node's id or its path", { field: "id" });
 }
 
-export const reorderBlocks = (db: Db, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> =>
-  contentWrite(db, project.id, async (tx, w) => {
+export const reorderBlocks = (db: Db, ctx: WriteContext, project: Project, nodeId: string, blockIds: readonly string[], now: Date): Promise<BlockWire[]> =>
+  contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, nodeId);
     const current = await getBlocks(tx, node.id);
     const byId = new Map(current.map((b) => [b.id, { id: b.id, type: b.type, data: b.data }]));

@@ -59,7 +59,7 @@ const createNodeOp = projectOperation({
   output: z.object({ node: NodeWithBlocksOut }),
   tool: WRITE,
   http: { method: "POST", path: "/admin/p/:ref/nodes", status: 201, data: "node", tag: "content", summary: "Create a node (as a draft), optionally with its blocks", errors: [409] },
-  run: async ({ deps, project, now }, args) => ({ node: await createNode(deps.db, project, args, now) }),
+  run: async ({ deps, project, now, write }, args) => ({ node: await createNode(deps.db, write, project, args, now) }),
 });
 
 const readNodeOp = projectOperation({
@@ -100,14 +100,14 @@ const updateNodeOp = projectOperation({
   output: z.object({ node: NodeWithBlocksOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PATCH", ""), data: "node", summary: "Update a node; a new slug or parent rewrites the paths below it", errors: [409] },
-  async run({ deps, project, now, caller }, { node_id, publish_at, unpublish_at, ...changes }) {
+  async run({ deps, project, now, caller, write }, { node_id, publish_at, unpublish_at, ...changes }) {
     if (Object.values(changes).every((v) => v === undefined) && publish_at === undefined && unpublish_at === undefined)
       throw new AppError("missing_parameter", "nothing to update: give at least one of title, slug, parent_id, type, position, seo, fields, blocks, publish_at, unpublish_at");
     if ((publish_at !== undefined || unpublish_at !== undefined) && !caller.scopes.includes("content:publish"))
       throw new AppError("insufficient_scope", "publish_at and unpublish_at schedule a publication: they need content:publish (the rest of an update needs content:write only)", {
         required: ["content:publish"],
       });
-    return { node: await updateNode(deps.db, project, node_id, changes, now, { publish_at, unpublish_at }) };
+    return { node: await updateNode(deps.db, write, project, node_id, changes, now, { publish_at, unpublish_at }) };
   },
 });
 
@@ -120,7 +120,7 @@ const setBlocksOp = projectOperation({
   input: z.object({ ...NodeRef, blocks: BlocksIn }),
   output: z.object({ blocks: z.array(BlockOut) }),
   http: { ...nodeRoute("PUT", "/blocks"), body: "blocks", data: "blocks", summary: "Replace a node's ordered blocks (ids kept for existing blocks)" },
-  run: async ({ deps, project, now }, args) => ({ blocks: await setNodeBlocks(deps.db, project, args.node_id, args.blocks, now) }),
+  run: async ({ deps, project, now, write }, args) => ({ blocks: await setNodeBlocks(deps.db, write, project, args.node_id, args.blocks, now) }),
 });
 
 const reorderBlocksOp = projectOperation({
@@ -133,7 +133,7 @@ const reorderBlocksOp = projectOperation({
   output: z.object({ node_id: Id, blocks: z.array(BlockOut) }),
   tool: IDEMPOTENT_WRITE,
   http: { ...nodeRoute("PUT", "/blocks/order"), summary: "Reorder a node's blocks (block_ids: every block id, in the wanted order)" },
-  run: async ({ deps, project, now }, args) => ({ node_id: args.node_id, blocks: await reorderBlocks(deps.db, project, args.node_id, args.block_ids, now) }),
+  run: async ({ deps, project, now, write }, args) => ({ node_id: args.node_id, blocks: await reorderBlocks(deps.db, write, project, args.node_id, args.block_ids, now) }),
 });
 
 /** Action, title, description, and the change of status the route's summary names after the title. */
@@ -155,7 +155,7 @@ const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
     output: z.object({ node: NodeOut }),
     tool: IDEMPOTENT_WRITE,
     http: { ...nodeRoute("POST", `/${action}`), data: "node", summary: `${title} (${change})`, errors: [409] },
-    run: async ({ deps, project, now }, args) => ({ node: await transitionNode(deps.db, project, args.node_id, action, now) }),
+    run: async ({ deps, project, now, write }, args) => ({ node: await transitionNode(deps.db, write, project, args.node_id, action, now) }),
   }),
 );
 
@@ -169,7 +169,7 @@ const deleteNodeOp = projectOperation({
   output: Empty,
   tool: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   http: { ...nodeRoute("DELETE", ""), status: 204, summary: "Delete a node and its descendants" },
-  run: ({ deps, project }, args) => deleteNode(deps.db, project, args.node_id).then(() => ({})),
+  run: ({ deps, project, write }, args) => deleteNode(deps.db, write, project, args.node_id).then(() => ({})),
 });
 
 const listEntriesOp = projectOperation({

@@ -9,6 +9,7 @@ import { oneRow } from "../lib/rows";
 import { escapeLike } from "../lib/sql";
 import { checkSeoImage } from "../media/seo-image";
 import { changesSchedule, type ScheduleChange, scheduleColumns } from "../schedule/rules";
+import type { WriteContext } from "../write/context";
 import { contentWrite, type WriteLog } from "../write/unit";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
 
@@ -103,8 +104,8 @@ const withConflict = <T>(path: string, write: () => Promise<T>): Promise<T> =>
     throw isUniqueViolation(err) ? new AppError("conflict", `another node already has the path "${path}"`, { field: "slug", path }) : err;
   });
 
-export const createNode = (db: Db, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> =>
-  contentWrite(db, project.id, async (tx, w) => {
+export const createNode = (db: Db, ctx: WriteContext, project: Project, input: NewNode, now: Date): Promise<NodeWithBlocksWire> =>
+  contentWrite(db, ctx, project.id, async (tx, w) => {
     const parent = await parentNode(tx, project.id, input.parent_id);
     await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
     const path = parent ? `${parent.path}/${input.slug}` : input.slug;
@@ -189,12 +190,12 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
   return rows;
 }
 
-export const updateNode = (db: Db, project: Project, id: string, input: Partial<NewNode>, now: Date, schedule: ScheduleChange = {}): Promise<NodeWithBlocksWire> =>
-  contentWrite(db, project.id, async (tx, paths) => {
+export const updateNode = (db: Db, ctx: WriteContext, project: Project, id: string, input: Partial<NewNode>, now: Date, schedule: ScheduleChange = {}): Promise<NodeWithBlocksWire> =>
+  contentWrite(db, ctx, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.touched(node.id);
     await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
-    const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, now) : {};
+    const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, ctx.actor, now) : {};
     // Its children's type is checked against its type's `children` rule: a new type checks them again.
     if (input.type !== undefined && input.type !== node.type) {
       for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) paths.checked(child.id);
@@ -254,8 +255,8 @@ export const updateNode = (db: Db, project: Project, id: string, input: Partial<
     return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
   });
 
-export const setNodeBlocks = (db: Db, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> =>
-  contentWrite(db, project.id, async (tx, w) => replaceBlocks(tx, w, await getNode(tx, project.id, id), input, now));
+export const setNodeBlocks = (db: Db, ctx: WriteContext, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> =>
+  contentWrite(db, ctx, project.id, async (tx, w) => replaceBlocks(tx, w, await getNode(tx, project.id, id), input, now));
 
 /** Inside a content write: the node's blocks become `input` (kept ids keep their translations). */
 export async function replaceBlocks(tx: Db, w: WriteLog, node: Node, input: BlockInput[], now: Date): Promise<BlockWire[]> {
@@ -274,8 +275,8 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
   restore: { from: ["archived"], to: "draft" },
 };
 
-export const transitionNode = (db: Db, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> =>
-  contentWrite(db, project.id, async (tx, paths) => {
+export const transitionNode = (db: Db, ctx: WriteContext, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> =>
+  contentWrite(db, ctx, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
@@ -299,8 +300,8 @@ function unscheduled(node: Node, action: Transition): Partial<Pick<Node, "publis
   return { publishAt, unpublishAt, scheduledBy: publishAt === null && unpublishAt === null ? null : node.scheduledBy };
 }
 
-export const deleteNode = (db: Db, project: Project, id: string): Promise<void> =>
-  contentWrite(db, project.id, async (tx, paths) => {
+export const deleteNode = (db: Db, ctx: WriteContext, project: Project, id: string): Promise<void> =>
+  contentWrite(db, ctx, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, id);
     paths.gone(node.path);
     await paths.deleting(node.id, "delete_node");

@@ -2,14 +2,15 @@
 // (zod, the one schema library), the scopes, a description and `run`. The admin REST route
 // (src/rest.ts), the MCP tool (src/mcp/tools.ts) and the OpenAPI entry are derived from it, and
 // `missingScopes` (src/lib/scopes.ts) is the one authorization check every transport asks.
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { Actor, Project } from "../../db/schema/index";
+import type { Project } from "../../db/schema/index";
 import { AppError } from "../errors";
 import type { AdminCaller, McpCaller } from "../lib/caller";
 import { isPlainObject } from "../lib/merge";
 import type { ScopeRule } from "../lib/scopes";
+import type { OperationActivity } from "../write/activity";
+import { type NodeChange, operationWrite, type WriteContext } from "../write/context";
 import type { AppDeps } from "./deps";
 
 type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -53,6 +54,8 @@ export interface OperationContext<C> {
   readonly caller: C;
   readonly project: Project;
   readonly now: Date;
+  /** What the write path needs of this call (its name, actor, expected revision, dry run): built by runOperation, passed to every service that writes. */
+  readonly write: WriteContext;
   /** Reports progress of a long call (done of total, a line for the user), when the client asked for it. */
   readonly progress?: (done: number, total: number, message: string) => Promise<void>;
 }
@@ -151,6 +154,9 @@ export function adminOperation<I extends z.ZodObject, O extends z.ZodObject>(def
   return withDryRun({ ...def, target: "admin" } as unknown as AdminOperation); // erases I and O, as above
 }
 
+/** What the activity log needs of an operation. */
+export const activityOf = (op: Operation): OperationActivity => ({ name: op.name, write: isWriteOperation(op), kind: op.activity?.kind });
+
 export const httpBindings = (op: Operation): readonly HttpBinding[] => (op.http === undefined ? [] : "method" in op.http ? [op.http as HttpBinding] : (op.http as readonly HttpBinding[]));
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -209,51 +215,18 @@ export function undeclaredFieldsError(op: Operation, fields: readonly string[], 
   return new AppError("invalid_input", message, Object.keys(found).length > 0 ? { fields, hints: found } : { fields });
 }
 
-/**
- * The operation a write runs under, as the write path (src/write/unit.ts) sees it: which operation and
- * who asked. Set by `runOperation` for every transport; absent for writes made outside an
- * operation (the demo seed, scripts), which are the system's.
- */
-export interface OperationRun {
-  readonly name: string;
-  /** null: a write the service makes itself (the scheduler), recorded as `actor`. */
-  readonly caller: AdminCaller | McpCaller | null;
-  readonly actor?: Actor;
-  /** The revision the caller last read of the node the operation writes (expected_revision, If-Match), checked once by the write path. */
-  readonly expected: { readonly nodeId: string; readonly revision: number } | null;
-  /** Set by the write path: the expectation was checked (a second write of the same operation is not held to it), an activity entry was written. */
-  readonly state: { checked: boolean; recorded: boolean };
-  /** A dry run (issue 27): the write path reports each node's change here; nothing is committed. */
-  readonly dryRun: { readonly changes: NodeChange[] } | null;
-}
-
-/** What a dry run answers for each node the write would change: its revision before and after, and a field-level diff. */
-export interface NodeChange {
-  readonly node_id: string;
-  readonly operation: string;
-  readonly revision_before: number | null;
-  readonly revision_after: number | null;
-  readonly deleted?: true;
-  readonly diff: ReadonlyArray<{ readonly path: string; readonly before?: unknown; readonly after?: unknown }>;
-}
-
-const running = new AsyncLocalStorage<OperationRun>();
-
-/** The operation the current call runs under, if any (node:async_hooks: Bun, Node and Deno alike). */
-export const currentOperation = (): OperationRun | undefined => running.getStore();
-
 /** Runs `op` for a transport: the one place every operation passes through on its way to `run`. */
-export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCaller | McpCaller>, "project"> & { project?: Project }, input: unknown): Promise<unknown> {
+export function runOperation(op: Operation, ctx: Omit<OperationContext<AdminCaller | McpCaller>, "project" | "write"> & { project?: Project }, input: unknown): Promise<unknown> {
   const { project } = ctx;
   const [sent, dry] = op.unitDryRun ? takeDryRun(input) : [input, false];
   const [args, expected] = takeExpectedRevision(op, sent);
-  const run: OperationRun = { name: op.name, caller: ctx.caller, expected, state: { checked: false, recorded: false }, dryRun: dry ? { changes: [] } : null };
+  const write = operationWrite(op.name, ctx.caller, expected, dry);
   const call = (deps: AppDeps): Promise<unknown> => {
-    if (op.target === "admin") return op.run({ ...ctx, deps } as Omit<OperationContext<AdminCaller>, "project">, args as never);
+    if (op.target === "admin") return op.run({ ...ctx, deps, write } as Omit<OperationContext<AdminCaller>, "project">, args as never);
     if (!project) throw new Error(`${op.name} acts on a project and was given none`);
-    return op.run({ ...ctx, deps, project }, args as never);
+    return op.run({ ...ctx, deps, project, write }, args as never);
   };
-  return running.run(run, () => (run.dryRun ? dryRun(ctx.deps, call, run.dryRun.changes) : call(ctx.deps)));
+  return write.dryRun ? dryRun(ctx.deps, call, write.dryRun.changes) : call(ctx.deps);
 }
 
 /** Thrown to roll a dry run's transaction back once the operation has run to its end. */
@@ -289,16 +262,8 @@ function takeDryRun(input: unknown): [unknown, boolean] {
   return [args, dry === true];
 }
 
-/**
- * A write the service makes on its own (the scheduler, issue 29) runs as an operation too: under
- * `name`, recorded with `actor`, through the same write path as a caller's.
- */
-export function runServiceOperation<T>(name: string, actor: Actor, run: () => Promise<T>): Promise<T> {
-  return running.run({ name, caller: null, actor, expected: null, state: { checked: false, recorded: false }, dryRun: null }, run);
-}
-
 /** A node write's expected_revision goes to the write path, not to the operation's `run`. */
-function takeExpectedRevision(op: Operation, input: unknown): [unknown, OperationRun["expected"]] {
+function takeExpectedRevision(op: Operation, input: unknown): [unknown, WriteContext["expected"]] {
   if (!op.nodeWrite || !isPlainObject(input) || !Object.hasOwn(input, "expected_revision")) return [input, null];
   const { expected_revision: revision, ...args } = input;
   const nodeId = args.node_id;

@@ -53,7 +53,7 @@ const restoreRevisionOp = projectOperation({
   }),
   tool: WRITE,
   http: { ...revisionRoute("POST", "/:rev/restore"), summary: "Restore a revision (a new revision; from the trash: the node and its descendants)", errors: [409] },
-  run: ({ deps, project, now }, args) => restoreRevision(deps.db, project, args.node_id, args.revision, now),
+  run: ({ deps, project, now, write }, args) => restoreRevision(deps.db, write, project, args.node_id, args.revision, now),
 });
 
 const listTrashOp = projectOperation({

@@ -9,6 +9,7 @@ import { isUuid } from "../lib/ids";
 import { rows } from "../lib/json";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
+import type { WriteContext } from "../write/context";
 import { RESTORED_FROM_TRASH } from "../write/record";
 import { contentWrite, type WriteLog } from "../write/unit";
 
@@ -111,8 +112,8 @@ const comparable = ({ deleted: _deleted, ...s }: Snapshot): Omit<Snapshot, "dele
  * deletion took. Checked against the current content model like any write; 409 when its path is
  * taken or its parent is gone.
  */
-export const restoreRevision = (db: Db, project: Project, nodeId: string, number: number, now: Date): Promise<{ node_id: string; revision: number; restored: string[] }> =>
-  contentWrite(db, project.id, async (tx, w) => {
+export const restoreRevision = (db: Db, ctx: WriteContext, project: Project, nodeId: string, number: number, now: Date): Promise<{ node_id: string; revision: number; restored: string[] }> =>
+  contentWrite(db, ctx, project.id, async (tx, w) => {
     const rev = await findRevision(tx, project.id, nodeId, number);
     const [live] = await tx
       .select()

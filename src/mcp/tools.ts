@@ -17,7 +17,7 @@ import { errorResult, missingScopeError } from "./errors";
  * whether the client declared URL elicitation (2026-07-28: in this request's _meta; 2025-11-25: at
  * its initialize, remembered per credential).
  */
-export type ToolContext = OperationContext<McpCaller> & { readonly urlElicitation?: () => Promise<boolean> };
+export type ToolContext = Omit<OperationContext<McpCaller>, "write"> & { readonly urlElicitation?: () => Promise<boolean> };
 
 /** Every tool /mcp serves, in the order tools/list shows them. */
 export const TOOLS: readonly ProjectOperation[] = OPERATIONS.filter((op): op is ProjectOperation => op.target === "project" && op.tool !== undefined);

@@ -20,11 +20,11 @@ const uploadMediaOp = projectOperation({
   input: UploadIn,
   output: z.object({ media: MediaOut }),
   http: { ...route("POST"), multipart: true, status: 201, data: "media", summary: "Upload a media file (multipart/form-data)", errors: [...UPLOAD_ERRORS] },
-  run: async ({ deps, project, now }, args) => {
+  run: async ({ deps, project, now, write }, args) => {
     const bytes = new Uint8Array(await args.file.arrayBuffer());
     const filename = "name" in args.file && typeof args.file.name === "string" ? args.file.name : "file";
     const focal = args.focal_x !== undefined && args.focal_y !== undefined ? { x: args.focal_x, y: args.focal_y } : null;
-    const row = await uploadMedia(deps, project, { bytes, filename, alt: args.alt, locale: args.locale, title: args.title, focal }, now);
+    const row = await uploadMedia(deps, write, project, { bytes, filename, alt: args.alt, locale: args.locale, title: args.title, focal }, now);
     return { media: mediaToWire(deps.config.publicUrl, project, row) };
   },
 });
@@ -40,10 +40,11 @@ const uploadFromUrlOp = projectOperation({
   output: z.object({ media: MediaOut }),
   tool: { ...WRITE, openWorldHint: true },
   http: { ...route("POST", "/from-url"), status: 201, data: "media", summary: "Upload a media file from a URL (outbound guard, no redirects)", errors: [...UPLOAD_ERRORS] },
-  run: async ({ deps, project, now }, args) => {
+  run: async ({ deps, project, now, write }, args) => {
     const fetched = await fetchUpload(deps, args.url);
     const row = await uploadMedia(
       deps,
+      write,
       project,
       { ...fetched, filename: args.filename ?? fetched.filename, alt: args.alt, locale: args.locale, title: args.title, focal: args.focal_point ?? null },
       now,
@@ -89,7 +90,7 @@ const updateMediaOp = projectOperation({
   output: z.object({ media: MediaOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...item("PATCH"), data: "media", summary: "Update a media item's alt text, title, file name or focal point" },
-  run: async ({ deps, project, now }, { media_id, ...patch }) => ({ media: mediaToWire(deps.config.publicUrl, project, await updateMedia(deps, project, media_id, patch, now)) }),
+  run: async ({ deps, project, now, write }, { media_id, ...patch }) => ({ media: mediaToWire(deps.config.publicUrl, project, await updateMedia(deps, write, project, media_id, patch, now)) }),
 });
 
 const deleteMediaOp = projectOperation({
@@ -100,7 +101,7 @@ const deleteMediaOp = projectOperation({
   input: DeleteIn,
   output: Empty,
   http: { ...item("DELETE"), query: ["force"], status: 204, summary: "Delete a media item (409 while referenced, unless ?force=true)", errors: [409] },
-  run: ({ deps, project }, args) => deleteMedia(deps, project, args.media_id, args.force === true).then(() => ({})),
+  run: ({ deps, project, write }, args) => deleteMedia(deps, write, project, args.media_id, args.force === true).then(() => ({})),
 });
 
 const mediaReferencesOp = projectOperation({

@@ -6,12 +6,12 @@ import { and, count, desc, eq, ilike, like, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, type MediaRow, media, nodes, type Project, projects, translations } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
-import { currentOperation } from "../core/operation";
 import { hashPrefix, originalKey } from "../core/storage";
 import { versionTag } from "../delivery/media";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { sha256Hex } from "../lib/tokens";
+import type { WriteContext } from "../write/context";
 import { enqueueEvent } from "../write/outbox";
 import { contentWrite } from "../write/unit";
 import { probeImage, stripMetadata, summarize } from "./image";
@@ -53,7 +53,7 @@ function svgSize(bytes: Uint8Array): { width: number | null; height: number | nu
   return { width: attr("width") ?? (box ? Math.round(Number(box[1])) : null), height: attr("height") ?? (box ? Math.round(Number(box[2])) : null) };
 }
 
-export async function uploadMedia(deps: AppDeps, project: Project, args: UploadArgs, now: Date): Promise<MediaRow> {
+export async function uploadMedia(deps: AppDeps, ctx: WriteContext, project: Project, args: UploadArgs, now: Date): Promise<MediaRow> {
   const { media: cfg } = deps.config;
   if (args.bytes.length > cfg.maxBytes) throw new AppError("payload_too_large", `the file is larger than ${cfg.maxBytes} bytes (MEDIA_MAX_BYTES)`, { max_bytes: cfg.maxBytes });
   if (args.bytes.length === 0) throw new AppError("invalid_request", "the file is empty", { field: "file" });
@@ -71,9 +71,9 @@ export async function uploadMedia(deps: AppDeps, project: Project, args: UploadA
     summary = await summarize(bytes, cfg.maxPixels);
   } else if (type === "image/svg+xml") size = svgSize(bytes);
   const hash = await sha256Hex(bytes);
-  // A dry run (issue 27) checks everything but stores nothing: its row is rolled back, and bytes
-  // put now would stay behind, named by no row.
-  const dry = Boolean(currentOperation()?.dryRun);
+  // A dry run checks everything but stores nothing: its row is rolled back, and bytes put now would
+  // stay behind, named by no row.
+  const dry = ctx.dryRun !== null;
   if (!dry) await mediaStorage(deps).put(originalKey(hash), bytes, type);
   const locale = args.locale ?? project.defaultLocale;
   if (args.alt !== undefined && !project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: "locale" });
@@ -180,11 +180,11 @@ export interface MediaPatch {
   readonly focal_point?: { x: number; y: number } | null;
 }
 
-export async function updateMedia(deps: AppDeps, project: Project, id: string, patch: MediaPatch, now: Date): Promise<MediaRow> {
+export async function updateMedia(deps: AppDeps, ctx: WriteContext, project: Project, id: string, patch: MediaPatch, now: Date): Promise<MediaRow> {
   for (const locale of Object.keys(patch.alt ?? {}))
     if (!project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: `alt.${locale}` });
   // Through the write path: delivery answers that expand the item (alt text, crops) are refreshed.
-  const row = await contentWrite(deps.db, project.id, async (tx) => {
+  const row = await contentWrite(deps.db, ctx, project.id, async (tx) => {
     const [current] = await tx
       .select()
       .from(media)
@@ -239,7 +239,7 @@ export async function mediaReferences(db: Db, projectId: string, id: string): Pr
     .limit(100);
 }
 
-export async function deleteMedia(deps: AppDeps, project: Project, id: string, force: boolean): Promise<void> {
+export async function deleteMedia(deps: AppDeps, ctx: WriteContext, project: Project, id: string, force: boolean): Promise<void> {
   const row = await getMedia(deps.db, project.id, id);
   if (!force) {
     const refs = await mediaReferences(deps.db, project.id, row.id);
@@ -247,12 +247,12 @@ export async function deleteMedia(deps: AppDeps, project: Project, id: string, f
       throw new AppError("conflict", `content references this media item (${refs.length} node${refs.length > 1 ? "s" : ""}); remove the references or delete with force=true`, { nodes: refs });
   }
   // Through the write path: delivery answers that expanded the item now answer null for it.
-  await contentWrite(deps.db, project.id, async (tx) => {
+  await contentWrite(deps.db, ctx, project.id, async (tx) => {
     await tx.delete(media).where(eq(media.id, row.id));
     await mediaEvent(tx, "media.deleted", row);
   });
   // A dry run's deletion is rolled back: the bytes must stay (inside it, the row already looks gone).
-  if (!currentOperation()?.dryRun) await dropIfUnused(deps, row.hash);
+  if (ctx.dryRun === null) await dropIfUnused(deps, row.hash);
 }
 
 /** Removes the object and its variants when no item of any project names the hash. */

@@ -62,8 +62,8 @@ const updateModelOp = projectOperation({
   output: z.object({ model: ContentModelOut, ...Check }),
   tool: IDEMPOTENT_WRITE,
   http: { method: "PUT", path: MODEL_PATH, query: FLAG_NAMES, data: "model", tag: "model", summary: "Replace the content model (?force=true, ?dry_run=true)", errors: WRITE_ERRORS },
-  async run({ deps, project }, { force, dry_run, ...definition }) {
-    const r = await writeModel(deps.db, project.id, () => definition, { force, dry_run });
+  async run({ deps, project, write }, { force, dry_run, ...definition }) {
+    const r = await writeModel(deps.db, write, project.id, () => definition, { force, dry_run });
     return { ...r, model: toOut(r.model) };
   },
 });
@@ -92,9 +92,9 @@ function typeOperations(kind: "block" | "node", input: z.ZodObject, output: z.Zo
     input: input.extend({ name: TypeName, ...Flags }),
     output: z.object({ [field]: output, version: z.number().int(), ...Check }),
     http: { ...http, method: "PUT", query: FLAG_NAMES, data: field, summary: `Add or replace a ${kind} type (?force=true, ?dry_run=true)`, errors: WRITE_ERRORS },
-    async run({ deps, project }, args) {
+    async run({ deps, project, write }, args) {
       const { force, dry_run, ...def } = args as { force: boolean; dry_run: boolean; name: string };
-      const r = await writeModel(deps.db, project.id, putType(list, def as BlockTypeDef), { force, dry_run });
+      const r = await writeModel(deps.db, write, project.id, putType(list, def as BlockTypeDef), { force, dry_run });
       return { [field]: def, version: r.model.version, applied: r.applied, invalid: r.invalid, count: r.count };
     },
   });
@@ -106,8 +106,8 @@ function typeOperations(kind: "block" | "node", input: z.ZodObject, output: z.Zo
     input: z.object({ name: TypeName, ...Flags }),
     output: z.object({ version: z.number().int(), ...Check }),
     http: { ...http, method: "DELETE", summary: `Delete a ${kind} type (?force=true, ?dry_run=true)`, errors: WRITE_ERRORS },
-    async run({ deps, project }, { name, force, dry_run }) {
-      const r = await writeModel(deps.db, project.id, deleteType(list, name), { force, dry_run });
+    async run({ deps, project, write }, { name, force, dry_run }) {
+      const r = await writeModel(deps.db, write, project.id, deleteType(list, name), { force, dry_run });
       return { version: r.model.version, applied: r.applied, invalid: r.invalid, count: r.count };
     },
   });

@@ -7,6 +7,7 @@ import { and, asc, count, desc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, contentModels, nodes, projects } from "../../db/schema";
 import { AppError, notFound } from "../errors";
+import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import { nodeSnapshots } from "./cache";
 import { type CompiledModel, compileModel, ModelError } from "./compile";
@@ -95,7 +96,7 @@ export const deleteType =
  * Writes the model `change` makes of the current one. The current model is read after the project
  * is locked (inside contentWrite), so two concurrent changes of one type each see the other's.
  */
-export async function writeModel(db: Db, projectId: string, change: ModelChange, opts: WriteOptions): Promise<ModelWrite> {
+export async function writeModel(db: Db, ctx: WriteContext, projectId: string, change: ModelChange, opts: WriteOptions): Promise<ModelWrite> {
   if (opts.dry_run) {
     const current = await getModel(db, projectId);
     const definition = change(current);
@@ -103,7 +104,7 @@ export async function writeModel(db: Db, projectId: string, change: ModelChange,
     return { model: { ...definition, version: current.version, updated_at: current.updated_at }, applied: false, ...check };
   }
   let compiled: CompiledModel | undefined;
-  const written = await contentWrite(db, projectId, async (tx) => {
+  const written = await contentWrite(db, ctx, projectId, async (tx) => {
     const current = await getModel(tx, projectId);
     const definition = change(current);
     const version = current.version + 1;

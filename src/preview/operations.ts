@@ -17,8 +17,8 @@ const createOp = projectOperation({
   input: PreviewTokenIn,
   output: z.object({ token: PreviewTokenOut.extend({ token: z.string().describe("the plaintext bearer (cms_pv_…), shown in this response only") }) }),
   http: { method: "POST", path: BASE, status: 201, data: "token", noStore: true, tag: "preview", summary: "Create a preview token for the delivery API (plaintext in this response only)" },
-  async run({ deps, project, now }, args) {
-    const { row, plaintext } = await createPreviewToken(deps.db, project, args, deps.config.previewTokenMaxTtlSeconds, now);
+  async run({ deps, project, now, write }, args) {
+    const { row, plaintext } = await createPreviewToken(deps.db, project, args, write.actor, deps.config.previewTokenMaxTtlSeconds, now);
     return { token: { ...previewTokenToWire(row, now), token: plaintext } };
   },
 });

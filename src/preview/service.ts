@@ -4,12 +4,11 @@
 import { and, desc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { type Project, previewTokens } from "../../db/schema";
+import { type Actor, type Project, previewTokens } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
 import { generateToken, hashToken, tokenHint } from "../lib/tokens";
-import { currentActor } from "../write/record";
 import type { PreviewTokenIn, PreviewTokenOut } from "./model";
 
 const PREVIEW_PREFIX = "cms_pv_";
@@ -27,7 +26,14 @@ export const previewTokenToWire = (t: Row, now: Date): z.input<typeof PreviewTok
   expired: t.expiresAt.getTime() <= now.getTime(),
 });
 
-export async function createPreviewToken(db: Db, project: Project, input: z.output<typeof PreviewTokenIn>, maxTtlSeconds: number, now: Date): Promise<{ row: Row; plaintext: string }> {
+export async function createPreviewToken(
+  db: Db,
+  project: Project,
+  input: z.output<typeof PreviewTokenIn>,
+  createdBy: Actor,
+  maxTtlSeconds: number,
+  now: Date,
+): Promise<{ row: Row; plaintext: string }> {
   const ttl = input.ttl_seconds ?? Math.min(DEFAULT_TTL_SECONDS, maxTtlSeconds);
   if (ttl > maxTtlSeconds) throw new AppError("invalid_request", `ttl_seconds must be at most ${maxTtlSeconds}`, { field: "ttl_seconds", max: maxTtlSeconds });
   const plaintext = generateToken(PREVIEW_PREFIX);
@@ -40,7 +46,7 @@ export async function createPreviewToken(db: Db, project: Project, input: z.outp
         name: input.name ?? null,
         tokenHash: hashToken(plaintext),
         tokenHint: tokenHint(plaintext),
-        createdBy: currentActor(),
+        createdBy,
         createdAt: now,
         expiresAt: new Date(now.getTime() + ttl * 1000),
       })

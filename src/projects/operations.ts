@@ -66,7 +66,7 @@ const updateProjectOp = projectOperation({
   input: ProjectIn.partial(),
   output: z.object({ project: ProjectOut }),
   http: { ...route("PATCH"), data: "project", summary: "Update a project's settings" },
-  run: async ({ deps, project, now }, args) => ({ project: projectToWire(await updateProject(deps.db, project, args, now)) }),
+  run: async ({ deps, project, now, write }, args) => ({ project: projectToWire(await updateProject(deps.db, write, project, args, now)) }),
 });
 
 const deleteProjectOp = projectOperation({

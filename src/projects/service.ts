@@ -9,6 +9,7 @@ import { isSlug, isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { dropFieldIndexes } from "../model/indexes";
+import type { WriteContext } from "../write/context";
 import { contentWrite, notifyContent } from "../write/unit";
 import type { ProjectIn, ProjectOut } from "./model";
 
@@ -83,11 +84,11 @@ export async function createProject(db: Db, input: z.output<typeof ProjectIn>, c
   );
 }
 
-export async function updateProject(db: Db, project: Project, input: Partial<z.output<typeof ProjectIn>>, now: Date): Promise<Project> {
+export async function updateProject(db: Db, ctx: WriteContext, project: Project, input: Partial<z.output<typeof ProjectIn>>, now: Date): Promise<Project> {
   checkSlug(input.slug);
   return withSlugConflict(input.slug, () =>
     // contentWrite locks the row before it is re-read: concurrent partial updates must not lose each other's fields.
-    contentWrite(db, project.id, async (tx, paths) => {
+    contentWrite(db, ctx, project.id, async (tx, paths) => {
       const current = oneRow(await tx.select().from(projects).where(eq(projects.id, project.id)));
       // Locales, slug or base URL: any answer may change its meaning; nothing is known to be gone.
       paths.gone("");

@@ -26,7 +26,7 @@ const scheduleNodeOp = projectOperation({
     summary: "Schedule a node's (or a translation's) publication and unpublication",
     errors: [409],
   },
-  run: async ({ deps, project, now }, { node_id, locale, ...change }) => ({ schedule: await scheduleNode(deps.db, project, node_id, locale, change, now) }),
+  run: async ({ deps, project, now, write }, { node_id, locale, ...change }) => ({ schedule: await scheduleNode(deps.db, write, project, node_id, locale, change, now) }),
 });
 
 export const scheduleOperations = [scheduleNodeOp];

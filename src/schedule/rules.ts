@@ -2,7 +2,6 @@
 // schedule_node. Pure apart from naming who sets it.
 import type { Actor } from "../../db/schema";
 import { AppError } from "../errors";
-import { currentActor } from "../write/record";
 
 /** The change a caller asks for: an ISO 8601 time with offset, null to clear, undefined to keep. */
 export interface ScheduleChange {
@@ -38,7 +37,7 @@ export const changesSchedule = (change: ScheduleChange): boolean => change.publi
  * after the unpublication, a publication scheduled for what is already published (it would be
  * public before its time) or for an archived node.
  */
-export function scheduleColumns(current: Scheduled, change: ScheduleChange, now: Date): ScheduleColumns {
+export function scheduleColumns(current: Scheduled, change: ScheduleChange, actor: Actor, now: Date): ScheduleColumns {
   const publishAt = change.publish_at === undefined ? current.publishAt : change.publish_at === null ? null : parseTime(change.publish_at, "publish_at", now);
   const unpublishAt = change.unpublish_at === undefined ? current.unpublishAt : change.unpublish_at === null ? null : parseTime(change.unpublish_at, "unpublish_at", now);
   if (change.publish_at) {
@@ -47,6 +46,6 @@ export function scheduleColumns(current: Scheduled, change: ScheduleChange, now:
   }
   if (publishAt && unpublishAt && unpublishAt.getTime() <= publishAt.getTime())
     throw new AppError("invalid_request", "unpublish_at must be after publish_at", { field: change.unpublish_at !== undefined ? "unpublish_at" : "publish_at" });
-  const scheduledBy = publishAt === null && unpublishAt === null ? null : changesSchedule(change) ? currentActor() : current.scheduledBy;
+  const scheduledBy = publishAt === null && unpublishAt === null ? null : changesSchedule(change) ? actor : current.scheduledBy;
   return { publishAt, unpublishAt, scheduledBy };
 }

@@ -5,10 +5,10 @@ import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, nodes, type Project, translations } from "../../db/schema";
 import { getNode } from "../content/service";
-import { runServiceOperation } from "../core/operation";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
 import { findTranslation, projectLocale } from "../translations/service";
+import { serviceWrite, type WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import type { ScheduleOut } from "./model";
 import { type ScheduleChange, scheduleColumns } from "./rules";
@@ -17,13 +17,13 @@ type ScheduleWire = z.input<typeof ScheduleOut>;
 const actorWire = (a: Actor | null) => (a ? { kind: a.kind, id: a.id, name: a.name } : null);
 
 /** Sets or clears the schedule of a node, or of its translation into `locale`. */
-export async function scheduleNode(db: Db, project: Project, nodeId: string, locale: string | undefined, change: ScheduleChange, now: Date): Promise<ScheduleWire> {
+export async function scheduleNode(db: Db, ctx: WriteContext, project: Project, nodeId: string, locale: string | undefined, change: ScheduleChange, now: Date): Promise<ScheduleWire> {
   const loc = locale === undefined ? null : projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: schedule the node itself (no locale)`, { field: "locale" });
-  return contentWrite(db, project.id, async (tx, w) => {
+  return contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, nodeId);
     if (loc === null) {
-      const set = scheduleColumns(node, change, now);
+      const set = scheduleColumns(node, change, ctx.actor, now);
       const [row] = await tx.update(nodes).set(set).where(eq(nodes.id, node.id)).returning();
       if (!row) throw notFound("node");
       w.changed(node.id, "schedule_node");
@@ -38,7 +38,7 @@ export async function scheduleNode(db: Db, project: Project, nodeId: string, loc
     }
     const tr = await findTranslation(tx, node.id, loc);
     if (!tr) throw notFound("translation");
-    const set = scheduleColumns(tr, change, now);
+    const set = scheduleColumns(tr, change, ctx.actor, now);
     const [row] = await tx.update(translations).set(set).where(eq(translations.id, tr.id)).returning();
     if (!row) throw notFound("translation");
     w.changed(node.id, "schedule_node", loc);
@@ -90,21 +90,19 @@ export async function fireSchedule(db: Db, due: Due): Promise<boolean> {
   const operation = `${due.action}_${node ? "node" : "translation"}`;
   const actor: Actor = { kind: "scheduler", id: null, name: "scheduler", scheduled_by: due.scheduledBy };
   try {
-    return await runServiceOperation(operation, actor, () =>
-      contentWrite(db, due.projectId, async (tx, w) => {
-        const claimed = node ? await claimNode(tx, due) : await claimTranslation(tx, due);
-        if (claimed === null) throw new AlreadyFired();
-        if (claimed.was === claimed.now) return false; // nothing to change (published already, archived…): the schedule is cleared
-        if (node && due.action === "publish") w.added(claimed.path);
-        else if (node) w.gone(claimed.path);
-        else {
-          w.gone(claimed.path);
-          w.added(claimed.path);
-        }
-        w.changed(due.nodeId, operation, due.locale ?? undefined);
-        return true;
-      }),
-    );
+    return await contentWrite(db, serviceWrite(operation, actor), due.projectId, async (tx, w) => {
+      const claimed = node ? await claimNode(tx, due) : await claimTranslation(tx, due);
+      if (claimed === null) throw new AlreadyFired();
+      if (claimed.was === claimed.now) return false; // nothing to change (published already, archived…): the schedule is cleared
+      if (node && due.action === "publish") w.added(claimed.path);
+      else if (node) w.gone(claimed.path);
+      else {
+        w.gone(claimed.path);
+        w.added(claimed.path);
+      }
+      w.changed(due.nodeId, operation, due.locale ?? undefined);
+      return true;
+    });
   } catch (err) {
     if (err instanceof AlreadyFired) return false;
     throw err;

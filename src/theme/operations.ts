@@ -35,7 +35,7 @@ const updateThemeOp = projectOperation({
     { method: "PUT", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Update the theme (omitted fields kept, null clears)" },
     { method: "PATCH", path: "/admin/p/:ref/theme", data: "theme", tag: "theme", summary: "Update the theme (alias of PUT)" },
   ],
-  run: async ({ deps, project, now }, args) => ({ theme: await updateTheme(deps.db, project, args, now) }),
+  run: async ({ deps, project, now, write }, args) => ({ theme: await updateTheme(deps.db, write, project, args, now) }),
 });
 
 export const themeOperations = [getThemeOp, updateThemeOp];

@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { type Project, themes } from "../../db/schema";
 import { AppError } from "../errors";
 import { normaliseBaseUrl } from "../projects/service";
+import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import type { ThemeOut } from "./model";
 
@@ -26,8 +27,8 @@ function assetUrl(value: string | null, field: string): string | null {
 
 /** Partial update: omitted fields are kept, null clears (accent_color is checked as #rrggbb by the operation's schema). */
 // contentWrite locks the project first, so concurrent partial updates cannot lose each other's fields.
-export const updateTheme = (db: Db, project: Project, input: Partial<ThemeWire>, now: Date): Promise<ThemeWire> =>
-  contentWrite(db, project.id, async (tx) => {
+export const updateTheme = (db: Db, ctx: WriteContext, project: Project, input: Partial<ThemeWire>, now: Date): Promise<ThemeWire> =>
+  contentWrite(db, ctx, project.id, async (tx) => {
     const current = await getTheme(tx, project.id);
     const next: ThemeWire = {
       logo_url: input.logo_url === undefined ? current.logo_url : assetUrl(input.logo_url, "logo_url"),

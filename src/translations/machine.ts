@@ -12,6 +12,7 @@ import type { OperationContext } from "../core/operation";
 import { AppError } from "../errors";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import { compiledModel } from "../model/cache";
+import type { WriteContext } from "../write/context";
 import { type ModelLeaf, type Path, translatableLeaves } from "./model-leaves";
 import { findTranslation, projectLocale, translationToWire, upsertTranslation } from "./service";
 
@@ -24,7 +25,14 @@ const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]
 
 type Job = { field: string; text: string; format?: ModelLeaf["format"]; apply(t: string): void };
 
-export async function translateNode(deps: AppDeps, project: Project, input: { node_id: string; locale: string; provider_id?: string }, now: Date, progress?: OperationContext<unknown>["progress"]) {
+export async function translateNode(
+  deps: AppDeps,
+  ctx: WriteContext,
+  project: Project,
+  input: { node_id: string; locale: string; provider_id?: string },
+  now: Date,
+  progress?: OperationContext<unknown>["progress"],
+) {
   const to = projectLocale(project, input.locale);
   if (to === project.defaultLocale) throw new AppError("invalid_locale", `"${to}" is the project's default locale, the language the node is written in`);
   const node = await getNodeWithBlocks(deps.db, project.id, input.node_id);
@@ -64,7 +72,7 @@ export async function translateNode(deps: AppDeps, project: Project, input: { no
   for (const [id, o] of Object.entries(overrides)) blocks[id] = deepMerge(blocks[id] ?? {}, o);
   // Machine output replaces the translated fields and keeps the rest (a localised slug, say); it awaits review as a draft.
   const translation = translationToWire(
-    await upsertTranslation(deps.db, project, node.id, to, { meta: { ...existing?.meta, ...meta }, fields: deepMerge(existing?.fields ?? {}, fields), blocks, status: "draft" }, now),
+    await upsertTranslation(deps.db, ctx, project, node.id, to, { meta: { ...existing?.meta, ...meta }, fields: deepMerge(existing?.fields ?? {}, fields), blocks, status: "draft" }, now),
   );
   return { translation, translated_fields: jobs.map((j) => ({ field: j.field, chars: [...j.text].length })), provider: last?.provider ?? null, model: last?.model ?? null };
 }

@@ -66,7 +66,7 @@ const upsertTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...route("PUT", "/:locale"), data: "translation", summary: "Create or replace a node's translation (meta and per-block overrides)" },
-  run: async ({ deps, project, now }, { node_id, locale, ...input }) => ({ translation: translationToWire(await upsertTranslation(deps.db, project, node_id, locale, input, now)) }),
+  run: async ({ deps, project, now, write }, { node_id, locale, ...input }) => ({ translation: translationToWire(await upsertTranslation(deps.db, write, project, node_id, locale, input, now)) }),
 });
 
 const deleteTranslationOp = projectOperation({
@@ -78,7 +78,7 @@ const deleteTranslationOp = projectOperation({
   input: z.object(NodeLocale),
   output: Empty,
   http: { ...route("DELETE", "/:locale"), status: 204, summary: "Delete a node's translation" },
-  run: ({ deps, project }, args) => deleteTranslation(deps.db, project, args.node_id, args.locale).then(() => ({})),
+  run: ({ deps, project, write }, args) => deleteTranslation(deps.db, write, project, args.node_id, args.locale).then(() => ({})),
 });
 
 const translateNodeOp = projectOperation({
@@ -104,7 +104,7 @@ const translateNodeOp = projectOperation({
     description: "Needs content:write and ai:read. Upstream faults answer as POST /admin/p/{ref}/ai/translate does.",
     errors: [409, 429, 500, 502, 504],
   },
-  run: ({ deps, project, now, progress }, args) => translateNode(deps, project, args, now, progress),
+  run: ({ deps, project, now, progress, write }, args) => translateNode(deps, write, project, args, now, progress),
 });
 
 /** In the order tools/list shows the tools. */

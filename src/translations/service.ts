@@ -8,6 +8,7 @@ import { uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { checkSeoImage } from "../media/seo-image";
+import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import type { TranslationOut } from "./model";
 
@@ -54,6 +55,7 @@ export const findTranslation = (db: Db, nodeId: string, locale: string): Promise
 
 export async function upsertTranslation(
   db: Db,
+  ctx: WriteContext,
   project: Project,
   nodeId: string,
   locale: string,
@@ -62,7 +64,7 @@ export async function upsertTranslation(
 ): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
-  return contentWrite(db, project.id, async (tx, paths) => {
+  return contentWrite(db, ctx, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, nodeId);
     // Its status or slug may change the node's pages (and, by a localised slug, its descendants'):
     // their last good answers go, and nothing there is known to be gone.
@@ -91,9 +93,9 @@ export async function upsertTranslation(
   });
 }
 
-export async function deleteTranslation(db: Db, project: Project, nodeId: string, locale: string): Promise<void> {
+export async function deleteTranslation(db: Db, ctx: WriteContext, project: Project, nodeId: string, locale: string): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
-  await contentWrite(db, project.id, async (tx, paths) => {
+  await contentWrite(db, ctx, project.id, async (tx, paths) => {
     const node = await getNode(tx, project.id, tr.nodeId);
     paths.gone(node.path);
     paths.added(node.path); // the localised path may now resolve to another node (a base slug)

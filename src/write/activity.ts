@@ -6,11 +6,10 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { activity } from "../../db/schema";
-import { currentOperation, isWriteOperation, type Operation } from "../core/operation";
 import { isForeignKeyViolation } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
-import { currentActor } from "./record";
+import type { WriteContext } from "./context";
 
 /**
  * One entry for a content write that changed nodes, in its transaction: the node (the one the
@@ -19,11 +18,10 @@ import { currentActor } from "./record";
  * named node's new revision number (the write path runs it with the statement recording the
  * revisions), or null when the operation has its entry already.
  */
-export function contentActivityInsert(projectId: string, changed: ReadonlyMap<string, ReadonlySet<string | undefined>>, revisionOf: (nodeId: string) => SQL): SQL | null {
-  const run = currentOperation();
+export function contentActivityInsert(ctx: WriteContext, projectId: string, changed: ReadonlyMap<string, ReadonlySet<string | undefined>>, revisionOf: (nodeId: string) => SQL): SQL | null {
   // One entry per operation, however many content writes it makes.
-  if (changed.size === 0 || run?.state.recorded) return null;
-  const named = run?.expected?.nodeId;
+  if (changed.size === 0 || ctx.state.recorded) return null;
+  const named = ctx.expected?.nodeId;
   const nodeId = named !== undefined && changed.has(named) ? named : [...changed.keys()][0];
   if (nodeId === undefined) return null;
   const locales = [...(changed.get(nodeId) ?? [])];
@@ -31,25 +29,31 @@ export function contentActivityInsert(projectId: string, changed: ReadonlyMap<st
   const target: Record<string, unknown> = translated ? { kind: "translation", id: nodeId, locale: locales[0] ?? null } : { kind: "node", id: nodeId };
   const others = [...changed.keys()].filter((id) => id !== nodeId);
   if (others.length > 0) target.nodes = others.slice(0, 50);
-  if (run) run.state.recorded = true;
+  ctx.state.recorded = true;
   return sql`insert into activity (id, project_id, operation, actor, target, node_id, revision)
-    values (${uuidv7()}, ${projectId}, ${run?.name ?? "system"}, ${JSON.stringify(currentActor())}::jsonb, ${JSON.stringify(target)}::jsonb, ${nodeId}, ${revisionOf(nodeId)})`;
+    values (${uuidv7()}, ${projectId}, ${ctx.operation ?? "system"}, ${JSON.stringify(ctx.actor)}::jsonb, ${JSON.stringify(target)}::jsonb, ${nodeId}, ${revisionOf(nodeId)})`;
+}
+
+/** What the activity entry of an operation names: its name, whether it writes, the kind of its target. */
+export interface OperationActivity {
+  readonly name: string;
+  readonly write: boolean;
+  readonly kind?: string;
 }
 
 /**
  * After a project write operation succeeded, unless the write path recorded it: its target is the
  * declared kind (else the name without its verb) and the id the input or the answer names.
  */
-export async function recordOperationActivity(db: Db, op: Operation, projectId: string, input: unknown, output: unknown): Promise<void> {
-  const run = currentOperation();
-  if (!isWriteOperation(op) || run?.state.recorded) return;
-  const target = { kind: op.activity?.kind ?? op.name.replace(/^[a-z]+_/, ""), id: targetId(input, output) };
+export async function recordOperationActivity(db: Db, ctx: WriteContext, op: OperationActivity, projectId: string, input: unknown, output: unknown): Promise<void> {
+  if (!op.write || ctx.state.recorded) return;
+  const target = { kind: op.kind ?? op.name.replace(/^[a-z]+_/, ""), id: targetId(input, output) };
   try {
-    await db.insert(activity).values({ id: uuidv7(), projectId, operation: op.name, actor: currentActor(), target, nodeId: null, revision: null });
+    await db.insert(activity).values({ id: uuidv7(), projectId, operation: op.name, actor: ctx.actor, target, nodeId: null, revision: null });
   } catch (err) {
     if (!isForeignKeyViolation(err)) throw err; // the write deleted the project: nothing left to log in
   }
-  if (run) run.state.recorded = true;
+  ctx.state.recorded = true;
 }
 
 const ID_KEY = /^(id|[a-z_]+_id)$/;

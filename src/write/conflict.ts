@@ -1,11 +1,11 @@
-// Optimistic concurrency (issue 25): a node write that names the revision its caller last read
+// Optimistic concurrency: a node write that names the revision its caller last read
 // (expected_revision, If-Match) is refused, with nothing written, when the node has moved on.
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { activity, nodes, revisions } from "../../db/schema/index";
-import { currentOperation } from "../core/operation";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
+import type { WriteContext } from "./context";
 
 /** How many of the changes since the expected revision a conflict lists. */
 const MAX_LISTED = 20;
@@ -15,11 +15,10 @@ const MAX_LISTED = 20;
  * locked and its revision compared with the expected one. An unknown node is left to the write
  * (404). Checked once per operation: an operation's own second write is not held to it.
  */
-export async function checkExpectedRevision(tx: Db, projectId: string): Promise<void> {
-  const run = currentOperation();
-  if (!run?.expected || run.state.checked) return;
-  run.state.checked = true;
-  const { nodeId, revision: expected } = run.expected;
+export async function checkExpectedRevision(tx: Db, ctx: WriteContext, projectId: string): Promise<void> {
+  if (!ctx.expected || ctx.state.checked) return;
+  ctx.state.checked = true;
+  const { nodeId, revision: expected } = ctx.expected;
   if (!isUuid(nodeId)) return;
   const [row] = await tx
     .select({ revision: nodes.revision })

@@ -1,11 +1,11 @@
-// What a dry run (issue 27) answers for each node a content write changed: the write path has
+// What a dry run answers for each node a content write changed: the write path has
 // recorded the revisions (in the transaction that will be rolled back), so the diff is that of the
 // node's previous revision and the one just recorded.
 import { and, eq, inArray, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { revisions } from "../../db/schema/index";
-import type { NodeChange } from "../core/operation";
 import { diffJson } from "../lib/diff";
+import type { NodeChange } from "./context";
 import type { Recorded } from "./record";
 
 export async function dryRunChanges(tx: Db, projectId: string, recorded: ReadonlyMap<string, Recorded>, deleted: ReadonlyMap<string, number>, operation: string): Promise<NodeChange[]> {

@@ -1,12 +1,10 @@
-// How a content write records revisions (issue 25), called by the one write path (src/write/unit.ts):
+// How a content write records revisions, called by the one write path (src/write/unit.ts):
 // each statement here writes the revisions of every node the write reported at once, the node's
 // snapshot built by the database from the rows the transaction has just written.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import type { Actor } from "../../db/schema/index";
-import { currentOperation } from "../core/operation";
-import type { AdminCaller, McpCaller } from "../lib/caller";
 import { rows } from "../lib/json";
+import type { WriteContext } from "./context";
 
 /**
  * The node's state as a revision keeps it, built from the node row aliased `n`: what an editor
@@ -27,28 +25,6 @@ const snapshotOf = (n: string): SQL => {
 /** The change name of a node brought back from the trash (its webhook event is node.restored). */
 export const RESTORED_FROM_TRASH = "restore_from_trash";
 
-/** Who runs the current write, with the names the credential lookup read (src/auth.ts); "system" outside an operation (the demo seed, scripts). */
-export function currentActor(): Actor {
-  const run = currentOperation();
-  if (run?.actor) return run.actor;
-  const caller = run?.caller;
-  return caller ? actorOf(caller) : { kind: "system", id: null, name: null };
-}
-
-/** The actor a caller's writes are recorded under. */
-export function actorOf(caller: AdminCaller | McpCaller): Actor {
-  if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: caller.keyName ?? null };
-  if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: caller.credentialName ?? null };
-  return {
-    kind: "oauth",
-    // The user: stable across token refreshes (the access token's id is not).
-    id: caller.userId ?? caller.credentialId,
-    name: caller.userEmail ?? null,
-    user: caller.userId ? { id: caller.userId, email: caller.userEmail ?? null } : null,
-    client: caller.clientId ? { id: caller.clientId, name: caller.clientName ?? null } : null,
-  };
-}
-
 /**
  * One statement: every node of `changes` (id → the change's name when no operation runs) moves to
  * its next revision number and gets a revision row holding its state after the write. `also`, a
@@ -56,10 +32,10 @@ export function actorOf(caller: AdminCaller | McpCaller): Actor {
  * `node_id` and `number`). The nodes' whole states come back with `snapshots` (the model check),
  * else their path, type, status and translations' locales and statuses (the webhook events).
  */
-export async function recordRevisions(tx: Db, projectId: string, changes: ReadonlyMap<string, string>, also: SQL | null, snapshots: boolean): Promise<Map<string, Recorded>> {
+export async function recordRevisions(tx: Db, ctx: WriteContext, projectId: string, changes: ReadonlyMap<string, string>, also: SQL | null, snapshots: boolean): Promise<Map<string, Recorded>> {
   if (changes.size === 0) return new Map();
   const ids = [...changes.keys()];
-  const op = currentOperation()?.name ?? null;
+  const op = ctx.operation;
   // Outside an operation, a content change ("write_node") is create_node at a node's first revision, update_node after.
   const name = sql`(${JSON.stringify(Object.fromEntries(changes))}::jsonb ->> bumped.id::text)`;
   const named = sql`case when ${name} = 'write_node' then (case when bumped.revision = 1 then 'create_node' else 'update_node' end) else ${name} end`;
@@ -74,7 +50,7 @@ export async function recordRevisions(tx: Db, projectId: string, changes: Readon
     )
     , inserted as (
       insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
-      select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(currentActor())}::jsonb, ${snapshotOf("bumped")}
+      select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(ctx.actor)}::jsonb, ${snapshotOf("bumped")}
       from bumped
       returning node_id, number, snapshot
     )${also === null ? sql`` : sql`, also as (${also})`}
@@ -103,11 +79,11 @@ export interface Recorded {
  * Before a node is deleted: it and every node below it get a last revision holding their state
  * before the deletion, marked `deleted` with the node the delete named (`root`): the trash.
  */
-export async function recordDeletion(tx: Db, projectId: string, nodeId: string, fallback: string): Promise<number> {
-  const op = currentOperation()?.name ?? fallback;
+export async function recordDeletion(tx: Db, ctx: WriteContext, projectId: string, nodeId: string, fallback: string): Promise<number> {
+  const op = ctx.operation ?? fallback;
   const recorded = await tx.execute(sql`
     insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
-    select gen_random_uuid(), n.project_id, n.id, n.revision + 1, ${op}, ${JSON.stringify(currentActor())}::jsonb,
+    select gen_random_uuid(), n.project_id, n.id, n.revision + 1, ${op}, ${JSON.stringify(ctx.actor)}::jsonb,
       ${snapshotOf("n")} || jsonb_build_object('deleted', jsonb_build_object('root', r.id::text))
     from nodes r join nodes n on n.project_id = r.project_id and (n.id = r.id or starts_with(n.path, r.path || '/'))
     where r.project_id = ${projectId} and r.id = ${nodeId}

@@ -1,13 +1,13 @@
 // The one write path (STYLE.md habit 15). Every content write of every transport (REST, MCP, the
 // CLI, machine translation, the demo seed) runs in `contentWrite`: it locks the project and bumps its
-// content version, runs the write, checks every node the write touched against the project's
-// content model, then (at commit) notifies the other instances and announces the write in-process.
-// What later issues add to every write (the revision, the activity entry, the outbox event, the
-// dry run) plugs in here, next to the model check, not into the handlers.
+// content version, checks the expected revision, runs the write, records each changed node's
+// revision, the activity entry and the webhook events, checks every node the write touched against
+// the project's content model, then (at commit) notifies the other instances and announces the
+// write in-process. What the write runs under (operation, actor, expected revision, dry run) comes
+// in explicitly as its WriteContext (./context.ts).
 import { eq, type SQL, sql } from "drizzle-orm";
 import { type Db, notify } from "../../db/client";
 import { projects } from "../../db/schema/index";
-import { currentOperation } from "../core/operation";
 import { AppError, notFound } from "../errors";
 import { commitNotice, contentCommitted } from "../lib/commits";
 import { isPlainObject } from "../lib/merge";
@@ -16,6 +16,7 @@ import { type NodeSnapshot, pointerSegment } from "../model/compile";
 import { MAX_VIOLATIONS, type Violation } from "../model/model";
 import { contentActivityInsert } from "./activity";
 import { checkExpectedRevision } from "./conflict";
+import type { WriteContext } from "./context";
 import { dryRunChanges } from "./dry-run";
 import { enqueueWriteEvents } from "./outbox";
 import { type Recorded, recordDeletion, recordRevisions } from "./record";
@@ -73,7 +74,7 @@ export async function bumpContentVersion(db: Db, projectId: string, notice: stri
  * transaction. Once it has committed, it is announced on the Db it began on (lib/commits): this
  * instance drops the project's answers at once; the NOTIFY tells the others.
  */
-export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
+export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: string, write: (tx: Db, w: WriteLog) => Promise<T>): Promise<T> {
   const changes: { gone: string[]; added: string[]; version?: number } = { gone: [], added: [] };
   const touched = new Map<string, Set<string | undefined>>();
   /** Every node the write changed: the locales it changed alone (undefined: the node itself), and the change's name outside an operation. */
@@ -103,14 +104,14 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     deleting: async (nodeId, operation) => {
       if (!tx0) throw new Error("deleting() outside the write");
       change(nodeId, undefined, operation); // the activity entry names it
-      deleted.set(nodeId, await recordDeletion(tx0, projectId, nodeId, operation));
+      deleted.set(nodeId, await recordDeletion(tx0, ctx, projectId, nodeId, operation));
     },
   };
   const result = await db.transaction(async (tx) => {
     tx0 = tx;
     const { version, modelVersion, webhooks } = await bumpContentVersion(tx, projectId, null);
     // After the project lock, before the write: a stale expected revision writes nothing (409).
-    await checkExpectedRevision(tx, projectId);
+    await checkExpectedRevision(tx, ctx, projectId);
     const out = await write(tx, log);
     // One round trip after the write (postgres.js pipelines a transaction's queries): the statement
     // recording the revisions and the activity entry, which answers the nodes' states the model
@@ -119,18 +120,17 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
     // skips it, having heard of the write at commit), the version it made (a reader that sees the
     // version first knows its news is on the way) and the pages the write took away or brought.
     changes.version = version;
-    const run = currentOperation();
-    // A dry run (issue 27) reports what would change to the operation unit, which rolls it all back.
-    const dry = run?.dryRun;
+    // A dry run reports what would change to the operation unit, which rolls it all back.
+    const dry = ctx.dryRun;
     const check = modelVersion > 0 && touched.size > 0;
-    const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, projectId, changed, deleted, check || Boolean(dry)), notifyContent(tx, commitNotice(db, projectId, changes))]);
-    // Issue 28: the write's webhook events (the outbox), in this transaction, beside the model check
+    const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, ctx, projectId, changed, deleted, check || dry !== null), notifyContent(tx, commitNotice(db, projectId, changes))]);
+    // The write's webhook events (the outbox), in this transaction, beside the model check
     // (one round trip; a failed check rolls them back with the rest). An endpoint created after the
     // project's lock was taken gets this write's events no more than it would from the statement.
-    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: run?.name, changed, recorded, deleted }) : null;
+    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: ctx.operation ?? undefined, changed, recorded, deleted }) : null;
     await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
     answerRevisions(out, numbers);
-    if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, run?.name ?? "write")));
+    if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, ctx.operation ?? "write")));
     return out;
   });
   contentCommitted(db, projectId, changes);
@@ -138,7 +138,7 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
 }
 
 /**
- * Issue 25: every node the write reported gets its next revision (number, operation, actor, its
+ * Every node the write reported gets its next revision (number, operation, actor, its
  * state after the write), and the operation its activity entry, in this transaction; answers each
  * node's new number (a deleted node's is the revision recorded before its deletion). Outside an
  * operation, the change is named after what the service reported: a node at its first revision was
@@ -146,6 +146,7 @@ export async function contentWrite<T>(db: Db, projectId: string, write: (tx: Db,
  */
 async function recordChanges(
   tx: Db,
+  ctx: WriteContext,
   projectId: string,
   changed: ReadonlyMap<string, { locales: ReadonlySet<string | undefined>; operation?: string }>,
   deleted: ReadonlyMap<string, number>,
@@ -162,10 +163,10 @@ async function recordChanges(
     const gone = deleted.get(id);
     return gone !== undefined ? sql`${gone}::int` : sql`(select number from inserted where node_id = ${id}::uuid)`;
   };
-  const entry = contentActivityInsert(projectId, activityOf, revisionOf);
+  const entry = contentActivityInsert(ctx, projectId, activityOf, revisionOf);
   // Only deletions: no revision statement to ride along with.
   if (all.size === 0 && entry !== null) await tx.execute(entry);
-  const recorded = await recordRevisions(tx, projectId, all, all.size === 0 ? null : entry, snapshots);
+  const recorded = await recordRevisions(tx, ctx, projectId, all, all.size === 0 ? null : entry, snapshots);
   const numbers = new Map([...recorded].map(([id, r]) => [id, r.number]));
   for (const [id, n] of deleted) numbers.set(id, n);
   return { numbers, recorded };
