@@ -1,7 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { approvalRoutes } from "./approvals/routes";
-import { insufficientScopeChallenge } from "./auth";
+import { adminAuthenticator, insufficientScopeChallenge } from "./auth";
 import type { AppDeps } from "./core/deps";
 import { createFront, requestIdOf } from "./delivery/front";
 import { DELIVERY_OPENAPI_PATHS } from "./delivery/model";
@@ -11,10 +11,12 @@ import { explorerRoutes } from "./explorer";
 import { homeRoutes } from "./home/routes";
 import { ownDb, ownHandle } from "./lib/commits";
 import { MAX_BODY_BYTES } from "./lib/json";
+import { Slots } from "./lib/slots";
 import { withTimeout } from "./lib/timeout";
 import { mcpRoutes } from "./mcp/routes";
 import { createMediaDelivery } from "./media/delivery";
 import { mediaRoutes } from "./media/routes";
+import { createMediaStorage } from "./media/store";
 import { modelFileRoutes } from "./model/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
@@ -31,7 +33,11 @@ export function createApp(given: AppDeps) {
   // Writes are announced on the Db they went through (lib/commits): one of this app's own, so
   // they reach this app's delivery cache and not that of another app built over the same Db.
   const db = ownDb(given.db);
-  const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db) };
+  // The app's own services, made once and handed down: where media bytes live, the AI calls in
+  // flight per project, and one count of failed admin authentications per client address.
+  const mediaStorage = given.mediaStorage ?? createMediaStorage(given.config, given.fetch);
+  const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db), mediaStorage, aiSlots: given.aiSlots ?? new Slots() };
+  const authenticate = adminAuthenticator(deps);
   const delivery = createDelivery(deps);
   const media = createMediaDelivery(deps);
   // Hot reads answered before routing: delivery pages, and media files held in memory.
@@ -74,8 +80,8 @@ export function createApp(given: AppDeps) {
     .use(explorerRoutes())
     .use(readiness.routes)
     .use(homeRoutes(deps))
-    .use(operationRoutes(deps, OPERATIONS))
-    .use(modelFileRoutes(deps))
+    .use(operationRoutes(deps, OPERATIONS, authenticate))
+    .use(modelFileRoutes(deps, authenticate))
     .use(mediaRoutes(media))
     .use(delivery.routes)
     .use(mcpRoutes(deps))

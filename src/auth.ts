@@ -35,19 +35,18 @@ export async function resolveProject(db: Db, ref: string, caller: AdminCaller | 
 
 export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });
 
-const failureLimiters = new WeakMap<AppDeps, MemoryLimiter>();
-
 /**
- * Resolves the admin key of a request. The key is checked first and only a failure counts or is
+ * Resolves the admin key of a request; createApp makes one per app and hands it to every route
+ * group that authenticates admin keys, so failed authentications per client address are counted
+ * once for the whole app. The key is checked first and only a failure counts or is
  * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
  * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
  * least 32 characters), far beyond online guessing.
  */
-export function adminAuthenticator(deps: AppDeps): (request: Request, server: unknown) => Promise<AdminCaller> {
-  // Failed authentications per client address, one count for every admin route of the app (its
-  // deps), however many route groups authenticate admin keys.
-  let failures = failureLimiters.get(deps);
-  if (!failures) failureLimiters.set(deps, (failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000)));
+export type AdminAuthenticator = (request: Request, server: unknown) => Promise<AdminCaller>;
+
+export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
+  const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
   return async (request, server) => {
     const address = clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
     const now = deps.now();

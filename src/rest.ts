@@ -3,7 +3,7 @@
 
 import { type Context, Elysia } from "elysia";
 import { z } from "zod";
-import { adminAuthenticator, adminDoc, requireScopes, resolveProject } from "./auth";
+import { type AdminAuthenticator, adminDoc, requireScopes, resolveProject } from "./auth";
 import type { AppDeps } from "./core/deps";
 import { type HttpBinding, httpBindings, type Operation, runOperation, strippedFields, undeclaredFieldsError } from "./core/operation";
 import { AppError, ErrorBody } from "./errors";
@@ -17,8 +17,7 @@ type Source = "params" | "query" | "body";
 type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "body" | "set">;
 
 /** The admin routes of the operations that have an HTTP binding. */
-export function operationRoutes(deps: AppDeps, operations: readonly Operation[]) {
-  const authenticate = adminAuthenticator(deps);
+export function operationRoutes(deps: AppDeps, operations: readonly Operation[], authenticate: AdminAuthenticator) {
   const cors = adminCors(deps.config);
   // Multipart bodies are read for the routes that take them (uploads) only, up to the upload limit.
   const multipartLimit = deps.config.media.maxBytes + 1024 * 1024;

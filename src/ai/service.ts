@@ -9,12 +9,12 @@ import { isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
+import { Slots } from "../lib/slots";
 import { checkOutboundUrl } from "../lib/ssrf";
 import { DRIVERS, geminiGenerateContent } from "./drivers/protocols";
 import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
-import { acquireSlot } from "./limiter";
 import type { ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./model";
 import { altTextPrompt, translationPrompt } from "./prompt";
 
@@ -197,6 +197,18 @@ export async function describeImage(
   return { text, model: out.model };
 }
 
+/**
+ * A per-project slot for a vendor call (AI_MAX_CONCURRENT_PER_PROJECT, per instance): one project
+ * cannot hold every outbound slot, and a slow vendor cannot pile up requests without bound. Outside
+ * an app (a script) there is no app-wide count: the call gets a count of its own.
+ */
+function takeSlot(deps: AppDeps, projectId: string): () => void {
+  const max = deps.config.aiMaxConcurrentPerProject;
+  const release = (deps.aiSlots ?? new Slots()).acquire(projectId, max);
+  if (release === null) throw new AppError("rate_limited", `this project already has ${max} translation calls in progress; retry shortly`, { limit: max, retry_after: 1 }, { "retry-after": "1" });
+  return release;
+}
+
 /** One call to a provider: the outbound guard again, the key opened, the per-project slot held, the outcome logged. */
 async function callProvider(
   deps: AppDeps,
@@ -207,7 +219,7 @@ async function callProvider(
 ): Promise<{ text: string; model: string }> {
   const info = kindInfo(provider.kind);
   const model = provider.model ?? info.default_model;
-  const release = acquireSlot(deps.config, project.id);
+  const release = takeSlot(deps, project.id);
   const started = performance.now();
   try {
     // Again at call time: DNS may have changed, and so may AI_ALLOW_PRIVATE_URLS. The call

@@ -2,6 +2,7 @@ import type { Db, DbHandle } from "../../db/client";
 import type { Config } from "../config";
 import type { Logger } from "../lib/log";
 import type { KeyRing } from "../lib/seal";
+import type { Slots } from "../lib/slots";
 import type { Resolver } from "../lib/ssrf";
 import type { MediaStorage } from "./storage";
 
@@ -17,6 +18,8 @@ export interface AppDeps {
   readonly keyRing: KeyRing;
   /** DNS for the outbound URL guard; defaults to the system resolver. */
   readonly resolveHost?: Resolver;
-  /** Where media bytes live; by default the configured driver (MEDIA_STORAGE). */
+  /** Where media bytes live; by default the configured driver (MEDIA_STORAGE), made once by createApp. */
   readonly mediaStorage?: MediaStorage;
+  /** The AI vendor calls in flight per project (AI_MAX_CONCURRENT_PER_PROJECT); createApp makes one per app. */
+  readonly aiSlots?: Slots;
 }

@@ -1,19 +1,16 @@
-// The media storage an app uses: the one its dependencies give (tests), else the configured driver,
-// made once per configuration.
+// The media storage an app uses: the one its dependencies give (createApp makes the configured
+// driver once per app; tests give their own).
+import type { Config } from "../config";
 import type { AppDeps } from "../core/deps";
 import type { MediaStorage } from "../core/storage";
 import { diskStorage } from "./storage/disk";
 import { s3Storage } from "./storage/s3";
 
-const made = new WeakMap<object, MediaStorage>();
-
-export function mediaStorage(deps: AppDeps): MediaStorage {
-  if (deps.mediaStorage) return deps.mediaStorage;
-  let storage = made.get(deps.config);
-  if (!storage) {
-    const { s3 } = deps.config.media;
-    storage = s3 ? s3Storage(s3, deps.fetch) : diskStorage(deps.config.dataDir);
-    made.set(deps.config, storage);
-  }
-  return storage;
+/** The configured driver: S3 when MEDIA_S3_* is set, else files under DATA_DIR. */
+export function createMediaStorage(config: Config, fetch: typeof globalThis.fetch): MediaStorage {
+  const { s3 } = config.media;
+  return s3 ? s3Storage(s3, fetch) : diskStorage(config.dataDir);
 }
+
+/** The app's storage; a service called outside an app (a script) gets the configured driver. */
+export const mediaStorage = (deps: AppDeps): MediaStorage => deps.mediaStorage ?? createMediaStorage(deps.config, deps.fetch);

@@ -3,7 +3,7 @@
 // their own rather than declared operations; authentication, the scope check, the project's
 // resolution (another project: 404) and the admin CORS policy are the operation routes' own.
 import { Elysia } from "elysia";
-import { adminAuthenticator, adminDoc, requireScopes, resolveProject } from "../auth";
+import { type AdminAuthenticator, adminDoc, requireScopes, resolveProject } from "../auth";
 import type { AppDeps } from "../core/deps";
 import { ErrorBody } from "../errors";
 import { adminCors, corsHeaders, corsPreflight } from "../lib/cors";
@@ -21,8 +21,7 @@ const doc = (summary: string, description: string, type: string) => ({
   responses: { 200: { description: summary, content: { [type]: { schema: { type: "string" as const } } } }, ...ERRORS },
 });
 
-export function modelFileRoutes(deps: AppDeps) {
-  const authenticate = adminAuthenticator(deps);
+export function modelFileRoutes(deps: AppDeps, authenticate: AdminAuthenticator) {
   const cors = adminCors(deps.config);
   type Ctx = { request: Request; server: unknown; params: Record<string, string>; set: { headers: Record<string, string | number> } };
   /** The project's model definition, for a caller allowed to read it; the answer's headers set. */

@@ -17,6 +17,7 @@ export const SIGN_IN_TTL_MS = 15 * 60_000;
 const CSRF_TTL_S = 60 * 60;
 const NONCE_RE = /^[A-Za-z0-9_-]{22}$/;
 
+// The page key is a row of the database: loaded once per database (every app and the CLI over it share it).
 const keys = new WeakMap<Db, Promise<Uint8Array>>();
 
 export function pageKey(db: Db): Promise<Uint8Array> {
