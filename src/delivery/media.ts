@@ -1,9 +1,9 @@
-// A media reference as delivery answers it (issue 26): { id, url, width, height, alt, srcset,
-// placeholder }, alt in the request's locale (else the default locale's), so a frontend writes
-// <img srcset> without another call. Pure: the row comes from the delivery statement.
+// A media reference as delivery answers it: { id, url, width, height, alt, srcset, placeholder },
+// alt in the request's locale (else the default locale's), so a frontend writes <img srcset>
+// without another call. Pure: the row comes from the delivery statement.
 
-import { isUuid } from "../lib/ids";
 import { isRaster } from "../media/sniff";
+import { versionTag } from "../media/variants";
 import type { DeliveryProject } from "./cache";
 
 /** A media row as the delivery statement gives it (delivery/fields.ts). */
@@ -31,13 +31,6 @@ export interface MediaView {
   srcset: string | null;
   placeholder: string | null;
 }
-
-/** The media id a SEO `og_image` value names (media/seo-image.ts), or null when it is a URL (or absent). */
-export const seoMediaId = (value: unknown): string | null => (typeof value === "string" && isUuid(value.trim()) ? value.trim().toLowerCase() : null);
-
-/** The version tag delivery URLs carry: the content hash, and the focal point crops depend on. */
-export const versionTag = (hash: string, fx: number | null, fy: number | null): string =>
-  fx === null || fy === null ? hash.slice(0, 16) : `${hash.slice(0, 16)}-${Math.round(fx * 1000)}-${Math.round(fy * 1000)}`;
 
 export function mediaView(m: MediaRef, project: DeliveryProject, locale: string): MediaView {
   const v = versionTag(m.hash, m.fx, m.fy);

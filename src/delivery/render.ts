@@ -1,9 +1,10 @@
 // Pure rendering of a delivery node: locale merge, localised paths, SEO. No I/O here.
 import { decodeHTML } from "entities";
 import { deepMerge, isPlainObject } from "../lib/merge";
+import { seoMediaId } from "../media/seo-image";
 import type { DeliveryProject } from "./cache";
 import { expandRefs, type NodeRef, type RefPaths } from "./fields";
-import { type MediaRef, mediaView, seoMediaId } from "./media";
+import { type MediaRef, mediaView } from "./media";
 import { absoluteUrl, hreflangSet, str, versionSeo } from "./seo";
 
 /** A node of the ancestor chain as the chain query returns it (root first, the node last). */

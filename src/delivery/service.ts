@@ -23,13 +23,13 @@ import { rows } from "../lib/json";
 import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
 import { escapeLike } from "../lib/sql";
+import { seoMediaId } from "../media/seo-image";
 import { compiledModel } from "../model/cache";
 import type { CompiledModel } from "../model/compile";
 import { type FieldFilter, fieldOrder, fieldSortName, filterConditions } from "../model/field-filters";
 import { ensureFieldFunctions } from "../model/indexes";
 import type { DeliveryProject } from "./cache";
 import { expandRefs, type NodeRef, type RefPaths, refPaths, refsColumn, seoMediaColumn } from "./fields";
-import { seoMediaId } from "./media";
 import { preparedRows } from "./prepared";
 import { type ChainNode, type RenderableNode, renderNode } from "./render";
 

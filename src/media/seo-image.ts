@@ -5,8 +5,11 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { media } from "../../db/schema";
-import { seoMediaId } from "../delivery/media";
 import { AppError } from "../errors";
+import { isUuid } from "../lib/ids";
+
+/** The media id a SEO `og_image` value names, or null when it is a URL (or absent). */
+export const seoMediaId = (value: unknown): string | null => (typeof value === "string" && isUuid(value.trim()) ? value.trim().toLowerCase() : null);
 
 /**
  * 400 invalid_request when `seo.og_image` names a media id that is not one of the project's items

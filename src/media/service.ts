@@ -7,7 +7,6 @@ import type { Db } from "../../db/client";
 import { blocks, type MediaRow, media, nodes, type Project, projects, translations } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
 import { hashPrefix, originalKey } from "../core/storage";
-import { versionTag } from "../delivery/media";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { sha256Hex } from "../lib/tokens";
@@ -18,6 +17,7 @@ import { probeImage, stripMetadata, summarize } from "./image";
 import type { MediaWire } from "./model";
 import { EXTENSION, isRaster, sniffType } from "./sniff";
 import { mediaStorage } from "./store";
+import { versionTag } from "./variants";
 
 export interface UploadArgs {
   readonly bytes: Uint8Array;

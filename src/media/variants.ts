@@ -52,3 +52,7 @@ function pickFormat(accept: string, sourceType: string): OutputFormat {
   if (/\bimage\/webp\b/i.test(accept)) return "webp";
   return sourceType === "image/png" || sourceType === "image/gif" ? "png" : "jpeg";
 }
+
+/** The version tag delivery URLs carry: the content hash, and the focal point crops depend on. */
+export const versionTag = (hash: string, fx: number | null, fy: number | null): string =>
+  fx === null || fy === null ? hash.slice(0, 16) : `${hash.slice(0, 16)}-${Math.round(fx * 1000)}-${Math.round(fy * 1000)}`;
