@@ -12,11 +12,10 @@ import { escapeLike } from "../lib/sql";
 import { compiledModel } from "../model/cache";
 import { fieldFiltersOf, fieldOrder, fieldSortName, filterConditions } from "../model/field-filters";
 import { ensureFieldFunctions } from "../model/indexes";
-import { findTranslation, projectLocale } from "../translations/service";
 import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import { type EntriesOut, EntryOut, type EntryQuery, type EntrySort, type LocalizedNodeOut } from "./model";
-import { type BlockWire, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, replaceBlocks } from "./service";
+import { type BlockWire, findTranslation, getBlocks, getNode, getNodeByPath, getNodeWithBlocks, type Node, nodeToWire, pageOfNodes, projectLocale, replaceBlocks } from "./service";
 
 export async function findNode(db: Db, projectId: string, ref: { id?: string; path?: string }): Promise<Node> {
   if (ref.id && ref.path) throw new AppError("invalid_request", "give either id or path, not both", { field: "id" });

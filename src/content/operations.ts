@@ -4,9 +4,9 @@ import { AppError } from "../errors";
 import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
 import { parseFieldFilters } from "../model/field-filters";
-import { ScheduleIn } from "../schedule/model";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
+import { ScheduleIn } from "./schedule";
 import { createNode, deleteNode, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
 const NodeRef = { node_id: NodeId };

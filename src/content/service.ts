@@ -4,14 +4,15 @@ import type { Db } from "../../db/client";
 import { blocks, type NodeStatus, nodes, type Project, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
+import { canonicalLocale } from "../lib/locales";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { escapeLike } from "../lib/sql";
 import { checkSeoImage } from "../media/seo-image";
-import { changesSchedule, type ScheduleChange, scheduleColumns } from "../schedule/rules";
 import type { WriteContext } from "../write/context";
 import { contentWrite, type WriteLog } from "../write/unit";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
+import { changesSchedule, type ScheduleChange, scheduleColumns } from "./schedule";
 
 export type Node = typeof nodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
@@ -69,6 +70,18 @@ export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, pe
   ]);
   return { data, total: Number(oneRow(counted).total), page, per_page: perPage };
 }
+
+/** The project's spelling of a locale, or 400 invalid_locale. */
+export function projectLocale(project: Project, locale: string): string {
+  const c = canonicalLocale(locale);
+  const match = c ? project.locales.find((l) => l.toLowerCase() === c.toLowerCase()) : undefined;
+  if (!match) throw new AppError("invalid_locale", `locale "${locale}" is not one of this project's locales (${project.locales.join(", ")})`);
+  return match;
+}
+
+/** The node's translation into `locale` (the project's spelling), if it has one. */
+export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<typeof translations.$inferSelect | undefined> =>
+  db.query.translations.findFirst({ where: and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)) });
 
 export async function getNode(db: Db, projectId: string, id: string): Promise<Node> {
   if (!isUuid(id)) throw notFound("node");

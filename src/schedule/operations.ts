@@ -1,7 +1,8 @@
 import { z } from "zod";
+import { ScheduleIn } from "../content/schedule";
 import { IDEMPOTENT_WRITE, projectOperation } from "../core/operation";
 import { Locale, NodeId } from "../lib/schemas";
-import { ScheduleIn, ScheduleOut } from "./model";
+import { ScheduleOut } from "./model";
 import { scheduleNode } from "./service";
 
 const scheduleNodeOp = projectOperation({

@@ -4,14 +4,13 @@ import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, nodes, type Project, translations } from "../../db/schema";
-import { getNode } from "../content/service";
+import { type ScheduleChange, scheduleColumns } from "../content/schedule";
+import { findTranslation, getNode, projectLocale } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
-import { findTranslation, projectLocale } from "../translations/service";
 import { serviceWrite, type WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import type { ScheduleOut } from "./model";
-import { type ScheduleChange, scheduleColumns } from "./rules";
 
 type ScheduleWire = z.input<typeof ScheduleOut>;
 const actorWire = (a: Actor | null) => (a ? { kind: a.kind, id: a.id, name: a.name } : null);

@@ -6,7 +6,7 @@
 import { eq } from "drizzle-orm";
 import { type Project, projects } from "../../db/schema";
 import { translateText } from "../ai/service";
-import { getNodeWithBlocks } from "../content/service";
+import { findTranslation, getNodeWithBlocks, projectLocale } from "../content/service";
 import type { AppDeps } from "../core/deps";
 import type { OperationContext } from "../core/operation";
 import { AppError } from "../errors";
@@ -14,7 +14,7 @@ import { deepMerge, isPlainObject } from "../lib/merge";
 import { compiledModel } from "../model/cache";
 import type { WriteContext } from "../write/context";
 import { type ModelLeaf, type Path, translatableLeaves } from "./model-leaves";
-import { findTranslation, projectLocale, translationToWire, upsertTranslation } from "./service";
+import { translationToWire, upsertTranslation } from "./service";
 
 const MAX_NODE_FIELDS = 200;
 // Keys whose string values are identifiers, links, styling or code, never prose.

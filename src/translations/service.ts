@@ -1,11 +1,10 @@
-import { and, asc, eq } from "drizzle-orm";
+import { asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { blocks, type Project, translations } from "../../db/schema";
-import { getNode } from "../content/service";
+import { findTranslation, getNode, projectLocale } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
-import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { checkSeoImage } from "../media/seo-image";
 import type { WriteContext } from "../write/context";
@@ -28,14 +27,6 @@ export const translationToWire = (tr: Translation): z.output<typeof TranslationO
   updated_at: tr.updatedAt.toISOString(),
 });
 
-/** The project's spelling of a locale, or 400 invalid_locale. */
-export function projectLocale(project: Project, locale: string): string {
-  const c = canonicalLocale(locale);
-  const match = c ? project.locales.find((l) => l.toLowerCase() === c.toLowerCase()) : undefined;
-  if (!match) throw new AppError("invalid_locale", `locale "${locale}" is not one of this project's locales (${project.locales.join(", ")})`);
-  return match;
-}
-
 export async function listTranslations(db: Db, project: Project, nodeId: string): Promise<Translation[]> {
   const node = await getNode(db, project.id, nodeId);
   return db.select().from(translations).where(eq(translations.nodeId, node.id)).orderBy(asc(translations.locale));
@@ -48,10 +39,6 @@ export async function getTranslation(db: Db, project: Project, nodeId: string, l
   if (!tr) throw notFound("translation");
   return tr;
 }
-
-/** The node's translation into `locale` (the project's spelling), if it has one. */
-export const findTranslation = (db: Db, nodeId: string, locale: string): Promise<Translation | undefined> =>
-  db.query.translations.findFirst({ where: and(eq(translations.nodeId, nodeId), eq(translations.locale, locale)) });
 
 export async function upsertTranslation(
   db: Db,

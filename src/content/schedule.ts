@@ -1,7 +1,18 @@
-// What a schedule may be (issue 29), checked where it is set: PATCH of a node (update_node) and
-// schedule_node. Pure apart from naming who sets it.
-import type { Actor } from "../../db/schema";
+// What a schedule may be, checked where it is set: PATCH of a node (update_node) and schedule_node.
+// Pure: the caller names who sets it.
+
+import { z } from "zod";
+import type { Actor } from "../../db/schema/index";
 import { AppError } from "../errors";
+
+const When = (what: string) =>
+  z.iso.datetime({ offset: true }).nullable().optional().describe(`${what}: ISO 8601 date-time with an offset (e.g. 2026-12-01T09:00:00+01:00), stored in UTC, must be in the future; null clears it`);
+
+/** The schedule fields of update_node and schedule_node. */
+export const ScheduleIn = {
+  publish_at: When("when the scheduler publishes it (draft → published)"),
+  unpublish_at: When("when the scheduler unpublishes it (published → draft)"),
+};
 
 /** The change a caller asks for: an ISO 8601 time with offset, null to clear, undefined to keep. */
 export interface ScheduleChange {
