@@ -36,7 +36,7 @@ export async function purgeExpired(
     tokens: tokens.length,
     rateLimits: limits.length,
     webhookEvents: events.length,
-    // Approval requests past APPROVAL_TTL (issue 27): expired, with their activity entries.
+    // Approval requests past APPROVAL_TTL: expired, with their activity entries.
     approvals: await expireApprovals(db, null, now),
   };
   // Revisions past the retention (REVISIONS_PER_NODE, REVISIONS_MAX_AGE_DAYS, TRASH_RETENTION_DAYS), in bounded batches.

@@ -43,7 +43,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[],
         if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
         const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
-        // A dry run (issue 27) answers 200 with what would be answered, `dry_run` and the changes: nothing was created or deleted.
+        // A dry run answers 200 with what would be answered, `dry_run` and the changes: nothing was created or deleted.
         if (isPlainObject(out) && out.dry_run === true) {
           const { dry_run: _, changes, ...parsed } = op.output.parse(out);
           return { ...restBody(parsed, binding.data), dry_run: true, changes };
@@ -113,7 +113,7 @@ function routeFields(op: Operation, binding: HttpBinding): { params: Array<[para
 /**
  * A PUT replaces the representation its answer shows, so that representation may be sent back as
  * read: its read-only fields (shown, not taken: id, timestamps) are accepted there and not written.
- * Anywhere else they are undeclared fields (issue 22 §3).
+ * Anywhere else they are undeclared fields.
  */
 function echoedFields(op: Operation, binding: HttpBinding): ReadonlySet<string> {
   if (binding.method !== "PUT" || binding.body !== undefined) return new Set();

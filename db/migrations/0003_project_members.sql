@@ -1,4 +1,4 @@
--- Issue 13: users belong to projects. An instance-wide editor or viewer becomes a member with that
+-- Users belong to projects. An instance-wide editor or viewer becomes a member with that
 -- role in every project that exists now (what they could reach before the upgrade, no more, no less);
 -- projects created later are not theirs until an administrator adds them. Owners stay owners.
 CREATE TABLE "project_members" (

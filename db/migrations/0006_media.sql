@@ -23,7 +23,7 @@ ALTER TABLE "media" ADD CONSTRAINT "media_project_id_projects_id_fk" FOREIGN KEY
 CREATE INDEX "media_project_created_idx" ON "media" USING btree ("project_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "media_hash_idx" ON "media" USING btree ("hash");
 --> statement-breakpoint
--- media:write is new (issue 26). Root keys (every scope, no project limit) get it so that they stay
+-- media:write is new. Root keys (every scope, no project limit) get it so that they stay
 -- root keys, as 0003 and 0004 did for users:write and model:write; no other key changes.
 UPDATE "admin_keys" SET "scopes" = "scopes" || '["media:write"]'::jsonb
 	WHERE ("project_ids" IS NULL OR "project_ids" = 'null'::jsonb)

@@ -64,7 +64,7 @@ CREATE INDEX "webhook_outbox_pending_idx" ON "webhook_outbox" USING btree ("endp
 CREATE INDEX "webhook_outbox_due_idx" ON "webhook_outbox" USING btree ("next_attempt_at") WHERE "webhook_outbox"."status" = 'pending';--> statement-breakpoint
 CREATE INDEX "webhook_deliveries_endpoint_idx" ON "webhook_deliveries" USING btree ("endpoint_id","attempted_at");
 --> statement-breakpoint
--- webhooks:write is new (issue 28). Root keys (every scope, no project limit) get it so that they
+-- webhooks:write is new. Root keys (every scope, no project limit) get it so that they
 -- stay root keys, as model:write was given in 0004; no other key changes.
 UPDATE "admin_keys" SET "scopes" = "scopes" || '["webhooks:write"]'::jsonb
 	WHERE ("project_ids" IS NULL OR "project_ids" = 'null'::jsonb)

@@ -1,4 +1,4 @@
--- Issue 29: preview tokens and scheduled publishing.
+-- Preview tokens and scheduled publishing.
 CREATE TABLE "preview_tokens" (
 	"id" uuid PRIMARY KEY NOT NULL,
 	"project_id" uuid NOT NULL,

@@ -6,7 +6,7 @@ import { projects } from "./projects";
 export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired" | "void" | "used";
 
 /**
- * Issue 27: a publish (or delete, archive…) an MCP caller without content:publish asked for, waiting
+ * A publish (or delete, archive…) an MCP caller without content:publish asked for, waiting
  * for a person's yes. Bound to the node's revision when asked (history numbers): a change since
  * voids it. Single use: the retry that carries it out marks it used. No foreign key to nodes: the
  * request outlives a deleted node (it is then void).

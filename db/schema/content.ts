@@ -33,7 +33,7 @@ export const nodes = pgTable(
     // The node's current revision number (revisions.number of its latest change; 0 before any).
     revision: integer("revision").notNull().default(0),
     publishedAt: timestamp("published_at", { withTimezone: true, mode: "date" }),
-    // Scheduled publishing (issue 29): fired once by the scheduler (src/schedule/), then cleared.
+    // Scheduled publishing: fired once by the scheduler (src/schedule/), then cleared.
     publishAt: timestamp("publish_at", { withTimezone: true, mode: "date" }),
     unpublishAt: timestamp("unpublish_at", { withTimezone: true, mode: "date" }),
     /** Who set the schedule: recorded with the scheduler's revision. */

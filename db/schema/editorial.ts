@@ -3,7 +3,7 @@ import type { Actor } from "./history";
 import { projects } from "./projects";
 
 /**
- * Preview tokens (issue 29): short-lived, read-only bearers that let a frontend read a project's
+ * Preview tokens: short-lived, read-only bearers that let a frontend read a project's
  * latest content (drafts, draft translations, scheduled nodes) from the delivery API. Only the
  * SHA-256 of the token is stored; deleting the row revokes it at once on every instance.
  */

@@ -9,12 +9,12 @@ export interface Actor {
   /** OAuth: the user and the client the token was issued to; user: a person signed in on a page of this service (the approval page). */
   readonly user?: { readonly id: string; readonly email: string | null } | null;
   readonly client?: { readonly id: string; readonly name: string | null } | null;
-  /** The scheduler (issue 29): who set the schedule it carried out. */
+  /** The scheduler: who set the schedule it carried out. */
   readonly scheduled_by?: Actor | null;
 }
 
 /**
- * Every change to a node is a revision (issue 25): its number (nodes.revision after the change),
+ * Every change to a node is a revision: its number (nodes.revision after the change),
  * the operation, the actor and the node's full state after the change. No foreign key to nodes: a
  * deleted node's revisions are its trash (restorable for the retention period).
  */

@@ -2,7 +2,7 @@ import { bigint, index, integer, jsonb, pgTable, real, text, timestamp, uuid } f
 import { projects } from "./projects";
 
 /**
- * A media item (issue 26): the metadata of one upload. Its bytes live in the media storage (local
+ * A media item: the metadata of one upload. Its bytes live in the media storage (local
  * disk or S3) under the content hash, so two items of the same bytes share one object; the object
  * goes when no item in any project names the hash any more.
  */

@@ -2,7 +2,7 @@ import { integer, jsonb, pgTable, timestamp, uuid } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
 /**
- * A project's content model (issue 24): block types and node types, as the admin API wrote it
+ * A project's content model: block types and node types, as the admin API wrote it
  * (src/model/model.ts parses it). `version` counts its changes; projects.model_version mirrors it so
  * that a content write's version bump learns, in the same statement, which model it must meet.
  */

@@ -11,7 +11,7 @@ export const projects = pgTable("projects", {
   contentVersion: bigint("content_version", { mode: "number" }).notNull().default(1),
   // The content model's version (content_models.version; 0: the project has none, all free-form).
   modelVersion: integer("model_version").notNull().default(0),
-  // The media storage quota (issue 26); null: MEDIA_QUOTA_BYTES.
+  // The media storage quota; null: MEDIA_QUOTA_BYTES.
   mediaQuotaBytes: bigint("media_quota_bytes", { mode: "number" }),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

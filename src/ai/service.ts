@@ -180,7 +180,7 @@ export async function translateText(
 }
 
 /**
- * Alt text for an image (describe_media, issue 26) by the project's chosen or default provider,
+ * Alt text for an image (describe_media) by the project's chosen or default provider,
  * which must see images: the picture goes in the vendor's own form (Anthropic's base64 image block,
  * the OpenAI-compatible image_url data URL that Gemini's OpenAI endpoint also takes). The caller
  * downscales it first: the cost of a call is bounded.

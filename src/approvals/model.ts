@@ -1,4 +1,4 @@
-// Wire shapes of approvals (issue 27), declared once as the operations' schemas.
+// Wire shapes of approvals, declared once as the operations' schemas.
 import { z } from "zod";
 import { ActorOut } from "../activity/model";
 import { Id, Json, Page, PerPage, Timestamp } from "../lib/schemas";

@@ -1,4 +1,4 @@
-// The approvals' admin API (issue 27): an editorial UI lists requests and decides them as the
+// The approvals' admin API: an editorial UI lists requests and decides them as the
 // approval page does. Admin routes only, never MCP tools: an agent cannot approve its own request.
 import { z } from "zod";
 import { projectOperation } from "../core/operation";

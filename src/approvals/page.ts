@@ -1,4 +1,4 @@
-// The approval page (issue 27): server-rendered, no script, the consent page's layout and sign-in.
+// The approval page: server-rendered, no script, the consent page's layout and sign-in.
 import type { Approval } from "../../db/schema";
 import type { Change } from "../lib/diff";
 import { escapeHtml, layout } from "../oauth/pages";

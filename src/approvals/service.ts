@@ -1,4 +1,4 @@
-// Approvals (issue 27): an MCP caller without content:publish that asks to publish, unpublish,
+// Approvals: an MCP caller without content:publish that asks to publish, unpublish,
 // archive, restore or delete gets a request a person decides on the approval page (or through the
 // admin API); its retry then carries the change out once, or answers "rejected". Everything lives
 // in PostgreSQL, so any instance answers any step.

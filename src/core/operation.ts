@@ -130,7 +130,7 @@ const DRY_RUN_OUT = {
 };
 
 /**
- * Issue 27: every write operation takes `dry_run` (a tool argument; over REST `?dry_run=true` on
+ * Every write operation takes `dry_run` (a tool argument; over REST `?dry_run=true` on
  * every write route). runOperation carries it out for all of them alike.
  */
 function withDryRun<T extends Operation>(op: T): T {

@@ -1,4 +1,4 @@
-// The media storage interface (issue 26): objects keyed by content hash, each original with its
+// The media storage interface: objects keyed by content hash, each original with its
 // rendered variants beside it under one prefix (`<hash>/`), so removing an item's bytes is one
 // prefix removal. Two drivers: the local disk (DATA_DIR/media) and S3-compatible object storage.
 

@@ -154,7 +154,7 @@ export class DeliveryEngine {
   }
 
   /**
-   * A preview read (issue 29): the token is checked against the table (revocation is immediate on
+   * A preview read: the token is checked against the table (revocation is immediate on
    * every instance), the plan is rendered from the latest content, and the answer is never put in
    * the answer cache, nor kept by any other cache (private, no-store, Vary: Authorization).
    * An unknown, revoked or expired token is 401, never the published content.

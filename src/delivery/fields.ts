@@ -1,4 +1,4 @@
-// Node fields on delivery (issue 24): references to other nodes (properties of format `node` in a
+// Node fields on delivery: references to other nodes (properties of format `node` in a
 // node type's fields or a block type's schema, arrays of them too) are answered as the published
 // target's { id, path, title, type } in the request's locale, or null. The targets are looked up
 // in the statement that reads the node (refsColumn): one round trip per read stays one.
@@ -124,7 +124,7 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
       where a.project_id = ${projectId} and u.depth < 64
     )
     select (coalesce(jsonb_object_agg(x.ref, jsonb_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::jsonb) || (
-      -- Media items (format media, issue 26), expanded by expandRefs with the request's locale.
+      -- Media items (format media), expanded by expandRefs with the request's locale.
       select coalesce(jsonb_object_agg(m.id, ${MEDIA_REF}), '{}'::jsonb)
       from media m where m.project_id = ${projectId} and m.id in (select id from ids)
     ))::json

@@ -17,7 +17,7 @@ const renderable =
   "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, fields (locale overrides merged; node references as { id, path, title, type } or null), blocks[{id, type, order, data}] (locale overrides merged), " +
   "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated";
 const nodeResponses = { 200: renderable, 400: "invalid_locale", 401: "preview_token_invalid, preview_token_expired (a preview read only)", 404: "not_found" };
-/** Issue 29: the routes that serve previews. */
+/** The routes that serve previews. */
 const preview = query(
   "preview",
   "a preview token (cms_pv_…), for iframes; or send it as Authorization: Bearer. The answer is then the latest content (drafts, draft translations, scheduled nodes), Cache-Control: private, no-store, never cached",

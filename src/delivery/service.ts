@@ -136,7 +136,7 @@ function walkQuery(projectId: string, locale: string, segs: string[], preview: b
 
 /**
  * The renderable node whose chain `start` and `walk` select (see chainQuery); 404 unless the whole
- * chain is published. A preview (issue 29) shows drafts and draft translations too (archived
+ * chain is published. A preview shows drafts and draft translations too (archived
  * nodes stay hidden), and says so: `preview: true` and the node's `revision`.
  */
 async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, preview: boolean): Promise<RenderableNode> {

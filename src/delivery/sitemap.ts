@@ -4,7 +4,7 @@
 // writes each page's robots, canonical and hreflang: a visible node, the default locale or a
 // published translation (never a fallback), not noindex (flag or robots string), canonical to
 // itself. Each <url> carries the node's hreflang set (its indexable versions, plus x-default when
-// the default version is one of them), and its images (issue 26): the version's SEO image when it
+// the default version is one of them), and its images: the version's SEO image when it
 // is a media item, then the image items its media fields and blocks name, at most 1,000.
 //
 // Shards: more than 5,000 listed nodes, or more than would fit one file (50,000 URLs, or 50 MB

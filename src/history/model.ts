@@ -1,4 +1,4 @@
-// Wire shapes of revisions and the trash (issue 25), declared once as the operations' schemas.
+// Wire shapes of revisions and the trash, declared once as the operations' schemas.
 import { z } from "zod";
 import { ActorOut } from "../activity/model";
 import { Id, Json, Page, PerPage, Timestamp } from "../lib/schemas";

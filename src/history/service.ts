@@ -1,4 +1,4 @@
-// Revisions and the trash (issue 25): read, compare, restore, prune. Recording is the write path's
+// Revisions and the trash: read, compare, restore, prune. Recording is the write path's
 // (./record.ts, called by src/write/unit.ts); a restore is a content write like any other.
 import { and, count, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";

@@ -3,7 +3,7 @@
 // project's cached answers at once, so the writer's next read sees its write. Other instances learn
 // the write from the NOTIFY sent inside the transaction, or from their version check. The NOTIFY
 // names the app that wrote, and that app's listeners skip it: they heard of the write at commit,
-// and a second invalidation would only throw away answers cached since (issue 22 §5).
+// and a second invalidation would only throw away answers cached since.
 import type { Db, DbHandle } from "../../db/client";
 
 /**

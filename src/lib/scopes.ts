@@ -19,14 +19,14 @@ export const MCP_SCOPES = ["content:read", "content:write", "content:publish", "
 /**
  * What an MCP credential gets when none is named (a token minted without `scopes`, an OAuth request
  * without `scope`) and what the 401 challenge advertises: model:write changes what every other write
- * is checked against, so it is given only when asked for by name (issue 24). content:publish is
- * given as before (issue 27): an unnamed request keeps the rights it always had; the person
- * withholds it on the consent page, or a token is minted without it.
+ * is checked against, so it is given only when asked for by name. content:publish is given: an
+ * unnamed request keeps the publishing right an agent client expects; the person withholds it on
+ * the consent page, or a token is minted without it.
  */
 export const DEFAULT_MCP_SCOPES: readonly (typeof MCP_SCOPES)[number][] = ["content:read", "content:write", "content:publish", "ai:read"];
 
 /**
- * Issue 27: what changes what the public sees (publish, unpublish, archive, restore, delete, restore
+ * What changes what the public sees (publish, unpublish, archive, restore, delete, restore
  * a revision or from the trash, scheduling) needs content:publish; content:write alone edits
  * drafts. An operation declaring this rule is also one a person can approve for an MCP caller that
  * holds content:write but not content:publish (src/approvals/).

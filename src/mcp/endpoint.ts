@@ -20,7 +20,7 @@ export const MCP_PATH = "/mcp";
 
 /**
  * The scopes each tool's call is challenged for. content:publish is not: a credential the person gave
- * without it asks for each publish through an approval (issue 27), not for the scope.
+ * without it asks for each publish through an approval, not for the scope.
  */
 const TOOL_SCOPES: ReadonlyMap<string, readonly string[]> = new Map(TOOLS.map((t) => [t.name, "anyOf" in t.scopes ? [] : t.scopes.filter((s) => s !== PUBLISH_SCOPE)]));
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id";
@@ -134,7 +134,7 @@ function scopeChallenge(config: Config, body: unknown, caller: McpCaller): Respo
 /** `elicitation: { url: {} }` among a client's capabilities (2025-11-25: an empty `elicitation` means form only). */
 const declaresUrlElicitation = (caps: unknown): boolean => isPlainObject(caps) && isPlainObject(caps.elicitation) && isPlainObject(caps.elicitation.url);
 
-/** A 2025-11-25 initialize: whether the client declared URL elicitation is kept for its later calls (issue 27). */
+/** A 2025-11-25 initialize: whether the client declared URL elicitation is kept for its later calls. */
 async function rememberInitialize(deps: AppDeps, caller: McpCaller, body: unknown, now: Date): Promise<void> {
   const init = (Array.isArray(body) ? body : [body]).find((m) => isPlainObject(m) && m.method === "initialize");
   if (!isPlainObject(init)) return;

@@ -59,12 +59,12 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
 
 const onlyPublish = (missing: readonly string[]): boolean => missing.length === 1 && missing[0] === PUBLISH_SCOPE;
 const isDryRun = (args: unknown): boolean => isPlainObject(args) && args.dry_run === true;
-/** A caller that may edit drafts (content:write) but not publish asks a person; one that may not even edit is refused as before. */
+/** A caller that may edit drafts (content:write) but not publish asks a person; one that may not even edit is refused. */
 const needsApproval = (tool: ProjectOperation, missing: readonly string[], args: unknown, held: readonly string[]): boolean =>
   onlyPublish(missing) && held.includes("content:write") && !isDryRun(args) && isPlainObject(args) && typeof args.node_id === "string" && !("anyOf" in tool.scopes);
 
 /**
- * Issue 27: the call of a caller without content:publish. Approved (at the node's revision): carried
+ * The call of a caller without content:publish. Approved (at the node's revision): carried
  * out, bound to that revision. Rejected: says so, once. Otherwise the person is asked: a URL
  * elicitation of the approval page for a client that declared it (the -32042 error, which the
  * 2026-07-28 endpoint answers as an input_required result), else a tool error with the link.

@@ -1,4 +1,4 @@
-// describe_media (issue 26): alt text written by the project's own vision-capable AI provider, in
+// describe_media: alt text written by the project's own vision-capable AI provider, in
 // the default locale, and translated into the locales asked for; stored as drafts (alt_draft) for
 // review, as machine translations are: update_media with the text accepts it.
 import { and, eq } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// Upload from a URL (issue 26): the URL passes the outbound guard the AI vendors' calls pass
+// Upload from a URL: the URL passes the outbound guard the AI vendors' calls pass
 // (lib/ssrf: https only, private and loopback addresses refused unless AI_ALLOW_PRIVATE_URLS, cloud
 // metadata never), the connection is pinned to the checked address, redirects are refused (a
 // redirect could lead anywhere the guard never saw) and the body is read up to MEDIA_MAX_BYTES.

@@ -1,4 +1,4 @@
-// Wire shapes of the media library (issue 26), declared once as the operations' schemas.
+// Wire shapes of the media library, declared once as the operations' schemas.
 import { z } from "zod";
 import { Id, Locale, Page, PerPage, Timestamp } from "../lib/schemas";
 

@@ -1,5 +1,5 @@
-// A node's SEO image as a media item (issue 26): `og_image` (a node's `seo`, a translation's
-// `meta`) holds either an image URL, as before, or the id of one of the project's media items.
+// A node's SEO image as a media item: `og_image` (a node's `seo`, a translation's
+// `meta`) holds either an image URL or the id of one of the project's media items.
 // Delivery then gives og:image the item's URL with its width, height, type and alt text
 // (delivery/render.ts) and the sitemap lists it as the page's image (delivery/sitemap.ts).
 import { and, eq } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// The media library's plain functions (issue 26): upload (sniffed, limited, stripped, summarised,
+// The media library's plain functions: upload (sniffed, limited, stripped, summarised,
 // stored once by content hash), list, read, update, delete (refused while content references the
 // item, unless forced). The bytes go to the storage before the row is written, so a row never
 // names a missing object; an object goes when no row of any project names its hash any more.
@@ -261,7 +261,7 @@ async function dropIfUnused(deps: AppDeps, hash: string): Promise<void> {
   if ((left?.n ?? 0) === 0) await mediaStorage(deps).removePrefix(hashPrefix(hash));
 }
 
-/** The webhook event of a media write (issue 28), in its transaction: the outbox sends it once the write commits. */
+/** The webhook event of a media write, in its transaction: the outbox sends it once the write commits. */
 async function mediaEvent(tx: Db, type: "media.created" | "media.updated" | "media.deleted", row: MediaRow): Promise<void> {
   await enqueueEvent(tx, row.projectId, type, { media: { id: row.id, filename: row.filename, type: row.type, size: row.size, width: row.width, height: row.height } });
 }

@@ -1,4 +1,4 @@
-// The type of an upload, read from its bytes (issue 26): never from the file name or a header,
+// The type of an upload, read from its bytes: never from the file name or a header,
 // so a renamed executable is refused whatever it claims to be.
 
 const ascii = (b: Uint8Array, at: number, text: string): boolean => {

@@ -1,4 +1,4 @@
-// Which variant a delivery request asks for (issue 26): widths and heights from MEDIA_WIDTHS only,
+// Which variant a delivery request asks for: widths and heights from MEDIA_WIDTHS only,
 // a few qualities, three fits, four formats (auto: from Accept, answered with Vary: Accept), so the
 // variants anyone can make the service render are bounded (widths² × fits × formats × qualities).
 import { AppError } from "../errors";

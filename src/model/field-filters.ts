@@ -1,4 +1,4 @@
-// Entries filtered and sorted by node fields (issue 24), on delivery (/api/p/{ref}/entries) and in
+// Entries filtered and sorted by node fields, on delivery (/api/p/{ref}/entries) and in
 // the admin list (list_entries: REST query, MCP tool input). Query syntax:
 //   field.<name>=v               equality
 //   field.<name>[in]=a,b,c       one of (at most 50 values; a value cannot contain a comma)

@@ -1,4 +1,4 @@
-// Indexed node fields (issue 24): a node type's top-level property marked `index: true` may filter
+// Indexed node fields: a node type's top-level property marked `index: true` may filter
 // and sort a collection's entries on delivery, and has a PostgreSQL expression index behind it, one
 // per (project, field), partial on the project. The expression compares by the field's JSON Schema
 // type: numbers as numeric, date-times as timestamptz (through an immutable function that reads

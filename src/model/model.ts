@@ -1,4 +1,4 @@
-// The content model's wire shapes (issue 24): a project's block types and node types. A block
+// The content model's wire shapes: a project's block types and node types. A block
 // type's `schema` is the JSON Schema (2020-12) of its `data`; a node type's `fields` the JSON Schema
 // of its `fields`. Beside the JSON Schema keywords, a property may say `translatable: true` (a
 // translation may override it; machine translation translates it) and `index: true` (delivery may

@@ -1,4 +1,4 @@
-// Reading and writing a project's content model (issue 24). A write compiles the new model first
+// Reading and writing a project's content model. A write compiles the new model first
 // (a model that is not one is 400), checks every node of the project against it (409 listing the
 // nodes it would no longer accept, unless forced; a dry run only reports), and goes through the one
 // write path, so the content version moves with it and every instance meets the new model version

@@ -1,4 +1,4 @@
-// A project's content model compiled into what a frontend builds against (issue 24): TypeScript
+// A project's content model compiled into what a frontend builds against: TypeScript
 // types of its delivery answers, and the JSON Schema (2020-12) of the same answers.
 //
 // Our own small generator over the subset of JSON Schema a model uses, not json-schema-to-typescript:

@@ -47,7 +47,7 @@ const view = (f: Flow, error: string | null = null): FlowView => ({
 async function begin(deps: AppDeps, values: (name: string) => string[], cookieHeader: string | null, pageNonce: string, address: string, isGet: boolean) {
   const lookup: ClientLookup = (id) => (deps.config.oauthClientMetadataDocuments && isMetadataClientId(id) ? metadataClient(deps, id, address) : findClient(deps.db, id));
   const parsed = await parseAuthorizationRequest(lookup, values, deps.config.publicUrl, (raw) =>
-    // Issue 6 and the MCP authorization spec require `resource`; OAUTH_REQUIRE_RESOURCE=false lets
+    // The MCP authorization spec requires `resource` (RFC 8707); OAUTH_REQUIRE_RESOURCE=false lets
     // clients that omit it get a token for the one resource this server protects.
     (raw === undefined || raw === "") && deps.config.oauthRequireResource ? null : resolveResource(deps.config, raw),
   );

@@ -185,7 +185,7 @@ type GrantFilter = { project_id?: string; user_id?: string; client_id?: string; 
 /**
  * The consents, newest first. A project-limited caller sees those of its projects, and the email of
  * their user only while that user is a member of one of its projects: of someone who has left them
- * (or an owner, who is no member) it learns nothing (issue 22 §4).
+ * (or an owner, who is no member) it learns nothing.
  */
 export async function listGrants(db: Db, filter: GrantFilter, caller: AdminCaller): Promise<z.output<typeof GrantOut>[]> {
   if (caller.projectIds?.length === 0) return [];

@@ -1,4 +1,4 @@
-// Preview tokens (issue 29): short-lived read-only bearers (cms_pv_…) for the delivery API's
+// Preview tokens: short-lived read-only bearers (cms_pv_…) for the delivery API's
 // preview mode. Stored as SHA-256 hashes; checked against the table on every preview read, so a
 // revoked token stops working at once on every instance.
 import { and, desc, eq } from "drizzle-orm";

@@ -1,4 +1,4 @@
-// The scheduler (issue 29): in the background of every instance, like the hourly housekeeping, it
+// The scheduler: in the background of every instance, like the hourly housekeeping, it
 // looks for due schedules every SCHEDULER_INTERVAL_MS and carries each out as a write of its own
 // (schedule/service.ts). Several instances may look at once: each schedule is claimed by one. A
 // schedule missed while no instance ran is due at the first look after a start.

@@ -1,4 +1,4 @@
-// Scheduled publishing (issue 29): setting a schedule (schedule_node, PATCH of a node) and carrying
+// Scheduled publishing: setting a schedule (schedule_node, PATCH of a node) and carrying
 // it out (the scheduler). Both are content writes through the one write path.
 import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";

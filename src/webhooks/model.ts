@@ -1,4 +1,4 @@
-// Wire shapes of webhook endpoints and their deliveries log (issue 28), declared once as the operations' schemas.
+// Wire shapes of webhook endpoints and their deliveries log, declared once as the operations' schemas.
 import { z } from "zod";
 import { Id, Page, PerPage, Timestamp } from "../lib/schemas";
 import { EVENT_TYPES } from "../write/outbox";

@@ -1,4 +1,4 @@
-// Webhook endpoints of a project (issue 28): created with a secret shown once and sealed at rest,
+// Webhook endpoints of a project: created with a secret shown once and sealed at rest,
 // their URL checked by the outbound guard (again at every connection, by the dispatcher), paused,
 // resumed, rotated; their deliveries log read; an event redelivered or a test event sent.
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
