@@ -204,14 +204,14 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
 }
 
 export const updateNode = (db: Db, ctx: WriteContext, project: Project, id: string, input: Partial<NewNode>, now: Date, schedule: ScheduleChange = {}): Promise<NodeWithBlocksWire> =>
-  contentWrite(db, ctx, project.id, async (tx, paths) => {
+  contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, id);
-    paths.touched(node.id);
+    w.touched(node.id);
     await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
     const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, ctx.actor, now) : {};
     // Its children's type is checked against its type's `children` rule: a new type checks them again.
     if (input.type !== undefined && input.type !== node.type) {
-      for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) paths.checked(child.id);
+      for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) w.checked(child.id);
     }
     const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
     // The same parent is not looked up: its path is the node's own without the last segment.
@@ -223,8 +223,8 @@ export const updateNode = (db: Db, ctx: WriteContext, project: Project, id: stri
     const path = parentPath ? `${parentPath}/${slug}` : slug;
     const moved = path !== node.path;
     if (moved) {
-      paths.gone(node.path);
-      paths.added(path);
+      w.gone(node.path);
+      w.added(path);
     }
     const descendants = and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`));
     if (moved) {
@@ -289,13 +289,13 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
 };
 
 export const transitionNode = (db: Db, ctx: WriteContext, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> =>
-  contentWrite(db, ctx, project.id, async (tx, paths) => {
+  contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, id);
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-    if (rule.to === "published") paths.added(node.path);
-    else paths.gone(node.path);
-    paths.changed(node.id, `${action}_node`);
+    if (rule.to === "published") w.added(node.path);
+    else w.gone(node.path);
+    w.changed(node.id, `${action}_node`);
     const [updated] = await tx
       .update(nodes)
       .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, ...unscheduled(node, action), updatedAt: now })
@@ -314,9 +314,9 @@ function unscheduled(node: Node, action: Transition): Partial<Pick<Node, "publis
 }
 
 export const deleteNode = (db: Db, ctx: WriteContext, project: Project, id: string): Promise<void> =>
-  contentWrite(db, ctx, project.id, async (tx, paths) => {
+  contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, id);
-    paths.gone(node.path);
-    await paths.deleting(node.id, "delete_node");
+    w.gone(node.path);
+    await w.deleting(node.id, "delete_node");
     await tx.delete(nodes).where(eq(nodes.id, node.id));
   });

@@ -88,11 +88,11 @@ export async function updateProject(db: Db, ctx: WriteContext, project: Project,
   checkSlug(input.slug);
   return withSlugConflict(input.slug, () =>
     // contentWrite locks the row before it is re-read: concurrent partial updates must not lose each other's fields.
-    contentWrite(db, ctx, project.id, async (tx, paths) => {
+    contentWrite(db, ctx, project.id, async (tx, w) => {
       const current = oneRow(await tx.select().from(projects).where(eq(projects.id, project.id)));
       // Locales, slug or base URL: any answer may change its meaning; nothing is known to be gone.
-      paths.gone("");
-      paths.added("");
+      w.gone("");
+      w.added("");
       const { def, list } = normaliseLocales(input.default_locale ?? current.defaultLocale, input.locales ?? current.locales);
       const changes = {
         slug: input.slug ?? current.slug,

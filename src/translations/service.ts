@@ -51,13 +51,13 @@ export async function upsertTranslation(
 ): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
-  return contentWrite(db, ctx, project.id, async (tx, paths) => {
+  return contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, nodeId);
     // Its status or slug may change the node's pages (and, by a localised slug, its descendants'):
     // their last good answers go, and nothing there is known to be gone.
-    paths.gone(node.path);
-    paths.added(node.path);
-    paths.touched(node.id, loc);
+    w.gone(node.path);
+    w.added(node.path);
+    w.touched(node.id, loc);
     await checkSeoImage(tx, project.id, input.meta, "meta.og_image");
     const overrides = Object.entries(input.blocks ?? {});
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
@@ -82,11 +82,11 @@ export async function upsertTranslation(
 
 export async function deleteTranslation(db: Db, ctx: WriteContext, project: Project, nodeId: string, locale: string): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
-  await contentWrite(db, ctx, project.id, async (tx, paths) => {
+  await contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, tr.nodeId);
-    paths.gone(node.path);
-    paths.added(node.path); // the localised path may now resolve to another node (a base slug)
-    paths.changed(node.id, "delete_translation", tr.locale);
+    w.gone(node.path);
+    w.added(node.path); // the localised path may now resolve to another node (a base slug)
+    w.changed(node.id, "delete_translation", tr.locale);
     await tx.delete(translations).where(eq(translations.id, tr.id));
   });
 }

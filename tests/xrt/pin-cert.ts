@@ -1,4 +1,4 @@
-// Self-signed, for vendor.pin.test only (valid to 2046; the same pair as review-ai.test.ts): the
+// Self-signed, for vendor.pin.test only (valid to 2046; the same pair as ai-pinned-outbound.test.ts): the
 // pinned https checks trust it as their CA, so a certificate for the name is verified, and one for
 // another name is not.
 export const PIN_CERT = `-----BEGIN CERTIFICATE-----

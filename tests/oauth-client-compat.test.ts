@@ -15,7 +15,7 @@ const RESOURCE = `${BASE}/mcp`;
 const REDIRECT = "http://127.0.0.1:43124/callback";
 const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 
-describe("OAuth review fixes", async () => {
+describe("OAuth: what real clients send", async () => {
   const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60", OAUTH_REQUIRE_RESOURCE: "false" });
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);

@@ -41,7 +41,7 @@ async function mintOAuth(h: TestHarness, projectId: string, role: "owner" | Proj
 
 const rpc = (body: unknown) => JSON.stringify(body);
 
-describe("MCP review fixes: scope challenge and role changes", async () => {
+describe("MCP: scope challenge and role changes", async () => {
   const h = await harness();
   const fetcher: Fetcher = (r) => h.app.handle(r);
   const project = await seedProject(h);
@@ -212,7 +212,7 @@ describe("MCP scope challenge with the SDK's own client: step-up re-authorizatio
   });
 });
 
-describe("MCP review fixes: Accept negotiation for clients that send less than both types", async () => {
+describe("MCP: Accept negotiation for clients that send less than both types", async () => {
   const h = await harness();
   const project = await seedProject(h);
   const created = await h.request("POST", `/admin/p/${project.slug}/ai/mcp/tokens`, { body: { name: "accept" } });

@@ -10,7 +10,7 @@ import { harness, seedNode, seedProject, type TestHarness, waitFor } from "./hel
 
 const NOT_FOUND = { error: { code: "not_found", message: "node not found" } };
 
-describe("review: delivery inputs never produce a 500", async () => {
+describe("delivery inputs never produce a 500", async () => {
   const h: TestHarness = await harness();
   const p = await seedProject(h, { public_base_url: "https://www.example.com" });
   const page = await seedNode(h, p.slug, { slug: "home", title: "Home" }, true);
@@ -36,7 +36,7 @@ describe("review: delivery inputs never produce a 500", async () => {
   });
 });
 
-describe("review: entries paging limits", async () => {
+describe("entries paging limits", async () => {
   const h: TestHarness = await harness();
   const p = await seedProject(h);
   const col = await seedNode(h, p.slug, { slug: "blog", type: "collection", title: "Blog" }, true);
@@ -72,7 +72,7 @@ describe("review: entries paging limits", async () => {
   });
 });
 
-describe("review: If-None-Match never turns a missing streamed answer into 304", async () => {
+describe("If-None-Match never turns a missing streamed answer into 304", async () => {
   const h: TestHarness = await harness();
   const withBase = await seedProject(h, { public_base_url: "https://www.example.com" });
   const noBase = await seedProject(h);
@@ -101,7 +101,7 @@ describe("review: If-None-Match never turns a missing streamed answer into 304",
   });
 });
 
-describe("review: the gzip representation counts against the cache's byte bound", async () => {
+describe("the gzip representation counts against the cache's byte bound", async () => {
   const h: TestHarness = await harness();
   const p = await seedProject(h);
   const text = Array.from({ length: 400 }, (_, i) => `word${(i * 7919) % 1000}`).join(" ");
@@ -147,7 +147,7 @@ describe("review: the gzip representation counts against the cache's byte bound"
   });
 });
 
-describe("review: the sitemap leaves out translations marked noindex", async () => {
+describe("the sitemap leaves out translations marked noindex", async () => {
   const h: TestHarness = await harness();
   const BASE = "https://www.example.com";
   const p = await seedProject(h, { locales: ["en", "fr"], public_base_url: BASE });

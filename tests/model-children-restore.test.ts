@@ -6,7 +6,7 @@ import { nodes } from "../db/schema";
 import { harness, seedNode, seedProject } from "./helpers";
 import { setModel } from "./model.helpers";
 
-describe("review: model children and restore preconditions", async () => {
+describe("model children and restore preconditions", async () => {
   const h = await harness();
 
   test("changing a node's type to one whose children rule its children break is 400 invalid_content; nothing written", async () => {

@@ -41,7 +41,7 @@ function recordingFetch(sent: Sent[], refuse: (url: string) => boolean = () => f
   }) as typeof fetch;
 }
 
-describe("review: outbound calls connect to the addresses the guard checked", () => {
+describe("outbound calls connect to the addresses the guard checked", () => {
   test("pinnedTarget keeps the path, moves the name to Host and (https) to the TLS server name", () => {
     expect(pinnedTarget("https://api.example.com/v1/chat/completions", "93.184.216.34")).toEqual({
       url: "https://93.184.216.34/v1/chat/completions",
@@ -155,7 +155,7 @@ describe("review: outbound calls connect to the addresses the guard checked", ()
   });
 });
 
-describe("review: provider input PostgreSQL cannot store is a 400, never a 500", () => {
+describe("provider input PostgreSQL cannot store is a 400, never a 500", () => {
   test("NUL and unpaired surrogates in name, model and capabilities; nothing written", async () => {
     const h = await harness();
     const p = await seedProject(h);
@@ -224,7 +224,7 @@ describe("review: provider input PostgreSQL cannot store is a 400, never a 500",
   });
 });
 
-describe("review: translation output and kinds", () => {
+describe("translation output and kinds", () => {
   test("a vendor answer with NUL or unpaired surrogates comes back storable (it may be written to jsonb)", async () => {
     const answer = "Bon\u0000jour \ud800<b>{name}</b>";
     const vendorFetch = (async () => Response.json({ choices: [{ finish_reason: "stop", message: { content: answer } }] })) as unknown as typeof fetch;
@@ -256,7 +256,7 @@ describe("review: translation output and kinds", () => {
   });
 });
 
-describe("review: one default provider per project under concurrency", () => {
+describe("one default provider per project under concurrency", () => {
   const defaults = async (h: TestHarness, projectId: string): Promise<string[]> =>
     (
       await h.deps.db
@@ -292,7 +292,7 @@ describe("review: one default provider per project under concurrency", () => {
   });
 });
 
-describe("review: the key file is published whole", () => {
+describe("the key file is published whole", () => {
   test("first creation and rotation write a complete 0600 file through a temporary file; rotation replaces it by rename", () => {
     const dir = mkdtempSync(join(tmpdir(), "review-keyfile-"));
     try {
@@ -321,7 +321,7 @@ describe("review: the key file is published whole", () => {
   });
 });
 
-describe("review: cloud metadata addresses beyond AWS are refused even with AI_ALLOW_PRIVATE_URLS", () => {
+describe("cloud metadata addresses beyond AWS are refused even with AI_ALLOW_PRIVATE_URLS", () => {
   test("GCP and Scaleway IPv6 metadata, Oracle classic IPv4 metadata: forbidden, in every spelling", async () => {
     const { checkOutboundUrl, classifyHost } = await import("../src/lib/ssrf");
     for (const host of ["[fd20:ce::254]", "[fd20:00ce:0000::0254]", "[fd00:42::42]", "192.0.0.192", "3221225664", "0xc00000c0"]) {
