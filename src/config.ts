@@ -39,6 +39,11 @@ const VARIABLES = [
   ["LOG_LEVEL", "info", "debug | info | warn | error | silent"],
   ["SEED_DEMO", true, "create the demo project on first start"],
   ["DB_POOL_SIZE", 10, "PostgreSQL connections per instance"],
+  [
+    "DATABASE_PREPARED_STATEMENTS",
+    true,
+    "PostgreSQL only: prepare the statements of writes and delivery reads (planned once per connection); false sends every statement unnamed, for pgbouncer before 1.21 in transaction pooling",
+  ],
   ["DELIVERY_CACHE_CONTROL", "public, max-age=60, stale-while-revalidate=300", "Cache-Control of delivery answers"],
   ["DELIVERY_ERROR_CACHE_CONTROL", "public, max-age=5", "Cache-Control of delivery error answers (404 included), kept short so a page published now is not held as a 404 by a CDN"],
   ["DELIVERY_CACHE_ENTRIES", 5000, "rendered delivery answers kept in memory per instance"],
@@ -181,6 +186,8 @@ export function loadConfig(env: Record<string, string | undefined>) {
     ...aiSettings(r),
     seedDemo: r.bool("SEED_DEMO"),
     dbPoolSize: r.int("DB_POOL_SIZE", 1, 500),
+    /** Named (prepared) statements on PostgreSQL; the embedded database ignores it. */
+    databasePreparedStatements: r.bool("DATABASE_PREPARED_STATEMENTS"),
     ...deliverySettings(r),
     ...oauthSettings(r),
     trustProxy: r.bool("TRUST_PROXY"),
