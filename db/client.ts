@@ -27,6 +27,12 @@ export interface OpenDbOptions {
   databaseUrl: string | null;
   dataDir: string;
   poolSize?: number;
+  /**
+   * PostgreSQL: false prepares no statement at all (postgres.js `prepare: false` overrides every
+   * query's own, so neither the transactions' statements nor the delivery reads are named), for a
+   * pooler that cannot keep them (pgbouncer before 1.21 in transaction pooling). Default true.
+   */
+  preparedStatements?: boolean;
   pglite?: { pgliteWasmModule?: WebAssembly.Module; initdbWasmModule?: WebAssembly.Module; fsBundle?: Blob };
   /** Who opens an embedded DATA_DIR (named to the next process that finds it locked), e.g. "the service on port 3000". */
   holder?: string;
@@ -44,7 +50,7 @@ export interface OpenDbOptions {
 const PGLITE_PARAMS = ["-c", "shared_buffers=64MB"];
 
 export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
-  if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10);
+  if (opts.databaseUrl?.startsWith("postgres")) return openPostgres(opts.databaseUrl, opts.poolSize ?? 10, opts.preparedStatements ?? true);
   const inMemory = opts.databaseUrl === "memory://";
   let lock: DataDirLock | null = null;
   if (!inMemory) {
@@ -96,7 +102,8 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
  * statements are prepared instead: postgres.js names them and keeps them per connection, so the
  * next write parses nothing and plans with the cached plan (the admin write bench: bench/README.md).
  * Reads outside a transaction stay unnamed: some carry literals (the by-field entries read writes
- * its collection into the statement), which would pile up as prepared statements.
+ * its collection into the statement), which would pile up as prepared statements. A client opened
+ * with `preparedStatements: false` names none of them (postgres.js `prepare: false` wins).
  */
 let preparing = false;
 function prepareInTransactions(): void {
@@ -127,9 +134,10 @@ function yieldBeforeTransactions(client: PGlite): void {
     });
 }
 
-function openPostgres(url: string, poolSize: number): DbHandle {
+function openPostgres(url: string, poolSize: number, prepare: boolean): DbHandle {
   const client = postgres(url, {
     max: poolSize,
+    prepare,
     onnotice: () => {},
     connect_timeout: 10,
     idle_timeout: 60,
@@ -140,7 +148,7 @@ function openPostgres(url: string, poolSize: number): DbHandle {
     // capped at 1 s, a query waits at most about a second once the server is back.
     backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
   });
-  prepareInTransactions();
+  if (prepare) prepareInTransactions();
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
   return {
     db,
@@ -156,7 +164,7 @@ function openPostgres(url: string, poolSize: number): DbHandle {
       await client.end({ timeout: 5 });
     },
     async withLock(lockId, fn) {
-      const one = postgres(url, { max: 1, onnotice: () => {} });
+      const one = postgres(url, { max: 1, prepare, onnotice: () => {} });
       try {
         await one`select pg_advisory_lock(${lockId})`;
         return await fn(drizzlePostgres(one, { schema }) as unknown as Db);

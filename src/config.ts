@@ -39,6 +39,11 @@ const VARIABLES = [
   ["LOG_LEVEL", "info", "debug | info | warn | error | silent"],
   ["SEED_DEMO", true, "create the demo project on first start"],
   ["DB_POOL_SIZE", 10, "PostgreSQL connections per instance"],
+  [
+    "DATABASE_PREPARED_STATEMENTS",
+    true,
+    "PostgreSQL only: prepare the statements of writes and delivery reads (planned once per connection); false sends every statement unnamed, for pgbouncer before 1.21 in transaction pooling",
+  ],
   ["DELIVERY_CACHE_CONTROL", "public, max-age=60, stale-while-revalidate=300", "Cache-Control of delivery answers"],
   ["DELIVERY_ERROR_CACHE_CONTROL", "public, max-age=5", "Cache-Control of delivery error answers (404 included), kept short so a page published now is not held as a 404 by a CDN"],
   ["DELIVERY_CACHE_ENTRIES", 5000, "rendered delivery answers kept in memory per instance"],
@@ -118,178 +123,245 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: Record<string, string | undefined>) {
-  const problems: string[] = [];
-  const str = (name: string): string | null => env[name]?.trim() || null;
+/** Reads the environment's variables, collecting every problem instead of stopping at the first. */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Record<string, string | undefined>) {}
+
+  str(name: string): string | null {
+    return this.env[name]?.trim() || null;
+  }
+
   // The defaults pass these checks themselves.
-  const int = (name: NameOf<number>, min: number, max: number): number => {
-    const n = Number(str(name) ?? DEFAULT[name]);
+  int(name: NameOf<number>, min: number, max: number): number {
+    const n = Number(this.str(name) ?? DEFAULT[name]);
     if (Number.isInteger(n) && n >= min && n <= max) return n;
-    problems.push(`${name} must be an integer between ${min} and ${max}`);
+    this.problems.push(`${name} must be an integer between ${min} and ${max}`);
     return DEFAULT[name];
-  };
-  const bool = (name: NameOf<boolean>): boolean => {
-    const v = str(name) ?? String(DEFAULT[name]);
+  }
+
+  bool(name: NameOf<boolean>): boolean {
+    const v = this.str(name) ?? String(DEFAULT[name]);
     if (/^(true|1|yes)$/i.test(v)) return true;
     if (/^(false|0|no)$/i.test(v)) return false;
-    problems.push(`${name} must be true or false`);
+    this.problems.push(`${name} must be true or false`);
     return DEFAULT[name];
-  };
-  const text = (name: NameOf<string>): string => str(name) ?? DEFAULT[name];
-  const list = (name: string, normalize = (s: string) => s): readonly string[] | null =>
-    str(name)
-      ?.split(",")
-      .map((s) => normalize(s.trim()))
-      .filter(Boolean) ?? null;
+  }
+
+  text(name: NameOf<string>): string {
+    return this.str(name) ?? DEFAULT[name];
+  }
+
+  list(name: string, normalize = (s: string) => s): readonly string[] | null {
+    return (
+      this.str(name)
+        ?.split(",")
+        .map((s) => normalize(s.trim()))
+        .filter(Boolean) ?? null
+    );
+  }
 
   /** A comma-separated list of durations (`250ms`, `5s`, `5m`, `2h`; a bare number is ms). */
-  const durations = (name: NameOf<string>): readonly number[] => {
-    const UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-    const parts = text(name)
+  durations(name: NameOf<string>): readonly number[] {
+    const parts = this.text(name)
       .split(",")
       .map((p) => /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(p));
-    if (parts.length > 0 && parts.length <= 50 && parts.every((m) => m !== null)) return parts.map((m) => Math.round(Number(m?.[1]) * (UNIT[m?.[2] ?? "ms"] ?? 1)));
-    problems.push(`${name} must be 1 to 50 comma-separated durations such as 0,5s,5m,2h`);
+    if (parts.length > 0 && parts.length <= 50 && parts.every((m) => m !== null)) return parts.map((m) => Math.round(Number(m?.[1]) * (DURATION_UNIT[m?.[2] ?? "ms"] ?? 1)));
+    this.problems.push(`${name} must be 1 to 50 comma-separated durations such as 0,5s,5m,2h`);
     return [0];
-  };
-
-  const port = int("PORT", 0, 65535);
-  let publicUrl = str("PUBLIC_URL") ?? `http://localhost:${port}`;
-  let publicOrigin = "";
-  try {
-    const u = new URL(publicUrl);
-    if (u.protocol !== "http:" && u.protocol !== "https:") problems.push("PUBLIC_URL must be http(s)");
-    // Canonical form (lower-case host, no default port, no trailing slash): it is the OAuth issuer
-    // and the MCP resource, which clients compare as strings.
-    publicUrl = (u.origin + u.pathname).replace(/\/+$/, "");
-    publicOrigin = u.origin;
-  } catch {
-    problems.push("PUBLIC_URL must be an absolute URL");
   }
+}
 
-  const databaseUrl = str("DATABASE_URL");
-  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) problems.push("DATABASE_URL must start with postgres:// or memory://");
+const DURATION_UNIT: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-  const ring = list("SECRET_KEYS");
-  for (const k of ring ?? []) {
-    const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
-    if (!m?.[2] || base64Length(m[2]) !== 32) problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
-  }
-
-  const adminToken = str("ADMIN_TOKEN");
-  if (adminToken !== null && adminToken.length < 32) problems.push("ADMIN_TOKEN must be at least 32 characters");
-  const adminEmail = str("ADMIN_EMAIL");
-  if (adminEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) problems.push("ADMIN_EMAIL must be an email address");
-  const adminPassword = str("ADMIN_PASSWORD");
-  if (adminPassword !== null && adminPassword.length < 12) problems.push("ADMIN_PASSWORD must be at least 12 characters");
-
-  const logLevel = text("LOG_LEVEL").toLowerCase();
-  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) problems.push("LOG_LEVEL must be debug, info, warn, error or silent");
-
+/**
+ * Every setting, checked in the order the start-up error lists its problems: the service's own
+ * (address, database, secrets, first-start owner, origins, logging), then each feature's.
+ */
+export function loadConfig(env: Record<string, string | undefined>) {
+  const r = new EnvReader(env);
   const config = {
-    port,
-    host: text("HOST"),
-    publicUrl,
-    databaseUrl,
-    dataDir: text("DATA_DIR"),
-    secretKeys: ring,
-    adminEmail,
-    adminPassword,
-    adminToken,
-    aiAllowPrivateUrls: bool("AI_ALLOW_PRIVATE_URLS"),
-    aiTimeoutMs: int("AI_TIMEOUT_MS", 1, 600_000),
-    aiMaxResponseBytes: int("AI_MAX_RESPONSE_BYTES", 1024, 64 * 1024 * 1024),
-    aiMaxConcurrentPerProject: int("AI_MAX_CONCURRENT_PER_PROJECT", 1, 1000),
-    adminAllowedOrigins: list("ADMIN_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
-    mcpAllowedOrigins: list("MCP_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
-    /** Extra Host values /mcp accepts besides the PUBLIC_URL host and loopback names. */
-    mcpAllowedHosts: list("MCP_ALLOWED_HOSTS", (s) => s.toLowerCase()) ?? [],
-    logLevel: logLevel as LogLevel,
-    seedDemo: bool("SEED_DEMO"),
-    dbPoolSize: int("DB_POOL_SIZE", 1, 500),
-    deliveryCacheControl: text("DELIVERY_CACHE_CONTROL"),
-    deliveryErrorCacheControl: text("DELIVERY_ERROR_CACHE_CONTROL"),
-    deliveryCacheEntries: int("DELIVERY_CACHE_ENTRIES", 0, 10_000_000),
-    deliveryCacheMaxBytes: int("DELIVERY_CACHE_MAX_BYTES", 0, 2 ** 40),
-    deliveryStaleIfErrorSeconds: int("DELIVERY_STALE_IF_ERROR", 0, 10 * 365 * 86_400),
-    deliveryStaleEntries: int("DELIVERY_STALE_ENTRIES", 0, 10_000_000),
-    deliveryStaleMaxBytes: int("DELIVERY_STALE_MAX_BYTES", 0, 2 ** 40),
-    deliveryVersionCheckMs: int("DELIVERY_VERSION_CHECK_MS", 0, 60_000),
-    oauthAccessTokenTtlSeconds: int("OAUTH_ACCESS_TOKEN_TTL", 60, 86_400),
-    oauthRefreshTokenTtlSeconds: int("OAUTH_REFRESH_TOKEN_TTL", 300, 365 * 86_400),
-    oauthRefreshFamilyTtlSeconds: int("OAUTH_REFRESH_FAMILY_TTL", 3600, 10 * 365 * 86_400),
-    oauthRegisterRateLimit: int("OAUTH_REGISTER_RATE_LIMIT", 1, 1_000_000),
-    oauthTokenRateLimit: int("OAUTH_TOKEN_RATE_LIMIT", 1, 1_000_000),
-    oauthSignInRateLimit: int("OAUTH_SIGNIN_RATE_LIMIT", 1, 1_000_000),
-    oauthClientMetadataDocuments: bool("OAUTH_CLIENT_METADATA_DOCUMENTS"),
-    trustProxy: bool("TRUST_PROXY"),
-    shutdownGraceMs: int("SHUTDOWN_GRACE_MS", 0, 300_000),
-    adminAuthFailureLimit: int("ADMIN_AUTH_FAILURE_LIMIT", 1, 1_000_000),
-    oauthRefreshReuseGraceSeconds: int("OAUTH_REFRESH_REUSE_GRACE", 0, 300),
-    oauthRequireResource: bool("OAUTH_REQUIRE_RESOURCE"),
+    ...serviceSettings(r),
+    ...aiSettings(r),
+    seedDemo: r.bool("SEED_DEMO"),
+    dbPoolSize: r.int("DB_POOL_SIZE", 1, 500),
+    /** Named (prepared) statements on PostgreSQL; the embedded database ignores it. */
+    databasePreparedStatements: r.bool("DATABASE_PREPARED_STATEMENTS"),
+    ...deliverySettings(r),
+    ...oauthSettings(r),
+    trustProxy: r.bool("TRUST_PROXY"),
+    shutdownGraceMs: r.int("SHUTDOWN_GRACE_MS", 0, 300_000),
+    adminAuthFailureLimit: r.int("ADMIN_AUTH_FAILURE_LIMIT", 1, 1_000_000),
+    oauthRefreshReuseGraceSeconds: r.int("OAUTH_REFRESH_REUSE_GRACE", 0, 300),
+    oauthRequireResource: r.bool("OAUTH_REQUIRE_RESOURCE"),
     /** Shown on the OAuth pages with the PUBLIC_URL host. */
-    instanceName: text("INSTANCE_NAME").slice(0, 100),
-    httpIdleTimeoutSeconds: int("HTTP_IDLE_TIMEOUT", 1, 255),
-    revisionsPerNode: int("REVISIONS_PER_NODE", 1, 1_000_000),
-    revisionsMaxAgeDays: int("REVISIONS_MAX_AGE_DAYS", 1, 100 * 365),
-    trashRetentionDays: int("TRASH_RETENTION_DAYS", 1, 100 * 365),
-    webhooksAllowPrivateUrls: bool("WEBHOOKS_ALLOW_PRIVATE_URLS"),
-    webhooksTimeoutMs: int("WEBHOOKS_TIMEOUT_MS", 1, 600_000),
-    webhooksMaxResponseBytes: int("WEBHOOKS_MAX_RESPONSE_BYTES", 0, 64 * 1024 * 1024),
-    /** Delay (ms) before attempt n+1 of an event; its length is the number of attempts. */
-    webhooksRetrySchedule: durations("WEBHOOKS_RETRY_SCHEDULE"),
-    webhooksDisableAfterSeconds: int("WEBHOOKS_DISABLE_AFTER", 1, 365 * 86_400),
-    webhooksSecretGraceSeconds: int("WEBHOOKS_SECRET_GRACE", 0, 30 * 86_400),
-    webhooksPollMs: int("WEBHOOKS_POLL_MS", 10, 600_000),
-    webhooksConcurrency: int("WEBHOOKS_CONCURRENCY", 1, 1000),
-    webhooksDispatch: bool("WEBHOOKS_DISPATCH"),
-    schedulerIntervalMs: int("SCHEDULER_INTERVAL_MS", 0, 60_000),
-    previewTokenMaxTtlSeconds: int("PREVIEW_TOKEN_MAX_TTL", 60, 7 * 86_400),
-    approvalTtlSeconds: int("APPROVAL_TTL", 1, 30 * 86_400),
-    media: mediaConfig(str, int, text, problems),
+    instanceName: r.text("INSTANCE_NAME").slice(0, 100),
+    httpIdleTimeoutSeconds: r.int("HTTP_IDLE_TIMEOUT", 1, 255),
+    revisionsPerNode: r.int("REVISIONS_PER_NODE", 1, 1_000_000),
+    revisionsMaxAgeDays: r.int("REVISIONS_MAX_AGE_DAYS", 1, 100 * 365),
+    trashRetentionDays: r.int("TRASH_RETENTION_DAYS", 1, 100 * 365),
+    ...webhookSettings(r),
+    schedulerIntervalMs: r.int("SCHEDULER_INTERVAL_MS", 0, 60_000),
+    previewTokenMaxTtlSeconds: r.int("PREVIEW_TOKEN_MAX_TTL", 60, 7 * 86_400),
+    approvalTtlSeconds: r.int("APPROVAL_TTL", 1, 30 * 86_400),
+    media: mediaConfig(r),
   };
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (r.problems.length > 0) throw new ConfigError(r.problems);
   return Object.freeze(config);
 }
 
-/** The media library's settings (issue 26): limits, accepted types, variant widths, storage. */
-function mediaConfig(str: (name: string) => string | null, int: (name: NameOf<number>, min: number, max: number) => number, text: (name: NameOf<string>) => string, problems: string[]) {
-  const storage = text("MEDIA_STORAGE");
-  if (storage !== "disk" && storage !== "s3") problems.push("MEDIA_STORAGE must be disk or s3");
-  const widths = text("MEDIA_WIDTHS")
+/** Where the service listens and who it is, its database, secrets, first-start owner, callers' origins and logging. */
+function serviceSettings(r: EnvReader) {
+  const port = r.int("PORT", 0, 65535);
+  const { publicUrl, publicOrigin } = publicUrlOf(r, port);
+  const databaseUrl = r.str("DATABASE_URL");
+  if (databaseUrl && !/^(postgres(ql)?:\/\/|memory:\/\/)/.test(databaseUrl)) r.problems.push("DATABASE_URL must start with postgres:// or memory://");
+  const secretKeys = secretKeysOf(r);
+  const admin = firstOwnerOf(r);
+  const logLevel = r.text("LOG_LEVEL").toLowerCase();
+  if (!["debug", "info", "warn", "error", "silent"].includes(logLevel)) r.problems.push("LOG_LEVEL must be debug, info, warn, error or silent");
+  return {
+    port,
+    host: r.text("HOST"),
+    publicUrl,
+    databaseUrl,
+    dataDir: r.text("DATA_DIR"),
+    secretKeys,
+    ...admin,
+    adminAllowedOrigins: r.list("ADMIN_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
+    mcpAllowedOrigins: r.list("MCP_ALLOWED_ORIGINS", (s) => s.replace(/\/+$/, "")) ?? [publicOrigin],
+    /** Extra Host values /mcp accepts besides the PUBLIC_URL host and loopback names. */
+    mcpAllowedHosts: r.list("MCP_ALLOWED_HOSTS", (s) => s.toLowerCase()) ?? [],
+    logLevel: logLevel as LogLevel,
+  };
+}
+
+function publicUrlOf(r: EnvReader, port: number): { publicUrl: string; publicOrigin: string } {
+  const publicUrl = r.str("PUBLIC_URL") ?? `http://localhost:${port}`;
+  try {
+    const u = new URL(publicUrl);
+    if (u.protocol !== "http:" && u.protocol !== "https:") r.problems.push("PUBLIC_URL must be http(s)");
+    // Canonical form (lower-case host, no default port, no trailing slash): it is the OAuth issuer
+    // and the MCP resource, which clients compare as strings.
+    return { publicUrl: (u.origin + u.pathname).replace(/\/+$/, ""), publicOrigin: u.origin };
+  } catch {
+    r.problems.push("PUBLIC_URL must be an absolute URL");
+    return { publicUrl, publicOrigin: "" };
+  }
+}
+
+function secretKeysOf(r: EnvReader): readonly string[] | null {
+  const ring = r.list("SECRET_KEYS");
+  for (const k of ring ?? []) {
+    const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(k);
+    if (!m?.[2] || base64Length(m[2]) !== 32) r.problems.push("SECRET_KEYS entries must be id:base64 of 32 bytes");
+  }
+  return ring;
+}
+
+/** The owner and root key created on first start, when the environment provides them. */
+function firstOwnerOf(r: EnvReader): { adminEmail: string | null; adminPassword: string | null; adminToken: string | null } {
+  const adminToken = r.str("ADMIN_TOKEN");
+  if (adminToken !== null && adminToken.length < 32) r.problems.push("ADMIN_TOKEN must be at least 32 characters");
+  const adminEmail = r.str("ADMIN_EMAIL");
+  if (adminEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) r.problems.push("ADMIN_EMAIL must be an email address");
+  const adminPassword = r.str("ADMIN_PASSWORD");
+  if (adminPassword !== null && adminPassword.length < 12) r.problems.push("ADMIN_PASSWORD must be at least 12 characters");
+  return { adminEmail, adminPassword, adminToken };
+}
+
+function aiSettings(r: EnvReader) {
+  return {
+    aiAllowPrivateUrls: r.bool("AI_ALLOW_PRIVATE_URLS"),
+    aiTimeoutMs: r.int("AI_TIMEOUT_MS", 1, 600_000),
+    aiMaxResponseBytes: r.int("AI_MAX_RESPONSE_BYTES", 1024, 64 * 1024 * 1024),
+    aiMaxConcurrentPerProject: r.int("AI_MAX_CONCURRENT_PER_PROJECT", 1, 1000),
+  };
+}
+
+function deliverySettings(r: EnvReader) {
+  return {
+    deliveryCacheControl: r.text("DELIVERY_CACHE_CONTROL"),
+    deliveryErrorCacheControl: r.text("DELIVERY_ERROR_CACHE_CONTROL"),
+    deliveryCacheEntries: r.int("DELIVERY_CACHE_ENTRIES", 0, 10_000_000),
+    deliveryCacheMaxBytes: r.int("DELIVERY_CACHE_MAX_BYTES", 0, 2 ** 40),
+    deliveryStaleIfErrorSeconds: r.int("DELIVERY_STALE_IF_ERROR", 0, 10 * 365 * 86_400),
+    deliveryStaleEntries: r.int("DELIVERY_STALE_ENTRIES", 0, 10_000_000),
+    deliveryStaleMaxBytes: r.int("DELIVERY_STALE_MAX_BYTES", 0, 2 ** 40),
+    deliveryVersionCheckMs: r.int("DELIVERY_VERSION_CHECK_MS", 0, 60_000),
+  };
+}
+
+function oauthSettings(r: EnvReader) {
+  return {
+    oauthAccessTokenTtlSeconds: r.int("OAUTH_ACCESS_TOKEN_TTL", 60, 86_400),
+    oauthRefreshTokenTtlSeconds: r.int("OAUTH_REFRESH_TOKEN_TTL", 300, 365 * 86_400),
+    oauthRefreshFamilyTtlSeconds: r.int("OAUTH_REFRESH_FAMILY_TTL", 3600, 10 * 365 * 86_400),
+    oauthRegisterRateLimit: r.int("OAUTH_REGISTER_RATE_LIMIT", 1, 1_000_000),
+    oauthTokenRateLimit: r.int("OAUTH_TOKEN_RATE_LIMIT", 1, 1_000_000),
+    oauthSignInRateLimit: r.int("OAUTH_SIGNIN_RATE_LIMIT", 1, 1_000_000),
+    oauthClientMetadataDocuments: r.bool("OAUTH_CLIENT_METADATA_DOCUMENTS"),
+  };
+}
+
+function webhookSettings(r: EnvReader) {
+  return {
+    webhooksAllowPrivateUrls: r.bool("WEBHOOKS_ALLOW_PRIVATE_URLS"),
+    webhooksTimeoutMs: r.int("WEBHOOKS_TIMEOUT_MS", 1, 600_000),
+    webhooksMaxResponseBytes: r.int("WEBHOOKS_MAX_RESPONSE_BYTES", 0, 64 * 1024 * 1024),
+    /** Delay (ms) before attempt n+1 of an event; its length is the number of attempts. */
+    webhooksRetrySchedule: r.durations("WEBHOOKS_RETRY_SCHEDULE"),
+    webhooksDisableAfterSeconds: r.int("WEBHOOKS_DISABLE_AFTER", 1, 365 * 86_400),
+    webhooksSecretGraceSeconds: r.int("WEBHOOKS_SECRET_GRACE", 0, 30 * 86_400),
+    webhooksPollMs: r.int("WEBHOOKS_POLL_MS", 10, 600_000),
+    webhooksConcurrency: r.int("WEBHOOKS_CONCURRENCY", 1, 1000),
+    webhooksDispatch: r.bool("WEBHOOKS_DISPATCH"),
+  };
+}
+
+/** The media library's settings: limits, accepted types, variant widths, storage. */
+function mediaConfig(r: EnvReader) {
+  const storage = r.text("MEDIA_STORAGE");
+  if (storage !== "disk" && storage !== "s3") r.problems.push("MEDIA_STORAGE must be disk or s3");
+  const widths = r
+    .text("MEDIA_WIDTHS")
     .split(",")
     .map((w) => Number(w.trim()));
-  if (widths.length === 0 || widths.some((w) => !Number.isInteger(w) || w < 1 || w > 8192)) problems.push("MEDIA_WIDTHS must be comma-separated integers from 1 to 8192");
-  const types = text("MEDIA_TYPES")
+  if (widths.length === 0 || widths.some((w) => !Number.isInteger(w) || w < 1 || w > 8192)) r.problems.push("MEDIA_WIDTHS must be comma-separated integers from 1 to 8192");
+  const types = r
+    .text("MEDIA_TYPES")
     .split(",")
     .map((t) => t.trim().toLowerCase())
     .filter(Boolean);
-  let s3: { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; prefix: string } | null = null;
-  if (storage === "s3") {
-    const endpoint = str("MEDIA_S3_ENDPOINT");
-    const bucket = str("MEDIA_S3_BUCKET");
-    const accessKeyId = str("MEDIA_S3_ACCESS_KEY_ID");
-    const secretAccessKey = str("MEDIA_S3_SECRET_ACCESS_KEY");
-    if (!endpoint || !/^https?:\/\//.test(endpoint)) problems.push("MEDIA_S3_ENDPOINT must be an http(s) URL when MEDIA_STORAGE=s3");
-    if (!bucket) problems.push("MEDIA_S3_BUCKET is required when MEDIA_STORAGE=s3");
-    if (!accessKeyId || !secretAccessKey) problems.push("MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY are required when MEDIA_STORAGE=s3");
-    s3 = {
-      endpoint: (endpoint ?? "").replace(/\/+$/, ""),
-      bucket: bucket ?? "",
-      region: text("MEDIA_S3_REGION"),
-      accessKeyId: accessKeyId ?? "",
-      secretAccessKey: secretAccessKey ?? "",
-      prefix: text("MEDIA_S3_PREFIX"),
-    };
-  }
+  const s3 = storage === "s3" ? s3Config(r) : null;
   return {
     storage: storage as "disk" | "s3",
-    maxBytes: int("MEDIA_MAX_BYTES", 1, 2 ** 40),
-    maxPixels: int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
-    quotaBytes: int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
+    maxBytes: r.int("MEDIA_MAX_BYTES", 1, 2 ** 40),
+    maxPixels: r.int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
+    quotaBytes: r.int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
     types,
     widths: [...new Set(widths)].sort((a, b) => a - b),
     s3,
+  };
+}
+
+/** The S3 bucket media bytes live in (MEDIA_STORAGE=s3). */
+function s3Config(r: EnvReader): { endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; prefix: string } {
+  const endpoint = r.str("MEDIA_S3_ENDPOINT");
+  const bucket = r.str("MEDIA_S3_BUCKET");
+  const accessKeyId = r.str("MEDIA_S3_ACCESS_KEY_ID");
+  const secretAccessKey = r.str("MEDIA_S3_SECRET_ACCESS_KEY");
+  if (!endpoint || !/^https?:\/\//.test(endpoint)) r.problems.push("MEDIA_S3_ENDPOINT must be an http(s) URL when MEDIA_STORAGE=s3");
+  if (!bucket) r.problems.push("MEDIA_S3_BUCKET is required when MEDIA_STORAGE=s3");
+  if (!accessKeyId || !secretAccessKey) r.problems.push("MEDIA_S3_ACCESS_KEY_ID and MEDIA_S3_SECRET_ACCESS_KEY are required when MEDIA_STORAGE=s3");
+  return {
+    endpoint: (endpoint ?? "").replace(/\/+$/, ""),
+    bucket: bucket ?? "",
+    region: r.text("MEDIA_S3_REGION"),
+    accessKeyId: accessKeyId ?? "",
+    secretAccessKey: secretAccessKey ?? "",
+    prefix: r.text("MEDIA_S3_PREFIX"),
   };
 }
 

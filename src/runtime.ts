@@ -18,6 +18,7 @@ export async function openRuntime(config: Config, assets: RuntimeAssets = {}, op
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.dbPoolSize,
+    preparedStatements: config.databasePreparedStatements,
     pglite: assets.pglite,
     holder: opts.holder,
     onUnguarded: () => log.warn("no file locks on this platform: DATA_DIR is not guarded against a second process; run one process per DATA_DIR", { data_dir: config.dataDir }),

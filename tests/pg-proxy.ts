@@ -1,14 +1,23 @@
 // A loopback TCP proxy to PostgreSQL that cuts every connection (reset mid-stream) and refuses new
 // ones, then lets them through again: a database outage as a service instance sees it, without
-// stopping the machine's shared server. Used by the outage tests.
+// stopping the machine's shared server. Used by the outage tests, and, with `tap`, by the tests that
+// read what a client sends on the wire.
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { freePort } from "./helpers";
 
-export /** A loopback TCP proxy to PostgreSQL that can cut every connection and refuse new ones (the port is closed). */
-async function pgProxy(target: { host: string; port: number }): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
+/**
+ * A loopback TCP proxy to PostgreSQL that can cut every connection and refuse new ones (the port is
+ * closed). `tap` is called for each connection and given the bytes its client sends, in order.
+ */
+export async function pgProxy(
+  target: { host: string; port: number },
+  tap?: () => (fromClient: Buffer) => void,
+): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const onConnection = (client: Socket): void => {
     const upstream = createConnection(target);
+    const see = tap?.();
+    if (see) client.on("data", see);
     sockets.add(client);
     sockets.add(upstream);
     client.pipe(upstream);

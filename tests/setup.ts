@@ -2,6 +2,7 @@
 import { afterAll } from "bun:test";
 import { type DbHandle, openDb } from "../db/client";
 import { runMigrations } from "../db/migrate";
+import { loadConfig } from "../src/config";
 
 declare global {
   var __testDb: Promise<DbHandle> | undefined;
@@ -10,7 +11,9 @@ declare global {
 const url = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : "memory://";
 
 globalThis.__testDb ??= (async () => {
-  const handle = await openDb({ databaseUrl: url, dataDir: "", poolSize: 5 });
+  // DATABASE_PREPARED_STATEMENTS=false runs the tests on PostgreSQL with no statement prepared, as behind an old pgbouncer.
+  const preparedStatements = loadConfig({ DATABASE_PREPARED_STATEMENTS: process.env.DATABASE_PREPARED_STATEMENTS }).databasePreparedStatements;
+  const handle = await openDb({ databaseUrl: url, dataDir: "", poolSize: 5, preparedStatements });
   await runMigrations(handle);
   return handle;
 })();

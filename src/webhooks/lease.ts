@@ -1,0 +1,219 @@
+// The dispatcher's two statements on the outbox: a claim leases due rows, a recording settles the
+// attempts made under a lease (and, while all goes well, leases the endpoint's next rows).
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import type { Config } from "../config";
+import { uuidv7 } from "../lib/ids";
+import { rows } from "../lib/json";
+import type { Outcome } from "./send";
+import type { SigningEndpoint } from "./service";
+
+export interface Claimed {
+  id: string;
+  seq: number;
+  attempts: number;
+  manual: boolean;
+  event_id: string;
+  type: string;
+  payload: string;
+  endpoint_id: string;
+  endpoint: SigningEndpoint & { url: string };
+}
+
+/** One attempt made, as it is recorded. */
+export interface Attempted {
+  row: Claimed;
+  attemptedAt: Date;
+  durationMs: number;
+  outcome: Outcome;
+  status: "delivered" | "pending" | "failed";
+  next: Date | null;
+  delay: number;
+}
+
+/** What the statements need of the dispatcher that runs them. */
+export interface Leasing {
+  readonly db: Db;
+  readonly config: Config;
+  /** How long a claim holds its rows. */
+  readonly leaseMs: number;
+  /** A stopped dispatcher leases nothing more. */
+  readonly stopped: boolean;
+}
+
+/** Rows of one endpoint sent under one claim. */
+const BATCH = 32;
+
+/** What a claim answers of each row it leased (`o` the outbox row, `ev` its event, `ep` its endpoint). */
+const CLAIMED_COLUMNS = sql`returning o.id, o.seq, o.attempts, o.manual, o.event_id, ev.type, ev.payload, o.endpoint_id, ep.project_id, ep.url, ep.secret_sealed,
+  ep.previous_secret_sealed, ep.previous_secret_expires_at`;
+
+/**
+ * A row of the endpoint after `after` and up to the outbox row `t` that is not due yet (a retry
+ * waiting for its time): the rows behind a head are taken only up to it, in order.
+ */
+const waiting = (endpoint: SQL, after: SQL): SQL =>
+  sql`select 1 from webhook_outbox x where x.endpoint_id = ${endpoint} and x.status = 'pending' and (x.seq, x.id) > ${after} and (x.seq, x.id) <= (t.seq, t.id) and x.next_attempt_at > now()`;
+
+/** A CTE handing claimed rows back as they were, not sent: no lease, the attempt not counted (only while still this claim's). */
+const released = (unsent: readonly Claimed[]): SQL => sql`released as (
+  update webhook_outbox o set lease_until = null, attempts = o.attempts - 1
+  from (values ${sql.join(
+    unsent.map((r) => sql`(${r.id}::uuid, ${r.attempts}::int)`),
+    sql`, `,
+  )}) u(id, attempts)
+  where o.id = u.id and o.attempts = u.attempts
+  returning 1)`;
+
+/** The rows a claim leased, in event order. */
+function claimedRows(result: unknown): Claimed[] {
+  type Row = Omit<Claimed, "seq" | "endpoint"> & {
+    seq: string | number;
+    project_id: string;
+    url: string;
+    secret_sealed: string;
+    previous_secret_sealed: string | null;
+    previous_secret_expires_at: string | Date | null;
+  };
+  return rows<Row>(result)
+    .map((r) => ({
+      id: r.id,
+      seq: Number(r.seq),
+      attempts: Number(r.attempts),
+      manual: r.manual,
+      event_id: r.event_id,
+      type: r.type,
+      payload: r.payload,
+      endpoint_id: r.endpoint_id,
+      endpoint: {
+        id: r.endpoint_id,
+        projectId: r.project_id,
+        url: r.url,
+        secretSealed: r.secret_sealed,
+        previousSecretSealed: r.previous_secret_sealed,
+        previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : new Date(r.previous_secret_expires_at),
+      },
+    }))
+    .sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * A claim: the head of each ready endpoint (the lock that decides who sends it) and up to BATCH - 1
+ * of the rows behind it, leased together, at most `limit` endpoints.
+ */
+export async function claimRows(l: Leasing, limit: number): Promise<Claimed[]> {
+  // Only an endpoint's oldest pending row can be a head, while none of its rows is leased (one
+  // batch in flight per endpoint: a redelivery, inserted at its event's old place, waits for the
+  // batch being sent), and only the claim that locked the head takes the rows behind it (which no
+  // other claim can, their head being pending). A head leased by a claim that committed first
+  // fails the re-check of its lock, so no row is sent twice at once.
+  const result = await l.db.execute(sql`
+    with heads as (
+      select c.id, c.endpoint_id, c.seq from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
+      where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
+        and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
+        and not exists (select 1 from webhook_outbox l where l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_until >= now())
+      order by c.seq, c.id
+      limit ${limit}
+      for update of c skip locked
+    ), batch as (
+      select id from heads
+      union all
+      select t.id from heads, lateral (
+        select t.id from webhook_outbox t
+        where t.endpoint_id = heads.endpoint_id and t.status = 'pending' and (t.seq, t.id) > (heads.seq, heads.id)
+          and not exists (${waiting(sql`heads.endpoint_id`, sql`(heads.seq, heads.id)`)})
+        order by t.seq, t.id
+        limit ${BATCH - 1}) t
+    )
+    update webhook_outbox o set lease_until = now() + make_interval(secs => ${l.leaseMs / 1000}), attempts = o.attempts + 1
+    from batch, webhook_events ev, webhook_endpoints ep
+    where o.id = batch.id and ev.id = o.event_id and ep.id = o.endpoint_id
+    ${CLAIMED_COLUMNS}`);
+  return claimedRows(result);
+}
+
+/**
+ * One statement: each attempt logged, its outbox row settled (only if still this claim's), the
+ * rows not sent (behind one that failed) handed back as they were, and the endpoint's failure
+ * state from the last attempt. Answers the endpoint's next rows, leased, when all went well.
+ */
+export async function recordAttempts(l: Leasing, done: Attempted[], unsent: Claimed[]): Promise<Claimed[]> {
+  const last = done.at(-1);
+  if (!last) {
+    if (unsent.length > 0) await l.db.execute(sql`with ${released(unsent)} select 1`);
+    return [];
+  }
+  const endpointId = last.row.endpoint_id;
+  const succeeded = last.status === "delivered";
+  const logged = attemptValues(done);
+  const handBack = unsent.length ? sql`, ${released(unsent)}` : sql``;
+  const going = succeeded && unsent.length === 0 && !l.stopped;
+  const more = going ? sql`, ${nextRows(l, last.row, done.length)}` : sql``;
+  const result = await l.db.execute(sql`
+    with v(id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, status) as (values ${logged}),
+    logged as (
+      insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
+      select id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at from v
+      returning 1
+    ), settled as (
+      update webhook_outbox o set status = v.status, lease_until = null, next_attempt_at = coalesce(v.next_attempt_at, o.next_attempt_at)
+      from v where o.id = v.outbox_id and o.attempts = v.attempt
+      returning 1
+    )${handBack}, state as (${endpointState(l.config, endpointId, last)})${more}
+    ${going ? sql`select * from more` : sql`select 1 where false`}`);
+  return claimedRows(result);
+}
+
+/** The attempts as rows of the `v` values list the recording reads. */
+function attemptValues(done: readonly Attempted[]): SQL {
+  return sql.join(
+    done.map(
+      (d) => sql`(${uuidv7()}::uuid, ${d.row.id}::uuid, ${d.row.endpoint_id}::uuid, ${d.row.event_id}, ${d.row.type}, ${d.row.attempts}::int, ${d.attemptedAt.toISOString()}::timestamptz,
+        ${d.outcome.statusCode}::int, ${d.durationMs}::int, ${d.outcome.error}::text, ${d.status === "delivered" ? "succeeded" : d.status === "pending" ? "retrying" : "failed"},
+        ${d.next?.toISOString() ?? null}::timestamptz, ${d.status})`,
+    ),
+    sql`, `,
+  );
+}
+
+/**
+ * The endpoint's failure state after its last attempt: cleared by a success; after a failure, set
+ * (from the first failure on) and the endpoint disabled once every attempt has failed for
+ * WEBHOOKS_DISABLE_AFTER.
+ */
+function endpointState(config: Config, endpointId: string, last: Attempted): SQL {
+  if (last.status === "delivered") return sql`update webhook_endpoints set failing_since = null where id = ${endpointId} and failing_since is not null returning 1`;
+  const at = last.attemptedAt.toISOString();
+  const disableBefore = new Date(last.attemptedAt.getTime() - config.webhooksDisableAfterSeconds * 1000);
+  const disable = sql`coalesce(failing_since, ${at}::timestamptz) <= ${disableBefore.toISOString()}::timestamptz and status <> 'disabled'`;
+  const reason = `every attempt has failed for ${config.webhooksDisableAfterSeconds} seconds (last: ${last.outcome.error ?? `HTTP ${last.outcome.statusCode}`}); PATCH status active to resume`;
+  return sql`update webhook_endpoints set failing_since = coalesce(failing_since, ${at}::timestamptz),
+      disabled_at = case when ${disable} then now() else disabled_at end,
+      disabled_reason = case when ${disable} then ${reason} else disabled_reason end,
+      status = case when ${disable} then 'disabled' else status end
+    where id = ${endpointId} returning 1`;
+}
+
+/**
+ * A CTE leasing the rows after the last one sent, when it was delivered and nothing of this
+ * endpoint waits before it (a redelivery asked meanwhile, at its event's old place: the next claim
+ * takes it), and only when every attempt was settled as this claim's.
+ */
+function nextRows(l: Leasing, lastRow: Claimed, attempts: number): SQL {
+  const endpointId = lastRow.endpoint_id;
+  return sql`more as (
+    update webhook_outbox o set lease_until = now() + make_interval(secs => ${l.leaseMs / 1000}), attempts = o.attempts + 1
+    from webhook_events ev, webhook_endpoints ep
+    where o.id in (
+        select t.id from webhook_outbox t
+        where t.endpoint_id = ${endpointId} and t.status = 'pending' and (t.seq, t.id) > (${lastRow.seq}::bigint, ${lastRow.id}::uuid)
+          and not exists (${waiting(sql`${endpointId}::uuid`, sql`(${lastRow.seq}::bigint, ${lastRow.id}::uuid)`)})
+        order by t.seq, t.id
+        limit ${BATCH})
+      and ev.id = o.event_id and ep.id = o.endpoint_id and ep.status = 'active'
+      and not exists (select 1 from webhook_outbox h where h.endpoint_id = ${endpointId} and h.status = 'pending'
+        and (h.seq, h.id) < (${lastRow.seq}::bigint, ${lastRow.id}::uuid) and h.id not in (select outbox_id from v))
+      and (select count(*) from settled) = ${attempts}
+    ${CLAIMED_COLUMNS})`;
+}
