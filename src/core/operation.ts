@@ -105,7 +105,7 @@ export function projectOperation<I extends z.ZodObject, O extends z.ZodObject>(d
 }
 
 /** A write operation that changes state: not annotated read-only (tools), not a GET (admin routes). */
-export const isWriteOperation = (op: Pick<Operation, "tool" | "http">): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op as Operation).some((b) => b.method !== "GET"));
+const isWriteOperation = (op: Pick<Operation, "tool" | "http">): boolean => (op.tool ? op.tool.readOnlyHint !== true : httpBindings(op as Operation).some((b) => b.method !== "GET"));
 
 const DryRun = z.boolean().optional().describe("true: check everything the call would (scopes, conflicts, paths, locales, the content model, limits), write nothing, and answer what would change");
 
