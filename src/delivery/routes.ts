@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { Db } from "../../db/client";
 import type { AppDeps } from "../core/deps";
 import { AppError, notFound } from "../errors";
 import { parseFieldFilters } from "../model/field-filters";
@@ -12,6 +13,19 @@ import { basePathOf, deliveryLocale, entriesQuery, getNodeById, getNodeByPath, l
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
+type MakePlan = (p: DeliveryProject) => Plan;
+type Send = (set: HookSet, out: Outcome) => Response | string | ArrayBuffer;
+type Params = Record<string, string | null | undefined>;
+/** A read route: its path under /api/p/{ref}, its OpenAPI detail, and the plan of a request (`preview`: a preview read). */
+type ReadRoute = [string, object, (request: Request, params: Params, preview: boolean) => MakePlan];
+
+/** The plans of the reads a fast read may answer, which the routed reads use too. */
+interface Plans {
+  byPath: (request: Request, raw: string, preview?: boolean) => MakePlan;
+  byId: (request: Request, id: string | null, preview?: boolean) => MakePlan;
+  entries: (request: Request, preview?: boolean) => MakePlan;
+}
+
 const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
 
 /**
@@ -20,15 +34,41 @@ const SHARD_RE = /^sitemap-([1-9][0-9]{0,5})\.xml$/;
  * of the app, admin and OAuth included).
  */
 export function createDelivery(deps: AppDeps) {
-  const { db } = deps;
   const engine = new DeliveryEngine(deps);
-  // The engine answers with plain parts or, for streams and 304s, a Response. Plain parts become a
-  // Response built from a Headers object made once per cached answer (3× cheaper than from a
-  // record), carrying what earlier hooks put in set.headers (the request id); with set.headers
-  // then empty and status 200, Elysia passes the Response through instead of re-wrapping its body
-  // in a stream.
+  const send = createSend();
+  const plans = createPlans(deps.db);
+  const routes = new Elysia({ prefix: "/api/p/:ref" });
+  for (const [path, detail, make] of readRoutes(deps.db, plans))
+    routes.get(
+      path,
+      ({ request, set, params }) => {
+        const token = previewToken(request);
+        if (token === null) return serve(engine, send, request, set, params.ref, make(request, params, false));
+        return engine.preview(params.ref ?? "", token, make(request, params, true)).then(
+          (o) => send(set, o),
+          (err: unknown) => failed(set, err),
+        );
+      },
+      { detail },
+    );
+  routes
+    .options("/", ({ request }) => preflight(request), { detail: { hide: true } })
+    .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
+    .all("/", ({ request, set, params }) => other(engine, send, request, set, params.ref), { detail: { hide: true } })
+    .all("/*", ({ request, set, params }) => other(engine, send, request, set, params.ref), { detail: { hide: true } });
+  return { routes, fastRead: createFastRead(engine, plans, send) };
+}
+
+/**
+ * The engine answers with plain parts or, for streams and 304s, a Response. Plain parts become a
+ * Response built from a Headers object made once per cached answer (3× cheaper than from a
+ * record), carrying what earlier hooks put in set.headers (the request id); with set.headers
+ * then empty and status 200, Elysia passes the Response through instead of re-wrapping its body
+ * in a stream.
+ */
+function createSend(): Send {
   const templates = new WeakMap<object, Headers>();
-  const send = (set: HookSet, out: Outcome): Response | string | ArrayBuffer => {
+  return (set, out) => {
     if (out instanceof Response) return out;
     if (out.status !== 200) {
       // Errors and 405s: Elysia builds the Response from the body, set.status and set.headers.
@@ -45,81 +85,104 @@ export function createDelivery(deps: AppDeps) {
     }
     return res;
   };
-  const failed = (set: HookSet, err: unknown): never => {
-    // Unexpected failure: the global handler answers 500; a browser must still be able to read it.
-    Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
-    throw err;
+}
+
+/** Unexpected failure: the global handler answers 500; a browser must still be able to read it. */
+function failed(set: HookSet, err: unknown): never {
+  Object.assign(set.headers, CORS_HEADERS, { "cache-control": "no-store" });
+  throw err;
+}
+
+/** A routed read: synchronous for a cache hit, a promise otherwise. */
+function serve(engine: DeliveryEngine, send: Send, request: Request, set: HookSet, ref: string, make: MakePlan) {
+  let out: Outcome | Promise<Outcome>;
+  try {
+    out = engine.serve(request, ref ?? "", make);
+  } catch (err) {
+    return failed(set, err);
+  }
+  if (out instanceof Promise)
+    return out.then(
+      (o) => send(set, o),
+      (err: unknown) => failed(set, err),
+    );
+  return send(set, out);
+}
+
+/** Any other method or path under /api/p/{ref}: 405 for a method other than GET and HEAD, else 404 (no such project, or no such route). */
+function other(engine: DeliveryEngine, send: Send, request: Request, set: HookSet, ref: string) {
+  if (request.method !== "GET" && request.method !== "HEAD") return send(set, methodNotAllowed(request.method));
+  return serve(engine, send, request, set, ref, () => {
+    throw notFound("route");
+  });
+}
+
+function json(key: string, load: () => Promise<unknown>, scope?: string): Plan {
+  return { key, type: JSON_TYPE, scope: () => scope, body: async () => jsonText(await load()) };
+}
+
+/** One node's answer: its scope (for removals) is the base path it was found at. */
+function page(key: string, load: () => Promise<RenderableNode>): Plan {
+  let scope: string | undefined;
+  return {
+    key,
+    type: JSON_TYPE,
+    scope: () => scope,
+    body: async () => {
+      const node = await load();
+      scope = basePathOf(node);
+      return jsonText({ data: node });
+    },
   };
-  const serve = (request: Request, set: HookSet, ref: string, make: (p: DeliveryProject) => Plan) => {
-    let out: Outcome | Promise<Outcome>;
-    try {
-      out = engine.serve(request, ref ?? "", make);
-    } catch (err) {
-      return failed(set, err);
-    }
-    if (out instanceof Promise)
-      return out.then(
-        (o) => send(set, o),
-        (err: unknown) => failed(set, err),
-      );
-    return send(set, out);
-  };
-  const json = (key: string, load: () => Promise<unknown>, scope?: string): Plan => ({ key, type: JSON_TYPE, scope: () => scope, body: async () => jsonText(await load()) });
-  /** One node's answer: its scope (for removals) is the base path it was found at. */
-  const page = (key: string, load: () => Promise<RenderableNode>): Plan => {
-    let scope: string | undefined;
-    return {
-      key,
-      type: JSON_TYPE,
-      scope: () => scope,
-      body: async () => {
-        const node = await load();
-        scope = basePathOf(node);
-        return jsonText({ data: node });
+}
+
+/**
+ * The plans of node and entries reads. `preview`: the latest content, never cached (engine.preview).
+ * A null id (not valid percent-encoding) is no such node.
+ */
+function createPlans(db: Db): Plans {
+  return {
+    byPath:
+      (request, raw, preview = false) =>
+      (p) => {
+        const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+        const segs = pathSegments(raw);
+        if (!segs) throw notFound("node");
+        return page(`path ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale, preview));
       },
-    };
+    byId:
+      (request, id, preview = false) =>
+      (p) => {
+        const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+        const key = (id ?? "").toLowerCase();
+        return page(`id ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale, preview));
+      },
+    entries:
+      (request, preview = false) =>
+      (p) => {
+        const query = queryOf(request);
+        const q = entriesQuery({
+          collection: queryParam(query, "collection"),
+          page: queryParam(query, "page"),
+          per_page: queryParam(query, "per_page"),
+          q: queryParam(query, "q"),
+          sort: queryParam(query, "sort"),
+          filters: parseFieldFilters(query),
+        });
+        const load = preview ? async () => ({ ...(await listEntries(db, p, q, true)), preview: true }) : () => listEntries(db, p, q);
+        return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort, q.filters.map((f) => [f.param, f.value])])}`, load, LIST_SCOPE);
+      },
   };
+}
 
-  // `preview`: the latest content (issue 29); such a plan is never cached (engine.preview).
-  const byPathPlan =
-    (request: Request, raw: string, preview = false) =>
-    (p: DeliveryProject): Plan => {
-      const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-      const segs = pathSegments(raw);
-      if (!segs) throw notFound("node");
-      return page(`path ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale, preview));
-    };
-  // A null id (not valid percent-encoding) is no such node.
-  const byIdPlan =
-    (request: Request, id: string | null, preview = false) =>
-    (p: DeliveryProject): Plan => {
-      const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
-      const key = (id ?? "").toLowerCase();
-      return page(`id ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale, preview));
-    };
-  const entriesPlan =
-    (request: Request, preview = false) =>
-    (p: DeliveryProject): Plan => {
-      const query = queryOf(request);
-      const q = entriesQuery({
-        collection: queryParam(query, "collection"),
-        page: queryParam(query, "page"),
-        per_page: queryParam(query, "per_page"),
-        q: queryParam(query, "q"),
-        sort: queryParam(query, "sort"),
-        filters: parseFieldFilters(query),
-      });
-      const load = preview ? async () => ({ ...(await listEntries(db, p, q, true)), preview: true }) : () => listEntries(db, p, q);
-      return json(`entries ${JSON.stringify([q.collection, q.page, q.perPage, q.q, q.sort, q.filters.map((f) => [f.param, f.value])])}`, load, LIST_SCOPE);
-    };
-
-  /**
-   * Hot reads answered before routing (called from the app's onRequest): a GET of a node by path or
-   * id, or an entries page, whose answer is cached for the project's current version. Anything else
-   * (a miss, HEAD, percent-encoded paths, errors) returns null and takes the routed way.
-   * `requestId` may be a function, called only when there is an answer.
-   */
-  const fastRead = (request: Request, requestId: string | ((request: Request) => string)): Response | null => {
+/**
+ * Hot reads answered before routing (called from the app's onRequest): a GET of a node by path or
+ * id, or an entries page, whose answer is cached for the project's current version. Anything else
+ * (a miss, HEAD, percent-encoded paths, errors) returns null and takes the routed way.
+ * `requestId` may be a function, called only when there is an answer.
+ */
+function createFastRead(engine: DeliveryEngine, plans: Plans, send: Send) {
+  return (request: Request, requestId: string | ((request: Request) => string)): Response | null => {
     if (request.method !== "GET") return null;
     const url = request.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
@@ -130,14 +193,9 @@ export function createDelivery(deps: AppDeps) {
     if (slash <= 0 || path.includes("%") || url.includes("#")) return null;
     // A preview (Authorization or ?preview=) is never a cached answer: the routed way serves it.
     if ((q >= 0 && url.includes("preview=", q)) || request.headers.has("authorization")) return null;
-    const ref = path.slice(0, slash);
-    const rest = path.slice(slash + 1);
-    let make: ((p: DeliveryProject) => Plan) | null = null;
-    if (rest.startsWith("nodes/by-path/")) make = byPathPlan(request, rest.slice(14));
-    else if (rest === "entries") make = entriesPlan(request);
-    else if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) make = byIdPlan(request, rest.slice(6));
+    const make = fastPlan(plans, request, path.slice(slash + 1));
     if (make === null) return null;
-    const out = engine.cached(request, ref, make, url.slice(pathStart));
+    const out = engine.cached(request, path.slice(0, slash), make, url.slice(pathStart));
     if (out === null || out instanceof Promise || (!(out instanceof Response) && out.status !== 200)) return null;
     // The request id is made only for an answer (a miss gets its id on the routed way).
     const id = typeof requestId === "string" ? requestId : requestId(request);
@@ -145,77 +203,59 @@ export function createDelivery(deps: AppDeps) {
     out.headers.set("x-request-id", id);
     return out;
   };
+}
 
-  // Cached answers are expired by committed writes only (see engine.ts), never by requests.
-  // Elysia gives null for a parameter that is not valid percent-encoding.
-  // `preview` is true for a preview read: the routes that serve one (issue 29) read the latest content.
-  const reads: [string, object, (request: Request, params: Record<string, string | null | undefined>, preview: boolean) => (p: DeliveryProject) => Plan][] = [
-    ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request, _, preview) => byPathPlan(request, "", preview)],
-    ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params, preview) => byPathPlan(request, params["*"] ?? "", preview)],
-    ["/nodes/:id", DeliveryDocs.byId, (request, params, preview) => byIdPlan(request, params.id ?? null, preview)],
-    ["/nodes", DeliveryDocs.list, (_, __, preview) => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p, 500, preview)) })],
-    ["/entries", DeliveryDocs.entries, (request, _, preview) => entriesPlan(request, preview)],
-    [
-      "/translations/nodes/:nodeId",
-      DeliveryDocs.translation,
-      (request, params, preview) => (p) => {
-        const raw = queryParam(queryOf(request), "locale");
-        if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
-        const locale = deliveryLocale(p, raw);
-        const id = params.nodeId ?? "";
-        // The published node merged with a published translation; 404 when the locale has none.
-        return page(`tr ${locale} ${id.toLowerCase()}`, async () => {
-          const node = await getNodeById(db, p, id, locale, preview);
-          if (!node.translated) throw notFound("translation");
-          return node;
-        });
-      },
-    ],
-    ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => sitemapXml(db, p) })],
-    ["/robots.txt", DeliveryDocs.robots, () => (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })],
-    ["/theme", DeliveryDocs.theme, () => (p) => json("theme", () => getTheme(db, p.id))],
-    [
-      "/:file",
-      DeliveryDocs.shard,
-      (_, params) => (p) => {
-        const m = SHARD_RE.exec(params.file ?? "");
-        if (!m) throw notFound("route");
-        const n = Number(m[1]);
-        return { key: `shard ${n}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => shardXml(db, p, n) };
-      },
-    ],
-  ];
-  const routes = new Elysia({ prefix: "/api/p/:ref" });
-  for (const [path, detail, make] of reads)
-    routes.get(
-      path,
-      ({ request, set, params }) => {
-        const token = previewToken(request);
-        if (token === null) return serve(request, set, params.ref, make(request, params, false));
-        return engine.preview(params.ref ?? "", token, make(request, params, true)).then(
-          (o) => send(set, o),
-          (err: unknown) => failed(set, err),
-        );
-      },
-      { detail },
-    );
-  routes
-    .options("/", ({ request }) => preflight(request), { detail: { hide: true } })
-    .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
-    .all("/", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } })
-    .all("/*", ({ request, set, params }) => other(request, set, params.ref), { detail: { hide: true } });
-  return { routes, fastRead };
-
-  function other(request: Request, set: HookSet, ref: string) {
-    if (request.method !== "GET" && request.method !== "HEAD") return send(set, methodNotAllowed(request.method));
-    return serve(request, set, ref, () => {
-      throw notFound("route");
-    });
-  }
+/** The plan of a read a fast read may answer (`rest`: the path after the project ref), or null. */
+function fastPlan(plans: Plans, request: Request, rest: string): MakePlan | null {
+  if (rest.startsWith("nodes/by-path/")) return plans.byPath(request, rest.slice(14));
+  if (rest === "entries") return plans.entries(request);
+  if (rest.startsWith("nodes/") && rest.length > 6 && !rest.includes("/", 6)) return plans.byId(request, rest.slice(6));
+  return null;
 }
 
 /**
- * The preview token of a delivery read (issue 29): `Authorization: Bearer cms_pv_…`, or the
+ * The read routes. Cached answers are expired by committed writes only (see engine.ts), never by
+ * requests. Elysia gives null for a parameter that is not valid percent-encoding.
+ */
+function readRoutes(db: Db, plans: Plans): ReadRoute[] {
+  return [
+    ["/nodes/by-path", { ...DeliveryDocs.byPath, hide: true }, (request, _, preview) => plans.byPath(request, "", preview)],
+    ["/nodes/by-path/*", DeliveryDocs.byPath, (request, params, preview) => plans.byPath(request, params["*"] ?? "", preview)],
+    ["/nodes/:id", DeliveryDocs.byId, (request, params, preview) => plans.byId(request, params.id ?? null, preview)],
+    ["/nodes", DeliveryDocs.list, (_, __, preview) => (p) => ({ key: "nodes", type: JSON_TYPE, scope: () => LIST_SCOPE, stream: async () => nodesJson(listPublishedNodes(db, p, 500, preview)) })],
+    ["/entries", DeliveryDocs.entries, (request, _, preview) => plans.entries(request, preview)],
+    ["/translations/nodes/:nodeId", DeliveryDocs.translation, (request, params, preview) => translationPlan(db, request, params.nodeId ?? "", preview)],
+    ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => sitemapXml(db, p) })],
+    ["/robots.txt", DeliveryDocs.robots, () => (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })],
+    ["/theme", DeliveryDocs.theme, () => (p) => json("theme", () => getTheme(db, p.id))],
+    ["/:file", DeliveryDocs.shard, (_, params) => (p) => shardPlan(db, p, params.file ?? "")],
+  ];
+}
+
+/** The published node merged with a published translation; 404 when the locale has none. */
+function translationPlan(db: Db, request: Request, id: string, preview: boolean): MakePlan {
+  return (p) => {
+    const raw = queryParam(queryOf(request), "locale");
+    if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
+    const locale = deliveryLocale(p, raw);
+    return page(`tr ${locale} ${id.toLowerCase()}`, async () => {
+      const node = await getNodeById(db, p, id, locale, preview);
+      if (!node.translated) throw notFound("translation");
+      return node;
+    });
+  };
+}
+
+/** A sitemap shard, `sitemap-{n}.xml`; any other file is no route. */
+function shardPlan(db: Db, p: DeliveryProject, file: string): Plan {
+  const m = SHARD_RE.exec(file);
+  if (!m) throw notFound("route");
+  const n = Number(m[1]);
+  return { key: `shard ${n}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => shardXml(db, p, n) };
+}
+
+/**
+ * The preview token of a delivery read: `Authorization: Bearer cms_pv_…`, or the
  * `preview` query parameter (iframes cannot send headers); null for an ordinary read. Another
  * Bearer is not ours to judge (delivery is anonymous): the read is an ordinary one. A `preview`
  * parameter, even empty, asks for a preview: a bad one is 401, never the published content.
