@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { LRUCache } from "lru-cache";
 import type { Db } from "../../db/client";
 import { projects, themes } from "../../db/schema";
 import { isDatabaseUnavailable } from "../errors";
@@ -18,7 +19,7 @@ export interface DeliveryProject {
   readonly version: number;
   /** The content model's version (0 or absent: none): a model write is a content write, so this moves with `version`. */
   readonly modelVersion?: number;
-  /** How media references are answered (issue 26): the service's public URL and the variant widths. */
+  /** How media references are answered: the service's public URL and the variant widths. */
   readonly media?: MediaLinks;
 }
 
@@ -108,30 +109,30 @@ interface ProjectState {
 /**
  * Per-instance delivery cache: project rows by ref (re-validated every checkIntervalMs, dropped on
  * NOTIFY) and rendered answers keyed by (project, route), valid only for the content version they
- * were rendered at. Bounded by entry count and total size (LRU).
+ * were rendered at. Bounded by entry count and total size (lru-cache; an answer's size is its body
+ * plus its gzip representation once made).
  *
  * Stale store: an answer found superseded (its project moved to a newer version) is moved, not
- * copied, into a second LRU map with bounds of its own, and replaced there by the next good answer
+ * copied, into a second LRU with bounds of its own, and replaced there by the next good answer
  * of its route. While the database cannot be reached, the last good answer of a route (current or
  * stale) is served marked stale. Removals announced with a write (lib/commits: a delete, an
- * unpublish, a move) drop the answers they concern from both maps at once; a version that no
+ * unpublish, a move) drop the answers they concern from both stores at once; a version that no
  * announcement explains (a lost NOTIFY: still unannounced UNEXPLAINED_AFTER_MS after it was read,
  * or when an outage begins) drops every answer of its project rendered before it.
  */
 export class DeliveryCache {
   private readonly states = new Map<string, ProjectState>();
   private readonly loading = new Map<string, { epoch: number; promise: Promise<DeliveryProject | null> }>();
-  private readonly entries = new Map<string, CachedAnswer>();
+  private readonly entries: LRUCache<string, CachedAnswer>;
   private readonly inflight = new Map<string, Promise<CachedAnswer>>();
-  /** Bytes of each cached answer's gzip representation, once made; counted in `bytes` too. */
-  private readonly extra = new WeakMap<CachedAnswer, number>();
+  /** Bytes of each answer's gzip representation, once made: counted in the size of the store holding the answer. */
+  private readonly gzipBytes = new WeakMap<CachedAnswer, number>();
   private readonly keyOf = new WeakMap<CachedAnswer, string>();
-  private bytes = 0;
-  private readonly stale = new Map<string, CachedAnswer>();
-  private readonly staleSize = new WeakMap<CachedAnswer, number>();
-  private staleBytes = 0;
-  /** Routes known to answer 404 now (their page was removed, or answered 404 after being served), with the page's base path. */
-  private readonly gone = new Map<string, Gone>();
+  /** Superseded answers kept for outages; null when DELIVERY_STALE_ENTRIES is 0. */
+  private readonly stale: LRUCache<string, CachedAnswer> | null;
+  private readonly staleMaxBytes: number;
+  /** Routes known to answer 404 now (their page was removed, or answered 404 after being served), with the page's base path; as many as the stale store holds. */
+  private readonly gone: LRUCache<string, Gone> | null;
   /** The last project read per ref, and the newest version seen per project: for outages and unexplained bumps. */
   private readonly known = new Map<string, DeliveryProject>();
   private readonly knownVersion = new Map<string, number>();
@@ -144,12 +145,22 @@ export class DeliveryCache {
   /** Bumped by every invalidation: a load that raced one must not be trusted for long. */
   private epoch = 0;
   readonly maxEntryBytes: number;
+  /** Given with every answer served from here: counts its gzip representation once made. */
+  private readonly countGzip = (answer: CachedAnswer, bytes: number): void => this.grow(answer, bytes);
 
   constructor(
     private readonly db: Db,
     private readonly opts: CacheOptions,
   ) {
     this.maxEntryBytes = Math.floor(opts.maxBytes / 8);
+    // lru-cache takes sizes of 1 and more: an empty body counts as 1 byte. Bounds of 0 are kept
+    // by put and retire (nothing is stored); lru-cache itself needs positive ones.
+    const sizeCalculation = (a: CachedAnswer): number => Math.max(1, this.bytesOf(a));
+    this.entries = new LRUCache({ max: Math.max(1, opts.maxEntries), maxSize: Math.max(1, opts.maxBytes), sizeCalculation });
+    const staleEntries = opts.staleEntries ?? 0;
+    this.staleMaxBytes = opts.staleMaxBytes ?? 0;
+    this.stale = staleEntries === 0 ? null : new LRUCache({ max: staleEntries, maxSize: Math.max(1, this.staleMaxBytes), sizeCalculation });
+    this.gone = staleEntries === 0 ? null : new LRUCache({ max: staleEntries });
   }
 
   /**
@@ -331,20 +342,16 @@ export class DeliveryCache {
     const prefix = `${projectId} `;
     const all = gone.includes("");
     const under = (scope: string): boolean => all || gone.some((g) => scope === g || scope.startsWith(`${g}/`));
-    const hits = (a: CachedAnswer): boolean => a.scope === LIST_SCOPE || (a.scope === undefined ? all : under(a.scope));
-    const page = (k: string, a: CachedAnswer): void => {
-      if (current && a.scope !== undefined && a.scope !== LIST_SCOPE) this.markGone(k, a.scope, version);
-    };
-    for (const [k, a] of this.stale)
-      if (k.startsWith(prefix) && hits(a) && (current || a.version < version)) {
-        this.dropStale(k, a);
-        page(k, a);
+    const hits = (k: string, a: CachedAnswer): boolean => k.startsWith(prefix) && (a.scope === LIST_SCOPE || (a.scope === undefined ? all : under(a.scope))) && (current || a.version < version);
+    for (const store of this.stale === null ? [this.entries] : [this.stale, this.entries]) {
+      // The keys are collected first (oldest first): lru-cache's iterators do not allow deletes along the way.
+      for (const k of [...store.rkeys()]) {
+        const a = store.peek(k);
+        if (a === undefined || !hits(k, a)) continue;
+        store.delete(k);
+        if (current && a.scope !== undefined && a.scope !== LIST_SCOPE) this.markGone(k, a.scope, version);
       }
-    for (const [k, a] of this.entries)
-      if (k.startsWith(prefix) && hits(a) && (current || a.version < version)) {
-        this.remove(k, a);
-        page(k, a);
-      }
+    }
   }
 
   /**
@@ -352,32 +359,27 @@ export class DeliveryCache {
    * longer known to be gone, unless a removal of a later version said so.
    */
   private arrived(projectId: string, added: readonly string[], version?: number): void {
+    if (this.gone === null) return;
     const prefix = `${projectId} `;
     const all = added.includes("");
     // <= : a write that names a page both gone and added (a translation, a settings change: what
     // it did to the page is unknown) takes back its own mark; a later write's mark stays.
-    for (const [k, { scope, version: at }] of this.gone)
-      if (k.startsWith(prefix) && (version === undefined || at <= version) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`)))) this.gone.delete(k);
+    const back = [...this.gone.entries()].filter(
+      ([k, { scope, version: at }]) => k.startsWith(prefix) && (version === undefined || at <= version) && (all || added.some((g) => scope === g || scope.startsWith(`${g}/`))),
+    );
+    for (const [k] of back) this.gone.delete(k);
   }
 
   private markGone(key: string, scope: string, version: number): void {
-    if ((this.opts.staleEntries ?? 0) === 0) return;
-    this.gone.delete(key);
-    this.gone.set(key, { scope, version });
-    for (const k of this.gone.keys()) {
-      if (this.gone.size <= (this.opts.staleEntries ?? 0)) break;
-      this.gone.delete(k);
-    }
+    this.gone?.set(key, { scope, version });
   }
 
   /** The route answered 404 at the project's current version: its last good answer is gone too. */
   forget(project: DeliveryProject, route: string): void {
     const key = `${project.id} ${route}`;
-    const old = this.entries.get(key);
-    if (old) this.remove(key, old);
-    const st = this.stale.get(key);
-    if (st) this.dropStale(key, st);
-    const scope = (old ?? st)?.scope;
+    const scope = (this.entries.peek(key) ?? this.stale?.peek(key))?.scope;
+    this.entries.delete(key);
+    this.stale?.delete(key);
     if (scope !== undefined && scope !== LIST_SCOPE) this.markGone(key, scope, project.version);
   }
 
@@ -389,26 +391,19 @@ export class DeliveryCache {
     // Versions read whose announcement has not come by now are taken as lost writes.
     this.reckon(project.id);
     const key = `${project.id} ${route}`;
-    const current = this.entries.get(key);
-    if (current) return { answer: current, grow: (a, b) => this.grow(a, b) };
-    const old = this.stale.get(key);
-    if (!old) return this.gone.has(key) ? "gone" : null;
-    this.stale.delete(key);
-    this.stale.set(key, old);
-    return { answer: old, grow: (a, b) => this.growStale(key, a, b) };
+    const answer = this.entries.peek(key) ?? this.stale?.get(key);
+    if (answer !== undefined) return { answer, grow: this.countGzip };
+    return this.gone?.has(key) ? "gone" : null;
   }
 
   get(project: DeliveryProject, route: string): CachedAnswer | null {
     const key = `${project.id} ${route}`;
     const hit = this.entries.get(key);
-    if (!hit) return null;
+    if (hit === undefined) return null;
     if (hit.version !== project.version) {
       if (hit.version < project.version) this.retire(key, hit);
       return null;
     }
-    // LRU: re-insert so the Map's insertion order is the recency order.
-    this.entries.delete(key);
-    this.entries.set(key, hit);
     return hit;
   }
 
@@ -430,79 +425,47 @@ export class DeliveryCache {
     return flight;
   }
 
+  /** Keeps a good answer of the project's current version: it replaces the route's superseded one and its gone mark. */
   put(project: DeliveryProject, route: string, answer: CachedAnswer): void {
-    const size = answer.body.length;
-    if (this.opts.maxEntries === 0 || size > this.maxEntryBytes) return;
+    if (this.opts.maxEntries === 0 || answer.body.length > this.maxEntryBytes) return;
     const key = `${project.id} ${route}`;
-    const old = this.entries.get(key);
-    if (old) this.remove(key, old);
-    const superseded = this.stale.get(key);
-    if (superseded) this.dropStale(key, superseded);
-    this.gone.delete(key);
-    this.entries.set(key, answer);
+    this.stale?.delete(key);
+    this.gone?.delete(key);
     this.keyOf.set(answer, key);
-    this.bytes += size;
-    this.evict();
+    this.entries.set(key, answer);
   }
 
-  /** A cached answer got its gzip representation: it counts against the byte bound from now on. */
+  /** A cached answer (current or stale) got its gzip representation: it counts against its store's byte bound from now on, once. */
   grow(answer: CachedAnswer, bytes: number): void {
     const key = this.keyOf.get(answer);
-    if (key === undefined || this.entries.get(key) !== answer || this.extra.has(answer)) return;
-    this.extra.set(answer, bytes);
-    this.bytes += bytes;
-    this.evict();
-  }
-
-  private remove(key: string, answer: CachedAnswer): void {
-    this.entries.delete(key);
-    this.bytes -= answer.body.length + (this.extra.get(answer) ?? 0);
-    this.extra.delete(answer);
-    this.keyOf.delete(answer);
+    if (key === undefined || this.gzipBytes.has(answer)) return;
+    const store = this.entries.peek(key) === answer ? this.entries : this.stale?.peek(key) === answer ? this.stale : null;
+    if (store === null) return;
+    this.gzipBytes.set(answer, bytes);
+    // lru-cache sizes an entry when it is set, and not again when the same value is set over it.
+    store.delete(key);
+    store.set(key, answer);
   }
 
   /** Moves a superseded answer (its bytes and gzip representation as they are) into the stale store. */
   private retire(key: string, answer: CachedAnswer): void {
-    const size = answer.body.length + (this.extra.get(answer) ?? 0);
-    this.remove(key, answer);
-    if (size > (this.opts.staleMaxBytes ?? 0) || (this.opts.staleEntries ?? 0) === 0) return;
-    const old = this.stale.get(key);
-    if (old) this.dropStale(key, old);
+    this.entries.delete(key);
+    if (this.stale === null || this.bytesOf(answer) > this.staleMaxBytes) return;
     this.stale.set(key, answer);
-    this.staleSize.set(answer, size);
-    this.staleBytes += size;
-    this.evictStale();
   }
 
-  private growStale(key: string, answer: CachedAnswer, bytes: number): void {
-    if (this.stale.get(key) !== answer) return;
-    this.staleSize.set(answer, (this.staleSize.get(answer) ?? 0) + bytes);
-    this.staleBytes += bytes;
-    this.evictStale();
-  }
-
-  private dropStale(key: string, answer: CachedAnswer): void {
-    this.stale.delete(key);
-    this.staleBytes -= this.staleSize.get(answer) ?? 0;
-    this.staleSize.delete(answer);
-  }
-
-  private evictStale(): void {
-    for (const [k, v] of this.stale) {
-      if (this.stale.size <= (this.opts.staleEntries ?? 0) && this.staleBytes <= (this.opts.staleMaxBytes ?? 0)) break;
-      this.dropStale(k, v);
-    }
-  }
-
-  private evict(): void {
-    for (const [k, v] of this.entries) {
-      if (this.entries.size <= this.opts.maxEntries && this.bytes <= this.opts.maxBytes) break;
-      this.remove(k, v);
-    }
+  private bytesOf(answer: CachedAnswer): number {
+    return answer.body.length + (this.gzipBytes.get(answer) ?? 0);
   }
 
   stats(): { entries: number; bytes: number; projects: number; staleEntries: number; staleBytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes, projects: this.states.size, staleEntries: this.stale.size, staleBytes: this.staleBytes };
+    return {
+      entries: this.entries.size,
+      bytes: this.entries.calculatedSize,
+      projects: this.states.size,
+      staleEntries: this.stale?.size ?? 0,
+      staleBytes: this.stale?.calculatedSize ?? 0,
+    };
   }
 }
 
