@@ -5,6 +5,7 @@ import type { Config } from "./config";
 import type { AppDeps } from "./core/deps";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
+import { upgradeFieldIndexes } from "./model/indexes";
 import type { RuntimeAssets } from "./platform/embedded-bun";
 
 /**
@@ -25,6 +26,7 @@ export async function openRuntime(config: Config, assets: RuntimeAssets = {}, op
   });
   try {
     await runMigrations(dbHandle, assets.migrationsFolder);
+    await upgradeFieldIndexes(dbHandle.db);
     const keyRing = await openKeyRing(config, log, { prependNew: opts.prependNewKey });
     return { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing };
   } catch (err) {
