@@ -1,13 +1,13 @@
-// Indexed node fields: a node type's top-level property marked `index: true` may filter
-// and sort a collection's entries on delivery, and has a PostgreSQL expression index behind it, one
-// per (field name, kind) shared by every project that indexes it, the project its first column: one
-// index per project and field (partial on the project) made every write to nodes cost more with each
-// tenant (at 500 projects of 3 indexed fields, +400 % database CPU per write: each write opens and
-// locks every index of the table, each planning looks at every one). The expression compares by the field's JSON Schema
-// type: numbers as numeric, date-times as timestamptz (through an immutable function that reads
-// RFC 3339 with an explicit offset, so the order is the instants' order whatever the offsets and
-// the precision), other strings and booleans as text. The query side (src/model/field-filters.ts)
-// writes the very same expression text, so the planner matches it to the index.
+// Indexed node fields: a node type's top-level property marked `index: true` may filter and sort
+// a collection's entries on delivery, and has a PostgreSQL expression index behind it, one per
+// (field name, kind), shared by every project that indexes it, the project its first column. One
+// index per project and field (partial on the project) made every write to nodes dearer with each
+// tenant: each write opens and locks every index of the table, each planning looks at every one
+// (at 500 projects of 3 indexed fields, +400 % database CPU per write). The expression compares by
+// the field's JSON Schema type: numbers as numeric, date-times as timestamptz (through an immutable
+// function that reads RFC 3339 with an explicit offset, so the order is the instants' order
+// whatever the offsets and the precision), other strings and booleans as text. The query side
+// (src/model/field-filters.ts) writes the very same expression text, so the planner matches it.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
@@ -236,7 +236,12 @@ async function buildFieldIndexes(db: Db, fields: readonly IndexedField[]): Promi
   return created;
 }
 
-/** Drops the shared field indexes that neither `keep` nor any project's stored model indexes. */
+/**
+ * Drops the shared field indexes that neither `keep` nor any project's stored model indexes. A model
+ * write that adds a field just as another project's prune drops its last use can find the index
+ * there and then lose it: the project's lists still answer (without the index), and its next model
+ * write builds it again.
+ */
 async function pruneFieldIndexes(db: Db, keep: readonly IndexedField[]): Promise<string[]> {
   const existing = await fieldIndexes(db, SHARED_INDEX);
   if (existing.length === 0) return [];
