@@ -9,7 +9,8 @@ import { upgradeFieldIndexes } from "./model/indexes";
 import type { RuntimeAssets } from "./platform/embedded-bun";
 
 /**
- * Opens and migrates the configured database and assembles the app's dependencies.
+ * Opens and migrates the configured database (per-project field indexes of an older database
+ * replaced by shared ones) and assembles the app's dependencies.
  * `holder` names this process to another one that finds the embedded DATA_DIR locked;
  * `prependNewKey` adds a new current key to the DATA_DIR key file, only once the lock is held.
  */
