@@ -5,10 +5,12 @@ import type { Config } from "./config";
 import type { AppDeps } from "./core/deps";
 import { createLogger, type Logger } from "./lib/log";
 import { createKeyRing, generateKeyEntry, type KeyRing, loadKeyFile, parseKeyEntries } from "./lib/seal";
+import { upgradeFieldIndexes } from "./model/indexes";
 import type { RuntimeAssets } from "./platform/embedded-bun";
 
 /**
- * Opens and migrates the configured database and assembles the app's dependencies.
+ * Opens and migrates the configured database (per-project field indexes of an older database
+ * replaced by shared ones) and assembles the app's dependencies.
  * `holder` names this process to another one that finds the embedded DATA_DIR locked;
  * `prependNewKey` adds a new current key to the DATA_DIR key file, only once the lock is held.
  */
@@ -25,6 +27,7 @@ export async function openRuntime(config: Config, assets: RuntimeAssets = {}, op
   });
   try {
     await runMigrations(dbHandle, assets.migrationsFolder);
+    await upgradeFieldIndexes(dbHandle.db);
     const keyRing = await openKeyRing(config, log, { prependNew: opts.prependNewKey });
     return { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing };
   } catch (err) {

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { entriesQuery, entriesStatement } from "../src/delivery/service";
 import { rows } from "../src/lib/json";
 import { compiledModel } from "../src/model/cache";
-import { dropFieldIndexes, fieldIndexName, syncFieldIndexes } from "../src/model/indexes";
+import { dropFieldIndexes, fieldIndexName, syncFieldIndexes, upgradeFieldIndexes } from "../src/model/indexes";
 import { get } from "./delivery.helpers";
 import { setFields, setModel } from "./delivery-model.helpers";
 import { harness, seedNode, seedProject } from "./helpers";
@@ -127,22 +127,35 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     expect(s.json.error.code).toBe("invalid_sort");
   });
 
-  test("syncFieldIndexes creates one partial expression index per indexed field, drops those no longer wanted", async () => {
-    const model = await compiledModel(db, p.id, 1);
-    const first = await syncFieldIndexes(db, p.id, model);
-    const names = ["category", "date", "featured", "price"].map((name) => fieldIndexName(p.id, { name, kind: ({ date: "date", price: "number", featured: "boolean" } as const)[name] ?? "text" }));
-    expect([...first.created].sort()).toEqual([...names].sort());
-    const found = rows<{ indexname: string; indexdef: string }>(
-      await db.execute(sql`select indexname, indexdef from pg_indexes where tablename = 'nodes' and indexname like ${`nodes_fx_${p.id.replace(/-/g, "")}_%`}`),
+  const kinds = { date: "date", price: "number", featured: "boolean" } as const;
+  const nameOf = (name: string): string => fieldIndexName({ name, kind: kinds[name as keyof typeof kinds] ?? "text" });
+  const shared = async (names: readonly string[]) =>
+    rows<{ indexname: string; indexdef: string; valid: boolean }>(
+      await db.execute(sql`select x.indexname, x.indexdef, i.indisvalid as valid from pg_indexes x join pg_class c on c.relname = x.indexname join pg_index i on i.indexrelid = c.oid
+        where x.tablename = 'nodes' and x.indexname in ${
+          names.length === 0
+            ? sql`(null)`
+            : sql`(${sql.join(
+                names.map((n) => sql`${n}`),
+                sql`, `,
+              )})`
+        }`),
     );
+
+  test("syncFieldIndexes builds one expression index per (field name, kind), keyed by the project first, with no predicate", async () => {
+    const model = await compiledModel(db, p.id, 1);
+    await syncFieldIndexes(db, p.id, model);
+    const names = ["category", "date", "featured", "price"].map(nameOf);
+    const found = await shared(names);
     expect(found.map((r) => r.indexname).sort()).toEqual([...names].sort());
-    const def = (n: string) => found.find((r) => r.indexname === fieldIndexName(p.id, { name: n, kind: n === "date" ? "date" : n === "price" ? "number" : "text" }))?.indexdef ?? "";
-    expect(def("date")).toContain("cms_field_time((fields ->> 'date'::text))");
+    const def = (n: string) => found.find((r) => r.indexname === nameOf(n))?.indexdef ?? "";
+    expect(def("date")).toContain("(project_id, parent_id, status, cms_field_time((fields ->> 'date'::text)), id)");
     expect(def("price")).toContain("::numeric");
-    expect(def("date")).toContain(`WHERE (project_id = '${p.id}'::uuid)`);
+    expect(def("date")).not.toContain("WHERE");
     // Again: nothing to do.
     expect(await syncFieldIndexes(db, p.id, model)).toEqual({ created: [], dropped: [] });
-    // price no longer indexed, date now a plain string: price's index and date's date-time index go, a text one comes.
+    // price no longer indexed, date now a plain string: a text index of date comes; price's and the
+    // date-time one go unless another project's model still indexes them.
     const v2 = await setModel(db, p.id, {
       node_types: [
         {
@@ -155,34 +168,48 @@ describe("delivery: entries filtered and sorted by fields", async () => {
       ],
     });
     const next = await syncFieldIndexes(db, p.id, await compiledModel(db, p.id, v2));
-    expect(next.dropped.sort()).toEqual([fieldIndexName(p.id, { name: "date", kind: "date" }), fieldIndexName(p.id, { name: "price", kind: "number" })].sort());
-    expect(next.created).toEqual([fieldIndexName(p.id, { name: "date", kind: "text" })]);
+    const dateText = fieldIndexName({ name: "date", kind: "text" });
+    expect((await shared([dateText])).map((r) => r.valid)).toEqual([true]);
+    expect(next.created.filter((n) => n !== dateText)).toEqual([]);
+    for (const n of next.dropped) expect([nameOf("date"), nameOf("price")]).toContain(n);
     await setModel(db, p.id, MODEL);
-    await syncFieldIndexes(db, p.id, await compiledModel(db, p.id, v2 + 1));
+    const back = await syncFieldIndexes(db, p.id, await compiledModel(db, p.id, v2 + 1));
+    expect(back.created.sort()).toEqual(next.dropped.sort());
+    expect(back.dropped).toContain(dateText);
   });
 
-  test("syncs at once (two instances on one project, another project beside) end with each index once and valid; dropFieldIndexes removes a project's only", async () => {
+  test("projects indexing the same field share one index: syncs at once end with it once and valid; it goes with the last project using it", async () => {
+    // Field names of this test only (the test database is shared by the test files).
+    const tag = `t${crypto.randomUUID().slice(0, 8)}`;
+    const fields = { type: "object", properties: { [`${tag}_at`]: { type: "string", format: "date-time", index: true }, [`${tag}_n`]: { type: "integer", index: true } } };
+    const own = { node_types: [{ name: "post", description: "", fields, blocks: null, children: null }] };
+    const names = [fieldIndexName({ name: `${tag}_at`, kind: "date" }), fieldIndexName({ name: `${tag}_n`, kind: "number" })].sort();
     const q = await seedProject(h);
     const r = await seedProject(h);
-    const model = await compiledModel(db, q.id, await setModel(db, q.id, MODEL));
-    const other = await compiledModel(db, r.id, await setModel(db, r.id, MODEL));
-    const [a, b] = await Promise.all([syncFieldIndexes(db, q.id, model), syncFieldIndexes(db, q.id, model), syncFieldIndexes(db, r.id, other)]);
-    expect(new Set([...(a?.created ?? []), ...(b?.created ?? [])]).size).toBe(4);
-    const listed = async (id: string) =>
-      rows<{ n: number; valid: boolean }>(
-        await db.execute(
-          sql`select count(*)::int as n, coalesce(bool_and(i.indisvalid), true) as valid from pg_class c join pg_index i on i.indexrelid = c.oid where c.relname like ${`nodes_fx_${id.replace(/-/g, "")}_%`}`,
-        ),
-      )[0];
-    expect(await listed(q.id)).toEqual({ n: 4, valid: true });
-    expect(await listed(r.id)).toEqual({ n: 4, valid: true });
-    expect((await dropFieldIndexes(db, q.id)).length).toBe(4);
-    expect(await listed(q.id)).toEqual({ n: 0, valid: true });
-    expect(await listed(r.id)).toEqual({ n: 4, valid: true });
-    await dropFieldIndexes(db, r.id);
+    const model = await compiledModel(db, q.id, await setModel(db, q.id, own));
+    const other = await compiledModel(db, r.id, await setModel(db, r.id, own));
+    const [a, b, c] = await Promise.all([syncFieldIndexes(db, q.id, model), syncFieldIndexes(db, q.id, model), syncFieldIndexes(db, r.id, other)]);
+    expect([...new Set([...(a?.created ?? []), ...(b?.created ?? []), ...(c?.created ?? [])])].sort()).toEqual(names);
+    expect((await shared(names)).map((x) => [x.indexname, x.valid]).sort()).toEqual(names.map((n) => [n, true]));
+    // q deleted: r still indexes both fields.
+    await db.execute(sql`delete from projects where id = ${q.id}`);
+    expect(await dropFieldIndexes(db, q.id)).toEqual([]);
+    expect((await shared(names)).length).toBe(2);
+    // r's model drops one field: its index goes; then r deleted: the other goes.
+    const less = { node_types: [{ name: "post", description: "", fields: { type: "object", properties: { [`${tag}_n`]: { type: "integer", index: true } } }, blocks: null, children: null }] };
+    const v = await setModel(db, r.id, less);
+    expect((await syncFieldIndexes(db, r.id, await compiledModel(db, r.id, v))).dropped).toEqual([fieldIndexName({ name: `${tag}_at`, kind: "date" })]);
+    await db.execute(sql`delete from projects where id = ${r.id}`);
+    expect(await dropFieldIndexes(db, r.id)).toEqual([fieldIndexName({ name: `${tag}_n`, kind: "number" })]);
+    expect(await shared(names)).toEqual([]);
+    // And their statistics with them.
+    const stats = rows<{ n: number }>(
+      await db.execute(sql`select count(*)::int as n from pg_statistic_ext where stxname in (${names[0]!.replace("_fx_", "_fs_")}, ${names[1]!.replace("_fx_", "_fs_")})`),
+    );
+    expect(stats[0]?.n).toBe(0);
   });
 
-  test("EXPLAIN: the filtered, field-sorted entries query reads through the project's field indexes", async () => {
+  test("EXPLAIN: the filtered, field-sorted entries query reads through the shared field indexes", async () => {
     // A bigger collection, so that an index is worth it to the planner.
     const big = await seedNode(h, p.slug, { slug: "big", title: "Big", type: "collection" }, true);
     await db.execute(sql`insert into nodes (id, project_id, parent_id, slug, path, type, title, status, fields)
@@ -191,11 +218,9 @@ describe("delivery: entries filtered and sorted by fields", async () => {
       from generate_series(1, 5000) i`);
     const [{ v }] = rows<{ v: number }>(await db.execute(sql`select model_version as v from projects where id = ${p.id}`)) as [{ v: number }];
     await syncFieldIndexes(db, p.id, await compiledModel(db, p.id, v));
-    // The field statistics exist (the planner ignores a partial index's own); 5000 new rows want an ANALYZE.
+    // The field statistics exist; 5000 new rows want an ANALYZE.
     const stats = rows<{ name: string }>(await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_')`)).map((r) => r.name);
-    expect(stats).toEqual(
-      expect.arrayContaining(["category", "date"].map((name) => fieldIndexName(p.id, { name, kind: name === "date" ? "date" : "text" }).replace(/^nodes_fx_[0-9a-f]{32}_/, "nodes_fs_"))),
-    );
+    expect(stats).toEqual(expect.arrayContaining(["category", "date"].map((name) => fieldIndexName({ name, kind: name === "date" ? "date" : "text" }).replace(/^nodes_fx_/, "nodes_fs_"))));
     await db.execute(sql`analyze nodes`);
     const project = { id: p.id, slug: p.slug, name: p.slug, defaultLocale: "en", locales: ["en"], publicBaseUrl: null, siteName: p.slug, version: 0, modelVersion: v };
     const input = entriesQuery({
@@ -213,12 +238,33 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     // tenth of the collection, as the statistics tell: without them the planner guessed 0.5 % and
     // sorted the whole category by date); the total counts through the category index.
     const page = plan.slice(plan.indexOf("->  Limit"));
-    expect(page).toContain(`Index Scan Backward using ${fieldIndexName(p.id, { name: "date", kind: "date" })}`);
+    expect(page).toContain(`Index Scan Backward using ${fieldIndexName({ name: "date", kind: "date" })}`);
     expect(page).not.toContain("Sort Key");
-    expect(plan.slice(0, plan.indexOf("->  Limit"))).toContain(fieldIndexName(p.id, { name: "category", kind: "text" }));
+    expect(plan.slice(0, plan.indexOf("->  Limit"))).toContain(fieldIndexName({ name: "category", kind: "text" }));
     expect(plan).not.toContain("Seq Scan on nodes");
     const res = await get(h, api("/entries?collection=big&field.category=c3&sort=-field.date&per_page=3"));
     expect(res.json.total).toBe(500);
     expect(res.json.data.map((e: any) => e.slug)).toEqual(["n4993", "n4983", "n4973"]);
+  });
+  test("upgradeFieldIndexes replaces a per-project index (partial on the project) by the shared one, which the entries query then uses", async () => {
+    const category = fieldIndexName({ name: "category", kind: "text" });
+    const old = `nodes_fx_${p.id.replace(/-/g, "")}_${category.slice(-8)}`;
+    await db.execute(sql.raw(`drop index if exists "${category}"`));
+    await db.execute(sql.raw(`create index "${old}" on nodes (parent_id, status, ((fields->>'category')), id) where project_id = '${p.id}'`));
+    // Two instances starting at once: both build and drop, each tolerating the other.
+    const [one, two] = await Promise.all([upgradeFieldIndexes(db), upgradeFieldIndexes(db)]);
+    expect([...new Set([...(one ?? []), ...(two ?? [])])]).toEqual([old]);
+    expect(await shared([old])).toEqual([]);
+    expect((await shared([category])).map((r) => r.valid)).toEqual([true]);
+    // Again: nothing left to replace.
+    expect(await upgradeFieldIndexes(db)).toEqual([]);
+    const [{ v }] = rows<{ v: number }>(await db.execute(sql`select model_version as v from projects where id = ${p.id}`)) as [{ v: number }];
+    const project = { id: p.id, slug: p.slug, name: p.slug, defaultLocale: "en", locales: ["en"], publicBaseUrl: null, siteName: p.slug, version: 0, modelVersion: v };
+    const input = entriesQuery({ collection: "big", page: "1", per_page: "20", q: undefined, sort: "-updated_at", filters: [{ param: "field.category", name: "category", op: "eq", value: "c3" }] });
+    const plan = rows<Record<string, string>>(await db.execute(sql`explain ${await entriesStatement(db, project, input)}`))
+      .map((r) => Object.values(r)[0])
+      .join("\n");
+    expect(plan).toContain(category);
+    expect(plan).not.toContain("Seq Scan on nodes");
   });
 });

@@ -92,9 +92,8 @@ export async function entriesSelection(db: Db, project: Project, collectionId: s
   const filtered = filterConditions(model, filters, "nodes");
   const sorted = byField ? fieldOrder(model, sort, "nodes") : null;
   if ([...filtered.fields, ...(sorted ? [sorted.field] : [])].some((f) => f.kind === "date")) await ensureFieldFunctions(db);
-  // The project as a literal: the field indexes are partial on it (src/model/indexes.ts), and a
-  // prepared statement's generic plan can use them only when the condition is in its text.
-  conds.push(sql`${sql.raw(`nodes.project_id = '${project.id}'`)}${filtered.where}`);
+  // The project and the collection (conds) lead the shared field indexes (src/model/indexes.ts).
+  if (filters.length > 0) conds.push(sql`true${filtered.where}`);
   return { conds, order: sorted ? [sorted.order] : entryOrder(sort as EntrySort) };
 }
 

@@ -315,9 +315,9 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
     const sorted = byField ? fieldOrder(model, input.sort) : null;
     if (sorted) order = sorted.order;
     if ([...filtered.fields, ...(sorted ? [sorted.field] : [])].some((f) => f.kind === "date")) await ensureFieldFunctions(db);
-    // The project as a literal: the field indexes are partial on it (model/indexes.ts), and a
-    // prepared statement's generic plan can use them only when the condition is in its text.
-    match = sql`${q} and e.project_id = ${sql.raw(`'${project.id}'`)}${filtered.where}`;
+    // The project: the first column of the shared field indexes (model/indexes.ts), before the
+    // parent, the status and the field's expression, so the index gives the order of the page.
+    match = sql`${q} and e.project_id = ${project.id}${filtered.where}`;
     // ...or, by field, found first and written as a literal: against a parameter the planner
     // guesses how many entries a collection has from the number of parents in the table, and
     // with a category's tenth guessed as a few rows it sorted the whole category by date (50 ms)

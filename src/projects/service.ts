@@ -118,6 +118,6 @@ export async function deleteProject(db: Db, project: Project): Promise<void> {
   const gone: PathChanges = { gone: [""], added: [] };
   await notifyContent(db, commitNotice(db, project.id, gone));
   contentCommitted(db, project.id, gone);
-  // Its entries' field indexes are partial indexes on nodes: they outlive the project's rows.
+  // Drops the shared field indexes that only this project's model used (model/indexes.ts).
   await dropFieldIndexes(db, project.id);
 }
