@@ -14,7 +14,8 @@ describe("failed admin authentications: one limiter for the app, valid keys stil
   afterAll(() => h.app.stop(true));
   const get = async (path: string, key: string | null) => {
     const res = await fetch(base + path, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-    return { status: res.status, headers: res.headers, json: (await res.json()) as any };
+    const json = res.headers.get("content-type")?.includes("json") ? await res.json() : null;
+    return { status: res.status, headers: res.headers, json: json as any };
   };
   const bad = `cms_ak_${"x".repeat(32)}`;
   // One path per admin route group (each group is its own Elysia plugin).
@@ -26,6 +27,8 @@ describe("failed admin authentications: one limiter for the app, valid keys stil
     "/admin/ai/kinds",
     `/admin/p/${project.slug}/ai/providers`,
     `/admin/p/${project.slug}/ai/mcp/tokens`,
+    // The model file routes are a route group of their own, handed the app's one authenticator.
+    `/admin/p/${project.slug}/model/types.ts`,
   ];
 
   test("30 bad tokens on /admin/projects block the address on every other admin route group: 429, not 401", async () => {
@@ -83,6 +86,8 @@ describe("WWW-Authenticate on admin 401 and 403 (RFC 6750 §3)", async () => {
     "/admin/oauth/clients",
     "/admin/ai/kinds",
     `/admin/p/${project.slug}/ai/mcp/tokens`,
+    // The model file routes are a route group of their own, handed the app's one authenticator.
+    `/admin/p/${project.slug}/model/types.ts`,
   ];
 
   test("401 without credentials: a bare Bearer challenge with a realm, no error code", async () => {
