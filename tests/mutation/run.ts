@@ -1,0 +1,247 @@
+/**
+ * Mutation testing, our own small runner: `npm run mutate -- <module> [--jobs N] [--tests a,b]
+ * [--only file:line] [--pg]`. It copies the repository to a scratch folder per job, applies one
+ * mutation at a time to a module's source (tests/mutation/modules.ts), runs the module's test files
+ * with `bun test --bail`, and counts the mutant killed when they fail or time out, survived when they
+ * pass. Lines the tests never execute (bun's line coverage, measured once first) are counted as
+ * survivors without a run (not with `--only`, which runs what it names). The report goes to stdout and `.mutation/<module>.json`.
+ *
+ * Mutations (one per mutant): a comparison or logical operator swapped (=== ↔ !==, < ↔ <=, > ↔ >=,
+ * && ↔ ||, ?? → ||, + ↔ -), a `!` dropped, a condition forced true and false (if, while, ?:), a
+ * boolean literal flipped, and an expression statement (a call, an assignment, an await) removed.
+ * Calls to the logger are not removed (a log line is not a promise the tests keep).
+ */
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseSync } from "oxc-parser";
+import { MODULES } from "./modules";
+
+interface Mutant {
+  readonly file: string;
+  readonly line: number;
+  readonly start: number;
+  readonly end: number;
+  readonly original: string;
+  readonly replacement: string;
+  readonly kind: string;
+}
+type Status = "killed" | "timeout" | "survived" | "no-coverage";
+interface Result extends Mutant {
+  readonly status: Status;
+}
+
+const ROOT = resolve(import.meta.dir, "../..");
+const SWAPS: Record<string, string[]> = {
+  "===": ["!=="],
+  "!==": ["==="],
+  "==": ["!="],
+  "!=": ["=="],
+  "<": ["<="],
+  "<=": ["<"],
+  ">": [">="],
+  ">=": [">"],
+  "&&": ["||"],
+  "||": ["&&"],
+  "??": ["||"],
+  "+": ["-"],
+  "-": ["+"],
+};
+const SKIP_NODES = new Set(["TSTypeAnnotation", "TSInterfaceDeclaration", "TSTypeAliasDeclaration", "ImportDeclaration", "TSTypeParameterInstantiation", "TSAsExpression_type"]);
+const LOGGER = /^(?:this\.)?(?:deps\.)?(?:log|logger|console)\.|^log\(/;
+
+type Node = { type: string; start: number; end: number; [k: string]: unknown };
+const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && typeof (v as Node).type === "string";
+
+/** Every mutant of one file's source. */
+export function mutantsOf(file: string, code: string): Mutant[] {
+  const out: Mutant[] = [];
+  const lineOf = (offset: number) => code.slice(0, offset).split("\n").length;
+  const add = (kind: string, start: number, end: number, replacement: string) => out.push({ file, line: lineOf(start), start, end, original: code.slice(start, end), replacement, kind });
+  const visit = (node: Node) => {
+    if (SKIP_NODES.has(node.type)) return;
+    mutateNode(node, code, add);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "typeAnnotation" || key === "returnType" || key === "typeArguments" || key === "typeParameters") continue;
+      if (Array.isArray(value)) for (const v of value) isNode(v) && visit(v);
+      else if (isNode(value)) visit(value);
+    }
+  };
+  const parsed = parseSync(file, code);
+  if (parsed.errors.length > 0) throw new Error(`${file}: ${parsed.errors[0]?.message}`);
+  visit(parsed.program as unknown as Node);
+  return out;
+}
+
+function mutateNode(node: Node, code: string, add: (kind: string, start: number, end: number, replacement: string) => void): void {
+  switch (node.type) {
+    case "BinaryExpression":
+    case "LogicalExpression": {
+      const left = node.left as Node;
+      const right = node.right as Node;
+      const op = node.operator as string;
+      const between = code.slice(left.end, right.start);
+      const at = between.indexOf(op);
+      if (at < 0) return;
+      for (const to of SWAPS[op] ?? []) add(`${op} → ${to}`, left.end + at, left.end + at + op.length, to);
+      return;
+    }
+    case "UnaryExpression":
+      if (node.operator === "!") add("! dropped", node.start, node.end, `(${code.slice((node.argument as Node).start, (node.argument as Node).end)})`);
+      return;
+    case "IfStatement":
+    case "WhileStatement":
+    case "ConditionalExpression": {
+      const test = node.test as Node;
+      add("condition → true", test.start, test.end, "true");
+      add("condition → false", test.start, test.end, "false");
+      return;
+    }
+    case "Literal":
+      if (typeof node.value === "boolean") add(`${node.value} → ${!node.value}`, node.start, node.end, String(!node.value));
+      return;
+    case "ExpressionStatement": {
+      const e = node.expression as Node;
+      if (node.directive) return;
+      const text = code.slice(e.start, e.end).replace(/^await\s+/, "");
+      if (LOGGER.test(text)) return;
+      if (["CallExpression", "AwaitExpression", "AssignmentExpression", "UpdateExpression", "ChainExpression"].includes(e.type)) add("statement removed", node.start, node.end, ";");
+      return;
+    }
+  }
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+function scratchCopy(tag: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `mutate-${tag}-`));
+  for (const entry of ["src", "db", "tests", "package.json", "bunfig.toml", "tsconfig.json", "README.md", "docs"]) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+interface Run {
+  readonly code: number | null;
+  readonly timedOut: boolean;
+  readonly ms: number;
+}
+function runTests(dir: string, tests: readonly string[], limitMs: number, extra: string[] = []): Promise<Run> {
+  const started = Date.now();
+  const env = { ...process.env };
+  if (!args.includes("--pg")) delete env.DATABASE_URL;
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["test", "--bail", "--timeout", "30000", ...extra, ...tests], { cwd: dir, env, stdio: "ignore", detached: true });
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {}
+      done({ code: null, timedOut: true, ms: Date.now() - started });
+    }, limitMs);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      // The test processes a file spawned are in the same group: end any left behind.
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {}
+      done({ code, timedOut: false, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Lines the module's tests execute, per file (bun's lcov), or null when coverage could not be read. */
+async function coveredLines(dir: string, files: readonly string[], tests: readonly string[]): Promise<Map<string, Set<number>> | null> {
+  const out = join(dir, ".coverage");
+  await runTests(dir, tests, 30 * 60_000, ["--coverage", "--coverage-reporter=lcov", `--coverage-dir=${out}`]);
+  const lcov = join(out, "lcov.info");
+  if (!existsSync(lcov)) return null;
+  const covered = new Map<string, Set<number>>();
+  let current: Set<number> | null = null;
+  for (const line of readFileSync(lcov, "utf8").split("\n")) {
+    if (line.startsWith("SF:")) {
+      const name = line.slice(3).replace(`${dir}/`, "");
+      current = files.includes(name) ? new Set() : null;
+      if (current) covered.set(name, current);
+    } else if (current && line.startsWith("DA:")) {
+      const [n, hits] = line.slice(3).split(",").map(Number);
+      if ((hits ?? 0) > 0 && n !== undefined) current.add(n);
+    }
+  }
+  return covered;
+}
+
+async function main(): Promise<void> {
+  const name = args[0];
+  const mod = name ? MODULES[name] : undefined;
+  if (!name || !mod) {
+    console.error(`usage: npm run mutate -- <${Object.keys(MODULES).join("|")}> [--jobs N] [--tests a.test.ts,b.test.ts] [--only file:line] [--pg]`);
+    process.exit(2);
+  }
+  const tests = flag("--tests")?.split(",") ?? [...mod.tests];
+  const only = flag("--only");
+  const jobs = Math.max(1, Number(flag("--jobs") ?? 1));
+  let mutants = mod.files.flatMap((f) => mutantsOf(f, readFileSync(join(ROOT, f), "utf8")));
+  if (only) mutants = mutants.filter((m) => `${m.file}:${m.line}` === only || m.file === only);
+  const dirs = Array.from({ length: jobs }, (_, i) => scratchCopy(`${name}-${i}`));
+  try {
+    const baseline = await runTests(dirs[0] as string, tests, 30 * 60_000);
+    if (baseline.code !== 0) throw new Error(`the tests fail without a mutant (exit ${baseline.code}); fix them first`);
+    const limitMs = baseline.ms * 2 + 20_000;
+    const covered = only ? null : await coveredLines(dirs[0] as string, mod.files, tests);
+    console.log(`${name}: ${mutants.length} mutants, ${tests.length} test files, baseline ${(baseline.ms / 1000).toFixed(1)} s, limit ${(limitMs / 1000).toFixed(0)} s`);
+    const results = await runAll(mutants, dirs, tests, limitMs, covered);
+    report(name, results);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+async function runAll(mutants: Mutant[], dirs: string[], tests: readonly string[], limitMs: number, covered: Map<string, Set<number>> | null): Promise<Result[]> {
+  const results: Result[] = [];
+  let next = 0;
+  const worker = async (dir: string) => {
+    while (next < mutants.length) {
+      const m = mutants[next++] as Mutant;
+      results.push({ ...m, status: await runMutant(dir, m, tests, limitMs, covered) });
+      const r = results[results.length - 1] as Result;
+      console.log(`[${results.length}/${mutants.length}] ${r.status.padEnd(11)} ${r.file}:${r.line}  ${r.kind}  ${JSON.stringify(r.original.slice(0, 60))}`);
+    }
+  };
+  await Promise.all(dirs.map(worker));
+  return results.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
+}
+
+async function runMutant(dir: string, m: Mutant, tests: readonly string[], limitMs: number, covered: Map<string, Set<number>> | null): Promise<Status> {
+  if (covered && !covered.get(m.file)?.has(m.line)) return "no-coverage";
+  const path = join(dir, m.file);
+  const code = readFileSync(join(ROOT, m.file), "utf8");
+  writeFileSync(path, code.slice(0, m.start) + m.replacement + code.slice(m.end));
+  try {
+    const run = await runTests(dir, tests, limitMs);
+    return run.timedOut ? "timeout" : run.code === 0 ? "survived" : "killed";
+  } finally {
+    writeFileSync(path, code);
+  }
+}
+
+function report(name: string, results: Result[]): void {
+  const score = (rs: Result[]) => {
+    const killed = rs.filter((r) => r.status === "killed" || r.status === "timeout").length;
+    return { killed, total: rs.length, score: rs.length === 0 ? 100 : Math.round((1000 * killed) / rs.length) / 10 };
+  };
+  const perFile = Object.fromEntries([...new Set(results.map((r) => r.file))].map((f) => [f, score(results.filter((r) => r.file === f))]));
+  const all = score(results);
+  console.log(`\n${name}: mutation score ${all.score} % (${all.killed} of ${all.total} killed)`);
+  for (const [f, s] of Object.entries(perFile)) console.log(`  ${f}: ${s.score} % (${s.killed}/${s.total})`);
+  const survivors = results.filter((r) => r.status === "survived" || r.status === "no-coverage");
+  if (survivors.length > 0) console.log("\nsurvivors:");
+  for (const r of survivors) console.log(`  ${r.file}:${r.line} [${r.status}] ${r.kind}: ${JSON.stringify(r.original.slice(0, 80))} → ${JSON.stringify(r.replacement)}`);
+  mkdirSync(join(ROOT, ".mutation"), { recursive: true });
+  writeFileSync(join(ROOT, ".mutation", `${name}.json`), JSON.stringify({ module: name, ...all, perFile, results }, null, 2));
+}
+
+if (import.meta.main) await main();
