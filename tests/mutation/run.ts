@@ -215,10 +215,13 @@ async function runAll(mutants: Mutant[], dirs: string[], tests: readonly string[
   return results.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
 }
 
+const pristine = new Map<string, string>();
 async function runMutant(dir: string, m: Mutant, tests: readonly string[], limitMs: number, covered: Map<string, Set<number>> | null): Promise<Status> {
   if (covered && !covered.get(m.file)?.has(m.line)) return "no-coverage";
   const path = join(dir, m.file);
-  const code = readFileSync(join(ROOT, m.file), "utf8");
+  // The scratch copy's own text: the repository may change while a run goes on.
+  const code = pristine.get(m.file) ?? readFileSync(path, "utf8");
+  pristine.set(m.file, code);
   writeFileSync(path, code.slice(0, m.start) + m.replacement + code.slice(m.end));
   try {
     const run = await runTests(dir, tests, limitMs);
