@@ -2,9 +2,10 @@
  * Mutation testing, our own small runner: `npm run mutate -- <module> [--jobs N] [--tests a,b]
  * [--only file:line] [--pg]`. It copies the repository to a scratch folder per job, applies one
  * mutation at a time to a module's source (tests/mutation/modules.ts), runs the module's test files
- * with `bun test --bail`, and counts the mutant killed when they fail or time out, survived when they
- * pass. Lines the tests never execute (bun's line coverage, measured once first) are counted as
- * survivors without a run (not with `--only`, which runs what it names). The report goes to stdout and `.mutation/<module>.json`.
+ * that execute the mutated line (bun's line coverage, measured once per test file first), fastest
+ * first, with `bun test --bail`, and counts the mutant killed when they fail or time out, survived
+ * when they pass. A line no test executes is a survivor without a run (no-coverage). The report goes
+ * to stdout and `.mutation/<module>.json`.
  *
  * Mutations (one per mutant): a comparison or logical operator swapped (=== ↔ !==, < ↔ <=, > ↔ >=,
  * && ↔ ||, ?? → ||, + ↔ -), a `!` dropped, a condition forced true and false (if, while, ?:), a
@@ -153,25 +154,36 @@ function runTests(dir: string, tests: readonly string[], limitMs: number, extra:
   });
 }
 
-/** Lines the module's tests execute, per file (bun's lcov), or null when coverage could not be read. */
-async function coveredLines(dir: string, files: readonly string[], tests: readonly string[]): Promise<Map<string, Set<number>> | null> {
-  const out = join(dir, ".coverage");
-  await runTests(dir, tests, 30 * 60_000, ["--coverage", "--coverage-reporter=lcov", `--coverage-dir=${out}`]);
-  const lcov = join(out, "lcov.info");
-  if (!existsSync(lcov)) return null;
-  const covered = new Map<string, Set<number>>();
-  let current: Set<number> | null = null;
-  for (const line of readFileSync(lcov, "utf8").split("\n")) {
-    if (line.startsWith("SF:")) {
-      const name = line.slice(3).replace(`${dir}/`, "");
-      current = files.includes(name) ? new Set() : null;
-      if (current) covered.set(name, current);
-    } else if (current && line.startsWith("DA:")) {
-      const [n, hits] = line.slice(3).split(",").map(Number);
-      if ((hits ?? 0) > 0 && n !== undefined) current.add(n);
+/** Which test files execute each line of the module ("file:line" → tests, fastest first), and each test file's time. */
+interface Coverage {
+  readonly testsOf: Map<string, string[]>;
+  readonly ms: Map<string, number>;
+}
+
+/** Runs each test file alone under bun's line coverage: it must pass, and it tells which lines it runs. */
+async function measure(dir: string, files: readonly string[], tests: readonly string[]): Promise<Coverage> {
+  const testsOf = new Map<string, string[]>();
+  const ms = new Map<string, number>();
+  for (const [i, test] of tests.entries()) {
+    const out = join(dir, ".coverage", String(i));
+    const run = await runTests(dir, [test], 30 * 60_000, ["--coverage", "--coverage-reporter=lcov", `--coverage-dir=${out}`]);
+    if (run.code !== 0) throw new Error(`${test} fails without a mutant (exit ${run.code}); fix it first`);
+    ms.set(test, run.ms);
+    const lcov = join(out, "lcov.info");
+    if (!existsSync(lcov)) throw new Error(`${test}: bun wrote no coverage`);
+    let current: string | null = null;
+    for (const line of readFileSync(lcov, "utf8").split("\n")) {
+      if (line.startsWith("SF:")) {
+        const name = line.slice(3).replace(`${dir}/`, "");
+        current = files.includes(name) ? name : null;
+      } else if (current && line.startsWith("DA:")) {
+        const [n, hits] = line.slice(3).split(",").map(Number);
+        if ((hits ?? 0) > 0) testsOf.set(`${current}:${n}`, [...(testsOf.get(`${current}:${n}`) ?? []), test]);
+      }
     }
   }
-  return covered;
+  for (const list of testsOf.values()) list.sort((a, b) => (ms.get(a) ?? 0) - (ms.get(b) ?? 0));
+  return { testsOf, ms };
 }
 
 async function main(): Promise<void> {
@@ -188,25 +200,23 @@ async function main(): Promise<void> {
   if (only) mutants = mutants.filter((m) => `${m.file}:${m.line}` === only || m.file === only);
   const dirs = Array.from({ length: jobs }, (_, i) => scratchCopy(`${name}-${i}`));
   try {
-    const baseline = await runTests(dirs[0] as string, tests, 30 * 60_000);
-    if (baseline.code !== 0) throw new Error(`the tests fail without a mutant (exit ${baseline.code}); fix them first`);
-    const limitMs = baseline.ms * 2 + 20_000;
-    const covered = only ? null : await coveredLines(dirs[0] as string, mod.files, tests);
-    console.log(`${name}: ${mutants.length} mutants, ${tests.length} test files, baseline ${(baseline.ms / 1000).toFixed(1)} s, limit ${(limitMs / 1000).toFixed(0)} s`);
-    const results = await runAll(mutants, dirs, tests, limitMs, covered);
+    const coverage = await measure(dirs[0] as string, mod.files, tests);
+    const total = [...coverage.ms.values()].reduce((a, b) => a + b, 0);
+    console.log(`${name}: ${mutants.length} mutants, ${tests.length} test files (${(total / 1000).toFixed(1)} s alone, each under coverage)`);
+    const results = await runAll(mutants, dirs, coverage);
     report(name, results);
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }
 
-async function runAll(mutants: Mutant[], dirs: string[], tests: readonly string[], limitMs: number, covered: Map<string, Set<number>> | null): Promise<Result[]> {
+async function runAll(mutants: Mutant[], dirs: string[], coverage: Coverage): Promise<Result[]> {
   const results: Result[] = [];
   let next = 0;
   const worker = async (dir: string) => {
     while (next < mutants.length) {
       const m = mutants[next++] as Mutant;
-      results.push({ ...m, status: await runMutant(dir, m, tests, limitMs, covered) });
+      results.push({ ...m, status: await runMutant(dir, m, coverage) });
       const r = results[results.length - 1] as Result;
       console.log(`[${results.length}/${mutants.length}] ${r.status.padEnd(11)} ${r.file}:${r.line}  ${r.kind}  ${JSON.stringify(r.original.slice(0, 60))}`);
     }
@@ -216,8 +226,11 @@ async function runAll(mutants: Mutant[], dirs: string[], tests: readonly string[
 }
 
 const pristine = new Map<string, string>();
-async function runMutant(dir: string, m: Mutant, tests: readonly string[], limitMs: number, covered: Map<string, Set<number>> | null): Promise<Status> {
-  if (covered && !covered.get(m.file)?.has(m.line)) return "no-coverage";
+/** One mutant against the test files that run its line, fastest first; none → no coverage, no run. */
+async function runMutant(dir: string, m: Mutant, coverage: Coverage): Promise<Status> {
+  const tests = coverage.testsOf.get(`${m.file}:${m.line}`) ?? [];
+  if (tests.length === 0) return "no-coverage";
+  const limitMs = 2 * tests.reduce((sum, t) => sum + (coverage.ms.get(t) ?? 0), 0) + 20_000;
   const path = join(dir, m.file);
   // The scratch copy's own text: the repository may change while a run goes on.
   const code = pristine.get(m.file) ?? readFileSync(path, "utf8");
