@@ -156,7 +156,7 @@ describe("OAuth 2.1 authorization server", async () => {
     const body = { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" };
     const send = (app: TestHarness, addr: string) => app.request("POST", "/oauth/register", { key: null, body, headers: { "x-forwarded-for": `198.51.100.1, ${addr}` } });
     expect((await send(limited, ip)).status).toBe(201);
-    // A second instance shares the counter.
+    // Another app over the same database shares the counter (it is kept in the database, not in the app).
     const other = await harness({ ...HIGH_LIMITS, OAUTH_REGISTER_RATE_LIMIT: "2", TRUST_PROXY: "true" });
     expect((await send(other, ip)).status).toBe(201);
     const third = await send(limited, ip);
