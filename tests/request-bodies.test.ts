@@ -173,10 +173,28 @@ test("headers and 1 KB of a declared 25 MB body are answered at once: 401 anonym
     const body = JSON.parse(answer!.body);
     expect({ what, status: answer!.status, code: body.error?.code ?? body.error }).toEqual({ what, status, code });
   }
+  // Chunked, with no length declared: the first chunk of 1 KB is sent, never the last.
+  const chunkedHead = (path: string, type: string, extra: Record<string, string> = {}): string => head(path, type, 0, extra).replace("Content-Length: 0\r\n", "Transfer-Encoding: chunked\r\n");
+  const firstChunk = (text: string): string => `${text.length.toString(16)}\r\n${text}\r\n`;
+  const unended: Array<[what: string, head: string, first: string, status: number, code: string]> = [
+    ["nodes, chunked, anonymous", chunkedHead("/admin/p/bodies/nodes", MULTIPART), firstChunk(filePartStart(1024)), 401, "unauthorized"],
+    ["upload, chunked, a key without media:write", chunkedHead("/admin/p/bodies/media", MULTIPART, auth(writer)), firstChunk(filePartStart(1024)), 403, "insufficient_scope"],
+    // A type no OAuth endpoint takes is never read: refused at once.
+    ["OAuth token, chunked multipart", chunkedHead("/oauth/token", MULTIPART), firstChunk(filePartStart(1024)), 400, "invalid_request"],
+  ];
+  const sentChunked = unended.map(([, h, first]) => send(h, first).answered);
+  for (const [i, [what, , , status, code]] of unended.entries()) {
+    const answer = await within(sentChunked[i] as Promise<Answer>, 10_000);
+    expect({ what, answered: answer !== null }).toEqual({ what, answered: true });
+    const body = JSON.parse(answer!.body);
+    expect({ what, status: answer!.status, code: body.error?.code ?? body.error }).toEqual({ what, status, code });
+  }
   // The approval page: a post without the page's CSRF cookie is refused unread.
-  const approval = await within(send(head(`/approvals/${crypto.randomUUID()}`, "application/x-www-form-urlencoded", big), `csrf_token=${"x".repeat(1000)}`).answered, 10_000);
-  expect(approval?.status).toBe(403);
-  expect(approval?.body).toContain("This form expired");
+  for (const h of [head(`/approvals/${crypto.randomUUID()}`, "application/x-www-form-urlencoded", big), chunkedHead(`/approvals/${crypto.randomUUID()}`, "application/x-www-form-urlencoded")]) {
+    const approval = await within(send(h, h.includes("chunked") ? firstChunk(`csrf_token=${"x".repeat(1000)}`) : `csrf_token=${"x".repeat(1000)}`).answered, 10_000);
+    expect(approval?.status).toBe(403);
+    expect(approval?.body).toContain("This form expired");
+  }
   expect(leftInTmp()).toEqual([]);
 });
 
