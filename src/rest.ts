@@ -31,6 +31,24 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[],
       const { params, fields } = routeFields(op, binding); // once per route, not per request
       const echo = echoedFields(op, binding);
       const input = (ctx: RouteContext, body: unknown) => readInput(op, binding, ctx, body, typed, params, fields, echo);
+      // The operation's output as the route answers it.
+      const answer = (ctx: RouteContext, out: unknown): unknown => {
+        if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
+        // A dry run answers 200 with what would be answered, `dry_run` and the changes: nothing was created or deleted.
+        if (isPlainObject(out) && out.dry_run === true) {
+          const { dry_run: _, changes, ...parsed } = op.output.parse(out);
+          return { ...restBody(parsed, binding.data), dry_run: true, changes };
+        }
+        ctx.set.status = binding.status ?? 200;
+        // A Response without a body: Elysia answers undefined with new Response(""), which Node's and
+        // Deno's Response refuse for a 204 (a 500 there; Bun lets it through).
+        if (binding.status === 204) return new Response(null, { status: 204 });
+        // Parsing drops any field the output schema does not declare.
+        const body = restBody(op.output.parse(out), binding.data);
+        const etag = nodeEtag(body.data);
+        if (etag !== null) ctx.set.headers.etag = etag;
+        return body;
+      };
       // Authentication and the scope check come first, then the project, and only then is the body
       // read: a caller without a valid key or scope learns 401/403 (and a foreign project 404),
       // never how its input would have been judged, and costs no more than its headers.
@@ -51,23 +69,6 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[],
           // An upload's temporary files go whatever the outcome: the operation has read what it keeps.
           await received.release();
         }
-      };
-      const answer = (ctx: RouteContext, out: unknown): unknown => {
-        if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
-        // A dry run answers 200 with what would be answered, `dry_run` and the changes: nothing was created or deleted.
-        if (isPlainObject(out) && out.dry_run === true) {
-          const { dry_run: _, changes, ...parsed } = op.output.parse(out);
-          return { ...restBody(parsed, binding.data), dry_run: true, changes };
-        }
-        ctx.set.status = binding.status ?? 200;
-        // A Response without a body: Elysia answers undefined with new Response(""), which Node's and
-        // Deno's Response refuse for a 204 (a 500 there; Bun lets it through).
-        if (binding.status === 204) return new Response(null, { status: 204 });
-        // Parsing drops any field the output schema does not declare.
-        const body = restBody(op.output.parse(out), binding.data);
-        const etag = nodeEtag(body.data);
-        if (etag !== null) ctx.set.headers.etag = etag;
-        return body;
       };
       app.route(binding.method, binding.path, handle, { parse: "none", detail: { hide: true } });
       paths.add(binding.path);

@@ -160,6 +160,7 @@ test("headers and 1 KB of a declared 25 MB body are answered at once: 401 anonym
     ["upload, a key without media:write", head("/admin/p/bodies/media", MULTIPART, big, auth(writer)), filePartStart(1024), 403, "insufficient_scope"],
     ["upload, a project that does not exist", head("/admin/p/no-such-project/media", MULTIPART, big, auth(token)), filePartStart(1024), 404, "not_found"],
     ["nodes, multipart, with the key", head("/admin/p/bodies/nodes", MULTIPART, big, auth(token)), filePartStart(1024), 413, "payload_too_large"],
+    ["a route that does not exist", head("/admin/p/bodies/no-such-route", MULTIPART, big), filePartStart(1024), 404, "not_found"],
     ["MCP, anonymous", head("/mcp", "application/json", big), `{"jsonrpc":"2.0","id":1,"method":"${"x".repeat(1000)}`, 401, "unauthorized"],
     ["OAuth token", head("/oauth/token", "application/x-www-form-urlencoded", big), `grant_type=authorization_code&code=${"x".repeat(1000)}`, 413, "invalid_request"],
     ["OAuth register", head("/oauth/register", "application/json", big), `{"client_name":"${"x".repeat(1000)}`, 413, "invalid_client_metadata"],

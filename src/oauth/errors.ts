@@ -67,10 +67,11 @@ export const oauthJson = (body: unknown, status = 200, headers: Record<string, s
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);
 
 /**
- * The OAuth routes' body parser: JSON and forms up to MAX_BODY_BYTES (1 MiB), and a body of any
- * type declared longer is refused unread; a body of another type is never read (null: Elysia's own
- * parser, bounded only by the server's upload limit, is not reached; every endpoint refuses the type). What the parser refuses (a body too large or
- * unreadable) answers in the RFC form on the JSON endpoints; the consent pages keep the app's own mapping.
+ * The OAuth routes' body parser (the body is the caller's credential, so it is read before the
+ * caller is known): JSON and forms up to MAX_BODY_BYTES (1 MiB); a body of any type declared longer
+ * is refused unread, and one of another type never read (null, so that Elysia's own parser, bounded
+ * only by the server's upload limit, is not reached: every endpoint refuses the type). What the
+ * parser refuses answers in the RFC form on the JSON endpoints; the consent pages keep the app's own mapping.
  */
 export async function parseOAuthBody(request: Request, contentType: string | undefined, path: string): Promise<unknown> {
   try {
