@@ -95,6 +95,7 @@ const VARIABLES = [
   ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
   ["MEDIA_STORAGE", "disk", "where media bytes live: disk (DATA_DIR/media) or s3 (the MEDIA_S3_* settings)"],
   ["MEDIA_MAX_BYTES", 25 * 1024 * 1024, "largest media upload, bytes"],
+  ["MEDIA_UPLOADS_IN_FLIGHT", 4, "uploads received at once per instance (each streamed to a temporary file, then checked in memory); one project takes at most half; past it 429 with Retry-After"],
   ["MEDIA_MAX_PIXELS", 100_000_000, "largest image accepted, width × height (read from the header, before decoding: decompression bombs are refused)"],
   ["MEDIA_QUOTA_BYTES", 10 * 1024 ** 3, "media storage per project, bytes (a project's media_quota_bytes setting overrides it)"],
   ["MEDIA_TYPES", "image/jpeg,image/png,image/webp,image/avif,image/gif,image/svg+xml,application/pdf", "comma-separated media types accepted (sniffed from the bytes)"],
@@ -338,6 +339,7 @@ function mediaConfig(r: EnvReader) {
   return {
     storage: storage as "disk" | "s3",
     maxBytes: r.int("MEDIA_MAX_BYTES", 1, 2 ** 40),
+    uploadsInFlight: r.int("MEDIA_UPLOADS_IN_FLIGHT", 1, 1024),
     maxPixels: r.int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
     quotaBytes: r.int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
     types,

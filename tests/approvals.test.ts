@@ -343,3 +343,21 @@ describe("consent: the person may withhold content:publish", async () => {
     expect(row).toMatchObject({ status: "pending", requestedBy: { kind: "oauth", user: { id: user.id }, client: { id: client } } });
   });
 });
+
+describe("an approval id that is not a UUID", async () => {
+  const h = await harness();
+  const p = await seedProject(h);
+
+  test("approve and reject answer 404 not_found over the admin API (never 500)", async () => {
+    for (const action of ["approve", "reject"]) {
+      for (const id of ["not-a-uuid", "1", "0190aaaa-bbbb-7ccc-8ddd-eeeeffff000g", `${crypto.randomUUID()}x`]) {
+        const res = await h.request("POST", `/admin/p/${p.slug}/approvals/${id}/${action}`);
+        expect({ action, id, status: res.status, code: res.json?.error?.code }).toEqual({ action, id, status: 404, code: "not_found" });
+      }
+    }
+    // An id in capitals is the same UUID: still 404 for an approval that does not exist, and nothing was written.
+    const upper = await h.request("POST", `/admin/p/${p.slug}/approvals/${crypto.randomUUID().toUpperCase()}/approve`);
+    expect(upper.status).toBe(404);
+    expect(await h.deps.db.select().from(approvals).where(eq(approvals.projectId, p.id))).toEqual([]);
+  });
+});

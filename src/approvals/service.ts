@@ -10,7 +10,7 @@ import type { Config } from "../config";
 import { AppError, notFound } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { diffJson } from "../lib/diff";
-import { uuidv7 } from "../lib/ids";
+import { isUuid, uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { actorOf, type WriteContext } from "../write/context";
@@ -149,6 +149,8 @@ const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "appro
  */
 export async function decideApproval(db: Db, ctx: WriteContext, projectId: string, id: string, decision: "approved" | "rejected", now: Date): Promise<Approval> {
   const decider = ctx.actor;
+  // Not an id (a UUID) names no approval: 404, before the uuid column would refuse it.
+  if (!isUuid(id)) throw notFound("approval");
   await expireApprovals(db, projectId, now);
   const [found] = await db
     .select()
