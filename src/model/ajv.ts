@@ -83,7 +83,8 @@ export function newAjv(): Ajv2020 {
     allowUnionTypes: true,
     validateFormats: true,
     validateSchema: false,
-    code: { regExp: engine },
+    // optimize: Ajv's pass over the generated code halves how long compiling takes, for checks a little leaner.
+    code: { regExp: engine, optimize: false },
   });
   addFormats(ajv, ["date-time", "date", "time", "email"]);
   ajv.addFormat("uri", isUri).addFormat("markdown", true).addFormat("html", true).addFormat("color", HEX_COLOR).addFormat("node", UUID).addFormat("media", UUID);
