@@ -11,15 +11,15 @@ import { RE2JS } from "re2js";
 import { addCostKeywords, CostExceeded, spend } from "./cost";
 
 /** The longest `uri` value a model accepts (characters). */
-export const URI_MAX_LENGTH = 8192;
+const URI_MAX_LENGTH = 8192;
 /** The longest `pattern` (or `patternProperties` name) a model may declare (characters). */
-export const PATTERN_MAX_LENGTH = 500;
+const PATTERN_MAX_LENGTH = 500;
 /**
  * A value's length times its pattern's program size, at most: RE2's slowest path (a pattern whose
  * automaton it cannot cache, [ab]*a[ab]{20}$) costs about 130 ns for each, so one test stays
  * under about 25 ms. A pattern of program size 20 checks values of up to 10,000 characters.
  */
-export const PATTERN_WORK_MAX = 200_000;
+const PATTERN_WORK_MAX = 200_000;
 
 const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,7 +29,7 @@ const URI_CHARACTERS = /^[a-z][a-z0-9+.-]*:[\w\-.~:/?#[\]@!$&'()*+,;=%]+$/i;
 const BROKEN_ESCAPE = /%(?![0-9a-f]{2})/i;
 
 /** format `uri`: an absolute URI (a scheme; RFC 3986 characters), at most URI_MAX_LENGTH characters. */
-export const isUri = (s: string): boolean => s.length <= URI_MAX_LENGTH && URI_CHARACTERS.test(s) && !BROKEN_ESCAPE.test(s) && URL.canParse(s);
+const isUri = (s: string): boolean => s.length <= URI_MAX_LENGTH && URI_CHARACTERS.test(s) && !BROKEN_ESCAPE.test(s) && URL.canParse(s);
 
 /**
  * `pattern` on RE2 (re2js, pure JavaScript): matching takes time linear in the value whatever the

@@ -85,9 +85,9 @@ function untranslatable(schema: Record<string, unknown> | undefined, override: u
 }
 
 /** Limits of a content model, so that compiling one stays short (Ajv: about 60-80 µs a schema). */
-export const MODEL_MAX_BYTES = 262_144;
+const MODEL_MAX_BYTES = 262_144;
 /** Schemas (the type's own and every nested one) in one block or node type. */
-export const TYPE_MAX_SCHEMAS = 100;
+const TYPE_MAX_SCHEMAS = 100;
 /** Compiling or checking yields to the event loop after this long (ms). */
 const SLICE_MS = 10;
 
