@@ -97,24 +97,43 @@ function claimedRows(result: unknown): Claimed[] {
     .sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
+/** What one project may still take in a claim: its attempts in flight here, against the per-project cap. */
+export interface Shares {
+  /** Batches (endpoints) a project may have in flight at once on this instance. */
+  readonly perProject: number;
+  /** Batches in flight now, by project id (absent: none). */
+  readonly busy: ReadonlyMap<string, number>;
+}
+
 /**
  * A claim: the head of each ready endpoint (the lock that decides who sends it) and up to BATCH - 1
- * of the rows behind it, leased together, at most `limit` endpoints.
+ * of the rows behind it, leased together, at most `limit` endpoints, shared fairly between
+ * projects: no project past its cap, and the free places go first to the project with the
+ * fewest batches in flight (a project's own endpoints in event order).
  */
-export async function claimRows(l: Leasing, limit: number): Promise<Claimed[]> {
+export async function claimRows(l: Leasing, limit: number, shares: Shares): Promise<Claimed[]> {
   // Only an endpoint's oldest pending row can be a head, while none of its rows is leased (one
   // batch in flight per endpoint: a redelivery, inserted at its event's old place, waits for the
   // batch being sent), and only the claim that locked the head takes the rows behind it (which no
   // other claim can, their head being pending). A head leased by a claim that committed first
-  // fails the re-check of its lock, so no row is sent twice at once.
+  // fails the re-check of its lock, so no row is sent twice at once. A head's turn is its rank
+  // among its project's ready heads after the batches the project has in flight: taking it makes
+  // that many; turns above the cap wait, and the lowest turns are taken first, so a project whose
+  // receivers stall cannot hold every place while another's events wait.
+  const busy = JSON.stringify(Object.fromEntries(shares.busy));
   const result = await l.db.execute(sql`
-    with heads as (
-      select c.id, c.endpoint_id, c.seq from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
+    with ready as (
+      select c.id, c.seq, e.project_id from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
       where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
         and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
         and not exists (select 1 from webhook_outbox l where l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_until >= now())
-      order by c.seq, c.id
-      limit ${limit}
+    ), turns as (
+      select r.id, r.seq, coalesce(b.n, 0) + row_number() over (partition by r.project_id order by r.seq, r.id) as turn
+      from ready r left join (select key::uuid as project_id, value::int as n from jsonb_each_text(${busy}::jsonb)) b on b.project_id = r.project_id
+    ), heads as (
+      select c.id, c.endpoint_id, c.seq from webhook_outbox c
+      where c.id in (select id from turns where turn <= ${shares.perProject} order by turn, seq, id limit ${limit})
+        and c.status = 'pending' and (c.lease_until is null or c.lease_until < now())
       for update of c skip locked
     ), batch as (
       select id from heads
@@ -136,9 +155,10 @@ export async function claimRows(l: Leasing, limit: number): Promise<Claimed[]> {
 /**
  * One statement: each attempt logged, its outbox row settled (only if still this claim's), the
  * rows not sent (behind one that failed) handed back as they were, and the endpoint's failure
- * state from the last attempt. Answers the endpoint's next rows, leased, when all went well.
+ * state from the last attempt. Answers the endpoint's next rows, leased, when all went well and
+ * `keep` (the batch may keep its place).
  */
-export async function recordAttempts(l: Leasing, done: Attempted[], unsent: Claimed[]): Promise<Claimed[]> {
+export async function recordAttempts(l: Leasing, done: Attempted[], unsent: Claimed[], keep = true): Promise<Claimed[]> {
   const last = done.at(-1);
   if (!last) {
     if (unsent.length > 0) await l.db.execute(sql`with ${released(unsent)} select 1`);
@@ -148,7 +168,7 @@ export async function recordAttempts(l: Leasing, done: Attempted[], unsent: Clai
   const succeeded = last.status === "delivered";
   const logged = attemptValues(done);
   const handBack = unsent.length ? sql`, ${released(unsent)}` : sql``;
-  const going = succeeded && unsent.length === 0 && !l.stopped;
+  const going = keep && succeeded && unsent.length === 0 && !l.stopped;
   const more = going ? sql`, ${nextRows(l, last.row, done.length)}` : sql``;
   const result = await l.db.execute(sql`
     with v(id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, status) as (values ${logged}),
