@@ -37,8 +37,12 @@ describe("the approval page of schedule_node", async () => {
     const html = await review({ node_id: node.id, publish_at: "2031-03-01T09:30:00+01:00", unpublish_at: "2031-04-01T18:00:00+02:00" });
     expect(html).toContain("change when this node is published or unpublished");
     expect(html).toContain('<dd id="schedule-target">the node itself</dd>');
-    expect(html).toContain('<th scope="row">Publish at</th><td><em>none</em></td><td><time datetime="2031-03-01T08:30:00.000Z">2031-03-01 08:30:00 UTC</time> (asked as <code>2031-03-01T09:30:00+01:00</code>)</td>');
-    expect(html).toContain('<th scope="row">Unpublish at</th><td><em>none</em></td><td><time datetime="2031-04-01T16:00:00.000Z">2031-04-01 16:00:00 UTC</time> (asked as <code>2031-04-01T18:00:00+02:00</code>)</td>');
+    expect(html).toContain(
+      '<th scope="row">Publish at</th><td><em>none</em></td><td><time datetime="2031-03-01T08:30:00.000Z">2031-03-01 08:30:00 UTC</time> (asked as <code>2031-03-01T09:30:00+01:00</code>)</td>',
+    );
+    expect(html).toContain(
+      '<th scope="row">Unpublish at</th><td><em>none</em></td><td><time datetime="2031-04-01T16:00:00.000Z">2031-04-01 16:00:00 UTC</time> (asked as <code>2031-04-01T18:00:00+02:00</code>)</td>',
+    );
     // What the publication makes public: the node, now published (never published before).
     expect(html).toContain("never published");
     expect(html).toContain("<code>/status</code>");
@@ -53,7 +57,9 @@ describe("the approval page of schedule_node", async () => {
     expect(set.status).toBe(200);
     const html = await review({ node_id: node.id, locale: "fr", unpublish_at: null });
     expect(html).toContain('<dd id="schedule-target">its translation into locale <code>fr</code></dd>');
-    expect(html).toContain('<th scope="row">Publish at</th><td><time datetime="2031-05-01T10:00:00.000Z">2031-05-01 10:00:00 UTC</time></td><td><time datetime="2031-05-01T10:00:00.000Z">2031-05-01 10:00:00 UTC</time> (unchanged)</td>');
+    expect(html).toContain(
+      '<th scope="row">Publish at</th><td><time datetime="2031-05-01T10:00:00.000Z">2031-05-01 10:00:00 UTC</time></td><td><time datetime="2031-05-01T10:00:00.000Z">2031-05-01 10:00:00 UTC</time> (unchanged)</td>',
+    );
     expect(html).toContain('<th scope="row">Unpublish at</th><td><time datetime="2031-06-01T10:00:00.000Z">2031-06-01 10:00:00 UTC</time></td><td><strong>cleared</strong></td>');
     expect(html).not.toContain("No difference");
     // Asking only to clear a time changes no content: the page says so, and names the schedule.
