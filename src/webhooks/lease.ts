@@ -97,12 +97,22 @@ function claimedRows(result: unknown): Claimed[] {
     .sort((a, b) => a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** What one project may still take in a claim: its attempts in flight here, against the per-project cap. */
+/** What one project may still take in a claim, and whose turn comes first. */
 export interface Shares {
   /** Batches (endpoints) a project may have in flight at once on this instance. */
   readonly perProject: number;
   /** Batches in flight now, by project id (absent: none). */
   readonly busy: ReadonlyMap<string, number>;
+  /** When each project recently served last started a batch (a counter; absent: longer ago than any). */
+  readonly served: ReadonlyMap<string, number>;
+}
+
+/** The shares as one JSON object the claim reads: project id → { n: in flight, last: last start }. */
+function sharesJson(shares: Shares): string {
+  const out: Record<string, { n: number; last: number }> = {};
+  for (const [id, last] of shares.served) out[id] = { n: 0, last };
+  for (const [id, n] of shares.busy) out[id] = { n, last: shares.served.get(id) ?? 0 };
+  return JSON.stringify(out);
 }
 
 /**
@@ -118,21 +128,23 @@ export async function claimRows(l: Leasing, limit: number, shares: Shares): Prom
   // other claim can, their head being pending). A head leased by a claim that committed first
   // fails the re-check of its lock, so no row is sent twice at once. A head's turn is its rank
   // among its project's ready heads after the batches the project has in flight: taking it makes
-  // that many; turns above the cap wait, and the lowest turns are taken first, so a project whose
-  // receivers stall cannot hold every place while another's events wait.
-  const busy = JSON.stringify(Object.fromEntries(shares.busy));
+  // that many; turns above the cap wait, and the lowest turns are taken first (between equal
+  // turns, the project served least recently), so a project whose receivers stall, or whose
+  // backlog never ends, cannot hold every place while another's events wait.
   const result = await l.db.execute(sql`
     with ready as (
       select c.id, c.seq, e.project_id from webhook_outbox c join webhook_endpoints e on e.id = c.endpoint_id
       where c.status = 'pending' and c.next_attempt_at <= now() and (c.lease_until is null or c.lease_until < now()) and e.status = 'active'
         and not exists (select 1 from webhook_outbox h where h.endpoint_id = c.endpoint_id and h.status = 'pending' and (h.seq, h.id) < (c.seq, c.id))
         and not exists (select 1 from webhook_outbox l where l.endpoint_id = c.endpoint_id and l.status = 'pending' and l.lease_until >= now())
+    ), shares as (
+      select key::uuid as project_id, (value->>'n')::int as n, (value->>'last')::bigint as last from jsonb_each(${sharesJson(shares)}::jsonb)
     ), turns as (
-      select r.id, r.seq, coalesce(b.n, 0) + row_number() over (partition by r.project_id order by r.seq, r.id) as turn
-      from ready r left join (select key::uuid as project_id, value::int as n from jsonb_each_text(${busy}::jsonb)) b on b.project_id = r.project_id
+      select r.id, r.seq, coalesce(b.n, 0) + row_number() over (partition by r.project_id order by r.seq, r.id) as turn, coalesce(b.last, 0) as last
+      from ready r left join shares b on b.project_id = r.project_id
     ), heads as (
       select c.id, c.endpoint_id, c.seq from webhook_outbox c
-      where c.id in (select id from turns where turn <= ${shares.perProject} order by turn, seq, id limit ${limit})
+      where c.id in (select id from turns where turn <= ${shares.perProject} order by turn, last, seq, id limit ${limit})
         and c.status = 'pending' and (c.lease_until is null or c.lease_until < now())
       for update of c skip locked
     ), batch as (
