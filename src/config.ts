@@ -91,6 +91,12 @@ const VARIABLES = [
   ["WEBHOOKS_SECRET_GRACE", 86_400, "seconds the previous secret still signs (beside the new one) after a rotation"],
   ["WEBHOOKS_POLL_MS", 1000, "how often the dispatcher looks for due attempts without a NOTIFY (the safety net; retries falling due)"],
   ["WEBHOOKS_CONCURRENCY", 8, "webhook attempts in flight per instance (one at a time per endpoint, in event order)"],
+  [
+    "WEBHOOKS_PROJECT_CONCURRENCY",
+    4,
+    "webhook attempts in flight per project per instance (at most WEBHOOKS_CONCURRENCY): a project whose receivers stall holds no more; a free slot goes to the project with the fewest in flight",
+  ],
+  ["WEBHOOKS_MAX_ENDPOINTS", 10, "webhook endpoints per project (each event is one request per endpoint); creating one more is 409 conflict"],
   ["WEBHOOKS_DISPATCH", true, "run the webhook dispatcher in this instance (several instances share the outbox)"],
   ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
   ["MEDIA_STORAGE", "disk", "where media bytes live: disk (DATA_DIR/media) or s3 (the MEDIA_S3_* settings)"],
@@ -317,6 +323,8 @@ function webhookSettings(r: EnvReader) {
     webhooksSecretGraceSeconds: r.int("WEBHOOKS_SECRET_GRACE", 0, 30 * 86_400),
     webhooksPollMs: r.int("WEBHOOKS_POLL_MS", 10, 600_000),
     webhooksConcurrency: r.int("WEBHOOKS_CONCURRENCY", 1, 1000),
+    webhooksProjectConcurrency: r.int("WEBHOOKS_PROJECT_CONCURRENCY", 1, 1000),
+    webhooksMaxEndpoints: r.int("WEBHOOKS_MAX_ENDPOINTS", 1, 1000),
     webhooksDispatch: r.bool("WEBHOOKS_DISPATCH"),
   };
 }
