@@ -27,6 +27,7 @@ function counted(inner: MediaStorage): MediaStorage & { puts: string[] } {
       return inner.put(key, bytes, type);
     },
     get: (key) => inner.get(key),
+    open: (key) => inner.open(key),
     has: (key) => inner.has(key),
     removePrefix: (p) => inner.removePrefix(p),
   };
@@ -131,7 +132,7 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       expect(new Set(answers.map((r) => r.headers.get("etag"))).size).toBe(1);
       expect(bodies.every((b) => b.length === bodies[0]?.length)).toBe(true);
       const rendered = storage.puts.slice(before);
-      expect(rendered).toEqual([`${photo.hash.slice(0, 2)}/${photo.hash}/v/w640-h0-inside-q75.webp`]);
+      expect(rendered).toEqual([`${photo.hash.slice(0, 2)}/${photo.hash}/v/r640x427-q75.webp`]);
       expect(await setup.has(rendered[0] ?? "")).toBe(true);
       const meta = await sharp(bodies[0]).metadata();
       expect(meta).toMatchObject({ format: "webp", width: 640, height: 427 });
@@ -248,7 +249,7 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       expect(forced.status).toBe(204);
       expect((await h.request("GET", `/admin/p/${ref}/media/${item.id}`)).status).toBe(404);
       expect(await setup.has(`${item.hash.slice(0, 2)}/${item.hash}/original`)).toBe(false);
-      expect(await setup.has(`${item.hash.slice(0, 2)}/${item.hash}/v/w320-h0-inside-q75.webp`)).toBe(false);
+      expect(await setup.has(`${item.hash.slice(0, 2)}/${item.hash}/v/r320x80-q75.webp`)).toBe(false);
       const gone = await h.app.handle(new Request(`${item.url.replace(/v=[^&]+/, "v=x")}`));
       expect(gone.status).toBe(404);
       const rows = await h.deps.db
@@ -287,7 +288,7 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       expect(tryDelete.status).toBeLessThan(300);
       expect((await h.request("GET", `/admin/p/${ref}/media/${real.json.data.id}`)).status).toBe(200);
       expect(await setup.has(key)).toBe(true);
-      expect(await setup.has(`${key.slice(0, -"original".length)}v/w320-h0-inside-q75.webp`)).toBe(true);
+      expect(await setup.has(`${key.slice(0, -"original".length)}v/r320x80-q75.webp`)).toBe(true);
       const original = await h.app.handle(new Request(real.json.data.url));
       expect(original.status).toBe(200);
       expect(new Uint8Array(await original.arrayBuffer())).toEqual(bytes as Uint8Array<ArrayBuffer>);

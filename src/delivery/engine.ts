@@ -60,6 +60,12 @@ export class DeliveryEngine {
     onContentCommitted(deps.db, (projectId, changes) => this.cache.invalidate(projectId, changes));
   }
 
+  /** The project's state, fresh for its content version (what a cached answer is kept under). */
+  project(ref: string): DeliveryProject | null | Promise<DeliveryProject | null> {
+    this.ensureListening();
+    return this.cache.project(ref);
+  }
+
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */
   private ensureListening(): void {
     if (this.listening !== null || Date.now() < this.listenRetryAt) return;
