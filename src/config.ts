@@ -344,15 +344,16 @@ function mediaConfig(r: EnvReader) {
     .map((t) => t.trim().toLowerCase())
     .filter(Boolean);
   const s3 = storage === "s3" ? s3Config(r) : null;
+  const sorted = [...new Set(widths)].sort((a, b) => a - b);
   return {
     storage: storage as "disk" | "s3",
     maxBytes: r.int("MEDIA_MAX_BYTES", 1, 2 ** 40),
     maxPixels: r.int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
     quotaBytes: r.int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
     types,
-    widths: [...new Set(widths)].sort((a, b) => a - b),
+    widths: sorted,
     s3,
-    ...renderConfig(r, widths),
+    ...renderConfig(r, sorted),
   };
 }
 
@@ -369,6 +370,8 @@ function renderConfig(r: EnvReader, widths: readonly number[]) {
     renderRate: r.int("MEDIA_RENDER_RATE", 1, 1_000_000),
     variants: mode as "on-demand" | "strict",
     variantSet: set,
+    // The widths delivery's srcset lists: under strict, those the set serves as w=N&fm=auto.
+    srcsetWidths: mode === "strict" ? widths.filter((w) => set.includes(`w=${w}&fm=auto`)) : widths,
   };
 }
 

@@ -32,12 +32,22 @@ test("100 slow readers of an 18 MB variant keep the process's RSS growth bounded
   const sockets: Socket[] = [];
   try {
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(() => fetch(`${base}/healthz`).then((r) => r.ok).catch(() => false), { timeout: 60_000, what: "the service to listen" });
+    await waitFor(
+      () =>
+        fetch(`${base}/healthz`)
+          .then((r) => r.ok)
+          .catch(() => false),
+      { timeout: 60_000, what: "the service to listen" },
+    );
     const auth = { authorization: `Bearer ${TOKEN}` };
-    const created = await fetch(`${base}/admin/projects`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify({ slug: "mem", name: "mem", default_locale: "en", locales: ["en"] }) });
+    const created = await fetch(`${base}/admin/projects`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ slug: "mem", name: "mem", default_locale: "en", locales: ["en"] }),
+    });
     expect(created.status).toBe(201);
     // Noise does not compress: its PNG at 2560 × 2560 is about 18 MB.
-    const noise = await sharp({ create: { width: 2560, height: 2560, channels: 3, noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+    const noise = await sharp({ create: { width: 2560, height: 2560, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
       .jpeg({ quality: 90 })
       .toBuffer();
     const form = new FormData();
@@ -71,7 +81,9 @@ test("100 slow readers of an 18 MB variant keep the process's RSS growth bounded
       peak = Math.max(peak, rssOf(p.pid));
     }
     const growth = peak - before;
-    console.log(`media-memory: variant ${size} bytes; RSS before ${Math.round(before / 2 ** 20)} MB, peak with ${READERS} slow readers ${Math.round(peak / 2 ** 20)} MB (+${Math.round(growth / 2 ** 20)} MB)`);
+    console.log(
+      `media-memory: variant ${size} bytes; RSS before ${Math.round(before / 2 ** 20)} MB, peak with ${READERS} slow readers ${Math.round(peak / 2 ** 20)} MB (+${Math.round(growth / 2 ** 20)} MB)`,
+    );
     expect(growth).toBeLessThan(MAX_GROWTH_BYTES);
   } finally {
     for (const s of sockets) s.destroy();

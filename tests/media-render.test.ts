@@ -16,7 +16,7 @@ import { twoColourPng, uploadForm } from "./media.helpers";
 
 /** Noise: it does not compress, so its renders cost what real photos cost. */
 async function noise(width: number, height: number, format: "png" | "jpeg" = "png"): Promise<Uint8Array> {
-  const img = sharp({ create: { width, height, channels: 3, noise: { type: "gaussian", mean: 128, sigma: 60 } } });
+  const img = sharp({ create: { width, height, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } });
   return new Uint8Array(await (format === "png" ? img.png() : img.jpeg({ quality: 90 })).toBuffer());
 }
 

@@ -51,7 +51,7 @@ export class DeliveryEngine {
       checkIntervalMs: c.deliveryVersionCheckMs,
       staleEntries: c.deliveryStaleEntries,
       staleMaxBytes: c.deliveryStaleMaxBytes,
-      media: { base: c.publicUrl, widths: c.media.widths },
+      media: { base: c.publicUrl, widths: c.media.srcsetWidths },
       onStale: (err) => deps.log.warn("delivery: the database is not answering; serving the last good answers marked stale", { err: err instanceof Error ? err.name : String(err) }),
     });
     this.cacheControl = withStaleIfError(c.deliveryCacheControl, c.deliveryStaleIfErrorSeconds);

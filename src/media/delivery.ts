@@ -62,7 +62,7 @@ export function createMediaDelivery(deps: AppDeps, projectState: ProjectState) {
     if (state === null || state instanceof Promise) return null;
     const cached = hot.get(hotKey(path.ref, path.id, new URL(request.url).searchParams, request), state);
     if (cached === null) return null;
-    const res = reply(request, cached, bytesBody(cached.bytes));
+    const res = reply(request, cached, bytesBody(cached.bytes), true);
     res.headers.set("x-request-id", typeof requestId === "string" ? requestId : requestId(request));
     return res;
   };
@@ -232,8 +232,12 @@ const bytesBody =
   (start, end) =>
     bytes.subarray(start, end + 1) as Uint8Array<ArrayBuffer>;
 
-/** The answer: 304, 416, a 206 of the asked range, or 200; HEAD without a body. */
-function reply(request: Request, m: Meta, body: Body): Response {
+/**
+ * The answer: 304, 416, a 206 of the asked range, or 200. `bare`: a HEAD is answered without a
+ * body here (before routing); a routed HEAD keeps it, since Elysia answers HEAD with the GET
+ * handler's answer, counting its body for Content-Length (streamed, not held) and dropping it.
+ */
+function reply(request: Request, m: Meta, body: Body, bare = false): Response {
   if (etagMatches(request, m.etag)) return notModified(m);
   const headers: Record<string, string> = { ...m.headers, etag: m.etag };
   const range = request.method === "GET" ? wantedRange(request, m) : null;
@@ -243,7 +247,7 @@ function reply(request: Request, m: Meta, body: Body): Response {
   const end = range?.end ?? m.size - 1;
   if (range !== null) headers["content-range"] = `bytes ${start}-${end}/${m.size}`;
   headers["content-length"] = String(end - start + 1);
-  const payload = request.method === "HEAD" || end < start ? null : body(start, end);
+  const payload = (bare && request.method === "HEAD") || end < start ? null : body(start, end);
   return new Response(payload, { status: range === null ? 200 : 206, headers });
 }
 
@@ -264,8 +268,8 @@ function wantedRange(request: Request, m: Meta): { start: number; end: number } 
   }
   const start = Number(r[1]);
   const end = r[2] === "" ? m.size - 1 : Number(r[2]);
-  if (end < start) return null;
   if (start >= m.size) return "unsatisfiable";
+  if (end < start) return null;
   return { start, end: Math.min(end, m.size - 1) };
 }
 
