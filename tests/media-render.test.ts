@@ -211,6 +211,7 @@ describe("media variants: rate, queue, strict", () => {
     const finished = await Promise.all(renders);
     const last = Math.max(...finished);
     console.log(`media-render: second project's upload ${Math.round(idle)} ms idle, ${Math.round(loaded)} ms while 4 renders of project A ran (they took ${Math.round(last)} ms)`);
-    expect(loaded).toBeLessThan(last);
+    // Before renders were queued, the upload waited for nearly all of them (2,700 ms of 2,976 ms here): sharp's work shares one thread pool.
+    expect(loaded).toBeLessThan(last / 3);
   }, 180_000);
 });
