@@ -32,7 +32,7 @@ const ENTRY_OVERHEAD = 1024;
 const SVG_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /** The project as delivery knows it, fresh for its content version; a Promise while it is (re)loaded. */
-export type ProjectState = (ref: string) => DeliveryProject | null | Promise<DeliveryProject | null>;
+type ProjectState = (ref: string) => DeliveryProject | null | Promise<DeliveryProject | null>;
 
 interface Meta {
   readonly headers: Record<string, string>;
@@ -42,7 +42,7 @@ interface Meta {
 
 interface Hot extends Meta {
   readonly bytes: Uint8Array;
-  /** The project state it was answered under: kept only while delivery still has that state. */
+  /** The project state it was answered under: kept only while delivery's state has its content version. */
   readonly project: DeliveryProject;
 }
 
@@ -157,7 +157,8 @@ class HotAnswers {
     const canonical = this.aliases.get(key);
     const a = canonical === undefined ? undefined : this.answers.get(canonical);
     if (canonical === undefined || a === undefined) return null;
-    if (a.project === state) return a;
+    // Every write bumps the content version: the same version, the same item (its deletion is a write).
+    if (a.project.id === state.id && a.project.version === state.version) return a;
     this.drop(canonical, a);
     return null;
   }

@@ -11,7 +11,7 @@ type Fit = "cover" | "contain" | "inside";
 const FITS: readonly Fit[] = ["cover", "contain", "inside"];
 const FORMATS = ["webp", "avif", "jpeg", "png", "auto"] as const;
 /** The qualities rendered; the values accepted before (40 … 100) are read as the nearest of them. */
-export const QUALITIES = [50, 75, 90] as const;
+const QUALITIES = [50, 75, 90] as const;
 const QUALITY_OF: Record<string, number> = { "40": 50, "50": 50, "60": 75, "70": 75, "75": 75, "80": 75, "90": 90, "100": 90 };
 
 export interface VariantRequest {
