@@ -5,7 +5,7 @@
 // MEDIA_VARIANTS=strict only the configured set is rendered, after the upload.
 import type { MediaRow } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
-import { variantKey } from "../core/storage";
+import { originalKey, variantKey } from "../core/storage";
 import { AppError, notFound } from "../errors";
 import { MemoryLimiter } from "../lib/memory-limiter";
 import { WorkQueue } from "../lib/work-queue";
@@ -18,8 +18,8 @@ import { variantSet } from "./variants";
 
 export interface Renderer {
   readonly queue: WorkQueue;
-  /** Renders started per client address and minute. */
-  readonly limiter: MemoryLimiter;
+  /** Renders started per client address and minute; null for the service's own (pre-renders). */
+  readonly limiter: MemoryLimiter | null;
 }
 
 const RETRY_BUSY_SECONDS = 5;
@@ -53,7 +53,7 @@ export function strictSet(deps: AppDeps, row: MediaRow): Map<string, VariantSpec
 export async function ensureVariant(deps: AppDeps, r: Renderer, row: MediaRow, name: string, spec: VariantSpec, client: string | null): Promise<void> {
   const key = variantKey(row.hash, name);
   if (!r.queue.has(key)) {
-    if (client !== null) {
+    if (r.limiter !== null && client !== null) {
       const now = deps.now().getTime();
       const wait = r.limiter.blockedFor(client, now);
       if (wait > 0) throw new AppError("rate_limited", "too many image variants rendered for this client; try again later", { retry_after: wait }, { "retry-after": String(wait) });
@@ -80,7 +80,7 @@ async function renderAndStore(deps: AppDeps, row: MediaRow, name: string, spec: 
   const storage = mediaStorage(deps);
   const key = variantKey(row.hash, name);
   if (await storage.has(key)) return; // rendered meanwhile (by another instance)
-  const original = await storage.get(`${key.slice(0, key.indexOf("/v/") + 1)}original`);
+  const original = await storage.get(originalKey(row.hash));
   if (!original) throw notFound("media file");
   let bytes: Uint8Array;
   try {
@@ -101,7 +101,7 @@ async function renderAndStore(deps: AppDeps, row: MediaRow, name: string, spec: 
 export function prerenderVariants(deps: AppDeps, write: WriteContext, row: MediaRow): void {
   const set = strictSet(deps, row);
   if (set === null || set.size === 0 || write.dryRun !== null) return;
-  const r: Renderer = { queue: renderQueue(deps), limiter: new MemoryLimiter(1, 1) };
+  const r: Renderer = { queue: renderQueue(deps), limiter: null };
   for (const [name, spec] of set)
     ensureVariant(deps, r, row, name, spec, null).catch((err: unknown) => {
       if (!(err instanceof AppError && (err.code === "service_unavailable" || err.code === "quota_exceeded")))
