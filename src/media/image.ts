@@ -79,6 +79,11 @@ export interface VariantSpec {
 }
 
 const FORMAT_TYPE: Record<OutputFormat, string> = { webp: "image/webp", avif: "image/avif", jpeg: "image/jpeg", png: "image/png" };
+/**
+ * AVIF's encoder effort (sharp's default is 4): at 4 a 1280 × 1280 photo-like image cost 15.1 s of
+ * CPU here, at 2 1.1 s, for a file 4 % smaller (noise) to a few % larger (photos).
+ */
+const AVIF_EFFORT = 2;
 /** libvips stops a render after this long (a render holds a slot of the queue in src/media/render.ts). */
 const RENDER_TIMEOUT_SECONDS = 120;
 
@@ -94,7 +99,7 @@ export async function renderVariant(bytes: Uint8Array, spec: VariantSpec, maxPix
     spec.format === "webp"
       ? img.webp({ quality: q })
       : spec.format === "avif"
-        ? img.avif({ quality: Math.max(1, q - 15) })
+        ? img.avif({ quality: Math.max(1, q - 15), effort: AVIF_EFFORT })
         : spec.format === "png"
           ? img.png()
           : img.flatten({ background: "#ffffff" }).jpeg({ quality: q, mozjpeg: true });
