@@ -101,7 +101,11 @@ const VARIABLES = [
   ["MEDIA_WIDTHS", "320,640,800,1024,1280,1600,1920,2560", "comma-separated widths (and heights) delivery renders variants at; any other is refused"],
   ["MEDIA_RENDER_CONCURRENCY", 0, "image variants rendered at once per instance (0: half the cores, at least 1); an upload's image work is not held behind them"],
   ["MEDIA_RENDER_QUEUE", 16, "variant renders waiting per instance (one project at most half of them); past it 503 with Retry-After"],
-  ["MEDIA_RENDER_RATE", 60, "variant renders one client address may start per minute per instance (stored variants are not counted; behind a proxy or CDN set TRUST_PROXY); past it 429 with Retry-After"],
+  [
+    "MEDIA_RENDER_RATE",
+    60,
+    "variant renders one client address may start per minute per instance (stored variants are not counted; behind a proxy or CDN set TRUST_PROXY); past it 429 with Retry-After",
+  ],
   ["MEDIA_VARIANTS", "on-demand", "on-demand: any variant of MEDIA_WIDTHS is rendered when first asked for; strict: only MEDIA_VARIANT_SET, rendered after each upload, any other refused (400)"],
   [
     "MEDIA_VARIANT_SET",
