@@ -106,6 +106,19 @@ const VARIABLES = [
   ["MEDIA_QUOTA_BYTES", 10 * 1024 ** 3, "media storage per project, bytes (a project's media_quota_bytes setting overrides it)"],
   ["MEDIA_TYPES", "image/jpeg,image/png,image/webp,image/avif,image/gif,image/svg+xml,application/pdf", "comma-separated media types accepted (sniffed from the bytes)"],
   ["MEDIA_WIDTHS", "320,640,800,1024,1280,1600,1920,2560", "comma-separated widths (and heights) delivery renders variants at; any other is refused"],
+  ["MEDIA_RENDER_CONCURRENCY", 0, "image variants rendered at once per instance (0: half the cores, at least 1); an upload's image work is not held behind them"],
+  ["MEDIA_RENDER_QUEUE", 16, "variant renders waiting per instance (one project at most half of them); past it 503 with Retry-After"],
+  [
+    "MEDIA_RENDER_RATE",
+    60,
+    "variant renders one client address may start per minute per instance (stored variants are not counted; behind a proxy or CDN set TRUST_PROXY); past it 429 with Retry-After",
+  ],
+  ["MEDIA_VARIANTS", "on-demand", "on-demand: any variant of MEDIA_WIDTHS is rendered when first asked for; strict: only MEDIA_VARIANT_SET, rendered after each upload, any other refused (400)"],
+  [
+    "MEDIA_VARIANT_SET",
+    described("(each width of MEDIA_WIDTHS with fm=auto)"),
+    "the variants of MEDIA_VARIANTS=strict: query strings separated by spaces, e.g. w=640&fm=auto w=320&h=320&fit=cover&fm=webp",
+  ],
   ["MEDIA_S3_ENDPOINT", described("(unset)"), "S3 endpoint URL, e.g. https://s3.eu-west-1.amazonaws.com, https://<account>.r2.cloudflarestorage.com, http://minio:9000"],
   ["MEDIA_S3_BUCKET", described("(unset)"), "S3 bucket"],
   ["MEDIA_S3_REGION", "auto", "S3 region signed for (us-east-1 for MinIO and most, auto for R2)"],
@@ -344,6 +357,7 @@ function mediaConfig(r: EnvReader) {
     .map((t) => t.trim().toLowerCase())
     .filter(Boolean);
   const s3 = storage === "s3" ? s3Config(r) : null;
+  const sorted = [...new Set(widths)].sort((a, b) => a - b);
   return {
     storage: storage as "disk" | "s3",
     maxBytes: r.int("MEDIA_MAX_BYTES", 1, 2 ** 40),
@@ -351,8 +365,27 @@ function mediaConfig(r: EnvReader) {
     maxPixels: r.int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
     quotaBytes: r.int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
     types,
-    widths: [...new Set(widths)].sort((a, b) => a - b),
+    widths: sorted,
     s3,
+    ...renderConfig(r, sorted),
+  };
+}
+
+/** How variants are rendered: how many at once, how many waiting, how often per client, and which (MEDIA_VARIANTS). */
+function renderConfig(r: EnvReader, widths: readonly number[]) {
+  const mode = r.text("MEDIA_VARIANTS");
+  if (mode !== "on-demand" && mode !== "strict") r.problems.push("MEDIA_VARIANTS must be on-demand or strict");
+  const set = (r.str("MEDIA_VARIANT_SET") ?? widths.map((w) => `w=${w}&fm=auto`).join(" ")).split(/\s+/).filter(Boolean);
+  for (const entry of set) if (!/^[a-z]+=[a-z0-9]+(&[a-z]+=[a-z0-9]+)*$/.test(entry)) r.problems.push(`MEDIA_VARIANT_SET: "${entry}" is not a query string such as w=640&fm=auto`);
+  const concurrency = r.int("MEDIA_RENDER_CONCURRENCY", 0, 256);
+  return {
+    renderConcurrency: concurrency === 0 ? Math.max(1, Math.floor((globalThis.navigator?.hardwareConcurrency ?? 2) / 2)) : concurrency,
+    renderQueue: r.int("MEDIA_RENDER_QUEUE", 0, 100_000),
+    renderRate: r.int("MEDIA_RENDER_RATE", 1, 1_000_000),
+    variants: mode as "on-demand" | "strict",
+    variantSet: set,
+    // The widths delivery's srcset lists: under strict, those the set serves as w=N&fm=auto.
+    srcsetWidths: mode === "strict" ? widths.filter((w) => set.includes(`w=${w}&fm=auto`)) : widths,
   };
 }
 
