@@ -6,10 +6,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { decideInBrowser } from "./approvals.helpers";
-import { freshDatabase } from "./helpers";
+import { freshDatabase, pgUrl, sendJson } from "./helpers";
 import { type Served, serve } from "./service-process";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 describe.if(pgUrl !== null)("approvals across two processes (PostgreSQL only: needs DATABASE_URL; processes cannot share the embedded database)", () => {
   test("asked on A, approved on B's page, the retry on B publishes", async () => {
@@ -23,7 +21,7 @@ describe.if(pgUrl !== null)("approvals across two processes (PostgreSQL only: ne
       const b = await serve(fresh.url!, token, 3);
       served.push(b);
       const call = async (base: string, method: string, path: string, body?: unknown) => {
-        const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const r = await sendJson(base + path, token, method, { body });
         return { status: r.status, json: (await r.json().catch(() => null)) as any };
       };
       const project = await call(a.url, "POST", "/admin/projects", { slug: "two-procs", name: "Two", default_locale: "en", locales: ["en"] });

@@ -4,19 +4,15 @@
 // stale) while writers edit other pages; pages deleted or unpublished before the outage stay 404
 // on both instances; /readyz says 503 during the outage and 200 after.
 import { describe, expect, test } from "bun:test";
-import postgres from "postgres";
+import { emptyPgDatabase, pgUrl, sendJson } from "./helpers";
 import { pgProxy } from "./pg-proxy";
 import { type Served, serve } from "./service-process";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 const OUTAGE_MS = 8000;
 
 describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind a proxy that goes away (PostgreSQL only: needs DATABASE_URL; processes cannot share the embedded database)", () => {
   test("8 s without the database under load: >= 99 % of page reads 200, removed pages 404 on both instances, /readyz 503 then 200", async () => {
-    const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
-    const name = `t_stale_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    await admin.unsafe(`create database ${name}`);
+    const { name, drop } = await emptyPgDatabase("t_stale");
     const direct = new URL(pgUrl!);
     const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
     const viaProxy = new URL(pgUrl!);
@@ -24,13 +20,11 @@ describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind 
     viaProxy.port = String(proxy.port);
     viaProxy.pathname = `/${name}`;
     const token = `stale-test-root-token-${crypto.randomUUID()}`;
-    const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
     const instances: Served[] = [];
     try {
       instances.push(await serve(viaProxy.toString(), token), await serve(viaProxy.toString(), token));
       const [a, b] = instances as [Served, Served];
-      const call = (svc: Served, method: string, path: string, body?: unknown): Promise<Response> =>
-        fetch(svc.url + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+      const call = (svc: Served, method: string, path: string, body?: unknown): Promise<Response> => sendJson(svc.url + path, token, method, { body, timeoutMs: 15_000 });
       const read = (svc: Served, path: string): Promise<{ status: number; stale: boolean; title?: string }> =>
         fetch(svc.url + path, { signal: AbortSignal.timeout(5000) }).then(
           async (r) => {
@@ -172,8 +166,7 @@ describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind 
     } finally {
       for (const s of instances) await s.kill();
       await proxy.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
-      await admin.end();
+      await drop().catch(() => {});
     }
   }, 90_000);
 });

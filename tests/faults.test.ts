@@ -4,29 +4,21 @@ import { describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createApp } from "../src/app";
-import { harness } from "./helpers";
+import { emptyPgDatabase, harness, pgUrl, sendJson } from "./helpers";
 import { type Served, serve } from "./service-process";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 // These faults need a PostgreSQL server to take away; CI's PostgreSQL pass runs them.
 describe.if(pgUrl !== null)("database faults (PostgreSQL only: needs DATABASE_URL; terminates the server's backends)", () => {
   test("backends terminated inside transactions under 10 writers: the process lives, /readyz tells, the pool recovers, no acknowledged write is lost", async () => {
     // A database of its own: every backend of it is terminated, and only of it.
-    const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
-    const name = `t_flt_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    await admin.unsafe(`create database ${name}`);
-    const dbUrl = new URL(pgUrl!);
-    dbUrl.pathname = `/${name}`;
+    const { name, url: dbUrl, drop } = await emptyPgDatabase("t_flt");
     const token = `faults-test-root-token-${crypto.randomUUID()}`;
-    const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-    const control = postgres(dbUrl.toString(), { max: 1, onnotice: () => {} });
+    const control = postgres(dbUrl, { max: 1, onnotice: () => {} });
     let svc: Served | null = null;
     try {
-      svc = await serve(dbUrl.toString(), token, 10);
+      svc = await serve(dbUrl, token, 10);
       const base = svc.url;
-      const call = (method: string, path: string, body?: unknown): Promise<Response> =>
-        fetch(base + path, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+      const call = (method: string, path: string, body?: unknown): Promise<Response> => sendJson(base + path, token, method, { body, timeoutMs: 15_000 });
 
       // One project per writer: each writer's theme PUTs are sequential, so the last one it saw
       // acknowledged must be the stored one (or a later attempt that failed after its commit).
@@ -165,8 +157,7 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL only: needs DATABASE_UR
     } finally {
       await svc?.kill();
       await control.end({ timeout: 1 });
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await drop();
     }
   }, 60_000);
 });

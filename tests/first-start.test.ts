@@ -6,13 +6,12 @@ import { afterAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pgUrl } from "./helpers";
 
 const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "cms-first-"));
 chmodSync(work, 0o755);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 async function start(env: Record<string, string>, opts: { cli?: string[]; readOnly?: boolean } = {}): Promise<{ code: number; out: string }> {
   const base: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: tmpdir(), SEED_DEMO: "false", LOG_LEVEL: "warn", HOST: "127.0.0.1", PORT: "0" };

@@ -161,8 +161,7 @@ export async function migratedDataDir(): Promise<string> {
 export async function freshDatabase(migrationsFolder?: string): Promise<{ handle: DbHandle; url: string | null; drop(): Promise<void> }> {
   const { openDb } = await import("../db/client");
   const { runMigrations } = await import("../db/migrate");
-  const base = process.env.DATABASE_URL;
-  if (!base?.startsWith("postgres")) {
+  if (!runPgUrl()) {
     if (migrationsFolder === undefined) {
       const loadDataDir = await migratedDump();
       const handle = await openDb({ databaseUrl: "memory://", dataDir: "", pglite: { loadDataDir } as OpenDbOptions["pglite"] });
@@ -172,21 +171,15 @@ export async function freshDatabase(migrationsFolder?: string): Promise<{ handle
     await runMigrations(handle, migrationsFolder);
     return { handle, url: null, drop: () => handle.close() };
   }
-  const { default: postgres } = await import("postgres");
-  const name = `t_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const handle = await openDb({ databaseUrl: url.toString(), dataDir: "", poolSize: 2 });
+  const empty = await emptyPgDatabase();
+  const handle = await openDb({ databaseUrl: empty.url, dataDir: "", poolSize: 2 });
   await runMigrations(handle, migrationsFolder);
   return {
     handle,
-    url: url.toString(),
+    url: empty.url,
     async drop() {
       await handle.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
+      await empty.drop();
     },
   };
 }
@@ -239,4 +232,51 @@ function migrationsBefore(tagSuffix: string): string {
   for (const e of entries) copyFileSync(join(MIGRATIONS_FOLDER, `${e.tag}.sql`), join(dir, `${e.tag}.sql`));
   writeFileSync(join(dir, "meta/_journal.json"), JSON.stringify({ ...journal, entries }));
   return dir;
+}
+
+/** The run's PostgreSQL database (DATABASE_URL, as tests/setup.ts leaves it), or null when the run is on the embedded database. */
+function runPgUrl(): string | null {
+  return process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
+}
+
+/** runPgUrl() when the test files load (after the preload). */
+export const pgUrl: string | null = runPgUrl();
+
+/** OAuth rate limits no test reaches (the tests of those limits set their own). */
+export const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
+
+/**
+ * An empty database of its own on the run's PostgreSQL server (not migrated: a service started on
+ * it migrates it), for a test that terminates its backends or puts a proxy before it. `drop` removes it.
+ */
+export async function emptyPgDatabase(prefix = "t"): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const base = runPgUrl();
+  if (!base) throw new Error("emptyPgDatabase: the run is not on PostgreSQL (DATABASE_URL)");
+  const { default: postgres } = await import("postgres");
+  const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      try {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
+/**
+ * A request as an API client sends it to a service: `authorization: Bearer <token>`, `body` as JSON
+ * (or `raw` as given), given up after `timeoutMs` when set.
+ */
+export function sendJson(url: string, token: string, method: string, opts: { body?: unknown; raw?: string; timeoutMs?: number } = {}): Promise<Response> {
+  const body = opts.body === undefined ? opts.raw : JSON.stringify(opts.body);
+  const signal = opts.timeoutMs === undefined ? undefined : AbortSignal.timeout(opts.timeoutMs);
+  return fetch(url, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body, signal });
 }

@@ -10,11 +10,10 @@ import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.
 import { eq } from "drizzle-orm";
 import { revisions } from "../db/schema";
 import { startFakeVendors } from "./fake-vendors";
-import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
+import { HIGH_LIMITS, harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { call, callError } from "./mcp-harness";
 import { authorizeInBrowser, MemoryClientProvider, seedUser } from "./oauth.helpers";
 
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 const vendors = await startFakeVendors();
 
 describe("revisions over MCP", async () => {

@@ -12,7 +12,7 @@ import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { type FakeVendors, startFakeVendors } from "./fake-vendors";
-import { freePort, migratedDataDir, waitFor } from "./helpers";
+import { freePort, migratedDataDir, pgUrl, waitFor } from "./helpers";
 
 const IDLE = 2; // seconds
 // Past the point where Bun resets a connection whose handler is still working (~8 s at a 2 s deadline,
@@ -186,7 +186,6 @@ test.concurrent("a handler that works longer than the idle deadline still answer
 // A GET has no body to read, so Bun's idle timer runs while its handler waits: without the lift a
 // read that waits on PostgreSQL (a table lock here; a pool at its connect timeout in real life)
 // is reset instead of answered. PostgreSQL only: PGlite offers no second session to hold a lock.
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 test.skipIf(!pgUrl).concurrent(
   "a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL only: needs DATABASE_URL; the embedded database has no second session to hold a lock)",
   async () => {

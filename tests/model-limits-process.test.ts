@@ -9,7 +9,7 @@
 // bench/validation/run.ts gives the figures on a quiet machine.
 import { expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { freshDatabase, migratedDataDir } from "./helpers";
+import { freshDatabase, migratedDataDir, sendJson } from "./helpers";
 import { serve } from "./service-process";
 
 const TOKEN = `validation-attack-root-token-${crypto.randomUUID()}`;
@@ -79,7 +79,7 @@ test("a project's hostile writes add at most 50 ms to another project's delivery
   const svc = await serve(pg?.url ?? "", TOKEN, 5, { dataDir });
   try {
     const call = async (key: string, method: string, path: string, body?: string): Promise<{ status: number; json: any }> => {
-      const res = await fetch(svc.url + path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+      const res = await sendJson(svc.url + path, key, method, { raw: body });
       return { status: res.status, json: await res.json().catch(() => null) };
     };
     const root = (m: string, path: string, body?: unknown) => call(TOKEN, m, path, body === undefined ? undefined : JSON.stringify(body));

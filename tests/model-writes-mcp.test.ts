@@ -9,12 +9,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import { blocks, nodes, translations } from "../db/schema";
-import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
+import { HIGH_LIMITS, harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { call, callError } from "./mcp-harness";
 import { BLOG_MODEL, setModel } from "./model.helpers";
 import { authorizeInBrowser, MemoryClientProvider, seedUser } from "./oauth.helpers";
-
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 
 describe("content model on MCP writes", async () => {
   let h: TestHarness | null = null;

@@ -8,12 +8,11 @@ import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
 
-import { BASE, harness, seedProject } from "./helpers";
+import { BASE, HIGH_LIMITS, harness, seedProject } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, metadataDocumentFetch, pkce, postForm, seedUser } from "./oauth.helpers";
 
 const RESOURCE = `${BASE}/mcp`;
 const REDIRECT = "http://127.0.0.1:43124/callback";
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 
 describe("OAuth: what real clients send", async () => {
   const h = await harness({ ...HIGH_LIMITS, OAUTH_REFRESH_REUSE_GRACE: "60", OAUTH_REQUIRE_RESOURCE: "false" });

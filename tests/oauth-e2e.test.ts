@@ -14,10 +14,9 @@ import { hashToken } from "../src/lib/tokens";
 /** The parallel-refresh window the tests that need one configure (OAUTH_REFRESH_REUSE_GRACE=60). */
 const REFRESH_REUSE_GRACE_MS = 60_000;
 
-import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
+import { HIGH_LIMITS, harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { authorizeInBrowser, type Fetcher, MemoryClientProvider, metadataDocumentFetch, seedUser } from "./oauth.helpers";
 
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 // A browser does not follow the final redirect to a loopback client here: we read its Location.
 const browser: Fetcher = (r) => fetch(r, { redirect: "manual" });
 

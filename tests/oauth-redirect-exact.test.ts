@@ -1,11 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { BASE, harness, seedProject } from "./helpers";
+import { BASE, HIGH_LIMITS, harness, seedProject } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, type Fetcher, pkce, seedUser } from "./oauth.helpers";
 
 // Issue 12 §4: a loopback redirect_uri is matched as the exact registered string, the port aside
 // (RFC 8252 §7.3, OAuth 2.1 §2.3.1); dot segments and percent-encoded dots are other URIs.
 const REGISTERED = "http://127.0.0.1:53682/callback";
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 
 describe("redirect_uri: exact string match, loopback port aside", async () => {
   const h = await harness(HIGH_LIMITS);

@@ -2,9 +2,7 @@
 // (the bug throws from a setImmediate, out of every try/catch). db/patch-postgres.mjs is the fix.
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import postgres from "postgres";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
+import { emptyPgDatabase, pgUrl } from "./helpers";
 
 interface Report {
   after: { ok: number; failed: string[]; ms: number };
@@ -18,13 +16,9 @@ interface Report {
 
 /** Runs the fixture against a database of its own, since it terminates every backend of it. */
 async function runScenario(scenario: string): Promise<{ code: number | null; stderr: string; report: Report | null }> {
-  const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
-  const name = `t_drv_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(pgUrl!);
-  url.pathname = `/${name}`;
+  const { url, drop } = await emptyPgDatabase("t_drv");
   try {
-    const child = Bun.spawn(["bun", join(import.meta.dir, "postgres-driver.fixture.ts"), url.toString(), scenario], {
+    const child = Bun.spawn(["bun", join(import.meta.dir, "postgres-driver.fixture.ts"), url, scenario], {
       stdout: "pipe",
       stderr: "pipe",
       timeout: 40_000,
@@ -33,8 +27,7 @@ async function runScenario(scenario: string): Promise<{ code: number | null; std
     const line = stdout.trim().split("\n").at(-1) ?? "";
     return { code, stderr, report: line.startsWith("{") ? (JSON.parse(line) as Report) : null };
   } finally {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await drop();
   }
 }
 

@@ -7,10 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { ConfigError, loadConfig } from "../src/config";
 import { generateKeyEntry } from "../src/lib/seal";
 import { openRuntime } from "../src/runtime";
-import { harness, seedNode, seedProject } from "./helpers";
+import { harness, pgUrl, seedNode, seedProject } from "./helpers";
 import { pgProxy } from "./pg-proxy";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 test("DATABASE_PREPARED_STATEMENTS is a boolean, true by default; anything else is a start-up problem", () => {
   expect(loadConfig({}).databasePreparedStatements).toBe(true);

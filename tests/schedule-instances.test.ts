@@ -4,10 +4,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, inArray } from "drizzle-orm";
 import { nodes, revisions } from "../db/schema";
-import { freshDatabase, waitFor } from "./helpers";
+import { freshDatabase, pgUrl, sendJson, waitFor } from "./helpers";
 import { type Served, serve } from "./service-process";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 // Several processes cannot share an embedded PGlite database: the PostgreSQL pass runs this (the
 // PGlite pass races in-process contenders in tests/schedule.test.ts). The database is made in
@@ -33,7 +31,7 @@ describe.if(pgUrl !== null)("scheduled publishing across two service processes (
     });
   }
   const call = async (base: string, method: string, path: string, body?: unknown): Promise<any> => {
-    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await sendJson(base + path, token, method, { body });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return JSON.parse(text).data;

@@ -3,10 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { oauthCodes, oauthGrants } from "../db/schema";
-import { BASE, harness, seedNode, seedProject } from "./helpers";
+import { BASE, HIGH_LIMITS, harness, seedNode, seedProject } from "./helpers";
 import { authorizeInBrowser, authorizeUrl, CookieJar, type Fetcher, hiddenFields, mcpRpc, pkce, postForm, seedUser } from "./oauth.helpers";
 
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 const REDIRECT = "http://127.0.0.1:43123/cb";
 const RESOURCE = `${BASE}/mcp`;
 

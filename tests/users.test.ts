@@ -4,10 +4,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { oauthClients, oauthGrants, projectMembers, users } from "../db/schema";
 import { ROLE_SCOPES } from "../src/lib/scopes";
 import { verifyUser } from "../src/users/service";
-import { freshDatabase, harness, keyWith, seedProject } from "./helpers";
+import { freshDatabase, HIGH_LIMITS, harness, keyWith, seedProject } from "./helpers";
 import { authorizeUrl, CookieJar, hiddenFields, pkce } from "./oauth.helpers";
 
-const HIGH_LIMITS = { OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
 const email = (tag: string): string => `${tag}-${crypto.randomUUID().slice(0, 8)}@example.com`;
 const PASSWORD = "a-long-enough-password";
 

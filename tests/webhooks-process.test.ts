@@ -3,13 +3,11 @@
 // instances sharing one PostgreSQL outbox attempt each event once.
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import postgres from "postgres";
 import { Webhook } from "standardwebhooks";
-import { migratedDataDir, waitFor } from "./helpers";
+import { emptyPgDatabase, migratedDataDir, pgUrl, sendJson, waitFor } from "./helpers";
 import { type Served, serve } from "./service-process";
 import { startReceiver } from "./webhooks.helpers";
 
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 const ENV = { WEBHOOKS_ALLOW_PRIVATE_URLS: "true", WEBHOOKS_RETRY_SCHEDULE: "0,200ms,200ms", WEBHOOKS_POLL_MS: "200", WEBHOOKS_TIMEOUT_MS: "1000" };
 const receiver = startReceiver();
 const running: Served[] = [];
@@ -30,16 +28,9 @@ async function database(): Promise<{ url: string; dataDir?: string }> {
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     return { url: "", dataDir };
   }
-  const admin = postgres(pgUrl, { max: 1, onnotice: () => {} });
-  const name = `t_wh_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  await admin.unsafe(`create database ${name}`);
-  cleanup.push(async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
-  const url = new URL(pgUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString() };
+  const db = await emptyPgDatabase("t_wh");
+  cleanup.push(db.drop);
+  return { url: db.url };
 }
 
 const token = `webhooks-test-root-token-${crypto.randomUUID()}`;
@@ -54,12 +45,7 @@ async function start(db: { url: string; dataDir?: string }): Promise<Served> {
 
 function client(base: string) {
   return async (method: string, path: string, body?: unknown): Promise<any> => {
-    const r = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
-    });
+    const r = await sendJson(base + path, token, method, { body, timeoutMs: 15_000 });
     const text = await r.text();
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text}`);
     return text ? JSON.parse(text).data : null;

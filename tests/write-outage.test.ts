@@ -5,18 +5,14 @@
 // good (db/patch-postgres.mjs, round 2). The pool is the service's own (openDb).
 import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { openDb } from "../db/client";
 import { isDatabaseUnavailable } from "../src/errors";
+import { emptyPgDatabase, pgUrl } from "./helpers";
 import { pgProxy } from "./pg-proxy";
-
-const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
 describe.if(pgUrl !== null)("writes across a database outage, PostgreSQL behind a proxy (PostgreSQL only: needs DATABASE_URL)", () => {
   test("8 writers in transactions through 4 cuts: every write settles (committed or unavailable) within 2 s of the restore, and writes work at once after", async () => {
-    const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
-    const name = `t_wout_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    await admin.unsafe(`create database ${name}`);
+    const { name, drop } = await emptyPgDatabase("t_wout");
     const direct = new URL(pgUrl!);
     const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
     const viaProxy = new URL(pgUrl!);
@@ -76,8 +72,7 @@ describe.if(pgUrl !== null)("writes across a database outage, PostgreSQL behind 
     } finally {
       await handle.close().catch(() => {});
       await proxy.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`).catch(() => {});
-      await admin.end();
+      await drop().catch(() => {});
     }
   }, 60_000);
 });
