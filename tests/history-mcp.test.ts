@@ -3,16 +3,14 @@
 // records the caller; list_revisions, get_revision, restore_revision, list_trash and the revision
 // resource answer the same as REST.
 import { afterAll, describe, expect, test } from "bun:test";
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import { revisions } from "../db/schema";
 import { startFakeVendors } from "./fake-vendors";
 import { HIGH_LIMITS, harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { call, callError } from "./mcp-harness";
-import { authorizeInBrowser, MemoryClientProvider, seedUser } from "./oauth.helpers";
+import { ConsentingProvider, oauthMcpClient, seedUser } from "./oauth.helpers";
 
 const vendors = await startFakeVendors();
 
@@ -47,22 +45,8 @@ describe("revisions over MCP", async () => {
 
   async function oauthClient(): Promise<{ client: Client; actor: () => Promise<Record<string, unknown>> }> {
     const user = await seedUser(h!, "editor", [p.id]);
-    class Provider extends MemoryClientProvider {
-      readonly redirectUrl = "http://127.0.0.1:47003/callback";
-      code = "";
-      get clientMetadata(): OAuthClientMetadata {
-        return { client_name: "history client", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
-      }
-      async redirectToAuthorization(url: URL): Promise<void> {
-        const r = await authorizeInBrowser((req) => fetch(req, { redirect: "manual" }), url.href, { email: user.email, password: user.password, projectId: p.id });
-        this.code = new URL(r.location).searchParams.get("code") ?? "";
-      }
-    }
-    const prov = new Provider();
-    expect(await auth(prov, { serverUrl: mcpUrl })).toBe("REDIRECT");
-    expect(await auth(prov, { serverUrl: mcpUrl, authorizationCode: prov.code })).toBe("AUTHORIZED");
-    const client = new Client({ name: "history-oauth", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: prov }));
+    const prov = new ConsentingProvider({ name: "history client", redirectUrl: "http://127.0.0.1:47003/callback", user, projectId: p.id });
+    const client = await oauthMcpClient(mcpUrl, prov, "history-oauth");
     clients.push(client);
     const clientId = prov.clientInformation()?.client_id ?? "";
     // The access token's row id is the credential id; the user and the client are named.

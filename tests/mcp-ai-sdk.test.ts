@@ -3,14 +3,14 @@
 // this is the first real client of our 2026 path. Every request is recorded where it reaches the
 // server, so the tests see which revision was spoken, not just that the calls worked.
 import { afterAll, describe, expect, test } from "bun:test";
-import { auth, createMCPClient, type MCPClient, MCPClientError, type OAuthClientMetadata, type OAuthClientProvider, type OAuthTokens, UnauthorizedError } from "@ai-sdk/mcp";
+import { auth, createMCPClient, type MCPClient, MCPClientError, UnauthorizedError } from "@ai-sdk/mcp";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { and, count, eq } from "drizzle-orm";
 import { blocks, nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
-import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
-import { authorizeInBrowser, type Fetcher, seedUser } from "./oauth.helpers";
+import { HIGH_LIMITS, harness, seedNode, seedProject, type TestHarness } from "./helpers";
+import { ConsentingProvider, type Fetcher, seedUser } from "./oauth.helpers";
 
 const V = "2026-07-28";
 const LEGACY = "2025-11-25";
@@ -57,7 +57,7 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
   });
   const base = `http://127.0.0.1:${server.port}`;
   const mcpUrl = `${base}/mcp`;
-  h = await harness({ PUBLIC_URL: base, OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000" });
+  h = await harness({ PUBLIC_URL: base, ...HIGH_LIMITS });
   const db = h.deps.db;
   const p = await seedProject(h);
   const home = await seedNode(h, p.slug, { slug: "home", title: "Home", blocks: [{ type: "text", data: { text: "Welcome" } }] }, true);
@@ -303,45 +303,11 @@ describe("MCP with the Vercel AI SDK client (@ai-sdk/mcp)", async () => {
 
   describe("OAuth with the AI SDK's own auth()", async () => {
     const user = await seedUser(h!, "editor");
-    /** The AI SDK's OAuthClientProvider, its "browser" walking our consent page headless. */
-    class HeadlessProvider implements OAuthClientProvider {
-      readonly redirectUrl = "http://127.0.0.1:47002/callback";
-      private info: { client_id: string } | undefined;
-      private saved: OAuthTokens | undefined;
-      private verifier = "";
-      code: string | null = null;
-      constructor(private readonly grant: string[] | undefined) {}
-      get clientMetadata(): OAuthClientMetadata {
-        return { client_name: "AI SDK e2e", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
-      }
-      clientInformation() {
-        return this.info;
-      }
-      saveClientInformation(info: { client_id: string }) {
-        this.info = info;
-      }
-      tokens() {
-        return this.saved;
-      }
-      saveTokens(tokens: OAuthTokens) {
-        this.saved = tokens;
-      }
-      saveCodeVerifier(v: string) {
-        this.verifier = v;
-      }
-      codeVerifier() {
-        return this.verifier;
-      }
-      async redirectToAuthorization(url: URL) {
-        expect(url.searchParams.get("resource")).toBe(mcpUrl);
-        const walked = await authorizeInBrowser(browser, url.href, { email: user.email, password: user.password, projectId: p.id, scopes: this.grant });
-        this.code = new URL(walked.location).searchParams.get("code");
-      }
-    }
-
     /** 401 → metadata → registration → consent → code, then the token exchange. */
-    async function authorize(grant?: string[]): Promise<HeadlessProvider> {
-      const provider = new HeadlessProvider(grant);
+    async function authorize(grant?: string[]): Promise<ConsentingProvider> {
+      // The AI SDK's OAuthClientProvider, its "browser" walking our consent page headless.
+      const check = (url: URL) => expect(url.searchParams.get("resource")).toBe(mcpUrl);
+      const provider = new ConsentingProvider({ name: "AI SDK e2e", redirectUrl: "http://127.0.0.1:47002/callback", user, projectId: p.id, tick: grant, browser, check });
       const refused = await createMCPClient({ transport: { type: "http", url: mcpUrl, authProvider: provider } }).then(
         () => null,
         (e: unknown) => e,

@@ -4,14 +4,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { extractWWWAuthenticateParams, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { and, eq } from "drizzle-orm";
 import { nodes, oauthClients, oauthGrants, oauthTokens, projectMembers, users } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import type { ProjectRole } from "../src/lib/scopes";
 import { generateToken, hashToken } from "../src/lib/tokens";
-import { BASE, harness, seedProject, type TestHarness } from "./helpers";
-import { authorizeInBrowser, type Fetcher, MemoryClientProvider, mcpRpc, seedUser } from "./oauth.helpers";
+import { BASE, HIGH_LIMITS, harness, seedProject, type TestHarness } from "./helpers";
+import { ConsentingProvider, type Fetcher, mcpRpc, seedUser } from "./oauth.helpers";
 
 const RESOURCE_METADATA = `${BASE}/.well-known/oauth-protected-resource/mcp`;
 
@@ -162,31 +161,24 @@ describe("MCP scope challenge with the SDK's own client: step-up re-authorizatio
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => h!.app.handle(r) });
   const base = `http://127.0.0.1:${server.port}`;
   const mcpUrl = new URL(`${base}/mcp`);
-  h = await harness({ OAUTH_REGISTER_RATE_LIMIT: "1000000", OAUTH_TOKEN_RATE_LIMIT: "1000000", OAUTH_SIGNIN_RATE_LIMIT: "1000000", PUBLIC_URL: base });
+  h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base });
   const project = await seedProject(h);
   const user = await seedUser(h, "editor", [project.id]);
   afterAll(() => server.stop(true));
   const browser: Fetcher = (r) => fetch(r, { redirect: "manual" });
 
-  /** Ticks only `tick` on the consent page: the user grants less than asked, then more when asked again. */
-  class StepUpProvider extends MemoryClientProvider {
-    readonly redirectUrl = "http://127.0.0.1:47002/callback";
-    tick: string[] = ["content:read"];
-    code: string | null = null;
-    asked: string[] = [];
-    get clientMetadata(): OAuthClientMetadata {
-      // No refresh_token grant: the SDK would refresh first on a 403, which cannot add scopes.
-      return { client_name: "step-up", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none" };
-    }
-    async redirectToAuthorization(url: URL): Promise<void> {
-      this.asked.push(url.searchParams.get("scope") ?? "");
-      const r = await authorizeInBrowser(browser, url.href, { email: user.email, password: user.password, projectId: project.id, scopes: this.tick });
-      this.code = new URL(r.location).searchParams.get("code");
-    }
-  }
-
   test("403 → the SDK asks the user for the token's scopes plus the missing one → the retried call succeeds", async () => {
-    const provider = new StepUpProvider();
+    // Ticks only `tick` on the consent page: the user grants less than asked, then more when asked again.
+    // No refresh_token grant: the SDK would refresh first on a 403, which cannot add scopes.
+    const provider = new ConsentingProvider({
+      name: "step-up",
+      redirectUrl: "http://127.0.0.1:47002/callback",
+      user,
+      projectId: project.id,
+      grantTypes: ["authorization_code"],
+      tick: ["content:read"],
+      browser,
+    });
     const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
     const c1 = new Client({ name: "step-up", version: "1.0.0" });
     expect(await c1.connect(first).catch((e) => e)).toBeInstanceOf(UnauthorizedError);

@@ -3,16 +3,14 @@
 // REST (code invalid_content, each pointer on its own line), write nothing, and accept valid
 // content; with a static MCP token and with an OAuth access token got through the SDK's own flow.
 import { afterAll, describe, expect, test } from "bun:test";
-import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { eq } from "drizzle-orm";
 import { blocks, nodes, translations } from "../db/schema";
 import { HIGH_LIMITS, harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { call, callError } from "./mcp-harness";
 import { BLOG_MODEL, setModel } from "./model.helpers";
-import { authorizeInBrowser, MemoryClientProvider, seedUser } from "./oauth.helpers";
+import { ConsentingProvider, oauthMcpClient, seedUser } from "./oauth.helpers";
 
 describe("content model on MCP writes", async () => {
   let h: TestHarness | null = null;
@@ -40,23 +38,9 @@ describe("content model on MCP writes", async () => {
 
   async function oauthClient(): Promise<Client> {
     const user = await seedUser(h!, "editor", [p.id]);
-    class Provider extends MemoryClientProvider {
-      readonly redirectUrl = "http://127.0.0.1:47002/callback";
-      code = "";
-      get clientMetadata(): OAuthClientMetadata {
-        return { client_name: "model writes", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
-      }
-      async redirectToAuthorization(url: URL): Promise<void> {
-        const r = await authorizeInBrowser((req) => fetch(req, { redirect: "manual" }), url.href, { email: user.email, password: user.password, projectId: p.id });
-        this.code = new URL(r.location).searchParams.get("code") ?? "";
-      }
-    }
-    const provider = new Provider();
-    expect(await auth(provider, { serverUrl: mcpUrl })).toBe("REDIRECT");
-    expect(await auth(provider, { serverUrl: mcpUrl, authorizationCode: provider.code })).toBe("AUTHORIZED");
+    const provider = new ConsentingProvider({ name: "model writes", redirectUrl: "http://127.0.0.1:47002/callback", user, projectId: p.id });
+    const client = await oauthMcpClient(mcpUrl, provider, "model-writes-oauth");
     expect(provider.tokens()?.access_token).toMatch(/^cms_at_/);
-    const client = new Client({ name: "model-writes-oauth", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
     clients.push(client);
     return client;
   }

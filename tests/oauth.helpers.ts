@@ -1,5 +1,8 @@
 // What the OAuth tests share: a browser stand-in for the consent page, PKCE, users, raw token calls.
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { expect } from "bun:test";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeBase64urlNoPadding } from "@oslojs/encoding";
@@ -201,4 +204,61 @@ export function metadataDocumentFetch(documents: Map<string, unknown>): typeof f
     const doc = documents.get(url.toString());
     return doc ? Response.json(doc) : new Response("not found", { status: 404 });
   }) as typeof fetch;
+}
+
+export interface ConsentOptions {
+  /** The client's name in its registration. */
+  name: string;
+  redirectUrl: string;
+  user: { email: string; password: string };
+  projectId: string;
+  /** Default: authorization_code and refresh_token. */
+  grantTypes?: string[];
+  /** Scopes to leave ticked on the consent page (changeable between authorizations); default: every offered one. */
+  tick?: string[];
+  /** The browser's fetch; default: fetch that does not follow redirects. */
+  browser?: Fetcher;
+  /** Checks of the authorization URL the SDK built and of where the consent sent the browser. */
+  check?: (authorizeUrl: URL, location: URL) => void;
+}
+
+/**
+ * The SDK OAuth client of the tests (MCP SDK and AI SDK alike): it registers with `name`, and its
+ * "browser" signs `user` in, picks the project and consents; `code` is the code it got back, `asked`
+ * the scope of each authorization the SDK asked for.
+ */
+export class ConsentingProvider extends MemoryClientProvider {
+  readonly redirectUrl: string;
+  code: string | null = null;
+  asked: string[] = [];
+  tick: string[] | undefined;
+  constructor(private readonly opts: ConsentOptions) {
+    super();
+    this.redirectUrl = opts.redirectUrl;
+    this.tick = opts.tick;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    const grant_types = this.opts.grantTypes ?? ["authorization_code", "refresh_token"];
+    return { client_name: this.opts.name, redirect_uris: [this.redirectUrl], grant_types, response_types: ["code"], token_endpoint_auth_method: "none" };
+  }
+  async redirectToAuthorization(url: URL): Promise<void> {
+    this.asked.push(url.searchParams.get("scope") ?? "");
+    const { user, projectId, browser = (req) => fetch(req, { redirect: "manual" }) } = this.opts;
+    const walked = await authorizeInBrowser(browser, url.href, { email: user.email, password: user.password, projectId, scopes: this.tick });
+    const location = new URL(walked.location);
+    this.opts.check?.(url, location);
+    this.code = location.searchParams.get("code");
+  }
+}
+
+/**
+ * An MCP SDK client connected to `mcpUrl` with an access token `provider`'s user consented to:
+ * auth() redirects to the consent, then exchanges the code.
+ */
+export async function oauthMcpClient(mcpUrl: URL, provider: ConsentingProvider, clientName: string): Promise<Client> {
+  expect(await auth(provider, { serverUrl: mcpUrl })).toBe("REDIRECT");
+  expect(await auth(provider, { serverUrl: mcpUrl, authorizationCode: provider.code ?? "" })).toBe("AUTHORIZED");
+  const client = new Client({ name: clientName, version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  return client;
 }
