@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, waitFor } from "./helpers";
+import { type Spawned, spawnService, untilReady } from "./service-process";
 
 const root = join(import.meta.dir, "..");
 const work = mkdtempSync(join(tmpdir(), "cms-lock-"));
@@ -26,35 +27,11 @@ function baseEnv(extra: Record<string, string>): Record<string, string> {
   return env;
 }
 
-interface Service {
-  proc: ReturnType<typeof Bun.spawn>;
-  base: string;
-  output(): string;
-}
-
-function spawnService(dataDir: string, port: number): Service {
-  const proc = Bun.spawn([process.execPath, "src/main.ts"], { cwd: root, env: baseEnv({ DATA_DIR: dataDir, PORT: String(port) }), stdout: "pipe", stderr: "pipe" });
-  running.push(proc);
-  let out = "";
-  for (const stream of [proc.stdout, proc.stderr] as ReadableStream<Uint8Array>[]) {
-    void (async () => {
-      for await (const c of stream) out += new TextDecoder().decode(c);
-    })();
-  }
-  return { proc, base: `http://127.0.0.1:${port}`, output: () => out };
-}
-
-async function ready(s: Service): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (
-    !(await fetch(`${s.base}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false))
-  ) {
-    if (s.proc.exitCode !== null) throw new Error(`service exited ${s.proc.exitCode}:\n${s.output()}`);
-    if (Date.now() > deadline) throw new Error(`service not ready:\n${s.output()}`);
-    await Bun.sleep(50);
-  }
+/** The service on `dataDir` and `port`, killed after the file's tests. */
+function spawnLocked(dataDir: string, port: number): Spawned {
+  const s = spawnService({ DATABASE_URL: undefined, DATA_DIR: dataDir, ADMIN_TOKEN: token }, port); // the embedded database, whatever the suite runs on
+  running.push(s.proc);
+  return s;
 }
 
 /** Runs a process to its end with a deadline; returns exit code and all output. */
@@ -76,10 +53,10 @@ async function keyNames(base: string): Promise<string[]> {
 test("a second service or a CLI write on a held DATA_DIR refuses; a second service on a held PORT fails; the first keeps serving", async () => {
   const dataDir = join(work, "one");
   const port = freePort();
-  const first = spawnService(dataDir, port);
-  await ready(first);
-  expect((await fetch(`${first.base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "kept", name: "kept" }) })).status).toBe(201);
-  const keysBefore = await keyNames(first.base);
+  const first = spawnLocked(dataDir, port);
+  await untilReady(first, 20_000, 50);
+  expect((await fetch(`${first.url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "kept", name: "kept" }) })).status).toBe(201);
+  const keysBefore = await keyNames(first.url);
 
   // All at once: a second service on the same DATA_DIR, one on the same PORT, and the CLI's writes.
   const otherDir = join(work, "other");
@@ -121,10 +98,10 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
   expect(readFileSync(join(dataDir, "secret.key"), "utf8").trim().split("\n")).toHaveLength(1); // --new-key added nothing
 
   // The first instance kept serving and nothing changed underneath it.
-  expect(await keyNames(first.base)).toEqual(keysBefore);
-  const projects = await (await fetch(`${first.base}/admin/projects`, { headers: auth })).json();
+  expect(await keyNames(first.url)).toEqual(keysBefore);
+  const projects = await (await fetch(`${first.url}/admin/projects`, { headers: auth })).json();
   expect(projects.data.map((p: { slug: string }) => p.slug)).toEqual(["kept"]);
-  expect((await fetch(`${first.base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "after", name: "after" }) })).status).toBe(201);
+  expect((await fetch(`${first.url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "after", name: "after" }) })).status).toBe(201);
 
   // Once the service has stopped, the CLI works on the same directory.
   first.proc.kill("SIGTERM");
@@ -137,16 +114,16 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
 test("kill -9 during acknowledged writes: a restart works at once and every write that answered 201 is there", async () => {
   const dataDir = join(work, "kill");
   const port = freePort();
-  const svc = spawnService(dataDir, port);
-  await ready(svc);
-  expect((await fetch(`${svc.base}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "w", name: "w" }) })).status).toBe(201);
+  const svc = spawnLocked(dataDir, port);
+  await untilReady(svc, 20_000, 50);
+  expect((await fetch(`${svc.url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "w", name: "w" }) })).status).toBe(201);
 
   const acknowledged: string[] = [];
   let stop = false;
   const writer = async (w: number): Promise<void> => {
     for (let i = 0; !stop; i++) {
       const slug = `n-${w}-${i}`;
-      const res = await fetch(`${svc.base}/admin/p/w/nodes`, { method: "POST", headers: auth, body: JSON.stringify({ slug, title: slug }) }).catch(() => null);
+      const res = await fetch(`${svc.url}/admin/p/w/nodes`, { method: "POST", headers: auth, body: JSON.stringify({ slug, title: slug }) }).catch(() => null);
       if (res?.status === 201) acknowledged.push(slug);
       else if (res === null) return; // the process is gone
     }
@@ -165,13 +142,13 @@ test("kill -9 during acknowledged writes: a restart works at once and every writ
   await Promise.all(writers);
 
   // The kernel dropped the lock with the process: the next start is not blocked.
-  const again = spawnService(dataDir, port);
-  await ready(again);
-  const res = await fetch(`${again.base}/admin/p/w/nodes?per_page=100&page=1`, { headers: auth });
+  const again = spawnLocked(dataDir, port);
+  await untilReady(again, 20_000, 50);
+  const res = await fetch(`${again.url}/admin/p/w/nodes?per_page=100&page=1`, { headers: auth });
   expect(res.status).toBe(200);
   const found = new Set<string>();
   for (let page = 1; ; page++) {
-    const r = await (await fetch(`${again.base}/admin/p/w/nodes?per_page=100&page=${page}`, { headers: auth })).json();
+    const r = await (await fetch(`${again.url}/admin/p/w/nodes?per_page=100&page=${page}`, { headers: auth })).json();
     for (const n of r.data as Array<{ slug: string }>) found.add(n.slug);
     if ((r.data as unknown[]).length < 100) break;
   }

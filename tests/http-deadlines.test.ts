@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { join } from "node:path";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createAdminKey } from "../src/keys/service";
 import { ADMIN_SCOPES } from "../src/lib/scopes";
 import { type FakeVendors, startFakeVendors } from "./fake-vendors";
-import { freePort, migratedDataDir, pgUrl, waitFor } from "./helpers";
+import { migratedDataDir, pgUrl, waitFor } from "./helpers";
+import { type Spawned, spawnService, untilReady } from "./service-process";
 
 const IDLE = 2; // seconds
 // Past the point where Bun resets a connection whose handler is still working (~8 s at a 2 s deadline,
@@ -20,12 +20,11 @@ const IDLE = 2; // seconds
 const VENDOR_DELAY_MS = (IDLE + 8) * 1000;
 const token = `deadline-test-root-token-${crypto.randomUUID()}`;
 const SLOW_SLUG = "slow";
-let proc: ReturnType<typeof Bun.spawn>;
+let svc: Spawned;
 let base = "";
 let port = 0;
 let vendors: FakeVendors;
 let slowVendor: ReturnType<typeof Bun.serve>;
-let output = "";
 let dataDir = "";
 
 beforeAll(async () => {
@@ -42,42 +41,14 @@ beforeAll(async () => {
     },
   });
   dataDir = await migratedDataDir(); // the embedded database, whatever the suite runs on
-  port = freePort();
-  base = `http://127.0.0.1:${port}`;
-  proc = Bun.spawn([process.execPath, "src/main.ts"], {
-    cwd: join(import.meta.dir, ".."),
-    env: {
-      ...process.env,
-      DATABASE_URL: "",
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      ADMIN_TOKEN: token,
-      SEED_DEMO: "false",
-      AI_ALLOW_PRIVATE_URLS: "true",
-      LOG_LEVEL: "warn",
-      HTTP_IDLE_TIMEOUT: String(IDLE),
-    },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  void (async () => {
-    for await (const c of proc.stderr as ReadableStream<Uint8Array>) output += new TextDecoder().decode(c);
-  })();
-  const deadline = Date.now() + 30_000;
-  while (
-    !(await fetch(`${base}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false))
-  ) {
-    if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`service did not start:\n${output}`);
-    await Bun.sleep(100);
-  }
+  svc = spawnService({ DATABASE_URL: "", DATA_DIR: dataDir, ADMIN_TOKEN: token, AI_ALLOW_PRIVATE_URLS: "true", HTTP_IDLE_TIMEOUT: String(IDLE) });
+  ({ url: base, port } = svc);
+  await untilReady(svc);
 });
 
 afterAll(async () => {
-  proc?.kill("SIGKILL");
-  await proc?.exited;
+  svc?.proc.kill("SIGKILL");
+  await svc?.proc.exited;
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   slowVendor?.stop(true);
   await vendors?.stop();
@@ -192,25 +163,11 @@ test.skipIf(!pgUrl).concurrent(
     const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });
     const { plaintext } = await createAdminKey(handle.db, { name: "deadline", scopes: [...ADMIN_SCOPES] }, null, new Date());
     await handle.close();
-    const p = freePort();
-    const svc = Bun.spawn([process.execPath, "src/main.ts"], {
-      cwd: join(import.meta.dir, ".."),
-      env: { ...process.env, DATABASE_URL: pgUrl!, PORT: String(p), HOST: "127.0.0.1", SEED_DEMO: "false", LOG_LEVEL: "warn", HTTP_IDLE_TIMEOUT: String(IDLE) },
-      stdout: "ignore",
-      stderr: "ignore",
-    });
+    const service = spawnService({ DATABASE_URL: pgUrl!, HTTP_IDLE_TIMEOUT: String(IDLE) });
     const sql = postgres(pgUrl!, { max: 2, onnotice: () => {} });
     try {
-      const url = `http://127.0.0.1:${p}`;
-      const deadline = Date.now() + 30_000;
-      while (
-        !(await fetch(`${url}/readyz`)
-          .then((r) => r.ok)
-          .catch(() => false))
-      ) {
-        if (Date.now() > deadline || svc.exitCode !== null) throw new Error("service did not start");
-        await Bun.sleep(100);
-      }
+      const { url } = service;
+      await untilReady(service);
       const auth = { authorization: `Bearer ${plaintext}`, "content-type": "application/json" };
       const slug = `deadline-${crypto.randomUUID().slice(0, 8)}`;
       expect((await fetch(`${url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug, name: slug }) })).status).toBe(201);
@@ -236,7 +193,7 @@ test.skipIf(!pgUrl).concurrent(
       expect(res.status).toBe(200);
       expect((await res.json()).data).toEqual([]);
     } finally {
-      svc.kill("SIGKILL");
+      service.proc.kill("SIGKILL");
       await sql.end({ timeout: 5 });
     }
   },
