@@ -5,7 +5,7 @@
 // on both instances; /readyz says 503 during the outage and 200 after.
 import { describe, expect, test } from "bun:test";
 import { emptyPgDatabase, pgUrl, sendJson } from "./helpers";
-import { pgProxy } from "./pg-proxy";
+import { pgProxyFor } from "./pg-proxy";
 import { type Served, serve } from "./service-process";
 
 const OUTAGE_MS = 8000;
@@ -13,16 +13,11 @@ const OUTAGE_MS = 8000;
 describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind a proxy that goes away (PostgreSQL only: needs DATABASE_URL; processes cannot share the embedded database)", () => {
   test("8 s without the database under load: >= 99 % of page reads 200, removed pages 404 on both instances, /readyz 503 then 200", async () => {
     const { name, drop } = await emptyPgDatabase("t_stale");
-    const direct = new URL(pgUrl!);
-    const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const viaProxy = new URL(pgUrl!);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    viaProxy.pathname = `/${name}`;
+    const proxy = await pgProxyFor(pgUrl!, { database: name });
     const token = `stale-test-root-token-${crypto.randomUUID()}`;
     const instances: Served[] = [];
     try {
-      instances.push(await serve(viaProxy.toString(), token), await serve(viaProxy.toString(), token));
+      instances.push(await serve(proxy.url, token), await serve(proxy.url, token));
       const [a, b] = instances as [Served, Served];
       const call = (svc: Served, method: string, path: string, body?: unknown): Promise<Response> => sendJson(svc.url + path, token, method, { body, timeoutMs: 15_000 });
       const read = (svc: Served, path: string): Promise<{ status: number; stale: boolean; title?: string }> =>

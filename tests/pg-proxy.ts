@@ -55,3 +55,14 @@ export async function pgProxy(
     },
   };
 }
+
+/** A pgProxy before the server of `url` (database `database`, default: url's), and that database's URL through it. */
+export async function pgProxyFor(url: string, opts: { database?: string; tap?: () => (fromClient: Buffer) => void } = {}): Promise<Awaited<ReturnType<typeof pgProxy>> & { url: string }> {
+  const direct = new URL(url);
+  const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) }, opts.tap);
+  const via = new URL(url);
+  via.hostname = "127.0.0.1";
+  via.port = String(proxy.port);
+  if (opts.database) via.pathname = `/${opts.database}`;
+  return { ...proxy, url: via.toString() };
+}

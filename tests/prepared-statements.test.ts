@@ -8,7 +8,7 @@ import { ConfigError, loadConfig } from "../src/config";
 import { generateKeyEntry } from "../src/lib/seal";
 import { openRuntime } from "../src/runtime";
 import { harness, pgUrl, seedNode, seedProject } from "./helpers";
-import { pgProxy } from "./pg-proxy";
+import { pgProxyFor } from "./pg-proxy";
 
 test("DATABASE_PREPARED_STATEMENTS is a boolean, true by default; anything else is a start-up problem", () => {
   expect(loadConfig({}).databasePreparedStatements).toBe(true);
@@ -74,13 +74,9 @@ function parseReader(seen: Parses): (chunk: Buffer) => void {
  */
 async function parsesOfService(preparedStatements: string): Promise<Parses> {
   const seen: Parses = { unnamed: [], named: [], encrypted: false };
-  const direct = new URL(pgUrl!);
-  const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) }, () => parseReader(seen));
-  const viaProxy = new URL(pgUrl!);
-  viaProxy.hostname = "127.0.0.1";
-  viaProxy.port = String(proxy.port);
+  const proxy = await pgProxyFor(pgUrl!, { tap: () => parseReader(seen) });
   const env = {
-    DATABASE_URL: viaProxy.toString(),
+    DATABASE_URL: proxy.url,
     DATABASE_PREPARED_STATEMENTS: preparedStatements,
     DB_POOL_SIZE: "2",
     SECRET_KEYS: generateKeyEntry(),

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freshDatabase, migratedDataDir, waitFor } from "./helpers";
+import { freshDatabase, migratedDataDir, readReply, waitFor } from "./helpers";
 import { type Served, serve } from "./service-process";
 
 const MiB = 1024 * 1024;
@@ -29,13 +29,7 @@ const api = async (method: string, path: string, opts: { key?: string | null; ty
   const key = opts.key === undefined ? token : opts.key;
   if (key) headers.authorization = `Bearer ${key}`;
   if (opts.type) headers["content-type"] = opts.type;
-  const res = await fetch(served.url + path, { method, headers, body: opts.body });
-  const text = await res.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {}
-  return { status: res.status, headers: res.headers, text, json };
+  return readReply(await fetch(served.url + path, { method, headers, body: opts.body }));
 };
 
 beforeAll(async () => {

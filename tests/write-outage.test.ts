@@ -8,18 +8,13 @@ import { sql } from "drizzle-orm";
 import { openDb } from "../db/client";
 import { isDatabaseUnavailable } from "../src/errors";
 import { emptyPgDatabase, pgUrl } from "./helpers";
-import { pgProxy } from "./pg-proxy";
+import { pgProxyFor } from "./pg-proxy";
 
 describe.if(pgUrl !== null)("writes across a database outage, PostgreSQL behind a proxy (PostgreSQL only: needs DATABASE_URL)", () => {
   test("8 writers in transactions through 4 cuts: every write settles (committed or unavailable) within 2 s of the restore, and writes work at once after", async () => {
     const { name, drop } = await emptyPgDatabase("t_wout");
-    const direct = new URL(pgUrl!);
-    const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const viaProxy = new URL(pgUrl!);
-    viaProxy.hostname = "127.0.0.1";
-    viaProxy.port = String(proxy.port);
-    viaProxy.pathname = `/${name}`;
-    const handle = await openDb({ databaseUrl: viaProxy.toString(), dataDir: "", poolSize: 5 });
+    const proxy = await pgProxyFor(pgUrl!, { database: name });
+    const handle = await openDb({ databaseUrl: proxy.url, dataDir: "", poolSize: 5 });
     try {
       await handle.db.execute(sql`create table counter (id int primary key, n int not null)`);
       await handle.db.execute(sql`insert into counter values (1, 0)`);
