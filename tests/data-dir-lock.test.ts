@@ -45,16 +45,16 @@ function spawnService(dataDir: string, port: number): Service {
 }
 
 async function ready(s: Service): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (
-    !(await fetch(`${s.base}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false))
-  ) {
-    if (s.proc.exitCode !== null) throw new Error(`service exited ${s.proc.exitCode}:\n${s.output()}`);
-    if (Date.now() > deadline) throw new Error(`service not ready:\n${s.output()}`);
-    await Bun.sleep(50);
-  }
+  const up = async (): Promise<boolean> => {
+    if (s.proc.exitCode !== null) throw new Error(`service exited ${s.proc.exitCode}`);
+    return fetch(`${s.base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  };
+  await waitFor(up, { timeout: 20_000, interval: 50, what: "the service ready" }).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${s.output()}`);
+  });
 }
 
 /** Runs a process to its end with a deadline; returns exit code and all output. */

@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "./helpers";
+import { freePort, waitFor } from "./helpers";
 
 export interface Served {
   url: string;
@@ -50,17 +50,16 @@ export async function serve(databaseUrl: string, token: string, poolSize = 5, op
     if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   };
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
-  while (
-    !(await fetch(`${url}/readyz`)
-      .then((r) => r.ok)
-      .catch(() => false))
-  ) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      await kill();
-      throw new Error(`service did not start:\n${out}`);
-    }
-    await Bun.sleep(100);
-  }
+  const ready = async (): Promise<boolean> => {
+    if (proc.exitCode !== null) throw new Error(`it exited ${proc.exitCode}`);
+    return fetch(`${url}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+  };
+  await waitFor(ready, { timeout: opts.startTimeoutMs ?? 30_000, interval: 100, what: "/readyz 200" }).catch(async (err: Error) => {
+    await kill();
+    throw new Error(`service did not start (${err.message}):\n${out}`);
+  });
   return { url, output: () => out, alive: () => proc.exitCode === null && proc.signalCode === null, kill };
 }

@@ -3,9 +3,9 @@
 // late enough to outlast it and hands the rest back, so another claim (here a second dispatcher)
 // never takes rows still being sent: each event once, in order, one request at a time.
 import { afterAll, expect, test } from "bun:test";
-import { eq } from "drizzle-orm";
+import { and, eq, ne } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { webhookDeliveries } from "../db/schema";
+import { webhookDeliveries, webhookOutbox } from "../db/schema";
 import { startDispatcher } from "../src/webhooks/dispatcher";
 import { harness, seedNode, seedProject, waitFor } from "./helpers";
 import { startReceiver } from "./webhooks.helpers";
@@ -36,7 +36,15 @@ test("a backlog sent slower than its lease: each event once, in order, never two
   );
   expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } })).status).toBe(200);
   await waitFor(() => receiver.on("/slow").length >= N, { timeout: 20_000, what: "every event" });
-  await Bun.sleep(1500);
+  // No fixed window for "nothing more arrives": once every row is delivered, both dispatchers stop
+  // and wait for their attempts in flight, so what the receiver holds afterwards is final.
+  const unsettled = () =>
+    h.deps.db
+      .select({ id: webhookOutbox.id })
+      .from(webhookOutbox)
+      .where(and(eq(webhookOutbox.endpointId, ep.id), ne(webhookOutbox.status, "delivered")));
+  await waitFor(async () => (await unsettled()).length === 0, { timeout: 10_000, what: "every outbox row delivered" });
+  await Promise.all(dispatchers.map((d) => d.stop()));
   const got = receiver.on("/slow");
   expect(got.map((r) => (new Webhook(ep.secret).verify(r.body, r.headers) as any).data.node.path)).toEqual(Array.from({ length: N }, (_, i) => `e${String(i).padStart(2, "0")}`));
   expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(N);
