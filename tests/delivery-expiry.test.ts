@@ -217,7 +217,8 @@ describe("delivery: reads racing writes on the writing instance", async () => {
         const r = await get(h, url);
         expect(r.status).toBe(200);
         reads += 1;
-        // A cache hit settles with microtasks only: yield, or the loop would starve the database I/O.
+        // fixed wait: none, a yield. A cache hit settles with microtasks only: yield, or the loop
+        // would starve the database I/O.
         await new Promise((r) => setTimeout(r, 0));
       }
     });
@@ -225,8 +226,8 @@ describe("delivery: reads racing writes on the writing instance", async () => {
       for (let i = 1; i <= 25; i++) {
         expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${n.id}`, { body: { title: `v${i}` } })).status).toBe(200);
         expect((await get(h, url)).json.data.title).toBe(`v${i}`);
-        // On PGlite a write and its read can settle with microtasks only (the ETag hash is
-        // synchronous): yield, as requests arriving on sockets do, so the readers run meanwhile.
+        // fixed wait: none, a yield. On PGlite a write and its read can settle with microtasks only
+        // (the ETag hash is synchronous): yield, as requests arriving on sockets do, so the readers run meanwhile.
         await new Promise((r) => setTimeout(r, 0));
       }
     } finally {

@@ -96,12 +96,11 @@ test("the server's front answers hot reads before Elysia, identically, once logg
     const routedBody = await miss.text();
     // Until the engine's LISTEN is up (PostgreSQL) a read re-checks the version: poll until the
     // front answers by itself (direct call, as Bun.serve calls it).
-    let direct: Response | null = null;
-    for (let i = 0; i < 100 && direct === null; i++) {
-      await Bun.sleep(20);
+    const answersAlone = async (): Promise<Response | null> => {
       await fetch(base + path).then((r) => r.arrayBuffer());
-      direct = front.answer(new Request(base + path, { headers: { "x-request-id": "direct" } }));
-    }
+      return front.answer(new Request(base + path, { headers: { "x-request-id": "direct" } }));
+    };
+    const direct = await waitFor(answersAlone, { timeout: 5000, interval: 20 }).catch(() => null); // judged just below
     expect(direct).not.toBeNull();
     expect(await direct!.text()).toBe(routedBody);
     expect(direct!.headers.get("x-request-id")).toBe("direct");

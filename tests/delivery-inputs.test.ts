@@ -124,8 +124,8 @@ describe("the gzip representation counts against the cache's byte bound", async 
     expect(cache.stats().bytes).toBe(before + gz.body.byteLength);
     // Counted once, however often it is served.
     await respond(req, answer, (a, n) => cache.grow(a, n));
-    // Not a wait for a condition: one macrotask lets a size hook the second respond() might have
-    // scheduled run before the count is checked (it must not have grown).
+    // fixed wait: none, a yield. Not a wait for a condition: one macrotask lets a size hook the second
+    // respond() might have scheduled run before the count is checked (it must not have grown).
     await new Promise((r) => setTimeout(r, 0));
     expect(cache.stats().bytes).toBe(before + gz.body.byteLength);
     // Replacing the entry gives back both.

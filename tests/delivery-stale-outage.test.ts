@@ -4,7 +4,7 @@
 // stale) while writers edit other pages; pages deleted or unpublished before the outage stay 404
 // on both instances; /readyz says 503 during the outage and 200 after.
 import { describe, expect, test } from "bun:test";
-import { emptyPgDatabase, pgUrl, sendJson } from "./helpers";
+import { emptyPgDatabase, pgUrl, sendJson, waitFor } from "./helpers";
 import { pgProxyFor } from "./pg-proxy";
 import { type Served, serve } from "./service-process";
 
@@ -51,15 +51,20 @@ describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind 
       let stop = false;
       let outage: { from: number; to: number } | null = null;
       const writes = { ok: 0, unavailable: 0, other: [] as string[] };
+      // Who has had an answer: every writer acknowledged, every read page 200 (the load is running).
+      const wrote = new Set<number>();
+      const readOk = new Set<string>();
       const writer = async (w: number): Promise<void> => {
         for (let seq = 0; !stop; seq++) {
           const svc = instances[(w + seq) % 2]!;
           const r = await call(svc, "PATCH", `/admin/p/${slug}/nodes/${edited[w]}`, { title: `edited ${w} #${seq}` }).catch(() => null);
-          if (r?.ok) writes.ok++;
-          else if (r?.status === 503) writes.unavailable++;
+          if (r?.ok) {
+            writes.ok++;
+            wrote.add(w);
+          } else if (r?.status === 503) writes.unavailable++;
           else writes.other.push(`${r?.status ?? "fetch failed"}`);
           await r?.body?.cancel();
-          await Bun.sleep(20);
+          await Bun.sleep(20); // fixed wait: the writers' pace (the load), not a wait for an outcome
         }
       };
       const during: { status: number; stale: boolean }[] = [];
@@ -72,7 +77,8 @@ describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind 
           const res = await read(svc, seq % 3 === 0 ? `${api}/nodes/by-path/${page}?locale=en` : `${api}/nodes/by-path/${page}`);
           if (outage && at >= outage.from && at < outage.to) during.push(res);
           else if (res.status !== 200 && !outage) readerOut.push(`before: ${res.status}`);
-          await Bun.sleep(5);
+          if (res.status === 200) readOk.add(page);
+          await Bun.sleep(5); // fixed wait: the readers' pace (the load), not a wait for an outcome
         }
       };
       const load = [...Array.from({ length: 8 }, (_, w) => writer(w)), ...Array.from({ length: 4 }, (_, r) => reader(r))];
@@ -80,10 +86,13 @@ describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind 
       // Under load: the removals, seen by both instances before the outage (by NOTIFY on b). The
       // unpublished page is read again after its removal on one instance (its 404 seen), the
       // deleted one is not read again anywhere.
-      await Bun.sleep(2000);
+      await waitFor(() => wrote.size === 8 && readOk.size === readPages.length, { timeout: 10_000, what: "every writer and every read page answered" });
       expect((await call(a, "DELETE", `/admin/p/${slug}/nodes/${deleted}`)).status).toBe(204);
       expect((await call(b, "POST", `/admin/p/${slug}/nodes/${unpublished}/unpublish`)).status).toBe(200);
       expect((await read(a, `${api}/nodes/by-path/unpublished`)).status).toBe(404);
+      // fixed wait: b learns of the removals by NOTIFY alone, and nothing b answers tells that it
+      // has without reading a removed page there (which the test must not do) or re-checking the
+      // version another way (which would pass without the NOTIFY): 1 s, ample for a loopback NOTIFY.
       await Bun.sleep(1000);
 
       const readyDuring: number[][] = [[], []];
@@ -106,26 +115,29 @@ describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind 
             if (res.status === 200) removedDuring.push(`${i} ${p}: came back (${res.title})`);
           }
         }
-        await Bun.sleep(250);
+        await Bun.sleep(250); // fixed wait: the pace of the probes during the outage
       }
       await proxy.restore();
       const restoredAt = Date.now();
       const readyAfter: number[] = [];
       for (const svc of instances) {
-        let at = 0;
-        while (Date.now() - restoredAt < 10_000 && at === 0) {
-          if (
-            (await fetch(`${svc.url}/readyz`).then(
-              (r) => r.status,
-              () => 0,
-            )) === 200
-          )
-            at = Date.now() - restoredAt;
-          else await Bun.sleep(50);
-        }
+        const ready = () =>
+          fetch(`${svc.url}/readyz`).then(
+            (r) => r.status === 200,
+            () => false,
+          );
+        const at = await waitFor(ready, { timeout: 10_000 - (Date.now() - restoredAt), interval: 50 }).then(
+          () => Date.now() - restoredAt,
+          () => 0,
+        );
         readyAfter.push(at);
       }
-      await Bun.sleep(1000);
+      // Fresh answers again (judged at the end): the load runs on until then, 2 s at most.
+      const fresh = async () => {
+        const r = await read(a, `${api}/nodes/by-path/read-1`);
+        return r.status === 200 && !r.stale;
+      };
+      await waitFor(fresh, { timeout: 2000, interval: 50 }).catch(() => {});
       stop = true;
       await Promise.all(load);
 

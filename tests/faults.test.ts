@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import postgres from "postgres";
 import { openDb } from "../db/client";
 import { createApp } from "../src/app";
-import { emptyPgDatabase, harness, pgUrl, sendJson } from "./helpers";
+import { emptyPgDatabase, harness, pgUrl, sendJson, waitFor } from "./helpers";
 import { type Served, serve } from "./service-process";
 
 // These faults need a PostgreSQL server to take away; CI's PostgreSQL pass runs them.
@@ -77,7 +77,7 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL only: needs DATABASE_UR
               () => 0,
             ),
           );
-          await Bun.sleep(50);
+          await Bun.sleep(50); // fixed wait: the pace of the /readyz probe during the faults, not a wait for an outcome
         }
       })();
 
@@ -88,7 +88,7 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL only: needs DATABASE_UR
         const rows = await control`select state, pg_terminate_backend(pid) as ok from pg_stat_activity
           where datname = ${name} and pid <> ${controlPid} and backend_type = 'client backend'`;
         for (const r of rows) killedStates.push(String(r.state));
-        await Bun.sleep(300);
+        await Bun.sleep(300); // fixed wait: the fault schedule (a termination every ~300 ms for 6 s)
       }
       const stoppedAt = Date.now();
       faulting = false;
@@ -104,19 +104,15 @@ describe.if(pgUrl !== null)("database faults (PostgreSQL only: needs DATABASE_UR
       expect(readyDuringFaults).toContain(503);
 
       // Within 5 s of the last fault: /readyz 200, then 30 parallel admin reads all 200, quickly.
-      let readyAt = 0;
-      while (Date.now() - stoppedAt < 5000) {
-        if (
-          (await fetch(`${base}/readyz`).then(
-            (r) => r.status,
-            () => 0,
-          )) === 200
-        ) {
-          readyAt = Date.now();
-          break;
-        }
-        await Bun.sleep(50);
-      }
+      const readyz = () =>
+        fetch(`${base}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
+      const readyAt = await waitFor(readyz, { timeout: 5000 - (Date.now() - stoppedAt), interval: 50 }).then(
+        () => Date.now(),
+        () => 0,
+      );
       // On failure the service's output and the slow requests are shown beside the verdict.
       expect({ ready: readyAt > 0, output: readyAt ? "" : svc.output().slice(-3000), slow: readyAt ? [] : slow }).toEqual({ ready: true, output: "", slow: [] });
       const t0 = performance.now();

@@ -195,7 +195,7 @@ export async function waitFor<T>(condition: () => T | Promise<T>, opts: { timeou
     const value = await condition();
     if (value) return value as Exclude<T, false | 0 | "" | null | undefined>;
     if (performance.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await Bun.sleep(interval);
+    await Bun.sleep(interval); // fixed wait: the poll interval of the one wait for a condition
   }
 }
 

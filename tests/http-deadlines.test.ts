@@ -34,7 +34,7 @@ beforeAll(async () => {
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
-      await Bun.sleep(VENDOR_DELAY_MS);
+      await Bun.sleep(VENDOR_DELAY_MS); // fixed wait: the stand-in vendor is slow on purpose (what the test is about)
       const url = new URL(req.url);
       const headers: Record<string, string> = { "content-type": "application/json", authorization: req.headers.get("authorization") ?? "" };
       return fetch(`${vendors.origin}${url.pathname}`, { method: req.method, headers, body: await req.text() });
@@ -54,16 +54,22 @@ afterAll(async () => {
   await vendors?.stop();
 });
 
-/** Opens a socket, writes `prefix`, then one byte every `everyMs`; resolves with when it was closed (or null). */
-function trickle(prefix: string, everyMs: number, giveUpMs: number): { closedAfterMs: Promise<number | null>; received: () => string } {
+/**
+ * Opens a socket, writes `prefix`, then one byte every `everyMs`; resolves with when it was closed
+ * (or null). `trickled` counts the bytes written after the prefix.
+ */
+function trickle(prefix: string, everyMs: number, giveUpMs: number): { closedAfterMs: Promise<number | null>; received: () => string; trickled: () => number } {
   let received = "";
+  let trickled = 0;
   const started = Date.now();
   const closedAfterMs = new Promise<number | null>((resolve) => {
     const s: Socket = connect(port, "127.0.0.1", () => {
       s.write(prefix);
     });
     const tick = setInterval(() => {
-      if (!s.destroyed) s.write("x");
+      if (s.destroyed) return;
+      s.write("x");
+      trickled++;
     }, everyMs);
     const giveUp = setTimeout(() => {
       clearInterval(tick);
@@ -78,7 +84,7 @@ function trickle(prefix: string, everyMs: number, giveUpMs: number): { closedAft
       resolve(Date.now() - started);
     });
   });
-  return { closedAfterMs, received: () => received };
+  return { closedAfterMs, received: () => received, trickled: () => trickled };
 }
 
 test.concurrent("trickled headers and trickled bodies are closed within the bound; a normal request meanwhile succeeds", async () => {
@@ -91,8 +97,11 @@ test.concurrent("trickled headers and trickled bodies are closed within the boun
   );
   const keepAliveIdle = trickle("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 60_000, 25_000);
 
-  // Normal traffic is unaffected while the slow clients hang on.
-  await Bun.sleep(500);
+  // Normal traffic is unaffected while the slow clients hang on: each is mid-request (a byte
+  // trickled after its prefix), the keep-alive one has had its answer.
+  await waitFor(() => [headers, jsonBody, mcpBody].every((t) => t.trickled() > 0) && keepAliveIdle.received().includes("HTTP/1.1 200"), {
+    what: "the slow clients connected and trickling",
+  });
   const ok = await fetch(`${base}/admin/projects`, { headers: { authorization: `Bearer ${token}` } });
   expect(ok.status).toBe(200);
 
@@ -185,7 +194,9 @@ test.skipIf(!pgUrl).concurrent(
       // The GET's query really waits on the lock (a quick answer would prove nothing).
       const waiting = () => sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.then((r) => r[0]?.n > 0);
       await waitFor(waiting, { timeout: 5000, interval: 50, what: "the GET's query waiting on the lock" });
-      await Bun.sleep(VENDOR_DELAY_MS); // past the idle deadline and the point where Bun would reset it
+      // fixed wait: the lock is held past the idle deadline and the point where Bun would reset the
+      // connection (a span of time is what is tested; a reset would end `read` early and fail below).
+      await Bun.sleep(VENDOR_DELAY_MS);
       const releasedAt = Date.now();
       release();
       const res = await read;

@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import { createLogger } from "../src/lib/log";
 import { batchedStdout } from "../src/lib/log-sink";
+import { waitFor } from "./helpers";
 
 test("lines of one turn go out in one write, in order; a large batch is written at once", async () => {
   const writes: string[] = [];
@@ -9,7 +10,7 @@ test("lines of one turn go out in one write, in order; a large batch is written 
   const log = createLogger("info", (l) => sink.write(l));
   for (let i = 0; i < 100; i++) log.info("request", { n: i, token: "secret-value" });
   expect(writes).toHaveLength(0); // nothing on the request path
-  for (let i = 0; i < 50 && writes.length === 0; i++) await Bun.sleep(1);
+  await waitFor(() => writes.length > 0, { interval: 1, what: "the batch written" });
   expect(writes).toHaveLength(1);
   const lines = writes[0]!.split("\n");
   expect(lines.pop()).toBe("");

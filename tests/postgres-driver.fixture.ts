@@ -23,7 +23,7 @@ async function waitForActive(marker: string): Promise<void> {
   while (Date.now() < deadline) {
     const rows = await control`select 1 from pg_stat_activity where datname = current_database() and state = 'active' and query like ${`%${marker}%`} and pid <> ${controlPid}`;
     if (rows.length > 0) return;
-    await Bun.sleep(20);
+    await Bun.sleep(20); // fixed wait: the poll interval of this wait for a condition (no bun:test here for waitFor)
   }
   throw new Error(`no backend ran ${marker}`);
 }
@@ -31,7 +31,9 @@ async function waitForActive(marker: string): Promise<void> {
 /** After the fault: every one of 20 parallel queries must answer, and quickly. */
 async function poolServes(): Promise<{ ok: number; failed: string[]; ms: number }> {
   const t0 = performance.now();
-  const out = await Promise.allSettled(Array.from({ length: 20 }, () => Promise.race([sql`select 1 as one`, Bun.sleep(5000).then(() => Promise.reject(new Error("TIMEOUT")))])));
+  const out = await Promise.allSettled(
+    Array.from({ length: 20 }, () => Promise.race([sql`select 1 as one`, /* fixed wait: a deadline */ Bun.sleep(5000).then(() => Promise.reject(new Error("TIMEOUT")))])),
+  );
   const failed = out.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason?.code ?? (r as PromiseRejectedResult).reason?.message));
   return { ok: out.length - failed.length, failed, ms: Math.round(performance.now() - t0) };
 }
@@ -75,7 +77,7 @@ if (scenario === "transaction") {
         });
         acked.push(id);
       } catch {
-        await Bun.sleep(5);
+        await Bun.sleep(5); // fixed wait: the writers' pace after a failure (the load)
       }
     }
   };
@@ -84,7 +86,7 @@ if (scenario === "transaction") {
   let kills = 0;
   while (Date.now() < until) {
     kills += await terminateAll();
-    await Bun.sleep(100);
+    await Bun.sleep(100); // fixed wait: the fault schedule (every backend terminated every 100 ms for 2 s)
   }
   stop = true;
   await Promise.all(writers);

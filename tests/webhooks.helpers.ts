@@ -31,7 +31,7 @@ export function startReceiver(): Receiver {
       received.push({ path, headers: Object.fromEntries(req.headers), body, at: Date.now() });
       const answer = scripts.get(path)?.shift() ?? { status: 200 };
       if (answer.hang) await new Promise(() => {});
-      if (answer.delayMs) await Bun.sleep(answer.delayMs);
+      if (answer.delayMs) await Bun.sleep(answer.delayMs); // fixed wait: a slow endpoint, as the test scripted it
       return new Response("ok", { status: answer.status, headers: answer.headers });
     },
   });

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { openDb } from "../db/client";
 import { isDatabaseUnavailable } from "../src/errors";
-import { emptyPgDatabase, pgUrl } from "./helpers";
+import { emptyPgDatabase, pgUrl, waitFor } from "./helpers";
 import { pgProxyFor } from "./pg-proxy";
 
 describe.if(pgUrl !== null)("writes across a database outage, PostgreSQL behind a proxy (PostgreSQL only: needs DATABASE_URL)", () => {
@@ -38,23 +38,26 @@ describe.if(pgUrl !== null)("writes across a database outage, PostgreSQL behind 
             else outcome.other.push(String((err as Error).message).slice(0, 100));
           }
           pending.delete(id);
-          await Bun.sleep(2);
+          await Bun.sleep(2); // fixed wait: the writers' pace (the load), not a wait for an outcome
         }
       };
       const load = Array.from({ length: 8 }, writer);
       const stuck: { cut: number; ages: number[] }[] = [];
       for (let cut = 0; cut < 4; cut++) {
+        // fixed wait: the fault schedule (writes for ~400 ms, then an outage of 1 s), not a wait for an outcome.
         await Bun.sleep(400 + Math.random() * 50);
         await proxy.cut();
-        await Bun.sleep(1000);
+        await Bun.sleep(1000); // fixed wait: the outage lasts 1 s
         await proxy.restore();
-        await Bun.sleep(2000);
-        // The pool reconnects within ~1 s (backoff capped): anything older than 2.5 s is stuck.
+        // The pool reconnects within ~1 s (backoff capped): every write pending at the restore
+        // settles within 2 s of it; one still pending then and older than 2.5 s is stuck.
+        const atRestore = [...pending.keys()];
+        await waitFor(() => atRestore.every((id) => !pending.has(id)), { timeout: 2000, interval: 20 }).catch(() => {}); // judged just below
         const ages = [...pending.values()].map((at) => Date.now() - at).filter((ms) => ms > 2500);
         if (ages.length) stuck.push({ cut, ages });
       }
       stop = true;
-      await Promise.race([Promise.all(load), Bun.sleep(3000)]);
+      await Promise.race([Promise.all(load), Bun.sleep(3000)]); // fixed wait: a deadline (a stuck writer is reported below)
       expect(stuck).toEqual([]);
       expect(outcome.other).toEqual([]);
       expect(outcome.unavailable).toBeGreaterThan(0);

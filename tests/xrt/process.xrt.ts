@@ -18,7 +18,7 @@ describe(`process edges: ${describeRun()}`, () => {
       const holderPid = holder.servicePid();
 
       const second = await startService({ dataDir: holder.dataDir, ready: false });
-      const code = await Promise.race([second.exited, Bun.sleep(60_000).then(() => "still running after 60 s")]);
+      const code = await Promise.race([second.exited, /* fixed wait: a deadline */ Bun.sleep(60_000).then(() => "still running after 60 s")]);
       expect(code).toBe(2); // the documented start-up refusal (npm passes the service's exit code on)
       const line = second.output().trim();
       expect(line).toContain(`DATA_DIR ${holder.dataDir} is in use by the service`);
@@ -50,7 +50,7 @@ describe(`process edges: ${describeRun()}`, () => {
       const res = await inFlight;
       expect(res.status).toBe(200);
       expect(res.json.data.translation).toBe("[translated] Hello");
-      expect(await Promise.race([svc.exited, Bun.sleep(30_000).then(() => "still running after 30 s")])).toBe(0);
+      expect(await Promise.race([svc.exited, /* fixed wait: a deadline */ Bun.sleep(30_000).then(() => "still running after 30 s")])).toBe(0);
       await expect(fetch(`${svc.base}/healthz`)).rejects.toThrow();
       expect(svc.output()).toContain('"msg":"stopped"');
       expect(svc.output()).not.toContain("sk-xrt-drain");

@@ -90,7 +90,7 @@ export async function waitFor<T>(condition: () => T | Promise<T>, what: string, 
     const v = await condition();
     if (v) return v;
     if (performance.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await Bun.sleep(50);
+    await Bun.sleep(50); // fixed wait: the poll interval of the one wait for a condition
   }
 }
 
@@ -180,7 +180,7 @@ export async function startService(opts: StartOptions = {}): Promise<Service & {
     async stop() {
       if (exitCode !== null) return;
       signal(svc.servicePid(), "SIGTERM");
-      const done = await Promise.race([exited.then(() => true), Bun.sleep(15_000).then(() => false)]);
+      const done = await Promise.race([exited.then(() => true), /* fixed wait: a deadline */ Bun.sleep(15_000).then(() => false)]);
       if (!done) signal(-proc.pid!, "SIGKILL");
       await exited;
     },
@@ -200,7 +200,7 @@ export async function startService(opts: StartOptions = {}): Promise<Service & {
       await stopAll();
       throw new Error(`the service (${RUNTIME}, ${argv.join(" ")}) ${failure}:\n${out}`);
     }
-    await Bun.sleep(100);
+    await Bun.sleep(100); // fixed wait: the poll interval of this wait for /readyz (with a deadline)
   }
 }
 
