@@ -64,7 +64,7 @@ test("upload from a URL, list, read, edit, describe with the AI provider and del
   expect([variant.status, variant.headers.get("content-type")]).toEqual([200, "image/webp"]);
   expect(await bucket.has(`${up.media.hash.slice(0, 2)}/${up.media.hash}/v/w320-h0-inside-q75.webp`)).toBe(true);
   const served = await m.h.app.handle(new Request(read.media.url));
-  expect(new Uint8Array(await served.arrayBuffer())).toEqual(png);
+  expect(new Uint8Array(await served.arrayBuffer())).toEqual(png as Uint8Array<ArrayBuffer>);
 
   // The S3 driver, not the disk: nothing under DATA_DIR/media.
   expect(existsSync(join(bucket.env().DATA_DIR!, "media"))).toBe(false);
