@@ -86,7 +86,11 @@ describe("approvals for agents", async () => {
             name: "publish_node",
             arguments: { node_id: nodeId },
             ...extra,
-            _meta: { "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } }, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" } },
+            _meta: {
+              "io.modelcontextprotocol/protocolVersion": V,
+              "io.modelcontextprotocol/clientCapabilities": { elicitation: { url: {} } },
+              "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+            },
           },
         },
         { token: drafter.token, headers: { "mcp-protocol-version": V, "mcp-method": "tools/call", "mcp-name": "publish_node" } },
