@@ -142,7 +142,7 @@ function watchedSession(session: object, before: Before): object {
  * transactions (their BEGIN, then every statement inside, savepoints included). Each goes through the
  * session, which the proxy replaces wherever the Db hands it out.
  */
-export function watchedDb(db: Db, before: Before): Db {
+function watchedDb(db: Db, before: Before): Db {
   let session: object | null = null;
   const watchedQuery = (query: object): object =>
     new Proxy(query, {

@@ -44,7 +44,7 @@ export type Vendor = "openai" | "anthropic" | "gemini" | "mistral" | "groq" | "o
 type Protocol = "openai" | "anthropic" | "gemini";
 
 /** The vendors' public API hosts, as the kinds' default base URLs name them. */
-export const VENDOR_HOSTS: Readonly<Record<string, Vendor>> = {
+const VENDOR_HOSTS: Readonly<Record<string, Vendor>> = {
   "api.openai.com": "openai",
   "api.anthropic.com": "anthropic",
   "generativelanguage.googleapis.com": "gemini",
@@ -69,13 +69,13 @@ interface RecordedRequest {
 }
 
 /** What the app dialled through `internet()`: the URL, and the Host and TLS server name it asked for. */
-export interface Dialled {
+interface Dialled {
   url: string;
   host: string | null;
   serverName: string | null;
 }
 
-export interface Internet {
+interface Internet {
   readonly fetch: typeof fetch;
   readonly dialled: Dialled[];
   /** What the vendors answer from now on (default "ok"). */
