@@ -26,9 +26,9 @@ describe("content writes: one invalidation per write per instance", async () => 
   const other = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: counted.other.db, dbHandle: fresh.handle }); // a second app over the same database
   const p = await seedProject(h, { public_base_url: "https://site.example" });
   const node = await seedNode(h, p.slug, { slug: "page", title: "Page" }, true);
-  // A second project, whose page marks how far an instance has read its notifications.
-  const marker = await seedProject(h);
-  await seedNode(h, marker.slug, { slug: "marker", title: "Marker" }, true);
+  // Two more projects, whose pages mark how far an instance has read its notifications.
+  const markers = [await seedProject(h), await seedProject(h)] as const;
+  for (const m of markers) await seedNode(h, m.slug, { slug: "marker", title: "Marker" }, true);
 
   /** A read of `path` on `app`, with the statements it cost (0: answered from the cache). */
   async function read(app: TestHarness, path: string): Promise<{ title: string; statements: number }> {
@@ -39,21 +39,21 @@ describe("content writes: one invalidation per write per instance", async () => 
     return { title: res.json.data.title, statements: c.calls() - before };
   }
   const page = `/api/p/${p.slug}/nodes/by-path/page`;
+  const notify = (projectId: string) => fresh.handle.db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${projectId})`);
+  const dropped = async (app: TestHarness, m: (typeof markers)[number]): Promise<boolean> => (await read(app, `/api/p/${m.slug}/nodes/by-path/marker`)).statements > 0;
 
   /**
-   * Notifications sent after everything before: once `app` has dropped the marker project on one, it
-   * has handled every earlier one (they arrive in commit order). Sent again while none arrives: an
-   * app's LISTEN starts with its first read.
+   * Waits until `app` has handled every notification sent before (they arrive in commit order).
+   * First its LISTEN is known to work: a marker naming the first marker project is sent again until
+   * `app` drops that project (LISTEN starts with an app's first read). Then one marker naming the
+   * second: once it is handled, so is everything before it, the first markers included (none is
+   * left on its way to disturb a later read).
    */
   async function settled(app: TestHarness): Promise<void> {
-    await read(app, `/api/p/${marker.slug}/nodes/by-path/marker`);
-    await waitFor(
-      async () => {
-        await fresh.handle.db.execute(sql`select pg_notify(${CONTENT_CHANNEL}, ${marker.id})`);
-        return (await read(app, `/api/p/${marker.slug}/nodes/by-path/marker`)).statements > 0;
-      },
-      { timeout: 5000, what: "a marker notification" },
-    );
+    for (const m of markers) await read(app, `/api/p/${m.slug}/nodes/by-path/marker`);
+    await waitFor(async () => (await notify(markers[0].id), dropped(app, markers[0])), { timeout: 5000, what: "a marker notification" });
+    await notify(markers[1].id);
+    await waitFor(() => dropped(app, markers[1]), { timeout: 5000, what: "the last marker notification" });
   }
 
   test("the writer's instance drops the project once (its own NOTIFY drops nothing); the other instance once, through NOTIFY", async () => {
