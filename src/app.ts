@@ -13,6 +13,7 @@ import { ownDb, ownHandle } from "./lib/commits";
 import { MAX_BODY_BYTES } from "./lib/json";
 import { Slots } from "./lib/slots";
 import { withTimeout } from "./lib/timeout";
+import { WorkQueue } from "./lib/work-queue";
 import { mcpRoutes } from "./mcp/routes";
 import { createMediaDelivery } from "./media/delivery";
 import { mediaRoutes } from "./media/routes";
@@ -34,12 +35,14 @@ export function createApp(given: AppDeps) {
   // they reach this app's delivery cache and not that of another app built over the same Db.
   const db = ownDb(given.db);
   // The app's own services, made once and handed down: where media bytes live, the AI calls in
-  // flight per project, and one count of failed admin authentications per client address.
+  // flight per project, the image renders, and one count of failed admin authentications per
+  // client address.
   const mediaStorage = given.mediaStorage ?? createMediaStorage(given.config, given.fetch);
-  const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db), mediaStorage, aiSlots: given.aiSlots ?? new Slots() };
+  const renderQueue = given.renderQueue ?? new WorkQueue(given.config.media.renderConcurrency, given.config.media.renderQueue);
+  const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db), mediaStorage, aiSlots: given.aiSlots ?? new Slots(), renderQueue };
   const authenticate = adminAuthenticator(deps);
   const delivery = createDelivery(deps);
-  const media = createMediaDelivery(deps);
+  const media = createMediaDelivery(deps, delivery.project);
   // Hot reads answered before routing: delivery pages, and media files held in memory.
   const fastRead: typeof delivery.fastRead = (request, requestId) => delivery.fastRead(request, requestId) ?? media.fastRead(request, requestId);
   const access = accessLog(deps);
@@ -82,7 +85,7 @@ export function createApp(given: AppDeps) {
     .use(homeRoutes(deps))
     .use(operationRoutes(deps, OPERATIONS, authenticate))
     .use(modelFileRoutes(deps, authenticate))
-    .use(mediaRoutes(media))
+    .use(mediaRoutes(deps, media))
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps))

@@ -91,14 +91,34 @@ const VARIABLES = [
   ["WEBHOOKS_SECRET_GRACE", 86_400, "seconds the previous secret still signs (beside the new one) after a rotation"],
   ["WEBHOOKS_POLL_MS", 1000, "how often the dispatcher looks for due attempts without a NOTIFY (the safety net; retries falling due)"],
   ["WEBHOOKS_CONCURRENCY", 8, "webhook attempts in flight per instance (one at a time per endpoint, in event order)"],
+  [
+    "WEBHOOKS_PROJECT_CONCURRENCY",
+    4,
+    "webhook attempts in flight per project per instance (at most WEBHOOKS_CONCURRENCY): a project whose receivers stall holds no more; a free slot goes to the project with the fewest in flight",
+  ],
+  ["WEBHOOKS_MAX_ENDPOINTS", 10, "webhook endpoints per project (each event is one request per endpoint); creating one more is 409 conflict"],
   ["WEBHOOKS_DISPATCH", true, "run the webhook dispatcher in this instance (several instances share the outbox)"],
   ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
   ["MEDIA_STORAGE", "disk", "where media bytes live: disk (DATA_DIR/media) or s3 (the MEDIA_S3_* settings)"],
   ["MEDIA_MAX_BYTES", 25 * 1024 * 1024, "largest media upload, bytes"],
+  ["MEDIA_UPLOADS_IN_FLIGHT", 4, "uploads received at once per instance (each streamed to a temporary file, then checked in memory); one project takes at most half; past it 429 with Retry-After"],
   ["MEDIA_MAX_PIXELS", 100_000_000, "largest image accepted, width × height (read from the header, before decoding: decompression bombs are refused)"],
   ["MEDIA_QUOTA_BYTES", 10 * 1024 ** 3, "media storage per project, bytes (a project's media_quota_bytes setting overrides it)"],
   ["MEDIA_TYPES", "image/jpeg,image/png,image/webp,image/avif,image/gif,image/svg+xml,application/pdf", "comma-separated media types accepted (sniffed from the bytes)"],
   ["MEDIA_WIDTHS", "320,640,800,1024,1280,1600,1920,2560", "comma-separated widths (and heights) delivery renders variants at; any other is refused"],
+  ["MEDIA_RENDER_CONCURRENCY", 0, "image variants rendered at once per instance (0: half the cores, at least 1); an upload's image work is not held behind them"],
+  ["MEDIA_RENDER_QUEUE", 16, "variant renders waiting per instance (one project at most half of them); past it 503 with Retry-After"],
+  [
+    "MEDIA_RENDER_RATE",
+    60,
+    "variant renders one client address may start per minute per instance (stored variants are not counted; behind a proxy or CDN set TRUST_PROXY); past it 429 with Retry-After",
+  ],
+  ["MEDIA_VARIANTS", "on-demand", "on-demand: any variant of MEDIA_WIDTHS is rendered when first asked for; strict: only MEDIA_VARIANT_SET, rendered after each upload, any other refused (400)"],
+  [
+    "MEDIA_VARIANT_SET",
+    described("(each width of MEDIA_WIDTHS with fm=auto)"),
+    "the variants of MEDIA_VARIANTS=strict: query strings separated by spaces, e.g. w=640&fm=auto w=320&h=320&fit=cover&fm=webp",
+  ],
   ["MEDIA_S3_ENDPOINT", described("(unset)"), "S3 endpoint URL, e.g. https://s3.eu-west-1.amazonaws.com, https://<account>.r2.cloudflarestorage.com, http://minio:9000"],
   ["MEDIA_S3_BUCKET", described("(unset)"), "S3 bucket"],
   ["MEDIA_S3_REGION", "auto", "S3 region signed for (us-east-1 for MinIO and most, auto for R2)"],
@@ -316,6 +336,8 @@ function webhookSettings(r: EnvReader) {
     webhooksSecretGraceSeconds: r.int("WEBHOOKS_SECRET_GRACE", 0, 30 * 86_400),
     webhooksPollMs: r.int("WEBHOOKS_POLL_MS", 10, 600_000),
     webhooksConcurrency: r.int("WEBHOOKS_CONCURRENCY", 1, 1000),
+    webhooksProjectConcurrency: r.int("WEBHOOKS_PROJECT_CONCURRENCY", 1, 1000),
+    webhooksMaxEndpoints: r.int("WEBHOOKS_MAX_ENDPOINTS", 1, 1000),
     webhooksDispatch: r.bool("WEBHOOKS_DISPATCH"),
   };
 }
@@ -335,14 +357,35 @@ function mediaConfig(r: EnvReader) {
     .map((t) => t.trim().toLowerCase())
     .filter(Boolean);
   const s3 = storage === "s3" ? s3Config(r) : null;
+  const sorted = [...new Set(widths)].sort((a, b) => a - b);
   return {
     storage: storage as "disk" | "s3",
     maxBytes: r.int("MEDIA_MAX_BYTES", 1, 2 ** 40),
+    uploadsInFlight: r.int("MEDIA_UPLOADS_IN_FLIGHT", 1, 1024),
     maxPixels: r.int("MEDIA_MAX_PIXELS", 1, 2 ** 40),
     quotaBytes: r.int("MEDIA_QUOTA_BYTES", 0, 2 ** 50),
     types,
-    widths: [...new Set(widths)].sort((a, b) => a - b),
+    widths: sorted,
     s3,
+    ...renderConfig(r, sorted),
+  };
+}
+
+/** How variants are rendered: how many at once, how many waiting, how often per client, and which (MEDIA_VARIANTS). */
+function renderConfig(r: EnvReader, widths: readonly number[]) {
+  const mode = r.text("MEDIA_VARIANTS");
+  if (mode !== "on-demand" && mode !== "strict") r.problems.push("MEDIA_VARIANTS must be on-demand or strict");
+  const set = (r.str("MEDIA_VARIANT_SET") ?? widths.map((w) => `w=${w}&fm=auto`).join(" ")).split(/\s+/).filter(Boolean);
+  for (const entry of set) if (!/^[a-z]+=[a-z0-9]+(&[a-z]+=[a-z0-9]+)*$/.test(entry)) r.problems.push(`MEDIA_VARIANT_SET: "${entry}" is not a query string such as w=640&fm=auto`);
+  const concurrency = r.int("MEDIA_RENDER_CONCURRENCY", 0, 256);
+  return {
+    renderConcurrency: concurrency === 0 ? Math.max(1, Math.floor((globalThis.navigator?.hardwareConcurrency ?? 2) / 2)) : concurrency,
+    renderQueue: r.int("MEDIA_RENDER_QUEUE", 0, 100_000),
+    renderRate: r.int("MEDIA_RENDER_RATE", 1, 1_000_000),
+    variants: mode as "on-demand" | "strict",
+    variantSet: set,
+    // The widths delivery's srcset lists: under strict, those the set serves as w=N&fm=auto.
+    srcsetWidths: mode === "strict" ? widths.filter((w) => set.includes(`w=${w}&fm=auto`)) : widths,
   };
 }
 

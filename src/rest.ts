@@ -8,40 +8,31 @@ import type { AppDeps } from "./core/deps";
 import { type HttpBinding, httpBindings, type Operation, runOperation, strippedFields, undeclaredFieldsError } from "./core/operation";
 import { AppError, ErrorBody } from "./errors";
 import { adminCors, corsHeaders, corsPreflight } from "./lib/cors";
-import { parseBody, parseMultipart } from "./lib/json";
 import { isPlainObject } from "./lib/merge";
 import { readPaging } from "./lib/paging";
 import { openapiMetadata } from "./lib/schemas";
+import { Slots } from "./lib/slots";
+import { isMultipart, receiveBody, type UploadLimits } from "./rest-body";
 
 type Source = "params" | "query" | "body";
-type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "body" | "set">;
+type RouteContext = Pick<Context, "request" | "server" | "params" | "query" | "set">;
 
 /** The admin routes of the operations that have an HTTP binding. */
 export function operationRoutes(deps: AppDeps, operations: readonly Operation[], authenticate: AdminAuthenticator) {
   const cors = adminCors(deps.config);
-  // Multipart bodies are read for the routes that take them (uploads) only, up to the upload limit.
-  const multipartLimit = deps.config.media.maxBytes + 1024 * 1024;
-  const app = new Elysia().onParse(({ request, contentType }) => (isMultipart(contentType) ? parseMultipart(request, multipartLimit) : parseBody(request, contentType)));
+  // The uploads this app is receiving (MEDIA_UPLOADS_IN_FLIGHT): each holds a file on disk and, while it is checked, its bytes in memory.
+  const upload: UploadLimits = { maxFileBytes: deps.config.media.maxBytes, inFlight: deps.config.media.uploadsInFlight, slots: new Slots() };
+  // No parser runs before the handler (`parse: "none"` on every route): the handler reads the body once the caller is known.
+  const app = new Elysia();
   const paths = new Set<string>();
   for (const op of operations) {
     const typed = typedFields(op);
     for (const binding of httpBindings(op)) {
       const { params, fields } = routeFields(op, binding); // once per route, not per request
       const echo = echoedFields(op, binding);
-      const input = (ctx: RouteContext) => readInput(op, binding, ctx, typed, params, fields, echo);
-      // Authentication and the scope check come first: a caller without a valid key or scope learns
-      // 401/403 (and a foreign project 404), never how its input would have been judged.
-      const handle = async (ctx: RouteContext): Promise<unknown> => {
-        Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
-        const caller = await authenticate(ctx.request, ctx.server);
-        requireScopes(caller, op.scopes);
-        const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
-        const args = input(ctx);
-        // After the project (404) and the fields (invalid_input): the body's kind is judged last.
-        if (isMultipart(ctx.request.headers.get("content-type") ?? undefined) !== (binding.multipart === true) && takesBody(binding) && ctx.body !== undefined)
-          throw new AppError("invalid_request", binding.multipart ? "the body must be multipart/form-data" : "the body must be JSON (multipart/form-data is for uploads)");
-        if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
-        const out = await runOperation(op, { deps, caller, project, now: deps.now() }, args);
+      const input = (ctx: RouteContext, body: unknown) => readInput(op, binding, ctx, body, typed, params, fields, echo);
+      // The operation's output as the route answers it.
+      const answer = (ctx: RouteContext, out: unknown): unknown => {
         if (binding.noStore) ctx.set.headers["cache-control"] = "no-store";
         // A dry run answers 200 with what would be answered, `dry_run` and the changes: nothing was created or deleted.
         if (isPlainObject(out) && out.dry_run === true) {
@@ -58,7 +49,28 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[],
         if (etag !== null) ctx.set.headers.etag = etag;
         return body;
       };
-      app.route(binding.method, binding.path, handle, { detail: { hide: true } });
+      // Authentication and the scope check come first, then the project, and only then is the body
+      // read: a caller without a valid key or scope learns 401/403 (and a foreign project 404),
+      // never how its input would have been judged, and costs no more than its headers.
+      const handle = async (ctx: RouteContext): Promise<unknown> => {
+        Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
+        const caller = await authenticate(ctx.request, ctx.server);
+        requireScopes(caller, op.scopes);
+        const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
+        const received = await receiveBody(ctx.request, binding, upload, project?.id ?? null);
+        try {
+          const args = input(ctx, received.body);
+          // After the project (404) and the fields (invalid_input): the body's kind is judged last.
+          if (isMultipart(ctx.request.headers.get("content-type")) !== (binding.multipart === true) && takesBody(binding) && received.body !== undefined)
+            throw new AppError("invalid_request", binding.multipart ? "the body must be multipart/form-data" : "the body must be JSON (multipart/form-data is for uploads)");
+          if (op.nodeWrite) applyIfMatch(args, ctx.request.headers.get("if-match"));
+          return answer(ctx, await runOperation(op, { deps, caller, project, now: deps.now() }, args));
+        } finally {
+          // An upload's temporary files go whatever the outcome: the operation has read what it keeps.
+          await received.release();
+        }
+      };
+      app.route(binding.method, binding.path, handle, { parse: "none", detail: { hide: true } });
       paths.add(binding.path);
     }
   }
@@ -121,7 +133,6 @@ function echoedFields(op: Operation, binding: HttpBinding): ReadonlySet<string> 
   if (!(shown instanceof z.ZodObject)) return new Set();
   return new Set(Object.keys(shown.shape).filter((k) => !Object.hasOwn(op.input.shape, k)));
 }
-const isMultipart = (contentType: string | undefined): boolean => /^multipart\/form-data\b/i.test(contentType ?? "");
 const takesBody = (binding: HttpBinding): boolean => binding.method === "POST" || binding.method === "PUT" || binding.method === "PATCH";
 
 /** The operation's input from the path, the query and the body, validated by its schema. */
@@ -129,6 +140,7 @@ function readInput(
   op: Operation,
   binding: HttpBinding,
   ctx: RouteContext,
+  body: unknown,
   typed: ReadonlyMap<string, string>,
   params: ReadonlyArray<[param: string, field: string]>,
   fields: readonly string[],
@@ -148,22 +160,22 @@ function readInput(
   const fromQuery = new Set(binding.query ?? []);
   const special = binding.queryInput;
   const fieldSet = new Set(fields.filter((f) => !fromQuery.has(f)));
-  if (binding.body !== undefined) take(binding.body, ctx.body, "body");
+  if (binding.body !== undefined) take(binding.body, body, "body");
   else if (takesBody(binding)) {
-    const bodyFields = [...fieldSet].filter((f) => f !== "expected_revision" || ctx.body !== undefined);
-    if (bodyFields.length > 0 && !isPlainObject(ctx.body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
-    for (const f of fieldSet) if (isPlainObject(ctx.body) && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
+    const bodyFields = [...fieldSet].filter((f) => f !== "expected_revision" || body !== undefined);
+    if (bodyFields.length > 0 && !isPlainObject(body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
+    for (const f of fieldSet) if (isPlainObject(body) && Object.hasOwn(body, f)) take(f, body[f], "body");
     // A field the path gives may be repeated in the body when it says the same (a representation sent back as read).
-    const agrees = (k: string): boolean => params.some(([param, field]) => field === k && isPlainObject(ctx.body) && ctx.body[k] === ctx.params[param]);
-    notRead(ctx.body, (k) => fieldSet.has(k) || echo.has(k) || agrees(k));
+    const agrees = (k: string): boolean => params.some(([param, field]) => field === k && isPlainObject(body) && body[k] === ctx.params[param]);
+    notRead(body, (k) => fieldSet.has(k) || echo.has(k) || agrees(k));
   } else {
     for (const f of fields) if (ctx.query[f] !== undefined && f !== special?.field) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
     if (special) {
       const sent = new URL(ctx.request.url).searchParams;
       if ([...sent.keys()].some((k) => k.startsWith(special.prefix))) take(special.field, special.read(sent), "query");
     }
-    if (binding.bodyOrQuery && isPlainObject(ctx.body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(ctx.body, f)) take(f, ctx.body[f], "body");
-    notRead(ctx.body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
+    if (binding.bodyOrQuery && isPlainObject(body)) for (const f of fields) if (input[f] === undefined && Object.hasOwn(body, f)) take(f, body[f], "body");
+    notRead(body, (k) => binding.bodyOrQuery === true && fieldSet.has(k));
   }
   for (const f of fromQuery) if (ctx.query[f] !== undefined) take(f, queryValue(f, typed.get(f), ctx.query[f]), "query");
   // A node write's expected_revision may come in the query on every route (one whose body is an array, say).

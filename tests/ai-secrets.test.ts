@@ -56,10 +56,10 @@ describe("sealing (AES-256-GCM key ring)", () => {
     expect(await ring.open(sealedOld, "ad")).toBe("k");
     expect(sealedKeyId(await ring.seal("k", "ad"))).toBe("knew");
     expect(ring.currentId).toBe("knew");
-    expect(() => parseKeyEntries(["nocolon"])).toThrow();
-    expect(() => parseKeyEntries([`short:${Buffer.alloc(16).toString("base64")}`])).toThrow();
-    expect(() => parseKeyEntries([newEntry, newEntry])).toThrow();
-    expect(() => parseKeyEntries([])).toThrow();
+    expect(() => parseKeyEntries(["nocolon"])).toThrow("secret key entries must be id:base64key");
+    expect(() => parseKeyEntries([`short:${Buffer.alloc(16).toString("base64")}`])).toThrow("secret key short must be base64 of 32 bytes");
+    expect(() => parseKeyEntries([newEntry, newEntry])).toThrow("secret key id knew appears twice");
+    expect(() => parseKeyEntries([])).toThrow("the key ring is empty");
   });
 
   test("rotation re-seals every provider under the current key and each stays usable", async () => {

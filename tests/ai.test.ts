@@ -164,13 +164,18 @@ describe("AI providers admin API", async () => {
     expect(await defaults()).toHaveLength(1);
     // Enforced by the database too, not only by the service.
     const other = (await defaults())[0] === a.id ? c.id : a.id;
-    let dbError: unknown = null;
-    try {
-      await h.deps.db.update(aiProviders).set({ isDefault: true }).where(eq(aiProviders.id, other));
-    } catch (err) {
-      dbError = err;
-    }
-    expect(dbError).not.toBeNull();
+    const refused = await h.deps.db
+      .update(aiProviders)
+      .set({ isDefault: true })
+      .where(eq(aiProviders.id, other))
+      .then(
+        () => null,
+        (err: { cause?: { code?: string; message?: string } }) => err.cause,
+      );
+    // The one-default unique index, not any error.
+    expect(refused?.code).toBe("23505");
+    expect(refused?.message).toContain('unique constraint "ai_providers_one_default_uq"');
+    expect(await defaults()).toHaveLength(1);
     expect((await call("PATCH", `/admin/ai/providers/${b.id}`, { body: { is_default: false } })).json.data.is_default).toBe(false);
   });
 

@@ -11,7 +11,7 @@ import { type Served, serve } from "./service-process";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
-describe.if(pgUrl !== null)("approvals across two processes (PostgreSQL)", () => {
+describe.if(pgUrl !== null)("approvals across two processes (PostgreSQL only: needs DATABASE_URL; processes cannot share the embedded database)", () => {
   test("asked on A, approved on B's page, the retry on B publishes", async () => {
     const fresh = await freshDatabase();
     const token = `approvals-root-token-${crypto.randomUUID()}`;

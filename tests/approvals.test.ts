@@ -2,7 +2,8 @@
 // publish or delete, through URL-mode elicitation (2025-11-25: the -32042 error to a client that
 // declared it; 2026-07-28: an input_required result), or a tool error with the link otherwise. The
 // person approves or rejects on the approval page (or the admin API); the retry publishes once.
-// Two instances over one database: the request on one, the page and the retry on the other.
+// Two apps in this process over one database: the request on one, the page and the retry on the
+// other (separate processes: tests/approvals-processes.test.ts).
 import { afterAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -20,7 +21,7 @@ const V = "2026-07-28";
 describe("approvals through MCP", async () => {
   const LIMITS = { OAUTH_SIGNIN_RATE_LIMIT: "1000000" };
   const a = await mcpHarness(LIMITS);
-  const b = await mcpHarness(LIMITS); // a second instance over the same database
+  const b = await mcpHarness(LIMITS); // a second app over the same database (in this process: it shares module state)
   afterAll(() => {
     a.stop();
     b.stop();
@@ -59,7 +60,7 @@ describe("approvals through MCP", async () => {
       .where(and(eq(activity.projectId, p.id), eq(activity.operation, operation)))
       .orderBy(desc(activity.createdAt));
 
-  test("2025-11-25, SDK client declaring URL elicitation: -32042 with the link; a person approves on the other instance; the retry there publishes, once", async () => {
+  test("2025-11-25, SDK client declaring URL elicitation: -32042 with the link; a person approves through a second app on the same database; the retry there publishes, once", async () => {
     const node = await seedNode(a.h, p.slug, { slug: "launch", title: "Launch", fields: { headline: "New" } });
     const onA = await connect(a.url, true);
     const err = await elicited(onA, "publish_node", { node_id: node.id });
@@ -77,7 +78,7 @@ describe("approvals through MCP", async () => {
       requestedBy: { kind: "mcp_token", id: drafter.id },
     });
 
-    // The page (served by instance B): sign-in first; a viewer may not decide; the editor sees the diff and approves.
+    // The page (served by app B): sign-in first; a viewer may not decide; the editor sees the diff and approves.
     const page = (fetcher: typeof b.h.app.handle) => (u: { email: string; password: string }, action: "approve" | "reject" | null) => decideInBrowser((r) => fetcher(r), e!.url, u, action);
     const asViewer = await page(b.h.app.handle)(viewer, null);
     expect(asViewer.signIn.status).toBe(200);
@@ -93,7 +94,7 @@ describe("approvals through MCP", async () => {
     expect(await approval(e!.elicitationId)).toMatchObject({ status: "approved", decidedBy: { kind: "user", id: editor.id, name: editor.email } });
     expect(await nodeState(node.id)).toEqual(before); // approving alone writes nothing
 
-    // The retry, on instance B: published, by the agent's token; the approval is spent.
+    // The retry, on app B: published, by the agent's token; the approval is spent.
     const onB = await connect(b.url, true);
     const done = await onB.callTool({ name: "publish_node", arguments: { node_id: node.id } });
     expect(done.isError).toBeFalsy();
@@ -117,6 +118,7 @@ describe("approvals through MCP", async () => {
 
   test("a client without URL elicitation gets a tool error with the link; rejected (admin API): the retry answers rejected, once", async () => {
     const node = await seedNode(a.h, p.slug, { slug: "old-news", title: "Old" }, true);
+    const before = await nodeState(node.id);
     const client = await connect(a.url, false);
     const first = await client.callTool({ name: "delete_node", arguments: { node_id: node.id } });
     expect(first.isError).toBe(true);
@@ -144,7 +146,7 @@ describe("approvals through MCP", async () => {
     const retry = await client.callTool({ name: "delete_node", arguments: { node_id: node.id } });
     expect(retry.isError).toBe(true);
     expect(toolText(retry)).toStartWith("approval_rejected: rejected");
-    expect(await nodeState(node.id)).toBeDefined();
+    expect(await nodeState(node.id)).toEqual(before); // not deleted, not changed
     expect((await entries("reject_approval"))[0]).toMatchObject({ actor: { kind: "admin_key" }, target: { id } });
     // Heard once: the next call asks anew.
     const anew = await client.callTool({ name: "delete_node", arguments: { node_id: node.id } });
@@ -157,7 +159,7 @@ describe("approvals through MCP", async () => {
     expect((await a.h.request("DELETE", `/admin/p/${p.slug}/nodes/${node.id}`)).status).toBe(204);
     const trash = await a.h.request("GET", `/admin/p/${p.slug}/trash`);
     const entry = trash.json.data.find((t: any) => t.node_id === node.id);
-    expect(entry).toBeDefined();
+    expect(entry).toMatchObject({ node_id: node.id, path: "binned", status: "published", deleted_with: node.id });
     const client = await connect(a.url, false);
     const args = { node_id: node.id, revision: entry.revision };
     const first = await client.callTool({ name: "restore_revision", arguments: args });
@@ -274,8 +276,15 @@ describe("approvals expire", async () => {
     const node = await seedNode(m.h, p.slug, { slug: "later", title: "Later" });
     const client = await m.connect(token);
     const first = await client.callTool({ name: "archive_node", arguments: { node_id: node.id } });
-    const id = /\/approvals\/([0-9a-f-]{36})/.exec((first.content as Array<{ text: string }>)[0]!.text)?.[1];
-    expect(id).toBeDefined();
+    const text = (first.content as Array<{ text: string }>)[0]!.text;
+    expect(text).toStartWith("approval_required:");
+    const id = /\/approvals\/([0-9a-f-]{36})/.exec(text)?.[1];
+    expect(
+      await m.h.deps.db
+        .select()
+        .from(approvals)
+        .where(eq(approvals.id, id ?? "")),
+    ).toMatchObject([{ status: "pending", operation: "archive_node", nodeId: node.id }]);
     await Bun.sleep(1100);
     const listed = await m.h.request("GET", `/admin/p/${p.slug}/approvals`);
     expect(listed.json.data.find((x: any) => x.id === id)).toMatchObject({ status: "expired" });
@@ -332,5 +341,23 @@ describe("consent: the person may withhold content:publish", async () => {
     expect(publish.json.result.content[0].text).toStartWith("approval_required:");
     const [row] = await h.deps.db.select().from(approvals).where(eq(approvals.nodeId, node.id));
     expect(row).toMatchObject({ status: "pending", requestedBy: { kind: "oauth", user: { id: user.id }, client: { id: client } } });
+  });
+});
+
+describe("an approval id that is not a UUID", async () => {
+  const h = await harness();
+  const p = await seedProject(h);
+
+  test("approve and reject answer 404 not_found over the admin API (never 500)", async () => {
+    for (const action of ["approve", "reject"]) {
+      for (const id of ["not-a-uuid", "1", "0190aaaa-bbbb-7ccc-8ddd-eeeeffff000g", `${crypto.randomUUID()}x`]) {
+        const res = await h.request("POST", `/admin/p/${p.slug}/approvals/${id}/${action}`);
+        expect({ action, id, status: res.status, code: res.json?.error?.code }).toEqual({ action, id, status: 404, code: "not_found" });
+      }
+    }
+    // An id in capitals is the same UUID: still 404 for an approval that does not exist, and nothing was written.
+    const upper = await h.request("POST", `/admin/p/${p.slug}/approvals/${crypto.randomUUID().toUpperCase()}/approve`);
+    expect(upper.status).toBe(404);
+    expect(await h.deps.db.select().from(approvals).where(eq(approvals.projectId, p.id))).toEqual([]);
   });
 });

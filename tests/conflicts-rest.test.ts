@@ -121,7 +121,7 @@ describe("conflicts over REST", async () => {
     const doc = (await h.request("GET", "/swagger/json", { key: null })).json;
     const patch = doc.paths["/admin/p/{ref}/nodes/{id}"].patch;
     expect(patch.parameters.map((x: any) => x.name)).toContain("If-Match");
-    expect(patch.responses["409"]).toBeDefined();
+    expect(patch.responses["409"]).toMatchObject({ description: "Error 409", content: { "application/json": { schema: { required: ["error"] } } } });
     const blocksPut = doc.paths["/admin/p/{ref}/nodes/{id}/blocks"].put;
     expect(blocksPut.parameters.map((x: any) => x.name)).toEqual(expect.arrayContaining(["If-Match", "expected_revision"]));
   });

@@ -8,14 +8,14 @@ const CC = "public, max-age=5, stale-while-revalidate=7";
 /** The configured value, with stale-if-error (DELIVERY_STALE_IF_ERROR, default one day) for CDNs. */
 const CC_SENT = `${CC}, stale-if-error=86400`;
 
-/** A second instance: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
+/** A second app's database: on PostgreSQL its own pool and LISTEN connection; on PGlite the one in-process database. */
 async function secondHandle(): Promise<DbHandle> {
   const url = process.env.DATABASE_URL;
   if (url?.startsWith("postgres")) return openDb({ databaseUrl: url, dataDir: "", poolSize: 2 });
   return testDb();
 }
 
-/** The same handle, telling when the instance using it has its LISTEN up. */
+/** The same handle, telling when the app using it has its LISTEN up. */
 function listeningHandle(handle: DbHandle): { handle: DbHandle; listening: () => boolean } {
   let up = false;
   const listen: DbHandle["listen"] = async (channel, onPayload) => {
@@ -232,13 +232,14 @@ describe("delivery: database outages", async () => {
   });
 });
 
-describe("delivery: several instances on one database", async () => {
+// Apps in this process (their module state shared); separate processes: delivery-stale-outage.test.ts and .ci/binary.ts.
+describe("delivery: several apps in one process on one database", async () => {
   const handles: DbHandle[] = [];
   afterAll(async () => {
     for (const hd of handles) if (hd !== (await testDb())) await hd.close();
   });
 
-  test("a write through one instance changes the ETag on another within a second (NOTIFY)", async () => {
+  test("a write through one app changes the ETag on another within a second (NOTIFY)", async () => {
     const a = await harness();
     const other = await secondHandle();
     handles.push(other);
@@ -290,13 +291,13 @@ describe("delivery: several instances on one database", async () => {
     );
     expect(seen.value.json.data.title).toBe("new");
     expect(seen.elapsed).toBeLessThan(1000);
-    // The deaf instance with a one-minute check keeps serving its cached answer: hits do not read the database.
+    // The deaf app with a one-minute check keeps serving its cached answer: hits do not read the database.
     const still = await get(stale, url);
     expect(still.headers.get("etag")).toBe(etag);
     expect(still.json.data.title).toBe("old");
   });
 
-  test("renaming or deleting a project is seen by every instance", async () => {
+  test("renaming or deleting a project is seen by every app", async () => {
     const a = await harness();
     const other = await secondHandle();
     handles.push(other);

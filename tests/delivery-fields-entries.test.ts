@@ -255,7 +255,7 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     const old = `nodes_fx_${p.id.replace(/-/g, "")}_${category.slice(-8)}`;
     await db.execute(sql.raw(`drop index if exists "${category}"`));
     await db.execute(sql.raw(`create index "${old}" on nodes (parent_id, status, ((fields->>'category')), id) where project_id = '${p.id}'`));
-    // Two instances starting at once: both build and drop, each tolerating the other.
+    // Two starts at once (as two instances would): both build and drop, each tolerating the other.
     const [one, two] = await Promise.all([upgradeFieldIndexes(db), upgradeFieldIndexes(db)]);
     expect([...new Set([...(one ?? []), ...(two ?? [])])]).toEqual([old]);
     expect(await shared([old])).toEqual([]);

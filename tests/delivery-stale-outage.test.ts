@@ -12,7 +12,7 @@ const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DAT
 
 const OUTAGE_MS = 8000;
 
-describe.if(pgUrl !== null)("stale-if-error on two instances (PostgreSQL behind a proxy that goes away)", () => {
+describe.if(pgUrl !== null)("stale-if-error on two instances, PostgreSQL behind a proxy that goes away (PostgreSQL only: needs DATABASE_URL; processes cannot share the embedded database)", () => {
   test("8 s without the database under load: >= 99 % of page reads 200, removed pages 404 on both instances, /readyz 503 then 200", async () => {
     const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
     const name = `t_stale_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;

@@ -188,7 +188,7 @@ test.concurrent("a handler that works longer than the idle deadline still answer
 // is reset instead of answered. PostgreSQL only: PGlite offers no second session to hold a lock.
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 test.skipIf(!pgUrl).concurrent(
-  "a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL)",
+  "a GET whose handler waits on the database longer than the idle deadline still answers (PostgreSQL only: needs DATABASE_URL; the embedded database has no second session to hold a lock)",
   async () => {
     const handle = await openDb({ databaseUrl: pgUrl!, dataDir: "", poolSize: 1 });
     const { plaintext } = await createAdminKey(handle.db, { name: "deadline", scopes: [...ADMIN_SCOPES] }, null, new Date());

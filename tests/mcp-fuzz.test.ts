@@ -142,8 +142,8 @@ describe("MCP tools: fuzzing and tenant isolation", async () => {
       expect(listed).not.toContain(SECRET);
       const resources = JSON.stringify(await c.listResources());
       expect(resources).not.toContain(nodeB.id);
-      await expect(c.readResource({ uri: `cms://${b.slug}/nodes/${nodeB.id}` })).rejects.toThrow();
-      await expect(c.readResource({ uri: `cms://${a.slug}/nodes/${nodeB.id}` })).rejects.toThrow();
+      // Unknown, exactly like a missing node (the spec's resource-not-found code, -32002).
+      for (const uri of [`cms://${b.slug}/nodes/${nodeB.id}`, `cms://${a.slug}/nodes/${nodeB.id}`]) await expect(c.readResource({ uri })).rejects.toMatchObject({ code: -32002, data: { uri } });
       // B is untouched.
       const after = await m.h.request("GET", `/admin/p/${b.slug}/nodes/${nodeB.id}`);
       expect(after.json.data.title).toBe(SECRET);

@@ -62,7 +62,7 @@ test("upload from a URL, list, read, edit, describe with the AI provider and del
   expect(read.media).toMatchObject({ id: up.media.id, alt: { en: "A banner", fr: "Une bannière" }, alt_draft: described.media.alt_draft });
   const variant = await m.h.app.handle(new Request(`${read.media.url}&w=320&fm=webp`));
   expect([variant.status, variant.headers.get("content-type")]).toEqual([200, "image/webp"]);
-  expect(await bucket.has(`${up.media.hash.slice(0, 2)}/${up.media.hash}/v/w320-h0-inside-q75.webp`)).toBe(true);
+  expect(await bucket.has(`${up.media.hash.slice(0, 2)}/${up.media.hash}/v/r320x80-q75.webp`)).toBe(true);
   const served = await m.h.app.handle(new Request(read.media.url));
   expect(new Uint8Array(await served.arrayBuffer())).toEqual(png as Uint8Array<ArrayBuffer>);
 

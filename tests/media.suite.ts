@@ -124,7 +124,7 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       }
       expect(new Set(answers.map((r) => r.headers.get("etag"))).size).toBe(1);
       expect(bodies.every((b) => b.length === bodies[0]?.length)).toBe(true);
-      const variant = `${photo.hash.slice(0, 2)}/${photo.hash}/v/w640-h0-inside-q75.webp`;
+      const variant = `${photo.hash.slice(0, 2)}/${photo.hash}/v/r640x427-q75.webp`;
       expect(await added(before)).toEqual([variant]);
       // Rendered and stored once, not once per request (where the storage tells its writes).
       expect(writesSince(from) ?? [variant]).toEqual([variant]);
@@ -142,6 +142,62 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       const stale = await h.app.handle(new Request(url.replace(/v=[^&]+/, "v=old")));
       expect(stale.headers.get("cache-control")).toBe("public, max-age=60");
       expect(await added(before)).toEqual([variant]);
+    });
+
+    test("ranges: 206 of the asked bytes (kept in memory or streamed from the storage), 416 past the end, If-Range, HEAD", async () => {
+      // A small original (answered from memory) and one larger than what memory keeps (streamed by chunks).
+      const small = await twoColourPng(64, 32);
+      const large = new Uint8Array(
+        await sharp({ create: { width: 360, height: 300, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+          .png()
+          .toBuffer(),
+      );
+      expect(large.length).toBeGreaterThan(300 * 1024);
+      for (const bytes of [small, large]) {
+        const up = await uploadForm(h, ref, bytes, "ranged.png");
+        expect(up.status).toBe(201);
+        const url = up.json.data.url;
+        const whole = await h.app.handle(new Request(url));
+        expect(whole.status).toBe(200);
+        expect(whole.headers.get("accept-ranges")).toBe("bytes");
+        expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytes as Uint8Array<ArrayBuffer>);
+        const etag = whole.headers.get("etag") ?? "";
+        const part = await h.app.handle(new Request(url, { headers: { range: "bytes=10-109" } }));
+        expect(part.status).toBe(206);
+        expect(part.headers.get("content-range")).toBe(`bytes 10-109/${bytes.length}`);
+        expect(part.headers.get("content-length")).toBe("100");
+        expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(10, 110) as Uint8Array<ArrayBuffer>);
+        const tail = await h.app.handle(new Request(url, { headers: { range: "bytes=-7" } }));
+        expect(tail.status).toBe(206);
+        expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.subarray(bytes.length - 7) as Uint8Array<ArrayBuffer>);
+        const open = await h.app.handle(new Request(url, { headers: { range: `bytes=${bytes.length - 5}-` } }));
+        expect(open.headers.get("content-range")).toBe(`bytes ${bytes.length - 5}-${bytes.length - 1}/${bytes.length}`);
+        expect((await open.arrayBuffer()).byteLength).toBe(5);
+        const past = await h.app.handle(new Request(url, { headers: { range: `bytes=${bytes.length}-` } }));
+        expect(past.status).toBe(416);
+        expect(past.headers.get("content-range")).toBe(`bytes */${bytes.length}`);
+        const stale = await h.app.handle(new Request(url, { headers: { range: "bytes=0-9", "if-range": '"other"' } }));
+        expect(stale.status).toBe(200);
+        expect((await stale.arrayBuffer()).byteLength).toBe(bytes.length);
+        const same = await h.app.handle(new Request(url, { headers: { range: "bytes=0-9", "if-range": etag } }));
+        expect(same.status).toBe(206);
+        expect((await h.app.handle(new Request(url, { headers: { "if-none-match": etag } }))).status).toBe(304);
+        const head = await h.app.handle(new Request(url, { method: "HEAD" }));
+        expect(head.status).toBe(200);
+        expect(head.headers.get("content-length")).toBe(String(bytes.length));
+      }
+      // A variant of several MiB: read by chunks (S3: ranged GETs of 1 MiB), a range across a chunk's end.
+      const photo = await sharp({ create: { width: 1000, height: 1000, channels: 3, background: "#000", noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+        .jpeg({ quality: 70 })
+        .toBuffer();
+      const up = await uploadForm(h, ref, new Uint8Array(photo), "big.jpg");
+      expect(up.status).toBe(201);
+      const variant = `${up.json.data.url}&fm=png`;
+      const whole = new Uint8Array(await (await h.app.handle(new Request(variant))).arrayBuffer());
+      expect(whole.length).toBeGreaterThan(2 * 1024 * 1024);
+      const across = await h.app.handle(new Request(variant, { headers: { range: `bytes=${1024 * 1024 - 10}-${1024 * 1024 + 9}` } }));
+      expect(across.status).toBe(206);
+      expect(new Uint8Array(await across.arrayBuffer())).toEqual(whole.subarray(1024 * 1024 - 10, 1024 * 1024 + 10));
     });
 
     test("fm=auto picks from Accept with Vary: Accept; widths outside the list and unknown formats are refused", async () => {
@@ -244,7 +300,7 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       expect(forced.status).toBe(204);
       expect((await h.request("GET", `/admin/p/${ref}/media/${item.id}`)).status).toBe(404);
       expect(await setup.has(`${item.hash.slice(0, 2)}/${item.hash}/original`)).toBe(false);
-      expect(await setup.has(`${item.hash.slice(0, 2)}/${item.hash}/v/w320-h0-inside-q75.webp`)).toBe(false);
+      expect(await setup.has(`${item.hash.slice(0, 2)}/${item.hash}/v/r320x80-q75.webp`)).toBe(false);
       const gone = await h.app.handle(new Request(`${item.url.replace(/v=[^&]+/, "v=x")}`));
       expect(gone.status).toBe(404);
       const rows = await h.deps.db
@@ -284,7 +340,7 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
       expect(tryDelete.status).toBeLessThan(300);
       expect((await h.request("GET", `/admin/p/${ref}/media/${real.json.data.id}`)).status).toBe(200);
       expect(await setup.has(key)).toBe(true);
-      expect(await setup.has(`${key.slice(0, -"original".length)}v/w320-h0-inside-q75.webp`)).toBe(true);
+      expect(await setup.has(`${key.slice(0, -"original".length)}v/r320x80-q75.webp`)).toBe(true);
       const original = await h.app.handle(new Request(real.json.data.url));
       expect(original.status).toBe(200);
       expect(new Uint8Array(await original.arrayBuffer())).toEqual(bytes as Uint8Array<ArrayBuffer>);

@@ -80,8 +80,17 @@ describe("migration to per-project roles", async () => {
   });
 
   test("the old roles are refused by the new constraints; a project created after the upgrade is not the migrated editor's", async () => {
-    await expect(exec(`update users set role = 'editor' where id = '${ids.editor}'`)).rejects.toThrow();
-    await expect(exec(`insert into project_members (project_id, user_id, role) values ('${ids.p1}', '${ids.odd}', 'owner')`)).rejects.toThrow();
+    // Refused by the role checks themselves (not some other error: a missing row, a foreign key).
+    const refusal = (q: string) =>
+      exec(q).then(
+        () => null,
+        (e: { cause?: { code?: string; message?: string } }) => [e.cause?.code, e.cause?.message],
+      );
+    expect(await refusal(`update users set role = 'editor' where id = '${ids.editor}'`)).toEqual(["23514", expect.stringContaining('check constraint "users_role_check"')]);
+    expect(await refusal(`insert into project_members (project_id, user_id, role) values ('${ids.p1}', '${ids.odd}', 'owner')`)).toEqual([
+      "23514",
+      expect.stringContaining('check constraint "project_members_role_check"'),
+    ]);
     const h = await harness({}, { db, dbHandle: fresh.handle });
     const later = await seedProject(h);
     const rows = await db.select().from(projectMembers).where(sql`${projectMembers.projectId} = ${later.id}`);

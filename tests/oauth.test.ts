@@ -156,7 +156,7 @@ describe("OAuth 2.1 authorization server", async () => {
     const body = { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" };
     const send = (app: TestHarness, addr: string) => app.request("POST", "/oauth/register", { key: null, body, headers: { "x-forwarded-for": `198.51.100.1, ${addr}` } });
     expect((await send(limited, ip)).status).toBe(201);
-    // A second instance shares the counter.
+    // Another app over the same database shares the counter (it is kept in the database, not in the app).
     const other = await harness({ ...HIGH_LIMITS, OAUTH_REGISTER_RATE_LIMIT: "2", TRUST_PROXY: "true" });
     expect((await send(other, ip)).status).toBe(201);
     const third = await send(limited, ip);
@@ -745,16 +745,17 @@ describe("OAuth 2.1 authorization server", async () => {
 
 describe("OAuth Client ID Metadata Documents", async () => {
   const docs = new Map<string, () => Response>();
-  const fetched: Array<{ url: string; redirect: string | undefined }> = [];
+  // What was dialled, asserted by the tests after each call: an expect in here would throw into the
+  // app's fetch, whose failure is an error page like any other (the test would not see it).
+  const fetched: Array<{ url: string; redirect: string | undefined; address: string }> = [];
   const fakeFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     // The server connects to the address its guard checked and names the host in the Host header.
     const connected = new URL(input instanceof Request ? input.url : String(input));
     const host = (init?.headers as Record<string, string> | undefined)?.host;
-    expect(connected.hostname).toBe("93.184.216.34");
     const logical = new URL(connected);
     if (host) logical.host = host;
     const url = logical.toString();
-    fetched.push({ url, redirect: init?.redirect });
+    fetched.push({ url, redirect: init?.redirect, address: connected.hostname });
     const doc = docs.get(url);
     return doc ? doc() : new Response("not found", { status: 404 });
   }) as typeof fetch;
@@ -780,7 +781,7 @@ describe("OAuth Client ID Metadata Documents", async () => {
     expect(r.pages[0]).toContain(`published by <strong>${new URL(clientId).host}</strong>`);
     expect(r.pages[0]).toContain("Doc Agent");
     // One fetch for the whole walk (the row is reused for an hour), never following redirects.
-    expect(fetched.slice(before)).toEqual([{ url: clientId, redirect: "manual" }]);
+    expect(fetched.slice(before)).toEqual([{ url: clientId, redirect: "manual", address: "93.184.216.34" }]);
     const code = new URL(r.location).searchParams.get("code")!;
     const t = await postForm(fetcher, BASE, "/oauth/token", { grant_type: "authorization_code", client_id: clientId, code, code_verifier: verifier, redirect_uri: REDIRECT, resource: RESOURCE });
     expect(t.status).toBe(200);
@@ -832,11 +833,15 @@ describe("OAuth Client ID Metadata Documents", async () => {
     ]);
     for (const [clientId, setup, message] of cases) {
       setup();
+      const before = fetched.length;
       const res = await fetcher(new Request(urlFor(clientId, challenge)));
       expect(res.status).toBe(400);
       expect(res.headers.get("location")).toBeNull();
       expect(await res.text()).toContain(message);
       expect(await h.deps.db.select().from(oauthClients).where(eq(oauthClients.id, clientId))).toHaveLength(0);
+      // Each document is fetched once, from the address the guard checked, the redirect not followed; the internal one never.
+      const dialled = clientId.startsWith("https://internal.example") ? [] : [{ url: clientId, redirect: "manual", address: "93.184.216.34" }];
+      expect(fetched.slice(before)).toEqual(dialled);
     }
     expect(fetched.some((f) => f.url.startsWith("https://internal.example"))).toBe(false);
     // Not a metadata-document URL (no path): an unknown client, nothing fetched.

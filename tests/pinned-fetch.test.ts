@@ -38,7 +38,8 @@ const runtimes: Array<{ name: string; env: string | null; bin: string | undefine
 
 describe("pinned outbound fetch on each runtime", () => {
   for (const rt of runtimes) {
-    const title = `${rt.name}: connects to the checked address, verifies the name, follows no redirect; the guard refuses the same addresses`;
+    const needs = rt.env ? ` (needs ${rt.env}, the ${rt.name} binary)` : "";
+    const title = `${rt.name}: connects to the checked address, verifies the name, follows no redirect; the guard refuses the same addresses${needs}`;
     const bin = rt.bin;
     if (!bin) {
       if (process.env.CI) {

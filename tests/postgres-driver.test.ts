@@ -66,7 +66,7 @@ test("the installed postgres.js carries db/patch-postgres.mjs (postinstall) in e
   }
 });
 
-describe.if(pgUrl !== null)("postgres.js with terminated backends (porsager/postgres#1199)", () => {
+describe.if(pgUrl !== null)("postgres.js with terminated backends, porsager/postgres#1199 (PostgreSQL only: needs DATABASE_URL)", () => {
   test("a transaction whose backend is terminated fails cleanly; the pool serves at once", async () => {
     const report = expectSurvivedAndServes(await runScenario("transaction"));
     expect(report.transaction).toBe("CONNECTION_CLOSED");

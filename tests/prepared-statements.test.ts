@@ -107,7 +107,7 @@ async function parsesOfService(preparedStatements: string): Promise<Parses> {
   return seen;
 }
 
-describe.if(pgUrl !== null)("prepared statements on PostgreSQL (the Parse messages on the wire)", () => {
+describe.if(pgUrl !== null)("prepared statements on PostgreSQL, the Parse messages on the wire (PostgreSQL only: needs DATABASE_URL; the embedded database has no wire)", () => {
   test("DATABASE_PREPARED_STATEMENTS=false: every statement is sent unnamed, the writes' and the delivery reads' too", async () => {
     const seen = await parsesOfService("false");
     expect(seen.encrypted).toBe(false);

@@ -30,9 +30,14 @@ describe("reading a project's settings: one scope over REST and MCP", async () =
     const get = OPERATIONS.find((op) => op.name === "get_project");
     const read = OPERATIONS.find((op) => op.name === "read_project");
     if (!get || !read) throw new Error("operations missing");
-    for (const held of [["content:read"], ["projects:read"], ["content:read", "ai:read"]]) {
-      if (unmetScopes(get.scopes, held).length === 0) expect([held, unmetScopes(read.scopes, held)]).toEqual([held, []]);
-    }
+    // [held, what get_project lacks, what read_project lacks]: every set get_project takes, read_project takes too.
+    const rules = [["content:read"], ["projects:read"], ["content:read", "ai:read"], ["ai:read"]].map((held) => [held, unmetScopes(get.scopes, held), unmetScopes(read.scopes, held)]);
+    expect(rules).toEqual([
+      [["content:read"], [], []],
+      [["projects:read"], ["content:read"], []],
+      [["content:read", "ai:read"], [], []],
+      [["ai:read"], ["content:read"], ["projects:read", "content:read"]],
+    ]);
   });
 
   test("still refused without either scope, and another project stays 404", async () => {

@@ -27,7 +27,7 @@ async function hold(rt: Runtime, dir: string): Promise<ReturnType<typeof Bun.spa
 
 for (const holder of RUNTIMES) {
   test.skipIf(runtimesMissing)(
-    `held by ${holder}: the other runtimes are refused; after kill -9 they lock at once`,
+    `held by ${holder}: the other runtimes are refused; after kill -9 they lock at once (needs XRT_NODE and XRT_DENO, the Node and Deno binaries)`,
     async () => {
       const dir = mkdtempSync(join(work, `${holder}-`));
       const proc = await hold(holder, dir);
@@ -49,7 +49,7 @@ for (const holder of RUNTIMES) {
 }
 
 test.skipIf(runtimesMissing)(
-  "the service on Node and on Deno refuses a held DATA_DIR: exit 2, one line naming the holder",
+  "the service on Node and on Deno refuses a held DATA_DIR: exit 2, one line naming the holder (needs XRT_NODE and XRT_DENO, the Node and Deno binaries)",
   async () => {
     const dir = mkdtempSync(join(work, "service-"));
     const proc = await hold("bun", dir);

@@ -7,7 +7,7 @@ const RUNTIMES: Runtime[] = ["bun", "node", "deno"];
 const PASSWORD = "correct horse battery staple";
 
 test.skipIf(runtimesMissing)(
-  "a hash made on each runtime verifies on the other two (and the wrong password on none)",
+  "a hash made on each runtime verifies on the other two, and the wrong password on none (needs XRT_NODE and XRT_DENO, the Node and Deno binaries)",
   async () => {
     const made = await Promise.all(
       RUNTIMES.map(async (rt) => {

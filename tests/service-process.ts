@@ -7,6 +7,7 @@ import { freePort } from "./helpers";
 
 export interface Served {
   url: string;
+  pid: number;
   output: () => string;
   alive: () => boolean;
   kill: () => Promise<void>;
@@ -62,5 +63,5 @@ export async function serve(databaseUrl: string, token: string, poolSize = 5, op
     }
     await Bun.sleep(100);
   }
-  return { url, output: () => out, alive: () => proc.exitCode === null && proc.signalCode === null, kill };
+  return { url, pid: proc.pid, output: () => out, alive: () => proc.exitCode === null && proc.signalCode === null, kill };
 }

@@ -5,8 +5,8 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { eq } from "drizzle-orm";
-import { Webhook } from "standardwebhooks";
+import { asc, eq } from "drizzle-orm";
+import { Webhook, WebhookVerificationError } from "standardwebhooks";
 import { webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { transitionNode } from "../src/content/service";
 import { startDispatcher } from "../src/webhooks/dispatcher";
@@ -42,6 +42,14 @@ async function endpoint(ref: string, path: string, events: string[] = ["*"]): Pr
 /** Verified with the standardwebhooks package (not our own code); answers the parsed payload. */
 const verify = (r: Received, secret: string): any => new Webhook(secret).verify(r.body, r.headers);
 const types = (rs: Received[]): string[] => rs.map((r) => JSON.parse(r.body).type);
+const paths = (rs: Received[], secret: string): string[] => rs.map((r) => verify(r, secret).data.node.path);
+
+/** An endpoint's outbox rows in event order, as [status, attempts], once none is leased (each attempt recorded). */
+const outboxOf = (endpointId: string): Promise<Array<[string, number]>> =>
+  waitFor(async () => {
+    const rows = await h.deps.db.select().from(webhookOutbox).where(eq(webhookOutbox.endpointId, endpointId)).orderBy(asc(webhookOutbox.seq));
+    return rows.every((r) => r.leaseUntil === null) && rows.map((r): [string, number] => [r.status, r.attempts]);
+  });
 
 describe("webhook endpoints", () => {
   test("create answers the secret once (no-store), sealed at rest; reads never show it", async () => {
@@ -116,7 +124,7 @@ describe("webhook endpoints", () => {
       expect(listed.webhooks.map((w: { id: string }) => w.id)).toEqual([ep.id]);
       expect(JSON.stringify(listed)).not.toContain(ep.secret);
       const log = await call(client, "list_webhook_deliveries", { webhook_id: ep.id });
-      expect(log).toMatchObject({ total: expect.any(Number), page: 1 });
+      expect(log).toMatchObject({ deliveries: [], total: 0, page: 1 }); // nothing was sent to it yet
       await client.close();
     } finally {
       server.stop(true);
@@ -171,7 +179,7 @@ describe("events", () => {
     expect(payloads[9].data).toMatchObject({ node: { id: node.id, path: "hello" }, url: "https://www.example.com/hello" });
     expect(payloads[10].data).toMatchObject({ node: { id: node.id, path: "hello", status: "draft", revision: back.json.data.revision }, url: "https://www.example.com/hello" });
     // A tampered body fails verification.
-    expect(() => new Webhook(ep.secret).verify(got[0]!.body.replace("node", "nodf"), got[0]!.headers)).toThrow();
+    expect(() => new Webhook(ep.secret).verify(got[0]!.body.replace("node", "nodf"), got[0]!.headers)).toThrow(new WebhookVerificationError("No matching signature found"));
     // The deliveries log: every attempt, newest first.
     const log = await waitFor(async () => {
       const l = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries?per_page=100`);
@@ -204,29 +212,35 @@ describe("events", () => {
 
   test("an endpoint gets only the events it subscribes to; model.updated", async () => {
     const p = await seedProject(h);
-    await endpoint(p.slug, "/only-model", ["model.updated"]);
+    const ep = await endpoint(p.slug, "/only-model", ["model.updated"]);
     await seedNode(h, p.slug, { slug: "ignored" }, true);
     const model = await h.request("PUT", `/admin/p/${p.slug}/model`, { body: { strict: false, block_types: [], node_types: [] } });
     expect(model.status).toBe(200);
-    await waitFor(() => receiver.on("/only-model").length >= 1);
-    await Bun.sleep(200);
+    // model.updated, the one event it wants, comes after the node's: an endpoint's events go out in
+    // order, so a node event sent to it would have arrived first.
+    await waitFor(() => types(receiver.on("/only-model")).includes("model.updated"), { what: "model.updated" });
     expect(types(receiver.on("/only-model"))).toEqual(["model.updated"]);
+    expect(await outboxOf(ep.id)).toEqual([["delivered", 1]]);
   });
 
   test("enqueueEvent: another write's event (media), in its transaction, to the endpoints subscribed", async () => {
     const p = await seedProject(h);
     const ep = await endpoint(p.slug, "/media", ["media.created"]);
     const other = await endpoint(p.slug, "/no-media", ["node.created"]);
+    const events = async (): Promise<number> => (await h.deps.db.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id))).length;
     const id = await h.deps.db.transaction((tx) => enqueueEvent(tx, p.id, "media.created", { media: { id: "m1", filename: "a.png" } }));
     expect(id).toMatch(/^msg_/);
     await waitFor(() => receiver.on("/media").length >= 1);
     const got = receiver.on("/media")[0]!;
     expect(got.headers["webhook-id"]).toBe(id!);
     expect(verify(got, ep.secret)).toMatchObject({ type: "media.created", data: { project: { id: p.id, slug: p.slug }, media: { id: "m1", filename: "a.png" } } });
-    expect(receiver.on("/no-media")).toHaveLength(0);
-    expect(other.id).toBeString();
+    // The endpoint that does not want it has no row for it (nothing it could ever be sent).
+    expect(await outboxOf(other.id)).toEqual([]);
+    expect(await outboxOf(ep.id)).toEqual([["delivered", 1]]);
     // No endpoint wants it: nothing is written.
+    expect(await events()).toBe(1);
     expect(await h.deps.db.transaction((tx) => enqueueEvent(tx, p.id, "media.deleted", {}))).toBeNull();
+    expect(await events()).toBe(1);
   });
 
   test("a rolled-back write sends nothing and leaves no event row", async () => {
@@ -248,10 +262,14 @@ describe("events", () => {
     expect(await h.deps.db.select().from(webhookEvents).where(eq(webhookEvents.projectId, p.id))).toHaveLength(before.length);
     // A later committed write arrives; the rolled-back one never did.
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/archive`)).status).toBe(200);
-    await waitFor(() => receiver.on("/rollback").length >= 2);
-    await Bun.sleep(200);
+    // The archive is sent after anything before it (an endpoint's events go out in order): had the
+    // publish's event survived, it would have arrived first.
+    await waitFor(() => types(receiver.on("/rollback")).includes("node.archived"), { what: "node.archived" });
     expect(types(receiver.on("/rollback"))).toEqual(["node.created", "node.archived"]);
-    expect(ep.id).toBeString();
+    expect(await outboxOf(ep.id)).toEqual([
+      ["delivered", 1],
+      ["delivered", 1],
+    ]);
   });
 });
 
@@ -302,9 +320,7 @@ describe("delivery", () => {
     );
     await seedNode(h, p.slug, { slug: "a" });
     await waitFor(() => receiver.on("/down").length >= 4, { what: "four attempts" });
-    await waitFor(async () => (await h.deps.db.select().from(webhookOutbox).where(eq(webhookOutbox.endpointId, ep.id)))[0]?.status === "failed");
-    await Bun.sleep(300);
-    expect(receiver.on("/down")).toHaveLength(4); // the schedule has four attempts
+    expect(await outboxOf(ep.id)).toEqual([["failed", 4]]); // the schedule has four attempts
     let read = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`);
     expect(read.json.data.status).toBe("active");
     expect(read.json.data.failing_since).toBeString();
@@ -318,16 +334,29 @@ describe("delivery", () => {
     read = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`);
     expect(read.json.data.disabled_reason).toContain("every attempt has failed");
     expect(read.json.data.disabled_at).toBeString();
-    const held = read.json.data.pending;
+    // b's first attempt disabled it: b is held (its retry waits), a was not tried again.
+    expect(read.json.data.pending).toBe(1);
+    expect(paths(receiver.on("/down"), ep.secret)).toEqual(["a", "a", "a", "a", "b"]);
+    expect(await outboxOf(ep.id)).toEqual([
+      ["failed", 4],
+      ["pending", 1],
+    ]);
     // Disabled: new events are not kept; the held one waits. Resuming sends it.
     await seedNode(h, p.slug, { slug: "c" });
-    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`)).json.data.pending).toBe(held);
+    expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`)).json.data.pending).toBe(1);
     expect((await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/test`)).status).toBe(409);
     receiver.script("/down", []);
-    const n = receiver.on("/down").length;
     const resumed = await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } });
     expect(resumed.json.data).toMatchObject({ status: "active", disabled_reason: null, failing_since: null });
-    if (held > 0) await waitFor(() => receiver.on("/down").length > n, { what: "the held event" });
+    // d, written after the resume, comes after the held b; c, written while disabled, never.
+    await seedNode(h, p.slug, { slug: "d" });
+    await waitFor(() => paths(receiver.on("/down"), ep.secret).includes("d"), { what: "the held event, then d" });
+    expect(paths(receiver.on("/down"), ep.secret)).toEqual(["a", "a", "a", "a", "b", "b", "d"]);
+    expect(await outboxOf(ep.id)).toEqual([
+      ["failed", 4],
+      ["delivered", 2],
+      ["delivered", 1],
+    ]);
   });
 
   test("redelivery sends the same event again; the test event", async () => {
@@ -358,16 +387,28 @@ describe("delivery", () => {
   test("pause keeps events; resume sends them in order", async () => {
     const p = await seedProject(h);
     const ep = await endpoint(p.slug, "/pause");
+    // An active endpoint wanting the same events: the claim that takes its rows would have taken
+    // the paused one's too (one statement takes the head of every ready endpoint).
+    const sibling = await endpoint(p.slug, "/pause-sibling");
     const paused = await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "paused" } });
     expect(paused.json.data.status).toBe("paused");
     await seedNode(h, p.slug, { slug: "one" });
     await seedNode(h, p.slug, { slug: "two" });
-    await Bun.sleep(300);
+    await waitFor(() => receiver.on("/pause-sibling").length >= 2, { what: "the active endpoint's events" });
+    expect(await outboxOf(sibling.id)).toEqual([
+      ["delivered", 1],
+      ["delivered", 1],
+    ]);
+    // Never claimed (no attempt counted), never sent.
+    expect(await outboxOf(ep.id)).toEqual([
+      ["pending", 0],
+      ["pending", 0],
+    ]);
     expect(receiver.on("/pause")).toHaveLength(0);
     expect((await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}`)).json.data.pending).toBe(2);
     expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } })).json.data.status).toBe("active");
     await waitFor(() => receiver.on("/pause").length >= 2);
-    expect(receiver.on("/pause").map((r) => (verify(r, ep.secret) as any).data.node.path)).toEqual(["one", "two"]);
+    expect(paths(receiver.on("/pause"), ep.secret)).toEqual(["one", "two"]);
   });
 
   test("a batch stops at a failed event: the events behind it wait for its retry, then go in order at their first attempt", async () => {
@@ -379,14 +420,19 @@ describe("delivery", () => {
     receiver.script("/batch", [{ status: 200 }, { status: 500 }]);
     expect((await h.request("PATCH", `/admin/p/${p.slug}/webhooks/${ep.id}`, { body: { status: "active" } })).status).toBe(200);
     await waitFor(() => receiver.on("/batch").length >= 5, { what: "four events and one retry" });
-    await Bun.sleep(200);
-    const paths = receiver.on("/batch").map((r) => (verify(r, ep.secret) as any).data.node.path);
-    expect(paths).toEqual(["b1", "b2", "b2", "b3", "b4"]);
-    const log = await waitFor(async () => {
-      const l = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries?per_page=100`);
-      return l.json.total === 5 ? l : null;
-    });
-    // Oldest first: b1 1 ok, b2 1 retrying, b2 2 ok, b3 and b4 at their first attempt (the claim that stopped at b2 handed them back).
+    // b5, written after, goes out after them all: a request sent twice would have come before it.
+    await seedNode(h, p.slug, { slug: "b5" });
+    await waitFor(() => paths(receiver.on("/batch"), ep.secret).includes("b5"), { what: "b5" });
+    expect(paths(receiver.on("/batch"), ep.secret)).toEqual(["b1", "b2", "b2", "b3", "b4", "b5"]);
+    expect(await outboxOf(ep.id)).toEqual([
+      ["delivered", 1],
+      ["delivered", 2],
+      ["delivered", 1],
+      ["delivered", 1],
+      ["delivered", 1],
+    ]);
+    const log = await h.request("GET", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries?per_page=100`);
+    // Oldest first: b1 1 ok, b2 1 retrying, b2 2 ok, b3 and b4 at their first attempt (the claim that stopped at b2 handed them back), b5.
     const attempts = [...log.json.data].reverse().map((d: any) => [d.attempt, d.outcome, d.status_code]);
     expect(attempts).toEqual([
       [1, "succeeded", 200],
@@ -394,13 +440,7 @@ describe("delivery", () => {
       [2, "succeeded", 200],
       [1, "succeeded", 200],
       [1, "succeeded", 200],
-    ]);
-    const outbox = await h.deps.db.select().from(webhookOutbox).where(eq(webhookOutbox.endpointId, ep.id));
-    expect(outbox.map((o) => [o.status, o.attempts, o.leaseUntil]).sort()).toEqual([
-      ["delivered", 1, null],
-      ["delivered", 1, null],
-      ["delivered", 1, null],
-      ["delivered", 2, null],
+      [1, "succeeded", 200],
     ]);
   });
 
@@ -422,7 +462,7 @@ describe("delivery", () => {
     expect((await h.request("POST", `/admin/p/${p.slug}/webhooks/${ep.id}/deliveries/${first.id}/redeliver`)).status).toBe(201);
     await waitFor(() => receiver.on("/serial").length >= 4, { what: "s2, s3 and the redelivery" });
     const got = receiver.on("/serial");
-    expect(got.map((r) => (verify(r, ep.secret) as any).data.node.path).sort()).toEqual(["s1", "s1", "s2", "s3"]);
+    expect(paths(got, ep.secret).sort()).toEqual(["s1", "s1", "s2", "s3"]);
     // Each request came after the answer to the one before (answers take 300 ms).
     for (let i = 2; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).toBeGreaterThanOrEqual(290);
   });
@@ -452,7 +492,7 @@ describe("delivery", () => {
     const second = receiver.on("/rotate")[1]!;
     expect(second.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
     verify(second, fresh);
-    expect(() => verify(second, ep.secret)).toThrow();
+    expect(() => verify(second, ep.secret)).toThrow(new WebhookVerificationError("No matching signature found"));
     expect(h.logs.join("\n")).not.toContain(fresh.slice(6));
     expect(h.logs.join("\n")).not.toContain(ep.secret.slice(6));
   });
@@ -481,7 +521,8 @@ describe("delivery", () => {
 
 describe("two dispatchers share the outbox", () => {
   test("each event is attempted once, in order per endpoint", { timeout: 30_000 }, async () => {
-    // Another instance: its own app and dispatcher, the same database and sealing keys (SECRET_KEYS).
+    // A second app and two more dispatchers in this process, on the same database and sealing keys
+    // (SECRET_KEYS); separate processes on one outbox: webhooks-process.test.ts.
     const other = await harness(FAST, { keyRing: h.deps.keyRing });
     const second = startDispatcher(other.deps);
     const third = startDispatcher(h.deps);
@@ -493,13 +534,16 @@ describe("two dispatchers share the outbox", () => {
         console.log(h.logs.filter((l) => /warn|error/.test(l)).join("\n"), other.logs.filter((l) => /warn|error/.test(l)).join("\n"));
         throw e;
       });
-      await Bun.sleep(300);
+      // A last event, sent after all of them (in order per endpoint): any event sent twice came before it.
+      await seedNode(h, p.slug, { slug: "last" });
+      await waitFor(() => paths(receiver.on("/shared"), ep.secret).includes("last"), { what: "the last event" });
       const got = receiver.on("/shared");
-      expect(got).toHaveLength(20);
-      expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(20);
-      expect(got.map((r) => (verify(r, ep.secret) as any).data.node.path)).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
+      expect(got).toHaveLength(21);
+      expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(21);
+      expect(paths(got, ep.secret)).toEqual([...Array.from({ length: 20 }, (_, i) => `n${i}`), "last"]);
+      expect(await outboxOf(ep.id)).toEqual(Array.from({ length: 21 }, () => ["delivered", 1]));
       const attempts = await h.deps.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, ep.id));
-      expect(attempts).toHaveLength(20);
+      expect(attempts).toHaveLength(21);
       expect(attempts.filter((a) => a.attempt !== 1 || a.outcome !== "succeeded")).toEqual([]);
     } finally {
       await second.stop();

@@ -12,7 +12,7 @@ import { pgProxy } from "./pg-proxy";
 
 const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
 
-describe.if(pgUrl !== null)("writes across a database outage (PostgreSQL behind a proxy)", () => {
+describe.if(pgUrl !== null)("writes across a database outage, PostgreSQL behind a proxy (PostgreSQL only: needs DATABASE_URL)", () => {
   test("8 writers in transactions through 4 cuts: every write settles (committed or unavailable) within 2 s of the restore, and writes work at once after", async () => {
     const admin = postgres(pgUrl!, { max: 1, onnotice: () => {} });
     const name = `t_wout_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;

@@ -1,4 +1,4 @@
-import { bigint, index, integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
 /**
@@ -39,3 +39,25 @@ export const media = pgTable(
 );
 
 export type MediaRow = typeof media.$inferSelect;
+
+/**
+ * A variant delivery rendered and stored for an item (src/media/render.ts): its bytes count in the
+ * project's media storage, beside the originals. Charged to the item whose URL rendered it; goes
+ * with the item.
+ */
+export const mediaVariants = pgTable(
+  "media_variants",
+  {
+    mediaId: uuid("media_id")
+      .notNull()
+      .references(() => media.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    /** The canonical variant name (src/media/variants.ts), as stored under the item's hash. */
+    name: text("name").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.mediaId, t.name] }), index("media_variants_project_idx").on(t.projectId)],
+);

@@ -5,6 +5,8 @@ import { type Context, Elysia } from "elysia";
 import type { AppDeps } from "../core/deps";
 import { AppError } from "../errors";
 import { isUuid } from "../lib/ids";
+import { parseBody, refuseDeclaredOver } from "../lib/json";
+import { isPlainObject } from "../lib/merge";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";
 import { PUBLISH_SCOPE, scopesOfRole } from "../lib/scopes";
 import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "../oauth/session";
@@ -137,6 +139,20 @@ async function decide(ctx: PageContext, b: Begun, id: string, form: Record<strin
 
 const addressOf = (deps: AppDeps, request: Request, server: Context["server"]): string => clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
 
+/**
+ * The page's form (urlencoded, up to MAX_BODY_BYTES; a body declared longer, of any type, is 413),
+ * read only from a browser that holds the page's CSRF cookie: without one the post is refused
+ * (403) and its body never read.
+ */
+async function readForm({ names }: PageContext, request: Request): Promise<Record<string, unknown>> {
+  if (!validNonce(readCookie(request.headers.get("cookie"), names.csrf))) return {};
+  refuseDeclaredOver(request);
+  const type = request.headers.get("content-type") ?? "";
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return {};
+  const body = await parseBody(request, type);
+  return isPlainObject(body) ? body : {};
+}
+
 export function approvalRoutes(deps: AppDeps) {
   const ctx: PageContext = { deps, names: cookieNames(deps.config.publicUrl) };
   return new Elysia()
@@ -150,11 +166,12 @@ export function approvalRoutes(deps: AppDeps) {
     )
     .post(
       "/approvals/:id",
-      async ({ params, request, body, server }) => {
+      async ({ params, request, server }) => {
         const nonce = newNonce();
-        const form = body && typeof body === "object" ? (body as Record<string, unknown>) : {};
+        const form = await readForm(ctx, request);
         return pageResponse(await submit(ctx, params.id, form, request.headers.get("cookie"), addressOf(deps, request, server), nonce), nonce);
       },
-      { detail: { hide: true } },
+      // No parser before the handler: it reads the form itself (readForm), bounded.
+      { parse: "none", detail: { hide: true } },
     );
 }

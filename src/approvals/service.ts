@@ -5,12 +5,12 @@
 import { and, count, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions } from "../../db/schema";
+import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions, translations } from "../../db/schema";
 import type { Config } from "../config";
 import { AppError, notFound } from "../errors";
 import type { McpCaller } from "../lib/caller";
 import { diffJson } from "../lib/diff";
-import { uuidv7 } from "../lib/ids";
+import { isUuid, uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { actorOf, type WriteContext } from "../write/context";
@@ -149,6 +149,8 @@ const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "appro
  */
 export async function decideApproval(db: Db, ctx: WriteContext, projectId: string, id: string, decision: "approved" | "rejected", now: Date): Promise<Approval> {
   const decider = ctx.actor;
+  // Not an id (a UUID) names no approval: 404, before the uuid column would refuse it.
+  if (!isUuid(id)) throw notFound("approval");
   await expireApprovals(db, projectId, now);
   const [found] = await db
     .select()
@@ -227,12 +229,73 @@ export async function findApproval(db: Db, id: string): Promise<Approval | null>
   return a ?? null;
 }
 
+/** One time of a schedule on the page: what it is now, and what the request makes of it. */
+export interface ScheduleTime {
+  readonly field: "publish_at" | "unpublish_at";
+  /** The time set now (ISO 8601, UTC), or null. */
+  readonly now: string | null;
+  /** As asked: a time (as the agent wrote it, with its offset), null to clear it, undefined to keep it. */
+  readonly asked: string | null | undefined;
+}
+
+/** What a schedule_node request changes: which version (the node, or its translation into `locale`), and its times. */
+export interface ScheduleView {
+  readonly locale: string | null;
+  readonly times: readonly ScheduleTime[];
+}
+
+export interface ApprovalChange {
+  readonly title: string;
+  readonly path: string;
+  readonly diff: ReturnType<typeof diffJson>;
+  readonly published: number | null;
+  /** schedule_node only: the times the scheduler would act at. */
+  readonly schedule: ScheduleView | null;
+}
+
+const askedTime = (v: unknown): string | null | undefined => (typeof v === "string" ? v : v === null ? null : undefined);
+
+/** The schedule a schedule_node request sets, beside the one the node (or translation) carries now. */
+async function scheduleView(db: Db, a: Approval): Promise<ScheduleView> {
+  const locale = typeof a.arguments.locale === "string" ? a.arguments.locale : null;
+  const columns = { publishAt: locale === null ? nodes.publishAt : translations.publishAt, unpublishAt: locale === null ? nodes.unpublishAt : translations.unpublishAt };
+  const [current] =
+    locale === null
+      ? await db.select(columns).from(nodes).where(eq(nodes.id, a.nodeId)).limit(1)
+      : await db
+          .select(columns)
+          .from(translations)
+          .where(and(eq(translations.nodeId, a.nodeId), sql`lower(${translations.locale}) = lower(${locale})`))
+          .limit(1);
+  return {
+    locale,
+    times: [
+      { field: "publish_at", now: current?.publishAt?.toISOString() ?? null, asked: askedTime(a.arguments.publish_at) },
+      { field: "unpublish_at", now: current?.unpublishAt?.toISOString() ?? null, asked: askedTime(a.arguments.unpublish_at) },
+    ],
+  };
+}
+
+/**
+ * The content after a schedule_node request's publication (publish_at asked) or, asking only an
+ * unpublication, after that: the node's status, or its translation's.
+ */
+function scheduledContent(after: Record<string, unknown>, a: Approval): Record<string, unknown> {
+  const status = typeof a.arguments.publish_at === "string" ? "published" : typeof a.arguments.unpublish_at === "string" ? "draft" : null;
+  if (status === null) return after;
+  const locale = typeof a.arguments.locale === "string" ? a.arguments.locale.toLowerCase() : null;
+  if (locale === null) return { ...after, status };
+  const list = Array.isArray(after.translations) ? (after.translations as unknown[]) : [];
+  return { ...after, translations: list.map((t) => (isPlainObject(t) && String(t.locale).toLowerCase() === locale ? { ...t, status } : t)) };
+}
+
 /**
  * What the page shows a person: the node's title and path, and the change against the published
  * version (the node's last revision that was published): for a delete, everything goes; for a
- * restore, the revision restored; otherwise the node as it was when asked, with its new status.
+ * restore, the revision restored; for a schedule, its times and what its publication (or
+ * unpublication) changes; otherwise the node as it was when asked, with its new status.
  */
-export async function approvalChange(db: Db, a: Approval): Promise<{ title: string; path: string; diff: ReturnType<typeof diffJson>; published: number | null }> {
+export async function approvalChange(db: Db, a: Approval): Promise<ApprovalChange> {
   const snapshots = await db
     .select({ number: revisions.number, snapshot: revisions.snapshot })
     .from(revisions)
@@ -244,13 +307,15 @@ export async function approvalChange(db: Db, a: Approval): Promise<{ title: stri
   let after: Record<string, unknown> = strip(at);
   if (a.operation === "delete_node") after = {};
   else if (a.operation === "restore_revision" && typeof a.arguments.revision === "number") after = strip(snapshots.find((r) => r.number === a.arguments.revision)?.snapshot ?? at);
+  else if (a.operation === "schedule_node") after = scheduledContent(after, a);
   else {
     const status = { publish_node: "published", unpublish_node: "draft", archive_node: "archived", restore_node: "draft" }[a.operation];
     if (status) after = { ...after, status };
   }
   const title = typeof at.title === "string" ? at.title : a.nodeId;
   const path = typeof at.path === "string" ? at.path : "";
-  return { title, path, diff: diffJson(published ? strip(published.snapshot) : {}, after), published: published?.number ?? null };
+  const schedule = a.operation === "schedule_node" ? await scheduleView(db, a) : null;
+  return { title, path, diff: diffJson(published ? strip(published.snapshot) : {}, after), published: published?.number ?? null, schedule };
 }
 
 const strip = (s: Record<string, unknown>): Record<string, unknown> => {

@@ -4,6 +4,7 @@ import type { Logger } from "../lib/log";
 import type { KeyRing } from "../lib/seal";
 import type { Slots } from "../lib/slots";
 import type { Resolver } from "../lib/ssrf";
+import type { WorkQueue } from "../lib/work-queue";
 import type { MediaStorage } from "./storage";
 
 /** Everything the app needs from outside; tests build it with their own database and vendors. */
@@ -22,4 +23,6 @@ export interface AppDeps {
   readonly mediaStorage?: MediaStorage;
   /** The AI vendor calls in flight per project (AI_MAX_CONCURRENT_PER_PROJECT); createApp makes one per app. */
   readonly aiSlots?: Slots;
+  /** Image variant renders of this app, delivery's and the uploads' (MEDIA_RENDER_CONCURRENCY, MEDIA_RENDER_QUEUE); createApp makes one per app. */
+  readonly renderQueue?: WorkQueue;
 }

@@ -6,11 +6,19 @@ export interface MediaStorage {
   readonly driver: "disk" | "s3";
   /** Stores the object unless it is there already (same key, same bytes: content-addressed). */
   put(key: string, bytes: Uint8Array, type: string): Promise<void>;
-  /** The object's bytes; null when absent. */
+  /** The object's bytes, whole in memory; null when absent. For small objects and the renderer's input only: delivery streams with open. */
   get(key: string): Promise<Uint8Array | null>;
+  /** The object's size and a reader of its byte ranges; null when absent. */
+  open(key: string): Promise<StoredObject | null>;
   has(key: string): Promise<boolean>;
   /** Removes every object whose key starts with `prefix`. */
   removePrefix(prefix: string): Promise<void>;
+}
+
+export interface StoredObject {
+  readonly size: number;
+  /** Bytes start…end (inclusive), read as the consumer pulls (a stalled reader holds a chunk, not the object). */
+  read(start: number, end: number): ReadableStream<Uint8Array>;
 }
 
 const HASH_RE = /^[0-9a-f]{64}$/;

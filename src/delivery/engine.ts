@@ -51,13 +51,19 @@ export class DeliveryEngine {
       checkIntervalMs: c.deliveryVersionCheckMs,
       staleEntries: c.deliveryStaleEntries,
       staleMaxBytes: c.deliveryStaleMaxBytes,
-      media: { base: c.publicUrl, widths: c.media.widths },
+      media: { base: c.publicUrl, widths: c.media.srcsetWidths },
       onStale: (err) => deps.log.warn("delivery: the database is not answering; serving the last good answers marked stale", { err: err instanceof Error ? err.name : String(err) }),
     });
     this.cacheControl = withStaleIfError(c.deliveryCacheControl, c.deliveryStaleIfErrorSeconds);
     this.errorCacheControl = withStaleIfError(c.deliveryErrorCacheControl, c.deliveryStaleIfErrorSeconds);
     this.staleCacheControl = this.errorCacheControl;
     onContentCommitted(deps.db, (projectId, changes) => this.cache.invalidate(projectId, changes));
+  }
+
+  /** The project's state, fresh for its content version (what a cached answer is kept under). */
+  project(ref: string): DeliveryProject | null | Promise<DeliveryProject | null> {
+    this.ensureListening();
+    return this.cache.project(ref);
   }
 
   /** Subscribes once, on first use (apps built and never used open nothing); retried after a failure. */

@@ -56,7 +56,9 @@ export function createDelivery(deps: AppDeps) {
     .options("/*", ({ request }) => preflight(request), { detail: { hide: true } })
     .all("/", ({ request, set, params }) => other(engine, send, request, set, params.ref), { detail: { hide: true } })
     .all("/*", ({ request, set, params }) => other(engine, send, request, set, params.ref), { detail: { hide: true } });
-  return { routes, fastRead: createFastRead(engine, plans, send) };
+  // The project as delivery knows it (fresh for its content version): media delivery keeps its answers in memory for as long as it stays the same.
+  const project = (ref: string): DeliveryProject | null | Promise<DeliveryProject | null> => engine.project(ref);
+  return { routes, fastRead: createFastRead(engine, plans, send), project };
 }
 
 /**

@@ -1,13 +1,19 @@
 import { AppError } from "../errors";
-import { readCappedBytes, readCappedText } from "./stream";
+import { readCappedText } from "./stream";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_JSON_DEPTH = 32;
 
+/** 413 payload_too_large for a body whose declared length passes `limit`, before a byte of it is read. */
+export function refuseDeclaredOver(request: Request, limit: number = MAX_BODY_BYTES): void {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
+}
+
 /** Reads a request body as text, refusing more than `limit` bytes even without Content-Length. */
 export async function readBodyText(request: Request, limit: number = MAX_BODY_BYTES): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  const text = declared > limit ? null : await readCappedText(request.body, limit);
+  refuseDeclaredOver(request, limit);
+  const text = await readCappedText(request.body, limit);
   if (text === null) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
   return text;
 }
@@ -44,8 +50,8 @@ export function assertStorableStrings(v: unknown, path: readonly string[] = []):
 }
 
 /**
- * The body parser of the routes that read JSON or form bodies (each plugin installs it for its own
- * routes): bounded size and depth, storable text only; undefined for other types (Elysia's own).
+ * A JSON or form body, read up to MAX_BODY_BYTES: bounded size and depth, storable text only;
+ * undefined, nothing read, for other types (each caller decides what those get).
  */
 export async function parseBody(request: Request, contentType: string | undefined): Promise<unknown> {
   const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
@@ -56,30 +62,6 @@ export async function parseBody(request: Request, contentType: string | undefine
   }
   if (type === "application/x-www-form-urlencoded") return parseForm(await readBodyText(request));
   return undefined;
-}
-
-/**
- * A multipart/form-data body (file uploads), read whole up to `limit` bytes: text fields as
- * strings, files as Blobs (File where the runtime has it). A repeated field is an array, which
- * the operation's schema refuses.
- */
-export async function parseMultipart(request: Request, limit: number): Promise<Record<string, unknown>> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  const bytes = declared > limit ? null : await readCappedBytes(request.body, limit);
-  if (bytes === null) throw new AppError("payload_too_large", `request body exceeds ${limit} bytes`);
-  let form: FormData;
-  try {
-    form = await new Response(bytes as Uint8Array<ArrayBuffer>, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
-  } catch {
-    throw new AppError("invalid_request", "the multipart body could not be parsed");
-  }
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of form) {
-    if (!isStorableText(k) || (typeof v === "string" && !isStorableText(v))) throw new AppError("invalid_request", "form fields must not contain NUL characters or unpaired surrogates");
-    const prev = Object.hasOwn(out, k) ? out[k] : undefined;
-    Object.defineProperty(out, k, { value: prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v], enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
 
 function parseForm(text: string): Record<string, string | string[]> {

@@ -4,6 +4,7 @@ import { Empty } from "../lib/schemas";
 import { describeMedia } from "./describe";
 import { fetchUpload } from "./from-url";
 import { DeleteIn, DescribeIn, FromUrlIn, ListIn, MediaId, MediaOut, UpdateIn, UploadIn } from "./model";
+import { prerenderVariants } from "./render";
 import { deleteMedia, getMedia, listMedia, mediaReferences, mediaToWire, updateMedia, uploadMedia } from "./service";
 
 const route = (method: "GET" | "POST" | "PATCH" | "DELETE", tail = "") => ({ method, path: `/admin/p/:ref/media${tail}`, tag: "media" }) as const;
@@ -25,6 +26,7 @@ const uploadMediaOp = projectOperation({
     const filename = "name" in args.file && typeof args.file.name === "string" ? args.file.name : "file";
     const focal = args.focal_x !== undefined && args.focal_y !== undefined ? { x: args.focal_x, y: args.focal_y } : null;
     const row = await uploadMedia(deps, write, project, { bytes, filename, alt: args.alt, locale: args.locale, title: args.title, focal }, now);
+    prerenderVariants(deps, write, row);
     return { media: mediaToWire(deps.config.publicUrl, project, row) };
   },
 });
@@ -49,6 +51,7 @@ const uploadFromUrlOp = projectOperation({
       { ...fetched, filename: args.filename ?? fetched.filename, alt: args.alt, locale: args.locale, title: args.title, focal: args.focal_point ?? null },
       now,
     );
+    prerenderVariants(deps, write, row);
     return { media: mediaToWire(deps.config.publicUrl, project, row) };
   },
 });

@@ -17,6 +17,7 @@ import { probeImage, stripMetadata, summarize } from "./image";
 import type { MediaWire } from "./model";
 import { EXTENSION, isRaster, sniffType } from "./sniff";
 import { mediaStorage } from "./store";
+import { mediaBytesUsed } from "./usage";
 import { versionTag } from "./variants";
 
 export interface UploadArgs {
@@ -83,7 +84,7 @@ export async function uploadMedia(deps: AppDeps, ctx: WriteContext, project: Pro
       const [locked] = await tx.select({ quota: projects.mediaQuotaBytes }).from(projects).where(eq(projects.id, project.id)).for("update");
       if (!locked) throw notFound("project");
       const quota = locked.quota ?? cfg.quotaBytes;
-      const used = await usedBytes(tx, project.id);
+      const used = await mediaBytesUsed(tx, project.id);
       const already =
         (
           await tx
@@ -127,13 +128,6 @@ export async function uploadMedia(deps: AppDeps, ctx: WriteContext, project: Pro
       throw err;
     });
   return row;
-}
-
-/** Bytes the project stores: each distinct object once, as the storage holds it. */
-async function usedBytes(db: Db, projectId: string): Promise<number> {
-  const res = await db.execute<{ used: string | number | null }>(sql`select coalesce(sum(size), 0) as used from (select distinct hash, size from media where project_id = ${projectId}) o`);
-  const rows = (Array.isArray(res) ? res : (res as { rows: unknown[] }).rows) as Array<{ used: string | number | null }>;
-  return Number(rows[0]?.used ?? 0);
 }
 
 export async function listMedia(

@@ -5,18 +5,29 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { contentModels, nodes } from "../../db/schema";
-import { type CompiledModel, compileModel, type NodeSnapshot } from "./compile";
+import { type CompiledModel, compileModelSliced, type NodeSnapshot } from "./compile";
 import { ContentModelIn, EMPTY_MODEL } from "./model";
 
 const compiled = new Map<string, CompiledModel>();
+/** Compilations under way (they yield to the event loop between types), by project and version. */
+const compiling = new Map<string, Promise<CompiledModel>>();
 
 /** The project's model at `version` (0: none, everything free-form). */
 export async function compiledModel(db: Db, projectId: string, version: number): Promise<CompiledModel> {
   const hit = compiled.get(projectId);
   if (hit?.version === version) return hit;
+  const key = `${projectId}:${version}`;
+  const pending = compiling.get(key) ?? compile(db, projectId, version).finally(() => compiling.delete(key));
+  compiling.set(key, pending);
+  return pending;
+}
+
+async function compile(db: Db, projectId: string, version: number): Promise<CompiledModel> {
   const [row] = version === 0 ? [] : await db.select().from(contentModels).where(eq(contentModels.projectId, projectId));
-  const model = compileModel(row ? ContentModelIn.parse(row.definition) : EMPTY_MODEL, row?.version ?? 0);
-  compiled.set(projectId, model);
+  // stored: a model written before a limit existed still checks what it can, and never fails a write with a 500.
+  const model = await compileModelSliced(row ? ContentModelIn.parse(row.definition) : EMPTY_MODEL, row?.version ?? 0, { stored: true });
+  const hit = compiled.get(projectId);
+  if (!hit || hit.version <= model.version) compiled.set(projectId, model);
   return model;
 }
 

@@ -10,7 +10,7 @@ import { AppError, notFound } from "../errors";
 import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import { nodeSnapshots } from "./cache";
-import { type CompiledModel, compileModel, ModelError } from "./compile";
+import { type CompiledModel, compileModelSliced, ModelError, slicer } from "./compile";
 import { syncFieldIndexes } from "./indexes";
 import { type BlockTypeDef, type ContentModelDefinition, ContentModelIn, EMPTY_MODEL, MAX_VIOLATIONS, type NodeTypeDef, type Violation } from "./model";
 
@@ -100,7 +100,7 @@ export async function writeModel(db: Db, ctx: WriteContext, projectId: string, c
   if (opts.dry_run) {
     const current = await getModel(db, projectId);
     const definition = change(current);
-    const check = await checkContent(db, projectId, compile(definition, current.version + 1));
+    const check = await checkContent(db, projectId, await compile(definition, current.version + 1));
     return { model: { ...definition, version: current.version, updated_at: current.updated_at }, applied: false, ...check };
   }
   let compiled: CompiledModel | undefined;
@@ -108,7 +108,7 @@ export async function writeModel(db: Db, ctx: WriteContext, projectId: string, c
     const current = await getModel(tx, projectId);
     const definition = change(current);
     const version = current.version + 1;
-    compiled = compile(definition, version);
+    compiled = await compile(definition, version);
     const check = await checkContent(tx, projectId, compiled);
     if (check.count > 0 && !opts.force) {
       const message = `${check.count} node${check.count > 1 ? "s" : ""} would no longer match the content model; fix ${check.count > 1 ? "them" : "it"} first, or force=true applies the model anyway (dry_run=true only reports)`;
@@ -133,9 +133,9 @@ export async function writeModel(db: Db, ctx: WriteContext, projectId: string, c
 }
 
 /** compileModel, its ModelError as 400 invalid_content with pointers into the model. */
-function compile(definition: ContentModelDefinition, version: number): CompiledModel {
+async function compile(definition: ContentModelDefinition, version: number): Promise<CompiledModel> {
   try {
-    return compileModel(definition, version);
+    return await compileModelSliced(definition, version);
   } catch (err) {
     if (!(err instanceof ModelError)) throw err;
     const [first] = err.violations;
@@ -149,6 +149,7 @@ export async function checkContent(db: Db, projectId: string, model: CompiledMod
   const invalid: InvalidNode[] = [];
   let count = 0;
   let after = "";
+  const pause = slicer();
   for (;;) {
     const page = await db
       .select({ id: nodes.id, path: nodes.path })
@@ -161,6 +162,7 @@ export async function checkContent(db: Db, projectId: string, model: CompiledMod
     const snapshots = await nodeSnapshots(db, projectId, [...paths.keys()]);
     snapshots.sort((a, b) => (a.id < b.id ? -1 : 1));
     for (const node of snapshots) {
+      await pause(); // a page of nodes checked at once could hold the loop for seconds
       const violations = model.validateNode(node);
       if (violations.length === 0) continue;
       count += 1;

@@ -2,7 +2,7 @@
 // src/errors.ts. These endpoints answer `{ "error", "error_description" }` with the RFC's codes.
 import { AppError } from "../errors";
 import { type CorsPolicy, corsHeaders } from "../lib/cors";
-import { parseBody } from "../lib/json";
+import { parseBody, refuseDeclaredOver } from "../lib/json";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -67,12 +67,16 @@ export const oauthJson = (body: unknown, status = 200, headers: Record<string, s
 const JSON_ENDPOINTS = new Set(["/oauth/token", "/oauth/revoke", "/oauth/register", "/oauth/authorize"]);
 
 /**
- * The OAuth routes' body parser: what the app's parser refuses (a body too large or unreadable)
- * answers in the RFC form on the JSON endpoints; the consent pages keep the app's own mapping.
+ * The OAuth routes' body parser (the body is the caller's credential, so it is read before the
+ * caller is known): JSON and forms up to MAX_BODY_BYTES (1 MiB); a body of any type declared longer
+ * is refused unread, and one of another type never read (null, so that Elysia's own parser, bounded
+ * only by the server's upload limit, is not reached: every endpoint refuses the type). What the
+ * parser refuses answers in the RFC form on the JSON endpoints; the consent pages keep the app's own mapping.
  */
 export async function parseOAuthBody(request: Request, contentType: string | undefined, path: string): Promise<unknown> {
   try {
-    return await parseBody(request, contentType);
+    refuseDeclaredOver(request);
+    return (await parseBody(request, contentType)) ?? null;
   } catch (err) {
     const endpoint = path.replace(/\/+$/, "");
     if (!(err instanceof AppError) || !JSON_ENDPOINTS.has(endpoint)) throw err;

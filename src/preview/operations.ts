@@ -37,8 +37,9 @@ const listOp = projectOperation({
 const deleteOp = projectOperation({
   name: "delete_preview_token",
   title: "Revoke a preview token",
-  description: "Revoke a preview token; it stops working at once on every instance.",
-  scopes: ["content:read"],
+  description: "Revoke a preview token; it stops working at once on every instance. Needs content:write: a reader may mint its own preview, not end everyone's.",
+  // content:read mints a token (it reads drafts already); ending the previews of everyone else is a write.
+  scopes: ["content:write"],
   input: z.object({ id: z.string().max(64).optional().describe("token id (or pass { id } as a JSON body)") }),
   output: Empty,
   activity: { kind: "preview_token" },

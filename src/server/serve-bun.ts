@@ -65,7 +65,8 @@ export function serveOptions(config: Config): ListenOptions {
     // (listen() lifts it for bodiless requests until they are answered; tests/http-deadlines.test.ts:
     // AI calls over REST and MCP, a GET waiting on PostgreSQL, 10 s each); Elysia's default here was 30 s.
     idleTimeout: config.httpIdleTimeoutSeconds,
-    // Uploads (multipart, MEDIA_MAX_BYTES) are the largest bodies; JSON bodies stay capped at MAX_BODY_BYTES by their parser.
+    // The upload's body (MEDIA_MAX_BYTES and 1 MiB of fields) is the largest any route takes; every
+    // other route reads at most MAX_BODY_BYTES, and an admin route reads none before it knows the caller (src/rest-body.ts).
     maxRequestBodySize: Math.max(MAX_BODY_BYTES, config.media.maxBytes + 1024 * 1024) + 64 * 1024,
   };
 }

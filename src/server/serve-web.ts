@@ -33,7 +33,8 @@ export async function serveWeb({ app, front }: Service, config: Config): Promise
     reusePort: false, // a second process on the same port fails with EADDRINUSE (see serve-bun.ts)
     silent: true,
     gracefulShutdown: false, // src/main.ts owns SIGTERM
-    // Uploads (multipart, MEDIA_MAX_BYTES) are the largest bodies; JSON bodies stay capped at MAX_BODY_BYTES by their parser.
+    // The upload's body (MEDIA_MAX_BYTES and 1 MiB of fields) is the largest any route takes; every
+    // other route reads at most MAX_BODY_BYTES, and an admin route reads none before it knows the caller (src/rest-body.ts).
     maxRequestBodySize: Math.max(MAX_BODY_BYTES, config.media.maxBytes + 1024 * 1024) + 64 * 1024,
     // Node's deadlines: a silent kept-alive connection and a request (headers and body) that
     // trickles in are bounded by the idle deadline, as on Bun; a handler still working is not cut.

@@ -23,7 +23,8 @@ export const EndpointPatch = EndpointIn.partial().extend({
 export const EndpointOut = z.object({
   id: Id,
   project_id: Id,
-  url: z.string(),
+  url: z.string().describe("where events are POSTed; without webhooks:write only its origin (https://host/…): the path and query often carry the receiver's credential"),
+  url_masked: z.boolean().describe("true: url shows the origin only (the caller lacks webhooks:write)"),
   description: z.string().nullable(),
   events: z.array(z.string()),
   status: z.enum(["active", "paused", "disabled"]).describe("disabled: it failed every attempt for WEBHOOKS_DISABLE_AFTER; see disabled_reason"),

@@ -8,17 +8,20 @@ const EndpointRef = { webhook_id: z.uuid().describe("the endpoint's id") };
 const byId = (method: "GET" | "PATCH" | "DELETE" | "POST", tail = "") => ({ method, path: `/admin/p/:ref/webhooks/:id${tail}`, params: { id: "webhook_id" }, tag: "webhooks" }) as const;
 // Agents read endpoints and the log over MCP with content:read (MCP credentials never hold projects:read); they cannot change them.
 const READ = { anyOf: ["content:read", "projects:read"] } as const;
+/** Only who may change an endpoint reads its whole URL (often the receiver's credential); other readers get its origin. */
+const revealsUrls = (caller: { readonly scopes: readonly string[] }): boolean => caller.scopes.includes("webhooks:write");
 
 const listWebhooksOp = projectOperation({
   name: "list_webhooks",
   title: "List webhook endpoints",
-  description: "List the project's webhook endpoints: URL, subscribed events, status (active, paused, disabled with its reason), events pending (their signing secrets are never shown).",
+  description:
+    "List the project's webhook endpoints: URL (its origin only without webhooks:write), subscribed events, status (active, paused, disabled with its reason), events pending (their signing secrets are never shown).",
   scopes: READ,
   input: z.object({}),
   output: z.object({ webhooks: z.array(EndpointOut) }),
   tool: READ_ONLY,
   http: { method: "GET", path: "/admin/p/:ref/webhooks", data: "webhooks", tag: "webhooks", summary: "List the project's webhook endpoints" },
-  run: async ({ deps, project }) => ({ webhooks: await listEndpoints(deps.db, project.id) }),
+  run: async ({ deps, project, caller }) => ({ webhooks: await listEndpoints(deps.db, project.id, revealsUrls(caller)) }),
 });
 
 const createWebhookOp = projectOperation({
@@ -48,12 +51,12 @@ const createWebhookOp = projectOperation({
 const getWebhookOp = projectOperation({
   name: "get_webhook",
   title: "Read a webhook endpoint",
-  description: "Read one webhook endpoint (never its secret).",
+  description: "Read one webhook endpoint (never its secret; its URL's origin only without webhooks:write).",
   scopes: READ,
   input: z.object(EndpointRef),
   output: z.object({ webhook: EndpointOut }),
   http: { ...byId("GET"), data: "webhook", summary: "Read a webhook endpoint" },
-  run: async ({ deps, project }, args) => ({ webhook: await readEndpoint(deps.db, project.id, args.webhook_id) }),
+  run: async ({ deps, project, caller }, args) => ({ webhook: await readEndpoint(deps.db, project.id, args.webhook_id, revealsUrls(caller)) }),
 });
 
 const updateWebhookOp = projectOperation({

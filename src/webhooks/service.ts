@@ -4,7 +4,7 @@
 import { and, asc, count, desc, eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import { type Db, notify } from "../../db/client";
-import { type Project, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../../db/schema";
+import { type Project, projects, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
 import { AppError, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
@@ -18,14 +18,26 @@ import { newSecret } from "./sign";
 
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
-const MAX_ENDPOINTS_PER_PROJECT = 50;
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-function endpointToWire(e: EndpointRow, pending: number): z.input<typeof EndpointOut> {
+/**
+ * The URL as a reader without webhooks:write sees it: its origin only. Receivers often take their
+ * credential in the path or the query (`/services/T0/B0/XXXX`, `?token=`), which content:read and
+ * projects:read must not hand out; credentials in the user part are refused at create.
+ */
+export function maskedUrl(url: string): string {
+  const u = URL.parse(url);
+  if (!u) return "…";
+  return u.pathname === "/" && !u.search ? u.origin : `${u.origin}/…`;
+}
+
+/** `revealUrl`: the caller may change the endpoint (webhooks:write), so it may read its whole URL. */
+function endpointToWire(e: EndpointRow, pending: number, revealUrl = true): z.input<typeof EndpointOut> {
   return {
     id: e.id,
     project_id: e.projectId,
-    url: e.url,
+    url: revealUrl ? e.url : maskedUrl(e.url),
+    url_masked: !revealUrl,
     description: e.description,
     events: e.events,
     status: e.status as "active" | "paused" | "disabled",
@@ -109,13 +121,13 @@ async function pendingCounts(db: Db, ids: readonly string[]): Promise<Map<string
   return new Map(found.map((r) => [r.id, Number(r.n)]));
 }
 
-export async function listEndpoints(db: Db, projectId: string): Promise<z.input<typeof EndpointOut>[]> {
+export async function listEndpoints(db: Db, projectId: string, revealUrls: boolean): Promise<z.input<typeof EndpointOut>[]> {
   const found = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.projectId, projectId)).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   const pending = await pendingCounts(
     db,
     found.map((e) => e.id),
   );
-  return found.map((e) => endpointToWire(e, pending.get(e.id) ?? 0));
+  return found.map((e) => endpointToWire(e, pending.get(e.id) ?? 0, revealUrls));
 }
 
 /** One endpoint of the project; another project's is 404 like a missing one. */
@@ -130,33 +142,31 @@ async function getEndpoint(db: Db, projectId: string, id: string): Promise<Endpo
   return row;
 }
 
-export async function readEndpoint(db: Db, projectId: string, id: string): Promise<z.input<typeof EndpointOut>> {
+export async function readEndpoint(db: Db, projectId: string, id: string, revealUrl: boolean): Promise<z.input<typeof EndpointOut>> {
   const row = await getEndpoint(db, projectId, id);
-  return endpointToWire(row, (await pendingCounts(db, [row.id])).get(row.id) ?? 0);
+  return endpointToWire(row, (await pendingCounts(db, [row.id])).get(row.id) ?? 0, revealUrl);
 }
 
 export async function createEndpoint(deps: AppDeps, project: Project, input: z.output<typeof EndpointIn>): Promise<{ endpoint: z.input<typeof EndpointOut>; secret: string }> {
   const url = await checkUrl(deps, input.url);
-  const [{ n } = { n: 0 }] = await deps.db.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.projectId, project.id));
-  if (Number(n) >= MAX_ENDPOINTS_PER_PROJECT) throw new AppError("conflict", `a project has at most ${MAX_ENDPOINTS_PER_PROJECT} webhook endpoints`);
+  const max = deps.config.webhooksMaxEndpoints;
   const now = deps.now();
   const id = uuidv7(now.getTime());
   const secret = newSecret();
-  const row = oneRow(
-    await deps.db
-      .insert(webhookEndpoints)
-      .values({
-        id,
-        projectId: project.id,
-        url,
-        description: input.description ?? null,
-        events: normaliseEvents(input.events),
-        secretSealed: await deps.keyRing.seal(secret, aadOf(id, project.id, "current")),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning(),
-  );
+  const secretSealed = await deps.keyRing.seal(secret, aadOf(id, project.id, "current"));
+  // Each event is one request per endpoint: the bound on endpoints bounds what one write sends. The
+  // project's row is locked for the count, so concurrent creations cannot pass it together.
+  const row = await deps.db.transaction(async (tx) => {
+    await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, project.id)).for("update");
+    const [{ n } = { n: 0 }] = await tx.select({ n: count() }).from(webhookEndpoints).where(eq(webhookEndpoints.projectId, project.id));
+    if (Number(n) >= max) throw new AppError("conflict", `a project has at most ${max} webhook endpoints (WEBHOOKS_MAX_ENDPOINTS); delete one first`, { max });
+    return oneRow(
+      await tx
+        .insert(webhookEndpoints)
+        .values({ id, projectId: project.id, url, description: input.description ?? null, events: normaliseEvents(input.events), secretSealed, createdAt: now, updatedAt: now })
+        .returning(),
+    );
+  });
   return { endpoint: endpointToWire(row, 0), secret };
 }
 

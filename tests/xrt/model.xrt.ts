@@ -32,7 +32,7 @@ describe(`content model: ${describeRun()}`, async () => {
 
   // PGlite is one process's database: two processes over one database need PostgreSQL.
   test.if(DB === "postgres")(
-    "two service processes over one database: the other refuses a write right after the PUT, without a restart",
+    "two service processes over one database: the other refuses a write right after the PUT, without a restart (PostgreSQL only: processes cannot share the embedded database)",
     async () => {
       const other = await startService({ databaseUrl: svc.databaseUrl ?? "" });
       const p = await seedProject(svc);

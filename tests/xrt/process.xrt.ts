@@ -11,7 +11,7 @@ describe(`process edges: ${describeRun()}`, () => {
 
   // The lock guards the embedded database only; on PostgreSQL several instances share one database.
   test.skipIf(DB !== "pglite")(
-    "data-dir lock (embedded database only): a second process on a held DATA_DIR exits 2 naming it; after kill -9 of the holder the next start works",
+    "data-dir lock (embedded database only: on PostgreSQL several processes share one database): a second process on a held DATA_DIR exits 2 naming it; after kill -9 of the holder the next start works",
     async () => {
       const holder = await startService();
       const kept = await seedProject(holder);

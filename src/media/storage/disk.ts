@@ -1,7 +1,7 @@
 // The local disk driver: DATA_DIR/media/<key>. The embedded default, nothing to configure.
 import { join } from "node:path";
 import type { MediaStorage } from "../../core/storage";
-import { fileExists, readFileOrNull, removePath, writeFileAtomic } from "../../platform/disk";
+import { fileExists, fileRangeStream, fileSize, readFileOrNull, removePath, writeFileAtomic } from "../../platform/disk";
 
 export function diskStorage(dataDir: string): MediaStorage {
   const root = join(dataDir, "media");
@@ -17,6 +17,11 @@ export function diskStorage(dataDir: string): MediaStorage {
       if (!(await fileExists(path))) await writeFileAtomic(path, bytes);
     },
     get: (key) => readFileOrNull(pathOf(key)),
+    open: async (key) => {
+      const path = pathOf(key);
+      const size = await fileSize(path);
+      return size === null ? null : { size, read: (start, end) => fileRangeStream(path, start, end) };
+    },
     has: (key) => fileExists(pathOf(key)),
     removePrefix: (prefix) => removePath(join(root, prefix.replace(/\/+$/, ""))),
   };

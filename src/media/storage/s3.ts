@@ -5,7 +5,7 @@
 // used by the tests as the independent signer our requests are checked against). The payload is
 // signed with its SHA-256 (not UNSIGNED-PAYLOAD): the store verifies the bytes it keeps.
 import { AwsV4Signer } from "aws4fetch";
-import type { MediaStorage } from "../../core/storage";
+import type { MediaStorage, StoredObject } from "../../core/storage";
 import { AppError } from "../../errors";
 import { sha256Hex } from "../../lib/tokens";
 
@@ -17,6 +17,9 @@ export interface S3Settings {
   readonly secretAccessKey: string;
   readonly prefix: string;
 }
+
+/** Bytes fetched per ranged GET while streaming: what one stalled reader can hold at most. */
+const CHUNK = 1024 * 1024;
 
 const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
@@ -66,6 +69,16 @@ export function s3Storage(s: S3Settings, fetcher: typeof fetch): MediaStorage {
       if (!res.ok) return fail(res, "read an object");
       return new Uint8Array(await res.arrayBuffer());
     },
+    open: async (key) => {
+      const url = objectUrl(key);
+      const res = await send("HEAD", url);
+      await res.body?.cancel();
+      if (res.status === 404) return null;
+      if (!res.ok) return fail(res, "look an object up");
+      const size = Number(res.headers.get("content-length"));
+      if (!Number.isSafeInteger(size) || size < 0) return fail(res, "give an object's size");
+      return rangedObject(size, (start, end) => send("GET", url, null, { range: `bytes=${start}-${end}` }));
+    },
     has: async (key) => {
       const res = await send("HEAD", objectUrl(key));
       await res.body?.cancel();
@@ -91,6 +104,44 @@ export function s3Storage(s: S3Settings, fetcher: typeof fetch): MediaStorage {
     },
   };
   return storage;
+}
+
+/**
+ * An object read by ranged GETs of CHUNK bytes, one per pull: the HTTP client may buffer a whole
+ * response whatever the consumer's pace, so a stalled reader holds one chunk, not the object.
+ */
+function rangedObject(size: number, get: (start: number, end: number) => Promise<Response>): StoredObject {
+  return {
+    size,
+    read: (start, end) => {
+      let at = start;
+      return new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            if (at > end) {
+              controller.close();
+              return;
+            }
+            const last = Math.min(end, at + CHUNK - 1);
+            const res = await get(at, last);
+            if (res.status !== 206 && !(res.status === 200 && at === 0 && last === size - 1)) {
+              await res.body?.cancel();
+              controller.error(new Error(`the media storage answered a range with HTTP ${res.status}`));
+              return;
+            }
+            const bytes = new Uint8Array(await res.arrayBuffer());
+            if (bytes.length !== last - at + 1) {
+              controller.error(new Error("the media storage answered a range of another length"));
+              return;
+            }
+            at = last + 1;
+            controller.enqueue(bytes);
+          },
+        },
+        { highWaterMark: 0 },
+      );
+    },
+  };
 }
 
 const unescapeXml = (s: string): string => s.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e] ?? "");

@@ -1,0 +1,263 @@
+/**
+ * Mutation testing, our own small runner: `npm run mutate -- <module> [--jobs N] [--tests a,b]
+ * [--only file:line] [--pg]`. It copies the repository to a scratch folder per job, applies one
+ * mutation at a time to a module's source (tests/mutation/modules.ts), runs the module's test files
+ * that execute the mutated line (bun's line coverage, measured once per test file first), fastest
+ * first, with `bun test --bail`, and counts the mutant killed when they fail or time out, survived
+ * when they pass. A line no test executes is a survivor without a run (no-coverage). The report goes
+ * to stdout and `.mutation/<module>.json`.
+ *
+ * Mutations (one per mutant): a comparison or logical operator swapped (=== ↔ !==, < ↔ <=, > ↔ >=,
+ * && ↔ ||, ?? → ||, + ↔ -), a `!` dropped, a condition forced true and false (if, while, ?:), a
+ * boolean literal flipped, and an expression statement (a call, an assignment, an await) removed.
+ * Calls to the logger are not removed (a log line is not a promise the tests keep).
+ */
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseSync } from "oxc-parser";
+import { MODULES } from "./modules";
+
+interface Mutant {
+  readonly file: string;
+  readonly line: number;
+  readonly start: number;
+  readonly end: number;
+  readonly original: string;
+  readonly replacement: string;
+  readonly kind: string;
+}
+type Status = "killed" | "timeout" | "survived" | "no-coverage";
+interface Result extends Mutant {
+  readonly status: Status;
+}
+
+const ROOT = resolve(import.meta.dir, "../..");
+const SWAPS: Record<string, string[]> = {
+  "===": ["!=="],
+  "!==": ["==="],
+  "==": ["!="],
+  "!=": ["=="],
+  "<": ["<="],
+  "<=": ["<"],
+  ">": [">="],
+  ">=": [">"],
+  "&&": ["||"],
+  "||": ["&&"],
+  "??": ["||"],
+  "+": ["-"],
+  "-": ["+"],
+};
+const SKIP_NODES = new Set(["TSTypeAnnotation", "TSInterfaceDeclaration", "TSTypeAliasDeclaration", "ImportDeclaration", "TSTypeParameterInstantiation", "TSAsExpression_type"]);
+const LOGGER = /^(?:this\.)?(?:deps\.)?(?:log|logger|console)\.|^log\(/;
+
+type Node = { type: string; start: number; end: number; [k: string]: unknown };
+const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null && typeof (v as Node).type === "string";
+
+/** Every mutant of one file's source. */
+export function mutantsOf(file: string, code: string): Mutant[] {
+  const out: Mutant[] = [];
+  const lineOf = (offset: number) => code.slice(0, offset).split("\n").length;
+  const add = (kind: string, start: number, end: number, replacement: string) => out.push({ file, line: lineOf(start), start, end, original: code.slice(start, end), replacement, kind });
+  const visit = (node: Node) => {
+    if (SKIP_NODES.has(node.type)) return;
+    mutateNode(node, code, add);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "typeAnnotation" || key === "returnType" || key === "typeArguments" || key === "typeParameters") continue;
+      if (Array.isArray(value)) for (const v of value) isNode(v) && visit(v);
+      else if (isNode(value)) visit(value);
+    }
+  };
+  const parsed = parseSync(file, code);
+  if (parsed.errors.length > 0) throw new Error(`${file}: ${parsed.errors[0]?.message}`);
+  visit(parsed.program as unknown as Node);
+  return out;
+}
+
+function mutateNode(node: Node, code: string, add: (kind: string, start: number, end: number, replacement: string) => void): void {
+  switch (node.type) {
+    case "BinaryExpression":
+    case "LogicalExpression": {
+      const left = node.left as Node;
+      const right = node.right as Node;
+      const op = node.operator as string;
+      const between = code.slice(left.end, right.start);
+      const at = between.indexOf(op);
+      if (at < 0) return;
+      for (const to of SWAPS[op] ?? []) add(`${op} → ${to}`, left.end + at, left.end + at + op.length, to);
+      return;
+    }
+    case "UnaryExpression":
+      if (node.operator === "!") add("! dropped", node.start, node.end, `(${code.slice((node.argument as Node).start, (node.argument as Node).end)})`);
+      return;
+    case "IfStatement":
+    case "WhileStatement":
+    case "ConditionalExpression": {
+      const test = node.test as Node;
+      add("condition → true", test.start, test.end, "true");
+      add("condition → false", test.start, test.end, "false");
+      return;
+    }
+    case "Literal":
+      if (typeof node.value === "boolean") add(`${node.value} → ${!node.value}`, node.start, node.end, String(!node.value));
+      return;
+    case "ExpressionStatement": {
+      const e = node.expression as Node;
+      if (node.directive) return;
+      const text = code.slice(e.start, e.end).replace(/^await\s+/, "");
+      if (LOGGER.test(text)) return;
+      if (["CallExpression", "AwaitExpression", "AssignmentExpression", "UpdateExpression", "ChainExpression"].includes(e.type)) add("statement removed", node.start, node.end, ";");
+      return;
+    }
+  }
+}
+
+const args = process.argv.slice(2);
+const flag = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+
+function scratchCopy(tag: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `mutate-${tag}-`));
+  for (const entry of ["src", "db", "tests", "package.json", "bunfig.toml", "tsconfig.json", "README.md", "docs"]) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"));
+  return dir;
+}
+
+interface Run {
+  readonly code: number | null;
+  readonly timedOut: boolean;
+  readonly ms: number;
+}
+function runTests(dir: string, tests: readonly string[], limitMs: number, extra: string[] = []): Promise<Run> {
+  const started = Date.now();
+  const env = { ...process.env };
+  if (!args.includes("--pg")) delete env.DATABASE_URL;
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["test", "--bail", "--timeout", "30000", ...extra, ...tests], { cwd: dir, env, stdio: "ignore", detached: true });
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {}
+      done({ code: null, timedOut: true, ms: Date.now() - started });
+    }, limitMs);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      // The test processes a file spawned are in the same group: end any left behind.
+      try {
+        process.kill(-(child.pid ?? 0), "SIGKILL");
+      } catch {}
+      done({ code, timedOut: false, ms: Date.now() - started });
+    });
+  });
+}
+
+/** Which test files execute each line of the module ("file:line" → tests, fastest first), and each test file's time. */
+interface Coverage {
+  readonly testsOf: Map<string, string[]>;
+  readonly ms: Map<string, number>;
+}
+
+/** Runs each test file alone under bun's line coverage: it must pass, and it tells which lines it runs. */
+async function measure(dir: string, files: readonly string[], tests: readonly string[]): Promise<Coverage> {
+  const testsOf = new Map<string, string[]>();
+  const ms = new Map<string, number>();
+  for (const [i, test] of tests.entries()) {
+    const out = join(dir, ".coverage", String(i));
+    const run = await runTests(dir, [test], 30 * 60_000, ["--coverage", "--coverage-reporter=lcov", `--coverage-dir=${out}`]);
+    if (run.code !== 0) throw new Error(`${test} fails without a mutant (exit ${run.code}); fix it first`);
+    ms.set(test, run.ms);
+    const lcov = join(out, "lcov.info");
+    if (!existsSync(lcov)) throw new Error(`${test}: bun wrote no coverage`);
+    let current: string | null = null;
+    for (const line of readFileSync(lcov, "utf8").split("\n")) {
+      if (line.startsWith("SF:")) {
+        const name = line.slice(3).replace(`${dir}/`, "");
+        current = files.includes(name) ? name : null;
+      } else if (current && line.startsWith("DA:")) {
+        const [n, hits] = line.slice(3).split(",").map(Number);
+        if ((hits ?? 0) > 0) testsOf.set(`${current}:${n}`, [...(testsOf.get(`${current}:${n}`) ?? []), test]);
+      }
+    }
+  }
+  for (const list of testsOf.values()) list.sort((a, b) => (ms.get(a) ?? 0) - (ms.get(b) ?? 0));
+  return { testsOf, ms };
+}
+
+async function main(): Promise<void> {
+  const name = args[0];
+  const mod = name ? MODULES[name] : undefined;
+  if (!name || !mod) {
+    console.error(`usage: npm run mutate -- <${Object.keys(MODULES).join("|")}> [--jobs N] [--tests a.test.ts,b.test.ts] [--only file:line] [--pg]`);
+    process.exit(2);
+  }
+  const tests = flag("--tests")?.split(",") ?? [...mod.tests];
+  const only = flag("--only");
+  const jobs = Math.max(1, Number(flag("--jobs") ?? 1));
+  let mutants = mod.files.flatMap((f) => mutantsOf(f, readFileSync(join(ROOT, f), "utf8")));
+  if (only) mutants = mutants.filter((m) => `${m.file}:${m.line}` === only || m.file === only);
+  const dirs = Array.from({ length: jobs }, (_, i) => scratchCopy(`${name}-${i}`));
+  try {
+    const coverage = await measure(dirs[0] as string, mod.files, tests);
+    const total = [...coverage.ms.values()].reduce((a, b) => a + b, 0);
+    console.log(`${name}: ${mutants.length} mutants, ${tests.length} test files (${(total / 1000).toFixed(1)} s alone, each under coverage)`);
+    const results = await runAll(mutants, dirs, coverage);
+    report(name, results);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+}
+
+async function runAll(mutants: Mutant[], dirs: string[], coverage: Coverage): Promise<Result[]> {
+  const results: Result[] = [];
+  let next = 0;
+  const worker = async (dir: string) => {
+    while (next < mutants.length) {
+      const m = mutants[next++] as Mutant;
+      results.push({ ...m, status: await runMutant(dir, m, coverage) });
+      const r = results[results.length - 1] as Result;
+      console.log(`[${results.length}/${mutants.length}] ${r.status.padEnd(11)} ${r.file}:${r.line}  ${r.kind}  ${JSON.stringify(r.original.slice(0, 60))}`);
+    }
+  };
+  await Promise.all(dirs.map(worker));
+  return results.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
+}
+
+const pristine = new Map<string, string>();
+/** One mutant against the test files that run its line, fastest first; none → no coverage, no run. */
+async function runMutant(dir: string, m: Mutant, coverage: Coverage): Promise<Status> {
+  const tests = coverage.testsOf.get(`${m.file}:${m.line}`) ?? [];
+  if (tests.length === 0) return "no-coverage";
+  const limitMs = 2 * tests.reduce((sum, t) => sum + (coverage.ms.get(t) ?? 0), 0) + 20_000;
+  const path = join(dir, m.file);
+  // The scratch copy's own text: the repository may change while a run goes on.
+  const code = pristine.get(m.file) ?? readFileSync(path, "utf8");
+  pristine.set(m.file, code);
+  writeFileSync(path, code.slice(0, m.start) + m.replacement + code.slice(m.end));
+  try {
+    const run = await runTests(dir, tests, limitMs);
+    return run.timedOut ? "timeout" : run.code === 0 ? "survived" : "killed";
+  } finally {
+    writeFileSync(path, code);
+  }
+}
+
+function report(name: string, results: Result[]): void {
+  const score = (rs: Result[]) => {
+    const killed = rs.filter((r) => r.status === "killed" || r.status === "timeout").length;
+    return { killed, total: rs.length, score: rs.length === 0 ? 100 : Math.round((1000 * killed) / rs.length) / 10 };
+  };
+  const perFile = Object.fromEntries([...new Set(results.map((r) => r.file))].map((f) => [f, score(results.filter((r) => r.file === f))]));
+  const all = score(results);
+  console.log(`\n${name}: mutation score ${all.score} % (${all.killed} of ${all.total} killed)`);
+  for (const [f, s] of Object.entries(perFile)) console.log(`  ${f}: ${s.score} % (${s.killed}/${s.total})`);
+  const survivors = results.filter((r) => r.status === "survived" || r.status === "no-coverage");
+  if (survivors.length > 0) console.log("\nsurvivors:");
+  for (const r of survivors) console.log(`  ${r.file}:${r.line} [${r.status}] ${r.kind}: ${JSON.stringify(r.original.slice(0, 80))} → ${JSON.stringify(r.replacement)}`);
+  mkdirSync(join(ROOT, ".mutation"), { recursive: true });
+  writeFileSync(join(ROOT, ".mutation", `${name}.json`), JSON.stringify({ module: name, ...all, perFile, results }, null, 2));
+}
+
+if (import.meta.main) await main();
