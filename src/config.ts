@@ -74,7 +74,7 @@ const VARIABLES = [
     10,
     "seconds a connection may stay silent, and a request may take to send its body, before it is closed (headers must arrive within about 10 s whatever this says); a handler that is working is not cut",
   ],
-  ["REVISIONS_PER_NODE", 100, "revisions kept per node (the newest is always kept); older ones are pruned by the hourly housekeeping"],
+  ["REVISIONS_PER_NODE", 100, "revisions kept per node (the newest is always kept); older ones are pruned by the housekeeping (at start, then hourly)"],
   ["REVISIONS_MAX_AGE_DAYS", 90, "revisions older than this many days are pruned (a node's newest revision is always kept)"],
   [
     "SCHEDULER_INTERVAL_MS",

@@ -58,13 +58,17 @@ async function main(): Promise<void> {
   const { log } = deps;
   log.info("listening", { url: `http://${config.host}:${server.port}`, public_url: config.publicUrl, database: deps.dbHandle.driver });
 
-  // Hourly purge of expired OAuth codes/tokens and old rate-limit windows (idempotent across instances).
-  setInterval(() => {
+  // The housekeeping (expired OAuth codes and tokens, old rate-limit windows, webhook logs and
+  // approvals, revisions past the retention settings; idempotent across instances): at start, so
+  // that instances restarted more often than hourly still run it, then hourly.
+  const housekeeping = (): void => {
     purgeExpired(deps.db, deps.now(), config).then(
       (n) => log.info("purged expired rows", n),
       () => log.warn("purge failed; will retry next hour"),
     );
-  }, 3_600_000).unref();
+  };
+  housekeeping();
+  setInterval(housekeeping, 3_600_000).unref();
   // Scheduled publishing: every instance looks; each schedule is carried out by one.
   const scheduler = config.schedulerIntervalMs > 0 ? startScheduler(deps, config.schedulerIntervalMs) : null;
 

@@ -25,20 +25,21 @@ const createProvider = (h: TestHarness, ref: string, body: Record<string, unknow
 const translate = (h: TestHarness, ref: string, body: Record<string, unknown> = {}): Promise<TestResponse> =>
   h.request("POST", `/admin/p/${ref}/ai/translate`, { body: { from: "en", to: "fr", text: "Hello", ...body } });
 
-interface Sent {
-  url: string;
-  headers: Record<string, string>;
-  tls: unknown;
-}
-
-/** A fetch that records where it was told to connect and answers like an OpenAI endpoint. */
-function recordingFetch(sent: Sent[], refuse: (url: string) => boolean = () => false): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit & { tls?: unknown }) => {
-    const url = String(input);
-    sent.push({ url, headers: Object.fromEntries(new Headers(init?.headers)), tls: init?.tls });
-    if (refuse(url)) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    return Response.json({ choices: [{ finish_reason: "stop", message: { content: "Bonjour" } }] });
-  }) as typeof fetch;
+/** A TCP listener on `host`:`port` that accepts each connection and closes it at once (a vendor address that fails); counts them. */
+function closingListener(host: string, port: number): { connections: () => number; stop: () => void } {
+  let n = 0;
+  const l = Bun.listen({
+    hostname: host,
+    port,
+    socket: {
+      open(s) {
+        n += 1;
+        s.end();
+      },
+      data() {},
+    },
+  });
+  return { connections: () => n, stop: () => l.stop(true) };
 }
 
 describe("outbound calls connect to the addresses the guard checked", () => {
@@ -59,46 +60,55 @@ describe("outbound calls connect to the addresses the guard checked", () => {
 
   test("a name is resolved once, by the guard: the vendor call goes to that address, never to a new DNS answer", async () => {
     const dns: Record<string, string[]> = { "llm.pin.example": ["93.184.216.34"] };
-    const sent: Sent[] = [];
-    const h = await harness({}, { resolveHost: async (host) => dns[host] ?? [], fetch: recordingFetch(sent) });
+    // The public address is out of this machine's reach: the stand-in network carries the call to the loopback vendor.
+    const net = vendors.internet({ "llm.pin.example": "openai" });
+    const h = await harness({}, { resolveHost: async (host) => dns[host] ?? [], fetch: net.fetch });
     const p = await seedProject(h);
     const created = await createProvider(h, p.id, { base_url: "https://llm.pin.example/v1", api_key: "sk-pin-0123456789abcdef" });
     expect(created.status).toBe(201);
 
+    const before = vendors.requests.length;
     const ok = await translate(h, p.id);
     expect(ok.status).toBe(200);
-    expect(ok.json.data.translation).toBe("Bonjour");
-    expect(sent).toHaveLength(1);
+    expect(ok.json.data.translation).toBe(fakeTranslation("Hello"));
     // The connection target is the checked address; the name travels only in Host and SNI.
-    expect(sent[0]!.url).toBe("https://93.184.216.34/v1/chat/completions");
-    expect(sent[0]!.headers.host).toBe("llm.pin.example");
-    expect(sent[0]!.headers.authorization).toBe("Bearer sk-pin-0123456789abcdef");
-    expect(sent[0]!.tls).toEqual({ serverName: "llm.pin.example" });
+    expect(net.dialled).toEqual([{ url: "https://93.184.216.34/v1/chat/completions", host: "llm.pin.example", serverName: "llm.pin.example" }]);
+    expect(vendors.requests.slice(before).map((r) => [r.headers.host, r.headers.authorization])).toEqual([["llm.pin.example", "Bearer sk-pin-0123456789abcdef"]]);
   });
 
   test("several addresses: every one is checked, and the next is tried when a connection fails", async () => {
-    const sent: Sent[] = [];
-    const h = await harness(
-      {},
-      {
-        resolveHost: async () => ["2606:2800:220:1:248:1893:25c8:1946", "93.184.216.34"],
-        fetch: recordingFetch(sent, (url) => url.includes("[2606:")),
-      },
-    );
-    const p = await seedProject(h);
-    expect((await createProvider(h, p.id, { base_url: "https://multi.pin.example/v1" })).status).toBe(201);
-    expect((await translate(h, p.id)).status).toBe(200);
-    expect(sent.map((s) => s.url)).toEqual(["https://[2606:2800:220:1:248:1893:25c8:1946]/v1/chat/completions", "https://93.184.216.34/v1/chat/completions"]);
+    const port = Number(new URL(vendors.origin).port);
+    const dns: Record<string, string[]> = { "multi.pin.test": ["127.0.0.2", "127.0.0.1"], "down.pin.test": ["127.0.0.2", "127.0.0.3"], "meta.pin.test": ["127.0.0.1", "169.254.169.254"] };
+    // The vendor listens on 127.0.0.1 only; on 127.0.0.2 and .3 the same port accepts and closes every connection.
+    const closing = [closingListener("127.0.0.2", port), closingListener("127.0.0.3", port)] as const;
+    try {
+      const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" }, { resolveHost: async (host) => dns[host] ?? [] });
+      const p = await seedProject(h);
+      const add = async (name: string): Promise<string> => {
+        const res = await createProvider(h, p.id, { base_url: `http://${name}:${port}/s/ok`, api_key: "sk-multi-0123456789abcdef" });
+        expect(res.status).toBe(201);
+        return res.json.data.id;
+      };
+      const before = vendors.requests.length;
+      const ok = await translate(h, p.id, { provider_id: await add("multi.pin.test") });
+      expect([ok.status, ok.json.data?.translation]).toEqual([200, fakeTranslation("Hello")]);
+      expect(closing.map((c) => c.connections())).toEqual([1, 0]);
+      expect(vendors.requests.slice(before).map((r) => r.headers.host)).toEqual([`multi.pin.test:${port}`]);
 
-    // When no address answers, the caller gets the connection error, not a 500.
-    const down: Sent[] = [];
-    const hd = await harness({}, { resolveHost: async () => ["93.184.216.34", "93.184.216.35"], fetch: recordingFetch(down, () => true) });
-    const q = await seedProject(hd);
-    expect((await createProvider(hd, q.id, { base_url: "https://down.pin.example/v1" })).status).toBe(201);
-    const res = await translate(hd, q.id);
-    expect(res.status).toBe(502);
-    expect(res.json.error).toEqual({ code: "provider_error", message: "could not reach the provider (connection failed)" });
-    expect(down).toHaveLength(2);
+      // When no address answers, the caller gets the connection error, not a 500.
+      const res = await translate(h, p.id, { provider_id: await add("down.pin.test") });
+      expect(res.status).toBe(502);
+      expect(res.json.error).toEqual({ code: "provider_error", message: "could not reach the provider (connection failed)" });
+      expect(closing.map((c) => c.connections())).toEqual([2, 1]);
+
+      // One address the guard refuses (metadata) refuses the name: no connection at all.
+      const meta = await createProvider(h, p.id, { base_url: `http://meta.pin.test:${port}/s/ok` });
+      expect(meta.status).toBe(400);
+      expect(meta.json.error.message).toMatch(/metadata/);
+      expect(vendors.requests.length).toBe(before + 1);
+    } finally {
+      for (const c of closing) c.stop();
+    }
   });
 
   test("real loopback vendor behind a name the system cannot resolve: reached through the guard's answer", async () => {
@@ -226,13 +236,13 @@ describe("provider input PostgreSQL cannot store is a 400, never a 500", () => {
 
 describe("translation output and kinds", () => {
   test("a vendor answer with NUL or unpaired surrogates comes back storable (it may be written to jsonb)", async () => {
-    const answer = "Bon\u0000jour \ud800<b>{name}</b>";
-    const vendorFetch = (async () => Response.json({ choices: [{ finish_reason: "stop", message: { content: answer } }] })) as unknown as typeof fetch;
-    const h = await harness({}, { fetch: vendorFetch });
+    const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true" });
     const p = await seedProject(h);
-    expect((await createProvider(h, p.id, { api_key: "sk-out-0123456789abcdef" })).status).toBe(201);
-    const res = await translate(h, p.id);
+    const nul = await createProvider(h, p.id, { base_url: vendors.base("nul"), api_key: "sk-out-0123456789abcdef" });
+    expect(nul.status).toBe(201);
+    const res = await translate(h, p.id, { provider_id: nul.json.data.id });
     expect(res.status).toBe(200);
+    // The vendor sent "Bon\u0000jour \ud800<b>{name}</b>".
     expect(res.json.data.translation).toBe("Bonjour \ufffd<b>{name}</b>");
     // What an MCP translate_node does with it: store it in a translation (jsonb).
     const node = await h.request("POST", `/admin/p/${p.id}/nodes`, { body: { slug: "n", title: "Hello" } });
@@ -240,11 +250,8 @@ describe("translation output and kinds", () => {
     expect(stored.status).toBe(200);
 
     // Only NUL: nothing left to return is the empty-content error, not an empty translation.
-    const nul = (async () => Response.json({ choices: [{ message: { content: "\u0000\u0000 " } }] })) as unknown as typeof fetch;
-    const hn = await harness({}, { fetch: nul });
-    const q = await seedProject(hn);
-    await createProvider(hn, q.id, {});
-    const empty = await translate(hn, q.id);
+    const only = await createProvider(h, p.id, { base_url: vendors.base("only-nul"), api_key: "sk-out-0123456789abcdef" });
+    const empty = await translate(h, p.id, { provider_id: only.json.data.id });
     expect(empty.status).toBe(502);
     expect(empty.json.error.message).toMatch(/empty content/);
   });

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { translateText } from "../src/ai/service";
 import { AppError } from "../src/errors";
 import { findProject } from "../src/projects/service";
-import { fakeTranslation, type Scenario, startFakeVendors } from "./fake-vendors";
+import { fakeTranslation, type Scenario, startFakeVendors, unknownModelMessage, type Vendor } from "./fake-vendors";
 import { harness, keyWith, type RequestOpts, seedProject, type TestHarness, type TestResponse } from "./helpers";
 
 const TIMEOUT_MS = 400;
@@ -218,27 +218,58 @@ describe("inline translation through the providers", async () => {
     expect(sent.headers["x-api-key"]).toBeUndefined();
   });
 
-  test("providers without base_url call the vendor's default address", async () => {
-    const calls: Array<{ url: string; headers: Headers }> = [];
-    const recordingFetch = (async (input: string | URL | Request, init?: RequestInit) => {
-      calls.push({ url: String(input), headers: new Headers(init?.headers) });
-      return Response.json({ choices: [{ message: { content: "Bonjour" }, finish_reason: "stop" }], content: [{ type: "text", text: "Bonjour" }], stop_reason: "end_turn" });
-    }) as typeof fetch;
-    const hv = await harness({}, { fetch: recordingFetch });
+  test("providers without base_url call the vendor's default address, in the vendor's own wire format", async () => {
+    const net = vendors.internet();
+    const hv = await harness({}, { fetch: net.fetch });
     const p = await seedProject(hv);
-    const expected: Record<string, string> = {
-      openai: "https://api.openai.com/v1/chat/completions",
-      anthropic: "https://api.anthropic.com/v1/messages",
-      gemini: "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions",
-      mistral: "https://api.mistral.ai/v1/chat/completions",
-      groq: "https://api.groq.com/openai/v1/chat/completions",
-      openrouter: "https://openrouter.ai/api/v1/chat/completions",
+    const expected: Record<string, [url: string, vendor: Vendor]> = {
+      openai: ["https://api.openai.com/v1/chat/completions", "openai"],
+      anthropic: ["https://api.anthropic.com/v1/messages", "anthropic"],
+      gemini: ["https://generativelanguage.googleapis.com/v1beta/openai/chat/completions", "gemini"],
+      mistral: ["https://api.mistral.ai/v1/chat/completions", "mistral"],
+      groq: ["https://api.groq.com/openai/v1/chat/completions", "groq"],
+      openrouter: ["https://openrouter.ai/api/v1/chat/completions", "openrouter"],
     };
-    for (const [kind, url] of Object.entries(expected)) {
-      const { id } = await provider(p.id, { kind }, hv);
-      const res = await translate(p.id, { provider_id: id }, hv);
-      expect(res.json.data.translation).toBe("Bonjour");
-      expect(calls.at(-1)!.url).toBe(url);
+    for (const [kind, [url, vendor]] of Object.entries(expected)) {
+      const { id, key } = await provider(p.id, { kind }, hv);
+      const before = vendors.requests.length;
+      const res = await translate(p.id, { provider_id: id, text: `Hello ${kind}` }, hv);
+      expect([kind, res.status, res.json.data?.translation]).toEqual([kind, 200, fakeTranslation(`Hello ${kind}`)]);
+      expect(net.dialled.at(-1)!.url).toBe(url);
+      // The vendor that name belongs to took the call and found in it what its API requires.
+      const got = vendors.requests.slice(before);
+      expect(got.map((r) => [r.vendor, r.protocol])).toEqual([[vendor, kind === "anthropic" ? "anthropic" : "openai"]]);
+      if (kind === "anthropic") expect(got[0]!.headers["x-api-key"]).toBe(key);
+      else expect(got[0]!.headers.authorization).toBe(`Bearer ${key}`);
+    }
+  });
+
+  // Each kind's vendor (the kinds are named after them) fails in its own error shape; the caller gets the documented error.
+  const VENDORS: Vendor[] = ["openai", "anthropic", "gemini", "mistral", "groq", "openrouter"];
+  test("each vendor's own error shapes: the vendor's reason is passed on, a rate limit says when to retry, never a 500", async () => {
+    const p = await seedProject(h);
+    // When to retry: the Retry-After header (OpenAI, Anthropic, Groq) or Gemini's RetryInfo; else the default 30 s.
+    const retryAfter: Record<Vendor, number> = { openai: 17, anthropic: 17, gemini: 17, mistral: 30, groq: 17, openrouter: 30 };
+    for (const vendor of VENDORS) {
+      const call = async (scenario: Scenario): Promise<TestResponse> => {
+        const { id } = await provider(p.id, { kind: vendor, base_url: vendors.vendorBase(vendor, scenario), model: "no-such-model" });
+        const res = await translate(p.id, { provider_id: id });
+        expect(vendors.requests.at(-1)!.vendor).toBe(vendor);
+        return res;
+      };
+      const unknownModel = await call("400");
+      expect([vendor, unknownModel.status, unknownModel.json.error]).toEqual([
+        vendor,
+        502,
+        { code: "provider_error", message: `the provider rejected the request (HTTP 400): ${unknownModelMessage(vendor, "no-such-model")}`, details: { upstream_status: 400 } },
+      ]);
+      const limited = await call("429");
+      expect([vendor, limited.status, limited.json.error.code, limited.headers.get("retry-after")]).toEqual([vendor, 429, "rate_limited", String(retryAfter[vendor])]);
+      expect(limited.json.error.details.retry_after).toBe(retryAfter[vendor]);
+      const refused = await call("401");
+      expect([vendor, refused.status, refused.json.error.message]).toEqual([vendor, 502, "the provider refused the API key (HTTP 401); check the provider's api_key"]);
+      const failed = await call("503");
+      expect([vendor, failed.status, failed.json.error.message]).toEqual([vendor, 502, "the provider failed (HTTP 503)"]);
     }
   });
 
@@ -254,22 +285,15 @@ describe("inline translation through the providers", async () => {
     expect(refused.json.error.message).toMatch(/base_url must use https/);
     expect(vendors.requests.length).toBe(before);
 
+    // A public name first (reached through the stand-in network, answered by the loopback vendor), then rebound.
     const dns: Record<string, string[]> = { "llm.rebind.example": ["93.184.216.34"] };
-    const fetched: string[] = [];
-    const hr = await harness(
-      {},
-      {
-        resolveHost: async (host) => dns[host] ?? [],
-        fetch: (async (input: string | URL | Request) => {
-          fetched.push(String(input));
-          return Response.json({ choices: [{ message: { content: "ok" } }] });
-        }) as typeof fetch,
-      },
-    );
+    const net = vendors.internet({ "llm.rebind.example": "openai" });
+    const hr = await harness({}, { resolveHost: async (host) => dns[host] ?? [], fetch: net.fetch });
     const q = await seedProject(hr);
     const r = await provider(q.id, { kind: "openai", base_url: "https://llm.rebind.example/v1" }, hr);
-    expect((await translate(q.id, { provider_id: r.id }, hr)).status).toBe(200);
-    expect(fetched).toEqual(["https://93.184.216.34/v1/chat/completions"]);
+    const first = await translate(q.id, { provider_id: r.id }, hr);
+    expect([first.status, first.json.data?.translation]).toEqual([200, fakeTranslation("Hello")]);
+    expect(net.dialled).toEqual([{ url: "https://93.184.216.34/v1/chat/completions", host: "llm.rebind.example", serverName: "llm.rebind.example" }]);
     dns["llm.rebind.example"] = ["127.0.0.1"];
     const rebound = await translate(q.id, { provider_id: r.id }, hr);
     expect(rebound.status).toBe(502);
@@ -278,7 +302,7 @@ describe("inline translation through the providers", async () => {
     expect((await translate(q.id, { provider_id: r.id }, hr)).json.error.message).toMatch(/metadata/);
     delete dns["llm.rebind.example"];
     expect((await translate(q.id, { provider_id: r.id }, hr)).json.error.message).toMatch(/could not be resolved/);
-    expect(fetched).toHaveLength(1);
+    expect(net.dialled).toHaveLength(1);
   });
 
   test("per-project concurrency limit: excess calls are 429 rate_limited, other projects unaffected, slots freed", async () => {

@@ -1,28 +1,18 @@
-// Delivery tests set a project's content model and node fields directly (the model API and the
-// admin API for fields live in other branches), through the one write path so that delivery's
-// cache sees the write as any other.
-import { and, eq, sql } from "drizzle-orm";
+// Delivery tests set a project's content model through the model API, and node fields directly
+// (content the model may refuse, on purpose) through the one write path, so that delivery's cache
+// sees the write as any other.
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { contentModels, nodes, projects, translations } from "../db/schema";
+import { nodes, translations } from "../db/schema";
 import { systemWrite } from "../src/write/context";
 import { contentWrite } from "../src/write/unit";
 
-type ModelInput = { strict?: boolean; block_types?: unknown[]; node_types?: unknown[] };
-
-/** Writes the project's model as the model API does: version + 1, projects.model_version the same. Answers the version. */
-export function setModel(db: Db, projectId: string, model: ModelInput): Promise<number> {
-  const definition = { strict: false, block_types: [], node_types: [], ...model };
-  return contentWrite(db, systemWrite(), projectId, async (tx) => {
-    const [row] = await tx
-      .insert(contentModels)
-      .values({ projectId, version: 1, definition })
-      .onConflictDoUpdate({ target: contentModels.projectId, set: { version: sql`${contentModels.version} + 1`, definition, updatedAt: sql`now()` } })
-      .returning({ version: contentModels.version });
-    if (!row) throw new Error("setModel: no row");
-    await tx.update(projects).set({ modelVersion: row.version }).where(eq(projects.id, projectId));
-    return row.version;
-  });
-}
+/**
+ * Writes the project's content model through the model API (src/model/service.ts, as PUT
+ * /admin/p/{ref}/model?force=true does): the model validated, its version and the project's bumped
+ * in one content write, and the field indexes built. Answers the version.
+ */
+export { setModel } from "./model.helpers";
 
 /** Sets a node's fields (not checked against the model: a test may want content the model refuses). */
 export function setFields(db: Db, projectId: string, nodeId: string, fields: Record<string, unknown>): Promise<void> {

@@ -1,11 +1,14 @@
 // With the database gone, a delivery answer that cannot be produced is 503 service_unavailable
 // without a validator, never a 200 with ETag and Cache-Control followed by a cut body (issue 12 §4).
-import { describe, expect, test } from "bun:test";
+// The database really goes away: on PostgreSQL the loopback proxy resets every connection and
+// refuses new ones (and lets them through again for the recovery checks); the embedded database is
+// closed under the app (it does not come back, so the recovery checks are PostgreSQL's).
+import { afterAll, describe, expect, test } from "bun:test";
 import type { Db, DbHandle } from "../db/client";
 import { DeliveryCache } from "../src/delivery/cache";
 import { makeAnswer } from "../src/delivery/http";
-import { breakableDb, deafHandle, get, patchNode, transition, watchedDb, xmlProblem } from "./delivery.helpers";
-import { freshDatabase, harness, seedNode, seedProject, type TestResponse, testDb, waitFor } from "./helpers";
+import { deafHandle, get, type OutageDb, outageDatabase, patchNode, transition, xmlProblem } from "./delivery.helpers";
+import { freshDatabase, harness, seedNode, seedProject, type TestHarness, type TestResponse, testDb, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 const STREAMED = ["/nodes", "/sitemap.xml", "/sitemap-1.xml"];
@@ -18,34 +21,42 @@ function expectUnavailable(res: TestResponse, path: string): void {
   expect(res.headers.get("access-control-allow-origin")).toBe("*");
 }
 
-describe("delivery: a streamed answer whose first page cannot be read", async () => {
-  const broken = breakableDb((await testDb()).db);
-  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db });
-  const p = await seedProject(h, { public_base_url: BASE });
-  await seedNode(h, p.slug, { slug: "page", title: "Page" }, true);
-
-  test("is 503 without ETag even though its planning queries succeeded; the next read after recovery is whole", async () => {
-    expect((await get(h, `/api/p/${p.slug}/robots.txt`)).status).toBe(200); // the project is known
-    for (const path of STREAMED) {
+describe("delivery: a streamed answer whose first page cannot be read", () => {
+  test.each(STREAMED)("%s is 503 without ETag even though its planning queries succeeded; after recovery the next read is whole", async (path) => {
+    const db = await outageDatabase();
+    try {
+      const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: db.db, dbHandle: db.handle });
+      const p = await seedProject(h, { public_base_url: BASE });
+      await seedNode(h, p.slug, { slug: "page", title: "Page" }, true);
+      expect((await get(h, `/api/p/${p.slug}/robots.txt`)).status).toBe(200); // the project is known
       const url = `/api/p/${p.slug}${path}`;
       // A 304 runs the planning queries and reads no page: that tells how many precede the first page.
       // The second one counts: a sitemap's sizing pass is remembered for the content version.
       expect((await get(h, url, { "if-none-match": "*" })).status).toBe(304);
-      const c0 = broken.calls();
+      const c0 = db.calls();
       expect((await get(h, url, { "if-none-match": "*" })).status).toBe(304);
-      const planning = broken.calls() - c0;
-      broken.failAfter(planning);
-      const c1 = broken.calls();
+      const planning = db.calls() - c0;
+      db.cutAfter(planning);
+      const c1 = db.calls();
       const res = await get(h, url);
       // Planning ran again and the first page was attempted (and failed): the case named above.
-      expect([path, broken.calls() - c1]).toEqual([path, planning + 1]);
+      expect([path, db.calls() - c1]).toEqual([path, planning + 1]);
       expectUnavailable(res, path);
-      broken.failAfter(null);
-      const ok = await get(h, url);
-      expect(ok.status).toBe(200);
+      // Recovery: PostgreSQL's connections come back (a closed embedded database does not).
+      if (!db.restore) return;
+      await db.restore();
+      const ok = await waitFor(
+        async () => {
+          const r = await get(h, url);
+          return r.status === 200 ? r : null;
+        },
+        { timeout: 10_000, what: "the database back" },
+      );
       expect(ok.headers.get("etag")).toMatch(/^"/);
       if (path === "/nodes") expect(ok.json.data.map((n: { slug: string }) => n.slug)).toEqual(["page"]);
       else expect(xmlProblem(ok.text)).toBeNull();
+    } finally {
+      await db.drop();
     }
   });
 });
@@ -76,20 +87,32 @@ describe("delivery: the database closed under a running instance", () => {
 const STALE_CC = "public, max-age=5, stale-if-error=86400";
 
 /**
- * A harness over a Db that fails every query while `down` (writes are made while it is up). Set
- * `afterCommit`, and it runs once the next transaction has committed, before the writer carries on
- * (so before the write's announcement); set `held`, and the result of the next select waits for it
- * (the query itself runs at once).
+ * A harness over a database of its own that really goes away (`outage.cut()`). Set `afterCommit`,
+ * and it runs once the next transaction has committed, before the writer carries on (so before the
+ * write's announcement); set `held`, and the result of the next select waits for it (the query
+ * itself runs at once). `on` builds more instances over the same database (two instances in one
+ * process share module state; what this file checks is each instance's own cache).
  */
-async function flakyHarness(env: Record<string, string> = {}, overrides: { dbHandle?: DbHandle } = {}) {
-  const base = (await testDb()).db;
-  const state = { down: false, refused: 0, afterCommit: null as (() => Promise<unknown>) | null, held: null as Promise<unknown> | null };
-  const watched = watchedDb(base, () => {
-    if (state.down) {
-      state.refused += 1;
-      throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
-    }
-  });
+async function flakyHarness(env: Record<string, string> = {}, handle: (h: DbHandle) => DbHandle = (x) => x) {
+  const outage = await outageDatabase();
+  outages.push(outage);
+  const state = { afterCommit: null as (() => Promise<unknown>) | null, held: null as Promise<unknown> | null };
+  const timed = timedDb(outage.db, state);
+  const on = (more: Record<string, string> = {}, other: (h: DbHandle) => DbHandle = handle): Promise<TestHarness> =>
+    harness({ DELIVERY_VERSION_CHECK_MS: "60000", ...env, ...more }, { db: timed, dbHandle: other(outage.handle) });
+  /** An instance that writes without going through the database's outage (PostgreSQL: past the proxy). */
+  const writer = (): Promise<TestHarness> => harness({}, { db: outage.direct.db, dbHandle: outage.direct });
+  return { h: await on(), state, outage, on, writer };
+}
+
+/** Every outage database this file made, dropped at its end. */
+const outages: OutageDb[] = [];
+afterAll(async () => {
+  for (const o of outages.splice(0)) await o.drop();
+});
+
+/** The Db with the timing hooks of flakyHarness: a callback after the next commit, a gate on the next select's result. */
+function timedDb(base: Db, state: { afterCommit: (() => Promise<unknown>) | null; held: Promise<unknown> | null }): Db {
   const late = (builder: object, gate: Promise<unknown>): object =>
     new Proxy(builder, {
       get(target, prop) {
@@ -102,7 +125,7 @@ async function flakyHarness(env: Record<string, string> = {}, overrides: { dbHan
         };
       },
     });
-  const db = new Proxy(watched, {
+  return new Proxy(base, {
     get(target, prop) {
       const v = Reflect.get(target, prop);
       if (prop === "transaction")
@@ -123,8 +146,35 @@ async function flakyHarness(env: Record<string, string> = {}, overrides: { dbHan
       return v;
     },
   }) as Db;
-  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000", ...env }, { db, ...overrides });
-  return { h, state };
+}
+
+/**
+ * Waits until `told` hears `writer`'s NOTIFYs (its LISTEN starts with its first read, and a notice
+ * sent before it took effect is not heard): edits page `nodeId` until an edit reaches `told`'s
+ * answer. Answers the page's title then.
+ */
+async function listening(writer: TestHarness, told: TestHarness, ref: string, nodeId: string): Promise<string> {
+  const path = (await writer.request("GET", `/admin/p/${ref}/nodes/${nodeId}`)).json.data.path;
+  for (let edit = 2; ; edit++) {
+    const title = `Edited ${edit}`;
+    await patchNode(writer, ref, nodeId, { title });
+    const heard = await waitFor(async () => (await get(told, `/api/p/${ref}/nodes/by-path/${path}`)).json.data.title === title, { timeout: 1000, what: "the edit" }).then(
+      () => true,
+      () => edit >= 10 && Promise.reject(new Error("the instance never heard a NOTIFY")),
+    );
+    if (heard) return title;
+  }
+}
+
+/** After the database is back (PostgreSQL), the next read that reaches it: an answer not marked stale. */
+async function fresh(h: TestHarness, path: string): Promise<TestResponse> {
+  return waitFor(
+    async () => {
+      const r = await get(h, path);
+      return r.headers.get("x-cache") === null && r.status !== 503 ? r : null;
+    },
+    { timeout: 10_000, what: `a fresh answer of ${path}` },
+  );
 }
 
 function expectStale(res: TestResponse, what: string): void {
@@ -137,7 +187,7 @@ function expectStale(res: TestResponse, what: string): void {
 
 describe("delivery: the last good answer while the database is away", () => {
   test("an answer superseded by a write is served marked stale (bytes and ETag as served); a route never answered is 503", async () => {
-    const { h, state } = await flakyHarness();
+    const { h, outage } = await flakyHarness();
     const p = await seedProject(h, { public_base_url: BASE });
     const a = await seedNode(h, p.slug, { slug: "a", title: "A1" }, true);
     await seedNode(h, p.slug, { slug: "b", title: "B" }, true);
@@ -154,7 +204,8 @@ describe("delivery: the last good answer while the database is away", () => {
     await patchNode(h, p.slug, a.id, { title: "A2" });
     const b = await get(h, `/api/p/${p.slug}/nodes/by-path/b`); // read once after the write: current
     expect(b.status).toBe(200);
-    state.down = true;
+    await outage.cut();
+    const cutAt = outage.calls();
     for (const r of routes) {
       const res = await get(h, `/api/p/${p.slug}${r}`);
       expectStale(res, r);
@@ -174,27 +225,27 @@ describe("delivery: the last good answer while the database is away", () => {
       expect([r, res.status]).toEqual([r, r.includes("locale=xx") ? 400 : 503]);
       expect(res.headers.get("x-cache")).toBeNull();
     }
-    expect(state.refused).toBeGreaterThan(0);
-    state.down = false;
-    await new Promise((r) => setTimeout(r, 1100)); // the database is asked again a second after a failure
-    const fresh = await get(h, `/api/p/${p.slug}/nodes/by-path/a`);
-    expect([fresh.status, fresh.headers.get("x-cache"), fresh.json.data.title]).toEqual([200, null, "A2"]);
+    expect(outage.calls()).toBeGreaterThan(cutAt); // the database was asked, and was not there
+    if (!outage.restore) return; // a closed embedded database does not come back
+    await outage.restore();
+    const back = await fresh(h, `/api/p/${p.slug}/nodes/by-path/a`);
+    expect([back.status, back.json.data.title]).toEqual([200, "A2"]);
   });
 
   test("a translation written before the outage leaves its page unknown (503), never taken for removed (404)", async () => {
-    const { h, state } = await flakyHarness();
+    const { h, outage } = await flakyHarness();
     const p = await seedProject(h, { locales: ["en", "fr"] });
     const n = await seedNode(h, p.slug, { slug: "t", title: "T" }, true);
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/t`)).status).toBe(200);
     // A translation write names the page both gone and added (its localised path may have moved).
     expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { title: "T fr" } } })).status).toBe(200);
-    state.down = true;
+    await outage.cut();
     const res = await get(h, `/api/p/${p.slug}/nodes/by-path/t`);
     expect([res.status, res.json?.error?.code]).toEqual([503, "service_unavailable"]);
   });
 
   test("a page deleted, unpublished or moved before the outage answers 404, never its stale copy; lists that showed it are dropped", async () => {
-    const { h, state } = await flakyHarness();
+    const { h, outage } = await flakyHarness();
     const p = await seedProject(h, { public_base_url: BASE });
     const del = await seedNode(h, p.slug, { slug: "deleted", title: "Deleted" }, true);
     const unp = await seedNode(h, p.slug, { slug: "unpublished", title: "Unpublished" }, true);
@@ -207,7 +258,7 @@ describe("delivery: the last good answer while the database is away", () => {
     expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
     await transition(h, p.slug, unp.id, "unpublish");
     await patchNode(h, p.slug, moved.id, { slug: "moved-away" });
-    state.down = true;
+    await outage.cut();
     for (const r of gone) {
       const res = await get(h, `/api/p/${p.slug}${r}`);
       expect([r, res.status, res.json.error?.code]).toEqual([r, 404, "not_found"]);
@@ -215,45 +266,39 @@ describe("delivery: the last good answer while the database is away", () => {
     // Lists showed the removed pages: not served stale (503); untouched pages are.
     for (const r of ["/nodes", "/sitemap.xml"]) expect([r, (await get(h, `/api/p/${p.slug}${r}`)).status]).toEqual([r, 503]);
     for (const r of ["/nodes/by-path/kept", `/nodes/${kept.id}`]) expectStale(await get(h, `/api/p/${p.slug}${r}`), r);
-    state.down = false;
-    await new Promise((r) => setTimeout(r, 1100));
+    if (!outage.restore) return; // a closed embedded database does not come back
+    await outage.restore();
+    expect((await fresh(h, `/api/p/${p.slug}/nodes/by-path/moved-away`)).status).toBe(200);
     for (const r of gone) expect([r, (await get(h, `/api/p/${p.slug}${r}`)).status]).toEqual([r, 404]);
-    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/moved-away`)).status).toBe(200);
   });
 
   test("a page published again after its removal is not answered 404 from memory", async () => {
-    const { h, state } = await flakyHarness();
+    const { h, outage } = await flakyHarness();
     const p = await seedProject(h);
     const n = await seedNode(h, p.slug, { slug: "back", title: "Back" }, true);
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/back`)).status).toBe(200);
     await transition(h, p.slug, n.id, "unpublish");
     await transition(h, p.slug, n.id, "publish");
-    state.down = true;
+    await outage.cut();
     // Its last good answer went with the unpublish; what it is now is unknown: 503, not 404.
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/back`)).status).toBe(503);
   });
 
   test("a removal on another instance arrives by NOTIFY; a bump no notification explains drops the project's stale answers", async () => {
-    const writer = await harness();
-    const shared = await testDb();
-    const { h: told, state: toldState } = await flakyHarness({}, {});
-    const { h: deaf, state: deafState } = await flakyHarness({ DELIVERY_VERSION_CHECK_MS: "100" }, { dbHandle: deafHandle(shared) });
+    const { h: told, outage, on, writer: direct } = await flakyHarness();
+    const writer = await direct();
+    const deaf = await on({ DELIVERY_VERSION_CHECK_MS: "100" }, deafHandle);
     const p = await seedProject(writer);
     const del = await seedNode(writer, p.slug, { slug: "del", title: "Del" }, true);
     const other = await seedNode(writer, p.slug, { slug: "other", title: "Other" }, true);
     for (const h of [told, deaf]) for (const r of ["del", "other"]) expect((await get(h, `/api/p/${p.slug}/nodes/by-path/${r}`)).status).toBe(200);
     // Wait for the told instance's LISTEN: an edit it sees changes its answer.
-    await patchNode(writer, p.slug, other.id, { title: "Other 2" });
-    await waitFor(async () => (await get(told, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title === "Other 2", { what: "NOTIFY" });
+    const title = await listening(writer, told, p.slug, other.id);
     expect((await writer.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
     // The told instance drops the page on the notification; the deaf one sees only the version
     // move, at its next check (a read past the check interval starts it in the background).
-    await new Promise((r) => setTimeout(r, 250));
-    await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`);
-    await new Promise((r) => setTimeout(r, 250));
-    expect((await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title).toBe("Other 2");
-    toldState.down = true;
-    deafState.down = true;
+    await waitFor(async () => (await get(deaf, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title === title, { what: "the deaf instance's version check" });
+    await outage.cut();
     const toldDel = await get(told, `/api/p/${p.slug}/nodes/by-path/del`);
     expect([toldDel.status, toldDel.json.error?.code]).toEqual([404, "not_found"]);
     expectStale(await get(told, `/api/p/${p.slug}/nodes/by-path/other`), "other on the told instance");
@@ -265,7 +310,7 @@ describe("delivery: the last good answer while the database is away", () => {
   // A read may see a write's version before the write's announcement reaches its instance: that is
   // news on its way, not a lost NOTIFY, and must not cost the removal it announces (issue 22 §1).
   test("a read between a write's commit and its announcement on the writer's instance: the removal still answers 404 in the outage", async () => {
-    const { h, state } = await flakyHarness();
+    const { h, state, outage } = await flakyHarness();
     const p = await seedProject(h);
     const del = await seedNode(h, p.slug, { slug: "del", title: "Del" }, true);
     await seedNode(h, p.slug, { slug: "other", title: "Other" }, true);
@@ -277,7 +322,7 @@ describe("delivery: the last good answer while the database is away", () => {
     expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
     expect([between!.status, between!.headers.get("x-cache")]).toEqual([200, null]);
     expect((await get(h, `/api/p/${p.id}/nodes/by-path/del`)).status).toBe(404);
-    state.down = true;
+    await outage.cut();
     for (const ref of [p.slug, p.id]) {
       const res = await get(h, `/api/p/${ref}/nodes/by-path/del`);
       expect([res.status, res.json.error?.code, res.headers.get("x-cache")]).toEqual([404, "not_found", "stale"]);
@@ -286,64 +331,67 @@ describe("delivery: the last good answer while the database is away", () => {
   });
 
   test("a read on another instance before the NOTIFY arrives: the version is owed until the NOTIFY explains it; the removal answers 404 in the outage", async () => {
-    const writer = await harness();
-    const shared = await testDb();
     const notices = { held: false, queue: [] as (() => void)[] };
-    const slow: DbHandle = {
+    const slow = (shared: DbHandle): DbHandle => ({
       ...shared,
       listen: (channel, onPayload) => shared.listen(channel, (payload) => void (notices.held ? notices.queue.push(() => onPayload(payload)) : onPayload(payload))),
-    };
-    const { h: told, state } = await flakyHarness({}, { dbHandle: slow });
+    });
+    const { h: told, outage, writer: direct } = await flakyHarness({}, slow);
+    const writer = await direct();
     const p = await seedProject(writer);
     const del = await seedNode(writer, p.slug, { slug: "del", title: "Del" }, true);
     const other = await seedNode(writer, p.slug, { slug: "other", title: "Other" }, true);
     for (const r of ["del", "other"]) expect((await get(told, `/api/p/${p.slug}/nodes/by-path/${r}`)).status).toBe(200);
-    await patchNode(writer, p.slug, other.id, { title: "Other 2" });
-    await waitFor(async () => (await get(told, `/api/p/${p.slug}/nodes/by-path/other`)).json.data.title === "Other 2", { what: "NOTIFY" });
+    const title = await listening(writer, told, p.slug, other.id);
     notices.held = true;
     expect((await writer.request("DELETE", `/admin/p/${p.slug}/nodes/${del.id}`)).status).toBe(204);
     // The told instance reads the project's row (through its id, a ref not read yet): the
     // deletion's version, whose NOTIFY has not come.
-    expect((await get(told, `/api/p/${p.id}/nodes/by-path/other`)).json.data.title).toBe("Other 2");
+    expect((await get(told, `/api/p/${p.id}/nodes/by-path/other`)).json.data.title).toBe(title);
     expect(notices.queue.length).toBeGreaterThan(0);
     notices.held = false;
     for (const deliver of notices.queue.splice(0)) deliver();
-    state.down = true;
+    await outage.cut();
     const res = await get(told, `/api/p/${p.slug}/nodes/by-path/del`);
     expect([res.status, res.json.error?.code, res.headers.get("x-cache")]).toEqual([404, "not_found", "stale"]);
     expectStale(await get(told, `/api/p/${p.slug}/nodes/by-path/other`), "other on the told instance");
   });
 
   test("a project read begun before the outage and answered after it is not trusted: later reads are marked stale", async () => {
-    const { h, state } = await flakyHarness({ DELIVERY_VERSION_CHECK_MS: "50" });
+    const { h, state, outage } = await flakyHarness({ DELIVERY_VERSION_CHECK_MS: "50" });
     const p = await seedProject(h);
     await seedNode(h, p.slug, { slug: "a", title: "A" }, true);
     await seedNode(h, p.slug, { slug: "b", title: "B" }, true);
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/a`)).status).toBe(200);
-    await Bun.sleep(80);
     let release = (): void => {};
     state.held = new Promise((r) => (release = () => r(undefined)));
-    // Past the check interval: answered from the cache at once, and the row is read again in the
-    // background (the query runs now; its answer is held).
-    const hit = await get(h, `/api/p/${p.slug}/nodes/by-path/a`);
+    // Once past the check interval, a read is answered from the cache at once and the row is read
+    // again in the background (the query runs then; its answer is held): the held gate is taken.
+    const hit = await waitFor(
+      async () => {
+        const r = await get(h, `/api/p/${p.slug}/nodes/by-path/a`);
+        return state.held === null ? r : null;
+      },
+      { what: "a read past the check interval" },
+    );
     expect([hit.status, hit.headers.get("x-cache")]).toEqual([200, null]);
-    expect(state.held).toBeNull();
-    state.down = true;
+    await outage.cut();
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/b`)).status).toBe(503); // the outage is met
     release();
-    await Bun.sleep(20);
+    // The late answer is not trusted: the next reads are marked stale (a trusted one would keep them fresh).
+    await waitFor(async () => (await get(h, `/api/p/${p.slug}/nodes/by-path/a`)).headers.get("x-cache") === "stale", { what: "the late project read distrusted" });
     expectStale(await get(h, `/api/p/${p.slug}/nodes/by-path/a`), "a after a read begun before the outage");
   });
 
   test("stale-if-error is configurable (0: not sent); stale answers then carry the error Cache-Control as is", async () => {
-    const { h, state } = await flakyHarness({ DELIVERY_STALE_IF_ERROR: "0" });
+    const { h, outage } = await flakyHarness({ DELIVERY_STALE_IF_ERROR: "0" });
     const p = await seedProject(h);
     const n = await seedNode(h, p.slug, { slug: "one", title: "One" }, true);
     const one = await get(h, `/api/p/${p.slug}/nodes/by-path/one`);
     expect(one.headers.get("cache-control")).toBe("public, max-age=60, stale-while-revalidate=300");
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/nope`)).headers.get("cache-control")).toBe("public, max-age=5");
     await patchNode(h, p.slug, n.id, { title: "One 2" });
-    state.down = true;
+    await outage.cut();
     const stale = await get(h, `/api/p/${p.slug}/nodes/by-path/one`);
     expect([stale.status, stale.headers.get("x-cache"), stale.headers.get("cache-control"), stale.json.data.title]).toEqual([200, "stale", "public, max-age=5", "One"]);
   });

@@ -1,6 +1,7 @@
 // Shared by the delivery test files.
-import type { Db, DbHandle } from "../db/client";
-import type { TestHarness, TestResponse } from "./helpers";
+import { type Db, type DbHandle, openDb } from "../db/client";
+import { freshDatabase, type TestHarness, type TestResponse } from "./helpers";
+import { pgProxy } from "./pg-proxy";
 
 /** An anonymous delivery read (no admin key). */
 export function get(h: TestHarness, path: string, headers: Record<string, string> = {}): Promise<TestResponse> {
@@ -29,7 +30,7 @@ export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, 
     const value = await read();
     const elapsed = performance.now() - start;
     if (done(value) || elapsed > ms) return { value, elapsed };
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 20)); // the poll's interval, not a wait for something to happen
   }
 }
 
@@ -106,37 +107,65 @@ export function urlsOf(xml: string): { loc: string; lastmod: string; alternates:
   });
 }
 
-/**
- * The Db with every query it runs seen first by `before` (which may throw to fail it as a
- * vanished server would): select/execute calls and the prepared statements delivery reads run
- * through the session (src/delivery/prepared.ts).
- */
-export function watchedDb(db: Db, before: () => void): Db {
-  const session = (s: object): object =>
-    new Proxy(s, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver);
-        if (prop !== "prepareQuery" || typeof v !== "function") return v;
-        return (...args: unknown[]) => {
-          before();
-          return (v as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
-  return new Proxy(db, {
+/** What runs a prepared statement (drizzle's PreparedQuery): each call is one statement sent. */
+const RUNS: ReadonlySet<string | symbol> = new Set(["execute", "all", "values", "get", "iterator"]);
+
+/** A hook that sees each statement before it is sent; a promise it returns is waited for first. */
+type Before = () => void | Promise<void>;
+
+const gated = (before: Before, run: () => unknown): unknown => {
+  const gate = before();
+  return gate ? gate.then(run) : run();
+};
+
+/** A session whose prepared statements are seen by `before` each time they run. */
+function watchedSession(session: object, before: Before): object {
+  return new Proxy(session, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver);
-      if (prop === "session") return session(v as object);
-      if (typeof v !== "function" || (prop !== "select" && prop !== "execute")) return v;
-      return (...args: unknown[]) => {
-        before();
-        return (v as (...a: unknown[]) => unknown).apply(target, args);
-      };
+      if (prop !== "prepareQuery" || typeof v !== "function") return v;
+      return (...args: unknown[]) =>
+        new Proxy((v as (...a: unknown[]) => object).apply(receiver, args), {
+          get(q, p, r) {
+            const run = Reflect.get(q, p, r);
+            return RUNS.has(p) && typeof run === "function" ? (...a: unknown[]) => gated(before, () => run.apply(q, a)) : run;
+          },
+        });
     },
   });
 }
 
-/** The Db with its queries counted. */
+/**
+ * The Db with every statement it sends seen first by `before` (which counts them, or takes the
+ * database away at a chosen one): the query builder's select, insert, update and delete, execute,
+ * the relational queries (db.query), the prepared statements delivery runs through the session, and
+ * transactions (their BEGIN, then every statement inside, savepoints included). Each goes through the
+ * session, which the proxy replaces wherever the Db hands it out.
+ */
+function watchedDb(db: Db, before: Before): Db {
+  let session: object | null = null;
+  const watchedQuery = (query: object): object =>
+    new Proxy(query, {
+      get: (t, table, r) => new Proxy(Reflect.get(t, table, r) as object, { get: (b, prop, rb) => (prop === "session" ? Reflect.get(proxy, "session") : Reflect.get(b, prop, rb)) }),
+    });
+  const proxy: Db = new Proxy(db, {
+    get(target, prop, receiver) {
+      if (prop === "session") {
+        session ??= watchedSession(Reflect.get(target, prop, target) as object, before);
+        return session;
+      }
+      if (prop === "query") return watchedQuery(Reflect.get(target, prop, target) as object);
+      if (prop === "transaction") {
+        return (fn: (tx: Db) => Promise<unknown>, config?: unknown) =>
+          gated(before, () => (target.transaction as (f: (tx: Db) => Promise<unknown>, c?: unknown) => Promise<unknown>).call(target, (tx) => fn(watchedDb(tx, before)), config));
+      }
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+  return proxy;
+}
+
+/** The Db with its statements counted. */
 export function countingDb(db: Db): { db: Db; calls: () => number } {
   let n = 0;
   return { db: watchedDb(db, () => void (n += 1)), calls: () => n };
@@ -147,13 +176,60 @@ export function deafHandle(handle: DbHandle): DbHandle {
   return { ...handle, listen: async () => async () => {} };
 }
 
-/** The Db with its queries counted; once armed, the queries past the allowance fail as if the server were gone. */
-export function breakableDb(db: Db): { db: Db; calls: () => number; failAfter: (allowed: number | null) => void } {
+/**
+ * A database of its own that really goes away under the app. PostgreSQL: reached through the
+ * loopback proxy (tests/pg-proxy.ts), whose cut resets every connection and refuses new ones, and
+ * whose restore lets them through again. The embedded database: the PGlite closed under the app,
+ * which does not come back (`restore` is null). `db` counts the app's statements (`calls`) and can
+ * take the database away just before one (`cutAfter`).
+ */
+export interface OutageDb {
+  /** The app's handle (through the proxy on PostgreSQL). */
+  readonly handle: DbHandle;
+  /** The app's Db: handle.db, its statements counted. */
+  readonly db: Db;
+  /** A handle that does not go through the proxy (a writer that is not cut off); the same handle on PGlite. */
+  readonly direct: DbHandle;
+  calls(): number;
+  cut(): Promise<void>;
+  restore: (() => Promise<void>) | null;
+  /** Once `allowed` more statements have run, the database is taken away before the next one is sent; null: never. */
+  cutAfter(allowed: number | null): void;
+  drop(): Promise<void>;
+}
+
+export async function outageDatabase(): Promise<OutageDb> {
+  const fresh = await freshDatabase();
+  if (!fresh.url)
+    return outageOf(
+      fresh.handle,
+      fresh.handle,
+      () => fresh.handle.close(),
+      null,
+      () => fresh.drop(),
+    );
+  const direct = new URL(fresh.url);
+  const proxy = await pgProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const via = new URL(fresh.url);
+  via.hostname = "127.0.0.1";
+  via.port = String(proxy.port);
+  const handle = await openDb({ databaseUrl: via.toString(), dataDir: "", poolSize: 3 });
+  return outageOf(handle, fresh.handle, proxy.cut, proxy.restore, async () => {
+    await proxy.restore().catch(() => {});
+    await handle.close();
+    await proxy.close();
+    await fresh.drop();
+  });
+}
+
+function outageOf(handle: DbHandle, direct: DbHandle, cut: () => Promise<void>, restore: (() => Promise<void>) | null, drop: () => Promise<void>): OutageDb {
   let n = 0;
   let left: number | null = null;
-  const watched = watchedDb(db, () => {
+  const db = watchedDb(handle.db, () => {
     n += 1;
-    if (left !== null && left-- <= 0) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    if (left === null || left-- > 0) return;
+    left = null;
+    return cut();
   });
-  return { db: watched, calls: () => n, failAfter: (allowed) => void (left = allowed) };
+  return { handle, db, direct, calls: () => n, cut, restore, cutAfter: (allowed) => void (left = allowed), drop };
 }

@@ -1,62 +1,23 @@
-// The media library over the S3 driver, against s3rver (a real S3-protocol server) on loopback,
-// and the Signature Version 4 our driver sends checked against an independent signer
-// (@smithy/signature-v4, the AWS SDK's) and against the example AWS publishes.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createHash, createHmac } from "node:crypto";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+// The media library over the S3 driver, built by the app from MEDIA_STORAGE=s3 and MEDIA_S3_*,
+// against s3rver (a real S3-protocol server) on loopback, and the Signature Version 4 our driver
+// sends checked against an independent signer (@smithy/signature-v4, the AWS SDK's) and against the
+// example AWS publishes.
+import { afterAll, describe, expect, test } from "bun:test";
 import { SignatureV4 } from "@smithy/signature-v4";
-import S3rver from "s3rver";
-import { type S3Settings, s3Storage, signS3 } from "../src/media/storage/s3";
+import { type S3Settings, signS3 } from "../src/media/storage/s3";
 import { mediaSuite } from "./media.suite";
+import { Sha256, startS3 } from "./s3.helpers";
 
-let server: S3rver;
-const settings: { s3: S3Settings } = { s3: { endpoint: "", bucket: "media", region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER", prefix: "cms/" } };
-
-beforeAll(async () => {
-  server = new S3rver({ port: 0, address: "127.0.0.1", silent: true, directory: mkdtempSync(join(tmpdir(), "s3rver-")), configureBuckets: [{ name: "media", configs: [] }] });
-  const { port } = await server.run();
-  settings.s3 = { ...settings.s3, endpoint: `http://127.0.0.1:${port}` };
-});
-afterAll(async () => {
-  await server?.close();
-});
-
-const env = (): Record<string, string> => ({
-  DATA_DIR: mkdtempSync(join(tmpdir(), "media-s3-")),
-  AI_ALLOW_PRIVATE_URLS: "true",
-  MEDIA_MAX_BYTES: String(1024 * 1024),
-  // Every request of app.handle comes from one address: the suite renders more than a visitor's minute allows.
-  MEDIA_RENDER_RATE: "1000",
-  MEDIA_STORAGE: "s3",
-  MEDIA_S3_ENDPOINT: settings.s3.endpoint,
-  MEDIA_S3_BUCKET: settings.s3.bucket,
-  MEDIA_S3_REGION: settings.s3.region,
-  MEDIA_S3_ACCESS_KEY_ID: settings.s3.accessKeyId,
-  MEDIA_S3_SECRET_ACCESS_KEY: settings.s3.secretAccessKey,
-  MEDIA_S3_PREFIX: settings.s3.prefix,
-});
+const bucket = await startS3();
+afterAll(() => bucket.stop());
 
 mediaSuite("S3 (s3rver)", {
-  env,
-  storage: () => s3Storage(settings.s3, globalThis.fetch),
-  has: (key) => s3Storage(settings.s3, globalThis.fetch).has(key),
+  // Every request of app.handle comes from one address: the suite renders more than a visitor's minute allows.
+  env: () => ({ ...bucket.env(), AI_ALLOW_PRIVATE_URLS: "true", MEDIA_MAX_BYTES: String(1024 * 1024), MEDIA_RENDER_RATE: "1000" }),
+  keys: () => bucket.keys(),
+  has: (key) => bucket.has(key),
+  written: () => bucket.written,
 });
-
-/** SHA-256 for the AWS SDK signer, from node:crypto: independent of aws4fetch's Web Crypto. */
-class Sha256 {
-  private readonly h;
-  constructor(secret?: unknown) {
-    this.h = secret === undefined ? createHash("sha256") : createHmac("sha256", secret as Uint8Array);
-  }
-  update(data: Uint8Array | string): void {
-    this.h.update(data);
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.h.digest()));
-  }
-}
 
 describe("S3 request signatures", () => {
   test("the example AWS publishes (PUT Object, Signature Version 4 in the Authorization header)", async () => {

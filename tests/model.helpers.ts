@@ -5,9 +5,10 @@ import { ContentModelIn } from "../src/model/model";
 import { writeModel } from "../src/model/service";
 import { systemWrite } from "../src/write/context";
 
-export async function setModel(db: Db, projectId: string, model: Record<string, unknown>): Promise<number> {
+/** `indexes: false` builds no field indexes (a test of syncFieldIndexes builds them itself). Answers the model's version. */
+export async function setModel(db: Db, projectId: string, model: Record<string, unknown>, opts: { indexes?: boolean } = {}): Promise<number> {
   const definition = ContentModelIn.parse(model);
-  return (await writeModel(db, systemWrite(), projectId, () => definition, { force: true })).model.version;
+  return (await writeModel(db, systemWrite(), projectId, () => definition, { force: true, indexes: opts.indexes })).model.version;
 }
 
 /** A model used by the write tests: a "post" with typed fields, a "hero" and a "text" block; strict as given. */

@@ -1,14 +1,15 @@
 // Issue 22 §5: a streamed answer (the delivery node list, the XML sitemap and its shards) whose
 // database fails after the first page has gone out must not end as a complete-looking 200: the
 // connection is dropped without chunked encoding's last chunk, so a client (and a CDN) sees an
-// error, and the bytes received are not a document a JSON or XML parser accepts.
-import { afterAll, describe, expect, test } from "bun:test";
+// error, and the bytes received are not a document a JSON or XML parser accepts. The database
+// really goes away between the pages (the PostgreSQL proxy cut, or the embedded database closed).
+import { describe, expect, test } from "bun:test";
 import net from "node:net";
 import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { listen } from "../src/server/serve-bun";
-import { breakableDb, xmlProblem } from "./delivery.helpers";
-import { harness, seedProject, testDb } from "./helpers";
+import { type OutageDb, outageDatabase, xmlProblem } from "./delivery.helpers";
+import { harness, seedProject, type TestHarness, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 // Two pages of the node list (500 rows) and of the sitemap (1000 URLs).
@@ -53,32 +54,52 @@ function dechunk(body: string): { text: string; complete: boolean } {
   }
 }
 
-describe("a streamed answer that fails after its first page", async () => {
-  const broken = breakableDb((await testDb()).db);
-  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db });
+/**
+ * An app on a database of its own that really goes away (delivery.helpers' outageDatabase: the
+ * PostgreSQL proxy cut, or the embedded database closed), holding ROWS published pages, served on
+ * loopback.
+ */
+async function servedOverOutage(): Promise<{ h: TestHarness; outage: OutageDb; slug: string; port: number; stop(): Promise<void> }> {
+  const outage = await outageDatabase();
+  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: outage.db, dbHandle: outage.handle });
   const p = await seedProject(h, { public_base_url: BASE });
   const now = new Date();
   const rows = Array.from({ length: ROWS }, (_, i) => {
     const slug = `page-${String(i).padStart(5, "0")}`;
     return { id: uuidv7(), projectId: p.id, slug, path: slug, type: "page", title: slug, status: "published" as const, publishedAt: now };
   });
-  for (let i = 0; i < rows.length; i += 400) await (await testDb()).db.insert(nodes).values(rows.slice(i, i + 400));
+  for (let i = 0; i < rows.length; i += 400) await outage.handle.db.insert(nodes).values(rows.slice(i, i + 400));
   const app = listen(h, { port: 0, hostname: "127.0.0.1" });
-  const port = app.server?.port ?? 0;
-  afterAll(() => app.server?.stop(true));
+  return {
+    h,
+    outage,
+    slug: p.slug,
+    port: app.server?.port ?? 0,
+    async stop() {
+      await app.server?.stop(true);
+      await outage.drop();
+    },
+  };
+}
 
-  for (const path of ["/nodes", "/sitemap.xml"]) {
-    test(`${path}: the connection is dropped without the last chunk; the body does not parse; the next read is whole`, async () => {
-      const url = `/api/p/${p.slug}${path}`;
+describe("a streamed answer whose database goes away after its first page", () => {
+  const cases = ["/nodes", "/sitemap.xml"].flatMap((path) => [
+    [path, "a raw socket"],
+    [path, "fetch"],
+  ]);
+  test.each(cases)("%s, read by %s: the connection is dropped without the last chunk; the body does not parse; the next read is whole", async (path, client) => {
+    const s = await servedOverOutage();
+    const { h, outage, port } = s;
+    try {
+      const url = `/api/p/${s.slug}${path}`;
       // Nothing read whole before the cut: a whole answer is cached, and a cached answer needs no database.
       // A 304 runs the planning queries and reads no page: their count, then one page allowed.
       expect((await fetch(`http://127.0.0.1:${port}${url}`, { headers: { "if-none-match": "*" } })).status).toBe(304);
-      const c0 = broken.calls();
+      const c0 = outage.calls();
       expect((await fetch(`http://127.0.0.1:${port}${url}`, { headers: { "if-none-match": "*" } })).status).toBe(304);
       // The node list reads the hidden prefixes, then its first page; the sitemap's urlset its first page.
-      const allowance = broken.calls() - c0 + (path === "/nodes" ? 2 : 1);
-      broken.failAfter(allowance);
-      try {
+      outage.cutAfter(outage.calls() - c0 + (path === "/nodes" ? 2 : 1));
+      if (client === "a raw socket") {
         const cut = await rawGet(port, url, { "accept-encoding": "identity" });
         expect(cut.head).toStartWith("HTTP/1.1 200");
         const { text: received, complete } = dechunk(cut.body);
@@ -86,8 +107,8 @@ describe("a streamed answer that fails after its first page", async () => {
         expect([complete, cut.closed]).toEqual([false, true]);
         if (path === "/nodes") expect(() => JSON.parse(received)).toThrow(SyntaxError);
         else expect(xmlProblem(received)).not.toBeNull();
-        // fetch, as a client would (gzip accepted, a browser's Origin): the body read fails rather than ending.
-        broken.failAfter(allowance);
+      } else {
+        // As a client would (gzip accepted, a browser's Origin): the body read fails rather than ending.
         const res = await fetch(`http://127.0.0.1:${port}${url}`, { headers: { origin: "https://www.example" } });
         expect(res.status).toBe(200);
         expect(
@@ -96,13 +117,22 @@ describe("a streamed answer that fails after its first page", async () => {
             (e: unknown) => `failed: ${String(e)}`,
           ),
         ).toStartWith("failed");
-        expect(h.logs.some((l) => l.includes("delivery: stream failed"))).toBe(true);
-      } finally {
-        broken.failAfter(null);
       }
-      const text = await (await fetch(`http://127.0.0.1:${port}${url}`)).text();
+      expect(h.logs.some((l) => l.includes("delivery: stream failed"))).toBe(true);
+      // Recovery: PostgreSQL's connections come back (a closed embedded database does not).
+      if (!outage.restore) return;
+      await outage.restore();
+      const text = await waitFor(
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${port}${url}`);
+          return r.status === 200 ? r.text() : null;
+        },
+        { timeout: 10_000, what: "the database back" },
+      );
       if (path === "/nodes") expect(JSON.parse(text).data).toHaveLength(ROWS);
       else expect([xmlProblem(text), text.split("<loc>").length - 1]).toEqual([null, ROWS]);
-    });
-  }
+    } finally {
+      await s.stop();
+    }
+  });
 });

@@ -77,6 +77,8 @@ export async function handleModern(body: unknown, headers: Headers, rejected: JS
 
   // Params the SDK's schema refuses (or a tool that does not exist), found while reading the body.
   if (rejected) return rpcReply(200, id, rejected.error);
+  const retry = badRetryParams(m.params);
+  if (retry) return rpcReply(200, id, { code: ErrorCode.InvalidParams, message: `Invalid params: ${retry}` });
   const ctx = build();
   if (streamsProgress(m, headers)) return streamed(ctx.server, m, id as string | number);
   const discover = { supportedVersions: [...SUPPORTED_VERSIONS], capabilities: ctx.capabilities, instructions: ctx.instructions, _meta: { "io.modelcontextprotocol/serverInfo": SERVER_INFO } };
@@ -167,6 +169,20 @@ function inputRequired(error: JSONRPCErrorResponse["error"]): Record<string, unk
   if (elicitations.length === 0) return null;
   const inputRequests = Object.fromEntries(elicitations.map((e, i) => [`approval_${i + 1}`, { method: "elicitation/create", params: { ...e, mode: "url" } }]));
   return { resultType: "input_required", inputRequests, requestState: elicitations.map((e) => String(e.elicitationId)).join(" ") };
+}
+
+/**
+ * What is wrong with a retry's `inputResponses` and `requestState` (basic/patterns/mrtr: an object of
+ * responses, a string), or null. The state is never trusted: what a retry needs (the approval) is
+ * kept on the server, bound to the credential and the call's arguments, and nothing is read from
+ * the state, so one the client altered or took from another request changes nothing.
+ */
+function badRetryParams(params: unknown): string | null {
+  if (!isPlainObject(params)) return null;
+  if (params.requestState !== undefined && typeof params.requestState !== "string") return "requestState must be the string the input_required result gave";
+  const responses = params.inputResponses;
+  if (responses !== undefined && !(isPlainObject(responses) && Object.values(responses).every(isPlainObject))) return "inputResponses must be an object of responses";
+  return null;
 }
 
 /** Hands one request to the McpServer through an in-process transport, waits for its answer and closes the server. */

@@ -2,6 +2,7 @@
 // bounded in time (headers and body), bounded in size, redirects never followed, and no
 // vendor text echoed unless it is free of the key.
 import { AppError } from "../../errors";
+import { isPlainObject } from "../../lib/merge";
 import { readCappedText } from "../../lib/stream";
 import { pinnedFetch } from "../../platform/fetch";
 
@@ -68,7 +69,7 @@ function upstreamError(res: Response, text: string, secret: string | null): AppE
   const status = res.status;
   if (status === 401 || status === 403) return new AppError("provider_error", `the provider refused the API key (HTTP ${status}); check the provider's api_key`, { upstream_status: status });
   if (status === 429) {
-    const seconds = retryAfterSeconds(res.headers);
+    const seconds = retryAfterSeconds(res.headers, text);
     return new AppError("rate_limited", `the provider is rate limiting this key; retry after ${seconds} s`, { upstream_status: status, retry_after: seconds }, { "retry-after": String(seconds) });
   }
   if (status >= 500) return new AppError("provider_error", `the provider failed (HTTP ${status})`, { upstream_status: status });
@@ -76,25 +77,48 @@ function upstreamError(res: Response, text: string, secret: string | null): AppE
   return new AppError("provider_error", `the provider rejected the request (HTTP ${status})${detail ? `: ${detail}` : ""}`, { upstream_status: status });
 }
 
-/** Retry-After as seconds (delta or HTTP date; retry-after-ms too), clamped to 1..3600. */
-function retryAfterSeconds(headers: Headers): number {
+/**
+ * Retry-After as seconds (delta or HTTP date; retry-after-ms too), else Google's RetryInfo in the
+ * error body (Gemini says when to retry there, `"retryDelay": "17s"`), clamped to 1..3600.
+ */
+function retryAfterSeconds(headers: Headers, text: string): number {
   const ms = Number(headers.get("retry-after-ms"));
   const raw = headers.get("retry-after")?.trim() ?? "";
   // An HTTP date that does not parse gives NaN, as no header does.
   let s = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw ? (Date.parse(raw) - Date.now()) / 1000 : Number.NaN;
   if (Number.isNaN(s) && Number.isFinite(ms) && ms > 0) s = ms / 1000;
+  if (Number.isNaN(s)) s = retryDelay(errorObject(text)?.details);
   return Number.isNaN(s) ? DEFAULT_RETRY_AFTER : Math.min(3600, Math.max(1, Math.ceil(s)));
 }
 
-/** The vendor's own error message (both wire formats), shortened; dropped if it holds any part of the key. */
-function vendorMessage(text: string, secret: string | null): string | null {
-  let msg: unknown;
+/** The seconds of a google.rpc.RetryInfo among an error's details; NaN when there is none. */
+function retryDelay(details: unknown): number {
+  const info = Array.isArray(details) ? details.find((d) => isPlainObject(d) && d["@type"] === "type.googleapis.com/google.rpc.RetryInfo") : undefined;
+  const delay = isPlainObject(info) && typeof info.retryDelay === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
+  return delay ? Number(delay[1]) : Number.NaN;
+}
+
+/**
+ * The error body's object: as most vendors send it, or the one element of the array Gemini's
+ * OpenAI-compatible endpoint wraps it in (`[{ "error": { code, message, status } }]`).
+ */
+function errorObject(text: string): { error?: unknown; message?: unknown; details?: unknown } | null {
+  let body: unknown;
   try {
-    const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
-    msg = typeof body.error === "string" ? body.error : (body.error?.message ?? body.message);
+    body = JSON.parse(text);
   } catch {
     return null;
   }
+  if (Array.isArray(body) && body.length === 1) body = body[0];
+  if (!isPlainObject(body)) return null;
+  return isPlainObject(body.error) && Array.isArray(body.error.details) ? { ...body, details: body.error.details } : body;
+}
+
+/** The vendor's own error message (every vendor's shape), shortened; dropped if it holds any part of the key. */
+function vendorMessage(text: string, secret: string | null): string | null {
+  const body = errorObject(text);
+  if (!body) return null;
+  const msg = typeof body.error === "string" ? body.error : isPlainObject(body.error) ? (body.error.message ?? body.message) : body.message;
   if (typeof msg !== "string" || msg.trim() === "") return null;
   const clean = msg
     .replace(/[\u0000-\u001f\u007f]/g, " ")
