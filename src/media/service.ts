@@ -17,10 +17,11 @@ import { sha256Hex } from "../lib/tokens";
 import type { WriteContext } from "../write/context";
 import { enqueueEvent } from "../write/outbox";
 import { contentWrite } from "../write/unit";
-import { probeImage, stripMetadata, summarize } from "./image";
+import { probeImage, summarize } from "./image";
 import type { MediaWire } from "./model";
 import { EXTENSION, isRaster, sniffType } from "./sniff";
 import { mediaStorage } from "./store";
+import { withoutMetadata } from "./strip";
 import { versionTag } from "./variants";
 
 export interface UploadArgs {
@@ -70,8 +71,8 @@ export async function uploadMedia(deps: AppDeps, ctx: WriteContext, project: Pro
   if (isRaster(type)) {
     const probe = await probeImage(bytes, cfg.maxPixels);
     size = probe;
-    // EXIF location (and everything else in EXIF/XMP) never reaches storage, so no variant or original carries it.
-    if (probe.hasExif && type !== "image/gif") bytes = await stripMetadata(bytes, type, cfg.maxPixels);
+    // EXIF location, XMP, IPTC, comments and text chunks never reach storage, so no variant or original carries them.
+    bytes = await withoutMetadata(bytes, type, probe.hasExif, cfg.maxPixels);
     summary = await summarize(bytes, cfg.maxPixels);
   } else if (type === "image/svg+xml") size = svgSize(bytes);
   const hash = await sha256Hex(bytes);
