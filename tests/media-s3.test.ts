@@ -25,7 +25,7 @@ afterAll(async () => {
 
 const env = (): Record<string, string> => ({
   DATA_DIR: mkdtempSync(join(tmpdir(), "media-s3-")),
-  AI_ALLOW_PRIVATE_URLS: "true",
+  MEDIA_ALLOW_PRIVATE_URLS: "true",
   MEDIA_MAX_BYTES: String(1024 * 1024),
   MEDIA_STORAGE: "s3",
   MEDIA_S3_ENDPOINT: settings.s3.endpoint,

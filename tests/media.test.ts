@@ -5,7 +5,7 @@ import { diskStorage } from "../src/media/storage/disk";
 import { mediaSuite } from "./media.suite";
 
 const dataDir = mkdtempSync(join(tmpdir(), "media-disk-"));
-const env = { DATA_DIR: dataDir, AI_ALLOW_PRIVATE_URLS: "true", MEDIA_MAX_BYTES: String(1024 * 1024) };
+const env = { DATA_DIR: dataDir, MEDIA_ALLOW_PRIVATE_URLS: "true", MEDIA_MAX_BYTES: String(1024 * 1024) };
 
 mediaSuite("local disk", {
   env: () => env,
