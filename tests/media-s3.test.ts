@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { SignatureV4 } from "@smithy/signature-v4";
 import S3rver from "s3rver";
 import { type S3Settings, s3Storage, signS3 } from "../src/media/storage/s3";
+import { harness, seedProject } from "./helpers";
+import { twoColourPng, uploadForm } from "./media.helpers";
 import { mediaSuite } from "./media.suite";
 
 let server: S3rver;
@@ -40,6 +42,37 @@ mediaSuite("S3 (s3rver)", {
   env,
   storage: () => s3Storage(settings.s3, globalThis.fetch),
   has: (key) => s3Storage(settings.s3, globalThis.fetch).has(key),
+});
+
+describe("objects as the bucket itself serves them", () => {
+  /** The object's headers, straight from s3rver (a signed HEAD, as a bucket served directly would answer). */
+  const objectHead = async (hash: string): Promise<Headers> => {
+    const url = `${settings.s3.endpoint}/${settings.s3.bucket}/${settings.s3.prefix}${hash.slice(0, 2)}/${hash}/original`;
+    const res = await fetch(await signS3(settings.s3, "HEAD", url, null));
+    expect(res.status).toBe(200);
+    return res.headers;
+  };
+
+  test("an SVG is stored as a download (application/octet-stream, attachment); delivery still answers it as SVG, sandboxed; a PNG keeps its type", async () => {
+    const h = await harness(env());
+    const { slug } = await seedProject(h);
+    const svg = new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(${Date.now()})</script></svg>`);
+    const up = await uploadForm(h, slug, svg, "logo.svg");
+    expect(up.status).toBe(201);
+    const head = await objectHead(up.json.data.hash);
+    expect(head.get("content-type")).toBe("application/octet-stream");
+    expect(head.get("content-disposition")).toBe("attachment");
+    const served = await h.app.handle(new Request(up.json.data.url));
+    expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toBe("image/svg+xml");
+    expect(served.headers.get("content-security-policy")).toStartWith("sandbox");
+    expect(await served.text()).toBe(new TextDecoder().decode(svg));
+    const png = await uploadForm(h, slug, await twoColourPng(40, 10), "p.png");
+    expect(png.status).toBe(201);
+    const pngHead = await objectHead(png.json.data.hash);
+    expect(pngHead.get("content-type")).toBe("image/png");
+    expect(pngHead.get("content-disposition")).toBeNull();
+  });
 });
 
 /** SHA-256 for the AWS SDK signer, from node:crypto: independent of aws4fetch's Web Crypto. */
