@@ -51,7 +51,7 @@ describe("shared bytes", () => {
             .toBuffer(),
         );
         const first = await uploadForm(h, a.slug, bytes, `a${i}.png`);
-        expect(first.status).toBe(201);
+        expect(first.status, first.text).toBe(201);
         const upload = uploadForm(h, b.slug, bytes, `b${i}.png`);
         // The delete starts 0 to 39 ms after the upload (a stagger, not a wait for anything): an
         // upload does its image work before it stores, a delete its checks before it removes, and
@@ -59,8 +59,8 @@ describe("shared bytes", () => {
         await Bun.sleep(i % 40);
         const gone = await h.request("DELETE", `/admin/p/${a.slug}/media/${first.json.data.id}`);
         const second = await upload;
-        expect(gone.status).toBe(204);
-        expect(second.status).toBe(201);
+        // Each answer as it came, so that a failure says what it was.
+        expect(`${gone.status} ${second.status}`, `${gone.text} ${second.text}`).toBe("204 201");
         survivors.push({ url: second.json.data.url, size: second.json.data.size });
       }
       const unreadable: string[] = [];

@@ -81,8 +81,10 @@ export async function uploadMedia(deps: AppDeps, ctx: WriteContext, project: Pro
   const dry = ctx.dryRun !== null;
   const storage = mediaStorage(deps);
   // Stored before the lock is taken, so the bytes travel without holding it; under the lock, put
-  // only looks the object up (and stores it again when a removal took it in between).
-  if (!dry) await storage.put(originalKey(hash), bytes, type);
+  // only looks the object up (and stores it again when a removal took it in between). The put under
+  // the lock is the one that counts: this one may meet a removal of the same bytes half done (a
+  // folder gone under its write), and a failure here is left to that one to settle.
+  if (!dry) await storage.put(originalKey(hash), bytes, type).catch(() => {});
   const locale = args.locale ?? project.defaultLocale;
   if (args.alt !== undefined && !project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: "locale" });
   const row = await underObjectLock(deps.db, hash, async (tx) => {
