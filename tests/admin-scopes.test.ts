@@ -493,6 +493,7 @@ describe("scope checks on every admin route", async () => {
   const h = await harness({
     DATA_DIR: mkdtempSync(join(tmpdir(), "admin-scopes-")),
     AI_ALLOW_PRIVATE_URLS: "true",
+    MEDIA_ALLOW_PRIVATE_URLS: "true",
     WEBHOOKS_ALLOW_PRIVATE_URLS: "true",
     ADMIN_AUTH_FAILURE_LIMIT: "1000000",
     OAUTH_REGISTER_RATE_LIMIT: "100000",

@@ -13,7 +13,7 @@ let vendor: ReturnType<typeof Bun.serve>;
 let ref: string;
 
 beforeAll(async () => {
-  m = await mcpHarness({ DATA_DIR: mkdtempSync(join(tmpdir(), "media-mcp-")), AI_ALLOW_PRIVATE_URLS: "true" });
+  m = await mcpHarness({ DATA_DIR: mkdtempSync(join(tmpdir(), "media-mcp-")), MEDIA_ALLOW_PRIVATE_URLS: "true" });
   ref = (await seedProject(m.h)).slug;
   const png = await twoColourPng(640, 160);
   vendor = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(png as Uint8Array<ArrayBuffer>, { headers: { "content-type": "image/png" } }) });

@@ -5,6 +5,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { type S3Settings, signS3 } from "../src/media/storage/s3";
+import { harness, seedProject } from "./helpers";
+import { twoColourPng, uploadForm } from "./media.helpers";
 import { mediaSuite } from "./media.suite";
 import { Sha256, startS3 } from "./s3.helpers";
 
@@ -13,10 +15,34 @@ afterAll(() => bucket.stop());
 
 mediaSuite("S3 (s3rver)", {
   // Every request of app.handle comes from one address: the suite renders more than a visitor's minute allows.
-  env: () => ({ ...bucket.env(), AI_ALLOW_PRIVATE_URLS: "true", MEDIA_MAX_BYTES: String(1024 * 1024), MEDIA_RENDER_RATE: "1000" }),
+  env: () => ({ ...bucket.env(), MEDIA_ALLOW_PRIVATE_URLS: "true", MEDIA_MAX_BYTES: String(1024 * 1024), MEDIA_RENDER_RATE: "1000" }),
   keys: () => bucket.keys(),
   has: (key) => bucket.has(key),
   written: () => bucket.written,
+});
+
+describe("objects as the bucket itself serves them", () => {
+  test("an SVG is stored as a download (application/octet-stream, attachment); delivery still answers it as SVG, sandboxed; a PNG keeps its type", async () => {
+    const h = await harness({ ...bucket.env(), MEDIA_MAX_BYTES: String(1024 * 1024) });
+    const { slug } = await seedProject(h);
+    const svg = new TextEncoder().encode(`<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(${Date.now()})</script></svg>`);
+    const up = await uploadForm(h, slug, svg, "logo.svg");
+    expect(up.status).toBe(201);
+    const original = (hash: string) => `${hash.slice(0, 2)}/${hash}/original`;
+    const head = await bucket.head(original(up.json.data.hash));
+    expect(head.get("content-type")).toBe("application/octet-stream");
+    expect(head.get("content-disposition")).toBe("attachment");
+    const served = await h.app.handle(new Request(up.json.data.url));
+    expect(served.status).toBe(200);
+    expect(served.headers.get("content-type")).toBe("image/svg+xml");
+    expect(served.headers.get("content-security-policy")).toStartWith("sandbox");
+    expect(await served.text()).toBe(new TextDecoder().decode(svg));
+    const png = await uploadForm(h, slug, await twoColourPng(40, 10), "p.png");
+    expect(png.status).toBe(201);
+    const pngHead = await bucket.head(original(png.json.data.hash));
+    expect(pngHead.get("content-type")).toBe("image/png");
+    expect(pngHead.get("content-disposition")).toBeNull();
+  });
 });
 
 describe("S3 request signatures", () => {

@@ -369,8 +369,8 @@ export function mediaSuite(name: string, setup: SuiteSetup): void {
         expect(moved.json.error.message).toContain("redirect");
         const big = await h.request("POST", `/admin/p/${ref}/media/from-url`, { body: { url: `${base}/big` } });
         expect(big.status).toBe(413);
-        // Without AI_ALLOW_PRIVATE_URLS, the guard refuses loopback and metadata addresses as it does for AI vendors.
-        const strict = await harness({ ...setup.env(), AI_ALLOW_PRIVATE_URLS: "false" });
+        // Without MEDIA_ALLOW_PRIVATE_URLS, the guard refuses loopback and metadata addresses as it does for AI vendors.
+        const strict = await harness({ ...setup.env(), MEDIA_ALLOW_PRIVATE_URLS: "false" });
         const refused = await strict.request("POST", `/admin/p/${ref}/media/from-url`, { body: { url: `https://127.0.0.1:${server.port}/pic.png` } });
         expect(refused.status).toBe(400);
         expect(refused.json.error.message).toContain("private or loopback");

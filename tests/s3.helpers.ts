@@ -29,6 +29,8 @@ export interface S3Bucket {
   /** Every object's key under the prefix, without it. */
   keys(): Promise<string[]>;
   has(key: string): Promise<boolean>;
+  /** An object's headers as the bucket itself answers them (a bucket served directly, or a CDN before it). */
+  head(key: string): Promise<Headers>;
   /** Every object written (a rewrite of a key too), in order, as the server saw it; keys without the prefix. */
   readonly written: string[];
   stop(): Promise<void>;
@@ -85,6 +87,12 @@ export async function startS3(): Promise<S3Bucket> {
       const res = await send("HEAD", `/${BUCKET}/${PREFIX}${key}`);
       await res.body?.cancel();
       return res.ok;
+    },
+    async head(key) {
+      const res = await send("HEAD", `/${BUCKET}/${PREFIX}${key}`);
+      await res.body?.cancel();
+      if (!res.ok) throw new Error(`head ${key}: ${res.status}`);
+      return res.headers;
     },
     async stop() {
       await server.close();

@@ -2,6 +2,10 @@
 // stored once by content hash), list, read, update, delete (refused while content references the
 // item, unless forced). The bytes go to the storage before the row is written, so a row never
 // names a missing object; an object goes when no row of any project names its hash any more.
+// The rows naming a hash are the object's reference count: an upload's last look at the object and
+// its row, and a removal's count and the removal itself, each run under the object's lock
+// (`underObjectLock`), so an upload of bytes another project is deleting never keeps a row whose
+// object is then removed (unlocked, 5 of 80 such races lost the new item's file).
 import { and, count, desc, eq, ilike, like, or, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, type MediaRow, media, nodes, type Project, projects, translations } from "../../db/schema";
@@ -13,10 +17,11 @@ import { sha256Hex } from "../lib/tokens";
 import type { WriteContext } from "../write/context";
 import { enqueueEvent } from "../write/outbox";
 import { contentWrite } from "../write/unit";
-import { probeImage, stripMetadata, summarize } from "./image";
+import { probeImage, summarize } from "./image";
 import type { MediaWire } from "./model";
 import { EXTENSION, isRaster, sniffType } from "./sniff";
 import { mediaStorage } from "./store";
+import { withoutMetadata } from "./strip";
 import { mediaBytesUsed } from "./usage";
 import { versionTag } from "./variants";
 
@@ -67,66 +72,70 @@ export async function uploadMedia(deps: AppDeps, ctx: WriteContext, project: Pro
   if (isRaster(type)) {
     const probe = await probeImage(bytes, cfg.maxPixels);
     size = probe;
-    // EXIF location (and everything else in EXIF/XMP) never reaches storage, so no variant or original carries it.
-    if (probe.hasExif && type !== "image/gif") bytes = await stripMetadata(bytes, type, cfg.maxPixels);
+    // EXIF location, XMP, IPTC, comments and text chunks never reach storage, so no variant or original carries them.
+    bytes = await withoutMetadata(bytes, type, probe.hasExif, cfg.maxPixels);
     summary = await summarize(bytes, cfg.maxPixels);
   } else if (type === "image/svg+xml") size = svgSize(bytes);
   const hash = await sha256Hex(bytes);
   // A dry run checks everything but stores nothing: its row is rolled back, and bytes put now would
   // stay behind, named by no row.
   const dry = ctx.dryRun !== null;
-  if (!dry) await mediaStorage(deps).put(originalKey(hash), bytes, type);
+  const storage = mediaStorage(deps);
+  // Stored before the lock is taken, so the bytes travel without holding it; under the lock, put
+  // only looks the object up (and stores it again when a removal took it in between). The put under
+  // the lock is the one that counts: this one may meet a removal of the same bytes half done (a
+  // folder gone under its write), and a failure here is left to that one to settle.
+  if (!dry) await storage.put(originalKey(hash), bytes, type).catch(() => {});
   const locale = args.locale ?? project.defaultLocale;
   if (args.alt !== undefined && !project.locales.includes(locale)) throw new AppError("invalid_locale", `locale "${locale}" is not one of the project's locales`, { field: "locale" });
-  const row = await deps.db
-    .transaction(async (tx) => {
-      // The project's row is locked while the usage is summed: two uploads cannot both pass the quota.
-      const [locked] = await tx.select({ quota: projects.mediaQuotaBytes }).from(projects).where(eq(projects.id, project.id)).for("update");
-      if (!locked) throw notFound("project");
-      const quota = locked.quota ?? cfg.quotaBytes;
-      const used = await mediaBytesUsed(tx, project.id);
-      const already =
-        (
-          await tx
-            .select({ n: count() })
-            .from(media)
-            .where(and(eq(media.projectId, project.id), eq(media.hash, hash)))
-        )[0]?.n ?? 0;
-      if (already === 0 && used + bytes.length > quota)
-        throw new AppError("quota_exceeded", `the project's media storage quota (${quota} bytes) would be exceeded: ${used} used, ${bytes.length} more`, {
-          quota_bytes: quota,
-          used_bytes: used,
-          size: bytes.length,
-        });
-      const [inserted] = await tx
-        .insert(media)
-        .values({
-          id: uuidv7(now.getTime()),
-          projectId: project.id,
-          hash,
-          type,
-          filename: cleanFilename(args.filename, type),
-          size: bytes.length,
-          width: size.width,
-          height: size.height,
-          title: args.title ?? null,
-          alt: args.alt ? { [locale]: args.alt } : {},
-          focalX: args.focal?.x ?? null,
-          focalY: args.focal?.y ?? null,
-          placeholder: summary.placeholder,
-          dominantColor: summary.dominantColor,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      if (!inserted) throw new Error("insert returned no row");
-      await mediaEvent(tx, "media.created", inserted);
-      return inserted;
-    })
-    .catch(async (err: unknown) => {
-      if (!dry) await dropIfUnused(deps, hash);
-      throw err;
-    });
+  const row = await underObjectLock(deps.db, hash, async (tx) => {
+    if (!dry) await storage.put(originalKey(hash), bytes, type);
+    // The project's row is locked while the usage is summed: two uploads cannot both pass the quota.
+    const [locked] = await tx.select({ quota: projects.mediaQuotaBytes }).from(projects).where(eq(projects.id, project.id)).for("update");
+    if (!locked) throw notFound("project");
+    const quota = locked.quota ?? cfg.quotaBytes;
+    const used = await mediaBytesUsed(tx, project.id);
+    const already =
+      (
+        await tx
+          .select({ n: count() })
+          .from(media)
+          .where(and(eq(media.projectId, project.id), eq(media.hash, hash)))
+      )[0]?.n ?? 0;
+    if (already === 0 && used + bytes.length > quota)
+      throw new AppError("quota_exceeded", `the project's media storage quota (${quota} bytes) would be exceeded: ${used} used, ${bytes.length} more`, {
+        quota_bytes: quota,
+        used_bytes: used,
+        size: bytes.length,
+      });
+    const [inserted] = await tx
+      .insert(media)
+      .values({
+        id: uuidv7(now.getTime()),
+        projectId: project.id,
+        hash,
+        type,
+        filename: cleanFilename(args.filename, type),
+        size: bytes.length,
+        width: size.width,
+        height: size.height,
+        title: args.title ?? null,
+        alt: args.alt ? { [locale]: args.alt } : {},
+        focalX: args.focal?.x ?? null,
+        focalY: args.focal?.y ?? null,
+        placeholder: summary.placeholder,
+        dominantColor: summary.dominantColor,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning();
+    if (!inserted) throw new Error("insert returned no row");
+    await mediaEvent(tx, "media.created", inserted);
+    return inserted;
+  }).catch(async (err: unknown) => {
+    if (!dry) await dropIfUnused(deps, hash);
+    throw err;
+  });
   return row;
 }
 
@@ -251,8 +260,26 @@ export async function deleteMedia(deps: AppDeps, ctx: WriteContext, project: Pro
 
 /** Removes the object and its variants when no item of any project names the hash. */
 async function dropIfUnused(deps: AppDeps, hash: string): Promise<void> {
-  const [left] = await deps.db.select({ n: count() }).from(media).where(eq(media.hash, hash));
-  if ((left?.n ?? 0) === 0) await mediaStorage(deps).removePrefix(hashPrefix(hash));
+  await underObjectLock(deps.db, hash, async (tx) => {
+    const [left] = await tx.select({ n: count() }).from(media).where(eq(media.hash, hash));
+    if ((left?.n ?? 0) === 0) await mediaStorage(deps).removePrefix(hashPrefix(hash));
+  });
+}
+
+/** The advisory lock class of stored media objects (the second key is the hash's first 32 bits). */
+const OBJECT_LOCK_CLASS = 0x6d656469; // "medi"
+
+/**
+ * Runs fn in a transaction holding the lock of the object stored for `hash`: a transaction-level
+ * advisory lock on PostgreSQL, across instances; on PGlite, whose one connection runs one
+ * transaction at a time, the transaction alone excludes the others. The storage calls fn makes
+ * (a look-up, a removal) are held inside it, so they stay short: an upload's bytes are stored before.
+ */
+function underObjectLock<T>(db: Db, hash: string, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${OBJECT_LOCK_CLASS}, ('x' || substr(${hash}, 1, 8))::bit(32)::int)`);
+    return fn(tx);
+  });
 }
 
 /** The webhook event of a media write, in its transaction: the outbox sends it once the write commits. */

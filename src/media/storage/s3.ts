@@ -56,7 +56,7 @@ export function s3Storage(s: S3Settings, fetcher: typeof fetch): MediaStorage {
     driver: "s3",
     put: async (key, bytes, type) => {
       if (await storage.has(key)) return;
-      const res = await send("PUT", objectUrl(key), bytes, { "content-type": type });
+      const res = await send("PUT", objectUrl(key), bytes, objectHeaders(type));
       if (!res.ok) return fail(res, "store an object");
       await res.body?.cancel();
     },
@@ -142,6 +142,19 @@ function rangedObject(size: number, get: (start: number, end: number) => Promise
       );
     },
   };
+}
+
+/** Raster images a browser only ever shows; anything else (SVG, PDF) can act as a document. */
+const INLINE_TYPES = new Set(["image/jpeg", "image/png", "image/gif", "image/webp", "image/avif"]);
+
+/**
+ * The headers an object is stored with. A bucket may be served directly (public, or through a CDN
+ * in front of it), where the store answers with these: an SVG stored as image/svg+xml would run its
+ * scripts on the bucket's origin. Anything not a raster image is stored as bytes to download;
+ * delivery through the service answers with its own type and sandboxing headers whatever these say.
+ */
+function objectHeaders(type: string): Record<string, string> {
+  return INLINE_TYPES.has(type) ? { "content-type": type } : { "content-type": "application/octet-stream", "content-disposition": "attachment" };
 }
 
 const unescapeXml = (s: string): string => s.replace(/&(lt|gt|quot|apos|amp);/g, (_, e: string) => ({ lt: "<", gt: ">", quot: '"', apos: "'", amp: "&" })[e] ?? "");
