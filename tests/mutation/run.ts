@@ -7,12 +7,17 @@
  * when they pass. A line no test executes is a survivor without a run (no-coverage). The report goes
  * to stdout and `.mutation/<module>.json`.
  *
+ * `--every N` runs a deterministic sample: every N-th mutant in source order (the report says so).
+ * `--resume` re-runs only the survivors and no-coverage mutants of the previous `.mutation/<module>.json`;
+ * `--only` and `--resume` merge their results into that report instead of replacing it.
+ *
  * Mutations (one per mutant): a comparison or logical operator swapped (=== ↔ !==, < ↔ <=, > ↔ >=,
  * && ↔ ||, ?? → ||, + ↔ -), a `!` dropped, a condition forced true and false (if, while, ?:), a
  * boolean literal flipped, and an expression statement (a call, an assignment, an await) removed.
  * Calls to the logger are not removed (a log line is not a promise the tests keep).
  */
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -160,8 +165,27 @@ interface Coverage {
   readonly ms: Map<string, number>;
 }
 
-/** Runs each test file alone under bun's line coverage: it must pass, and it tells which lines it runs. */
-async function measure(dir: string, files: readonly string[], tests: readonly string[]): Promise<Coverage> {
+/**
+ * Runs each test file alone under bun's line coverage: it must pass, and it tells which lines it runs.
+ * Kept in `.mutation/<module>.coverage.json` and reused while the module's sources and the test
+ * files are unchanged (a re-run with `--only` or `--resume` then starts at once).
+ */
+async function measure(dir: string, name: string, files: readonly string[], tests: readonly string[]): Promise<Coverage> {
+  const hash = createHash("sha256");
+  for (const f of [...files, ...tests]) hash.update(`${f}\n${readFileSync(join(ROOT, f), "utf8")}`);
+  const digest = hash.digest("hex");
+  const saved = join(ROOT, ".mutation", `${name}.coverage.json`);
+  if (existsSync(saved)) {
+    const c = JSON.parse(readFileSync(saved, "utf8"));
+    if (c.digest === digest) return { testsOf: new Map(c.testsOf), ms: new Map(c.ms) };
+  }
+  const coverage = await measureNow(dir, files, tests);
+  mkdirSync(join(ROOT, ".mutation"), { recursive: true });
+  writeFileSync(saved, JSON.stringify({ digest, testsOf: [...coverage.testsOf], ms: [...coverage.ms] }));
+  return coverage;
+}
+
+async function measureNow(dir: string, files: readonly string[], tests: readonly string[]): Promise<Coverage> {
   const testsOf = new Map<string, string[]>();
   const ms = new Map<string, number>();
   for (const [i, test] of tests.entries()) {
@@ -169,6 +193,7 @@ async function measure(dir: string, files: readonly string[], tests: readonly st
     const run = await runTests(dir, [test], 30 * 60_000, ["--coverage", "--coverage-reporter=lcov", `--coverage-dir=${out}`]);
     if (run.code !== 0) throw new Error(`${test} fails without a mutant (exit ${run.code}); fix it first`);
     ms.set(test, run.ms);
+    console.log(`  coverage of ${test}: ${(run.ms / 1000).toFixed(1)} s`);
     const lcov = join(out, "lcov.info");
     if (!existsSync(lcov)) throw new Error(`${test}: bun wrote no coverage`);
     let current: string | null = null;
@@ -190,27 +215,39 @@ async function main(): Promise<void> {
   const name = args[0];
   const mod = name ? MODULES[name] : undefined;
   if (!name || !mod) {
-    console.error(`usage: npm run mutate -- <${Object.keys(MODULES).join("|")}> [--jobs N] [--tests a.test.ts,b.test.ts] [--only file:line] [--pg]`);
+    console.error(`usage: npm run mutate -- <${Object.keys(MODULES).join("|")}> [--jobs N] [--tests a.test.ts,b.test.ts] [--only file:line] [--every N] [--resume] [--pg]`);
     process.exit(2);
   }
   const tests = flag("--tests")?.split(",") ?? [...mod.tests];
   const only = flag("--only");
   const jobs = Math.max(1, Number(flag("--jobs") ?? 1));
-  let mutants = mod.files.flatMap((f) => mutantsOf(f, readFileSync(join(ROOT, f), "utf8")));
+  const every = Math.max(1, Number(flag("--every") ?? 1));
+  let mutants = mod.files.flatMap((f) => mutantsOf(f, readFileSync(join(ROOT, f), "utf8"))).filter((_, i) => i % every === 0);
   if (only) mutants = mutants.filter((m) => `${m.file}:${m.line}` === only || m.file === only);
+  const merge = only !== undefined || args.includes("--resume");
+  const previous = merge ? previousResults(name) : [];
+  if (args.includes("--resume")) {
+    const again = new Set(previous.filter((r) => r.status === "survived" || r.status === "no-coverage").map(keyOf));
+    mutants = mutants.filter((m) => again.has(keyOf(m)));
+  }
   const dirs = Array.from({ length: jobs }, (_, i) => scratchCopy(`${name}-${i}`));
   try {
-    const coverage = await measure(dirs[0] as string, mod.files, tests);
+    const coverage = await measure(dirs[0] as string, name, mod.files, tests);
     const total = [...coverage.ms.values()].reduce((a, b) => a + b, 0);
     console.log(`${name}: ${mutants.length} mutants, ${tests.length} test files (${(total / 1000).toFixed(1)} s alone, each under coverage)`);
-    const results = await runAll(mutants, dirs, coverage);
-    report(name, results);
+    // Saved after every mutant: a run stopped early leaves the report of what it ran.
+    const withPrevious = (results: Result[]) => {
+      const ran = new Set(results.map(keyOf));
+      return [...previous.filter((r) => !ran.has(keyOf(r))), ...results];
+    };
+    const results = await runAll(mutants, dirs, coverage, (partial) => save(name, withPrevious(partial), every));
+    report(name, withPrevious(results), every);
   } finally {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 }
 
-async function runAll(mutants: Mutant[], dirs: string[], coverage: Coverage): Promise<Result[]> {
+async function runAll(mutants: Mutant[], dirs: string[], coverage: Coverage, progress: (partial: Result[]) => void): Promise<Result[]> {
   const results: Result[] = [];
   let next = 0;
   const worker = async (dir: string) => {
@@ -219,10 +256,17 @@ async function runAll(mutants: Mutant[], dirs: string[], coverage: Coverage): Pr
       results.push({ ...m, status: await runMutant(dir, m, coverage) });
       const r = results[results.length - 1] as Result;
       console.log(`[${results.length}/${mutants.length}] ${r.status.padEnd(11)} ${r.file}:${r.line}  ${r.kind}  ${JSON.stringify(r.original.slice(0, 60))}`);
+      progress([...results]);
     }
   };
   await Promise.all(dirs.map(worker));
   return results.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
+}
+
+const keyOf = (m: Mutant): string => `${m.file}:${m.start}:${m.end}:${m.replacement}`;
+function previousResults(name: string): Result[] {
+  const path = join(ROOT, ".mutation", `${name}.json`);
+  return existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")).results as Result[]) : [];
 }
 
 const pristine = new Map<string, string>();
@@ -244,20 +288,30 @@ async function runMutant(dir: string, m: Mutant, coverage: Coverage): Promise<St
   }
 }
 
-function report(name: string, results: Result[]): void {
-  const score = (rs: Result[]) => {
-    const killed = rs.filter((r) => r.status === "killed" || r.status === "timeout").length;
-    return { killed, total: rs.length, score: rs.length === 0 ? 100 : Math.round((1000 * killed) / rs.length) / 10 };
-  };
-  const perFile = Object.fromEntries([...new Set(results.map((r) => r.file))].map((f) => [f, score(results.filter((r) => r.file === f))]));
+const score = (rs: Result[]) => {
+  const killed = rs.filter((r) => r.status === "killed" || r.status === "timeout").length;
+  const noCoverage = rs.filter((r) => r.status === "no-coverage").length;
+  return { killed, total: rs.length, noCoverage, score: rs.length === 0 ? 100 : Math.round((1000 * killed) / rs.length) / 10 };
+};
+const perFileOf = (results: Result[]) => Object.fromEntries([...new Set(results.map((r) => r.file))].map((f) => [f, score(results.filter((r) => r.file === f))]));
+
+function save(name: string, unsorted: Result[], every: number): Result[] {
+  const results = unsorted.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
+  mkdirSync(join(ROOT, ".mutation"), { recursive: true });
+  writeFileSync(join(ROOT, ".mutation", `${name}.json`), JSON.stringify({ module: name, every, ...score(results), perFile: perFileOf(results), results }, null, 2));
+  return results;
+}
+
+function report(name: string, unsorted: Result[], every: number): void {
+  const results = save(name, unsorted, every);
+  const perFile = perFileOf(results);
   const all = score(results);
-  console.log(`\n${name}: mutation score ${all.score} % (${all.killed} of ${all.total} killed)`);
-  for (const [f, s] of Object.entries(perFile)) console.log(`  ${f}: ${s.score} % (${s.killed}/${s.total})`);
+  const sample = every > 1 ? `, sample: every ${every}th mutant` : "";
+  console.log(`\n${name}: mutation score ${all.score} % (${all.killed} of ${all.total} killed, ${all.noCoverage} without coverage${sample})`);
+  for (const [f, s] of Object.entries(perFile)) console.log(`  ${f}: ${s.score} % (${s.killed}/${s.total}, ${s.noCoverage} without coverage)`);
   const survivors = results.filter((r) => r.status === "survived" || r.status === "no-coverage");
   if (survivors.length > 0) console.log("\nsurvivors:");
   for (const r of survivors) console.log(`  ${r.file}:${r.line} [${r.status}] ${r.kind}: ${JSON.stringify(r.original.slice(0, 80))} → ${JSON.stringify(r.replacement)}`);
-  mkdirSync(join(ROOT, ".mutation"), { recursive: true });
-  writeFileSync(join(ROOT, ".mutation", `${name}.json`), JSON.stringify({ module: name, ...all, perFile, results }, null, 2));
 }
 
 if (import.meta.main) await main();

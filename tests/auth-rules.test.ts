@@ -1,0 +1,96 @@
+import { describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { adminKeys, mcpTokens, oauthClients, oauthGrants, oauthTokens } from "../db/schema";
+import { createAdminKey } from "../src/keys/service";
+import { uuidv7 } from "../src/lib/ids";
+import { generateToken, hashToken } from "../src/lib/tokens";
+import { BASE, harness, seedProject, type TestHarness } from "./helpers";
+import { seedUser } from "./oauth.helpers";
+
+/** An OAuth access token of an editor expiring at `expiresAt` (the rows the token endpoint writes). */
+async function oauthToken(h: TestHarness, projectId: string, expiresAt: Date): Promise<string> {
+  const db = h.deps.db;
+  const user = await seedUser(h, "editor", [projectId]);
+  const clientId = `edge-${uuidv7()}`;
+  await db.insert(oauthClients).values({ id: clientId, redirectUris: ["http://127.0.0.1/cb"], tokenEndpointAuthMethod: "none", grantTypes: ["authorization_code"], responseTypes: ["code"] });
+  const grantId = uuidv7();
+  const scopes = ["content:read"];
+  await db.insert(oauthGrants).values({ id: grantId, clientId, userId: user.id, projectId, scopes, resource: `${BASE}/mcp` });
+  const token = generateToken("cms_at_");
+  await db.insert(oauthTokens).values({ id: uuidv7(), tokenHash: hashToken(token), kind: "access", grantId, clientId, userId: user.id, projectId, scopes, resource: `${BASE}/mcp`, expiresAt });
+  return token;
+}
+
+// The edges of src/auth.ts that mutation testing (tests/MUTATION.md) found unguarded: the instant a
+// credential expires, the minute-precision last_used_at of MCP tokens, and the longest bearer taken.
+
+describe("auth rules at their edges (injectable clock)", async () => {
+  let now = Date.parse("2030-01-01T00:00:00.000Z");
+  const h = await harness({}, { now: () => new Date(now) });
+  const p = await seedProject(h);
+  const mcp = async (token: string) => {
+    const res = await h.app.handle(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      }),
+    );
+    return { status: res.status, challenge: res.headers.get("www-authenticate") };
+  };
+  const lastUsed = async (id: string) => (await h.deps.db.select({ at: mcpTokens.lastUsedAt }).from(mcpTokens).where(eq(mcpTokens.id, id)))[0]?.at?.getTime() ?? null;
+
+  test("an MCP token works until the millisecond before expires_at and is refused (401) at expires_at", async () => {
+    const expires = now + 3_600_000;
+    const made = await h.request("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "edge", expires_at: new Date(expires).toISOString() } });
+    expect(made.status).toBe(201);
+    now = expires - 1;
+    expect((await mcp(made.json.data.token)).status).toBe(200);
+    now = expires;
+    const refused = await mcp(made.json.data.token);
+    expect(refused.status).toBe(401);
+    expect(refused.challenge).toStartWith("Bearer ");
+    now = expires + 1;
+    expect((await mcp(made.json.data.token)).status).toBe(401);
+  });
+
+  test("an OAuth access token works until the millisecond before its expiry and is refused (401) at it", async () => {
+    now = Date.parse("2030-03-01T00:00:00.000Z");
+    const expires = now + 3_600_000;
+    const token = await oauthToken(h, p.id, new Date(expires));
+    now = expires - 1;
+    expect((await mcp(token)).status).toBe(200);
+    now = expires;
+    expect((await mcp(token)).status).toBe(401);
+  });
+
+  test("an MCP token's last_used_at is written on first use, then at most once a minute (after 60 s, not at 60 s)", async () => {
+    now = Date.parse("2030-02-01T00:00:00.000Z");
+    const made = await h.request("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "usage" } });
+    const { id, token } = made.json.data;
+    expect(await lastUsed(id)).toBeNull();
+    const first = now;
+    expect((await mcp(token)).status).toBe(200);
+    expect(await lastUsed(id)).toBe(first);
+    for (const later of [1_000, 30_000, 60_000]) {
+      now = first + later;
+      expect((await mcp(token)).status).toBe(200);
+      expect({ later, at: await lastUsed(id) }).toEqual({ later, at: first });
+    }
+    now = first + 60_001;
+    expect((await mcp(token)).status).toBe(200);
+    expect(await lastUsed(id)).toBe(first + 60_001);
+  });
+
+  test("a 512-character bearer is looked up (an operator's ADMIN_TOKEN may be that long); 513 characters are refused unread", async () => {
+    const long = `op_${"k".repeat(509)}`;
+    const { key } = await createAdminKey(h.deps.db, { name: "long", scopes: ["projects:read"] }, null, new Date(now), long);
+    const ok = await h.request("GET", "/admin/projects", { key: long });
+    expect(ok.status).toBe(200);
+    const [row] = await h.deps.db.select({ at: adminKeys.lastUsedAt }).from(adminKeys).where(eq(adminKeys.id, key.id));
+    expect(row?.at?.getTime()).toBe(now);
+    const tooLong = await h.request("GET", "/admin/projects", { key: `${long}k` });
+    expect(tooLong.status).toBe(401);
+    expect(tooLong.headers.get("www-authenticate")).toBe('Bearer realm="admin", error="invalid_token"');
+  });
+});
