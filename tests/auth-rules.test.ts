@@ -28,17 +28,26 @@ describe("auth rules at their edges (injectable clock)", async () => {
   let now = Date.parse("2030-01-01T00:00:00.000Z");
   const h = await harness({}, { now: () => new Date(now) });
   const p = await seedProject(h);
-  const mcp = async (token: string) => {
+  const mcp = async (token: string, authorization = `Bearer ${token}`) => {
     const res = await h.app.handle(
       new Request("http://localhost/mcp", {
         method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        headers: { ...(authorization ? { authorization } : {}), "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
       }),
     );
     return { status: res.status, challenge: res.headers.get("www-authenticate") };
   };
   const lastUsed = async (id: string) => (await h.deps.db.select({ at: mcpTokens.lastUsedAt }).from(mcpTokens).where(eq(mcpTokens.id, id)))[0]?.at?.getTime() ?? null;
+
+  test("/mcp without a bearer (none, or another scheme) is 401 with a challenge that names no invalid token", async () => {
+    for (const authorization of ["", "Basic dXNlcjpwYXNz", "Bearer"]) {
+      const res = await mcp("", authorization);
+      expect({ authorization, status: res.status }).toEqual({ authorization, status: 401 });
+      expect(res.challenge).toStartWith("Bearer resource_metadata=");
+      expect(res.challenge).not.toContain("invalid_token");
+    }
+  });
 
   test("an MCP token works until the millisecond before expires_at and is refused (401) at expires_at", async () => {
     const expires = now + 3_600_000;
@@ -82,15 +91,20 @@ describe("auth rules at their edges (injectable clock)", async () => {
     expect(await lastUsed(id)).toBe(first + 60_001);
   });
 
-  test("a 512-character bearer is looked up (an operator's ADMIN_TOKEN may be that long); 513 characters are refused unread", async () => {
+  test("a 512-character bearer is looked up (an operator's ADMIN_TOKEN may be that long); 513 characters are refused unread, even when stored", async () => {
     const long = `op_${"k".repeat(509)}`;
     const { key } = await createAdminKey(h.deps.db, { name: "long", scopes: ["projects:read"] }, null, new Date(now), long);
     const ok = await h.request("GET", "/admin/projects", { key: long });
     expect(ok.status).toBe(200);
     const [row] = await h.deps.db.select({ at: adminKeys.lastUsedAt }).from(adminKeys).where(eq(adminKeys.id, key.id));
     expect(row?.at?.getTime()).toBe(now);
-    const tooLong = await h.request("GET", "/admin/projects", { key: `${long}k` });
+    // Even a stored one (an ADMIN_TOKEN of 513 characters, which the configuration admits): refused before any lookup.
+    const stored = `${long}k`;
+    const { key: over } = await createAdminKey(h.deps.db, { name: "too long", scopes: ["projects:read"] }, null, new Date(now), stored);
+    const tooLong = await h.request("GET", "/admin/projects", { key: stored });
     expect(tooLong.status).toBe(401);
     expect(tooLong.headers.get("www-authenticate")).toBe('Bearer realm="admin", error="invalid_token"');
+    const [unused] = await h.deps.db.select({ at: adminKeys.lastUsedAt }).from(adminKeys).where(eq(adminKeys.id, over.id));
+    expect(unused?.at).toBeNull();
   });
 });
