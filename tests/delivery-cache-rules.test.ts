@@ -1,4 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { DeliveryCache } from "../src/delivery/cache";
+import { makeAnswer } from "../src/delivery/http";
 import { bumpContentVersion } from "../src/write/unit";
 import { breakableDb, countingDb, get, patchNode } from "./delivery.helpers";
 import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
@@ -83,5 +85,40 @@ describe("delivery cache: the largest answer kept is an eighth of DELIVERY_CACHE
       expect((await get(h, url)).text).toBe(res.text);
       expect({ maxBytes, kept: counted.calls() === before }).toEqual({ maxBytes, kept });
     }
+  });
+});
+
+describe("delivery cache: a gzip representation made after its answer was replaced", async () => {
+  const h = await harness();
+  const p = await seedProject(h);
+
+  test("counts nowhere: the replaced answer is in neither store, and is not put in the stale one", async () => {
+    // The engine's cache is private to the routes: the same class over the same database (as tests/delivery-inputs.test.ts).
+    const cache = new DeliveryCache(h.deps.db, { maxEntries: 10, maxBytes: 1 << 20, checkIntervalMs: 60_000, staleEntries: 10, staleMaxBytes: 1 << 20 });
+    const project = (await cache.project(p.slug))!;
+    const old = await makeAnswer(project.version, 200, JSON.stringify({ n: "old" }), "application/json", "public");
+    const replacement = await makeAnswer(project.version, 200, JSON.stringify({ n: "new" }), "application/json", "public");
+    cache.put(project, "k", old);
+    cache.put(project, "k", replacement);
+    const before = cache.stats();
+    expect(before).toMatchObject({ entries: 1, bytes: replacement.body.length, staleEntries: 0, staleBytes: 0 });
+    // The old answer's gzip representation, finished late (a response still streaming it).
+    cache.grow(old, 1000);
+    expect(cache.stats()).toEqual(before);
+    expect(cache.get(project, "k")).toBe(replacement);
+  });
+});
+
+describe("delivery cache: DELIVERY_STALE_ENTRIES=0 keeps no superseded answers", async () => {
+  const h = await harness({ DELIVERY_STALE_ENTRIES: "0" });
+  const p = await seedProject(h);
+  const page = await seedNode(h, p.slug, { slug: "page", title: "One" }, true);
+
+  test("a page read, edited and read again is answered fresh each time", async () => {
+    const url = `/api/p/${p.slug}/nodes/by-path/page`;
+    expect((await get(h, url)).json.data.title).toBe("One");
+    await patchNode(h, p.slug, page.id, { title: "Two" });
+    const again = await get(h, url);
+    expect([again.status, again.headers.get("x-cache"), again.json.data.title]).toEqual([200, null, "Two"]);
   });
 });

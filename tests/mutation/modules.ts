@@ -53,6 +53,7 @@ export const MODULES: Record<string, MutationModule> = {
     equivalent: {
       "src/auth.ts:25 && → ||": "every insufficient_scope error names a known scope or none (an array, undefined): no caller hands it another string",
       "src/auth.ts:14 ?? → ||": 'authorization ?? "": a missing header and "" both give "", and the match group (\\S+) is never empty',
+      "src/auth.ts:101 condition → true": "a bearer of another prefix is then looked up as an access token by its hash and not found: null either way",
       "src/auth.ts:70 condition → true": "the UPDATE's own WHERE (last_used_at older than a minute) keeps it to once a minute anyway",
       "src/auth.ts:70 > → >=": "at exactly 60 s the UPDATE's WHERE (last_used_at < now - 60 s) still matches no row",
       "src/auth.ts:70 - → +": "always true then: the UPDATE's WHERE keeps last_used_at to once a minute",

@@ -271,9 +271,12 @@ async function main(): Promise<void> {
     const total = [...coverage.ms.values()].reduce((a, b) => a + b, 0);
     console.log(`${name}: ${mutants.length} mutants, ${tests.length} test files (${(total / 1000).toFixed(1)} s alone, each under coverage)`);
     // Saved after every mutant: a run stopped early leaves the report of what it ran.
+    // A survivor the new test files do not even run stays a survivor (not "no coverage").
+    const before = new Map(previous.map((r) => [keyOf(r), r]));
     const withPrevious = (results: Result[]) => {
       const ran = new Set(results.map(keyOf));
-      return [...previous.filter((r) => !ran.has(keyOf(r))), ...results];
+      const merged = results.map((r) => (r.status === "no-coverage" && before.get(keyOf(r))?.status === "survived" ? (before.get(keyOf(r)) as Result) : r));
+      return [...previous.filter((r) => !ran.has(keyOf(r))), ...merged];
     };
     const results = await runAll(mutants, dirs, coverage, equivalent, (partial) => save(name, withPrevious(partial), every));
     report(name, withPrevious(results), every);
