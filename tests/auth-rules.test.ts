@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { adminKeys, mcpTokens, oauthClients, oauthGrants, oauthTokens } from "../db/schema";
+import { adminKeys, mcpTokens, oauthClients, oauthGrants, oauthTokens, users } from "../db/schema";
 import { createAdminKey } from "../src/keys/service";
 import { uuidv7 } from "../src/lib/ids";
 import { generateToken, hashToken } from "../src/lib/tokens";
-import { BASE, harness, seedProject, type TestHarness } from "./helpers";
+import { newNonce, pageKey, SIGN_IN_TTL_MS, signedInUser, signInValue } from "../src/oauth/session";
+import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
 import { seedUser } from "./oauth.helpers";
 
 /** An OAuth access token of an editor expiring at `expiresAt` (the rows the token endpoint writes). */
@@ -107,5 +108,27 @@ describe("auth rules at their edges (injectable clock)", async () => {
     expect(tooLong.headers.get("www-authenticate")).toBe('Bearer realm="admin", error="invalid_token"');
     const [unused] = await h.deps.db.select({ at: adminKeys.lastUsedAt }).from(adminKeys).where(eq(adminKeys.id, over.id));
     expect(unused?.at).toBeNull();
+  });
+
+  test("an operation needing two scopes, both missing: 403 names the first one only (message, details, challenge)", async () => {
+    const n = await seedNode(h, p.slug, { slug: "to-translate" });
+    const reader = await keyWith(h, ["content:read"]);
+    const res = await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr/translate`, { key: reader, body: {} });
+    expect([res.status, res.json.error.code, res.json.error.message]).toEqual([403, "insufficient_scope", "this credential lacks the content:write scope"]);
+    expect(res.json.error.details).toEqual({ required: "content:write" });
+    expect(res.headers.get("www-authenticate")).toBe('Bearer realm="admin", error="insufficient_scope", scope="content:write"');
+  });
+
+  test("the consent page's sign-in cookie is good until the millisecond before it expires, and not at it", async () => {
+    const user = await seedUser(h, "editor", [p.id]);
+    const [row] = await h.deps.db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, user.id));
+    const key = await pageKey(h.deps.db);
+    const nonce = newNonce();
+    const signedAt = new Date("2030-04-01T00:00:00.000Z");
+    const value = signInValue(key, user.id, row!.hash, nonce, signedAt);
+    const at = (ms: number) => signedInUser(h.deps.db, key, value, nonce, new Date(signedAt.getTime() + ms));
+    expect((await at(SIGN_IN_TTL_MS - 1))?.id).toBe(user.id);
+    expect(await at(SIGN_IN_TTL_MS)).toBeNull();
+    expect(await at(SIGN_IN_TTL_MS + 60_000)).toBeNull();
   });
 });

@@ -33,3 +33,20 @@ describe("write path: the model check's answer", async () => {
     }
   });
 });
+
+describe("write path: a stale expected revision", async () => {
+  const h = await harness();
+  const p = await seedProject(h);
+
+  test("409 conflict names exactly the fields that changed since (not the revision or updated_at), and writes nothing", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "c", title: "Mine" } });
+    const id = made.json.data.id;
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${id}`, { body: { title: "Theirs" }, headers: { "if-match": '"r1"' } })).status).toBe(200);
+    const res = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${id}`, { body: { title: "Late" }, headers: { "if-match": '"r1"' } });
+    expect([res.status, res.json.error.code]).toEqual([409, "conflict"]);
+    expect(res.json.error.details).toMatchObject({ node_id: id, expected_revision: 1, current_revision: 2, changed_fields: ["title"] });
+    expect(res.json.error.message).toContain("; changed: title. Nothing was written");
+    const [row] = await h.deps.db.select({ title: nodes.title, revision: nodes.revision }).from(nodes).where(eq(nodes.id, id));
+    expect(row).toEqual({ title: "Theirs", revision: 2 });
+  });
+});

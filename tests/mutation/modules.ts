@@ -32,6 +32,7 @@ export const MODULES: Record<string, MutationModule> = {
     ],
     equivalent: {
       "src/write/context.ts:54 condition → true": "an OAuth caller always has its user (src/auth.ts reads user_id from the token row, not null)",
+      "src/write/dry-run.ts:34 > → >=": "a deletion's revision is at least 2 (a node's first revision is its creation): number - 1 is never 0",
       "src/write/unit.ts:171 statement removed": "a deleted node's number is only answered to an operation answering that node, and delete_node answers nothing ({})",
     },
   },
@@ -59,6 +60,7 @@ export const MODULES: Record<string, MutationModule> = {
       "src/auth.ts:70 - → +": "always true then: the UPDATE's WHERE keeps last_used_at to once a minute",
       "src/auth.ts:74 - → +": "the JavaScript check before it already holds last_used_at to once a minute; the WHERE only guards concurrent requests",
       "src/auth.ts:76 ?? → ||": "project_ids is null or a non-empty array (creation refuses []): || and ?? agree",
+      "src/lib/scopes.ts:54 ?? → ||": "a member role is a non-empty string, or null or undefined: || and ?? agree",
       "src/oauth/session.ts:89 ?? → ||": "the regex match is an array or null, and sig is a string: || and ?? agree",
       "src/oauth/session.ts:60 > → >=": "i = 0 means a cookie part with an empty name, and no cookie we read has an empty name",
       "src/oauth/session.ts:25 condition → true": "the key is re-read from system_state each time: the same key (the insert does nothing once the row exists)",

@@ -351,7 +351,7 @@ function report(name: string, unsorted: Result[], every: number): void {
   const results = save(name, unsorted, every);
   const perFile = perFileOf(results);
   const all = score(results);
-  const sample = every > 1 ? `, sample: every ${every}th mutant` : "";
+  const sample = every > 1 ? `, sample: one mutant in ${every}` : "";
   console.log(`\n${name}: mutation score ${all.score} % (${all.killed} of ${all.total} killed, ${all.noCoverage} without coverage, ${all.equivalent} equivalent left out${sample})`);
   for (const [f, s] of Object.entries(perFile)) console.log(`  ${f}: ${s.score} % (${s.killed}/${s.total}, ${s.noCoverage} without coverage)`);
   const survivors = results.filter((r) => r.status === "survived" || r.status === "no-coverage");
