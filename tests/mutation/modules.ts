@@ -9,6 +9,8 @@ export interface MutationModule {
   readonly files: readonly string[];
   /** Test files run against each mutant. */
   readonly tests: readonly string[];
+  /** Mutants no test can tell apart from the original, keyed "file:line kind" (as reported), with the reason: not run. */
+  readonly equivalent?: Readonly<Record<string, string>>;
 }
 
 export const MODULES: Record<string, MutationModule> = {
@@ -25,7 +27,14 @@ export const MODULES: Record<string, MutationModule> = {
       "tests/delete-race.test.ts",
       "tests/history-rest.test.ts",
       "tests/webhooks.test.ts",
+      // Added after the first run (tests/MUTATION.md): the model check's message.
+      "tests/write-path-rules.test.ts",
     ],
+    equivalent: {
+      "src/write/context.ts:54 condition → true": "an OAuth caller always has its user (src/auth.ts reads user_id from the token row, not null)",
+      "src/write/dry-run.ts:34 > → >=": "a deletion's revision is at least 2 (a node's first revision is its creation): number - 1 is never 0",
+      "src/write/unit.ts:171 statement removed": "a deleted node's number is only answered to an operation answering that node, and delete_node answers nothing ({})",
+    },
   },
   auth: {
     files: ["src/auth.ts", "src/lib/scopes.ts", "src/oauth/session.ts"],
@@ -39,7 +48,24 @@ export const MODULES: Record<string, MutationModule> = {
       "tests/tenancy-oauth.test.ts",
       "tests/oauth.test.ts",
       "tests/users.test.ts",
+      // Added after the first run (tests/MUTATION.md): expiry instants, last_used_at, the longest bearer.
+      "tests/auth-rules.test.ts",
     ],
+    equivalent: {
+      "src/auth.ts:25 && → ||": "every insufficient_scope error names a known scope or none (an array, undefined): no caller hands it another string",
+      "src/auth.ts:14 ?? → ||": 'authorization ?? "": a missing header and "" both give "", and the match group (\\S+) is never empty',
+      "src/auth.ts:101 condition → true": "a bearer of another prefix is then looked up as an access token by its hash and not found: null either way",
+      "src/auth.ts:70 condition → true": "the UPDATE's own WHERE (last_used_at older than a minute) keeps it to once a minute anyway",
+      "src/auth.ts:70 > → >=": "at exactly 60 s the UPDATE's WHERE (last_used_at < now - 60 s) still matches no row",
+      "src/auth.ts:70 - → +": "always true then: the UPDATE's WHERE keeps last_used_at to once a minute",
+      "src/auth.ts:74 - → +": "the JavaScript check before it already holds last_used_at to once a minute; the WHERE only guards concurrent requests",
+      "src/auth.ts:76 ?? → ||": "project_ids is null or a non-empty array (creation refuses []): || and ?? agree",
+      "src/lib/scopes.ts:54 ?? → ||": "a member role is a non-empty string, or null or undefined: || and ?? agree",
+      "src/oauth/session.ts:89 ?? → ||": "the regex match is an array or null, and sig is a string: || and ?? agree",
+      "src/oauth/session.ts:60 > → >=": "i = 0 means a cookie part with an empty name, and no cookie we read has an empty name",
+      "src/oauth/session.ts:25 condition → true": "the key is re-read from system_state each time: the same key (the insert does nothing once the row exists)",
+      "src/oauth/session.ts:27 statement removed": "the key is then read from system_state on every use: the same key, one more query",
+    },
   },
   cache: {
     files: ["src/delivery/cache.ts"],
@@ -52,7 +78,21 @@ export const MODULES: Record<string, MutationModule> = {
       "tests/delivery-visibility.test.ts",
       "tests/delivery-cache.test.ts",
       "tests/delivery-outage.test.ts",
+      // Added after the first run (tests/MUTATION.md): the media links of a project, the byte counts, the outage hold.
+      "tests/media-delivery.test.ts",
+      "tests/delivery-inputs.test.ts",
+      "tests/delivery-cache-rules.test.ts",
     ],
+    equivalent: {
+      "src/delivery/cache.ts:309 ?? → ||": "the map holds project objects (never falsy) or nothing",
+      "src/delivery/cache.ts:318 ?? → ||": "versions start at 1; version 0 and no version both give 0",
+      "src/delivery/cache.ts:471 ?? → ||": "size 0 and no stale store both give 0",
+      "src/delivery/cache.ts:266 condition → false":
+        "timing only: the versions left unannounced are reckoned anyway when an outage needs the last good answers (lastGood → reckon), with the same outcome",
+      "src/delivery/cache.ts:272 condition → false": "memory only: a version at or below `settled` left in `heard` is never looked up again (versions above `settled` are)",
+      "src/delivery/cache.ts:446 condition → false": "a second grow sets the same gzip size again (set, not added): the byte counts stay; only the entry's LRU recency is touched",
+      "src/delivery/cache.ts:266 > → >=": "the memory bound of announced versions: told apart only by exactly 1,025 announcements pending behind a lost one",
+    },
   },
   dispatcher: {
     files: ["src/webhooks/dispatcher.ts"],
