@@ -1,8 +1,8 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { DeliveryCache } from "../src/delivery/cache";
 import { makeAnswer } from "../src/delivery/http";
 import { bumpContentVersion } from "../src/write/unit";
-import { breakableDb, countingDb, get, patchNode } from "./delivery.helpers";
+import { countingDb, get, outageDatabase, patchNode } from "./delivery.helpers";
 import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
 
 // Rules of src/delivery/cache.ts that mutation testing (tests/MUTATION.md) found unguarded.
@@ -10,8 +10,10 @@ import { harness, seedNode, seedProject, testDb, waitFor } from "./helpers";
 const STALE_WARNING = "delivery: the database is not answering; serving the last good answers marked stale";
 
 describe("delivery cache: a database that stops answering", async () => {
-  const broken = breakableDb((await testDb()).db);
-  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db });
+  // A database of its own that really goes away (the proxy cut on PostgreSQL, the PGlite closed).
+  const broken = await outageDatabase();
+  afterAll(() => broken.drop());
+  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db, dbHandle: broken.handle });
   const p = await seedProject(h);
   const page = await seedNode(h, p.slug, { slug: "page", title: "Before" }, true);
 
@@ -20,7 +22,7 @@ describe("delivery cache: a database that stops answering", async () => {
     expect((await get(h, url)).json.data.title).toBe("Before");
     // A write by this instance: the project is read again before the next answer.
     await patchNode(h, p.slug, page.id, { title: "After" });
-    broken.failAfter(0);
+    await broken.cut();
     const first = await get(h, url);
     expect([first.status, first.headers.get("x-cache"), first.json.data.title]).toEqual([200, "stale", "Before"]);
     const asked = broken.calls();
@@ -29,13 +31,14 @@ describe("delivery cache: a database that stops answering", async () => {
     expect([second.status, second.headers.get("x-cache")]).toEqual([200, "stale"]);
     expect(broken.calls()).toBe(asked);
     expect(h.logs.filter((l) => l.includes(STALE_WARNING))).toHaveLength(1);
-    broken.failAfter(null);
   });
 });
 
 describe("delivery cache: an announcement without its version (a script's NOTIFY, an older writer)", async () => {
-  const broken = breakableDb((await testDb()).db);
-  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db });
+  // A database of its own that really goes away (the proxy cut on PostgreSQL, the PGlite closed).
+  const broken = await outageDatabase();
+  afterAll(() => broken.drop());
+  const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: broken.db, dbHandle: broken.handle });
   const p = await seedProject(h);
   await seedNode(h, p.slug, { slug: "a", title: "A" }, true);
   await seedNode(h, p.slug, { slug: "b", title: "B" }, true);
@@ -57,11 +60,10 @@ describe("delivery cache: an announcement without its version (a script's NOTIFY
       },
       { what: "the version-less NOTIFY heard" },
     );
-    broken.failAfter(0);
+    await broken.cut();
     const stale = await get(h, b);
     expect([stale.status, stale.headers.get("x-cache"), stale.json?.data?.title]).toEqual([200, "stale", "B"]);
     expect(stale.headers.get("etag")).toBe(before.headers.get("etag"));
-    broken.failAfter(null);
   });
 });
 
