@@ -20,7 +20,7 @@ const vendors = await startFakeVendors();
 
 beforeAll(async () => {
   bucket = await startS3();
-  m = await mcpHarness({ ...bucket.env(), AI_ALLOW_PRIVATE_URLS: "true" });
+  m = await mcpHarness({ ...bucket.env(), AI_ALLOW_PRIVATE_URLS: "true", MEDIA_ALLOW_PRIVATE_URLS: "true" });
   png = await twoColourPng(640, 160);
   images = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(png as Uint8Array<ArrayBuffer>, { headers: { "content-type": "image/png" } }) });
 }, 120_000);
