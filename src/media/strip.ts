@@ -24,7 +24,7 @@ export async function withoutMetadata(bytes: Uint8Array, type: string, hasExif: 
 }
 
 /** The container without its metadata; the bytes as they are for a type not walked (AVIF); null when it cannot be walked. */
-export function stripContainer(b: Uint8Array, type: string): Uint8Array | null {
+function stripContainer(b: Uint8Array, type: string): Uint8Array | null {
   if (type === "image/jpeg") return stripJpeg(b);
   if (type === "image/png") return stripPng(b);
   if (type === "image/gif") return stripGif(b);

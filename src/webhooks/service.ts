@@ -25,7 +25,7 @@ const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
  * credential in the path or the query (`/services/T0/B0/XXXX`, `?token=`), which content:read and
  * projects:read must not hand out; credentials in the user part are refused at create.
  */
-export function maskedUrl(url: string): string {
+function maskedUrl(url: string): string {
   const u = URL.parse(url);
   if (!u) return "…";
   return u.pathname === "/" && !u.search ? u.origin : `${u.origin}/…`;
