@@ -115,7 +115,7 @@ describe("CLI", () => {
       if (fresh) await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000); // nine CLI processes, each opening the database: slow beside a parallel worker
 });
 
 test("PUBLIC_URL is canonicalised (it is the OAuth issuer and MCP resource)", () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
         let sent = 0;
         const body = new ReadableStream<Uint8Array>({
           async pull(c) {
-            if (sent > 0) await Bun.sleep(50);
+            if (sent > 0) await Bun.sleep(50); // fixed wait: the remote site's pace
             c.enqueue(png.subarray(sent, sent + (sent === 0 ? 16 : 1)));
             sent += sent === 0 ? 16 : 1;
             if (sent >= png.length) c.close();

@@ -81,7 +81,7 @@ test("100 slow readers of an 18 MB variant keep the process's RSS growth bounded
     let peak = rssOf(p.pid);
     const until = performance.now() + 3000;
     while (performance.now() < until) {
-      await Bun.sleep(100);
+      await Bun.sleep(100); // fixed wait: the RSS sampling interval over the window
       peak = Math.max(peak, rssOf(p.pid));
     }
     const growth = peak - before;

@@ -56,7 +56,7 @@ describe("shared bytes", () => {
         // The delete starts 0 to 39 ms after the upload (a stagger, not a wait for anything): an
         // upload does its image work before it stores, a delete its checks before it removes, and
         // started together the delete ends first every time; staggered, the two meet in every order.
-        await Bun.sleep(i % 40);
+        await Bun.sleep(i % 40); // fixed wait: the stagger above, not a wait for anything
         const gone = await h.request("DELETE", `/admin/p/${a.slug}/media/${first.json.data.id}`);
         const second = await upload;
         // Each answer as it came, so that a failure says what it was.

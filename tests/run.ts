@@ -25,7 +25,6 @@ export const SERIAL: readonly string[] = [
  */
 export const NO_DATABASE: readonly string[] = [
   "tests/ai-ssrf.test.ts", // the SSRF guard's parsing and resolution
-  "tests/cli-activity.test.ts", // the CLI on an embedded DATA_DIR
   "tests/data-dir-lock.test.ts", // services and CLI on embedded DATA_DIRs (DATABASE_URL removed)
   "tests/dockerfile.test.ts", // the Dockerfile's text
   "tests/error-cause.test.ts", // error values

@@ -511,5 +511,5 @@ describe("CLI: users and members through the same service functions", () => {
       if (fresh) await fresh.drop();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000); // a dozen CLI processes, each opening the database: slow beside a parallel worker
 });
