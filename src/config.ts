@@ -20,7 +20,7 @@ const VARIABLES = [
   ["SECRET_KEYS", described("(generated key file)"), "comma-separated key ring for sealing provider keys, `id:base64key` each (32-byte keys), first = current"],
   ["ADMIN_EMAIL", described("(generated)"), "owner user created on first start"],
   ["ADMIN_PASSWORD", described("(generated, printed once)"), "owner password on first start"],
-  ["ADMIN_TOKEN", described("(generated, printed once)"), "root admin key (>= 32 characters) stored hashed on first start"],
+  ["ADMIN_TOKEN", described("(generated, printed once)"), "root admin key (32 to 512 characters) stored hashed on first start"],
   ["AI_ALLOW_PRIVATE_URLS", false, "allow http and private addresses as AI provider base_url (self-hosted models)"],
   ["AI_TIMEOUT_MS", 60_000, "timeout of one AI vendor call"],
   ["AI_MAX_RESPONSE_BYTES", 2 * 1024 * 1024, "largest AI vendor response read"],
@@ -289,7 +289,8 @@ function secretKeysOf(r: EnvReader): readonly string[] | null {
 /** The owner and root key created on first start, when the environment provides them. */
 function firstOwnerOf(r: EnvReader): { adminEmail: string | null; adminPassword: string | null; adminToken: string | null } {
   const adminToken = r.str("ADMIN_TOKEN");
-  if (adminToken !== null && adminToken.length < 32) r.problems.push("ADMIN_TOKEN must be at least 32 characters");
+  // A bearer longer than 512 characters is refused before it is looked up (src/auth.ts).
+  if (adminToken !== null && (adminToken.length < 32 || adminToken.length > 512)) r.problems.push("ADMIN_TOKEN must be 32 to 512 characters");
   const adminEmail = r.str("ADMIN_EMAIL");
   if (adminEmail !== null && !/^[^@\s]+@[^@\s]+$/.test(adminEmail)) r.problems.push("ADMIN_EMAIL must be an email address");
   const adminPassword = r.str("ADMIN_PASSWORD");

@@ -19,6 +19,11 @@ describe("first-start bootstrap", () => {
     expect(() => loadConfig({ PORT: "x", ADMIN_TOKEN: "short", LOG_LEVEL: "loud" })).toThrow(/PORT[\s\S]*ADMIN_TOKEN[\s\S]*LOG_LEVEL/);
   });
 
+  test("an ADMIN_TOKEN longer than the 512 characters a bearer may have is refused at start, not accepted and never usable", () => {
+    expect(() => loadConfig({ ADMIN_TOKEN: "a".repeat(513) })).toThrow("ADMIN_TOKEN must be 32 to 512 characters");
+    expect(loadConfig({ ADMIN_TOKEN: "a".repeat(512) }).adminToken).toBe("a".repeat(512));
+  });
+
   test.concurrent("creates owner, root key and demo once; generated secrets are returned once and stored hashed", async () => {
     const fresh = await freshDatabase();
     try {
