@@ -54,7 +54,9 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
   const dataDir = join(work, "one");
   const port = freePort();
   const first = spawnLocked(dataDir, port);
-  await untilReady(first, 20_000, 50);
+  // A start takes a second or two on a quiet machine; the deadline only turns a hang into a failure,
+  // and a busy one (the suite's other worker beside other work) has taken over 20 s.
+  await untilReady(first, 40_000, 50);
   expect((await fetch(`${first.url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "kept", name: "kept" }) })).status).toBe(201);
   const keysBefore = await keyNames(first.url);
 
@@ -109,13 +111,13 @@ test("a second service or a CLI write on a held DATA_DIR refuses; a second servi
   const cli = await run([process.execPath, "src/cli.ts", "keys:create", "--name", "from-cli"], cliEnv);
   expect(cli.code).toBe(0);
   expect(JSON.parse(cli.out).key).toMatch(/^cms_ak_/);
-}, 60_000);
+}, 90_000);
 
 test("kill -9 during acknowledged writes: a restart works at once and every write that answered 201 is there", async () => {
   const dataDir = join(work, "kill");
   const port = freePort();
   const svc = spawnLocked(dataDir, port);
-  await untilReady(svc, 20_000, 50);
+  await untilReady(svc, 40_000, 50);
   expect((await fetch(`${svc.url}/admin/projects`, { method: "POST", headers: auth, body: JSON.stringify({ slug: "w", name: "w" }) })).status).toBe(201);
 
   const acknowledged: string[] = [];
@@ -143,7 +145,7 @@ test("kill -9 during acknowledged writes: a restart works at once and every writ
 
   // The kernel dropped the lock with the process: the next start is not blocked.
   const again = spawnLocked(dataDir, port);
-  await untilReady(again, 20_000, 50);
+  await untilReady(again, 40_000, 50);
   const res = await fetch(`${again.url}/admin/p/w/nodes?per_page=100&page=1`, { headers: auth });
   expect(res.status).toBe(200);
   const found = new Set<string>();
@@ -157,7 +159,7 @@ test("kill -9 during acknowledged writes: a restart works at once and every writ
   expect(lost).toEqual([]);
   again.proc.kill("SIGTERM");
   expect(await again.proc.exited).toBe(0);
-}, 60_000);
+}, 90_000);
 
 test("two directories locked at once in a fresh process are both locked (the flock loader is shared, not skipped)", async () => {
   const [a, b] = [mkdtempSync(join(tmpdir(), "cms-lock-a-")), mkdtempSync(join(tmpdir(), "cms-lock-b-"))];
