@@ -285,7 +285,7 @@ describe("approvals expire", async () => {
         .from(approvals)
         .where(eq(approvals.id, id ?? "")),
     ).toMatchObject([{ status: "pending", operation: "archive_node", nodeId: node.id }]);
-    await Bun.sleep(1100);
+    await Bun.sleep(1100); // fixed wait: the approval's 1 s lifetime passing (not yet on deps.now: issue 35 note)
     const listed = await m.h.request("GET", `/admin/p/${p.slug}/approvals`);
     expect(listed.json.data.find((x: any) => x.id === id)).toMatchObject({ status: "expired" });
     const expired = await m.h.deps.db
@@ -299,7 +299,7 @@ describe("approvals expire", async () => {
     expect((again.content as Array<{ text: string }>)[0]!.text).not.toContain(id!);
     // Nobody looks: the hourly housekeeping expires it, for every project.
     const unseen = /\/approvals\/([0-9a-f-]{36})/.exec((again.content as Array<{ text: string }>)[0]!.text)?.[1];
-    await Bun.sleep(1100);
+    await Bun.sleep(1100); // fixed wait: the approval's 1 s lifetime passing (not yet on deps.now: issue 35 note)
     expect((await purgeExpired(m.h.deps.db, new Date())).approvals).toBeGreaterThanOrEqual(1);
     expect((await m.h.deps.db.select().from(approvals).where(eq(approvals.id, unseen!)))[0]?.status).toBe("expired");
   });

@@ -30,7 +30,7 @@ export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, 
     const value = await read();
     const elapsed = performance.now() - start;
     if (done(value) || elapsed > ms) return { value, elapsed };
-    await new Promise((r) => setTimeout(r, 20)); // the poll's interval, not a wait for something to happen
+    await new Promise((r) => setTimeout(r, 20)); // fixed wait: the poll's interval, not a wait for something to happen
   }
 }
 

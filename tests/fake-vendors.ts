@@ -232,7 +232,7 @@ async function answer(scenario: string, who: Who, req: Request, body: any, url: 
     }
     case "slow-ok":
       // The slowness is the scenario: calls in flight long enough to meet the concurrency limit.
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 500)); // fixed wait: the slow vendor is the scenario
       return validated(who, req, body, key);
     case "ok":
       return validated(who, req, body, key);

@@ -77,7 +77,7 @@ describe.if(pgUrl !== null)("scheduled publishing across two service processes (
     await call(a!.url, "PATCH", `/admin/p/race/nodes/${id}`, { publish_at: at });
     for (const s of running.splice(0)) await s.kill(); // SIGKILL
     // Real processes read the real clock: the schedule's time has to pass while none runs.
-    await Bun.sleep(Math.max(0, Date.parse(at) - Date.now()) + 500);
+    await Bun.sleep(Math.max(0, Date.parse(at) - Date.now()) + 500); // fixed wait: the schedule's time passing while no process runs
     const [before] = await db.handle.db.select().from(nodes).where(eq(nodes.id, id));
     expect(before?.status).toBe("draft");
     const c = await start();
