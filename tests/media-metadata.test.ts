@@ -9,19 +9,11 @@ import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import sharp from "sharp";
 import { harness, seedProject, type TestHarness } from "./helpers";
-import { uploadForm } from "./media.helpers";
+import { concatBytes, uploadForm } from "./media.helpers";
 
 const SECRET = "SECRET-METADATA";
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const cat = (...parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const cat = concatBytes;
 const be16 = (n: number): Uint8Array => new Uint8Array([n >> 8, n & 0xff]);
 const be32 = (n: number): Uint8Array => new Uint8Array([n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
 const le32 = (n: number): Uint8Array => new Uint8Array([n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24]);

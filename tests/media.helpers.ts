@@ -54,6 +54,11 @@ export function pngBomb(width = 50_000, height = 50_000): Uint8Array {
   // A few rows of zeros: enough to look real; a decoder would go on to allocate the whole image.
   const idat = deflateSync(new Uint8Array((Math.ceil(width / 8) + 1) * 16));
   const parts = [new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", new Uint8Array(idat)), chunk("IEND", new Uint8Array())];
+  return concatBytes(...parts);
+}
+
+/** The parts one after another, in one array. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {

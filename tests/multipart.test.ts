@@ -9,21 +9,13 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { media } from "../db/schema";
 import { BASE, harness, readReply, seedProject } from "./helpers";
+import { concatBytes } from "./media.helpers";
 
 const dataDir = mkdtempSync(join(tmpdir(), "multipart-disk-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 const MAX = 256 * 1024;
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
-const join2 = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 /** Sends `bytes` in chunks whose sizes cycle through `sizes`. */
 const inChunks = (bytes: Uint8Array, sizes: readonly number[]): ReadableStream<Uint8Array> =>
   new ReadableStream({
@@ -54,13 +46,13 @@ describe("multipart uploads", async () => {
     const boundary = "a'b(c)+_,-./:=? z";
     // Bytes that begin a delimiter and stop short of it, at every length, then a lone CR and LF.
     const near = [...Array(boundary.length).keys()].map((n) => `\r\n--${boundary.slice(0, n)}#`).join("");
-    const file = join2(
+    const file = concatBytes(
       enc("%PDF-1.4\n"),
       enc(near),
       enc("\r\r\n\n--\r\n-"),
       new Uint8Array(3000).map((_, i) => (i * 31) & 0xff),
     );
-    const body = join2(
+    const body = concatBytes(
       enc("This is a preamble, ignored.\r\n"),
       enc(`--${boundary} \t\r\nContent-Disposition: form-data; name="title"\r\n\r\nCafé ☕ "quoted"\r\n`),
       enc(`--${boundary}\r\ncontent-disposition: form-data; name="alt"\r\n\r\nline one\r\nline two\r\n`),
