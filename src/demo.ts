@@ -75,7 +75,7 @@ export async function seedDemo(db: Db, now: Date): Promise<Project> {
     await transitionNode(db, ctx, project, node.id, "publish", now);
     return node;
   };
-  const inFrench = (id: string, input: Parameters<typeof upsertTranslation>[5]) => upsertTranslation(db, ctx, project, id, "fr", input, now);
+  const inFrench = (id: string, input: Parameters<typeof upsertTranslation>[5]) => upsertTranslation(db, ctx, project, id, "fr", { status: "published", ...input }, now, true);
 
   const home = await published({
     slug: "home",

@@ -162,7 +162,8 @@ function readInput(
   const fieldSet = new Set(fields.filter((f) => !fromQuery.has(f)));
   if (binding.body !== undefined) take(binding.body, body, "body");
   else if (takesBody(binding)) {
-    const bodyFields = [...fieldSet].filter((f) => f !== "expected_revision" || body !== undefined);
+    // No body at all is an empty one where every field it could carry is optional (publish_node's locale, say).
+    const bodyFields = [...fieldSet].filter((f) => body !== undefined || (f !== "expected_revision" && !op.input.shape[f]?.isOptional()));
     if (bodyFields.length > 0 && !isPlainObject(body)) throw invalid([{ in: "body", field: null, message: "the body must be a JSON object" }]);
     for (const f of fieldSet) if (isPlainObject(body) && Object.hasOwn(body, f)) take(f, body[f], "body");
     // A field the path gives may be repeated in the body when it says the same (a representation sent back as read).

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
 /** Who made a change, as recorded (names as they were then; secrets never). */
@@ -30,6 +30,8 @@ export const revisions = pgTable(
     operation: text("operation").notNull(),
     actor: jsonb("actor").$type<Actor>().notNull(),
     snapshot: jsonb("snapshot").$type<Record<string, unknown>>().notNull(),
+    /** The change published the node (or one of its translations): its published version is this snapshot. */
+    published: boolean("published").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("revisions_node_number_uq").on(t.nodeId, t.number), index("revisions_project_created_idx").on(t.projectId, t.createdAt)],

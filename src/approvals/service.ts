@@ -5,7 +5,7 @@
 import { and, count, desc, eq, inArray, lt, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, revisions, translations } from "../../db/schema";
+import { type Actor, type Approval, activity, approvals, mcpClientCapabilities, nodes, publishedNodes, revisions, translations } from "../../db/schema";
 import type { Config } from "../config";
 import { AppError, notFound } from "../errors";
 import type { McpCaller } from "../lib/caller";
@@ -14,6 +14,7 @@ import { isUuid, uuidv7 } from "../lib/ids";
 import { isPlainObject } from "../lib/merge";
 import { readPaging } from "../lib/paging";
 import { actorOf, type WriteContext } from "../write/context";
+import { publishedSnapshot } from "../write/record";
 import type { ApprovalOut } from "./model";
 
 /** Retries are matched to their request by who asks: the MCP token, or the OAuth user and client (a refreshed token is the same asker). */
@@ -302,7 +303,8 @@ export async function approvalChange(db: Db, a: Approval): Promise<ApprovalChang
     .where(and(eq(revisions.projectId, a.projectId), eq(revisions.nodeId, a.nodeId)))
     .orderBy(desc(revisions.number))
     .limit(200);
-  const published = snapshots.find((r) => r.snapshot.status === "published" && r.snapshot.deleted === undefined) ?? null;
+  // What readers see now: the node's published version (its translations as published).
+  const published = await publishedVersion(db, a.nodeId);
   const at = snapshots.find((r) => r.number === a.revision)?.snapshot ?? snapshots[0]?.snapshot ?? {};
   let after: Record<string, unknown> = strip(at);
   if (a.operation === "delete_node") after = {};
@@ -311,11 +313,34 @@ export async function approvalChange(db: Db, a: Approval): Promise<ApprovalChang
   else {
     const status = { publish_node: "published", unpublish_node: "draft", archive_node: "archived", restore_node: "draft" }[a.operation];
     if (status) after = { ...after, status };
+    // Publishing brings the working copy and the translations that have (or get) a published version.
+    if (a.operation === "publish_node") after = publishedPart(after, typeof a.arguments.locale === "string" ? a.arguments.locale : null, published?.snapshot ?? null);
   }
   const title = typeof at.title === "string" ? at.title : a.nodeId;
   const path = typeof at.path === "string" ? at.path : "";
   const schedule = a.operation === "schedule_node" ? await scheduleView(db, a) : null;
   return { title, path, diff: diffJson(published ? strip(published.snapshot) : {}, after), published: published?.number ?? null, schedule };
+}
+
+/** The node's published version now and the revision that published it; null when it has none. */
+async function publishedVersion(db: Db, nodeId: string): Promise<{ snapshot: Record<string, unknown>; number: number } | null> {
+  const snapshot = await publishedSnapshot(db, nodeId);
+  if (snapshot === null) return null;
+  const [row] = await db.select({ revision: publishedNodes.revision }).from(publishedNodes).where(eq(publishedNodes.id, nodeId));
+  return { snapshot, number: row?.revision ?? 0 };
+}
+
+/**
+ * What readers would see after publish_node: the working copy with its published translations
+ * (`locale`: only that translation changes, over the published version).
+ */
+function publishedPart(working: Record<string, unknown>, locale: string | null, published: Record<string, unknown> | null): Record<string, unknown> {
+  const list = (s: Record<string, unknown> | null) => (Array.isArray(s?.translations) ? (s.translations as Record<string, unknown>[]) : []);
+  if (locale === null) return { ...working, translations: list(working).filter((t) => t.status === "published") };
+  const mine = list(working).find((t) => String(t.locale).toLowerCase() === locale.toLowerCase());
+  const others = list(published).filter((t) => String(t.locale).toLowerCase() !== locale.toLowerCase());
+  const base = published ?? working;
+  return { ...base, translations: [...others, ...(mine ? [{ ...mine, status: "published" }] : [])].sort((x, y) => String(x.locale).localeCompare(String(y.locale))) };
 }
 
 const strip = (s: Record<string, unknown>): Record<string, unknown> => {

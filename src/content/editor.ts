@@ -47,7 +47,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
   const loc = locale === undefined ? project.defaultLocale : projectLocale(project, locale);
   const node = await getNodeWithBlocks(db, project.id, nodeId);
   const tr = loc === project.defaultLocale ? undefined : await findTranslation(db, node.id, loc);
-  if (!tr) return { ...node, locale: loc, translated: false, translation_status: null };
+  if (!tr) return { ...node, locale: loc, translated: false, translation_status: null, translation_state: null };
   const { title, slug: _slug, ...seoMeta } = tr.meta;
   return {
     ...node,
@@ -58,6 +58,7 @@ export async function getLocalizedNode(db: Db, project: Project, nodeId: string,
     locale: loc,
     translated: true,
     translation_status: tr.status,
+    translation_state: tr.status === "published" && tr.changed ? "changed" : tr.status,
   };
 }
 

@@ -7,6 +7,8 @@ export const ENTRY_SORTS = ["updated_at", "-updated_at", "title", "-title", "cre
 export type EntrySort = (typeof ENTRY_SORTS)[number];
 
 const NodeStatus = z.enum(["draft", "published", "archived"]);
+/** draft: never published (or unpublished); published: what delivery serves is the working copy; changed: published, with unpublished changes in the working copy; archived. */
+export const ContentState = z.enum(["draft", "published", "changed", "archived"]);
 export const SeoIn = z
   .looseObject({
     description: z.string().max(1000).optional(),
@@ -38,7 +40,8 @@ export const NodeOut = z.object({
   path: z.string(),
   type: z.string(),
   title: z.string(),
-  status: NodeStatus,
+  status: NodeStatus.describe("draft, published (it has a published version, which delivery serves) or archived"),
+  state: ContentState.describe("published with unpublished changes in the working copy is changed: publish_node makes them live, discard_changes drops them"),
   position: z.number().int(),
   seo: Json,
   fields: Json,
@@ -50,13 +53,19 @@ export const NodeOut = z.object({
   updated_at: Timestamp,
 });
 export const NodeWithBlocksOut = NodeOut.extend({ blocks: z.array(BlockOut) });
-export const LocalizedNodeOut = NodeWithBlocksOut.extend({ locale: z.string(), translated: z.boolean(), translation_status: z.enum(["draft", "published"]).nullable() });
+export const LocalizedNodeOut = NodeWithBlocksOut.extend({
+  locale: z.string(),
+  translated: z.boolean(),
+  translation_status: z.enum(["draft", "published"]).nullable(),
+  translation_state: ContentState.nullable(),
+});
 export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, fields: true, created_at: true, updated_at: true });
 export const Position = z.number().int().min(0).max(1_000_000);
 export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
 export const NodeQuery = z.object({
   type: z.string().max(64).optional().describe('node type, e.g. "page", "collection", "entry"'),
   status: NodeStatus.optional(),
+  state: ContentState.optional().describe("changed: published pages with unpublished changes"),
   parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
   path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
   page: Page,

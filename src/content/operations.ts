@@ -7,7 +7,7 @@ import { parseFieldFilters } from "../model/field-filters";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
 import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
 import { ScheduleIn } from "./schedule";
-import { createNode, deleteNode, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
+import { createNode, deleteNode, discardNodeChanges, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
 const NodeRef = { node_id: NodeId };
 const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id${tail}`, params: { id: "node_id" }, tag: "content" }) as const;
@@ -77,7 +77,8 @@ const updateNodeOp = projectOperation({
   name: "update_node",
   title: "Update a node",
   description:
-    "Change a node's title, slug, parent (moving it), type, position, SEO fields or blocks; omitted fields are kept. " +
+    "Change a node's working copy: title, slug, parent (moving it), type, position, SEO fields or blocks; omitted fields are kept. " +
+    "On a published node nothing a reader sees changes (its state becomes changed) until publish_node. " +
     "A new slug or parent rewrites the paths of everything below it. seo replaces the whole SEO object. " +
     "blocks replaces the whole ordered block list: pass existing blocks with their id to keep them (and their translations); blocks left out are deleted. To only reorder, use reorder_blocks. " +
     "The result must match the project's content model (get_content_model, or the resource cms://{project slug}/model); otherwise invalid_content lists each violation with a JSON Pointer into your input. " +
@@ -138,8 +139,20 @@ const reorderBlocksOp = projectOperation({
 
 /** Action, title, description, and the change of status the route's summary names after the title. */
 const TRANSITIONS: ReadonlyArray<[Transition, string, string, string]> = [
-  ["publish", "Publish a node", "Publish a node (draft → published) so the public delivery API serves it. Publishing an already published node keeps its published_at.", "draft → published"],
-  ["unpublish", "Unpublish a node", "Take a node off the public delivery API (published → draft). Its content is kept.", "published → draft"],
+  [
+    "publish",
+    "Publish a node",
+    "Make a node's working copy its published version, which the public delivery API serves (draft or changed → published), with the changes of its published translations. " +
+      "With locale, publish that translation alone (delivered once the node is published). A page is published under a published parent: otherwise conflict, naming what to publish first. " +
+      "A new slug or parent takes effect on delivery (its URL and those below it) now. Publishing an already published node keeps its published_at.",
+    "draft or changed → published",
+  ],
+  [
+    "unpublish",
+    "Unpublish a node",
+    "Take a node's published version off the public delivery API (published → draft); with locale, that translation's alone. The working copy is kept.",
+    "published → draft",
+  ],
   ["archive", "Archive a node", "Archive a node (any status → archived): hidden from delivery and kept for reference. restore_node brings it back as a draft.", "any → archived"],
   ["restore", "Restore an archived node", "Bring an archived node back as a draft (archived → draft).", "archived → draft"],
 ];
@@ -151,13 +164,30 @@ const transitionOps = TRANSITIONS.map(([action, title, description, change]) =>
     description,
     nodeWrite: true,
     scopes: PUBLISH_SCOPES,
-    input: z.object(NodeRef),
+    input: action === "publish" || action === "unpublish" ? z.object({ ...NodeRef, locale: Locale.optional().describe("a translation's locale: act on that translation alone") }) : z.object(NodeRef),
     output: z.object({ node: NodeOut }),
     tool: IDEMPOTENT_WRITE,
     http: { ...nodeRoute("POST", `/${action}`), data: "node", summary: `${title} (${change})`, errors: [409] },
-    run: async ({ deps, project, now, write }, args) => ({ node: await transitionNode(deps.db, write, project, args.node_id, action, now) }),
+    run: async ({ deps, project, now, write }, args: { node_id: string; locale?: string }) => ({
+      node: await transitionNode(deps.db, write, project, args.node_id, action, now, args.locale),
+    }),
   }),
 );
+
+const discardChangesOp = projectOperation({
+  name: "discard_changes",
+  title: "Discard unpublished changes",
+  description:
+    "Bring a published node's working copy back to its published version (changed → published): title, slug, parent, position, SEO, fields, blocks, and the translations that have a published version. " +
+    "With locale, that translation alone. Nothing a reader sees changes. Conflict when there is no published version to go back to.",
+  nodeWrite: true,
+  scopes: ["content:write"],
+  input: z.object({ ...NodeRef, locale: Locale.optional() }),
+  output: z.object({ node: NodeWithBlocksOut }),
+  tool: IDEMPOTENT_WRITE,
+  http: { ...nodeRoute("POST", "/discard"), data: "node", summary: "Discard a node's unpublished changes (changed → published)", errors: [409] },
+  run: async ({ deps, project, now, write }, args) => ({ node: await discardNodeChanges(deps.db, write, project, args.node_id, now, args.locale) }),
+});
 
 const deleteNodeOp = projectOperation({
   name: "delete_node",
@@ -204,4 +234,4 @@ const listEntriesOp = projectOperation({
 const restFieldFilters = (query: URLSearchParams) => parseFieldFilters(query).map((f) => ({ field: f.name, op: f.op, value: f.op === "in" ? f.value.split(",") : f.value }));
 
 /** In the order tools/list shows the tools. */
-export const contentOperations = [listNodesOp, getNodeOp, createNodeOp, updateNodeOp, reorderBlocksOp, ...transitionOps, listEntriesOp, readNodeOp, setBlocksOp, deleteNodeOp];
+export const contentOperations = [listNodesOp, getNodeOp, createNodeOp, updateNodeOp, reorderBlocksOp, ...transitionOps, discardChangesOp, listEntriesOp, readNodeOp, setBlocksOp, deleteNodeOp];

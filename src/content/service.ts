@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, like, max, ne, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, type NodeStatus, nodes, type Project, translations } from "../../db/schema";
+import { blocks, type NodeStatus, nodes, type Project, publishedNodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
@@ -12,9 +12,11 @@ import { checkSeoImage } from "../media/seo-image";
 import type { WriteContext } from "../write/context";
 import { contentWrite, type WriteLog } from "../write/unit";
 import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
+import { discardChanges, publishNodeVersion, publishTranslationVersion, stateOf, unpublishNodeVersion, unpublishTranslationVersion } from "./publish";
 import { changesSchedule, type ScheduleChange, scheduleColumns } from "./schedule";
 
 export type Node = typeof nodes.$inferSelect;
+export type PublishedNode = typeof publishedNodes.$inferSelect;
 export type Block = typeof blocks.$inferSelect;
 
 // Wire shapes are declared once, as the operations' schemas (./operations.ts).
@@ -24,7 +26,8 @@ export type NodeWithBlocksWire = z.output<typeof NodeWithBlocksOut>;
 type BlockInput = z.output<typeof BlockIn>;
 type NewNode = z.output<typeof NewNodeIn>;
 
-export const nodeToWire = (n: Node): NodeWire => ({
+/** A published version (delivery's node list) has no working-copy flag: it is what it is. */
+export const nodeToWire = (n: Node | PublishedNode): NodeWire => ({
   id: n.id,
   project_id: n.projectId,
   parent_id: n.parentId,
@@ -33,6 +36,7 @@ export const nodeToWire = (n: Node): NodeWire => ({
   type: n.type,
   title: n.title,
   status: n.status,
+  state: stateOf(n.status, "changed" in n && n.changed),
   position: n.position,
   seo: n.seo,
   fields: n.fields,
@@ -49,6 +53,8 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   const conds = [eq(nodes.projectId, projectId)];
   if (f.type) conds.push(eq(nodes.type, f.type));
   if (f.status) conds.push(eq(nodes.status, f.status));
+  if (f.state === "changed" || f.state === "published") conds.push(eq(nodes.status, "published"), eq(nodes.changed, f.state === "changed"));
+  else if (f.state) conds.push(eq(nodes.status, f.state));
   if (f.parent_id === "root") conds.push(isNull(nodes.parentId));
   else if (f.parent_id) conds.push(eq(nodes.parentId, f.parent_id));
   const prefix = f.path_prefix?.replace(/^\/+|\/+$/g, "");
@@ -288,25 +294,57 @@ const TRANSITIONS: Record<Transition, { from: readonly NodeStatus[]; to: NodeSta
   restore: { from: ["archived"], to: "draft" },
 };
 
-export const transitionNode = (db: Db, ctx: WriteContext, project: Project, id: string, action: Transition, now: Date): Promise<NodeWire> =>
+/**
+ * A change of what readers see: publish (the working copy becomes the published version), unpublish
+ * and archive (the published version goes), restore (archived → draft). With `locale`, publish and
+ * unpublish act on that translation alone.
+ */
+export const transitionNode = (db: Db, ctx: WriteContext, project: Project, id: string, action: Transition, now: Date, locale?: string): Promise<NodeWire> =>
   contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, id);
+    if (locale !== undefined) {
+      if (action !== "publish" && action !== "unpublish") throw new AppError("invalid_request", `${action}_node acts on the whole node: leave locale out`, { field: "locale" });
+      const loc = projectLocale(project, locale);
+      if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: ${action} the node itself`, { field: "locale" });
+      const tr = await findTranslation(tx, node.id, loc);
+      if (!tr) throw notFound("translation");
+      w.changed(node.id, `${action}_node`, loc);
+      if (action === "publish") await publishTranslationVersion(tx, w, node, loc);
+      else await unpublishTranslationVersion(tx, w, node, loc);
+      await tx
+        .update(translations)
+        .set({ updatedAt: now, ...unscheduled(tr, action) })
+        .where(eq(translations.id, tr.id));
+      return nodeToWire(await getNode(tx, project.id, node.id));
+    }
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-    if (rule.to === "published") w.added(node.path);
-    else w.gone(node.path);
     w.changed(node.id, `${action}_node`);
+    if (action === "publish") await publishNodeVersion(tx, w, node, now);
+    else if (action === "restore") await tx.update(publishedNodes).set({ status: "draft" }).where(eq(publishedNodes.id, node.id));
+    else await unpublishNodeVersion(tx, w, node, rule.to === "archived" ? "archived" : "draft");
     const [updated] = await tx
       .update(nodes)
-      .set({ status: rule.to, publishedAt: rule.to === "published" && node.status !== "published" ? now : node.publishedAt, ...unscheduled(node, action), updatedAt: now })
+      .set({ status: rule.to, ...unscheduled(node, action), updatedAt: now })
       .where(eq(nodes.id, node.id))
       .returning();
     if (!updated) throw notFound("node");
     return nodeToWire(updated);
   });
 
+/** discard_changes: the working copy (or its translation into `locale`) goes back to the published version. */
+export const discardNodeChanges = (db: Db, ctx: WriteContext, project: Project, id: string, now: Date, locale?: string): Promise<NodeWithBlocksWire> =>
+  contentWrite(db, ctx, project.id, async (tx, w) => {
+    const node = await getNode(tx, project.id, id);
+    const loc = locale === undefined ? null : projectLocale(project, locale);
+    if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: discard the node's own changes without locale`, { field: "locale" });
+    w.changed(node.id, "discard_changes", loc ?? undefined);
+    await discardChanges(tx, w, node, loc, now);
+    return getNodeWithBlocks(tx, project.id, node.id);
+  });
+
 /** A manual transition settles what a schedule would have done: publishing drops publish_at, unpublishing unpublish_at, archiving both. */
-function unscheduled(node: Node, action: Transition): Partial<Pick<Node, "publishAt" | "unpublishAt" | "scheduledBy">> {
+function unscheduled(node: Pick<Node, "publishAt" | "unpublishAt" | "scheduledBy">, action: Transition): Partial<Pick<Node, "publishAt" | "unpublishAt" | "scheduledBy">> {
   const publishAt = action === "publish" || action === "archive" ? null : node.publishAt;
   const unpublishAt = action === "unpublish" || action === "archive" ? null : node.unpublishAt;
   if (publishAt === node.publishAt && unpublishAt === node.unpublishAt) return {};

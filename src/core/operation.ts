@@ -120,6 +120,7 @@ const DRY_RUN_OUT = {
         revision_before: z.number().int().nullable(),
         revision_after: z.number().int().nullable().describe("null: the node would be deleted"),
         deleted: z.literal(true).optional(),
+        published: z.literal(true).optional().describe("the call would publish the node: diff is between its published version (what readers see now) and the version it would publish"),
         diff: z
           .array(z.object({ path: z.string(), before: z.unknown().optional(), after: z.unknown().optional() }))
           .describe("field-level, JSON Pointers into the node's snapshot (as get_revision's diff)"),

@@ -8,6 +8,7 @@ import type { CompiledModel } from "../model/compile";
 import { walkSchema } from "../model/compile";
 import type { DeliveryProject } from "./cache";
 import { type MediaRef, mediaView } from "./media";
+import { PUBLISHED } from "./version";
 
 /** Where references sit: per node type (in fields) and per block type (in data), the property paths ("*" = array items). */
 export interface RefPaths {
@@ -104,7 +105,7 @@ export function fieldImagesColumn(projectId: string, mediaJson: string, sources:
 /**
  * A json column: { target id: NodeRef } for every node id found at a reference path of `sources`
  * (rows of (k, ty, doc): "n" or "b", the node or block type, the jsonb value), limited to targets of
- * the project that are delivered (published, every ancestor published), with their path and title
+ * the project that are delivered (their published versions, a preview's too) (published, every ancestor published), with their path and title
  * in `locale` ("" = the base ones, as in the default locale).
  */
 export function refsColumn(projectId: string, locale: string, paths: RefPaths, sources: SQL): SQL {
@@ -117,10 +118,10 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
       ) v where v.x ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$'
     ), up as (
       select i.id as ref, r.id, r.parent_id, r.slug, r.title, r.type, r.status, 0 as depth
-      from ids i join nodes r on r.id = i.id and r.project_id = ${projectId}
+      from ids i join ${PUBLISHED.nodes} r on r.id = i.id and r.project_id = ${projectId}
       union all
       select u.ref, a.id, a.parent_id, a.slug, a.title, a.type, a.status, u.depth + 1
-      from up u join nodes a on a.id = u.parent_id
+      from up u join ${PUBLISHED.nodes} a on a.id = u.parent_id
       where a.project_id = ${projectId} and u.depth < 64
     )
     select (coalesce(jsonb_object_agg(x.ref, jsonb_build_object('id', x.ref, 'path', x.path, 'title', x.title, 'type', x.type)), '{}'::jsonb) || (
@@ -136,7 +137,7 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
         bool_and(u.status = 'published') and bool_or(u.parent_id is null) as visible
       from up u left join lateral (
         select (array_agg(t.meta) filter (where t.locale = ${locale}))[1] as meta
-        from translations t where t.node_id = u.id and t.status = 'published'
+        from ${PUBLISHED.translations} t where t.node_id = u.id and t.status = 'published'
       ) tm on true
       group by u.ref
     ) x where x.visible)`;

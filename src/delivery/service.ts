@@ -1,4 +1,6 @@
-// Delivery reads: published content only, each cold read in one SQL statement.
+// Delivery reads: published versions only (published_nodes, published_blocks,
+// published_translations; src/content/publish.ts), each cold read in one SQL statement. A preview
+// reads the working copies (nodes, blocks, translations) with the same statements.
 //
 // Visibility rule: a node is delivered only when it is `published` AND every ancestor is
 // `published` too. A published child of a draft or archived node is invisible on every delivery
@@ -14,7 +16,7 @@
 // then the older node (smaller UUIDv7) wins.
 import { and, asc, eq, getTableColumns, gt, ne, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { nodes } from "../../db/schema";
+import { nodes, publishedNodes } from "../../db/schema";
 import { ENTRY_SORTS, type EntrySort } from "../content/model";
 import { type NodeWire, nodeToWire } from "../content/service";
 import { AppError, notFound } from "../errors";
@@ -32,8 +34,10 @@ import type { DeliveryProject } from "./cache";
 import { expandRefs, type NodeRef, type RefPaths, refPaths, refsColumn, seoMediaColumn } from "./fields";
 import { preparedRows } from "./prepared";
 import { type ChainNode, type RenderableNode, renderNode } from "./render";
+import { PUBLISHED, type Version, versionOf } from "./version";
 
 const MAX_DEPTH = 64;
+
 const MAX_PATH_CHARS = 2048;
 export const iso = (col: string): SQL => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
@@ -70,6 +74,7 @@ export function pathSegments(raw: string): string[] | null {
  */
 function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, refs: RefPaths | null, preview: boolean): SQL {
   const projectId = project.id;
+  const v = versionOf(preview);
   // References in the node's fields, its blocks and the locale's overrides of both (see fields.ts).
   const refsCol =
     refs === null
@@ -79,29 +84,29 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
           locale === project.defaultLocale ? "" : locale,
           refs,
           sql`select 'n', c.type, c.fields union all select 'n', c.type, tt.field_overrides
-            union all select 'b', b.type, b.data from blocks b where b.node_id = c.id
-            union all select 'b', b.type, o.value from blocks b join jsonb_each(case when jsonb_typeof(tt.overrides) = 'object' then tt.overrides end) o on o.key = b.id::text where b.node_id = c.id`,
+            union all select 'b', b.type, b.data from ${v.blocks} b where b.node_id = c.id
+            union all select 'b', b.type, o.value from ${v.blocks} b join jsonb_each(case when jsonb_typeof(tt.overrides) = 'object' then tt.overrides end) o on o.key = b.id::text where b.node_id = c.id`,
         )} end as refs`;
   // A preview reads the node's revision too, and translations in every status.
   const rev = (alias: string): SQL => (preview ? sql.raw(`, ${alias}.revision`) : sql``);
   return sql`with recursive ${walk ?? sql``} chain as (
     select n.id, n.parent_id, n.slug, n.path, n.type, n.title, n.status, n.seo, n.fields, n.published_at, n.updated_at, 0 as depth${rev("n")}
-    from nodes n where n.project_id = ${projectId} and ${start}
+    from ${v.nodes} n where n.project_id = ${projectId} and ${start}
     union all
     select a.id, a.parent_id, a.slug, a.path, a.type, a.title, a.status, a.seo, null::jsonb, a.published_at, a.updated_at, c.depth + 1${rev("a")}
-    from chain c join nodes a on a.id = c.parent_id
+    from chain c join ${v.nodes} a on a.id = c.parent_id
     where a.project_id = ${projectId} and c.depth < ${sql.raw(String(MAX_DEPTH))}
   )
   select c.id, c.parent_id, c.slug, c.path, c.type, c.title, c.status, c.seo, c.fields, c.depth${rev("c")},
     ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at, tt.tr,
     case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
-                                        order by b."order", b.id) from blocks b where b.node_id = c.id) end as blocks,
+                                        order by b."order", b.id) from ${v.blocks} b where b.node_id = c.id) end as blocks,
     tt.overrides, tt.field_overrides${refsCol}
   from chain c left join lateral (
     select coalesce(json_object_agg(t.locale, t.meta), '{}'::json) as tr,
       (array_agg(t.blocks) filter (where t.locale = ${locale} and c.depth = 0))[1] as overrides,
       (array_agg(t.fields) filter (where t.locale = ${locale} and c.depth = 0))[1] as field_overrides
-    from translations t where t.node_id = c.id${preview ? sql`` : sql` and t.status = 'published'`}
+    from ${v.translations} t where t.node_id = c.id${preview ? sql`` : sql` and t.status = 'published'`}
   ) tt on true
   order by c.depth desc`;
 }
@@ -112,6 +117,7 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
  */
 function walkQuery(projectId: string, locale: string, segs: string[], preview: boolean): SQL {
   const path = segs.join("/");
+  const v = versionOf(preview);
   const live = preview ? sql`n.status <> 'archived'` : sql`n.status = 'published'`;
   const trLive = preview ? sql`true` : sql`t.status = 'published'`;
   const seg = sql`(string_to_array(${path}, '/'))[w.depth + 1]`;
@@ -120,13 +126,13 @@ function walkQuery(projectId: string, locale: string, segs: string[], preview: b
     union all
     select x.id, x.path, w.depth + 1, w.rank || x.r
     from walk w cross join lateral (
-      select n.id, n.path, '1'::text as r from nodes n
+      select n.id, n.path, '1'::text as r from ${v.nodes} n
       where n.project_id = ${projectId} and ${live}
         and n.path = (case when w.depth = 0 then '' else w.path || '/' end) || ${seg}
-        and not exists (select 1 from translations t where t.node_id = n.id and t.locale = ${locale}
+        and not exists (select 1 from ${v.translations} t where t.node_id = n.id and t.locale = ${locale}
                         and ${trLive} and coalesce(t.meta->>'slug', '') <> '')
       union all
-      select n.id, n.path, '0'::text from translations t join nodes n on n.id = t.node_id
+      select n.id, n.path, '0'::text from ${v.translations} t join ${v.nodes} n on n.id = t.node_id
       where t.project_id = ${projectId} and t.locale = ${locale} and ${trLive} and t.meta->>'slug' = ${seg}
         and n.project_id = ${projectId} and ${live} and n.parent_id is not distinct from w.id
     ) x
@@ -204,10 +210,11 @@ export async function hiddenPrefixes(db: Db, projectId: string, preview = false)
   // A preview hides only what is archived (and below it).
   const hiding = preview ? sql`h.status = 'archived'` : sql`h.status in ('draft', 'archived')`;
   const shown = preview ? sql`c.status <> 'archived'` : sql`c.status = 'published'`;
+  const v = versionOf(preview);
   const found = rows<{ path: string }>(
-    await db.execute(sql`select h.path from nodes h
+    await db.execute(sql`select h.path from ${v.nodes} h
       where h.project_id = ${projectId} and ${hiding}
-        and exists (select 1 from nodes c where c.parent_id = h.id and ${shown})
+        and exists (select 1 from ${v.nodes} c where c.parent_id = h.id and ${shown})
       order by h.path`),
   )
     .map((r) => `${r.path}/`)
@@ -220,22 +227,29 @@ export async function hiddenPrefixes(db: Db, projectId: string, preview = false)
 
 /** SQL condition: the node is published and no ancestor hides it. */
 export function visibleCondition(projectId: string, hidden: string[], preview = false): SQL {
+  const t = versionOf(preview).table;
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
-  const base = and(eq(nodes.projectId, projectId), preview ? ne(nodes.status, "archived") : eq(nodes.status, "published"))!;
+  const base = and(eq(t.projectId, projectId), preview ? ne(t.status, "archived") : eq(t.status, "published"))!;
   if (hidden.length === 0) return base;
   const patterns = hidden.map((h) => `${escapeLike(h)}%`).join("\n");
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
-  return and(base, sql`not (${nodes.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
+  return and(base, sql`not (${t.path} like any (string_to_array(${patterns}, E'\\n')))`)!;
 }
 
 /**
  * Rows in path order after `after` (null: from the start), at most `pageSize` per query (keyset on
  * path): `read(where)` runs the page query with `cond` and the paths after the last one read.
  */
-export async function* pathPages<T extends { path: string }>(cond: SQL, after: string | null, pageSize: number, read: (where: SQL) => Promise<T[]>): AsyncGenerator<T[]> {
+export async function* pathPages<T extends { path: string }>(
+  cond: SQL,
+  after: string | null,
+  pageSize: number,
+  read: (where: SQL) => Promise<T[]>,
+  table: Version["table"] = PUBLISHED.table,
+): AsyncGenerator<T[]> {
   for (;;) {
     // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
-    const page = await read(after === null ? cond : and(cond, gt(nodes.path, after))!);
+    const page = await read(after === null ? cond : and(cond, gt(table.path, after))!);
     const last = page[page.length - 1];
     if (last === undefined) return;
     yield page;
@@ -248,19 +262,22 @@ export async function* pathPages<T extends { path: string }>(cond: SQL, after: s
  * Every visible node as a raw row (admin wire form) with its `fields` (references expanded, in the
  * default locale), in path order, `pageSize` rows per query.
  */
-export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<(NodeWire & { fields: Record<string, unknown> })[]> {
+export async function* listPublishedNodes(db: Db, project: DeliveryProject, pageSize = 500, preview = false): AsyncGenerator<(Omit<NodeWire, "state"> & { fields: Record<string, unknown> })[]> {
   const refs = refPaths(await deliveryModel(db, project));
   const visible = visibleCondition(project.id, await hiddenPrefixes(db, project.id, preview), preview);
-  const targets = refs === null ? sql<null>`null` : sql<Record<string, NodeRef>>`${refsColumn(project.id, "", refs, sql`select 'n', ${nodes.type}, ${nodes.fields}`)}`;
+  const t = versionOf(preview).table;
+  const targets = refs === null ? sql<null>`null` : sql<Record<string, NodeRef>>`${refsColumn(project.id, "", refs, sql`select 'n', ${t.type}, ${t.fields}`)}`;
   const read = (where: SQL) =>
-    db
-      .select({ ...getTableColumns(nodes), refs: targets })
-      .from(nodes)
+    (t === nodes ? db.select({ ...getTableColumns(nodes), refs: targets }).from(nodes) : db.select({ ...getTableColumns(publishedNodes), refs: targets }).from(publishedNodes))
       .where(where)
-      .orderBy(asc(nodes.path))
+      .orderBy(asc(t.path))
       .limit(pageSize);
-  for await (const page of pathPages(visible, null, pageSize, read)) {
-    yield page.map(({ refs: found, ...n }) => ({ ...nodeToWire(n), fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}, { project, locale: "" }) }));
+  for await (const page of pathPages(visible, null, pageSize, read, t)) {
+    // The rows as they always were: a reader has no use for the working copy's state.
+    yield page.map(({ refs: found, ...n }) => {
+      const { state: _state, ...wire } = nodeToWire(n);
+      return { ...wire, fields: refs === null ? n.fields : expandRefs(n.fields, refs.nodes.get(n.type), found ?? {}, { project, locale: "" }) };
+    });
   }
 }
 
@@ -296,6 +313,7 @@ export function entriesQuery(input: EntriesInput) {
 
 /** The one statement of an entries page (exported for the EXPLAIN test); 400 for a filter or sort the model does not allow. */
 export async function entriesStatement(db: Db, project: DeliveryProject, input: EntriesQuery, preview = false): Promise<SQL> {
+  const v = versionOf(preview);
   const hiding = preview ? sql`x.status = 'archived'` : sql`x.status <> 'published'`;
   const live = preview ? sql`e.status <> 'archived'` : sql`e.status = 'published'`;
   // A preview's entries say which are drafts.
@@ -323,18 +341,18 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
     // with a category's tenth guessed as a few rows it sorted the whole category by date (50 ms)
     // rather than walk the date index (3 ms). The statement still checks that this collection is
     // the visible one, in its own snapshot.
-    const found = rows<{ id: string }>(await db.execute(sql`${collectionChain(project, input, hiding)} select id from col`))[0];
+    const found = rows<{ id: string }>(await db.execute(sql`${collectionChain(project, input, hiding, v)} select id from col`))[0];
     if (!found) throw notFound("collection");
     parent = sql.raw(`'${found.id}'::uuid`);
     match = sql`${match} and exists (select 1 from col where col.id = ${parent})`;
   }
   if (order === null) throw new Error("a field sort without its order");
-  return sql`${collectionChain(project, input, hiding)}
+  return sql`${collectionChain(project, input, hiding, v)}
     select (select id from col) as collection_id,
-      (select count(*) from nodes e where e.parent_id = ${parent} and ${live} ${match})::int as total,
+      (select count(*) from ${v.nodes} e where e.parent_id = ${parent} and ${live} ${match})::int as total,
       e.id, e.slug, e.title, e.path, ${iso("e.updated_at")} as updated_at, e.type, e.fields, ${targets} as refs${status}
     from (select 1) one left join lateral (
-      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields${status} from nodes e
+      select e.id, e.slug, e.title, e.path, e.updated_at, e.created_at, e.position, e.type, e.fields${status} from ${v.nodes} e
       where e.parent_id = ${parent} and ${live} ${match}
       order by ${order}
       limit ${input.perPage} offset ${Math.min((input.page - 1) * input.perPage, Number.MAX_SAFE_INTEGER)}
@@ -343,11 +361,11 @@ export async function entriesStatement(db: Db, project: DeliveryProject, input: 
 }
 
 /** `col`: the id of the collection at `input.collection` when it and every ancestor are published (else no row; `hiding`: what hides it). */
-const collectionChain = (project: DeliveryProject, input: EntriesQuery, hiding: SQL): SQL => sql`with recursive chain as (
-      select n.id, n.parent_id, n.status, n.type, 0 as depth from nodes n
+const collectionChain = (project: DeliveryProject, input: EntriesQuery, hiding: SQL, v: Version): SQL => sql`with recursive chain as (
+      select n.id, n.parent_id, n.status, n.type, 0 as depth from ${v.nodes} n
       where n.project_id = ${project.id} and n.path = ${input.collection}
       union all
-      select a.id, a.parent_id, a.status, a.type, c.depth + 1 from chain c join nodes a on a.id = c.parent_id
+      select a.id, a.parent_id, a.status, a.type, c.depth + 1 from chain c join ${v.nodes} a on a.id = c.parent_id
       where a.project_id = ${project.id} and c.depth < ${sql.raw(String(MAX_DEPTH))}
     ), col as (
       select c.id from chain c where c.depth = 0 and c.type = 'collection'

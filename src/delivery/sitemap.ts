@@ -12,10 +12,9 @@
 // <sitemapindex> of sitemap-{n}.xml. Shard boundaries come from one streamed pass that sizes each
 // node's entries exactly; the plan (a few paths per shard) is remembered per content version.
 
-import { and, lte, type SQL, sql } from "drizzle-orm";
+import { and, getTableName, lte, type SQL, sql } from "drizzle-orm";
 import { escapeUTF8 as xmlEscape } from "entities";
 import type { Db } from "../../db/client";
-import { nodes } from "../../db/schema";
 import { AppError, notFound } from "../errors";
 import { rows } from "../lib/json";
 import { seoMediaId } from "../media/seo-image";
@@ -25,6 +24,7 @@ import { type MediaRef, mediaView } from "./media";
 import { publicUrl } from "./render";
 import { hreflangSet, type SeoFields, str, versionSeo } from "./seo";
 import { deliveryModel, hiddenPrefixes, iso, pathPages, visibleCondition } from "./service";
+import { PUBLISHED } from "./version";
 
 export interface ShardLimits {
   nodes: number;
@@ -154,6 +154,7 @@ const SEO_OF = (col: SQL): SQL => sql`json_build_object('noindex', ${col}->'noin
  * their localised slugs are usually known already (otherwise one small query per page fetches them).
  */
 async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], shard: Shard | null): AsyncGenerator<ListedNode[]> {
+  const nodes = PUBLISHED.table;
   const visible = visibleCondition(project.id, hidden);
   // biome-ignore lint/style/noNonNullAssertion: and() is undefined only when every condition is
   const cond = shard === null ? visible : and(visible, lte(nodes.path, shard.last))!;
@@ -166,7 +167,7 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       ? sql``
       : sql` left join lateral (select json_agg(json_build_array(t.locale, t.meta->>'slug', ${ISO_T}, ${SEO_OF(sql`t.meta`)})) as tr,
             array_agg(t.meta->>'og_image') filter (where t.meta->>'og_image' is not null) as images
-          from translations t where t.node_id = ${nodes.id} and t.status = 'published') tt on true`;
+          from ${PUBLISHED.translations} t where t.node_id = ${nodes.id} and t.status = 'published') tt on true`;
   const own = others.length === 0 ? sql`null` : sql`tt.tr`;
   const images =
     others.length === 0
@@ -178,7 +179,12 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
   const fieldImages =
     refs?.mediaJson == null
       ? sql`null`
-      : fieldImagesColumn(project.id, refs.mediaJson, sql`select 'n', ${nodes.type}, ${nodes.fields} union all select 'b', b.type, b.data from blocks b where b.node_id = ${nodes.id}`, MAX_IMAGES);
+      : fieldImagesColumn(
+          project.id,
+          refs.mediaJson,
+          sql`select 'n', ${nodes.type}, ${nodes.fields} union all select 'b', b.type, b.data from ${PUBLISHED.blocks} b where b.node_id = ${nodes.id}`,
+          MAX_IMAGES,
+        );
   const known = new Map<string, Map<string, LocaleInfo>>();
   const pages = pathPages(cond, shard?.after ?? null, PAGE_SIZE, async (where) =>
     rows<{
@@ -189,7 +195,7 @@ async function* listedNodes(db: Db, project: DeliveryProject, hidden: string[], 
       media: Record<string, MediaRef> | null;
       field_media: Record<string, MediaRef> | null;
     }>(
-      await db.execute(sql`select ${nodes.path} as path, ${iso('"nodes"."updated_at"')} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr,
+      await db.execute(sql`select ${nodes.path} as path, ${iso(`"${getTableName(nodes)}"."updated_at"`)} as updated_at, ${SEO_OF(sql`${nodes.seo}`)} as seo, ${own} as tr,
         ${images} as media, ${fieldImages} as field_media from ${nodes}${lateral}
         where ${where} order by ${nodes.path} limit ${PAGE_SIZE}`),
     ),
@@ -217,7 +223,7 @@ async function learnAncestors(db: Db, project: DeliveryProject, page: { path: st
   for (const w of wanted) known.set(w, new Map());
   const found = rows<{ path: string; locale: string; slug: string | null; updated_at: string }>(
     await db.execute(sql`select n.path, t.locale, t.meta->>'slug' as slug, ${ISO_T} as updated_at
-      from nodes n join translations t on t.node_id = n.id
+      from ${PUBLISHED.nodes} n join ${PUBLISHED.translations} t on t.node_id = n.id
       where n.project_id = ${project.id} and t.status = 'published'
         and n.path = any (string_to_array(${[...wanted].join("\n")}, E'\\n'))`),
   );

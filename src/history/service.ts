@@ -3,6 +3,8 @@
 import { and, count, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type Actor, blocks, type NodeStatus, nodes, type Project, revisions, translations } from "../../db/schema";
+import { publishNodeVersion, publishTranslationVersion, unpublishNodeVersion, unpublishTranslationVersion } from "../content/publish";
+import { getNode } from "../content/service";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { type Change, diffJson } from "../lib/diff";
 import { isUuid } from "../lib/ids";
@@ -122,6 +124,7 @@ export const restoreRevision = (db: Db, ctx: WriteContext, project: Project, nod
     const restored = [nodeId];
     if (live) {
       await applySnapshot(tx, w, project.id, snapshotOf(rev), live, now);
+      await publishAsRestored(tx, w, project.id, snapshotOf(rev), now);
     } else {
       const [last] = await tx
         .select()
@@ -130,6 +133,7 @@ export const restoreRevision = (db: Db, ctx: WriteContext, project: Project, nod
         .orderBy(desc(revisions.number))
         .limit(1);
       await applySnapshot(tx, w, project.id, snapshotOf(rev), null, now, last?.number ?? number);
+      await publishAsRestored(tx, w, project.id, snapshotOf(rev), now);
       // The descendants the same deletion took: their last revision marks this node as its root.
       if (last && snapshotOf(last).deleted?.root === nodeId) {
         const taken = await tx.execute<{ node_id: string; number: number }>(sql`
@@ -141,6 +145,7 @@ export const restoreRevision = (db: Db, ctx: WriteContext, project: Project, nod
         for (const t of rows<{ node_id: string; number: number }>(taken)) {
           const d = await findRevision(tx, project.id, t.node_id, Number(t.number));
           await applySnapshot(tx, w, project.id, snapshotOf(d), null, now, d.number);
+          await publishAsRestored(tx, w, project.id, snapshotOf(d), now);
           restored.push(t.node_id);
         }
       }
@@ -149,6 +154,22 @@ export const restoreRevision = (db: Db, ctx: WriteContext, project: Project, nod
     // nodes.revision moves at the end of the write (recording); the new revision is the next number.
     return { node_id: nodeId, revision: (after?.revision ?? 0) + 1, restored };
   });
+
+/**
+ * What readers see follows the restored revision (restoring needs content:publish): its published
+ * node and translations are published, the rest taken off delivery.
+ */
+async function publishAsRestored(tx: Db, w: WriteLog, projectId: string, s: Snapshot, now: Date): Promise<void> {
+  const node = await getNode(tx, projectId, s.id);
+  if (s.status === "published") await publishNodeVersion(tx, w, node, now);
+  else await unpublishNodeVersion(tx, w, node, s.status === "archived" ? "archived" : "draft");
+  const locales = s.translations.map((t) => t.locale);
+  await tx.execute(sql`delete from published_translations where node_id = ${s.id} and not (locale = any (string_to_array(${locales.join("\n")}, E'\\n')))`);
+  for (const t of s.translations) {
+    if (t.status === "published") await publishTranslationVersion(tx, w, node, t.locale);
+    else await unpublishTranslationVersion(tx, w, node, t.locale);
+  }
+}
 
 async function applySnapshot(tx: Db, w: WriteLog, projectId: string, s: Snapshot, live: typeof nodes.$inferSelect | null, now: Date, lastNumber = 0): Promise<void> {
   const [parent] = s.parent_id

@@ -11,11 +11,12 @@ export const ADMIN_SCOPES = [
   "model:write",
   "webhooks:write",
   "media:write",
+  "theme:write",
 ] as const;
 export type Scope = (typeof ADMIN_SCOPES)[number];
 
 /** Scopes an MCP credential (token or OAuth grant) may carry. */
-export const MCP_SCOPES = ["content:read", "content:write", "content:publish", "ai:read", "model:write", "media:write"] as const;
+export const MCP_SCOPES = ["content:read", "content:write", "content:publish", "ai:read", "model:write", "media:write", "theme:write"] as const;
 /**
  * What an MCP credential gets when none is named (a token minted without `scopes`, an OAuth request
  * without `scope`) and what the 401 challenge advertises: model:write changes what every other write
@@ -43,7 +44,7 @@ export type EffectiveRole = ProjectRole | "owner";
 /** What a role holds in the project it is held in (the owner: everything, everywhere). */
 export const ROLE_SCOPES: Record<EffectiveRole, readonly Scope[]> = {
   owner: ADMIN_SCOPES,
-  admin: ["projects:read", "content:read", "content:write", "content:publish", "ai:read", "ai:write", "keys:write", "model:write", "webhooks:write", "media:write"],
+  admin: ["projects:read", "content:read", "content:write", "content:publish", "ai:read", "ai:write", "keys:write", "model:write", "webhooks:write", "media:write", "theme:write"],
   editor: ["projects:read", "content:read", "content:write", "content:publish", "ai:read", "media:write"],
   viewer: ["projects:read", "content:read", "ai:read"],
 };

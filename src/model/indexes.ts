@@ -161,7 +161,7 @@ export async function syncFieldIndexes(db: Db, projectId: string, model: Compile
   // A new index or statistic is known to the planner only after an ANALYZE; autovacuum's would
   // come only once a tenth of the table has changed. (Retried: beside another instance's index
   // build, each waits for the other, and PostgreSQL cancels one as a deadlock.)
-  if (created.length > 0 || statistics.created > 0) await retried(() => db.execute(sql`analyze nodes`));
+  if (created.length > 0 || statistics.created > 0) await retried(() => db.execute(sql`analyze nodes, published_nodes`));
   return { created, dropped };
 }
 
@@ -181,6 +181,15 @@ export async function dropFieldIndexes(db: Db, projectId: string): Promise<strin
  */
 export async function upgradeFieldIndexes(db: Db): Promise<string[]> {
   const old = (await fieldIndexes(db, PROJECT_INDEX)).map((e) => e.name);
+  // A database from before published versions (migration 0011) has the working copies' indexes only.
+  const shared = (await fieldIndexes(db, SHARED_INDEX)).map((e) => e.name);
+  const twins = new Set((await fieldIndexes(db, `^published_${SHARED_INDEX.slice(1)}`)).map((e) => e.name));
+  if (shared.some((name) => !twins.has(publishedTwin(name)))) {
+    const fields = await storedIndexedFields(db);
+    await buildFieldIndexes(db, fields);
+    await syncFieldStatistics(db, fields);
+    await retried(() => db.execute(sql`analyze published_nodes`));
+  }
   if (old.length === 0) return [];
   const fields = await storedIndexedFields(db);
   await buildFieldIndexes(db, fields);
@@ -217,24 +226,33 @@ async function buildFieldIndexes(db: Db, fields: readonly IndexedField[]): Promi
   const created: string[] = [];
   for (const field of fields) {
     const name = fieldIndexName(field);
-    if ((await state(name))?.valid) continue;
-    const create = sql.raw(`create index concurrently if not exists "${name}" on nodes (project_id, parent_id, status, (${fieldExpression(field)}), id)`);
     let built = false;
-    await retried(async (attempt) => {
-      const found = await state(name);
-      if (found?.valid) return;
-      // Invalid: being built by another instance (seen once: wait and look again), or left by a
-      // build that failed (IF NOT EXISTS would keep it): dropped, then built here.
-      if (found && attempt === 1) throw new Error(`index ${name} is being built elsewhere, or was left invalid`);
-      if (found) await db.execute(sql.raw(`drop index concurrently if exists "${name}"`));
-      await db.execute(create);
-      if (!(await state(name))?.valid) throw new Error(`index ${name} is not valid after its build`);
-      built = true;
-    });
+    // The working copies (the admin API's entries) and the published versions (delivery's), each its index.
+    for (const [table, index] of [
+      ["nodes", name],
+      ["published_nodes", publishedTwin(name)],
+    ] as const) {
+      if ((await state(index))?.valid) continue;
+      const create = sql.raw(`create index concurrently if not exists "${index}" on ${table} (project_id, parent_id, status, (${fieldExpression(field)}), id)`);
+      await retried(async (attempt) => {
+        const found = await state(index);
+        if (found?.valid) return;
+        // Invalid: being built by another instance (seen once: wait and look again), or left by a
+        // build that failed (IF NOT EXISTS would keep it): dropped, then built here.
+        if (found && attempt === 1) throw new Error(`index ${index} is being built elsewhere, or was left invalid`);
+        if (found) await db.execute(sql.raw(`drop index concurrently if exists "${index}"`));
+        await db.execute(create);
+        if (!(await state(index))?.valid) throw new Error(`index ${index} is not valid after its build`);
+        built = true;
+      });
+    }
     if (built) created.push(name);
   }
   return created;
 }
+
+/** The published versions' index (or statistic) beside the working copies' one of the same field. */
+const publishedTwin = (name: string): string => `published_${name}`;
 
 /**
  * Drops the shared field indexes that neither `keep` nor any project's stored model indexes. A model
@@ -250,6 +268,7 @@ async function pruneFieldIndexes(db: Db, keep: readonly IndexedField[]): Promise
   for (const { name } of existing) {
     if (used.has(name)) continue;
     await retried(() => db.execute(sql.raw(`drop index concurrently if exists "${name}"`)));
+    await retried(() => db.execute(sql.raw(`drop index concurrently if exists "${publishedTwin(name)}"`)));
     dropped.push(name);
   }
   return dropped;
@@ -266,18 +285,26 @@ const fieldStatisticName = (field: IndexedField): string => `nodes_fs_${fieldHas
  * `fields` needs and drops those whose field index is gone.
  */
 async function syncFieldStatistics(db: Db, fields: readonly IndexedField[]): Promise<{ created: number }> {
-  const existing = new Set(rows<{ name: string }>(await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_')`)).map((r) => r.name));
+  const existing = new Set(
+    rows<{ name: string }>(await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_') or starts_with(stxname, 'published_nodes_fs_')`)).map(
+      (r) => r.name,
+    ),
+  );
   let created = 0;
   for (const field of fields) {
-    const name = fieldStatisticName(field);
-    if (existing.has(name)) continue;
-    try {
-      await db.execute(sql.raw(`create statistics if not exists "${name}" on project_id, parent_id, (${fieldExpression(field)}) from nodes`));
-      created++;
-    } catch (err) {
-      // Created by another instance at the same moment (a duplicate key in pg_statistic_ext).
-      const again = rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_statistic_ext where stxname = ${name}`));
-      if ((again[0]?.n ?? 0) === 0) throw err;
+    for (const [table, name] of [
+      ["nodes", fieldStatisticName(field)],
+      ["published_nodes", publishedTwin(fieldStatisticName(field))],
+    ] as const) {
+      if (existing.has(name)) continue;
+      try {
+        await db.execute(sql.raw(`create statistics if not exists "${name}" on project_id, parent_id, (${fieldExpression(field)}) from ${table}`));
+        created++;
+      } catch (err) {
+        // Created by another instance at the same moment (a duplicate key in pg_statistic_ext).
+        const again = rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from pg_statistic_ext where stxname = ${name}`));
+        if ((again[0]?.n ?? 0) === 0) throw err;
+      }
     }
   }
   await pruneFieldStatistics(db);
@@ -287,7 +314,7 @@ async function syncFieldStatistics(db: Db, fields: readonly IndexedField[]): Pro
 /** Drops the field statistics whose shared field index is gone (the same hash names both). */
 async function pruneFieldStatistics(db: Db): Promise<void> {
   const unused = rows<{ name: string }>(
-    await db.execute(sql`select s.stxname as name from pg_statistic_ext s where starts_with(s.stxname, 'nodes_fs_')
+    await db.execute(sql`select s.stxname as name from pg_statistic_ext s where (starts_with(s.stxname, 'nodes_fs_') or starts_with(s.stxname, 'published_nodes_fs_'))
       and not exists (select 1 from pg_class c where c.relkind = 'i' and c.relname = 'nodes_fx_' || right(s.stxname, 8))`),
   );
   for (const { name } of unused) await db.execute(sql.raw(`drop statistics if exists "${name}"`));
@@ -311,6 +338,6 @@ async function retried(step: (attempt: number) => Promise<unknown>): Promise<voi
 async function fieldIndexes(db: Db, pattern: string): Promise<{ name: string; valid: boolean }[]> {
   return rows<{ name: string; valid: boolean }>(
     await db.execute(sql`select c.relname as name, i.indisvalid as valid from pg_class c join pg_index i on i.indexrelid = c.oid
-      where c.relkind = 'i' and starts_with(c.relname, 'nodes_fx_') and c.relname ~ ${pattern}`),
+      where c.relkind = 'i' and (starts_with(c.relname, 'nodes_fx_') or starts_with(c.relname, 'published_nodes_fx_')) and c.relname ~ ${pattern}`),
   );
 }

@@ -4,6 +4,7 @@ import { eq, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Actor, nodes, type Project, translations } from "../../db/schema";
+import { publishNodeVersion, publishTranslationVersion, unpublishNodeVersion, unpublishTranslationVersion } from "../content/publish";
 import { type ScheduleChange, scheduleColumns } from "../content/schedule";
 import { findTranslation, getNode, projectLocale } from "../content/service";
 import { AppError, notFound } from "../errors";
@@ -92,14 +93,24 @@ export async function fireSchedule(db: Db, due: Due): Promise<boolean> {
     return await contentWrite(db, serviceWrite(operation, actor), due.projectId, async (tx, w) => {
       const claimed = node ? await claimNode(tx, due) : await claimTranslation(tx, due);
       if (claimed === null) throw new AlreadyFired();
-      if (claimed.was === claimed.now) return false; // nothing to change (published already, archived…): the schedule is cleared
-      if (node && due.action === "publish") w.added(claimed.path);
-      else if (node) w.gone(claimed.path);
-      else {
-        w.gone(claimed.path);
-        w.added(claimed.path);
+      const row = await getNode(tx, due.projectId, due.nodeId);
+      const now = new Date();
+      if (due.locale !== null) {
+        // The translation's working copy as it is now is published (or its published version goes).
+        if (due.action === "publish" ? claimed.status === "published" && !claimed.changed : claimed.status !== "published") return false;
+        w.changed(due.nodeId, operation, due.locale);
+        if (due.action === "publish") await publishTranslationVersion(tx, w, row, due.locale);
+        else await unpublishTranslationVersion(tx, w, row, due.locale);
+        return true;
       }
-      w.changed(due.nodeId, operation, due.locale ?? undefined);
+      // Nothing to change (published with no changes, archived…): the schedule is cleared.
+      if (due.action === "publish" ? row.status === "archived" || (row.status === "published" && !row.changed) : row.status !== "published") return false;
+      w.changed(due.nodeId, operation);
+      if (due.action === "publish") await publishNodeVersion(tx, w, row, now);
+      else {
+        await unpublishNodeVersion(tx, w, row, "draft");
+        await tx.update(nodes).set({ status: "draft", updatedAt: now }).where(eq(nodes.id, row.id));
+      }
       return true;
     });
   } catch (err) {
@@ -108,21 +119,19 @@ export async function fireSchedule(db: Db, due: Due): Promise<boolean> {
   }
 }
 
-type Claimed = { was: string; now: string; path: string } | null;
+type Claimed = { status: string; changed: boolean } | null;
 
+/** Clears the due schedule (the one claim: another instance finds nothing); answers the node's state before. */
 async function claimNode(tx: Db, due: Due): Promise<Claimed> {
   const column = sql.raw(due.action === "publish" ? "publish_at" : "unpublish_at");
   const other = sql.raw(due.action === "publish" ? "unpublish_at" : "publish_at");
-  const to = due.action === "publish" ? sql`case when old.status = 'draft' then 'published' else old.status end` : sql`case when old.status = 'published' then 'draft' else old.status end`;
-  const [row] = rows<{ was: string; now: string; path: string }>(
+  const [row] = rows<{ status: string; changed: boolean }>(
     await tx.execute(sql`with old as (
-        select id, status from nodes where id = ${due.nodeId} and project_id = ${due.projectId} and ${column} <= now() for update
+        select id from nodes where id = ${due.nodeId} and project_id = ${due.projectId} and ${column} <= now() for update
       )
-      update nodes n set status = ${to},
-        published_at = ${due.action === "publish" ? sql`case when old.status = 'draft' then now() else n.published_at end` : sql`n.published_at`},
-        ${column} = null, scheduled_by = case when n.${other} is null then null else n.scheduled_by end, updated_at = now()
+      update nodes n set ${column} = null, scheduled_by = case when n.${other} is null then null else n.scheduled_by end
       from old where n.id = old.id
-      returning old.status as was, n.status as now, n.path`),
+      returning n.status, n.changed`),
   );
   return row ?? null;
 }
@@ -130,15 +139,14 @@ async function claimNode(tx: Db, due: Due): Promise<Claimed> {
 async function claimTranslation(tx: Db, due: Due): Promise<Claimed> {
   const column = sql.raw(due.action === "publish" ? "publish_at" : "unpublish_at");
   const other = sql.raw(due.action === "publish" ? "unpublish_at" : "publish_at");
-  const [row] = rows<{ was: string; now: string; path: string }>(
+  const [row] = rows<{ status: string; changed: boolean }>(
     await tx.execute(sql`with old as (
-        select t.id, t.status, n.path from translations t join nodes n on n.id = t.node_id
+        select t.id from translations t
         where t.node_id = ${due.nodeId} and t.locale = ${due.locale} and t.project_id = ${due.projectId} and t.${column} <= now() for update of t
       )
-      update translations t set status = ${due.action === "publish" ? "published" : "draft"},
-        ${column} = null, scheduled_by = case when t.${other} is null then null else t.scheduled_by end, updated_at = now()
+      update translations t set ${column} = null, scheduled_by = case when t.${other} is null then null else t.scheduled_by end, updated_at = now()
       from old where t.id = old.id
-      returning old.status as was, t.status as now, old.path`),
+      returning t.status, t.changed`),
   );
   return row ?? null;
 }

@@ -21,8 +21,10 @@ const getThemeOp = projectOperation({
 const updateThemeOp = projectOperation({
   name: "update_theme",
   title: "Update the theme",
-  description: "Change the project's brand settings. Omitted fields are kept; null clears a field. accent_color is #rrggbb.",
-  scopes: ["content:write"],
+  description:
+    "Change the project's brand settings, which every reader sees at once (there is no draft of them): they need theme:write (or projects:write), never content:write alone. " +
+    "Omitted fields are kept; null clears a field. accent_color is #rrggbb.",
+  scopes: { anyOf: ["projects:write", "theme:write"] },
   input: z.object({
     logo_url: AssetUrl,
     favicon_url: AssetUrl,

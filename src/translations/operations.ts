@@ -40,7 +40,8 @@ const upsertTranslationOp = projectOperation({
   description:
     "Create or replace a node's translation into a locale other than the project's default. meta holds the localised title, slug (a localised path segment), description, og_image, canonical, robots and noindex; " +
     "blocks maps block ids (from get_node) to partial data deep-merged over the base block. " +
-    "status: published (default, delivered to readers) or draft (stored for review, not delivered). The whole translation is replaced. " +
+    "This writes the translation's working copy: status published also publishes it (delivered with its node), for a caller holding content:publish; without it, or with status draft or none, " +
+    "the write is a draft and nothing a reader sees changes (a published translation's state becomes changed until publish_node with locale). The whole translation is replaced. " +
     "Where the project has a content model (get_content_model, or the resource cms://{project slug}/model), a translation may override only the properties it marks translatable; " +
     "an invalid write answers invalid_content listing each violation with a JSON Pointer into your input.",
   nodeWrite: true,
@@ -61,24 +62,26 @@ const upsertTranslationOp = projectOperation({
       .describe("localised title, slug and SEO fields (other fields are ignored)"),
     fields: Json.optional().describe("overrides of the node's translatable fields (the content model's translatable: true), deep-merged over the node's fields on read"),
     blocks: z.record(z.uuid(), Json).optional().describe("block id → partial block data, deep-merged over the block on read"),
-    status: TranslationStatus.optional().describe("default published"),
+    status: TranslationStatus.optional().describe("published: publish it too (needs content:publish; otherwise the write stays a draft); default: write the working copy only"),
   }),
   output: z.object({ translation: TranslationOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...route("PUT", "/:locale"), data: "translation", summary: "Create or replace a node's translation (meta and per-block overrides)" },
-  run: async ({ deps, project, now, write }, { node_id, locale, ...input }) => ({ translation: translationToWire(await upsertTranslation(deps.db, write, project, node_id, locale, input, now)) }),
+  run: async ({ deps, project, now, write, caller }, { node_id, locale, ...input }) => ({
+    translation: translationToWire(await upsertTranslation(deps.db, write, project, node_id, locale, input, now, caller.scopes.includes("content:publish"))),
+  }),
 });
 
 const deleteTranslationOp = projectOperation({
   name: "delete_translation",
   title: "Delete a translation",
-  description: "Delete a node's translation into one locale.",
+  description: "Delete a node's translation into one locale. A published one goes off delivery too, which needs content:publish.",
   nodeWrite: true,
   scopes: ["content:write"],
   input: z.object(NodeLocale),
   output: Empty,
   http: { ...route("DELETE", "/:locale"), status: 204, summary: "Delete a node's translation" },
-  run: ({ deps, project, write }, args) => deleteTranslation(deps.db, write, project, args.node_id, args.locale).then(() => ({})),
+  run: ({ deps, project, write, caller }, args) => deleteTranslation(deps.db, write, project, args.node_id, args.locale, caller.scopes.includes("content:publish")).then(() => ({})),
 });
 
 const translateNodeOp = projectOperation({

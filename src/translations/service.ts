@@ -2,6 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { blocks, type Project, translations } from "../../db/schema";
+import { publishTranslationVersion, unpublishTranslationVersion } from "../content/publish";
 import { findTranslation, getNode, projectLocale } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
@@ -21,6 +22,7 @@ export const translationToWire = (tr: Translation): z.output<typeof TranslationO
   fields: tr.fields,
   blocks: tr.blocks,
   status: tr.status,
+  state: tr.status === "published" && tr.changed ? "changed" : tr.status,
   publish_at: tr.publishAt?.toISOString() ?? null,
   unpublish_at: tr.unpublishAt?.toISOString() ?? null,
   created_at: tr.createdAt.toISOString(),
@@ -48,6 +50,7 @@ export async function upsertTranslation(
   locale: string,
   input: Partial<Pick<Translation, "meta" | "fields" | "blocks" | "status">>,
   now: Date,
+  canPublish = false,
 ): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
@@ -63,27 +66,42 @@ export async function upsertTranslation(
     const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
     if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
+    // The working copy: a new translation is a draft; one with a published version keeps it (and is changed).
     const values = {
       meta: input.meta ?? {},
       fields: input.fields ?? {},
       blocks: Object.fromEntries(overrides.map(([id, data]) => [id.toLowerCase(), data])),
-      status: input.status ?? "published",
       updatedAt: now,
     } as const;
-    return oneRow(
+    const written = oneRow(
       await tx
         .insert(translations)
-        .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, ...values })
+        .values({ id: uuidv7(now.getTime()), projectId: project.id, nodeId: node.id, locale: loc, createdAt: now, status: "draft", ...values })
         .onConflictDoUpdate({ target: [translations.nodeId, translations.locale], set: values })
         .returning(),
     );
+    // status "published" publishes it, for a caller who may; for anyone else the write is a draft, whatever its input says.
+    // (Its changed flag moves when the write records it: answered as it will be.)
+    if (input.status !== "published" || !canPublish) return { ...written, changed: written.status === "published" };
+    await publishTranslationVersion(tx, w, node, loc);
+    return { ...written, status: "published", changed: false };
   });
 }
 
-export async function deleteTranslation(db: Db, ctx: WriteContext, project: Project, nodeId: string, locale: string): Promise<void> {
+/** Deletes the working copy and any published version: what readers see changes only for a caller who may publish (`canPublish`). */
+export async function deleteTranslation(db: Db, ctx: WriteContext, project: Project, nodeId: string, locale: string, canPublish = true): Promise<void> {
   const tr = await getTranslation(db, project, nodeId, locale);
+  if (tr.status === "published" && !canPublish)
+    throw new AppError(
+      "insufficient_scope",
+      "this translation is published: deleting it takes it off delivery, which needs content:publish (discard_changes or upsert_translation edit the working copy)",
+      {
+        required: ["content:publish"],
+      },
+    );
   await contentWrite(db, ctx, project.id, async (tx, w) => {
     const node = await getNode(tx, project.id, tr.nodeId);
+    if (tr.status === "published") await unpublishTranslationVersion(tx, w, node, tr.locale);
     w.gone(node.path);
     w.added(node.path); // the localised path may now resolve to another node (a base slug)
     w.changed(node.id, "delete_translation", tr.locale);

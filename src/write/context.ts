@@ -13,6 +13,8 @@ export interface NodeChange {
   readonly revision_before: number | null;
   readonly revision_after: number | null;
   readonly deleted?: true;
+  /** The write published the node: the diff is between its published version before and the one published. */
+  readonly published?: true;
   readonly diff: ReadonlyArray<{ readonly path: string; readonly before?: unknown; readonly after?: unknown }>;
 }
 

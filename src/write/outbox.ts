@@ -21,6 +21,7 @@ export const EVENT_TYPES = [
   "node.deleted",
   "translation.updated",
   "translation.published",
+  "translation.unpublished",
   "media.created",
   "media.updated",
   "media.deleted",
@@ -54,8 +55,8 @@ export async function enqueueEvent(tx: Db, projectId: string, type: EventType, d
  * A translation event's path as its public URL has it (as delivery and the sitemap resolve it): each
  * segment is the published slug in x.locale of the node at that prefix, when it has one.
  */
-const LOCALISED_PATH = sql`(select string_agg(coalesce((select nullif(t.meta->>'slug', '') from nodes n
-    join translations t on t.node_id = n.id and t.locale = x.locale and t.status = 'published'
+const LOCALISED_PATH = sql`(select string_agg(coalesce((select nullif(t.meta->>'slug', '') from published_nodes n
+    join published_translations t on t.node_id = n.id and t.locale = x.locale and t.status = 'published'
     where n.project_id = p.id and n.path = array_to_string(s.segs[1:i], '/')), s.segs[i]), '/' order by i)
   from (select string_to_array(x.path, '/') as segs) s, generate_subscripts(s.segs, 1) as i)`;
 
@@ -108,6 +109,8 @@ export interface WriteSummary {
   readonly recorded: ReadonlyMap<string, { readonly number: number; readonly snapshot: Record<string, unknown> }>;
   /** Nodes deleted, with the number of their last revision (their state before the deletion). */
   readonly deleted: ReadonlyMap<string, number>;
+  /** Nodes the write published (their snapshot is then the published version), or one of whose translations. */
+  readonly published?: ReadonlySet<string>;
 }
 
 const TRANSITION_EVENTS: Record<string, EventType> = {
@@ -137,13 +140,17 @@ export async function enqueueWriteEvents(tx: Db, projectId: string, w: WriteSumm
     const op = c.operation ?? w.operation ?? "";
     const locales = [...c.locales];
     const transition = TRANSITION_EVENTS[op];
-    if (transition) {
-      events.push({ type: transition, data: { node, locale: null }, path });
-    } else if (locales.length > 0 && locales.every((l) => l !== undefined)) {
+    const onlyLocales = locales.length > 0 && locales.every((l) => l !== undefined);
+    const published = w.published?.has(id) ?? false;
+    if (transition && !(onlyLocales && (op === "publish_node" || op === "unpublish_node"))) {
+      // node.published carries the version now published (the write's snapshot: working copy and published version are one).
+      events.push({ type: transition, data: { node, locale: null, ...(transition === "node.published" && published ? { version: publishedVersion(s) } : {}) }, path });
+    } else if (onlyLocales) {
       const translations = Array.isArray(s.translations) ? (s.translations as { locale?: string; status?: string }[]) : [];
       for (const locale of locales) {
         const t = translations.find((x) => x.locale === locale);
-        events.push({ type: t?.status === "published" ? "translation.published" : "translation.updated", data: { node, locale, deleted: t === undefined }, path, locale });
+        const type = op === "unpublish_node" || op === "unpublish_translation" ? "translation.unpublished" : published ? "translation.published" : "translation.updated";
+        events.push({ type, data: { node, locale, deleted: t === undefined, ...(type === "translation.published" ? { version: t } : {}) }, path, locale });
       }
     } else {
       events.push({ type: r.number === 1 ? "node.created" : "node.updated", data: { node, locale: null }, path });
@@ -151,6 +158,12 @@ export async function enqueueWriteEvents(tx: Db, projectId: string, w: WriteSumm
   }
   if (w.deleted.size > 0) events.push(...(await deletedEvents(tx, w.deleted)));
   await enqueueEvents(tx, projectId, events);
+}
+
+/** A node's published version as node.published carries it: its snapshot without its status and translations (each has its own event). */
+function publishedVersion(snapshot: Record<string, unknown>): Record<string, unknown> {
+  const { status: _s, deleted: _d, translations: _t, ...version } = snapshot;
+  return version;
 }
 
 /** node.deleted for every node deleted (a subtree: each node), read from their last revisions. */

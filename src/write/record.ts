@@ -6,20 +6,41 @@ import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
 import type { WriteContext } from "./context";
 
+/** What a write did to the working copies' `changed` flags and which versions it published (src/content/publish.ts). */
+export interface Versions {
+  /** Nodes and translations (`id` or `id/locale`) left with no unpublished changes. */
+  readonly settled: ReadonlySet<string>;
+  /** Those whose working copy the write changed (and did not settle): changed when they have a published version. */
+  readonly edited: ReadonlySet<string>;
+  /** Nodes the write published (or one of whose translations). */
+  readonly published: ReadonlySet<string>;
+}
+
+const NO_VERSIONS: Versions = { settled: new Set(), edited: new Set(), published: new Set() };
+
+/** The node's published version as a revision snapshot holds it (the approval page's and dry run's "before"); null when it has none. */
+export async function publishedSnapshot(db: Db, nodeId: string): Promise<Record<string, unknown> | null> {
+  const found = rows<{ snapshot: Record<string, unknown> }>(
+    await db.execute(sql`select ${snapshotOf("p", "published")} as snapshot from published_nodes p where p.id = ${nodeId} and p.status = 'published'`),
+  );
+  return found[0]?.snapshot ?? null;
+}
+
 /**
  * The node's state as a revision keeps it, built from the node row aliased `n`: what an editor
  * sets (title, slug, parent, type, position, SEO, fields, status), its path, the ordered blocks
  * with their ids and every translation (status, meta, fields, block overrides). Timestamps other
  * than published_at stay out (the revision's own time says when); no secret is part of a node.
  */
-const snapshotOf = (n: string): SQL => {
+const snapshotOf = (n: string, version: "working" | "published" = "working"): SQL => {
   const a = sql.raw(n);
+  const [blocks, translations] = version === "working" ? [sql.raw("blocks"), sql.raw("translations")] : [sql.raw("published_blocks"), sql.raw("published_translations")];
   return sql`jsonb_build_object(
     'id', ${a}.id, 'parent_id', ${a}.parent_id, 'slug', ${a}.slug, 'path', ${a}.path, 'type', ${a}.type, 'title', ${a}.title,
     'status', ${a}.status, 'position', ${a}.position, 'seo', ${a}.seo, 'fields', ${a}.fields,
     'published_at', to_char(${a}.published_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'blocks', coalesce((select jsonb_agg(jsonb_build_object('id', b.id, 'type', b.type, 'data', b.data) order by b."order", b.id) from blocks b where b.node_id = ${a}.id), '[]'::jsonb),
-    'translations', coalesce((select jsonb_agg(jsonb_build_object('locale', t.locale, 'status', t.status, 'meta', t.meta, 'fields', t.fields, 'blocks', t.blocks) order by t.locale) from translations t where t.node_id = ${a}.id), '[]'::jsonb))`;
+    'blocks', coalesce((select jsonb_agg(jsonb_build_object('id', b.id, 'type', b.type, 'data', b.data) order by b."order", b.id) from ${blocks} b where b.node_id = ${a}.id), '[]'::jsonb),
+    'translations', coalesce((select jsonb_agg(jsonb_build_object('locale', t.locale, 'status', t.status, 'meta', t.meta, 'fields', t.fields, 'blocks', t.blocks) order by t.locale) from ${translations} t where t.node_id = ${a}.id), '[]'::jsonb))`;
 };
 
 /** The change name of a node brought back from the trash (its webhook event is node.restored). */
@@ -32,8 +53,28 @@ export const RESTORED_FROM_TRASH = "restore_from_trash";
  * `node_id` and `number`). The nodes' whole states come back with `snapshots` (the model check),
  * else their path, type, status and translations' locales and statuses (the webhook events).
  */
-export async function recordRevisions(tx: Db, ctx: WriteContext, projectId: string, changes: ReadonlyMap<string, string>, also: SQL | null, snapshots: boolean): Promise<Map<string, Recorded>> {
+export async function recordRevisions(
+  tx: Db,
+  ctx: WriteContext,
+  projectId: string,
+  changes: ReadonlyMap<string, string>,
+  also: SQL | null,
+  snapshots: boolean,
+  versions: Versions = NO_VERSIONS,
+): Promise<Map<string, Recorded>> {
   if (changes.size === 0) return new Map();
+  const settled = JSON.stringify([...versions.settled]);
+  const edited = JSON.stringify([...versions.edited]);
+  // Translations whose flag moves (keys node/locale): a statement of the same round trip.
+  const localeKeys = [...versions.settled, ...versions.edited].filter((k) => k.includes("/"));
+  const flagTranslations =
+    localeKeys.length === 0
+      ? sql``
+      : sql`, flagged as (
+      update translations t set changed = case when ${settled}::jsonb ? (t.node_id::text || '/' || t.locale) then false else t.status = 'published' end
+      where t.node_id in (select id from bumped) and ${JSON.stringify(localeKeys)}::jsonb ? (t.node_id::text || '/' || t.locale)
+      returning t.id
+    )`;
   const ids = [...changes.keys()];
   const op = ctx.operation;
   // Outside an operation, a content change ("write_node") is create_node at a node's first revision, update_node after.
@@ -41,16 +82,18 @@ export async function recordRevisions(tx: Db, ctx: WriteContext, projectId: stri
   const named = sql`case when ${name} = 'write_node' then (case when bumped.revision = 1 then 'create_node' else 'update_node' end) else ${name} end`;
   const recorded = await tx.execute(sql`
     with bumped as (
-      update nodes n set revision = n.revision + 1
+      update nodes n set revision = n.revision + 1,
+        changed = case when ${settled}::jsonb ? n.id::text then false when ${edited}::jsonb ? n.id::text then n.status = 'published' else n.changed end
       where n.project_id = ${projectId} and n.id in (${sql.join(
         ids.map((id) => sql`${id}::uuid`),
         sql`, `,
       )})
       returning n.*
-    )
+    )${flagTranslations}
     , inserted as (
-      insert into revisions (id, project_id, node_id, number, operation, actor, snapshot)
-      select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(ctx.actor)}::jsonb, ${snapshotOf("bumped")}
+      insert into revisions (id, project_id, node_id, number, operation, actor, snapshot, published)
+      select gen_random_uuid(), bumped.project_id, bumped.id, bumped.revision, coalesce(${op}::text, ${named}), ${JSON.stringify(ctx.actor)}::jsonb, ${snapshotOf("bumped")},
+        ${JSON.stringify([...versions.published])}::jsonb ? bumped.id::text
       from bumped
       returning node_id, number, snapshot
     )${also === null ? sql`` : sql`, also as (${also})`}

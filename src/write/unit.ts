@@ -19,7 +19,7 @@ import { checkExpectedRevision } from "./conflict";
 import type { WriteContext } from "./context";
 import { dryRunChanges } from "./dry-run";
 import { enqueueWriteEvents } from "./outbox";
-import { type Recorded, recordDeletion, recordRevisions } from "./record";
+import { type Recorded, recordDeletion, recordRevisions, type Versions } from "./record";
 
 export const CONTENT_CHANNEL = "cms_content";
 
@@ -42,7 +42,17 @@ export interface WriteLog {
   checked(nodeId: string): void;
   /** Call BEFORE deleting a node: it and its descendants are recorded (their state before, marked deleted) for the trash. */
   deleting(nodeId: string, operation: string): Promise<void>;
+  /**
+   * The write published the node's working copy (`locale`: that translation's): its revision says
+   * so, and its working copy has no unpublished changes. `before`: the node's published version
+   * before the write (null: it had none), what a dry run diffs against.
+   */
+  published(nodeId: string, locale?: string, before?: Record<string, unknown> | null): void;
+  /** The write made the working copy equal to the published version, or removed that version (discard, unpublish): no unpublished changes. */
+  settled(nodeId: string, locale?: string): void;
 }
+
+const versionKey = (nodeId: string, locale: string | undefined): string => (locale === undefined ? nodeId : `${nodeId}/${locale}`);
 
 /**
  * Every content write calls this FIRST inside its transaction (contentWrite does): the update locks
@@ -91,6 +101,8 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     if (operation !== undefined) c.operation = operation;
   };
   const deleted = new Map<string, number>();
+  const versions = { settled: new Set<string>(), edited: new Set<string>(), published: new Set<string>() };
+  const publishedBefore = new Map<string, Record<string, unknown> | null>();
   let tx0: Db | null = null;
   const log: WriteLog = {
     gone: (path) => void changes.gone.push(path),
@@ -98,6 +110,7 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     touched: (nodeId, locale) => {
       note(touched, nodeId, locale);
       change(nodeId, locale);
+      versions.edited.add(versionKey(nodeId, locale));
     },
     changed: (nodeId, operation, locale) => change(nodeId, locale, operation),
     checked: (nodeId) => note(touched, nodeId, undefined),
@@ -105,6 +118,16 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
       if (!tx0) throw new Error("deleting() outside the write");
       change(nodeId, undefined, operation); // the activity entry names it
       deleted.set(nodeId, await recordDeletion(tx0, ctx, projectId, nodeId, operation));
+    },
+    published: (nodeId, locale, before) => {
+      change(nodeId, locale);
+      if (before !== undefined) publishedBefore.set(nodeId, before);
+      versions.published.add(nodeId);
+      versions.settled.add(versionKey(nodeId, locale));
+    },
+    settled: (nodeId, locale) => {
+      change(nodeId, locale);
+      versions.settled.add(versionKey(nodeId, locale));
     },
   };
   const result = await db.transaction(async (tx) => {
@@ -123,14 +146,18 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     // A dry run reports what would change to the operation unit, which rolls it all back.
     const dry = ctx.dryRun;
     const check = modelVersion > 0 && touched.size > 0;
-    const [{ numbers, recorded }] = await Promise.all([recordChanges(tx, ctx, projectId, changed, deleted, check || dry !== null), notifyContent(tx, commitNotice(db, projectId, changes))]);
+    const [{ numbers, recorded }] = await Promise.all([
+      recordChanges(tx, ctx, projectId, changed, deleted, versions, check || dry !== null || versions.published.size > 0),
+      notifyContent(tx, commitNotice(db, projectId, changes)),
+    ]);
     // The write's webhook events (the outbox), in this transaction, beside the model check
     // (one round trip; a failed check rolls them back with the rest). An endpoint created after the
     // project's lock was taken gets this write's events no more than it would from the statement.
-    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: ctx.operation ?? undefined, changed, recorded, deleted }) : null;
+    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: ctx.operation ?? undefined, changed, recorded, deleted, published: versions.published }) : null;
     await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
     answerRevisions(out, numbers);
-    if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, ctx.operation ?? "write")));
+    answerStates(out, versions);
+    if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, ctx.operation ?? "write", publishedBefore)));
     return out;
   });
   contentCommitted(db, projectId, changes);
@@ -150,6 +177,7 @@ async function recordChanges(
   projectId: string,
   changed: ReadonlyMap<string, { locales: ReadonlySet<string | undefined>; operation?: string }>,
   deleted: ReadonlyMap<string, number>,
+  versions: Versions,
   snapshots: boolean,
 ): Promise<{ numbers: Map<string, number>; recorded: Map<string, Recorded> }> {
   const all = new Map<string, string>();
@@ -166,7 +194,7 @@ async function recordChanges(
   const entry = contentActivityInsert(ctx, projectId, activityOf, revisionOf);
   // Only deletions: no revision statement to ride along with.
   if (all.size === 0 && entry !== null) await tx.execute(entry);
-  const recorded = await recordRevisions(tx, ctx, projectId, all, all.size === 0 ? null : entry, snapshots);
+  const recorded = await recordRevisions(tx, ctx, projectId, all, all.size === 0 ? null : entry, snapshots, versions);
   const numbers = new Map([...recorded].map(([id, r]) => [id, r.number]));
   for (const [id, n] of deleted) numbers.set(id, n);
   return { numbers, recorded };
@@ -177,6 +205,18 @@ function answerRevisions(out: unknown, revisions: ReadonlyMap<string, number>): 
   if (!isPlainObject(out) || typeof out.id !== "string" || typeof out.revision !== "number") return;
   const revision = revisions.get(out.id);
   if (revision !== undefined) out.revision = revision;
+}
+
+/**
+ * A node or translation a write answers (built before the write recorded its changes) carries its
+ * state after the write: settled ones have no unpublished changes, published ones the write edited have.
+ */
+function answerStates(out: unknown, versions: Versions): void {
+  if (!isPlainObject(out) || typeof out.state !== "string" || typeof out.status !== "string") return;
+  const key = typeof out.node_id === "string" && typeof out.locale === "string" ? `${out.node_id}/${out.locale}` : typeof out.id === "string" ? out.id : null;
+  if (key === null || out.status !== "published") return;
+  if (versions.settled.has(key)) out.state = "published";
+  else if (versions.edited.has(key)) out.state = "changed";
 }
 
 /**
