@@ -100,6 +100,15 @@ const CASES: Record<string, Case> = {
     url: (f) => `${N(f)}/unpublish`,
     expect: ok(200, (d) => expect(d.status).toBe("draft")),
   },
+  "POST /admin/p/{ref}/nodes/{id}/discard": {
+    // A published node with a change in its working copy: discarding brings the published title back.
+    before: async (h, f) => {
+      await h.request("POST", `${N(f)}/publish`);
+      await h.request("PATCH", N(f), { body: { title: "Unpublished change" } });
+    },
+    url: (f) => `${N(f)}/discard`,
+    expect: ok(200, (d) => expect(d).toMatchObject({ title: "n", state: "published" })),
+  },
   "POST /admin/p/{ref}/nodes/{id}/archive": { url: (f) => `${N(f)}/archive`, expect: ok(200, (d) => expect(d.status).toBe("archived")) },
   "POST /admin/p/{ref}/nodes/{id}/restore": {
     before: async (h, f) => void (await h.request("POST", `${N(f)}/archive`)),
@@ -486,6 +495,9 @@ const ALTERNATIVES: Record<string, number> = {
   "GET /admin/p/{ref}/members": 2,
   "PUT /admin/p/{ref}/members/{userId}": 2,
   "DELETE /admin/p/{ref}/members/{userId}": 2,
+  // The theme: projects:write, or theme:write (a scope of its own an MCP credential may carry); never content:write (issue 37).
+  "PUT /admin/p/{ref}/theme": 2,
+  "PATCH /admin/p/{ref}/theme": 2,
 };
 
 describe("scope checks on every admin route", async () => {

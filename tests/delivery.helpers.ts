@@ -8,8 +8,9 @@ export function get(h: TestHarness, path: string, headers: Record<string, string
   return h.request("GET", path, { key: null, headers });
 }
 
+/** Writes a translation, published unless `body.status` says draft (a working copy only, then). */
 export async function translate(h: TestHarness, ref: string, nodeId: string, locale: string, body: Record<string, unknown>): Promise<void> {
-  const res = await h.request("PUT", `/admin/p/${ref}/nodes/${nodeId}/translations/${locale}`, { body });
+  const res = await h.request("PUT", `/admin/p/${ref}/nodes/${nodeId}/translations/${locale}`, { body: { status: "published", ...body } });
   if (res.status !== 200) throw new Error(`translate failed: ${res.status} ${res.text}`);
 }
 
@@ -18,9 +19,11 @@ export async function transition(h: TestHarness, ref: string, nodeId: string, ac
   if (res.status !== 200) throw new Error(`${action} failed: ${res.status} ${res.text}`);
 }
 
+/** An editor's edit of a page: the working copy changes and, when the node is published, the change is published too. */
 export async function patchNode(h: TestHarness, ref: string, nodeId: string, body: Record<string, unknown>): Promise<void> {
   const res = await h.request("PATCH", `/admin/p/${ref}/nodes/${nodeId}`, { body });
   if (res.status !== 200) throw new Error(`patch failed: ${res.status} ${res.text}`);
+  if (res.json.data.status === "published") await transition(h, ref, nodeId, "publish");
 }
 
 /** Polls `read` until `done` holds or `ms` pass; returns the last value and the time it took. */
