@@ -8,8 +8,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { eq, sql } from "drizzle-orm";
 import { publishedNodes, revisions } from "../db/schema";
 import { rows } from "../src/lib/json";
-import { get } from "./delivery.helpers";
-import { HIGH_LIMITS, harness, keyWith, seedNode, seedProject, type TestHarness } from "./helpers";
+import { dueSchedules, fireSchedule } from "../src/schedule/service";
+import { get, until } from "./delivery.helpers";
+import { HIGH_LIMITS, harness, keyWith, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
+import { decideInBrowser } from "./approvals.helpers";
 import { call, callError } from "./mcp-harness";
 import { ConsentingProvider, oauthMcpClient, seedUser } from "./oauth.helpers";
 
@@ -17,7 +19,7 @@ describe("drafts of published pages", async () => {
   let app: TestHarness | null = null;
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (r) => (app as TestHarness).app.handle(r) });
   const base = `http://127.0.0.1:${server.port}`;
-  const h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base });
+  const h = await harness({ ...HIGH_LIMITS, PUBLIC_URL: base, WEBHOOKS_ALLOW_PRIVATE_URLS: "true" });
   app = h;
   const mcpUrl = new URL(`${base}/mcp`);
   const clients: Client[] = [];
@@ -27,6 +29,12 @@ describe("drafts of published pages", async () => {
   });
   const p = await seedProject(h, { locales: ["en", "fr"], default_locale: "en", public_base_url: "https://site.example" });
   const writer = await keyWith(h, ["content:read", "content:write"], [p.id]);
+  // An endpoint for every event: the events themselves are read from the outbox's table (nothing need receive them).
+  expect((await h.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: "http://127.0.0.1:9/hook", events: ["*"] } })).status).toBe(201);
+  const eventsOf = async (nodeId: string) =>
+    rows<{ type: string; payload: string }>(await h.deps.db.execute(sql`select type, payload from webhook_events where project_id = ${p.id} order by seq`))
+      .map((e) => ({ type: e.type, data: JSON.parse(e.payload).data }))
+      .filter((e) => e.data.node?.id === nodeId);
   const ok = async (res: Promise<{ status: number; text: string; json: any }>, status = 200) => {
     const r = await res;
     if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${r.text}`);
@@ -176,7 +184,27 @@ describe("drafts of published pages", async () => {
     expect(await snapshotDelivery()).toEqual(before);
   });
 
+  test("the approval page of an agent's publish_node shows the published version against what would be published", async () => {
+    const { token: agent } = { token: (await ok(h.request("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "asking agent", scopes: ["content:read", "content:write"] } }), 201)).token as string };
+    const client = new Client({ name: "asking agent", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${agent}` } } }));
+    clients.push(client);
+    const asked = await client.callTool({ name: "publish_node", arguments: { node_id: home.id } });
+    expect(asked.isError).toBe(true);
+    const text = (asked.content as { text: string }[]).map((c) => c.text).join("\n");
+    const url = /https?:\/\/\S+\/approvals\/[0-9a-f-]{36}/.exec(text)?.[0];
+    expect(url).toBeDefined();
+    const editor = await seedUser(h, "editor", [p.id]);
+    const { review } = await decideInBrowser((r) => h.app.handle(r), url ?? "", editor, null);
+    expect(review.status).toBe(200);
+    const row = (field: string) => new RegExp(`<tr><td><code>${field}</code></td><td><code>([^<]*)</code></td><td><code>([^<]*)</code></td></tr>`).exec(review.html)?.slice(1);
+    expect(row("/title")).toEqual(["&#34;Home&#34;", "&#34;Hijacked&#34;"]);
+    expect(row("/slug")).toEqual(["&#34;home&#34;", "&#34;home-new&#34;"]);
+    expect(await snapshotDelivery()).toEqual(before);
+  });
+
   test("publishing shows the change on delivery, in the sitemap and in the entries order", async () => {
+    const earlier = (await eventsOf(home.id)).length;
     await ok(h.request("POST", `/admin/p/${p.slug}/nodes/${home.id}/publish`));
     const live = await get(h, `/api/p/${p.slug}/nodes/by-path/home-new`);
     expect(live.status).toBe(200);
@@ -192,6 +220,15 @@ describe("drafts of published pages", async () => {
     // The last revision says it published.
     const [last] = await h.deps.db.select({ published: revisions.published, operation: revisions.operation }).from(revisions).where(eq(revisions.nodeId, home.id)).orderBy(sql`number desc`).limit(1);
     expect(last).toEqual({ published: true, operation: "publish_node" });
+    // Webhooks: the working-copy writes were node.updated; node.published carries the version published.
+    const all = await eventsOf(home.id);
+    expect(all.slice(0, earlier).filter((e) => e.type === "node.updated").length).toBeGreaterThanOrEqual(3);
+    // The publish itself: one node.published (its French changes ride with it: no event of their own).
+    const events = all.slice(earlier);
+    expect(events.map((e) => e.type)).toEqual(["node.published"]);
+    const published = events[0];
+    expect(published?.data.version).toMatchObject({ title: "Hijacked", slug: "home-new", path: "home-new", seo: { description: "Changed" } });
+    expect(published?.data.version.blocks.map((b: { data: { text: string } }) => b.data.text)).toEqual(["two!", "replaced"]);
 
     // A post renamed and moved in its working copy: its URL changes when it is published, and the entries order with it.
     const entriesBefore = (await get(h, `/api/p/${p.slug}/entries?collection=blog&sort=-updated_at`)).json.data.map((e: { slug: string }) => e.slug);
@@ -255,20 +292,42 @@ describe("drafts of published pages", async () => {
     expect((await get(h, `/api/p/${p.slug}/nodes/by-path/journal/second`)).status).toBe(200);
   });
 
-  test("a second app over the same database agrees at once", async () => {
+  test("scheduled publishing publishes the working copy as it is when the time comes", async () => {
+    const page = await seedNode(h, p.slug, { slug: "launch", title: "Launch v1" });
+    await ok(h.request("PATCH", `/admin/p/${p.slug}/nodes/${page.id}`, { body: { publish_at: new Date(Date.now() + 300).toISOString() } }));
+    await ok(h.request("PATCH", `/admin/p/${p.slug}/nodes/${page.id}`, { key: writer, body: { title: "Launch v2" } }));
+    expect((await get(h, `/api/p/${p.slug}/nodes/by-path/launch`)).status).toBe(404);
+    // Due by the database's clock, which the scheduler reads.
+    const due = await waitFor(async () => (await dueSchedules(h.deps.db)).find((d) => d.nodeId === page.id) ?? false, { timeout: 5000, interval: 50, what: "the schedule to be due" });
+    expect(await fireSchedule(h.deps.db, due)).toBe(true);
+    const live = await get(h, `/api/p/${p.slug}/nodes/by-path/launch`);
+    expect(live.status).toBe(200);
+    expect(live.json.data.title).toBe("Launch v2");
+    expect((await ok(h.request("GET", `/admin/p/${p.slug}/nodes/${page.id}`))).state).toBe("published");
+  });
+
+  test("other instances over the same database agree: published versions only, a publish seen through NOTIFY", async () => {
     const { createApp } = await import("../src/app");
-    const other = createApp({ ...h.deps });
-    const read = async (path: string) => {
-      const res = await other.app.handle(new Request(`http://localhost/api/p/${p.slug}${path}`));
+    const reader = (instance: ReturnType<typeof createApp>) => async (path: string) => {
+      const res = await instance.app.handle(new Request(`http://localhost/api/p/${p.slug}${path}`));
       return { status: res.status, body: await res.text() };
     };
-    const seen = await read("/nodes/by-path/journal/second");
+    const b = reader(createApp({ ...h.deps }));
+    const seen = await b("/nodes/by-path/journal/second");
     expect(seen.status).toBe(200);
     await ok(h.request("PATCH", `/admin/p/${p.slug}/nodes/${second.id}`, { body: { title: "Second, republished" } }));
-    expect((await read("/nodes/by-path/journal/second")).body).toBe(seen.body);
+    // An instance started after the working-copy write reads the database: the published version.
+    const c = reader(createApp({ ...h.deps }));
+    expect(await c("/nodes/by-path/journal/second")).toEqual(seen);
     await ok(h.request("POST", `/admin/p/${p.slug}/nodes/${second.id}/publish`));
-    const again = await read("/nodes/by-path/journal/second");
-    expect(JSON.parse(again.body).data.title).toBe("Second, republished");
+    for (const read of [b, c]) {
+      const { value } = await until(
+        () => read("/nodes/by-path/journal/second"),
+        (r) => JSON.parse(r.body).data.title === "Second, republished",
+        2000,
+      );
+      expect(JSON.parse(value.body).data.title).toBe("Second, republished");
+    }
   });
 
   test("the published tables hold no working copy: an unpublished node's row is gone, or a tombstone while published pages sit below it", async () => {
