@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { nodes } from "../db/schema";
+import { activity, adminKeys, nodes, projects, revisions, translations } from "../db/schema";
+import type { AdminCaller } from "../src/lib/caller";
+import { operationWrite, systemWrite } from "../src/write/context";
+import { contentWrite } from "../src/write/unit";
 import { harness, seedProject } from "./helpers";
 import { BLOG_MODEL, setModel } from "./model.helpers";
 
@@ -48,5 +51,72 @@ describe("write path: a stale expected revision", async () => {
     expect(res.json.error.message).toContain("; changed: title. Nothing was written");
     const [row] = await h.deps.db.select({ title: nodes.title, revision: nodes.revision }).from(nodes).where(eq(nodes.id, id));
     expect(row).toEqual({ title: "Theirs", revision: 2 });
+  });
+});
+
+describe("write path: history pruned, several writes in one operation, a project deleted by its own operation", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { locales: ["en", "fr", "de"] });
+
+  test("409 conflict with the revisions pruned lists the changes since from the activity log", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "pruned", title: "Mine" } });
+    const id = made.json.data.id;
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${id}`, { body: { title: "Theirs" }, headers: { "if-match": '"r1"' } })).status).toBe(200);
+    // The retention pruned the history (housekeeping deletes revision rows; the activity log stays).
+    await h.deps.db.delete(revisions).where(eq(revisions.nodeId, id));
+    const res = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${id}`, { body: { title: "Late" }, headers: { "if-match": '"r1"' } });
+    expect([res.status, res.json.error.code]).toEqual([409, "conflict"]);
+    expect(res.json.error.details.changes_since).toEqual([{ revision: 2, operation: "update_node", actor: expect.objectContaining({ kind: "admin_key" }), created_at: expect.any(String) }]);
+    // Without both revisions the changed fields are not known: null, not a guess.
+    expect(res.json.error.details.changed_fields).toBeNull();
+  });
+
+  test("one operation making two content writes: its expectation is checked once, its activity entry written once", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "twice", title: "Twice" } });
+    const id: string = made.json.data.id;
+    const [key] = await h.deps.db.select({ id: adminKeys.id }).from(adminKeys).limit(1);
+    const ctx = operationWrite("update_node", { kind: "admin_key", keyId: key?.id ?? "", keyName: "test", scopes: [], projectIds: null } as AdminCaller, { nodeId: id, revision: 1 }, false);
+    const write = (title: string) =>
+      contentWrite(h.deps.db, ctx, p.id, async (tx, w) => {
+        w.touched(id);
+        await tx.update(nodes).set({ title }).where(eq(nodes.id, id));
+      });
+    await write("First");
+    // The node is at revision 2 now; the operation's own second write is not held to revision 1.
+    await write("Second");
+    const [row] = await h.deps.db.select({ title: nodes.title, revision: nodes.revision }).from(nodes).where(eq(nodes.id, id));
+    expect(row).toEqual({ title: "Second", revision: 3 });
+    const entries = await h.deps.db.select({ operation: activity.operation, revision: activity.revision }).from(activity).where(eq(activity.nodeId, id));
+    expect(entries.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0))).toEqual([
+      { operation: "create_node", revision: 1 },
+      { operation: "update_node", revision: 2 },
+    ]);
+  });
+
+  test("a write outside any operation changing several translations of one node is recorded as update_node, one as upsert_translation", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "locales", title: "Locales" } });
+    const id: string = made.json.data.id;
+    const translate = (locales: string[]) =>
+      contentWrite(h.deps.db, systemWrite(), p.id, async (tx, w) => {
+        for (const locale of locales) {
+          await tx
+            .insert(translations)
+            .values({ id: crypto.randomUUID(), projectId: p.id, nodeId: id, locale, meta: { title: locale } })
+            .onConflictDoNothing();
+          w.touched(id, locale);
+        }
+      });
+    await translate(["fr", "de"]);
+    await translate(["de"]);
+    const ops = await h.deps.db.select({ number: revisions.number, operation: revisions.operation }).from(revisions).where(eq(revisions.nodeId, id));
+    expect(ops.sort((a, b) => a.number - b.number).map((r) => r.operation)).toEqual(["create_node", "update_node", "upsert_translation"]);
+  });
+
+  test("an operation that deletes its own project answers 204: its activity entry has nowhere to go, and nothing is left", async () => {
+    const doomed = await seedProject(h);
+    const res = await h.request("DELETE", `/admin/projects/${doomed.slug}`);
+    expect(res.status).toBe(204);
+    expect(await h.deps.db.select().from(projects).where(eq(projects.id, doomed.id))).toEqual([]);
+    expect(await h.deps.db.select().from(activity).where(eq(activity.projectId, doomed.id))).toEqual([]);
   });
 });
