@@ -320,14 +320,15 @@ export const transitionNode = (db: Db, ctx: WriteContext, project: Project, id: 
     const rule = TRANSITIONS[action];
     if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
     w.changed(node.id, `${action}_node`);
+    // The schedule it settles is cleared first: the published version is copied without it.
+    await tx
+      .update(nodes)
+      .set({ ...unscheduled(node, action), updatedAt: now })
+      .where(eq(nodes.id, node.id));
     if (action === "publish") await publishNodeVersion(tx, w, node, now);
     else if (action === "restore") await tx.update(publishedNodes).set({ status: "draft" }).where(eq(publishedNodes.id, node.id));
     else await unpublishNodeVersion(tx, w, node, rule.to === "archived" ? "archived" : "draft");
-    const [updated] = await tx
-      .update(nodes)
-      .set({ status: rule.to, ...unscheduled(node, action), updatedAt: now })
-      .where(eq(nodes.id, node.id))
-      .returning();
+    const [updated] = await tx.update(nodes).set({ status: rule.to }).where(eq(nodes.id, node.id)).returning();
     if (!updated) throw notFound("node");
     return nodeToWire(updated);
   });
