@@ -278,16 +278,22 @@ async function scheduleView(db: Db, a: Approval): Promise<ScheduleView> {
 }
 
 /**
- * The content after a schedule_node request's publication (publish_at asked) or, asking only an
- * unpublication, after that: the node's status, or its translation's.
+ * What readers would see once a schedule_node request's times come: with publish_at, the working
+ * copy published (the node's, or only the translation's into `locale`); with unpublish_at alone,
+ * the published version taken off (the node's status, or the translation's); asking neither (times
+ * cleared), the published version unchanged.
  */
-function scheduledContent(after: Record<string, unknown>, a: Approval): Record<string, unknown> {
-  const status = typeof a.arguments.publish_at === "string" ? "published" : typeof a.arguments.unpublish_at === "string" ? "draft" : null;
-  if (status === null) return after;
+function scheduledContent(working: Record<string, unknown>, published: Record<string, unknown> | null, a: Approval): Record<string, unknown> {
   const locale = typeof a.arguments.locale === "string" ? a.arguments.locale.toLowerCase() : null;
-  if (locale === null) return { ...after, status };
-  const list = Array.isArray(after.translations) ? (after.translations as unknown[]) : [];
-  return { ...after, translations: list.map((t) => (isPlainObject(t) && String(t.locale).toLowerCase() === locale ? { ...t, status } : t)) };
+  if (typeof a.arguments.publish_at === "string") {
+    const after = publishedPart(working, locale, published);
+    return locale === null ? { ...after, status: "published" } : after;
+  }
+  const now = published ?? {};
+  if (typeof a.arguments.unpublish_at !== "string") return now;
+  if (locale === null) return { ...now, status: "draft" };
+  const list = Array.isArray(now.translations) ? (now.translations as unknown[]) : [];
+  return { ...now, translations: list.map((t) => (isPlainObject(t) && String(t.locale).toLowerCase() === locale ? { ...t, status: "draft" } : t)) };
 }
 
 /**
@@ -309,7 +315,7 @@ export async function approvalChange(db: Db, a: Approval): Promise<ApprovalChang
   let after: Record<string, unknown> = strip(at);
   if (a.operation === "delete_node") after = {};
   else if (a.operation === "restore_revision" && typeof a.arguments.revision === "number") after = strip(snapshots.find((r) => r.number === a.arguments.revision)?.snapshot ?? at);
-  else if (a.operation === "schedule_node") after = scheduledContent(after, a);
+  else if (a.operation === "schedule_node") after = scheduledContent(after, published ? strip(published.snapshot) : null, a);
   else {
     const status = { publish_node: "published", unpublish_node: "draft", archive_node: "archived", restore_node: "draft" }[a.operation];
     if (status) after = { ...after, status };

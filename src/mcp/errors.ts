@@ -16,8 +16,10 @@ function violationLines(details: unknown): string {
   return list.map((v) => `\n- ${String(v.pointer)} (${String(v.rule)}): ${String(v.message)}`).join("");
 }
 
-export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[]): CallToolResult {
-  const message = `${tool} needs the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`;
+/** `anyOf`: the missing scopes are alternatives, any one of which would do. */
+export function missingScopeError(tool: string, missing: readonly string[], held: readonly string[], anyOf = false): CallToolResult {
+  const needs = anyOf && missing.length > 1 ? `one of the ${missing.join(" or ")} scopes` : `the ${missing.join(" and ")} scope${missing.length > 1 ? "s" : ""}`;
+  const message = `${tool} needs ${needs}; this token has ${held.length > 0 ? held.join(", ") : "no scopes"}`;
   return toolError("insufficient_scope", message, { required: missing });
 }
 
