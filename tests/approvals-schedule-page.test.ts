@@ -77,7 +77,12 @@ describe("the approval page of schedule_node", async () => {
     const html = await review({ node_id: node.id, locale: "fr", publish_at: "2031-07-01T08:00:00.000Z" });
     expect(html).toContain('<dd id="schedule-target">its translation into locale <code>fr</code></dd>');
     expect(html).toContain('<td><time datetime="2031-07-01T08:00:00.000Z">2031-07-01 08:00:00 UTC</time></td>');
-    expect(html).toMatch(/<code>\/translations\/[^<]*status<\/code><\/td><td><code>&#34;draft&#34;<\/code><\/td><td><code>&#34;published&#34;<\/code>/);
+    // A draft translation has no published version: its publication brings it, published, where there was none.
+    expect(html).toMatch(
+      /<code>\/translations\/0<\/code><\/td><td><em>\(none\)<\/em><\/td><td><code>\{[^<]*&#34;Nouvelles&#34;[^<]*&#34;locale&#34;:&#34;fr&#34;,&#34;status&#34;:&#34;published&#34;\}<\/code>/,
+    );
+    // The node's own status does not change.
+    expect(html).not.toContain("<code>/status</code>");
     expect(html).not.toContain("No difference");
   });
 });

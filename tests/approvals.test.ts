@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
 import { and, desc, eq } from "drizzle-orm";
-import { activity, approvals, nodes } from "../db/schema";
+import { activity, approvals, nodes, publishedNodes } from "../db/schema";
 import { purgeExpired } from "../src/housekeeping";
 import { decideInBrowser } from "./approvals.helpers";
 import { BASE, harness, seedNode, seedProject } from "./helpers";
@@ -206,9 +206,20 @@ describe("approvals through MCP", async () => {
     expect(dry.structuredContent).toMatchObject({
       dry_run: true,
       node: { status: "published" },
-      changes: [{ node_id: node.id, diff: expect.arrayContaining([{ path: "/status", before: "draft", after: "published" }]) }],
+      // Never published: the diff is from nothing to the version it would publish.
+      changes: [
+        {
+          node_id: node.id,
+          published: true,
+          diff: expect.arrayContaining([
+            { path: "/title", after: "Trial" },
+            { path: "/path", after: "trial" },
+          ]),
+        },
+      ],
     });
     expect(await nodeState(node.id)).toEqual(before);
+    expect(await db.select().from(publishedNodes).where(eq(publishedNodes.id, node.id))).toEqual([]);
     expect((await db.select().from(approvals).where(eq(approvals.nodeId, node.id))).length).toBe(0);
 
     const reader = await a.token(p.slug, { name: "reader", scopes: ["content:read"] });

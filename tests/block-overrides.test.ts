@@ -16,7 +16,7 @@ describe("block deletion prunes translation overrides", async () => {
   const db = h.deps.db;
   afterAll(() => m.stop());
 
-  /** A node with three blocks, translated into fr and de with an override of every block. */
+  /** A node with three blocks, translated into fr and de with an override of every block (translations published, delivered once the node is). */
   async function translatedNode() {
     const p = await seedProject(h, { locales: ["en", "fr", "de"] });
     const node = await seedNode(h, p.slug, {
@@ -30,7 +30,11 @@ describe("block deletion prunes translation overrides", async () => {
     const [b1, b2, b3] = node.blocks.map((b: { id: string }) => b.id);
     for (const locale of ["fr", "de"]) {
       const res = await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/translations/${locale}`, {
-        body: { meta: { title: `home ${locale}` }, blocks: { [b1]: { text: `un ${locale}`, style: { size: 2 } }, [b2]: { text: `deux ${locale}` }, [b3]: { text: `trois ${locale}` } } },
+        body: {
+          meta: { title: `home ${locale}` },
+          blocks: { [b1]: { text: `un ${locale}`, style: { size: 2 } }, [b2]: { text: `deux ${locale}` }, [b3]: { text: `trois ${locale}` } },
+          status: "published",
+        },
       });
       expect(res.status).toBe(200);
     }

@@ -63,7 +63,8 @@ describe("first-start bootstrap", () => {
       expect(first).toEqual({ email: "Ops@Example.com", password: null, rootKey: null });
       const [key] = await fresh.handle.db.select().from(adminKeys);
       expect(key!.keyHash).toBe(hashToken(token));
-      expect(key!.scopes.length).toBe(12); // every admin scope (content:publish, webhooks:write and media:write among them)
+      expect(key!.scopes.length).toBe(13); // every admin scope (content:publish, webhooks:write, media:write and theme:write among them)
+      expect(key!.scopes).toContain("theme:write");
       expect(key!.scopes).toContain("users:write");
       expect(await verifyUser(fresh.handle.db, "ops@example.com", "correct horse")).not.toBeNull();
       expect(await fresh.handle.db.select().from(projects).where(eq(projects.slug, "demo"))).toHaveLength(0);

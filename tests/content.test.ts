@@ -134,7 +134,8 @@ describe("content admin API", async () => {
     const b = await seedProject(h);
     const nb = await seedNode(h, b.slug, { slug: "secret" });
     const reader = await keyWith(h, ["content:read"]);
-    const limited = await keyWith(h, ["content:read", "content:write", "content:publish"], [a.id]);
+    // theme:write: the theme's own scope (issue 37), so that the theme routes too reach the project check.
+    const limited = await keyWith(h, ["content:read", "content:write", "content:publish", "theme:write"], [a.id]);
     const routes: Array<[string, string, unknown?]> = [
       ["GET", `/admin/p/${b.slug}/nodes`],
       ["POST", `/admin/p/${b.slug}/nodes`, { slug: "z", title: "z" }],
@@ -154,10 +155,16 @@ describe("content admin API", async () => {
       if (method !== "GET") {
         const r = await h.request(method, path, { key: reader, body });
         expect(r.status).toBe(403);
-        // Publishing and deleting need content:publish (issue 27), the other writes content:write.
-        expect(r.json.error.message).toContain(/\/(publish|nodes\/[^/]+)$/.test(path) && method !== "PATCH" ? "content:publish" : "content:write");
+        // Publishing and deleting need content:publish (issue 27), the theme theme:write or projects:write (issue 37), the other writes content:write.
+        const needed = path.endsWith("/theme") ? "projects:write or theme:write" : /\/(publish|nodes\/[^/]+)$/.test(path) && method !== "PATCH" ? "content:publish" : "content:write";
+        expect(r.json.error.message).toContain(needed);
       }
     }
+    // content:write alone does not write the theme, even of a project the key reaches.
+    const writerOfA = await keyWith(h, ["content:read", "content:write", "content:publish"], [a.id]);
+    const theme = await h.request("PUT", `/admin/p/${a.slug}/theme`, { key: writerOfA, body: { accent_color: "#000000" } });
+    expect(theme.status).toBe(403);
+    expect(theme.json.error.details.required).toEqual(["projects:write", "theme:write"]);
     // A node of project B is not reachable through project A either.
     const cross = await h.request("GET", `/admin/p/${a.slug}/nodes/${nb.id}`);
     expect(cross.status).toBe(404);

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { aiProviders, blocks, mcpTokens, nodes, projects, themes, translations } from "../db/schema";
+import { aiProviders, blocks, mcpTokens, nodes, projects, publishedBlocks, publishedNodes, publishedTranslations, themes, translations } from "../db/schema";
 import { vanishedRow } from "../src/errors";
 import { errorResult } from "../src/mcp/errors";
 import { readReply, seedNode, seedProject, testDb, uniqueSlug } from "./helpers";
@@ -66,7 +66,8 @@ describe("writes racing a project deletion", async () => {
       ],
     });
     const col = await seedNode(h, p.slug, { slug: "blog", type: "collection" });
-    const { token } = await m.token(p.slug, { name: "racer" });
+    // The default MCP scopes and theme:write, which update_theme needs (issue 37).
+    const { token } = await m.token(p.slug, { name: "racer", scopes: ["content:read", "content:write", "content:publish", "ai:read", "theme:write"] });
     const clients = [await m.connect(token), await m.connect(token)];
     const base = `/admin/p/${p.slug}`;
     const restOps: Array<() => Promise<Outcome>> = [
@@ -267,11 +268,15 @@ async function expectNothingLeft(db: Db, projectId: string, createdNodeIds: stri
     db.select({ n: sql<number>`count(*)::int` }).from(projects).where(eq(projects.id, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(nodes).where(eq(nodes.projectId, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(translations).where(eq(translations.projectId, projectId)),
+    // The published versions too (issue 37).
+    db.select({ n: sql<number>`count(*)::int` }).from(publishedNodes).where(eq(publishedNodes.projectId, projectId)),
+    db.select({ n: sql<number>`count(*)::int` }).from(publishedTranslations).where(eq(publishedTranslations.projectId, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(themes).where(eq(themes.projectId, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(aiProviders).where(eq(aiProviders.projectId, projectId)),
     db.select({ n: sql<number>`count(*)::int` }).from(mcpTokens).where(eq(mcpTokens.projectId, projectId)),
     createdNodeIds.length === 0 ? Promise.resolve([{ n: 0 }]) : db.select({ n: sql<number>`count(*)::int` }).from(nodes).where(inArray(nodes.id, createdNodeIds)),
     createdNodeIds.length === 0 ? Promise.resolve([{ n: 0 }]) : db.select({ n: sql<number>`count(*)::int` }).from(blocks).where(inArray(blocks.nodeId, createdNodeIds)),
+    createdNodeIds.length === 0 ? Promise.resolve([{ n: 0 }]) : db.select({ n: sql<number>`count(*)::int` }).from(publishedBlocks).where(inArray(publishedBlocks.nodeId, createdNodeIds)),
   ]);
-  expect(counts.map((c) => Number(c[0]!.n))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+  expect(counts.map((c) => Number(c[0]!.n))).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
 }

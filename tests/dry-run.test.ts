@@ -3,7 +3,7 @@
 // node, revision, activity entry, token…), and answers the result with a field-level diff.
 import { afterAll, describe, expect, test } from "bun:test";
 import { count, eq } from "drizzle-orm";
-import { activity, mcpTokens, nodes, revisions } from "../db/schema";
+import { activity, mcpTokens, nodes, publishedNodes, revisions } from "../db/schema";
 import { seedNode, seedProject } from "./helpers";
 import { call, mcpHarness } from "./mcp-harness";
 
@@ -14,18 +14,22 @@ describe("dry runs", async () => {
   const db = h.deps.db;
   const p = await seedProject(h);
   const P = `/admin/p/${p.slug}`;
-  const { token } = await m.token(p.slug, { name: "agent" });
+  // The default scopes and theme:write (update_theme needs it, or projects:write).
+  const { token } = await m.token(p.slug, { name: "agent", scopes: ["content:read", "content:write", "content:publish", "ai:read", "theme:write"] });
 
   /** Everything a write could leave behind in the project. */
   const footprint = async () => {
     const n = async (table: typeof nodes | typeof revisions | typeof activity | typeof mcpTokens) => Number((await db.select({ n: count() }).from(table).where(eq(table.projectId, p.id)))[0]!.n);
     const rows = await db.select({ id: nodes.id, title: nodes.title, status: nodes.status, revision: nodes.revision, fields: nodes.fields }).from(nodes).where(eq(nodes.projectId, p.id));
+    // What readers see: the published versions.
+    const live = await db.select({ id: publishedNodes.id, title: publishedNodes.title, revision: publishedNodes.revision }).from(publishedNodes).where(eq(publishedNodes.projectId, p.id));
     return {
       nodes: await n(nodes),
       revisions: await n(revisions),
       activity: await n(activity),
       tokens: await n(mcpTokens),
       rows: rows.sort((x, y) => x.id.localeCompare(y.id)),
+      published: live.sort((x, y) => x.id.localeCompare(y.id)),
       theme: (await h.request("GET", `${P}/theme`)).json.data,
     };
   };
@@ -58,7 +62,10 @@ describe("dry runs", async () => {
     const published = await h.request("POST", `${P}/nodes/${node.id}/publish?dry_run=true`);
     expect(published.status).toBe(200);
     expect(published.json.data.status).toBe("published");
-    expect(published.json.changes[0].diff).toContainEqual({ path: "/status", before: "draft", after: "published" });
+    // Never published: the diff is from nothing to the version it would publish.
+    expect(published.json.changes[0]).toMatchObject({ node_id: node.id, operation: "publish_node", published: true });
+    expect(published.json.changes[0].diff).toContainEqual({ path: "/title", after: "About" });
+    expect(published.json.changes[0].diff).toContainEqual({ path: "/fields", after: { lead: "old" } });
 
     const deleted = await h.request("DELETE", `${P}/nodes/${node.id}?dry_run=true`);
     expect(deleted.status).toBe(200);
@@ -76,6 +83,24 @@ describe("dry runs", async () => {
     expect(await footprint()).toEqual(before);
     // And the real calls still work afterwards.
     expect((await h.request("PATCH", `${P}/nodes/${node.id}`, { body: { title: "About us" } })).json.data.revision).toBe(node.revision + 1);
+
+    // Published, then edited: a dry run of publish_node diffs the published version against the working copy.
+    expect((await h.request("POST", `${P}/nodes/${node.id}/publish`)).status).toBe(200);
+    expect((await h.request("PATCH", `${P}/nodes/${node.id}`, { body: { title: "About them" } })).status).toBe(200);
+    const live = await footprint();
+    const republished = await h.request("POST", `${P}/nodes/${node.id}/publish?dry_run=true`);
+    expect(republished.status).toBe(200);
+    expect(republished.json.changes).toEqual([
+      {
+        node_id: node.id,
+        operation: "publish_node",
+        revision_before: node.revision + 3,
+        revision_after: node.revision + 4,
+        published: true,
+        diff: [{ path: "/title", before: "About us", after: "About them" }],
+      },
+    ]);
+    expect(await footprint()).toEqual(live);
   });
 
   test("REST: a dry run checks what the real call checks: a stale revision is 409, a taken path 409, a bad field 400", async () => {

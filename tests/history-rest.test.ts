@@ -36,7 +36,7 @@ describe("revisions over REST", async () => {
         ],
       ],
       ["POST", "/publish", undefined],
-      ["PUT", "/translations/fr", { meta: { title: "A fr" }, blocks: { [bid]: { body: "deux" } } }],
+      ["PUT", "/translations/fr", { meta: { title: "A fr" }, blocks: { [bid]: { body: "deux" } }, status: "published" }],
       ["DELETE", "/translations/fr", undefined],
       ["PATCH", "", { parent_id: parent.id }],
       ["POST", "/archive", undefined],
@@ -133,7 +133,7 @@ describe("revisions over REST", async () => {
       ],
     });
     const [b1, b2] = n.blocks.map((b: { id: string }) => b.id);
-    await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { title: "Vieux" }, blocks: { [b1]: { body: "fr1" } } } });
+    await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { title: "Vieux" }, blocks: { [b1]: { body: "fr1" } }, status: "published" } });
     await h.request("POST", `/admin/p/${p.slug}/nodes/${n.id}/publish`);
     // Revision 3 is the state to come back to. Then: blocks replaced, translation gone, title changed.
     await h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/blocks`, { body: [{ type: "hero", data: { heading: "h" } }] });
@@ -150,7 +150,7 @@ describe("revisions over REST", async () => {
       [b2, { body: "b2" }],
     ]);
     const tr = await db.select().from(translations).where(eq(translations.nodeId, n.id));
-    expect(tr.map((t) => [t.locale, t.meta, t.blocks])).toEqual([["fr", { title: "Vieux" }, { [b1]: { body: "fr1" } }]]);
+    expect(tr.map((t) => [t.locale, t.status, t.meta, t.blocks])).toEqual([["fr", "published", { title: "Vieux" }, { [b1]: { body: "fr1" } }]]);
     const last = await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/revisions/8?against=3`);
     expect(last.json.data).toMatchObject({ operation: "restore_revision", actor: ROOT_ACTOR });
     expect(last.json.data.diff.changes).toEqual([]);

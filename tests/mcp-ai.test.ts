@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, eq } from "drizzle-orm";
-import { translations } from "../db/schema";
+import { publishedTranslations, translations } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { fakeTranslation, type Scenario, startFakeVendors } from "./fake-vendors";
 import { seedNode, seedProject } from "./helpers";
@@ -84,8 +84,9 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
       ],
     });
     const [hero, list, image, spacer] = n.blocks.map((b: any) => b.id);
-    // An existing published translation with a localised slug: the slug survives, the status becomes draft.
-    await m.h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { slug: "accueil", title: "Old" }, blocks: { [spacer]: { size: "sm" } } } });
+    // An existing published translation with a localised slug: the slug survives; the machine output is its
+    // working copy, awaiting review (state changed), and what readers see stays the published version.
+    await m.h.request("PUT", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`, { body: { meta: { slug: "accueil", title: "Old" }, blocks: { [spacer]: { size: "sm" } }, status: "published" } });
 
     const before = vendors.received("ok").length;
     const r = await call(client, "translate_node", { node_id: n.id, locale: "fr" });
@@ -98,12 +99,17 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
     expect(r.translated_fields[0]).toEqual({ field: "title", chars: "Welcome home".length });
     expect(vendors.received("ok").length - before).toBe(7);
 
-    expect(r.translation).toMatchObject({ locale: "fr", status: "draft", meta: { slug: "accueil", title: T("Welcome home"), description: T("The best place") } });
+    expect(r.translation).toMatchObject({ locale: "fr", status: "published", state: "changed", meta: { slug: "accueil", title: T("Welcome home"), description: T("The best place") } });
     const [row] = await db
       .select()
       .from(translations)
       .where(and(eq(translations.nodeId, n.id), eq(translations.locale, "fr")));
-    expect(row!.status).toBe("draft");
+    expect(row!).toMatchObject({ status: "published", changed: true });
+    const [live] = await db
+      .select()
+      .from(publishedTranslations)
+      .where(and(eq(publishedTranslations.nodeId, n.id), eq(publishedTranslations.locale, "fr")));
+    expect(live!).toMatchObject({ meta: { slug: "accueil", title: "Old" }, blocks: { [spacer]: { size: "sm" } } });
     expect(row!.blocks).toEqual({
       [hero]: { heading: T("Big news"), cta: { label: T("Read more") } },
       [list]: {
@@ -116,7 +122,7 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
       [spacer]: { size: "sm" },
     });
     const merged = await call(client, "get_node", { id: n.id, locale: "fr" });
-    expect(merged.node).toMatchObject({ title: T("Welcome home"), translated: true, translation_status: "draft" });
+    expect(merged.node).toMatchObject({ title: T("Welcome home"), translated: true, translation_status: "published", translation_state: "changed" });
     expect(merged.node.blocks[0].data).toEqual({ heading: T("Big news"), cta: { label: T("Read more"), href: "https://example.com/news" }, color: "#ff0000" });
     expect(merged.node.blocks[2].data).toEqual({ src: "https://cdn.example.com/a.png", alt: T("A sunset"), width: 800 });
   });
@@ -137,11 +143,11 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
 
     const failing = await setup("500");
     const n3 = await seedNode(m.h, failing.p.slug, { slug: "page", blocks: [{ type: "text", data: { text: "Body" } }] });
-    await m.h.request("PUT", `/admin/p/${failing.p.slug}/nodes/${n3.id}/translations/de`, { body: { meta: { title: "Seite" } } });
+    await m.h.request("PUT", `/admin/p/${failing.p.slug}/nodes/${n3.id}/translations/de`, { body: { meta: { title: "Seite" }, status: "published" } });
     const sent = vendors.received("500").length;
     expect(await callError(failing.client, "translate_node", { node_id: n3.id, locale: "de" })).toMatch(/^provider_error/);
     expect(vendors.received("500").length - sent).toBe(1); // stops at the first failure
     const [kept] = await db.select().from(translations).where(eq(translations.nodeId, n3.id));
-    expect(kept).toMatchObject({ status: "published", meta: { title: "Seite" } });
+    expect(kept).toMatchObject({ status: "published", changed: false, meta: { title: "Seite" } });
   });
 });

@@ -95,6 +95,7 @@ export const TOOL_NAMES = [
   "unpublish_node",
   "archive_node",
   "restore_node",
+  "discard_changes",
   "delete_node",
   "list_entries",
   "schedule_node",

@@ -193,7 +193,8 @@ describe("MCP tools: happy and error paths", async () => {
 
   test("list_entries lists a collection's entries in every status, with q, sort, status and paging", async () => {
     const { p, client } = await setup();
-    const blog = await seedNode(m.h, p.slug, { slug: "blog", type: "collection" });
+    // Published, so that entries can be published below it.
+    const blog = await seedNode(m.h, p.slug, { slug: "blog", type: "collection" }, true);
     const e1 = await seedNode(m.h, p.slug, { slug: "alpha", title: "Alpha launch", type: "entry", parent_id: blog.id }, true);
     const e2 = await seedNode(m.h, p.slug, { slug: "beta", title: "Beta notes", type: "entry", parent_id: blog.id });
     const e3 = await seedNode(m.h, p.slug, { slug: "gamma", title: "Gamma launch", type: "entry", parent_id: blog.id }, true);
@@ -239,8 +240,9 @@ describe("MCP tools: happy and error paths", async () => {
       locale: "fr",
       meta: { title: "À propos", slug: "a-propos" },
       blocks: { [blockId]: { text: "À propos de nous" } },
+      status: "published",
     });
-    expect(written.translation).toMatchObject({ node_id: n.id, locale: "fr", status: "published", meta: { title: "À propos", slug: "a-propos" } });
+    expect(written.translation).toMatchObject({ node_id: n.id, locale: "fr", status: "published", state: "published", meta: { title: "À propos", slug: "a-propos" } });
     const [row] = await db
       .select()
       .from(translations)
@@ -248,8 +250,13 @@ describe("MCP tools: happy and error paths", async () => {
     expect(row!.blocks).toEqual({ [blockId]: { text: "À propos de nous" } });
     const read = await call(client, "get_translation", { node_id: n.id, locale: "fr" });
     expect(read.translation.id).toBe(written.translation.id);
+    // A draft write over a published translation replaces its working copy; the published version stays (state changed).
     const draft = await call(client, "upsert_translation", { node_id: n.id, locale: "fr", meta: { title: "Qui sommes-nous" }, status: "draft" });
-    expect(draft.translation).toMatchObject({ status: "draft", meta: { title: "Qui sommes-nous" }, blocks: {} });
+    expect(draft.translation).toMatchObject({ status: "published", state: "changed", meta: { title: "Qui sommes-nous" }, blocks: {} });
+    expect((await call(client, "get_translation", { node_id: n.id, locale: "fr" })).translation).toMatchObject({ state: "changed", meta: { title: "Qui sommes-nous" }, blocks: {} });
+    // Without a status, a new translation is a draft.
+    const fresh = await call(client, "upsert_translation", { node_id: n.id, locale: "de", meta: { title: "Über uns" } });
+    expect(fresh.translation).toMatchObject({ locale: "de", status: "draft", state: "draft", meta: { title: "Über uns" } });
 
     expect(await callError(client, "upsert_translation", { node_id: n.id, locale: "en", meta: { title: "x" } })).toMatch(/^invalid_locale/);
     expect(await callError(client, "upsert_translation", { node_id: n.id, locale: "it", meta: { title: "x" } })).toMatch(/^invalid_locale/);
@@ -259,7 +266,11 @@ describe("MCP tools: happy and error paths", async () => {
   });
 
   test("get_theme and update_theme read and partially update the brand; bad values are tool errors", async () => {
-    const { p, client } = await setup();
+    const { p, client: contentOnly } = await setup();
+    // The theme needs theme:write: content:write alone is refused, and nothing is written.
+    expect(await callError(contentOnly, "update_theme", { accent_color: "#AABBCC" })).toMatch(/^insufficient_scope: update_theme needs .*theme:write/);
+    const { token } = await m.token(p.slug, { name: "brand", scopes: ["content:read", "theme:write"] });
+    const client = await m.connect(token);
     expect((await call(client, "get_theme")).theme).toEqual({ logo_url: null, favicon_url: null, accent_color: null, name_override: null });
     const up = await call(client, "update_theme", { accent_color: "#AABBCC", logo_url: "https://cdn.example.com/logo.svg", name_override: "Acme" });
     expect(up.theme).toEqual({ logo_url: "https://cdn.example.com/logo.svg", favicon_url: null, accent_color: "#aabbcc", name_override: "Acme" });

@@ -71,7 +71,7 @@ describe("OAuth 2.1 authorization server", async () => {
       expect(res.json).toEqual({
         resource: RESOURCE,
         authorization_servers: [BASE],
-        scopes_supported: ["content:read", "content:write", "content:publish", "ai:read", "model:write", "media:write"],
+        scopes_supported: ["content:read", "content:write", "content:publish", "ai:read", "model:write", "media:write", "theme:write"],
         bearer_methods_supported: ["header"],
         resource_name: "Content Service MCP",
       });

@@ -16,7 +16,7 @@ describe("undeclared input fields", async () => {
   afterAll(() => m.stop());
   const p = await seedProject(h);
   const node = await seedNode(h, p.slug, { slug: "page", title: "Page", blocks: [{ type: "text", data: { body: "x" } }] });
-  const { token } = await m.token(p.slug, { name: "agent", scopes: ["content:read", "content:write", "ai:read", "model:write", "media:write"] });
+  const { token } = await m.token(p.slug, { name: "agent", scopes: ["content:read", "content:write", "ai:read", "model:write", "media:write", "theme:write"] });
   const client = await m.connect(token);
 
   /** Every row of every table, but the columns a request stamps on its credential. */
@@ -69,7 +69,7 @@ describe("undeclared input fields", async () => {
     expect(tools.map((t) => t.name).sort()).toEqual([...declared].sort());
     for (const name of declared) {
       // With the tool's own arguments valid (where it needs any) and without: the unknown field is named either way.
-      const valid: Record<string, unknown> = name.includes("node") || name.includes("translation") || name === "reorder_blocks" ? { node_id: node.id } : {};
+      const valid: Record<string, unknown> = name.includes("node") || name.includes("translation") || name === "reorder_blocks" || name === "discard_changes" ? { node_id: node.id } : {};
       for (const args of [{ [UNKNOWN]: 1 }, { ...valid, [UNKNOWN]: 1 }]) {
         const r = await client.callTool({ name, arguments: args });
         const text = (r.content as Array<{ text: string }>).map((c) => c.text).join("\n");

@@ -138,7 +138,8 @@ describe("events", () => {
     const ep = await endpoint(p.slug, "/content");
     const node = await seedNode(h, p.slug, { slug: "hello", title: "Hello" }, true);
     expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: "Hello again" } })).status).toBe(200);
-    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/translations/fr`, { body: { meta: { title: "Bonjour", slug: "bonjour" } } })).status).toBe(200);
+    // status published: a publisher's write publishes the translation (without it, a draft working copy: translation.updated).
+    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${node.id}/translations/fr`, { body: { meta: { title: "Bonjour", slug: "bonjour" }, status: "published" } })).status).toBe(200);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/unpublish`)).status).toBe(200);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/archive`)).status).toBe(200);
     expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/restore`)).status).toBe(200);
@@ -175,6 +176,8 @@ describe("events", () => {
     }
     expect(new Set(got.map((r) => r.headers["webhook-id"])).size).toBe(want.length);
     expect(payloads[1].data).toMatchObject({ node: { id: node.id, path: "hello", status: "published" }, locale: null, url: "https://www.example.com/hello" });
+    // node.published carries the version it published (issue 37).
+    expect(payloads[1].data.version).toMatchObject({ title: "Hello", slug: "hello" });
     expect(payloads[3].data).toMatchObject({ node: { id: node.id, path: "hello" }, locale: "fr", url: "https://www.example.com/fr/bonjour" });
     expect(payloads[9].data).toMatchObject({ node: { id: node.id, path: "hello" }, url: "https://www.example.com/hello" });
     expect(payloads[10].data).toMatchObject({ node: { id: node.id, path: "hello", status: "draft", revision: back.json.data.revision }, url: "https://www.example.com/hello" });
@@ -199,14 +202,18 @@ describe("events", () => {
     const put = (id: string, meta: Record<string, string>, status: string) => h.request("PUT", `/admin/p/${p.slug}/nodes/${id}/translations/fr`, { body: { meta: { title: "t", ...meta }, status } });
     expect((await put(parent.id, { slug: "parent-fr" }, "published")).status).toBe(200);
     expect((await put(child.id, { slug: "enfant" }, "published")).status).toBe(200);
-    // A draft's own slug is not live: its URL keeps the base slug below the published parent's.
+    // A draft's own slug is not live: a draft working copy of a published translation keeps its published slug's URL,
     expect((await put(child.id, { slug: "brouillon" }, "draft")).status).toBe(200);
-    await waitFor(() => receiver.on("/localised").length >= 3);
+    // and a translation never published keeps the base slug below the published parent's.
+    const other = await seedNode(h, p.slug, { slug: "other", parent_id: parent.id }, true);
+    expect((await put(other.id, { slug: "autre" }, "draft")).status).toBe(200);
+    await waitFor(() => receiver.on("/localised").length >= 4);
     const urls = receiver.on("/localised").map((r) => [JSON.parse(r.body).type, (verify(r, ep.secret) as any).data.url]);
     expect(urls).toEqual([
       ["translation.published", "https://www.example.com/fr/parent-fr"],
       ["translation.published", "https://www.example.com/fr/parent-fr/enfant"],
-      ["translation.updated", "https://www.example.com/fr/parent-fr/child"],
+      ["translation.updated", "https://www.example.com/fr/parent-fr/enfant"],
+      ["translation.updated", "https://www.example.com/fr/parent-fr/other"],
     ]);
   });
 
