@@ -89,7 +89,8 @@ const translateNodeOp = projectOperation({
   title: "Machine-translate a node",
   description:
     "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
-    'and store the result as a DRAFT translation (not delivered until published: review it with get_translation or get_node with locale, then upsert_translation with status "published"). ' +
+    "and store the result as the translation's working copy, a draft (nothing a reader sees changes; a published translation's state becomes changed): " +
+    'review it with get_translation or get_node with locale, then publish it with publish_node and locale (or upsert_translation with status "published"). ' +
     "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
   nodeWrite: true,
   scopes: ["content:write", "ai:read"],
