@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import { createDelivery } from "../src/delivery/routes";
 import { listen } from "../src/server/serve-bun";
+import { patchNode } from "./delivery.helpers";
 import { harness, seedNode, seedProject, waitFor } from "./helpers";
 
 test("a hot read answered before routing equals the routed answer, with the request id, 304s and its access-log line", async () => {
@@ -39,8 +40,8 @@ test("a hot read answered before routing equals the routed answer, with the requ
     const head = await h.app.handle(new Request(`http://localhost${url}`, { method: "HEAD" }));
     expect(head.status).toBe(200);
   }
-  // A write makes the next read take the routed way again and see the change.
-  await h.request("PATCH", `/admin/p/${p.slug}/nodes/${post.id}`, { body: { title: "Changed" } });
+  // A write (an edit, published) makes the next read take the routed way again and see the change.
+  await patchNode(h, p.slug, post.id, { title: "Changed" });
   const fresh = await h.request("GET", urls[0]!, { key: null });
   expect(fresh.json.data.title).toBe("Changed");
 });

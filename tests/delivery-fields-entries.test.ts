@@ -4,9 +4,9 @@ import { entriesQuery, entriesStatement } from "../src/delivery/service";
 import { rows } from "../src/lib/json";
 import { compiledModel } from "../src/model/cache";
 import { dropFieldIndexes, fieldIndexName, syncFieldIndexes, upgradeFieldIndexes } from "../src/model/indexes";
-import { get } from "./delivery.helpers";
+import { get, transition } from "./delivery.helpers";
 import { setFields, setModel } from "./delivery-model.helpers";
-import { harness, seedNode, seedProject } from "./helpers";
+import { harness, mirrorPublished, seedNode, seedProject } from "./helpers";
 
 const POST_FIELDS = {
   type: "object",
@@ -43,6 +43,8 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     for (const { slug, ...fields } of POSTS) {
       const n = await seedNode(h, p.slug, { slug, title: slug, type: "post", parent_id: blog.id }, true);
       await setFields(db, p.id, n.id, { ...fields, note: slug });
+      // The fields are written to the working copy: published, they are what delivery filters and sorts.
+      await transition(h, p.slug, n.id, "publish");
       ids[slug] = n.id;
     }
     // Without the field: sorts last ascending, first descending (PostgreSQL's NULL order), never matches a filter.
@@ -51,6 +53,7 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     // Values the model would refuse (stored before it): compared as missing, never an error.
     const bad = await seedNode(h, p.slug, { slug: "bad", title: "bad", type: "post", parent_id: blog.id }, true);
     await setFields(db, p.id, bad.id, { date: "2026-02-30T00:00:00Z", price: "12", category: 7 });
+    await transition(h, p.slug, bad.id, "publish");
     await seedNode(h, p.slug, { slug: "draft", title: "draft", type: "post", parent_id: blog.id });
   });
 
@@ -221,11 +224,18 @@ describe("delivery: entries filtered and sorted by fields", async () => {
       select gen_random_uuid(), ${p.id}, ${big.id}, 'n' || i, 'big/n' || i, 'post', 'n' || i, 'published',
         jsonb_build_object('date', to_char(timestamptz '2020-01-01' + i * interval '1 hour', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), 'category', 'c' || (i % 10))
       from generate_series(1, 5000) i`);
+    // Delivery reads the published versions: the bulk rows get theirs, as migration 0011 made them.
+    await mirrorPublished(db, p.id);
     const [{ v }] = rows<{ v: number }>(await db.execute(sql`select model_version as v from projects where id = ${p.id}`)) as [{ v: number }];
     // The indexes and field statistics are the model API's (setModel): 5000 new rows want an ANALYZE.
-    const stats = rows<{ name: string }>(await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_')`)).map((r) => r.name);
-    expect(stats).toEqual(expect.arrayContaining(["category", "date"].map((name) => fieldIndexName({ name, kind: name === "date" ? "date" : "text" }).replace(/^nodes_fx_/, "nodes_fs_"))));
-    await db.execute(sql`analyze nodes`);
+    // Delivery's statement reads published_nodes: through the twins of the working copies' indexes and statistics.
+    const twin = (name: string, kind: "date" | "text"): string => `published_${fieldIndexName({ name, kind })}`;
+    const stats = rows<{ name: string }>(
+      await db.execute(sql`select stxname as name from pg_statistic_ext where starts_with(stxname, 'nodes_fs_') or starts_with(stxname, 'published_nodes_fs_')`),
+    ).map((r) => r.name);
+    const statistic = (name: string): string => fieldIndexName({ name, kind: name === "date" ? "date" : "text" }).replace(/^nodes_fx_/, "nodes_fs_");
+    expect(stats).toEqual(expect.arrayContaining(["category", "date"].flatMap((name) => [statistic(name), `published_${statistic(name)}`])));
+    await db.execute(sql`analyze published_nodes`);
     const project = { id: p.id, slug: p.slug, name: p.slug, defaultLocale: "en", locales: ["en"], publicBaseUrl: null, siteName: p.slug, version: 0, modelVersion: v };
     const input = entriesQuery({
       collection: "big",
@@ -242,10 +252,10 @@ describe("delivery: entries filtered and sorted by fields", async () => {
     // tenth of the collection, as the statistics tell: without them the planner guessed 0.5 % and
     // sorted the whole category by date); the total counts through the category index.
     const page = plan.slice(plan.indexOf("->  Limit"));
-    expect(page).toContain(`Index Scan Backward using ${fieldIndexName({ name: "date", kind: "date" })}`);
+    expect(page).toContain(`Index Scan Backward using ${twin("date", "date")}`);
     expect(page).not.toContain("Sort Key");
-    expect(plan.slice(0, plan.indexOf("->  Limit"))).toContain(fieldIndexName({ name: "category", kind: "text" }));
-    expect(plan).not.toContain("Seq Scan on nodes");
+    expect(plan.slice(0, plan.indexOf("->  Limit"))).toContain(twin("category", "text"));
+    expect(plan).not.toContain("Seq Scan on published_nodes");
     const res = await get(h, api("/entries?collection=big&field.category=c3&sort=-field.date&per_page=3"));
     expect(res.json.total).toBe(500);
     expect(res.json.data.map((e: any) => e.slug)).toEqual(["n4993", "n4983", "n4973"]);
@@ -253,22 +263,31 @@ describe("delivery: entries filtered and sorted by fields", async () => {
   test("upgradeFieldIndexes replaces a per-project index (partial on the project) by the shared one, which the entries query then uses", async () => {
     const category = fieldIndexName({ name: "category", kind: "text" });
     const old = `nodes_fx_${p.id.replace(/-/g, "")}_${category.slice(-8)}`;
+    // A database from before the shared indexes and the published versions (migration 0011): the
+    // per-project index on the working copies, no shared one, and none on published_nodes.
     await db.execute(sql.raw(`drop index if exists "${category}"`));
+    await db.execute(sql.raw(`drop index if exists "published_${category}"`));
     await db.execute(sql.raw(`create index "${old}" on nodes (parent_id, status, ((fields->>'category')), id) where project_id = '${p.id}'`));
     // Two starts at once (as two instances would): both build and drop, each tolerating the other.
     const [one, two] = await Promise.all([upgradeFieldIndexes(db), upgradeFieldIndexes(db)]);
     expect([...new Set([...(one ?? []), ...(two ?? [])])]).toEqual([old]);
     expect(await shared([old])).toEqual([]);
     expect((await shared([category])).map((r) => r.valid)).toEqual([true]);
+    const twin = rows<{ valid: boolean }>(
+      await db.execute(sql`select i.indisvalid as valid from pg_indexes x join pg_class c on c.relname = x.indexname join pg_index i on i.indexrelid = c.oid
+        where x.tablename = 'published_nodes' and x.indexname = ${`published_${category}`}`),
+    );
+    expect(twin.map((r) => r.valid)).toEqual([true]);
     // Again: nothing left to replace.
     expect(await upgradeFieldIndexes(db)).toEqual([]);
     const [{ v }] = rows<{ v: number }>(await db.execute(sql`select model_version as v from projects where id = ${p.id}`)) as [{ v: number }];
     const project = { id: p.id, slug: p.slug, name: p.slug, defaultLocale: "en", locales: ["en"], publicBaseUrl: null, siteName: p.slug, version: 0, modelVersion: v };
     const input = entriesQuery({ collection: "big", page: "1", per_page: "20", q: undefined, sort: "-updated_at", filters: [{ param: "field.category", name: "category", op: "eq", value: "c3" }] });
+    // Delivery reads the published versions, through the twin of the shared index.
     const plan = rows<Record<string, string>>(await db.execute(sql`explain ${await entriesStatement(db, project, input)}`))
       .map((r) => Object.values(r)[0])
       .join("\n");
-    expect(plan).toContain(category);
-    expect(plan).not.toContain("Seq Scan on nodes");
+    expect(plan).toContain(`published_${category}`);
+    expect(plan).not.toContain("Seq Scan on published_nodes");
   });
 });

@@ -50,8 +50,10 @@ describe("delivery: node fields and references", async () => {
     team = await seedNode(h, p.slug, { slug: "team", title: "Team", parent_id: about.id }, true);
     draft = await seedNode(h, p.slug, { slug: "draft", title: "Draft" });
     gone = await seedNode(h, p.slug, { slug: "gone", title: "Gone" }, true);
-    const closed = await seedNode(h, p.slug, { slug: "closed", title: "Closed" });
+    // A published page below a parent unpublished since: not delivered.
+    const closed = await seedNode(h, p.slug, { slug: "closed", title: "Closed" }, true);
     hidden = await seedNode(h, p.slug, { slug: "inside", title: "Inside", parent_id: closed.id }, true);
+    await transition(h, p.slug, closed.id, "unpublish");
     foreign = await seedNode(h, other.slug, { slug: "elsewhere", title: "Elsewhere" }, true);
     await translate(h, p.slug, about.id, "fr", { meta: { title: "À propos", slug: "a-propos" } });
     await translate(h, p.slug, team.id, "fr", { meta: { title: "L'équipe", slug: "equipe" } });
@@ -84,6 +86,9 @@ describe("delivery: node fields and references", async () => {
       links: [{ node: team.id, why: "people" }, { why: "no node" }],
     });
     await setTranslationFields(db, p.id, post.id, "fr", { summary: "Un premier article", meta: { note: "note fr" } });
+    // Written to the working copies: published (the node, then its fr translation), they are what delivery serves.
+    await transition(h, p.slug, post.id, "publish");
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${post.id}/publish`, { body: { locale: "fr" } })).status).toBe(200);
   });
 
   const aboutEn = () => ({ id: about.id, path: "about", title: "About us", type: "page" });
@@ -147,6 +152,7 @@ describe("delivery: node fields and references", async () => {
   test("without a model, fields are delivered as stored (no reference is known)", async () => {
     const node = await seedNode(h, other.slug, { slug: "plain", title: "Plain" }, true);
     await setFields(db, other.id, node.id, { related: about.id, n: 1 });
+    await transition(h, other.slug, node.id, "publish");
     const res = await get(h, `/api/p/${other.slug}/nodes/by-path/plain`);
     expect(res.status).toBe(200);
     expect(res.json.data.fields).toEqual({ related: about.id, n: 1 });

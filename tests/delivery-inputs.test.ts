@@ -161,6 +161,9 @@ describe("the sitemap leaves out translations marked noindex", async () => {
     await bumpContentVersion(tx, p.id);
     await tx.execute(sql`update translations set meta = meta || '{"noindex": true}'::jsonb where node_id = ${about.id} and locale = 'fr'`);
   });
+  // Written to the working copy: its publish makes it what delivery reads.
+  const published = await h.request("POST", `/admin/p/${p.slug}/nodes/${about.id}/publish`, { body: { locale: "fr" } });
+  if (published.status !== 200) throw new Error(`publish failed: ${published.status} ${published.text}`);
 
   test("the fr page says noindex, so its URL is neither a <url> nor an alternate; its slug still localises the child", async () => {
     const fr = await get(h, `/api/p/${p.slug}/nodes/by-path/a-propos?locale=fr`);

@@ -156,6 +156,9 @@ describe("GET /admin/p/{ref}/model/types.ts and /model/schema.json", () => {
     expect(await setModel(h.deps.db, projectId, DEMO_LIKE_MODEL)).toBe(1);
     // Valid against the model (the write is checked): the post's fields, a reference to the page.
     await setFields(h.deps.db, projectId, ids.post, { author: "Ada", date: "2026-01-31T09:00:00Z", category: "guides", tags: ["intro"], related: ids.about });
+    // Written to the working copy: published, the fields are in the delivery answers checked below.
+    const pub = await h.request("POST", `/admin/p/${slug}/nodes/${ids.post}/publish`);
+    if (pub.status !== 200) throw new Error(`publish failed: ${pub.status} ${pub.text}`);
   });
 
   test("types.ts: the project's model as TypeScript, to a content:read key", async () => {

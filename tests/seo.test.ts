@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { get, translate, urlsOf } from "./delivery.helpers";
+import { get, patchNode, translate, urlsOf } from "./delivery.helpers";
 import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
 import { expandSafe, schemaProblems } from "./seo-validators";
 
@@ -200,7 +200,7 @@ describe("delivery SEO: descriptions and JSON-LD", async () => {
     expect(d.seo.twitter.description).toBe(plain);
     for (const item of d.seo.jsonld["@graph"]) expect(item.description).toBe(plain);
     // An explicit description is the author's text, kept as written.
-    await h.request("PATCH", `/admin/p/${p.slug}/nodes/${made.page.id}`, { body: { seo: { description: "R&amp;D as typed" } } });
+    await patchNode(h, p.slug, made.page.id, { seo: { description: "R&amp;D as typed" } });
     expect((await read(h, p.slug, made.page.id, "en")).seo.og.description).toBe("R&amp;D as typed");
   });
 

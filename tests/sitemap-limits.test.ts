@@ -6,7 +6,7 @@ import { AppError } from "../src/errors";
 import { uuidv7 } from "../src/lib/ids";
 import { bumpContentVersion } from "../src/write/unit";
 import { get, translate, urlsOf } from "./delivery.helpers";
-import { harness, seedNode, seedProject, type TestHarness } from "./helpers";
+import { harness, mirrorPublished, seedNode, seedProject, type TestHarness } from "./helpers";
 import { xsdProblems } from "./seo-validators";
 
 const SITE = "https://www.hundred-locales.example";
@@ -48,6 +48,8 @@ async function bulkSite(h: TestHarness, projectId: string, count: number, locale
       .map((locale) => ({ id: uuidv7(), projectId, nodeId: n.id, locale, meta: { title: `${n.title} ${locale}` }, blocks: {}, status: "published" as const, createdAt: now, updatedAt: now })),
   );
   for (let i = 0; i < trs.length; i += 1000) await h.deps.db.insert(translations).values(trs.slice(i, i + 1000));
+  // Their published versions, as migration 0011 makes them.
+  await mirrorPublished(h.deps.db, projectId);
   await bumpContentVersion(h.deps.db, projectId);
   return [root, ...pages].map((n) => n.path);
 }

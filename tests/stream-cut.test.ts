@@ -9,7 +9,7 @@ import { nodes } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { listen } from "../src/server/serve-bun";
 import { type OutageDb, outageDatabase, xmlProblem } from "./delivery.helpers";
-import { harness, seedProject, type TestHarness, waitFor } from "./helpers";
+import { harness, mirrorPublished, seedProject, type TestHarness, waitFor } from "./helpers";
 
 const BASE = "https://site.example";
 // Two pages of the node list (500 rows) and of the sitemap (1000 URLs).
@@ -69,6 +69,7 @@ async function servedOverOutage(): Promise<{ h: TestHarness; outage: OutageDb; s
     return { id: uuidv7(), projectId: p.id, slug, path: slug, type: "page", title: slug, status: "published" as const, publishedAt: now };
   });
   for (let i = 0; i < rows.length; i += 400) await outage.handle.db.insert(nodes).values(rows.slice(i, i + 400));
+  await mirrorPublished(outage.handle.db, p.id);
   const app = listen(h, { port: 0, hostname: "127.0.0.1" });
   return {
     h,
