@@ -9,9 +9,9 @@ import { eq, sql } from "drizzle-orm";
 import { publishedNodes, revisions } from "../db/schema";
 import { rows } from "../src/lib/json";
 import { dueSchedules, fireSchedule } from "../src/schedule/service";
+import { decideInBrowser } from "./approvals.helpers";
 import { get, until } from "./delivery.helpers";
 import { HIGH_LIMITS, harness, keyWith, seedNode, seedProject, type TestHarness, waitFor } from "./helpers";
-import { decideInBrowser } from "./approvals.helpers";
 import { call, callError } from "./mcp-harness";
 import { ConsentingProvider, oauthMcpClient, seedUser } from "./oauth.helpers";
 
@@ -185,7 +185,9 @@ describe("drafts of published pages", async () => {
   });
 
   test("the approval page of an agent's publish_node shows the published version against what would be published", async () => {
-    const { token: agent } = { token: (await ok(h.request("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "asking agent", scopes: ["content:read", "content:write"] } }), 201)).token as string };
+    const { token: agent } = {
+      token: (await ok(h.request("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "asking agent", scopes: ["content:read", "content:write"] } }), 201)).token as string,
+    };
     const client = new Client({ name: "asking agent", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { authorization: `Bearer ${agent}` } } }));
     clients.push(client);

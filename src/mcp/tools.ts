@@ -36,7 +36,8 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
       const missing = unmetScopes(tool.scopes, ctx.caller.scopes);
       // Lacking only content:publish: a person may approve the call (a dry run writes nothing and needs no approval).
       if (needsApproval(tool, missing, args, ctx.caller.scopes)) return approvalGate(ctx, tool, args as Record<string, unknown>);
-      if (missing.length > 0 && !(isDryRun(args) && onlyPublish(missing) && ctx.caller.scopes.includes("content:write"))) return missingScopeError(tool.name, missing, ctx.caller.scopes, "anyOf" in tool.scopes);
+      if (missing.length > 0 && !(isDryRun(args) && onlyPublish(missing) && ctx.caller.scopes.includes("content:write")))
+        return missingScopeError(tool.name, missing, ctx.caller.scopes, "anyOf" in tool.scopes);
       const token = extra._meta?.progressToken;
       // Progress only for a client that asked (a progressToken); the endpoint streams such answers.
       const progress: ToolContext["progress"] =
