@@ -18,8 +18,10 @@ describe("delivery: only published, non-archived content of the project is visib
   await transition(h, p.slug, archived.id, "archive");
   const unpublished = await seedNode(h, p.slug, { slug: "unpublished", title: "Unpublished" }, true);
   await transition(h, p.slug, unpublished.id, "unpublish");
-  const draftParent = await seedNode(h, p.slug, { slug: "draft-parent", title: "DP" });
+  // A page is published under a published parent; unpublishing the parent afterwards hides it.
+  const draftParent = await seedNode(h, p.slug, { slug: "draft-parent", title: "DP" }, true);
   const underDraft = await seedNode(h, p.slug, { slug: "kid", title: "Kid", parent_id: draftParent.id }, true);
+  await transition(h, p.slug, draftParent.id, "unpublish");
   const archivedParent = await seedNode(h, p.slug, { slug: "archived-parent", title: "AP" }, true);
   const underArchivedMid = await seedNode(h, p.slug, { slug: "mid", title: "Mid", parent_id: archivedParent.id }, true);
   const underArchived = await seedNode(h, p.slug, { slug: "deep", title: "Deep", parent_id: underArchivedMid.id }, true);
@@ -29,8 +31,9 @@ describe("delivery: only published, non-archived content of the project is visib
   const entryDraft = await seedNode(h, p.slug, { slug: "e-draft", title: "e draft", parent_id: col.id });
   const entryArch = await seedNode(h, p.slug, { slug: "e-arch", title: "e arch", parent_id: col.id }, true);
   await transition(h, p.slug, entryArch.id, "archive");
-  const hiddenCol = await seedNode(h, p.slug, { slug: "hidden-col", title: "HC", type: "collection" });
+  const hiddenCol = await seedNode(h, p.slug, { slug: "hidden-col", title: "HC", type: "collection" }, true);
   await seedNode(h, p.slug, { slug: "e-in-hidden", title: "x", parent_id: hiddenCol.id }, true);
+  await transition(h, p.slug, hiddenCol.id, "unpublish");
   const foreign = await seedNode(h, q.slug, { slug: "foreign", title: "Foreign" }, true);
   const foreignCol = await seedNode(h, q.slug, { slug: "foreign-col", title: "FC", type: "collection" }, true);
   await seedNode(h, q.slug, { slug: "fe", title: "fe", parent_id: foreignCol.id }, true);
