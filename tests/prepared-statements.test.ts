@@ -88,8 +88,9 @@ async function parsesOfService(preparedStatements: string): Promise<Parses> {
     const p = await seedProject(h, { locales: ["en"] });
     for (const slug of ["about", "team", "contact"]) {
       const node = await seedNode(h, p.slug, { slug, title: slug, blocks: [{ type: "text", data: { text: `<p>${slug}</p>` } }] }, true);
-      // A write after publishing: another transaction of the same shapes, then the fresh read.
+      // A write after publishing and its publication: more transactions of the same shapes, then the fresh read.
       expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { body: { title: `${slug} again` } })).status).toBe(200);
+      expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${node.id}/publish`)).status).toBe(200);
       const read = await h.request("GET", `/api/p/${p.slug}/nodes/by-path/${slug}`, { key: null });
       expect(read.status).toBe(200);
       expect(read.json.data.title).toBe(`${slug} again`);
