@@ -2,6 +2,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { blocks, nodes, projects, translations } from "../../db/schema";
+import { mirrorPublishedVersions } from "../../src/content/publish";
 import { uuidv7 } from "../../src/lib/ids";
 
 type NodeRow = typeof nodes.$inferInsert;
@@ -82,6 +83,7 @@ export async function seedSite(db: Db, slug: string): Promise<{ projectId: strin
   await insertAll(db, nodes, nodeRows);
   await insertAll(db, blocks, blockRows);
   await insertAll(db, translations, trRows, 500);
+  await mirrorPublishedVersions(db, projectId);
   return { projectId, pagePaths, frPaths };
 }
 
@@ -102,5 +104,6 @@ export async function seedBigSite(db: Db, slug: string, count: number): Promise<
   });
   await insertAll(db, nodes, rows);
   await insertAll(db, translations, trs);
+  await mirrorPublishedVersions(db, projectId);
   return projectId;
 }

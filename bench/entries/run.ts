@@ -12,6 +12,7 @@ import postgres from "postgres";
 import { openDb } from "../../db/client";
 import { runMigrations } from "../../db/migrate";
 import { contentModels, projects } from "../../db/schema";
+import { mirrorPublishedVersions } from "../../src/content/publish";
 import { entriesQuery, entriesStatement } from "../../src/delivery/service";
 import { uuidv7 } from "../../src/lib/ids";
 import { rows } from "../../src/lib/json";
@@ -73,6 +74,7 @@ async function seed(): Promise<string> {
         'category', 'cat-' || (i % ${CATEGORIES}))
     from (select i, timestamptz '2015-01-01 00:00:00+00' + ((i::bigint * 7919) % ${ENTRIES}) * interval '1 hour' as ts
           from generate_series(1, ${ENTRIES}) i) d`);
+  await mirrorPublishedVersions(db, id);
   log(`seeded ${ENTRIES} entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   const t1 = performance.now();
   const made = await syncFieldIndexes(db, id, await compiledModel(db, id, 1));

@@ -201,3 +201,21 @@ export async function discardChanges(tx: Db, w: WriteLog, node: Node, locale: st
   w.settled(node.id);
   for (const r of reverted) w.settled(node.id, r.locale);
 }
+
+/**
+ * Gives the project's nodes written straight into the tables (bulk fixtures: the bench seeds, test
+ * fixtures) the published versions publishing would have given them, as migration 0011 does:
+ * published nodes with their blocks and published translations, and a tombstone for a draft or
+ * archived node with a published child. Rows that have a published version already are left alone.
+ */
+export async function mirrorPublishedVersions(db: Db, projectId: string): Promise<void> {
+  await db.execute(sql`insert into published_nodes (id, parent_id, project_id, slug, path, type, title, status, position, seo, fields, revision, published_at, publish_at, unpublish_at, scheduled_by, created_at, updated_at)
+    select n.id, n.parent_id, n.project_id, n.slug, n.path, n.type, n.title, n.status, n.position, n.seo, n.fields, n.revision, n.published_at, n.publish_at, n.unpublish_at, n.scheduled_by, n.created_at, n.updated_at
+    from nodes n where n.project_id = ${projectId} and (n.status = 'published' or exists (select 1 from nodes c where c.parent_id = n.id and c.status = 'published'))
+    on conflict (id) do nothing`);
+  await db.execute(sql`insert into published_blocks (id, node_id, type, "order", data)
+    select b.id, b.node_id, b.type, b."order", b.data from blocks b join published_nodes p on p.id = b.node_id where p.project_id = ${projectId} on conflict (id) do nothing`);
+  await db.execute(sql`insert into published_translations (id, project_id, node_id, locale, meta, blocks, fields, status, publish_at, unpublish_at, scheduled_by, created_at, updated_at)
+    select t.id, t.project_id, t.node_id, t.locale, t.meta, t.blocks, t.fields, t.status, t.publish_at, t.unpublish_at, t.scheduled_by, t.created_at, t.updated_at
+    from translations t where t.project_id = ${projectId} and t.status = 'published' on conflict (node_id, locale) do nothing`);
+}
