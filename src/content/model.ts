@@ -8,7 +8,7 @@ export type EntrySort = (typeof ENTRY_SORTS)[number];
 
 const NodeStatus = z.enum(["draft", "published", "archived"]);
 /** draft: never published (or unpublished); published: what delivery serves is the working copy; changed: published, with unpublished changes in the working copy; archived. */
-export const ContentState = z.enum(["draft", "published", "changed", "archived"]);
+const ContentState = z.enum(["draft", "published", "changed", "archived"]);
 export const SeoIn = z
   .looseObject({
     description: z.string().max(1000).optional(),
