@@ -41,6 +41,10 @@ export async function scaleChecks(serverUrl: string): Promise<void> {
     const home = nodes.data.find((n: { path: string }) => n.path === "home");
     const patched = await fetch(`${one.url}/admin/p/demo/nodes/${home.id}`, { method: "PATCH", headers: auth, body: JSON.stringify({ title: "Welcome, scaled" }) });
     check(patched.status === 200, "a write through instance 1");
+    // The edit is the page's working copy until it is published (docs/content-states.md).
+    check((await fetch(two.url + path, { headers: { "if-none-match": etag! } })).status === 304, "instance 2 still serves the published version after the edit");
+    const published = await fetch(`${one.url}/admin/p/demo/nodes/${home.id}/publish`, { method: "POST", headers: auth });
+    check(published.status === 200, "the edit published through instance 1");
     let fresh: Response | null = null;
     for (let i = 0; i < 20; i++) {
       fresh = await fetch(two.url + path, { headers: { "if-none-match": etag! } });
