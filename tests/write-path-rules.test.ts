@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { and, eq } from "drizzle-orm";
-import { activity, adminKeys, nodes, projects, revisions, translations } from "../db/schema";
+import { and, eq, gt, sql } from "drizzle-orm";
+import { activity, adminKeys, nodes, projects, revisions, translations, webhookEvents } from "../db/schema";
 import type { AdminCaller } from "../src/lib/caller";
 import { operationWrite, systemWrite } from "../src/write/context";
 import { contentWrite } from "../src/write/unit";
@@ -118,5 +118,75 @@ describe("write path: history pruned, several writes in one operation, a project
     expect(res.status).toBe(204);
     expect(await h.deps.db.select().from(projects).where(eq(projects.id, doomed.id))).toEqual([]);
     expect(await h.deps.db.select().from(activity).where(eq(activity.projectId, doomed.id))).toEqual([]);
+  });
+});
+
+describe("write path: the answer and the model check after several reports of one node", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { locales: ["en", "fr", "de"] });
+  await setModel(h.deps.db, p.id, BLOG_MODEL());
+
+  test("a write changing two translations of one node answers the whole pointers of their violations; one translation's write, pointers into its input", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "two-locales", title: "Two", type: "post", fields: { author: "Ann" } } });
+    expect(made.status).toBe(201);
+    const id: string = made.json.data.id;
+    const translate = (fields: Record<string, Record<string, unknown>>) =>
+      contentWrite(h.deps.db, systemWrite(), p.id, async (tx, w) => {
+        for (const [locale, f] of Object.entries(fields)) {
+          await tx.insert(translations).values({ id: crypto.randomUUID(), projectId: p.id, nodeId: id, locale, meta: { title: locale }, fields: f });
+          w.touched(id, locale);
+        }
+      }).then(
+        () => null,
+        (err: { code?: string; details?: { violations?: { pointer: string }[] } }) => [err.code, err.details?.violations?.map((v) => v.pointer)],
+      );
+    const tooLong = { summary: "s".repeat(80) };
+    expect(await translate({ fr: { summary: "court" }, de: tooLong })).toEqual(["invalid_content", ["/translations/de/fields/summary"]]);
+    expect(await translate({ de: tooLong })).toEqual(["invalid_content", ["/fields/summary"]]);
+    // Both refused: nothing was written.
+    expect(await h.deps.db.select().from(translations).where(eq(translations.nodeId, id))).toEqual([]);
+  });
+
+  test("editing a published node answers it changed (its working copy now differs), publishing it answers it published", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "edited", title: "Edited", type: "post", fields: { author: "Ann" } } });
+    const id: string = made.json.data.id;
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${id}/publish`)).status).toBe(200);
+    const edited = await h.request("PATCH", `/admin/p/${p.slug}/nodes/${id}`, { body: { title: "Edited again" } });
+    expect([edited.status, edited.json.data.status, edited.json.data.state]).toEqual([200, "published", "changed"]);
+    const [row] = await h.deps.db.select({ changed: nodes.changed }).from(nodes).where(eq(nodes.id, id));
+    expect(row?.changed).toBe(true);
+    const published = await h.request("POST", `/admin/p/${p.slug}/nodes/${id}/publish`);
+    expect([published.status, published.json.data.state]).toEqual([200, "published"]);
+  });
+});
+
+describe("write path: the events of a translation published or unpublished alone", async () => {
+  const h = await harness({ WEBHOOKS_ALLOW_PRIVATE_URLS: "true" });
+  const p = await seedProject(h, { locales: ["en", "fr"], default_locale: "en" });
+  // An endpoint for every event: the events are read from the outbox's table (nothing need receive them).
+  expect((await h.request("POST", `/admin/p/${p.slug}/webhooks`, { body: { url: "http://127.0.0.1:9/hook", events: ["*"] } })).status).toBe(201);
+
+  test("publish_node and unpublish_node with a locale send translation.published and translation.unpublished for that locale, not node events", async () => {
+    const made = await h.request("POST", `/admin/p/${p.slug}/nodes`, { body: { slug: "page", title: "Page" } });
+    const id: string = made.json.data.id;
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${id}/publish`)).status).toBe(200);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${id}/translations/fr`, { body: { meta: { title: "Page FR" } } })).status).toBe(200);
+    const eventsAfter = async (step: () => Promise<{ status: number }>) => {
+      const [{ seq } = { seq: 0 }] = await h.deps.db
+        .select({ seq: sql<number>`coalesce(max(${webhookEvents.seq}), 0)` })
+        .from(webhookEvents)
+        .where(eq(webhookEvents.projectId, p.id));
+      expect((await step()).status).toBe(200);
+      const rows = await h.deps.db
+        .select({ type: webhookEvents.type, payload: webhookEvents.payload })
+        .from(webhookEvents)
+        .where(and(eq(webhookEvents.projectId, p.id), gt(webhookEvents.seq, Number(seq))));
+      return rows.map((r) => {
+        const { data } = JSON.parse(r.payload);
+        return [r.type, data.locale, data.node.id];
+      });
+    };
+    expect(await eventsAfter(() => h.request("POST", `/admin/p/${p.slug}/nodes/${id}/publish`, { body: { locale: "fr" } }))).toEqual([["translation.published", "fr", id]]);
+    expect(await eventsAfter(() => h.request("POST", `/admin/p/${p.slug}/nodes/${id}/unpublish`, { body: { locale: "fr" } }))).toEqual([["translation.unpublished", "fr", id]]);
   });
 });

@@ -9,7 +9,11 @@ export interface MutationModule {
   readonly files: readonly string[];
   /** Test files run against each mutant. */
   readonly tests: readonly string[];
-  /** Mutants no test can tell apart from the original, keyed "file:line kind" (as reported), with the reason: not run. */
+  /**
+   * Mutants no test can tell apart from the original, keyed "file:line kind" (as reported), or
+   * "file:line:column kind" when the line has another mutant of that kind that is not equivalent;
+   * with the reason: not run.
+   */
   readonly equivalent?: Readonly<Record<string, string>>;
 }
 
@@ -33,9 +37,26 @@ export const MODULES: Record<string, MutationModule> = {
       "tests/drafts.test.ts",
     ],
     equivalent: {
-      "src/write/context.ts:54 condition → true": "an OAuth caller always has its user (src/auth.ts reads user_id from the token row, not null)",
+      "src/write/context.ts:56 condition → true": "an OAuth caller always has its user (src/auth.ts reads user_id from the token row, not null)",
       "src/write/dry-run.ts:47 > → >=": "a deletion's revision is at least 2 (a node's first revision is its creation): number - 1 is never 0",
       "src/write/unit.ts:199 statement removed": "a deleted node's number is only answered to an operation answering that node, and delete_node answers nothing ({})",
+      // The run of 29 November 2026, stop 35 (tests/MUTATION.md).
+      "src/write/context.ts:45:117 false → true":
+        "systemWrite's `checked`: a system write has no expected revision (expected: null), and checkExpectedRevision returns on that before it reads `checked`",
+      "src/write/context.ts:54 ?? → ||": "caller.userId is a user's uuid or null/undefined, never an empty string: || and ?? pick the same",
+      "src/write/unit.ts:150 > → >=":
+        "full snapshots instead of summaries when nothing was published (no model check, no dry run): their only reader is then enqueueWriteEvents, which reads path, type, status and the translations' locales, all in the summary too",
+      "src/write/unit.ts:187 ?? → ||": "a change's operation is a non-empty operation name or undefined: || and ?? pick the same",
+      "src/write/unit.ts:215:60 || → &&":
+        "an answer with a `status` but no `state` is a translation row (nodeId, not node_id): its key is then the translation's own id, in neither set (node ids, node/locale keys); no answer has a `state` without a `status`",
+      "src/write/unit.ts:216:116 condition → true": "`out.id` used as the key when it is not a string: undefined, in neither set (they hold strings), the same as null's return",
+      "src/write/activity.ts:34 ?? → ||": "ctx.operation is an operation name (non-empty) or null: || and ?? pick the same",
+      "src/write/activity.ts:56 statement removed":
+        "recordOperationActivity is the last step of an operation (withActivity, src/operations.ts) and each runOperation builds its own WriteContext: no one reads `recorded` after it",
+      "src/write/outbox.ts:65 condition → false":
+        "an empty list: the statement inserts no row, and its NOTIFY is in the select list over the outbox rows inserted (none), so it is not sent: the same outcome, one statement more",
+      "src/write/outbox.ts:149 condition → true": "a recorded snapshot's translations are always an array (both snapshot forms coalesce them to [])",
+      "src/write/conflict.ts:44 ?? → ||": "a revision's actor always has a non-empty kind (admin_key, mcp_token, oauth, system…): || and ?? pick the same",
     },
   },
   auth: {
@@ -98,6 +119,17 @@ export const MODULES: Record<string, MutationModule> = {
   },
   dispatcher: {
     files: ["src/webhooks/dispatcher.ts"],
-    tests: ["tests/webhooks-process.test.ts", "tests/media-webhooks.test.ts", "tests/webhooks.test.ts", "tests/webhooks-lease.test.ts"],
+    tests: [
+      "tests/webhooks-process.test.ts",
+      "tests/media-webhooks.test.ts",
+      "tests/webhooks.test.ts",
+      "tests/webhooks-lease.test.ts",
+      // Added after the first run (tests/MUTATION.md): retries, stop(), the wake by NOTIFY, places, turns and send windows.
+      "tests/webhooks-delivery-rules.test.ts",
+    ],
+    equivalent: {
+      "src/webhooks/dispatcher.ts:150 ?? → ||": 'a batch is a group of claimed rows (never empty) and its project id a uuid: `?? ""` is never reached',
+      "src/webhooks/dispatcher.ts:241 ?? → ||": "retryAfterMs is a finite number >= 0 or null (src/webhooks/send.ts): 0 and null both give 0, the same under Math.max with a delay >= 0",
+    },
   },
 };

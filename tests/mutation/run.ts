@@ -32,6 +32,8 @@ import { MODULES } from "./modules";
 interface Mutant {
   readonly file: string;
   readonly line: number;
+  /** 1-based, of the changed text: tells apart mutants of one kind on one line. */
+  readonly column?: number;
   readonly start: number;
   readonly end: number;
   readonly original: string;
@@ -73,7 +75,9 @@ const isNode = (v: unknown): v is Node => typeof v === "object" && v !== null &&
 export function mutantsOf(file: string, code: string): Mutant[] {
   const out: Mutant[] = [];
   const lineOf = (offset: number) => code.slice(0, offset).split("\n").length;
-  const add = (kind: string, start: number, end: number, replacement: string) => out.push({ file, line: lineOf(start), start, end, original: code.slice(start, end), replacement, kind });
+  const columnOf = (offset: number) => offset - code.lastIndexOf("\n", offset - 1);
+  const add = (kind: string, start: number, end: number, replacement: string) =>
+    out.push({ file, line: lineOf(start), column: columnOf(start), start, end, original: code.slice(start, end), replacement, kind });
   const visit = (node: Node) => {
     if (SKIP_NODES.has(node.type)) return;
     mutateNode(node, code, add);
@@ -254,7 +258,7 @@ async function main(): Promise<void> {
   const equivalent = mod.equivalent ?? {};
   // A survivor of an earlier run since judged equivalent is reported so.
   const previous = (merge ? previousResults(name) : []).map((r): Result => {
-    const reason = equivalent[`${r.file}:${r.line} ${r.kind}`];
+    const reason = equivalentReason(equivalent, r);
     return reason !== undefined && r.status !== "killed" && r.status !== "timeout" ? { ...r, status: "equivalent", reason } : r;
   });
   if (args.includes("--resume")) {
@@ -291,16 +295,27 @@ async function runAll(mutants: Mutant[], dirs: string[], coverage: Coverage, equ
   const worker = async (dir: string) => {
     while (next < mutants.length) {
       const m = mutants[next++] as Mutant;
-      const reason = equivalent[`${m.file}:${m.line} ${m.kind}`];
+      const reason = equivalentReason(equivalent, m);
       results.push(reason === undefined ? { ...m, ...(await runMutant(dir, m, coverage)) } : { ...m, status: "equivalent", reason });
       const r = results[results.length - 1] as Result;
-      console.log(`[${results.length}/${mutants.length}] ${r.status.padEnd(11)} ${r.file}:${r.line}  ${r.kind}  ${JSON.stringify(r.original.slice(0, 60))}${r.killedBy ? `  (${r.killedBy})` : ""}`);
+      console.log(`[${results.length}/${mutants.length}] ${r.status.padEnd(11)} ${placeOf(r)}  ${r.kind}  ${JSON.stringify(r.original.slice(0, 60))}${r.killedBy ? `  (${r.killedBy})` : ""}`);
       progress([...results]);
     }
   };
   await Promise.all(dirs.map(worker));
   return results.sort((a, b) => a.file.localeCompare(b.file) || a.start - b.start);
 }
+
+/**
+ * The reason a mutant is equivalent (modules.ts): keyed "file:line kind", or "file:line:column kind"
+ * when one line has two mutants of the same kind and only one is equivalent (the column is the
+ * changed text's, as the report prints it).
+ */
+const equivalentReason = (equivalent: Record<string, string>, m: Mutant): string | undefined =>
+  (m.column === undefined ? undefined : equivalent[`${m.file}:${m.line}:${m.column} ${m.kind}`]) ?? equivalent[`${m.file}:${m.line} ${m.kind}`];
+
+/** "file:line:column" (reports written before the column was kept: "file:line"). */
+const placeOf = (m: Mutant): string => `${m.file}:${m.line}${m.column === undefined ? "" : `:${m.column}`}`;
 
 const keyOf = (m: Mutant): string => `${m.file}:${m.start}:${m.end}:${m.replacement}`;
 function previousResults(name: string): Result[] {
@@ -356,7 +371,7 @@ function report(name: string, unsorted: Result[], every: number): void {
   for (const [f, s] of Object.entries(perFile)) console.log(`  ${f}: ${s.score} % (${s.killed}/${s.total}, ${s.noCoverage} without coverage)`);
   const survivors = results.filter((r) => r.status === "survived" || r.status === "no-coverage");
   if (survivors.length > 0) console.log("\nsurvivors:");
-  for (const r of survivors) console.log(`  ${r.file}:${r.line} [${r.status}] ${r.kind}: ${JSON.stringify(r.original.slice(0, 80))} → ${JSON.stringify(r.replacement)}`);
+  for (const r of survivors) console.log(`  ${placeOf(r)} [${r.status}] ${r.kind}: ${JSON.stringify(r.original.slice(0, 80))} → ${JSON.stringify(r.replacement)}`);
   for (const r of results.filter((x) => x.status === "equivalent")) console.log(`  ${r.file}:${r.line} [equivalent] ${r.kind}: ${r.reason}`);
 }
 
