@@ -170,6 +170,8 @@ test("endpoints with endless backlogs hand their places back: a third project's 
   await toppingUp;
   // Both streams were still going: C did not wait for either to drain.
   for (const x of streams) expect(receiver.on(x.path).length).toBeLessThan(x.queued);
-  expect({ lag_ms: lagMs, under: lagMs < 5000 }).toMatchObject({ under: true });
+  // The hand-back comes after one send window (2.5 s) and a claim; with both test workers busy a CI
+  // run measured 9 s. Without it C would wait for a drain that never comes (the 60 s above).
+  expect({ lag_ms: lagMs, under: lagMs < 15_000 }).toMatchObject({ under: true });
   await stop();
 });
