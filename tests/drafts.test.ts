@@ -231,6 +231,10 @@ describe("drafts of published pages", async () => {
     const published = events[0];
     expect(published?.data.version).toMatchObject({ title: "Hijacked", slug: "home-new", path: "home-new", seo: { description: "Changed" } });
     expect(published?.data.version.blocks.map((b: { data: { text: string } }) => b.data.text)).toEqual(["two!", "replaced"]);
+    // …and what changed against the version readers saw before.
+    const changes = Object.fromEntries(published?.data.changes.map((c: { path: string }) => [c.path, c]));
+    expect(changes["/title"]).toEqual({ path: "/title", before: "Home", after: "Hijacked" });
+    expect(changes["/path"]).toEqual({ path: "/path", before: "home", after: "home-new" });
 
     // A post renamed and moved in its working copy: its URL changes when it is published, and the entries order with it.
     const entriesBefore = (await get(h, `/api/p/${p.slug}/entries?collection=blog&sort=-updated_at`)).json.data.map((e: { slug: string }) => e.slug);

@@ -50,7 +50,7 @@ export async function dryRunChanges(
 }
 
 /** A version's content as readers see it: without its status and dates, and only the translations that are published. */
-function content(snapshot: Record<string, unknown>): Record<string, unknown> {
+export function content(snapshot: Record<string, unknown>): Record<string, unknown> {
   const { status: _s, published_at: _p, deleted: _d, ...rest } = snapshot;
   const translations = Array.isArray(rest.translations) ? rest.translations.filter((t) => (t as { status?: string }).status === "published") : rest.translations;
   return { ...rest, translations };

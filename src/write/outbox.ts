@@ -5,7 +5,9 @@
 // the dispatchers.
 import { sql } from "drizzle-orm";
 import { type Db, notifyCall } from "../../db/client";
+import { diffJson } from "../lib/diff";
 import { rows } from "../lib/json";
+import { content } from "./dry-run";
 import { RESTORED_FROM_TRASH } from "./record";
 
 export const WEBHOOKS_CHANNEL = "cms_webhooks";
@@ -111,6 +113,8 @@ export interface WriteSummary {
   readonly deleted: ReadonlyMap<string, number>;
   /** Nodes the write published (their snapshot is then the published version), or one of whose translations. */
   readonly published?: ReadonlySet<string>;
+  /** A published node's published version before the write (null: none), for node.published's `changes`. */
+  readonly publishedBefore?: ReadonlyMap<string, Record<string, unknown> | null>;
 }
 
 const TRANSITION_EVENTS: Record<string, EventType> = {
@@ -144,7 +148,10 @@ export async function enqueueWriteEvents(tx: Db, projectId: string, w: WriteSumm
     const published = w.published?.has(id) ?? false;
     if (transition && !(onlyLocales && (op === "publish_node" || op === "unpublish_node"))) {
       // node.published carries the version now published (the write's snapshot: working copy and published version are one).
-      events.push({ type: transition, data: { node, locale: null, ...(transition === "node.published" && published ? { version: publishedVersion(s) } : {}) }, path });
+      // node.published carries the version published and what changed against the one before (what readers saw).
+      const before = w.publishedBefore?.get(id);
+      const version = transition === "node.published" && published ? { version: publishedVersion(s), changes: diffJson(before ? content(before) : {}, content(s)) } : {};
+      events.push({ type: transition, data: { node, locale: null, ...version }, path });
     } else if (onlyLocales) {
       const translations = Array.isArray(s.translations) ? (s.translations as { locale?: string; status?: string }[]) : [];
       for (const locale of locales) {

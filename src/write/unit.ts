@@ -153,7 +153,7 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     // The write's webhook events (the outbox), in this transaction, beside the model check
     // (one round trip; a failed check rolls them back with the rest). An endpoint created after the
     // project's lock was taken gets this write's events no more than it would from the statement.
-    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: ctx.operation ?? undefined, changed, recorded, deleted, published: versions.published }) : null;
+    const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: ctx.operation ?? undefined, changed, recorded, deleted, published: versions.published, publishedBefore }) : null;
     await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
     answerRevisions(out, numbers);
     answerStates(out, versions);
