@@ -9,7 +9,7 @@ import type { Db } from "../../db/client";
 import { nodes, publishedNodes, translations } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { rows } from "../lib/json";
-import { publishedSnapshot } from "../write/record";
+import { publishedRow } from "../write/record";
 import type { WriteLog } from "../write/unit";
 
 type Node = typeof nodes.$inferSelect;
@@ -33,9 +33,8 @@ const pathConflict = (path: string) => (err: unknown) => {
  * every translation whose published version has unpublished changes. Its published path is its
  * parent's published path and its slug: a parent with no published version is 409, naming the
  * ancestors to publish first. A changed published path moves every published page below it.
- * Answers the locales of the translations published with it.
  */
-export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: Date): Promise<string[]> {
+export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: Date): Promise<void> {
   let parentPath: string | null = null;
   if (node.parentId !== null) {
     const [parent] = await tx.select({ path: publishedNodes.path, status: publishedNodes.status }).from(publishedNodes).where(eq(publishedNodes.id, node.parentId));
@@ -46,8 +45,8 @@ export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: D
     parentPath = parent.path;
   }
   const path = parentPath === null ? node.slug : `${parentPath}/${node.slug}`;
-  const [before] = await tx.select({ path: publishedNodes.path }).from(publishedNodes).where(eq(publishedNodes.id, node.id));
-  const previous = await publishedSnapshot(tx, node.id);
+  // Its published row before (a tombstone's path too) and, when published, the version readers saw.
+  const before = await publishedRow(tx, node.id);
   const publishedAt = node.status === "published" && node.publishedAt !== null ? node.publishedAt : now;
   await tx.update(nodes).set({ status: "published", publishedAt, updatedAt: now }).where(eq(nodes.id, node.id));
   await tx
@@ -74,9 +73,8 @@ export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: D
       on conflict (node_id, locale) do update set ${TRANSLATION_SET}
       returning locale`),
   ).map((r) => r.locale);
-  w.published(node.id, undefined, previous);
+  w.published(node.id, undefined, before?.snapshot ?? null);
   for (const locale of locales) w.published(node.id, locale);
-  return locales;
 }
 
 /** The ancestors of `node`, nearest first up to the first published one, that have no published version: what to publish first. */

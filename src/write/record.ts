@@ -20,10 +20,15 @@ const NO_VERSIONS: Versions = { settled: new Set(), edited: new Set(), published
 
 /** The node's published version as a revision snapshot holds it (the approval page's and dry run's "before"); null when it has none. */
 export async function publishedSnapshot(db: Db, nodeId: string): Promise<Record<string, unknown> | null> {
-  const found = rows<{ snapshot: Record<string, unknown> }>(
-    await db.execute(sql`select ${snapshotOf("p", "published")} as snapshot from published_nodes p where p.id = ${nodeId} and p.status = 'published'`),
+  return (await publishedRow(db, nodeId))?.snapshot ?? null;
+}
+
+/** The node's row in published_nodes (its path, a tombstone's too) and its snapshot when it is published; null without a row. */
+export async function publishedRow(db: Db, nodeId: string): Promise<{ path: string; snapshot: Record<string, unknown> | null } | null> {
+  const found = rows<{ path: string; snapshot: Record<string, unknown> | null }>(
+    await db.execute(sql`select p.path, case when p.status = 'published' then ${snapshotOf("p", "published")} end as snapshot from published_nodes p where p.id = ${nodeId}`),
   );
-  return found[0]?.snapshot ?? null;
+  return found[0] ?? null;
 }
 
 /**
