@@ -150,6 +150,28 @@ describe("drafts of published pages", async () => {
     await call(client, "upsert_translation", { node_id: home.id, locale: "fr", meta: { title: "Agent FR" }, status: "published" });
     expect(await callError(client, "update_theme", { name_override: "Agent site" })).toMatch(/scope|theme:write|projects:write/);
     expect(await snapshotDelivery()).toEqual(before);
+    // discard_changes over MCP, through the one write path: a dry run writes nothing, a stale
+    // expected revision is a conflict, and the real call brings the published version back.
+    const { node: working } = await call(client, "get_node", { id: second.id });
+    const dry = await call(client, "discard_changes", { node_id: second.id, dry_run: true });
+    expect(dry.dry_run).toBe(true);
+    expect(dry.changes[0].diff).toContainEqual({ path: "/title", before: "Agent title", after: "Second" });
+    expect((await call(client, "get_node", { id: second.id })).node).toMatchObject({ title: "Agent title", state: "changed", revision: working.revision });
+    expect(await callError(client, "discard_changes", { node_id: second.id, expected_revision: working.revision - 1 })).toMatch(/^conflict/);
+    const back = await call(client, "discard_changes", { node_id: second.id, expected_revision: working.revision });
+    expect(back.node).toMatchObject({ title: "Second", state: "published", revision: working.revision + 1 });
+    const [revision] = await h.deps.db
+      .select({ operation: revisions.operation, published: revisions.published, actor: revisions.actor })
+      .from(revisions)
+      .where(eq(revisions.nodeId, second.id))
+      .orderBy(sql`number desc`)
+      .limit(1);
+    expect(revision).toMatchObject({ operation: "discard_changes", published: false, actor: { kind: "mcp_token", name: "drafting agent" } });
+    // Publishing one translation needs content:publish: the agent is sent to a person.
+    const asked = await client.callTool({ name: "publish_node", arguments: { node_id: home.id, locale: "fr" } });
+    expect(asked.isError).toBe(true);
+    expect((asked.content as { text: string }[])[0]?.text).toStartWith("approval_required:");
+    expect(await snapshotDelivery()).toEqual(before);
   });
 
   test("MCP over OAuth, content:publish unticked: the same", async () => {
