@@ -22,6 +22,7 @@ import { modelFileRoutes } from "./model/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
 import { operationPaths, operationRoutes } from "./rest";
+import { studioRoutes } from "./studio/routes";
 
 // The admin routes' OpenAPI entries depend on the declarations only: built once, not per app.
 const OPERATION_PATHS = operationPaths(OPERATIONS);
@@ -89,7 +90,8 @@ export function createApp(given: AppDeps) {
     .use(delivery.routes)
     .use(mcpRoutes(deps))
     .use(oauthRoutes(deps))
-    .use(approvalRoutes(deps));
+    .use(approvalRoutes(deps))
+    .use(studioRoutes(deps));
   return { app, front };
 }
 

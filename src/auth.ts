@@ -10,6 +10,7 @@ import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } fro
 import { hashToken } from "./lib/tokens";
 import { peerAddress } from "./platform/peer";
 import { findProject } from "./projects/service";
+import { personCaller, sessionOfRequest } from "./studio/auth";
 
 export const bearerOf = (authorization: string | null | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
 
@@ -36,18 +37,19 @@ export async function resolveProject(db: Db, ref: string, caller: AdminCaller | 
 export const adminDoc = (tag: string, summary: string, description?: string) => ({ tags: [tag], summary, description, security: [{ bearerAuth: [] }] });
 
 /**
- * Resolves the admin key of a request; createApp makes one per app and hands it to every route
+ * Resolves the admin key of a request (or, without a bearer, a person's studio session: `ref` is
+ * the project the route names, whose role gives the person's scopes); createApp makes one per app and hands it to every route
  * group that authenticates admin keys, so failed authentications per client address are counted
  * once for the whole app. The key is checked first and only a failure counts or is
  * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
  * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
  * least 32 characters), far beyond online guessing.
  */
-export type AdminAuthenticator = (request: Request, server: unknown) => Promise<AdminCaller>;
+export type AdminAuthenticator = (request: Request, server: unknown, ref?: string) => Promise<AdminCaller>;
 
 export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
   const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
-  return async (request, server) => {
+  return async (request, server, ref) => {
     const address = clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
     const now = deps.now();
     const refuse = (presented: boolean): AppError => {
@@ -57,7 +59,12 @@ export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
       return adminUnauthorized(presented);
     };
     const token = bearerOf(request.headers.get("authorization"));
-    if (!token) throw refuse(false);
+    if (!token) {
+      // No bearer: a person's studio session, when the request carries one (src/studio/auth.ts).
+      const person = await sessionOfRequest(deps.db, deps.config, request, now);
+      if (person) return personCaller(deps.db, person, ref);
+      throw refuse(false);
+    }
     // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.
     if (token.length < 20 || token.length > 512) throw refuse(true);
     const [key] = await deps.db

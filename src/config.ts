@@ -62,6 +62,8 @@ const VARIABLES = [
   ["OAUTH_REGISTER_RATE_LIMIT", 20, "OAuth client registrations per client address per hour"],
   ["OAUTH_TOKEN_RATE_LIMIT", 60, "OAuth token requests per client and address per minute"],
   ["OAUTH_SIGNIN_RATE_LIMIT", 10, "consent-page sign-in attempts per client address per 15 minutes"],
+  ["STUDIO_SESSION_IDLE_TIMEOUT", 12 * 3600, "seconds a studio session lasts without a request before it ends"],
+  ["STUDIO_SESSION_MAX_AGE", 7 * 86_400, "seconds a studio session lasts from sign-in, however busy (the person signs in again)"],
   ["OAUTH_CLIENT_METADATA_DOCUMENTS", true, "accept https URLs as OAuth client_id and fetch the client's metadata document (set false without outbound internet access)"],
   ["TRUST_PROXY", false, "take the client address from the last X-Forwarded-For entry (set behind one reverse proxy)"],
   ["SHUTDOWN_GRACE_MS", 10_000, "how long SIGTERM waits for in-flight requests"],
@@ -251,6 +253,8 @@ function serviceSettings(r: EnvReader) {
     port,
     host: r.text("HOST"),
     publicUrl,
+    /** PUBLIC_URL's origin: what a browser sends as Origin from this service's own pages. */
+    publicOrigin,
     databaseUrl,
     dataDir: r.text("DATA_DIR"),
     secretKeys,
@@ -329,6 +333,8 @@ function oauthSettings(r: EnvReader) {
     oauthTokenRateLimit: r.int("OAUTH_TOKEN_RATE_LIMIT", 1, 1_000_000),
     oauthSignInRateLimit: r.int("OAUTH_SIGNIN_RATE_LIMIT", 1, 1_000_000),
     oauthClientMetadataDocuments: r.bool("OAUTH_CLIENT_METADATA_DOCUMENTS"),
+    studioSessionIdleSeconds: r.int("STUDIO_SESSION_IDLE_TIMEOUT", 60, 30 * 86_400),
+    studioSessionMaxAgeSeconds: r.int("STUDIO_SESSION_MAX_AGE", 300, 365 * 86_400),
   };
 }
 

@@ -36,6 +36,7 @@ async function main(): Promise<void> {
       // Printed once, on the first start of an empty database; never logged as JSON.
       console.log(`
   First start: owner account and root admin key created.
+    studio:    ${config.publicUrl}/studio/  (sign in with this email and password)
     email:     ${first.email}
     password:  ${first.password ?? "(from ADMIN_PASSWORD)"}
     admin key: ${first.rootKey ?? "(from ADMIN_TOKEN)"}

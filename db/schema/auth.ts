@@ -66,3 +66,24 @@ export const systemState = pgTable("system_state", {
   value: jsonb("value").notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });
+
+/**
+ * A person signed in to the studio (/studio): the cookie holds a random id, stored here hashed.
+ * Ends when idle for STUDIO_SESSION_IDLE_HOURS, at expires_at (STUDIO_SESSION_MAX_DAYS after
+ * sign-in) whatever the use, on sign-out, or with the user.
+ */
+export const studioSessions = pgTable(
+  "studio_sessions",
+  {
+    id: uuid("id").primaryKey(),
+    tokenHash: text("token_hash").notNull().unique(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    userAgent: text("user_agent"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, mode: "date" }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
+  },
+  (t) => [index("studio_sessions_user_idx").on(t.userId)],
+);

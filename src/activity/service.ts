@@ -61,7 +61,8 @@ async function actorNames(db: Db, actors: readonly Actor[]): Promise<Names> {
   const keyIds = ids("admin_key");
   const tokenIds = ids("mcp_token");
   const userIds = [...new Set(actors.flatMap((a) => (a.user?.id ? [a.user.id] : [])))];
-  const clientIds = [...new Set(actors.flatMap((a) => (a.client?.id ? [a.client.id] : [])))];
+  // OAuth clients only: a person's client is the studio, not a registered client.
+  const clientIds = [...new Set(actors.flatMap((a) => (a.kind === "oauth" && a.client?.id ? [a.client.id] : [])))];
   const [keys, tokens, emails, clients] = await Promise.all([
     keyIds.length > 0 ? db.select({ id: adminKeys.id, name: adminKeys.name }).from(adminKeys).where(inArray(adminKeys.id, keyIds)) : [],
     tokenIds.length > 0 ? db.select({ id: mcpTokens.id, name: mcpTokens.name }).from(mcpTokens).where(inArray(mcpTokens.id, tokenIds)) : [],
@@ -84,7 +85,10 @@ function named(a: Actor, names: Names): Entry["actor"] {
             ? (names.emails.get(a.id) ?? a.name)
             : null;
   const out: Entry["actor"] = { kind: a.kind, id: a.id, name };
-  if (a.kind === "user") out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
+  if (a.kind === "user") {
+    out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
+    if (a.client) out.client = { id: a.client.id, name: a.client.name };
+  }
   if (a.kind === "oauth") {
     out.user = a.user ? { id: a.user.id, email: names.emails.get(a.user.id) ?? null } : null;
     out.client = a.client ? { id: a.client.id, name: names.clients.get(a.client.id) ?? null } : null;

@@ -4,12 +4,13 @@
 import { type Context, Elysia } from "elysia";
 import type { AppDeps } from "../core/deps";
 import { AppError } from "../errors";
+import { readCookie } from "../lib/cookies";
 import { isUuid } from "../lib/ids";
 import { parseBody, refuseDeclaredOver } from "../lib/json";
 import { isPlainObject } from "../lib/merge";
 import { clientAddress, hitRateLimit } from "../lib/rate-limit";
 import { PUBLISH_SCOPE, scopesOfRole } from "../lib/scopes";
-import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "../oauth/session";
+import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "../oauth/session";
 import { peerAddress } from "../platform/peer";
 import { findProject } from "../projects/service";
 import { projectOfUser } from "../users/membership";

@@ -68,6 +68,7 @@ export const NodeQuery = z.object({
   state: ContentState.optional().describe("changed: published pages with unpublished changes"),
   parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
   path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
+  q: z.string().max(200).optional().describe("nodes whose title contains this text, in any case"),
   page: Page,
   per_page: PerPage(50),
 });

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, like, max, ne, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, eq, ilike, inArray, isNull, like, max, ne, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { blocks, type NodeStatus, nodes, type Project, publishedNodes, translations } from "../../db/schema";
@@ -59,6 +59,7 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   else if (f.parent_id) conds.push(eq(nodes.parentId, f.parent_id));
   const prefix = f.path_prefix?.replace(/^\/+|\/+$/g, "");
   if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
+  if (f.q) conds.push(ilike(nodes.title, `%${escapeLike(f.q)}%`));
   return pageOfNodes(db, conds, [asc(nodes.path), asc(nodes.id)], readPaging(f, { defaultPerPage: 50 }));
 }
 

@@ -20,6 +20,7 @@ async function homeOf(deps: AppDeps): Promise<{ name: string; version: string; l
     name: "Content Service",
     version: APP_VERSION,
     links: [
+      { rel: "studio", href: `${base}/studio/`, title: "Studio: sign in to edit and publish content" },
       { rel: "api-explorer", href: `${base}/swagger`, title: "API explorer (admin, delivery, AI)" },
       { rel: "openapi", href: `${base}/swagger/json`, title: "OpenAPI document" },
       { rel: "health", href: `${base}/healthz`, title: "Health: the process is up" },
@@ -60,11 +61,13 @@ const homeHtml = (home: Awaited<ReturnType<typeof homeOf>>): string => `<!doctyp
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${esc(home.name)} ${esc(home.version)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}code{color:#555;font-size:.85em}</style>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}code{color:#555;font-size:.85em}.studio a{display:inline-block;padding:.5rem 1rem;background:#1d4ed8;color:#fff;border-radius:6px;text-decoration:none;font-weight:600}</style>
 </head><body>
 <h1>${esc(home.name)}</h1>
-<p>Version <strong>${esc(home.version)}</strong>. This is an API; start here:</p>
-${list(home.links)}
+<p>Version <strong>${esc(home.version)}</strong>.</p>
+<p class="studio"><a href="${esc(home.links[0]?.href ?? "")}">Open the studio</a> to write and publish content (sign in with the owner's email and password the first start printed).</p>
+<h2>For developers and agents</h2>
+${list(home.links.slice(1))}
 <h2>Demo project</h2>
 ${home.demo ? list(home.demo) : "<p>No demo project (it is created on the first start unless <code>SEED_DEMO=false</code>).</p>"}
 </body></html>

@@ -55,7 +55,7 @@ export async function createAdminKey(db: Db, input: KeyInput, caller: AdminCalle
         keyHint: tokenHint(plaintext),
         scopes,
         projectIds,
-        createdBy: caller?.keyId ?? null,
+        createdBy: caller?.kind === "admin_key" ? caller.keyId : null,
         createdAt: now,
       })
       .returning(),

@@ -2,13 +2,30 @@
 // operation layer (core/operation.ts) and the services name a caller without importing the resolvers.
 import type { Project } from "../../db/schema";
 
-export interface AdminCaller {
+/** Who calls the admin API: an admin key, or a person signed in to the studio. */
+export type AdminCaller = KeyCaller | PersonCaller;
+
+export interface KeyCaller {
   readonly kind: "admin_key";
   readonly keyId: string;
   /** The key's name, read with the key (recorded as the actor of its writes). */
   readonly keyName?: string;
   readonly scopes: readonly string[];
   /** null = may act on every project. */
+  readonly projectIds: readonly string[] | null;
+}
+
+/**
+ * A person signed in to the studio (src/studio/): the scopes their role holds in the project the
+ * request names, read from the database on every request.
+ */
+export interface PersonCaller {
+  readonly kind: "studio";
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly userEmail: string;
+  readonly scopes: readonly string[];
+  /** null = an instance owner (every project); else the projects the request may reach. */
   readonly projectIds: readonly string[] | null;
 }
 

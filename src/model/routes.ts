@@ -27,7 +27,7 @@ export function modelFileRoutes(deps: AppDeps, authenticate: AdminAuthenticator)
   /** The project's model definition, for a caller allowed to read it; the answer's headers set. */
   const modelOf = async (ctx: Ctx, contentType: string) => {
     Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
-    const caller = await authenticate(ctx.request, ctx.server);
+    const caller = await authenticate(ctx.request, ctx.server, ctx.params?.ref);
     requireScopes(caller, ["content:read"]);
     const project = await resolveProject(deps.db, ctx.params.ref ?? "", caller);
     // Compiled once per version and process (the same cache the writes use): the definition as parsed.

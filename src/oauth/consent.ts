@@ -1,4 +1,5 @@
 import type { AppDeps } from "../core/deps";
+import { readCookie } from "../lib/cookies";
 import { hitRateLimit } from "../lib/rate-limit";
 import { getTheme } from "../theme/service";
 import { type ProjectChoice, projectOfUser, projectsOfUser } from "../users/membership";
@@ -9,7 +10,7 @@ import { resolveResource } from "./metadata";
 import { consentPage, errorPage, errorReturnPage, type FlowView, projectPage, signInPage } from "./pages";
 import { isLoopbackHost } from "./redirect-uri";
 import { findClient } from "./service";
-import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, readCookie, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "./session";
+import { checkCsrf, cookieNames, csrfCookie, csrfToken, newNonce, pageKey, SIGN_IN_TTL_MS, setCookie, signedInUser, signInValue, validNonce } from "./session";
 
 /** What the authorization endpoint answers: a page or a redirect, with cookies to set. */
 export interface PageResult {

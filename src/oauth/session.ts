@@ -53,15 +53,6 @@ export function cookieNames(publicUrl: string) {
 export const setCookie = (names: CookieNames, name: string, value: string, maxAgeSeconds: number): string =>
   `${name}=${value}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${names.secure ? "; Secure" : ""}`;
 
-export function readCookie(header: string | null, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const i = part.indexOf("=");
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return null;
-}
-
 export const newNonce = (): string => encodeBase64urlNoPadding(crypto.getRandomValues(new Uint8Array(16)));
 
 export const validNonce = (value: string | null): value is string => value !== null && NONCE_RE.test(value);

@@ -26,6 +26,12 @@ export async function compiledAssets(): Promise<RuntimeAssets> {
   return { pglite: { pgliteWasmModule, initdbWasmModule, fsBundle }, migrationsFolder: await unpackMigrations() };
 }
 
+/** The studio's built files, packed into one embedded file (src/studio/pack.ts); null outside the single binary. */
+export async function embeddedStudioPack(): Promise<string | null> {
+  const pack = Bun.embeddedFiles.find((f) => (f as Blob & { name: string }).name === "studio.pack");
+  return pack ? pack.text() : null;
+}
+
 async function unpackMigrations(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "cms-migrations-"));
   mkdirSync(join(dir, "meta"));

@@ -20,6 +20,11 @@ export async function compiledAssets(): Promise<RuntimeAssets> {
   return runtime === "bun" ? (await import("./embedded-bun")).compiledAssets() : {};
 }
 
+/** The studio's packed files when this is the single binary (embedded-bun.ts); null elsewhere. */
+export async function embeddedStudioPack(): Promise<string | null> {
+  return runtime === "bun" ? (await import("./embedded-bun")).embeddedStudioPack() : null;
+}
+
 export async function readBytes(path: string): Promise<Uint8Array<ArrayBuffer>> {
   if (runtime === "bun") return Bun.file(path).bytes();
   const b = await readFile(path);

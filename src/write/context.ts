@@ -31,6 +31,7 @@ export interface WriteContext {
   readonly dryRun: { readonly changes: NodeChange[] } | null;
 }
 
+const STUDIO_CLIENT = { id: "studio", name: "studio" } as const;
 const SYSTEM: Actor = { kind: "system", id: null, name: null };
 
 /** A caller's operation: built by the operation unit. */
@@ -47,6 +48,8 @@ export const systemWrite = (): WriteContext => ({ operation: null, actor: SYSTEM
 /** The actor a caller's writes are recorded under, with the names the credential lookup read (src/auth.ts). */
 export function actorOf(caller: AdminCaller | McpCaller): Actor {
   if (caller.kind === "admin_key") return { kind: "admin_key", id: caller.keyId, name: caller.keyName ?? null };
+  // A person in the studio: a user, the client named `studio` (history tells a person from an agent).
+  if (caller.kind === "studio") return { kind: "user", id: caller.userId, name: caller.userEmail, user: { id: caller.userId, email: caller.userEmail }, client: STUDIO_CLIENT };
   if (caller.kind === "mcp_token") return { kind: "mcp_token", id: caller.credentialId, name: caller.credentialName ?? null };
   return {
     kind: "oauth",

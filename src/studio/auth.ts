@@ -1,0 +1,61 @@
+// The studio's session on the admin API. A browser sends cookies with every request to this origin,
+// so a cookie alone proves nothing about who composed the request: it is taken only with the header
+// X-CMS-Studio: 1 (a page on another site cannot add it without a CORS preflight, which the admin
+// API never grants with credentials), never from a cross-site context (Sec-Fetch-Site), and for
+// writes only from this origin (Sec-Fetch-Site, else Origin = PUBLIC_URL). Elsewhere (/mcp, the
+// OAuth endpoints, delivery) the cookie is not read at all.
+import type { Db } from "../../db/client";
+import type { Config } from "../config";
+import { AppError, notFound } from "../errors";
+import type { PersonCaller } from "../lib/caller";
+import { readCookie } from "../lib/cookies";
+import { ADMIN_SCOPES, scopesOfRole } from "../lib/scopes";
+import { findProject } from "../projects/service";
+import { memberProjects, readSession, roleIn, type SessionUser } from "./sessions";
+
+export const STUDIO_HEADER = "x-cms-studio";
+
+/** `__Host-` (Secure, Path=/, no Domain) when the service is served over https. */
+export const studioCookieName = (publicUrl: string): string => (publicUrl.startsWith("https:") ? "__Host-cms_studio" : "cms_studio");
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * The person whose session a request carries, after the checks above; null when it carries no
+ * session cookie (the caller then needs a bearer). 403 for a cookie sent without the header or
+ * cross-site; 401 for a session that ended.
+ */
+export async function sessionOfRequest(db: Db, config: Config, request: Request, now: Date): Promise<SessionUser | null> {
+  const secret = readCookie(request.headers.get("cookie"), studioCookieName(config.publicUrl));
+  if (secret === null) return null;
+  checkStudioRequest(config, request);
+  const user = await readSession(db, secret, config, now);
+  if (!user) throw new AppError("unauthorized", "the studio session has ended: sign in again");
+  return user;
+}
+
+/** The header and same-origin checks every cookie-authenticated request passes (sign-in included). */
+export function checkStudioRequest(config: Pick<Config, "publicOrigin">, request: Request): void {
+  if (request.headers.get(STUDIO_HEADER) !== "1") throw new AppError("forbidden", "a studio session is accepted only with the header X-CMS-Studio: 1");
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null && site !== "same-origin") throw new AppError("forbidden", "a studio session is accepted only from the studio's own origin");
+  if (site === null && !SAFE_METHODS.has(request.method) && request.headers.get("origin") !== config.publicOrigin)
+    throw new AppError("forbidden", "a studio session writes only from the studio's own origin (Sec-Fetch-Site or Origin)");
+}
+
+/**
+ * The person as an admin caller: on a project's route, the scopes of their role there (a project
+ * they have no role in is 404, as it is to a key limited to other projects); elsewhere, an owner
+ * holds every scope and a member may list their projects.
+ */
+export async function personCaller(db: Db, user: SessionUser, ref: string | undefined): Promise<PersonCaller> {
+  const base = { kind: "studio" as const, sessionId: user.sessionId, userId: user.userId, userEmail: user.email };
+  if (ref !== undefined) {
+    const project = await findProject(db, ref);
+    const role = project ? await roleIn(db, user, project.id) : null;
+    if (!project || !role) throw notFound("project");
+    return { ...base, scopes: scopesOfRole(role), projectIds: [project.id] };
+  }
+  if (user.role === "owner") return { ...base, scopes: ADMIN_SCOPES, projectIds: null };
+  return { ...base, scopes: ["projects:read"], projectIds: await memberProjects(db, user) };
+}
