@@ -8,6 +8,8 @@ COPY db ./db
 # Scripts were skipped above: apply the postgres.js fix for terminated backends (README, "Database faults").
 RUN bun db/patch-postgres.mjs
 COPY src ./src
+# The studio is built here (Vite, under Bun: `bun run` stands in for node when there is none) and embedded in the binary.
+COPY studio ./studio
 ARG BUILD_SCRIPT=build
 RUN bun run ${BUILD_SCRIPT} && mkdir -p /out/data && cp dist/content-service* /out/ 2>/dev/null; ls -la /out
 

@@ -68,6 +68,47 @@ async function dropWorkerDatabases(base: string): Promise<void> {
   }
 }
 
+/** Node 22 or later, which the browser suite runs under: XRT_NODE (CI), .ci/.runtimes, else `node` when recent enough. */
+function node22(): string | null {
+  const candidates = [process.env.XRT_NODE, join(root, ".ci/.runtimes/node_modules/.bin/node"), "node"];
+  for (const c of candidates) {
+    if (!c || (c !== "node" && !existsSync(c))) continue;
+    const out = Bun.spawnSync([c, "--version"]).stdout.toString().trim();
+    if (/^v(2[2-9]|[3-9]\d)\./.test(out)) return c;
+  }
+  return null;
+}
+
+/**
+ * The studio's browser suite (tests/studio/run.ts) on the database this run uses: a fresh
+ * PostgreSQL database beside DATABASE_URL's, else an embedded PGlite.
+ */
+async function browserSuite(pgUrl: string | null): Promise<number> {
+  const node = node22();
+  if (!node) {
+    console.error("browser suite: needs Node 22 or later (bash .ci/install-runtimes.sh installs it into .ci/.runtimes)");
+    return 1;
+  }
+  const env: Record<string, string | undefined> = { ...process.env, BUN_PATH: process.execPath };
+  let drop: (() => Promise<void>) | null = null;
+  if (pgUrl) {
+    const name = `${decodeURIComponent(new URL(pgUrl).pathname.slice(1))}_wstudio`;
+    const admin = postgres(pgUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.unsafe(`create database "${name}"`);
+    await admin.end();
+    const url = new URL(pgUrl);
+    url.pathname = `/${name}`;
+    env.STUDIO_DATABASE_URL = url.toString();
+    drop = () => dropWorkerDatabases(pgUrl);
+  }
+  console.log(`\n$ ${node} tests/studio/run.ts`);
+  const proc = Bun.spawn([node, "--experimental-strip-types", "--no-warnings", "tests/studio/run.ts"], { cwd: root, env, stdio: ["inherit", "inherit", "inherit"] });
+  const code = await proc.exited;
+  await drop?.();
+  return code;
+}
+
 if (import.meta.main) {
   const pgUrl = process.env.DATABASE_URL?.startsWith("postgres") ? process.env.DATABASE_URL : null;
   const workers = Number(process.env.TEST_PARALLEL ?? 2);
@@ -81,6 +122,7 @@ if (import.meta.main) {
     } else {
       code = await bunTest([...parallel, ...serial], []);
     }
+    code = (await browserSuite(pgUrl)) || code;
   } finally {
     if (pgUrl) await dropWorkerDatabases(pgUrl);
   }
