@@ -5,7 +5,7 @@ import type { Project } from "../../db/schema";
 /** Who calls the admin API: an admin key, or a person signed in to the studio. */
 export type AdminCaller = KeyCaller | PersonCaller;
 
-export interface KeyCaller {
+interface KeyCaller {
   readonly kind: "admin_key";
   readonly keyId: string;
   /** The key's name, read with the key (recorded as the actor of its writes). */

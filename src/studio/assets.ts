@@ -39,7 +39,7 @@ const COMPRESSIBLE = /\.(html|js|css|svg|json|map)$/;
  * talk to this origin only, never be framed. Content an agent wrote is never inserted as HTML
  * outside the sanitising editor, and this policy stops a script if it were.
  */
-export const STUDIO_CSP = [
+const STUDIO_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -70,7 +70,7 @@ async function readDist(): Promise<Map<string, Uint8Array<ArrayBuffer>> | null> 
 let loaded: Promise<Map<string, Asset> | null> | null = null;
 
 /** The built studio, read once per process; null when it has not been built. */
-export function studioAssets(): Promise<Map<string, Asset> | null> {
+function studioAssets(): Promise<Map<string, Asset> | null> {
   loaded ??= readDist().then((files) => {
     if (!files) {
       loaded = null; // built later (npm start builds first; a test run may build after starting): read again

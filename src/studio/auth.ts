@@ -13,7 +13,7 @@ import { ADMIN_SCOPES, scopesOfRole } from "../lib/scopes";
 import { findProject } from "../projects/service";
 import { memberProjects, readSession, roleIn, type SessionUser } from "./sessions";
 
-export const STUDIO_HEADER = "x-cms-studio";
+const STUDIO_HEADER = "x-cms-studio";
 
 /** `__Host-` (Secure, Path=/, no Domain) when the service is served over https. */
 export const studioCookieName = (publicUrl: string): string => (publicUrl.startsWith("https:") ? "__Host-cms_studio" : "cms_studio");

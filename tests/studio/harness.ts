@@ -8,7 +8,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 
 export const URL_BASE = process.env.STUDIO_URL ?? "";
 const ADMIN_KEY = process.env.STUDIO_ADMIN_KEY ?? "";
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 if (!URL_BASE || !ADMIN_KEY) throw new Error("run the browser suite with tests/studio/run.ts (it starts the service and sets STUDIO_URL)");
 
 /** The admin API with the root key: what a test sets up and checks afterwards. */

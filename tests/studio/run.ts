@@ -35,6 +35,7 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
       () => false,
     );
     if (ok) return;
+    // fixed wait: polling /readyz while the service starts (nothing to wait on but the port)
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`the service did not answer /readyz within 60 s:\n${output()}`);
@@ -97,6 +98,7 @@ async function main(): Promise<number> {
     return code;
   } finally {
     service.kill("SIGTERM");
+    // fixed wait: the bound on a graceful stop before SIGKILL
     await Promise.race([exited(service), new Promise((r) => setTimeout(r, 10_000))]);
     if (service.exitCode === null) service.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
