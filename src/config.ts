@@ -61,7 +61,7 @@ const VARIABLES = [
   ],
   ["OAUTH_REGISTER_RATE_LIMIT", 20, "OAuth client registrations per client address per hour"],
   ["OAUTH_TOKEN_RATE_LIMIT", 60, "OAuth token requests per client and address per minute"],
-  ["OAUTH_SIGNIN_RATE_LIMIT", 10, "consent-page sign-in attempts per client address per 15 minutes"],
+  ["OAUTH_SIGNIN_RATE_LIMIT", 10, "sign-in attempts (studio, consent and approval pages) per client address per 15 minutes"],
   ["STUDIO_SESSION_IDLE_TIMEOUT", 12 * 3600, "seconds a studio session lasts without a request before it ends"],
   ["STUDIO_SESSION_MAX_AGE", 7 * 86_400, "seconds a studio session lasts from sign-in, however busy (the person signs in again)"],
   ["OAUTH_CLIENT_METADATA_DOCUMENTS", true, "accept https URLs as OAuth client_id and fetch the client's metadata document (set false without outbound internet access)"],

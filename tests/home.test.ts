@@ -21,6 +21,7 @@ describe("GET /: where a newcomer lands", async () => {
       expect(res.json.version).toBe(pkg.version);
       const links = Object.fromEntries(res.json.links.map((l: any) => [l.rel, l.href]));
       expect(links).toMatchObject({
+        studio: `${BASE}/studio/`,
         "api-explorer": `${BASE}/swagger`,
         health: `${BASE}/healthz`,
         ready: `${BASE}/readyz`,
@@ -54,6 +55,9 @@ describe("GET /: where a newcomer lands", async () => {
     expect(res.text.startsWith("<!doctype html>")).toBe(true);
     expect(res.text).toContain(`Version <strong>${pkg.version}</strong>`);
     for (const path of ["/swagger", "/healthz", "/readyz", "/mcp"]) expect(res.text).toContain(`href="${BASE}${path}"`);
+    // The studio first: the page's first link, before the developers' list.
+    expect(res.text.indexOf(`href="${BASE}/studio/"`)).toBeGreaterThan(0);
+    expect(res.text.indexOf(`href="${BASE}/studio/"`)).toBeLessThan(res.text.indexOf(`href="${BASE}/swagger"`));
     expect(res.text).toContain("No demo project");
     expect(res.text).not.toContain("<script");
   });

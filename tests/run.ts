@@ -114,13 +114,14 @@ if (import.meta.main) {
   const workers = Number(process.env.TEST_PARALLEL ?? 2);
   const { parallel, serial } = plan(pgUrl !== null);
   const started = performance.now();
-  let code = 0;
+  // The studio the suite serves (tests/studio-serving.test.ts, the browser suite): built when missing or stale.
+  let code = Bun.spawnSync(["node", "studio/build.mjs"], { cwd: root, stdio: ["inherit", "inherit", "inherit"] }).exitCode;
   try {
     if (workers > 1) {
-      code = await bunTest(parallel, [`--parallel=${workers}`, "--no-isolate"]);
+      code = (await bunTest(parallel, [`--parallel=${workers}`, "--no-isolate"])) || code;
       code = (await bunTest(serial, [])) || code;
     } else {
-      code = await bunTest([...parallel, ...serial], []);
+      code = (await bunTest([...parallel, ...serial], [])) || code;
     }
     code = (await browserSuite(pgUrl)) || code;
   } finally {
