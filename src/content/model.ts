@@ -59,6 +59,21 @@ export const LocalizedNodeOut = NodeWithBlocksOut.extend({
   translation_status: z.enum(["draft", "published"]).nullable(),
   translation_state: ContentState.nullable(),
 });
+/** A node's published version as its revision snapshot records it (src/write/record.ts). */
+export const PublishedVersionOut = z.object({
+  id: Id,
+  parent_id: Id.nullable(),
+  slug: z.string(),
+  path: z.string(),
+  type: z.string(),
+  title: z.string(),
+  position: z.number().int(),
+  seo: Json,
+  fields: Json,
+  published_at: z.string().nullable(),
+  blocks: z.array(z.object({ id: Id, type: z.string(), data: Json })),
+  translations: z.array(z.object({ locale: z.string(), meta: Json, fields: Json, blocks: Json })),
+});
 export const EntryOut = NodeOut.pick({ id: true, slug: true, title: true, path: true, status: true, position: true, fields: true, created_at: true, updated_at: true });
 export const Position = z.number().int().min(0).max(1_000_000);
 export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };

@@ -5,9 +5,9 @@ import { Empty, Id, Locale, NodeId, Slug } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
 import { parseFieldFilters } from "../model/field-filters";
 import { findNode, getLocalizedNode, listEntries, reorderBlocks } from "./editor";
-import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, SeoIn } from "./model";
+import { BlockOut, BlocksIn, EntriesOut, EntryQuery, FieldsIn, LocalizedNodeOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PageInfo, Position, PublishedVersionOut, SeoIn } from "./model";
 import { ScheduleIn } from "./schedule";
-import { createNode, deleteNode, discardNodeChanges, getNodeWithBlocks, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
+import { createNode, deleteNode, discardNodeChanges, getNodeWithBlocks, getPublishedVersion, listNodes, nodeToWire, setNodeBlocks, type Transition, transitionNode, updateNode } from "./service";
 
 const NodeRef = { node_id: NodeId };
 const nodeRoute = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id${tail}`, params: { id: "node_id" }, tag: "content" }) as const;
@@ -60,6 +60,19 @@ const createNodeOp = projectOperation({
   tool: WRITE,
   http: { method: "POST", path: "/admin/p/:ref/nodes", status: 201, data: "node", tag: "content", summary: "Create a node (as a draft), optionally with its blocks", errors: [409] },
   run: async ({ deps, project, now, write }, args) => ({ node: await createNode(deps.db, write, project, args, now) }),
+});
+
+const readPublishedOp = projectOperation({
+  name: "read_published_version",
+  title: "Read a node's published version",
+  description:
+    "Read the version of a node that delivery serves (title, slug, path, fields, SEO, blocks and published translations), to compare with the working copy get_node answers. not_found when the node has no published version.",
+  scopes: ["content:read"],
+  input: z.object(NodeRef),
+  output: z.object({ version: PublishedVersionOut }),
+  // An admin route only: the MCP tool list is the interface's (agents read revisions with get_revision).
+  http: { ...nodeRoute("GET", "/published"), data: "version", summary: "Read a node's published version (what delivery serves)" },
+  run: async ({ deps, project }, args) => ({ version: await getPublishedVersion(deps.db, project.id, args.node_id) }),
 });
 
 const readNodeOp = projectOperation({
@@ -234,4 +247,17 @@ const listEntriesOp = projectOperation({
 const restFieldFilters = (query: URLSearchParams) => parseFieldFilters(query).map((f) => ({ field: f.name, op: f.op, value: f.op === "in" ? f.value.split(",") : f.value }));
 
 /** In the order tools/list shows the tools. */
-export const contentOperations = [listNodesOp, getNodeOp, createNodeOp, updateNodeOp, reorderBlocksOp, ...transitionOps, discardChangesOp, listEntriesOp, readNodeOp, setBlocksOp, deleteNodeOp];
+export const contentOperations = [
+  listNodesOp,
+  getNodeOp,
+  createNodeOp,
+  updateNodeOp,
+  reorderBlocksOp,
+  ...transitionOps,
+  discardChangesOp,
+  listEntriesOp,
+  readNodeOp,
+  readPublishedOp,
+  setBlocksOp,
+  deleteNodeOp,
+];

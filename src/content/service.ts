@@ -10,8 +10,9 @@ import { oneRow } from "../lib/rows";
 import { escapeLike } from "../lib/sql";
 import { checkSeoImage } from "../media/seo-image";
 import type { WriteContext } from "../write/context";
+import { publishedVersion } from "../write/record";
 import { contentWrite, type WriteLog } from "../write/unit";
-import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut } from "./model";
+import type { BlockIn, BlockOut, NewNodeIn, NodeOut, NodeQuery, NodeWithBlocksOut, PublishedVersionOut } from "./model";
 import { discardChanges, publishNodeVersion, publishTranslationVersion, stateOf, unpublishNodeVersion, unpublishTranslationVersion } from "./publish";
 import { changesSchedule, type ScheduleChange, scheduleColumns } from "./schedule";
 
@@ -104,6 +105,14 @@ async function nodeWhere(db: Db, projectId: string, match: SQL): Promise<Node> {
 }
 
 export const getBlocks = (db: Db, nodeId: string): Promise<Block[]> => db.select().from(blocks).where(eq(blocks.nodeId, nodeId)).orderBy(asc(blocks.order), asc(blocks.id));
+
+/** A node's published version (what delivery serves), or 404 when it has none. */
+export async function getPublishedVersion(db: Db, projectId: string, id: string): Promise<z.input<typeof PublishedVersionOut>> {
+  const version = isUuid(id) ? await publishedVersion(db, projectId, id.toLowerCase()) : null;
+  if (!version) throw notFound("published version");
+  // The snapshot's shape is the output schema's (snapshotOf builds it); the operation's output parse checks it.
+  return version as z.input<typeof PublishedVersionOut>;
+}
 
 export async function getNodeWithBlocks(db: Db, projectId: string, id: string): Promise<NodeWithBlocksWire> {
   const n = await getNode(db, projectId, id);

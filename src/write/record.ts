@@ -23,6 +23,14 @@ export async function publishedSnapshot(db: Db, nodeId: string): Promise<Record<
   return (await publishedRow(db, nodeId))?.snapshot ?? null;
 }
 
+/** The snapshot of a project's node as delivery serves it (its published version), or null when it has none. */
+export async function publishedVersion(db: Db, projectId: string, nodeId: string): Promise<Record<string, unknown> | null> {
+  const found = rows<{ snapshot: Record<string, unknown> }>(
+    await db.execute(sql`select ${snapshotOf("p", "published")} as snapshot from published_nodes p where p.id = ${nodeId} and p.project_id = ${projectId} and p.status = 'published'`),
+  );
+  return found[0]?.snapshot ?? null;
+}
+
 /** The node's row in published_nodes (its path, a tombstone's too) and its snapshot when it is published; null without a row. */
 export async function publishedRow(db: Db, nodeId: string): Promise<{ path: string; snapshot: Record<string, unknown> | null } | null> {
   const found = rows<{ path: string; snapshot: Record<string, unknown> | null }>(
