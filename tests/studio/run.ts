@@ -2,7 +2,7 @@
 // service (bun src/main.ts, or the single binary with --binary <path>) on a fresh database
 // (STUDIO_DATABASE_URL, else an embedded PGlite in a temporary DATA_DIR), then runs
 // tests/studio/*.spec.ts with node:test, one file after another, each driving Debian's Chromium
-// through playwright-core. Usage: node --experimental-strip-types tests/studio/run.ts [--binary dist/content-service]
+// through playwright-core. Usage: node --experimental-strip-types tests/studio/run.ts [--binary dist/content-service] [name.spec.ts …]
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -26,8 +26,10 @@ async function main(): Promise<number> {
   const service = await startService({ binary, databaseUrl: process.env.STUDIO_DATABASE_URL, env: { AI_ALLOW_PRIVATE_URLS: "true" } });
   const { url, adminKey, env } = service;
   try {
+    // Spec files named on the command line run alone (a name or a path), else all of them.
+    const named = process.argv.slice(2).filter((a) => a.endsWith(".spec.ts"));
     const specs = readdirSync(join(root, "tests/studio"))
-      .filter((f) => f.endsWith(".spec.ts"))
+      .filter((f) => f.endsWith(".spec.ts") && (named.length === 0 || named.some((n) => n.endsWith(f))))
       .sort()
       .map((f) => join(root, "tests/studio", f));
     console.log(`\nbrowser suite: ${specs.length} files against ${binary ? "the single binary" : "bun src/main.ts"} on ${env.DATABASE_URL ? "PostgreSQL" : "PGlite"} (${url})`);

@@ -1,0 +1,416 @@
+// The project's content tree, a WAI-ARIA APG tree view: role="tree" of role="treeitem"s, nested
+// levels in role="group", one tab stop (roving tabindex) and the arrow keys. Only the levels a person
+// expands are fetched (100 at a time, with a "Load more" item), so a project of 10,000 nodes opens
+// as fast as one of ten. A title filter (list_nodes' q) shows the matches as a flat list.
+import { useQueries, useQueryClient } from "@tanstack/react-query";
+import { useNavigate } from "@tanstack/react-router";
+import { type KeyboardEvent, type MouseEvent, memo, type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
+import { Button, Input, Label, SearchField } from "react-aria-components";
+import { messageOf, projectBase, request } from "./api";
+import { NewPageButton } from "./NewPageDialog";
+import { BADGE_LABEL, type BadgeState, badgeOf, keys, nodeQuery, nodeTypeOf, useModel } from "./queries";
+import type { Node, NodeList } from "./types";
+
+const PER_PAGE = 100;
+
+interface Level {
+  nodes: Node[];
+  total: number | null;
+  loading: boolean;
+  error: unknown;
+}
+
+/** One item of the tree as shown: a node, or a level's "Load more", "Loading…" or error item. */
+interface Entry {
+  key: string;
+  kind: "node" | "more" | "loading" | "error";
+  /** The parent id the item's level lists ("root", a node id, or "*" for the filter's matches). */
+  parent: string;
+  /** The key of the item this one is nested in, null at the top. */
+  parentKey: string | null;
+  level: number;
+  posinset: number;
+  setsize: number;
+  node: Node | null;
+  text: string;
+  expandable: boolean;
+  expanded: boolean;
+  children: Entry[] | null;
+}
+
+export function ContentTree({ slug, currentId, locale, canCreate }: { slug: string; currentId: string | null; locale: string | undefined; canCreate: boolean }) {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const model = useModel(slug);
+  const idPrefix = useId();
+  const [filter, setFilter] = useState("");
+  const q = useDebounced(filter.trim(), 250);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
+  const [pages, setPages] = useState<Record<string, number>>({});
+  const [focusedKey, setFocusedKey] = useState<string | null>(null);
+  const treeRef = useRef<HTMLDivElement>(null);
+  /** After "Load more": the first newly loaded item of that level takes the focus. */
+  const pendingFocus = useRef<{ parent: string; index: number } | null>(null);
+  const typeahead = useRef({ text: "", at: 0 });
+
+  // Deep links: the ancestors of the open node are expanded, so it shows in the tree.
+  const revealed = useRef<string | null>(null);
+  useEffect(() => {
+    if (!currentId || revealed.current === currentId) return;
+    revealed.current = currentId;
+    let cancelled = false;
+    void (async () => {
+      const ancestors: string[] = [];
+      try {
+        let node = await qc.fetchQuery(nodeQuery(slug, currentId));
+        for (let depth = 0; node.parent_id && depth < 32; depth++) {
+          ancestors.push(node.parent_id);
+          node = await qc.fetchQuery(nodeQuery(slug, node.parent_id));
+        }
+      } catch {
+        // The editor reports a node that cannot be read.
+      }
+      if (!cancelled && ancestors.length > 0) setExpanded((prev) => new Set([...prev, ...ancestors]));
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [currentId, slug, qc]);
+
+  // ---- The loaded levels: the top level (or the filter's matches) and each expanded node's children.
+  const parents = q ? ["*"] : ["root", ...expanded];
+  const specs = parents.flatMap((parent) => Array.from({ length: pages[`${parent}|${q}`] ?? 1 }, (_, i) => ({ parent, page: i + 1 })));
+  const results = useQueries({
+    queries: specs.map(({ parent, page }) => ({
+      queryKey: keys.nodeList(slug, parent, q, page),
+      queryFn: ({ signal }: { signal: AbortSignal }) => {
+        const params = new URLSearchParams({ per_page: String(PER_PAGE), page: String(page) });
+        if (parent !== "*") params.set("parent_id", parent);
+        if (q) params.set("q", q);
+        return request<NodeList>(`${projectBase(slug)}/nodes?${params}`, { signal }).then((r) => r.body);
+      },
+      staleTime: 15_000,
+    })),
+  });
+
+  const levels = new Map<string, Level>();
+  specs.forEach(({ parent }, i) => {
+    const r = results[i];
+    const level = levels.get(parent) ?? { nodes: [], total: null, loading: false, error: null };
+    if (r?.data) {
+      level.nodes.push(...r.data.data);
+      level.total = r.data.total;
+    }
+    if (r?.isPending) level.loading = true;
+    if (r?.error) level.error = r.error;
+    levels.set(parent, level);
+  });
+
+  const mayHaveChildren = (n: Node): boolean => {
+    const t = nodeTypeOf(model.data, n.type);
+    if (t?.children && t.children.length === 0) return false;
+    const loaded = levels.get(n.id);
+    return !(loaded && !loaded.loading && loaded.total === 0);
+  };
+
+  const build = (parent: string, depth: number, parentKey: string | null): Entry[] => {
+    const level = levels.get(parent);
+    const out: Entry[] = [];
+    const base = { parent, parentKey, level: depth, posinset: 0, setsize: 0, expandable: false, expanded: false, children: null };
+    for (const n of level?.nodes ?? []) {
+      const expandable = !q && mayHaveChildren(n);
+      const open = expandable && expanded.has(n.id);
+      out.push({ ...base, key: n.id, kind: "node", node: n, text: n.title, expandable, expanded: open, children: open ? build(n.id, depth + 1, n.id) : null });
+    }
+    const loadingMore = !!level?.loading && level.nodes.length > 0;
+    if (!level || (level.loading && !loadingMore)) out.push({ ...base, key: `loading:${parent}`, kind: "loading", node: null, text: "Loading…" });
+    else if (level.error) out.push({ ...base, key: `error:${parent}`, kind: "error", node: null, text: messageOf(level.error) });
+    else if (loadingMore || (level.total !== null && level.nodes.length < level.total))
+      // One key while it loads and after, so the focus stays on it.
+      out.push({ ...base, key: `more:${parent}`, kind: "more", node: null, text: loadingMore ? "Loading more…" : "Load more" });
+    out.forEach((e, i) => {
+      e.posinset = i + 1;
+      e.setsize = out.length;
+    });
+    return out;
+  };
+
+  const top = q ? "*" : "root";
+  const entries = build(top, 1, null);
+  const visible: Entry[] = [];
+  const walk = (list: Entry[]) => {
+    for (const e of list) {
+      visible.push(e);
+      if (e.children) walk(e.children);
+    }
+  };
+  walk(entries);
+
+  // The one tab stop: the focused item, else the open node, else the first item.
+  const tabKey = visible.find((e) => e.key === focusedKey)?.key ?? visible.find((e) => e.key === currentId)?.key ?? visible[0]?.key ?? null;
+
+  const itemElement = useCallback((key: string) => treeRef.current?.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) ?? null, []);
+  const focusItem = (key: string | undefined) => {
+    if (!key) return;
+    setFocusedKey(key);
+    itemElement(key)?.focus();
+  };
+
+  // "Load more" done: its first new item takes the focus (when the focus was on "Load more").
+  useEffect(() => {
+    const pending = pendingFocus.current;
+    if (!pending) return;
+    const level = levels.get(pending.parent);
+    if (!level || level.loading) return;
+    pendingFocus.current = null;
+    const next = level.nodes[pending.index];
+    const active = document.activeElement;
+    if (next && (active === document.body || active === null || treeRef.current?.contains(active))) {
+      setFocusedKey(next.id);
+      itemElement(next.id)?.focus();
+    }
+  });
+
+  // A deep link's node is scrolled into view once it shows.
+  const currentShown = visible.some((e) => e.key === currentId);
+  const scrolledTo = useRef<string | null>(null);
+  useEffect(() => {
+    if (!currentId || !currentShown || scrolledTo.current === currentId) return;
+    scrolledTo.current = currentId;
+    itemElement(currentId)?.scrollIntoView({ block: "nearest" });
+  }, [currentId, currentShown, itemElement]);
+
+  const setOpen = (key: string, open: boolean) =>
+    setExpanded((prev) => {
+      if (prev.has(key) === open) return prev;
+      const next = new Set(prev);
+      if (open) next.add(key);
+      else next.delete(key);
+      return next;
+    });
+
+  const activate = (e: Entry) => {
+    if (e.kind === "node") void navigate({ to: "/p/$slug/nodes/$id", params: { slug, id: e.key }, search: locale ? { locale } : {} });
+    else if (e.kind === "more" && e.text === "Load more") {
+      const level = levels.get(e.parent);
+      pendingFocus.current = { parent: e.parent, index: level?.nodes.length ?? 0 };
+      setPages((p) => ({ ...p, [`${e.parent}|${q}`]: (p[`${e.parent}|${q}`] ?? 1) + 1 }));
+    }
+  };
+
+  const entryOf = (target: EventTarget): Entry | undefined => {
+    const key = (target as HTMLElement).closest?.<HTMLElement>('[role="treeitem"]')?.dataset.key;
+    return key === undefined ? undefined : visible.find((e) => e.key === key);
+  };
+
+  const onKeyDown = (ev: KeyboardEvent<HTMLDivElement>) => {
+    const e = entryOf(ev.target);
+    if (!e || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const index = visible.indexOf(e);
+    let handled = true;
+    switch (ev.key) {
+      case "ArrowDown":
+        focusItem(visible[index + 1]?.key);
+        break;
+      case "ArrowUp":
+        focusItem(visible[index - 1]?.key);
+        break;
+      case "Home":
+        focusItem(visible[0]?.key);
+        break;
+      case "End":
+        focusItem(visible[visible.length - 1]?.key);
+        break;
+      case "ArrowRight":
+        if (e.expandable && !e.expanded) setOpen(e.key, true);
+        else if (e.expanded) focusItem(e.children?.[0]?.key);
+        break;
+      case "ArrowLeft":
+        if (e.expanded) setOpen(e.key, false);
+        else focusItem(e.parentKey ?? undefined);
+        break;
+      case "Enter":
+      case " ":
+        activate(e);
+        break;
+      default:
+        handled = ev.key.length === 1 && ev.key !== " " && typeAhead(ev.key, index);
+    }
+    if (handled) {
+      ev.preventDefault();
+      ev.stopPropagation();
+    }
+  };
+
+  /** The next node whose title starts with what was typed (letters typed within a moment add up). */
+  const typeAhead = (char: string, index: number): boolean => {
+    const t = typeahead.current;
+    const now = Date.now();
+    t.text = now - t.at < 700 ? t.text + char.toLowerCase() : char.toLowerCase();
+    t.at = now;
+    const start = t.text.length > 1 ? index : index + 1;
+    for (let i = 0; i < visible.length; i++) {
+      const e = visible[(start + i) % visible.length];
+      if (e?.kind === "node" && e.text.toLowerCase().startsWith(t.text)) {
+        focusItem(e.key);
+        return true;
+      }
+    }
+    return false;
+  };
+
+  const onClick = (ev: MouseEvent<HTMLDivElement>) => {
+    const e = entryOf(ev.target);
+    if (!e) return;
+    setFocusedKey(e.key);
+    if ((ev.target as HTMLElement).closest(".chevron")) setOpen(e.key, !e.expanded);
+    else activate(e);
+  };
+
+  const renderEntries = (list: Entry[]): ReactNode =>
+    list.map((e) => (
+      <div
+        key={e.key}
+        role="treeitem"
+        data-key={e.key}
+        className={`tree-item${e.kind === "node" ? "" : ` tree-${e.kind}`}${e.key === currentId ? " is-current" : ""}`}
+        tabIndex={e.key === tabKey ? 0 : -1}
+        aria-label={e.kind === "error" ? undefined : e.text}
+        aria-describedby={e.node ? `${idPrefix}-b-${e.key}${q ? ` ${idPrefix}-p-${e.key}` : ""}` : e.kind === "more" ? `${idPrefix}-m-${e.parent}` : undefined}
+        aria-level={e.level}
+        aria-setsize={e.setsize}
+        aria-posinset={e.posinset}
+        aria-expanded={e.expandable ? e.expanded : undefined}
+        aria-selected={e.kind === "node" ? e.key === currentId : undefined}
+        aria-disabled={e.kind === "loading" || e.kind === "error" || (e.kind === "more" && e.text !== "Load more") ? true : undefined}
+        aria-busy={e.expanded && e.children?.[0]?.kind === "loading" ? true : undefined}
+      >
+        {e.node ? (
+          <NodeRow id={e.key} idPrefix={idPrefix} title={e.text} path={q ? e.node.path : null} badge={badgeOf(e.node)} level={e.level} expandable={e.expandable} expanded={e.expanded} />
+        ) : (
+          <SpecialRow kind={e.kind} text={e.text} level={e.level} describedId={`${idPrefix}-m-${e.parent}`} count={specialCount(levels.get(e.parent))} />
+        )}
+        {e.children && (
+          // biome-ignore lint/a11y/useSemanticElements: a tree's nested level is role="group" (WAI-ARIA APG tree view); a <fieldset> groups form controls.
+          <div role="group">{renderEntries(e.children)}</div>
+        )}
+      </div>
+    ));
+
+  const topLevel = levels.get(top);
+  const empty = !!topLevel && !topLevel.loading && !topLevel.error && topLevel.nodes.length === 0;
+
+  return (
+    <nav className="tree-pane" aria-label="Content">
+      <div className="tree-tools">
+        <SearchField className="search-field" value={filter} onChange={setFilter} aria-label="Filter by title">
+          <Label className="visually-hidden">Filter by title</Label>
+          <Input placeholder="Filter by title" />
+          {filter && (
+            <Button className="search-clear" aria-label="Clear filter">
+              ×
+            </Button>
+          )}
+        </SearchField>
+        {canCreate && <NewPageButton slug={slug} parentId={currentId} />}
+      </div>
+      <div className="tree-scroll">
+        {empty ? (
+          <p className="tree-empty">{q ? `No page’s title contains “${q}”.` : "No pages yet."}</p>
+        ) : (
+          <div
+            ref={treeRef}
+            role="tree"
+            aria-label={q ? `Pages whose title contains “${q}”` : "Pages"}
+            className={`tree${q ? " is-flat" : ""}`}
+            onKeyDown={onKeyDown}
+            onClick={onClick}
+            onFocus={(ev) => {
+              const key = (ev.target as HTMLElement).dataset.key;
+              if (key !== undefined && key !== focusedKey) setFocusedKey(key);
+            }}
+          >
+            {renderEntries(entries)}
+          </div>
+        )}
+      </div>
+    </nav>
+  );
+}
+
+const specialCount = (level: Level | undefined) => (level && level.total !== null ? `${level.nodes.length} of ${level.total} shown` : "");
+
+const indent = (level: number) => ({ paddingInlineStart: `${0.25 + (level - 1) * 1.1}rem` });
+
+/** A node's row: the expand arrow (for the pointer; keys use Right and Left), the title, the badge. */
+const NodeRow = memo(function NodeRow({
+  id,
+  idPrefix,
+  title,
+  path,
+  badge,
+  level,
+  expandable,
+  expanded,
+}: {
+  id: string;
+  idPrefix: string;
+  title: string;
+  path: string | null;
+  badge: BadgeState;
+  level: number;
+  expandable: boolean;
+  expanded: boolean;
+}) {
+  return (
+    <div className="tree-row" style={indent(level)}>
+      {expandable ? (
+        <span className="chevron" aria-hidden="true" title={expanded ? "Collapse" : "Expand"}>
+          {expanded ? "▾" : "▸"}
+        </span>
+      ) : (
+        <span className="chevron-space" />
+      )}
+      <span className="tree-title">
+        {title || "Untitled"}
+        {path !== null && (
+          <span className="tree-path" id={`${idPrefix}-p-${id}`}>
+            /{path}
+          </span>
+        )}
+      </span>
+      <span className={`st-badge badge-${badge}`} id={`${idPrefix}-b-${id}`}>
+        {BADGE_LABEL[badge]}
+      </span>
+    </div>
+  );
+});
+
+const SpecialRow = memo(function SpecialRow({ kind, text, level, describedId, count }: { kind: Entry["kind"]; text: string; level: number; describedId: string; count: string }) {
+  return (
+    <div className="tree-row" style={indent(level)}>
+      <span className="chevron-space" />
+      {kind === "error" ? (
+        <span className="error-text">{text}</span>
+      ) : kind === "more" ? (
+        <span>
+          {text}{" "}
+          <span className="muted" id={describedId}>
+            ({count})
+          </span>
+        </span>
+      ) : (
+        <span className="muted">{text}</span>
+      )}
+    </div>
+  );
+});
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [v, setV] = useState(value);
+  useEffect(() => {
+    const t = window.setTimeout(() => setV(value), ms);
+    return () => window.clearTimeout(t);
+  }, [value, ms]);
+  return v;
+}
