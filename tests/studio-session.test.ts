@@ -215,6 +215,20 @@ describe("studio sessions", async () => {
     expect((await a.send("GET", "/admin/projects")).status).toBe(401);
   });
 
+  test("a new password ends the person's sessions; a deleted user's sessions go with them", async () => {
+    const u = await seedUser(h, "editor", [p.id]);
+    const a = await person(h, u.email, u.password);
+    const other = await person(h, editor.email, editor.password);
+    const changed = await h.request("PATCH", `/admin/users/${u.id}`, { body: { password: "a-brand-new-password" } });
+    expect(changed.status).toBe(200);
+    expect((await a.send("GET", "/studio/api/session")).status).toBe(401);
+    expect((await other.send("GET", "/studio/api/session")).status).toBe(200);
+    const b = await person(h, u.email, "a-brand-new-password");
+    expect((await h.request("DELETE", `/admin/users/${u.id}`)).status).toBe(204);
+    expect((await b.send("GET", "/admin/projects")).status).toBe(401);
+    expect(await db.select().from(studioSessions).where(eq(studioSessions.userId, u.id))).toEqual([]);
+  });
+
   test("an idle session ends after the idle timeout, a busy one at its absolute end", async () => {
     let now = Date.now();
     const s = await harness({ OAUTH_SIGNIN_RATE_LIMIT: "1000000", STUDIO_SESSION_IDLE_TIMEOUT: "3600", STUDIO_SESSION_MAX_AGE: "10800" }, { now: () => new Date(now) });

@@ -1,7 +1,7 @@
 import { and, asc, eq, exists, inArray, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { projectMembers, type UserRole, users } from "../../db/schema";
+import { projectMembers, studioSessions, type UserRole, users } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
 import { isUuid, uuidv7 } from "../lib/ids";
@@ -159,7 +159,12 @@ export async function updateUser(db: Db, id: string, patch: UserPatch, caller: A
   if (patch.role !== undefined) set.role = checkRole(patch.role);
   if (patch.password !== undefined) set.passwordHash = await hashPassword(patch.password);
   if (Object.keys(set).length === 0) return oneRow(await toWire(db, [existing], caller));
-  const [u] = await keepingAnOwner(db, (tx) => tx.update(users).set(set).where(eq(users.id, existing.id)).returning()).catch(rethrowEmailTaken);
+  const [u] = await keepingAnOwner(db, async (tx) => {
+    const updated = await tx.update(users).set(set).where(eq(users.id, existing.id)).returning();
+    // A new password ends the person's studio sessions: whoever knew the old one is signed out too.
+    if (set.passwordHash !== undefined) await tx.delete(studioSessions).where(eq(studioSessions.userId, existing.id));
+    return updated;
+  }).catch(rethrowEmailTaken);
   if (!u) throw notFound("user");
   return oneRow(await toWire(db, [u], caller));
 }
