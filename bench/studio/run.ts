@@ -88,7 +88,14 @@ async function main(): Promise<void> {
       await cold.addCookies(cookies);
       const p = await cold.newPage();
       await p.goto(`${url}/studio/p/bench`, { waitUntil: "commit" });
-      await p.getByRole("treeitem").first().waitFor({ timeout: 10_000 }).catch(async (e) => { await p.screenshot({ path: "/tmp/bench-fail.png" }); throw e; });
+      await p
+        .getByRole("treeitem")
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(async (e) => {
+          await p.screenshot({ path: "/tmp/bench-fail.png" });
+          throw e;
+        });
       firsts.push(await p.evaluate(() => performance.now()));
       await cold.close();
     }

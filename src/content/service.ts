@@ -61,7 +61,8 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   const prefix = f.path_prefix?.replace(/^\/+|\/+$/g, "");
   if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
   if (f.q) conds.push(ilike(nodes.title, `%${escapeLike(f.q)}%`));
-  return pageOfNodes(db, conds, [asc(nodes.path), asc(nodes.id)], readPaging(f, { defaultPerPage: 50 }));
+  const order = f.sort === "position" ? [asc(nodes.position), asc(nodes.path), asc(nodes.id)] : [asc(nodes.path), asc(nodes.id)];
+  return pageOfNodes(db, conds, order, readPaging(f, { defaultPerPage: 50 }));
 }
 
 export async function pageOfNodes(db: Db, conds: SQL[], order: SQL[], { page, perPage }: ReturnType<typeof readPaging>) {

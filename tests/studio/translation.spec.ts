@@ -77,10 +77,8 @@ describe("translating in the studio", () => {
     assert.equal(saved.json.data.status, "draft");
     assert.equal((await fetch(`${URL_BASE}/api/p/${p.slug}/nodes/by-path/a-propos?locale=fr`)).status, 404);
     await page.getByRole("button", { name: "Publish" }).click();
-    await page
-      .getByText(/^Published$/)
-      .first()
-      .waitFor();
+    // Published: the editor offers Unpublish.
+    await page.getByRole("button", { name: "Unpublish", exact: true }).waitFor();
     const live = await fetch(`${URL_BASE}/api/p/${p.slug}/nodes/by-path/a-propos?locale=fr`);
     assert.equal(live.status, 200);
     const body = await live.json();

@@ -85,7 +85,10 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
       queryKey: keys.nodeList(slug, parent, q, page),
       queryFn: ({ signal }: { signal: AbortSignal }) => {
         const params = new URLSearchParams({ per_page: String(PER_PAGE), page: String(page) });
-        if (parent !== "*") params.set("parent_id", parent);
+        if (parent !== "*") {
+          params.set("parent_id", parent);
+          params.set("sort", "position"); // siblings in their order; the filter's matches by path
+        }
         if (q) params.set("q", q);
         return request<NodeList>(`${projectBase(slug)}/nodes?${params}`, { signal }).then((r) => r.body);
       },
@@ -177,7 +180,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
   useEffect(() => {
     if (!currentId || !currentShown || scrolledTo.current === currentId) return;
     scrolledTo.current = currentId;
-    itemElement(currentId)?.scrollIntoView({ block: "nearest" });
+    itemElement(currentId)?.scrollIntoView({ block: "center" });
   }, [currentId, currentShown, itemElement]);
 
   const setOpen = (key: string, open: boolean) =>
@@ -275,8 +278,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
         data-key={e.key}
         className={`tree-item${e.kind === "node" ? "" : ` tree-${e.kind}`}${e.key === currentId ? " is-current" : ""}`}
         tabIndex={e.key === tabKey ? 0 : -1}
-        aria-label={e.kind === "error" ? undefined : e.text}
-        aria-describedby={e.node ? `${idPrefix}-b-${e.key}${q ? ` ${idPrefix}-p-${e.key}` : ""}` : e.kind === "more" ? `${idPrefix}-m-${e.parent}` : undefined}
+        aria-describedby={e.node && q ? `${idPrefix}-p-${e.key}` : undefined}
         aria-level={e.level}
         aria-setsize={e.setsize}
         aria-posinset={e.posinset}
@@ -288,7 +290,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
         {e.node ? (
           <NodeRow id={e.key} idPrefix={idPrefix} title={e.text} path={q ? e.node.path : null} badge={badgeOf(e.node)} level={e.level} expandable={e.expandable} expanded={e.expanded} />
         ) : (
-          <SpecialRow kind={e.kind} text={e.text} level={e.level} describedId={`${idPrefix}-m-${e.parent}`} count={specialCount(levels.get(e.parent))} />
+          <SpecialRow kind={e.kind} text={e.text} level={e.level} count={specialCount(levels.get(e.parent))} />
         )}
         {e.children && (
           // biome-ignore lint/a11y/useSemanticElements: a tree's nested level is role="group" (WAI-ARIA APG tree view); a <fieldset> groups form controls.
@@ -342,7 +344,10 @@ const specialCount = (level: Level | undefined) => (level && level.total !== nul
 
 const indent = (level: number) => ({ paddingInlineStart: `${0.25 + (level - 1) * 1.1}rem` });
 
-/** A node's row: the expand arrow (for the pointer; keys use Right and Left), the title, the badge. */
+/**
+ * A node's row: the expand arrow (for the pointer; keys use Right and Left), the title, the badge.
+ * Its text names the item, "<title>, <status>" (a nested level is not part of a treeitem's name).
+ */
 const NodeRow = memo(function NodeRow({
   id,
   idPrefix,
@@ -373,20 +378,20 @@ const NodeRow = memo(function NodeRow({
       )}
       <span className="tree-title">
         {title || "Untitled"}
+        <span className="tree-name-sep">, </span>
         {path !== null && (
-          <span className="tree-path" id={`${idPrefix}-p-${id}`}>
+          // Its description, not part of its name.
+          <span className="tree-path" id={`${idPrefix}-p-${id}`} aria-hidden="true">
             /{path}
           </span>
         )}
       </span>
-      <span className={`st-badge badge-${badge}`} id={`${idPrefix}-b-${id}`}>
-        {BADGE_LABEL[badge]}
-      </span>
+      <span className={`st-badge badge-${badge}`}>{BADGE_LABEL[badge]}</span>
     </div>
   );
 });
 
-const SpecialRow = memo(function SpecialRow({ kind, text, level, describedId, count }: { kind: Entry["kind"]; text: string; level: number; describedId: string; count: string }) {
+const SpecialRow = memo(function SpecialRow({ kind, text, level, count }: { kind: Entry["kind"]; text: string; level: number; count: string }) {
   return (
     <div className="tree-row" style={indent(level)}>
       <span className="chevron-space" />
@@ -394,10 +399,7 @@ const SpecialRow = memo(function SpecialRow({ kind, text, level, describedId, co
         <span className="error-text">{text}</span>
       ) : kind === "more" ? (
         <span>
-          {text}{" "}
-          <span className="muted" id={describedId}>
-            ({count})
-          </span>
+          {text} <span className="muted">({count})</span>
         </span>
       ) : (
         <span className="muted">{text}</span>

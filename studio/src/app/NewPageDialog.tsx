@@ -130,8 +130,8 @@ function NewPageForm({ slug, parentId, close }: { slug: string; parentId: string
         <Button className="st-button" onPress={close}>
           Cancel
         </Button>
-        <Button type="submit" className="st-button primary" isDisabled={!chosen || loading} isPending={create.isPending}>
-          Create page
+        <Button type="submit" className="st-button primary" isDisabled={!chosen || loading || create.isPending}>
+          {create.isPending ? "Creating…" : "Create page"}
         </Button>
       </div>
     </Form>

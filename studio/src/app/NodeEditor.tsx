@@ -8,7 +8,7 @@ import { Button, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Select
 import { ApiError, data, enc, messageOf, nodeUrl, projectBase, request, revisionOf } from "./api";
 import { actorName, clearDraft, docOfNode, docOfTranslation, draftKey, type LocalDraft, nodeBody, readDraft, translationBody, translationViolations, writeDraft } from "./docs";
 import { CompareDialog, ConfirmDialog, type ConflictInfo, ConflictPanel, LeaveDialog } from "./EditorParts";
-import { createFormStore, type EditorDoc, type FormStore, NodeForm, type NodeOption, useDirty, useField, type Violation } from "./formApi";
+import { createFormStore, type EditorDoc, escapeSegment, type FormStore, NodeForm, type NodeOption, useDirty, useField, type Violation } from "./formApi";
 import { BADGE_LABEL, type BadgeState, badgeOf, canPublish, canTranslateWithAi, canWrite, keys, nodeQuery, nodeTypeOf, useMe, useModel, useProject } from "./queries";
 import { useAnnounce } from "./Shell";
 import { formatTime } from "./time";
@@ -200,16 +200,16 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
       if ((err instanceof ApiError && err.code === "invalid_content" && Array.isArray(err.details?.violations)) || requestErrors?.every((e) => e.in === "body" && e.field)) {
         const raw = requestErrors
           ? requestErrors.map((e) => ({
-              pointer: `/${String(e.field)
-                .split(".")
-                .map((k) => k.replace(/~/g, "~0").replace(/\//g, "~1"))
-                .join("/")}`,
+              pointer: `/${String(e.field).split(".").map(escapeSegment).join("/")}`,
               message: e.message,
             }))
           : ((err as ApiError).details?.violations as Violation[]);
         const violations = locale ? translationViolations(raw, store.getDoc()) : raw;
         store.setViolations(violations);
-        setFocusViolations((n) => n + 1);
+        // Title and slug sit above the form and come first: focus theirs, else the form's first violation.
+        const head = violations.find((v) => v.pointer === "/title" || v.pointer === "/slug");
+        if (head) requestAnimationFrame(() => document.querySelector<HTMLInputElement>(`input[data-pointer="${head.pointer}"]`)?.focus());
+        else setFocusViolations((n) => n + 1);
         const n = violations.length;
         setAlert(`${n} ${n === 1 ? "problem" : "problems"} to fix before this page can be saved: ${violations.map((v) => `${v.pointer || "/"} ${v.message}`).join("; ")}`);
         return;
@@ -338,6 +338,18 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
     [slug],
   );
 
+  const lookupNode = useCallback(
+    async (id: string): Promise<NodeOption | null> => {
+      try {
+        const res = await request<{ data: { id: string; title: string; path: string } }>(`${projectBase(slug)}/nodes/${encodeURIComponent(id)}`);
+        return { id: res.body.data.id, title: res.body.data.title, path: res.body.data.path };
+      } catch {
+        return null; // not a node of this project (or gone): the field shows the id
+      }
+    },
+    [slug],
+  );
+
   const tr = loaded.translation;
   const badge: BadgeState = locale ? translationBadge(tr) : badgeOf(current);
   const isPublishedNow = locale ? tr?.status === "published" : current.status === "published";
@@ -461,6 +473,7 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
           readOnly={!writable}
           translation={translationMode}
           searchNodes={searchNodes}
+          lookupNode={lookupNode}
           focusViolations={focusViolations}
         />
       </div>
@@ -510,7 +523,7 @@ function TitleSlug({ store, readOnly, parentPath, base }: { store: FormStore; re
     <div className="title-slug">
       <TextField className="st-field" value={title ?? ""} onChange={setTitle} isReadOnly={readOnly} isInvalid={!!titleError} validationBehavior="aria" isRequired={!base}>
         <Label>Title</Label>
-        <Input placeholder={base?.title} />
+        <Input placeholder={base?.title} data-pointer="/title" />
         {base && (
           <Text slot="description" className="help">
             Original: {base.title}
@@ -520,7 +533,7 @@ function TitleSlug({ store, readOnly, parentPath, base }: { store: FormStore; re
       </TextField>
       <TextField className="st-field" value={slug ?? ""} onChange={setSlug} isReadOnly={readOnly} isInvalid={!!slugError} validationBehavior="aria" isRequired={!base}>
         <Label>Slug</Label>
-        <Input placeholder={base?.slug} />
+        <Input placeholder={base?.slug} data-pointer="/slug" />
         <Text slot="description" className="help">
           Path: <span className="path">{path}</span>
           {base && " (the original’s path, with this locale’s slug)"}

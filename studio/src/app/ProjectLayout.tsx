@@ -28,7 +28,7 @@ export function ProjectLayout() {
   }
   return (
     <div className="project-shell">
-      <div className="project-bar">
+      <nav className="project-bar" aria-label="Breadcrumbs">
         <Link to="/" className="crumb">
           Projects
         </Link>
@@ -39,7 +39,7 @@ export function ProjectLayout() {
           {project.data?.name ?? slug}
         </Link>
         {me.data && <span className="role-pill">{me.data.role}</span>}
-      </div>
+      </nav>
       <div className="project-body">
         <ContentTree slug={slug} currentId={id ?? null} locale={locale} canCreate={canWrite(me.data)} />
         <Outlet />

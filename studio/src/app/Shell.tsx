@@ -142,8 +142,9 @@ function SignIn() {
           <Label>Password</Label>
           <Input />
         </TextField>
-        <Button type="submit" className="st-button primary" isPending={signIn.isPending}>
-          Sign in
+        {/* Not isPending: React Aria's pending announcement outlives the button (an unnamed role="img"). */}
+        <Button type="submit" className="st-button primary" isDisabled={signIn.isPending}>
+          {signIn.isPending ? "Signing in…" : "Sign in"}
         </Button>
       </Form>
     </main>

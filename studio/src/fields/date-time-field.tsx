@@ -9,13 +9,13 @@ import { FieldFrame, type FieldProps, LabelText, useFieldMeta } from "./field-fr
 
 const pad = (n: number, width = 2): string => String(Math.abs(n)).padStart(width, "0");
 
-export function offsetText(offsetMs: number): string {
+function offsetText(offsetMs: number): string {
   if (offsetMs === 0) return "+00:00";
   const minutes = Math.round(Math.abs(offsetMs) / 60_000);
   return `${offsetMs < 0 ? "-" : "+"}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
 }
 
-export function toRfc3339(z: ZonedDateTime): string {
+function toRfc3339(z: ZonedDateTime): string {
   const fraction = z.millisecond > 0 ? `.${pad(z.millisecond, 3)}` : "";
   const offset = z.offset === 0 ? "Z" : offsetText(z.offset);
   return `${pad(z.year, 4)}-${pad(z.month)}-${pad(z.day)}T${pad(z.hour)}:${pad(z.minute)}:${pad(z.second)}${fraction}${offset}`;

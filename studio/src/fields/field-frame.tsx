@@ -113,7 +113,7 @@ export function UntranslatedBadge({ meta }: { meta: FieldMeta }): ReactNode {
   ) : null;
 }
 
-export function BaseValue({ meta, schema }: { meta: FieldMeta; schema: JsonSchema }): ReactNode {
+function BaseValue({ meta, schema }: { meta: FieldMeta; schema: JsonSchema }): ReactNode {
   if (!meta.base) return null;
   return (
     <div className="field-base" id={`${meta.id}-base`}>

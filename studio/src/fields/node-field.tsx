@@ -26,6 +26,25 @@ export const NodeField = memo(function NodeField(props: FieldProps): ReactNode {
   // biome-ignore lint/correctness/useExhaustiveDependencies: only a new id replaces what is typed
   useEffect(() => setInput(titleOf(chosen)), [chosen]);
 
+  // A chosen node no search has shown yet (the form just opened): its title, looked up once by id.
+  const [, setLooked] = useState(0);
+  useEffect(() => {
+    if (!chosen || form.nodeTitles.has(chosen)) return;
+    let live = true;
+    form.lookupNode(chosen).then(
+      (node) => {
+        if (!live || !node) return;
+        form.nodeTitles.set(node.id, node.title);
+        setInput((typed) => (typed === chosen ? node.title : typed));
+        setLooked((n) => n + 1);
+      },
+      () => {},
+    );
+    return () => {
+      live = false;
+    };
+  }, [chosen, form]);
+
   useEffect(() => {
     if (query === null) return;
     const n = ++request.current;
@@ -96,7 +115,7 @@ export const NodeField = memo(function NodeField(props: FieldProps): ReactNode {
       {chosen ? (
         <p className="field-help" id={`${meta.id}-chosen`}>
           Chosen: {titleOf(chosen)}
-          {form.nodeTitles.has(chosen) ? ` (id ${chosen})` : " (node id; search to see its title)"}
+          {form.nodeTitles.has(chosen) ? ` (id ${chosen})` : " (a node id this project does not show)"}
         </p>
       ) : null}
     </FieldFrame>

@@ -21,6 +21,8 @@ export interface NodeFormProps {
   readOnly: boolean;
   translation: { base: EditorDoc; locale: string } | null;
   searchNodes: (q: string) => Promise<NodeOption[]>;
+  /** A node by id, for a node field's chosen node shown by title when the form opens; null when it does not exist. */
+  lookupNode?: (id: string) => Promise<NodeOption | null>;
   focusViolations: number;
 }
 
@@ -33,6 +35,8 @@ export function NodeForm(props: NodeFormProps): JSX.Element {
   // changes only when what they mean changes, since every field reads the context.
   const search = useRef(props.searchNodes);
   search.current = props.searchNodes;
+  const lookup = useRef(props.lookupNode);
+  lookup.current = props.lookupNode;
   const base = props.translation?.base ?? null;
   const locale = props.translation?.locale ?? null;
   const context = useMemo<FormContextValue>(
@@ -41,6 +45,7 @@ export function NodeForm(props: NodeFormProps): JSX.Element {
       readOnly,
       translation: base && locale !== null ? { base, locale } : null,
       searchNodes: (q) => search.current(q),
+      lookupNode: (id) => lookup.current?.(id) ?? Promise.resolve(null),
       owners,
       nodeTitles,
     }),

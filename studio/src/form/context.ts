@@ -9,6 +9,7 @@ export interface FormContextValue {
   readOnly: boolean;
   translation: { base: EditorDoc; locale: string } | null;
   searchNodes: (q: string) => Promise<NodeOption[]>;
+  lookupNode: (id: string) => Promise<NodeOption | null>;
   owners: ViolationOwners;
   /** Titles of nodes seen in search answers, so a node field can show the chosen node's title. */
   nodeTitles: Map<string, string>;
