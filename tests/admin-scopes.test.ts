@@ -109,6 +109,15 @@ const CASES: Record<string, Case> = {
     url: (f) => `${N(f)}/discard`,
     expect: ok(200, (d) => expect(d).toMatchObject({ title: "n", state: "published" })),
   },
+  "GET /admin/p/{ref}/nodes/{id}/published": {
+    // The published version, not the working copy: published, then edited.
+    before: async (h, f) => {
+      await h.request("POST", `${N(f)}/publish`);
+      await h.request("PATCH", N(f), { body: { title: "Working copy" } });
+    },
+    url: (f) => `${N(f)}/published`,
+    expect: ok(200, (d) => expect(d).toMatchObject({ title: "n" })),
+  },
   "POST /admin/p/{ref}/nodes/{id}/archive": { url: (f) => `${N(f)}/archive`, expect: ok(200, (d) => expect(d.status).toBe("archived")) },
   "POST /admin/p/{ref}/nodes/{id}/restore": {
     before: async (h, f) => void (await h.request("POST", `${N(f)}/archive`)),
