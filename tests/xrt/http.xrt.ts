@@ -32,6 +32,31 @@ describe(`service over HTTP: ${describeRun()}`, async () => {
     expect(ready.json).toEqual({ status: "ready" });
   });
 
+  test("the studio: its page under the CSP for every route, a hashed asset immutable, a sign-in and the admin API with the session", async () => {
+    const page = await fetch(`${svc.base}/studio/p/any/nodes/x`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self';");
+    expect(page.headers.get("cache-control")).toBe("no-cache");
+    const html = await page.text();
+    const asset = /src="(\/studio\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    const js = await fetch(`${svc.base}${asset}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    await js.arrayBuffer();
+    const signIn = await fetch(`${svc.base}/studio/api/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-cms-studio": "1", "sec-fetch-site": "same-origin" },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    expect(cookie).toMatch(/^cms_studio=/);
+    const projects = await fetch(`${svc.base}/admin/projects`, { headers: { cookie, "x-cms-studio": "1", "sec-fetch-site": "same-origin" } });
+    expect(projects.status).toBe(200);
+    expect((await fetch(`${svc.base}/admin/projects`, { headers: { cookie } })).status).toBe(403);
+  });
+
   test("delivery: a published page with a strong ETag; If-None-Match gives 304 with no body", async () => {
     const p = await seedProject(svc);
     await seedNode(svc, p.slug, { slug: "about", title: "About us" }, true);
