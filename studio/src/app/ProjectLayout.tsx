@@ -1,8 +1,18 @@
 // A project: its content tree beside the page being edited.
-import { Link, Outlet, useParams, useSearch } from "@tanstack/react-router";
+import { Link, Outlet, useParams, useRouterState, useSearch } from "@tanstack/react-router";
 import { ApiError, messageOf } from "./api";
 import { ContentTree } from "./ContentTree";
 import { canWrite, useMe, useProject } from "./queries";
+
+const SECTIONS = [
+  ["/p/$slug", "Content"],
+  ["/p/$slug/media", "Media"],
+  ["/p/$slug/activity", "Activity"],
+  ["/p/$slug/trash", "Trash"],
+  ["/p/$slug/webhooks", "Webhooks"],
+  ["/p/$slug/model", "Content model"],
+  ["/p/$slug/settings", "Settings"],
+] as const;
 
 export function ProjectLayout() {
   const { slug } = useParams({ from: "/p/$slug" });
@@ -10,6 +20,8 @@ export function ProjectLayout() {
   const { locale } = useSearch({ strict: false }) as { locale?: string };
   const project = useProject(slug);
   const me = useMe(slug);
+  // The tree beside content screens only (the project's page and a node's editor).
+  const onContent = useRouterState({ select: (st) => /^\/p\/[^/]+(\/nodes\/[^/]+)?\/?$/.test(st.location.pathname) });
 
   if (project.isError) {
     const err = project.error;
@@ -40,10 +52,23 @@ export function ProjectLayout() {
         </Link>
         {me.data && <span className="role-pill">{me.data.role}</span>}
       </nav>
-      <div className="project-body">
-        <ContentTree slug={slug} currentId={id ?? null} locale={locale} canCreate={canWrite(me.data)} />
-        <Outlet />
-      </div>
+      <nav className="project-sections" aria-label="Project">
+        {SECTIONS.map(([to, label]) => (
+          <Link key={to} to={to} params={{ slug }} className="section-link" activeOptions={{ exact: to === "/p/$slug" }}>
+            {label}
+          </Link>
+        ))}
+      </nav>
+      {onContent ? (
+        <div className="project-body">
+          <ContentTree slug={slug} currentId={id ?? null} locale={locale} canCreate={canWrite(me.data)} />
+          <Outlet />
+        </div>
+      ) : (
+        <div className="project-page">
+          <Outlet />
+        </div>
+      )}
     </div>
   );
 }

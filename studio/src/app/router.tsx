@@ -26,7 +26,19 @@ const nodeRoute = createRoute({
   component: lazyRouteComponent(() => import("./NodeEditor"), "NodeEditorPage"),
 });
 
-const routeTree = rootRoute.addChildren([projectsRoute, sessionsRoute, projectRoute.addChildren([projectHomeRoute, nodeRoute])]);
+// The project's other screens, each its own chunk (studio/src/pages/).
+const mediaRoute = createRoute({ getParentRoute: () => projectRoute, path: "/media", component: lazyRouteComponent(() => import("../pages/Media"), "MediaPage") });
+const trashRoute = createRoute({ getParentRoute: () => projectRoute, path: "/trash", component: lazyRouteComponent(() => import("../pages/Trash"), "TrashPage") });
+const activityRoute = createRoute({ getParentRoute: () => projectRoute, path: "/activity", component: lazyRouteComponent(() => import("../pages/Activity"), "ActivityPage") });
+const settingsRoute = createRoute({ getParentRoute: () => projectRoute, path: "/settings", component: lazyRouteComponent(() => import("../pages/Settings"), "SettingsPage") });
+const webhooksRoute = createRoute({ getParentRoute: () => projectRoute, path: "/webhooks", component: lazyRouteComponent(() => import("../pages/Webhooks"), "WebhooksPage") });
+const modelRoute = createRoute({ getParentRoute: () => projectRoute, path: "/model", component: lazyRouteComponent(() => import("../pages/Model"), "ModelPage") });
+
+const routeTree = rootRoute.addChildren([
+  projectsRoute,
+  sessionsRoute,
+  projectRoute.addChildren([projectHomeRoute, nodeRoute, mediaRoute, trashRoute, activityRoute, settingsRoute, webhooksRoute, modelRoute]),
+]);
 
 export function createStudioRouter(queryClient: QueryClient) {
   return createRouter({ routeTree, basepath: "/studio", context: { queryClient }, defaultPreload: false, scrollRestoration: false });
