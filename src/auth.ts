@@ -38,18 +38,19 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
 
 /**
  * Resolves the admin key of a request (or, without a bearer, a person's studio session: `ref` is
- * the project the route names, whose role gives the person's scopes); createApp makes one per app and hands it to every route
+ * the project the route names, whose role gives the person's scopes; on a route without one, `rule`
+ * is what the operation needs, held in the projects the person may act on with it); createApp makes one per app and hands it to every route
  * group that authenticates admin keys, so failed authentications per client address are counted
  * once for the whole app. The key is checked first and only a failure counts or is
  * refused with 429: a valid key works from a blocked address (administrators behind one NAT or
  * proxy as a guesser). This is no useful oracle: a key carries 160 random bits (ADMIN_TOKEN at
  * least 32 characters), far beyond online guessing.
  */
-export type AdminAuthenticator = (request: Request, server: unknown, ref?: string) => Promise<AdminCaller>;
+export type AdminAuthenticator = (request: Request, server: unknown, ref?: string, rule?: ScopeRule) => Promise<AdminCaller>;
 
 export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
   const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
-  return async (request, server, ref) => {
+  return async (request, server, ref, rule) => {
     const address = clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
     const now = deps.now();
     const refuse = (presented: boolean): AppError => {
@@ -62,7 +63,7 @@ export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
     if (!token) {
       // No bearer: a person's studio session, when the request carries one (src/studio/auth.ts).
       const person = await sessionOfRequest(deps.db, deps.config, request, now);
-      if (person) return personCaller(deps.db, person, ref);
+      if (person) return personCaller(deps.db, person, ref, rule);
       throw refuse(false);
     }
     // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.

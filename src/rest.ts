@@ -54,7 +54,7 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[],
       // never how its input would have been judged, and costs no more than its headers.
       const handle = async (ctx: RouteContext): Promise<unknown> => {
         Object.assign(ctx.set.headers, corsHeaders(cors, ctx.request.headers.get("origin")));
-        const caller = await authenticate(ctx.request, ctx.server, ctx.params?.ref);
+        const caller = await authenticate(ctx.request, ctx.server, ctx.params?.ref, op.scopes);
         requireScopes(caller, op.scopes);
         const project = op.target === "project" ? await resolveProject(deps.db, ctx.params.ref ?? "", caller) : undefined;
         const received = await receiveBody(ctx.request, binding, upload, project?.id ?? null);

@@ -111,6 +111,26 @@ describe("studio sessions", async () => {
     expect((await me.send("GET", `/studio/api/p/${other.slug}/me`)).status).toBe(404);
   });
 
+  test("a route without a project (a provider by id): the person's right counts only in the projects whose role grants it", async () => {
+    const admin = await seedUser(h, "admin", [p.id]);
+    await h.deps.db.insert(projectMembers).values({ projectId: other.id, userId: admin.id, role: "viewer" });
+    const mine = await h.request("POST", `/admin/p/${p.slug}/ai/providers`, { body: { name: "Mine", kind: "openai", api_key: "sk-mine-1234567890" } });
+    const theirs = await h.request("POST", `/admin/p/${other.slug}/ai/providers`, { body: { name: "Theirs", kind: "openai", api_key: "sk-theirs-1234567890" } });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    const me = await person(h, admin.email, admin.password);
+    const read = await me.send("GET", `/admin/ai/providers/${mine.json.data.id}`);
+    expect(read.status).toBe(200);
+    expect(read.json.data.name).toBe("Mine");
+    // A viewer in the other project: its provider is not there for this person.
+    expect((await me.send("GET", `/admin/ai/providers/${theirs.json.data.id}`)).status).toBe(404);
+    expect((await me.send("PATCH", `/admin/ai/providers/${theirs.json.data.id}`, { body: { name: "Taken" } })).status).toBe(404);
+    // An editor holds no ai:write anywhere: refused before any lookup.
+    const ed = await person(h, editor.email, editor.password);
+    expect((await ed.send("GET", `/admin/ai/providers/${mine.json.data.id}`)).status).toBe(403);
+    // Instance-wide routes stay an owner's (or a key's): a member without users:write is refused.
+    expect((await me.send("GET", "/admin/users")).status).toBe(403);
+  });
+
   test("refused and nothing written: a cookie without the header, from another site, or a write from another origin", async () => {
     const me = await person(h, editor.email, editor.password);
     const node = await seedNode(h, p.slug, { slug: `csrf-${Date.now()}`, title: "Before" });

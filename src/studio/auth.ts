@@ -9,9 +9,9 @@ import type { Config } from "../config";
 import { AppError, notFound } from "../errors";
 import type { PersonCaller } from "../lib/caller";
 import { readCookie } from "../lib/cookies";
-import { ADMIN_SCOPES, scopesOfRole } from "../lib/scopes";
+import { ADMIN_SCOPES, type ScopeRule, scopesOfRole, unmetScopes } from "../lib/scopes";
 import { findProject } from "../projects/service";
-import { memberProjects, readSession, roleIn, type SessionUser } from "./sessions";
+import { memberRoles, readSession, roleIn, type SessionUser } from "./sessions";
 
 const STUDIO_HEADER = "x-cms-studio";
 
@@ -45,10 +45,12 @@ export function checkStudioRequest(config: Pick<Config, "publicOrigin">, request
 
 /**
  * The person as an admin caller: on a project's route, the scopes of their role there (a project
- * they have no role in is 404, as it is to a key limited to other projects); elsewhere, an owner
- * holds every scope and a member may list their projects.
+ * they have no role in is 404, as it is to a key limited to other projects). On a route without a
+ * project (the project list, an AI provider by id), an owner holds every scope; a member holds what
+ * the operation needs (`rule`) limited to the projects whose role grants it, so a right held in one
+ * project never reaches an object of another.
  */
-export async function personCaller(db: Db, user: SessionUser, ref: string | undefined): Promise<PersonCaller> {
+export async function personCaller(db: Db, user: SessionUser, ref: string | undefined, rule: ScopeRule = ["projects:read"]): Promise<PersonCaller> {
   const base = { kind: "studio" as const, sessionId: user.sessionId, userId: user.userId, userEmail: user.email };
   if (ref !== undefined) {
     const project = await findProject(db, ref);
@@ -57,5 +59,9 @@ export async function personCaller(db: Db, user: SessionUser, ref: string | unde
     return { ...base, scopes: scopesOfRole(role), projectIds: [project.id] };
   }
   if (user.role === "owner") return { ...base, scopes: ADMIN_SCOPES, projectIds: null };
-  return { ...base, scopes: ["projects:read"], projectIds: await memberProjects(db, user) };
+  const granting = (await memberRoles(db, user)).filter((m) => unmetScopes(rule, scopesOfRole(m.role)).length === 0);
+  const needed = "anyOf" in rule ? rule.anyOf : rule;
+  // projects:read is every member's, with or without a project left: the list of their projects (maybe empty).
+  const held = needed.filter((s) => s === "projects:read" || granting.some((m) => scopesOfRole(m.role).includes(s)));
+  return { ...base, scopes: held, projectIds: granting.map((m) => m.projectId) };
 }

@@ -5,7 +5,7 @@
 import { encodeBase32LowerCaseNoPadding } from "@oslojs/encoding";
 import { and, desc, eq, gt, lt, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { projectMembers, studioSessions, type UserRole, users } from "../../db/schema";
+import { type MemberRole, projectMembers, studioSessions, type UserRole, users } from "../../db/schema";
 import type { Config } from "../config";
 import { uuidv7 } from "../lib/ids";
 import { type EffectiveRole, effectiveRole } from "../lib/scopes";
@@ -81,11 +81,9 @@ export async function roleIn(db: Db, user: SessionUser, projectId: string): Prom
   return effectiveRole(user.role, m?.role ?? null);
 }
 
-/** The projects a member belongs to (an owner's are all: null). */
-export async function memberProjects(db: Db, user: SessionUser): Promise<string[] | null> {
-  if (user.role === "owner") return null;
-  const rows = await db.select({ id: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, user.userId));
-  return rows.map((r) => r.id);
+/** A member's projects with the role held in each. */
+export async function memberRoles(db: Db, user: SessionUser): Promise<Array<{ projectId: string; role: MemberRole }>> {
+  return db.select({ projectId: projectMembers.projectId, role: projectMembers.role }).from(projectMembers).where(eq(projectMembers.userId, user.userId));
 }
 
 /** The person's live sessions, newest first. */
