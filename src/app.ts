@@ -22,6 +22,7 @@ import { modelFileRoutes } from "./model/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
 import { operationPaths, operationRoutes } from "./rest";
+import { studioSessionAuthenticator } from "./studio/auth";
 import { studioRoutes } from "./studio/routes";
 
 // The admin routes' OpenAPI entries depend on the declarations only: built once, not per app.
@@ -41,7 +42,8 @@ export function createApp(given: AppDeps) {
   const mediaStorage = given.mediaStorage ?? createMediaStorage(given.config, given.fetch);
   const renderQueue = given.renderQueue ?? new WorkQueue(given.config.media.renderConcurrency, given.config.media.renderQueue);
   const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db), mediaStorage, aiSlots: given.aiSlots ?? new Slots(), renderQueue };
-  const authenticate = adminAuthenticator(deps);
+  // Admin keys, and a person's studio session on requests without one.
+  const authenticate = adminAuthenticator(deps, studioSessionAuthenticator(db, deps.config));
   const delivery = createDelivery(deps);
   const media = createMediaDelivery(deps, delivery.project);
   // Hot reads answered before routing: delivery pages, and media files held in memory.

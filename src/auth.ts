@@ -10,7 +10,6 @@ import { effectiveRole, isScope, type ScopeRule, scopesOfRole, unmetScopes } fro
 import { hashToken } from "./lib/tokens";
 import { peerAddress } from "./platform/peer";
 import { findProject } from "./projects/service";
-import { personCaller, sessionOfRequest } from "./studio/auth";
 
 export const bearerOf = (authorization: string | null | undefined): string | null => /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? null;
 
@@ -48,7 +47,13 @@ export const adminDoc = (tag: string, summary: string, description?: string) => 
  */
 export type AdminAuthenticator = (request: Request, server: unknown, ref?: string, rule?: ScopeRule) => Promise<AdminCaller>;
 
-export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
+/**
+ * A person's session on a request without a bearer (src/studio/auth.ts, handed in by createApp):
+ * the person as a caller, null when the request carries no session.
+ */
+export type SessionAuthenticator = (request: Request, now: Date, ref: string | undefined, rule: ScopeRule | undefined) => Promise<AdminCaller | null>;
+
+export function adminAuthenticator(deps: AppDeps, session: SessionAuthenticator | null = null): AdminAuthenticator {
   const failures = new MemoryLimiter(deps.config.adminAuthFailureLimit, 60_000);
   return async (request, server, ref, rule) => {
     const address = clientAddress(request, peerAddress(request, server), deps.config.trustProxy);
@@ -61,9 +66,9 @@ export function adminAuthenticator(deps: AppDeps): AdminAuthenticator {
     };
     const token = bearerOf(request.headers.get("authorization"));
     if (!token) {
-      // No bearer: a person's studio session, when the request carries one (src/studio/auth.ts).
-      const person = await sessionOfRequest(deps.db, deps.config, request, now);
-      if (person) return personCaller(deps.db, person, ref, rule);
+      // No bearer: a person's studio session, when the request carries one.
+      const person = session ? await session(request, now, ref, rule) : null;
+      if (person) return person;
       throw refuse(false);
     }
     // Any bearer is looked up by hash: keys minted here start with cms_ak_, an operator's ADMIN_TOKEN may not.

@@ -2,7 +2,7 @@
 // dependency served from this service (offline, and inside the single binary); the page runs under
 // a CSP that allows scripts from this origin only and lets it talk to this origin only.
 import { Elysia } from "elysia";
-import { acceptsGzip } from "./delivery/http";
+import { acceptsGzip } from "./lib/accept";
 import { explorerAsset, fileBody, gzip, readBytes } from "./platform/files";
 
 const SCRIPT_PATH = `/swagger/assets/scalar-api-reference-${explorerAsset.version}.js`;

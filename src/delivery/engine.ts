@@ -7,11 +7,12 @@
 // only their own project's answers.
 import type { AppDeps } from "../core/deps";
 import { AppError, describeError, errorBody, isDatabaseUnavailable, notFound } from "../errors";
+import { acceptsGzip } from "../lib/accept";
 import { onContentCommitted, type PathChanges } from "../lib/commits";
 import { checkPreviewToken } from "../preview/service";
 import { CONTENT_CHANNEL } from "../write/unit";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
-import { acceptsGzip, answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
+import { answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
 
 /**
  * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`

@@ -3,6 +3,7 @@
 // any fetch-style runtime with node:crypto (Bun, Node, Deno, Workers with nodejs_compat).
 import { createHash } from "node:crypto";
 import { errorBody } from "../errors";
+import { acceptsGzip } from "../lib/accept";
 import { type CorsPolicy, corsHeaders, corsPreflight } from "../lib/cors";
 import type { CachedAnswer, GzipAnswer } from "./cache";
 
@@ -45,23 +46,6 @@ export function answerHeaders(contentType: string, etag: string, cacheControl: s
 export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
   const etag = `"${sha256Base64url128(body)}"`;
   return { version, status, body, etag, at: Date.now(), headers: answerHeaders(contentType, etag, cacheControl, status === 200 && body.length >= GZIP_MIN_BYTES) };
-}
-
-/** True when the client takes gzip (listed, or `*`, and not refused with q=0). */
-export function acceptsGzip(request: Request): boolean {
-  const ae = request.headers.get("accept-encoding");
-  if (ae === null) return false;
-  let star = false;
-  for (const part of ae.toLowerCase().split(",")) {
-    const [coding = "", ...params] = part.split(";");
-    const name = coding.trim();
-    if (name !== "gzip" && name !== "*") continue;
-    const q = params.map((x) => x.trim()).find((x) => x.startsWith("q="));
-    const ok = q === undefined || Number(q.slice(2)) > 0;
-    if (name === "gzip") return ok;
-    star = ok;
-  }
-  return star;
 }
 
 /** The gzip representation's validator: a different representation, so a different strong ETag. */

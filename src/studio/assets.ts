@@ -5,7 +5,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { acceptsGzip } from "../delivery/http";
+import { acceptsGzip } from "../lib/accept";
 import { embeddedStudioPack, gzip } from "../platform/files";
 
 export const PACK_NAME = "studio.pack";

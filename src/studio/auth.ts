@@ -43,6 +43,14 @@ export function checkStudioRequest(config: Pick<Config, "publicOrigin">, request
     throw new AppError("forbidden", "a studio session writes only from the studio's own origin (Sec-Fetch-Site or Origin)");
 }
 
+/** The admin authenticator's session step (src/auth.ts): a person's session as a caller, or null without one. */
+export function studioSessionAuthenticator(db: Db, config: Config) {
+  return async (request: Request, now: Date, ref: string | undefined, rule: ScopeRule | undefined): Promise<PersonCaller | null> => {
+    const person = await sessionOfRequest(db, config, request, now);
+    return person ? personCaller(db, person, ref, rule) : null;
+  };
+}
+
 /**
  * The person as an admin caller: on a project's route, the scopes of their role there (a project
  * they have no role in is 404, as it is to a key limited to other projects). On a route without a
@@ -50,7 +58,7 @@ export function checkStudioRequest(config: Pick<Config, "publicOrigin">, request
  * the operation needs (`rule`) limited to the projects whose role grants it, so a right held in one
  * project never reaches an object of another.
  */
-export async function personCaller(db: Db, user: SessionUser, ref: string | undefined, rule: ScopeRule = ["projects:read"]): Promise<PersonCaller> {
+async function personCaller(db: Db, user: SessionUser, ref: string | undefined, rule: ScopeRule = ["projects:read"]): Promise<PersonCaller> {
   const base = { kind: "studio" as const, sessionId: user.sessionId, userId: user.userId, userEmail: user.email };
   if (ref !== undefined) {
     const project = await findProject(db, ref);
