@@ -170,6 +170,12 @@ const CASES: Record<string, Case> = {
     expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, revision: 3, restored: [f.node.id] })),
     after: gone((f) => `${N(f)}/translations/fr`),
   },
+  // Undo an agent (issue 39): the fixture's MCP token changed nothing, so nothing is undone.
+  "POST /admin/p/{ref}/agents/undo": {
+    url: (f) => `${P(f)}/agents/undo`,
+    body: (f) => ({ agent: { kind: "mcp_token", id: f.tokenId }, since: "2000-01-01T00:00:00Z" }),
+    expect: ok(200, (d) => expect(d).toEqual({ restored: [], deleted: [], left: [] })),
+  },
   "GET /admin/p/{ref}/trash": {
     before: async (h, f) => void (await h.request("DELETE", N(f))),
     url: (f) => `${P(f)}/trash`,

@@ -106,6 +106,7 @@ export const TOOL_NAMES = [
   "get_revision",
   "restore_revision",
   "list_trash",
+  "undo_agent_changes",
   "upload_media_from_url",
   "list_media",
   "get_media",

@@ -43,3 +43,21 @@ export const TrashEntryOut = z.object({
 
 export const PagingIn = { page: Page, per_page: PerPage(20) };
 export const PageInfo = { total: z.number().int(), page: z.number().int(), per_page: z.number().int() };
+
+/** An agent credential whose changes are undone: an MCP token, or an OAuth client (for one person, or for everyone it acted for). */
+export const AgentIn = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("mcp_token"), id: Id.describe("the MCP token's id") }),
+  z.object({
+    kind: z.literal("oauth"),
+    client_id: z.string().min(1).max(2048).describe("the OAuth client's id"),
+    user_id: Id.optional().describe("only what the client did for this person"),
+  }),
+]);
+
+export const UndoAgentOut = z.object({
+  restored: z.array(z.object({ node_id: Id, title: z.string().nullable(), to_revision: z.number().int(), revision: z.number().int().describe("the new revision the restore made") })),
+  deleted: z.array(z.object({ node_id: Id, title: z.string() })).describe("nodes the agent created, now in the trash"),
+  left: z
+    .array(z.object({ node_id: Id, title: z.string().nullable(), reason: z.string(), revision: z.number().int().describe("the later change"), by: ActorOut }))
+    .describe("nodes someone else changed after the agent: left as they are"),
+});

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { projectOperation, READ_ONLY, WRITE } from "../core/operation";
 import { NodeId } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
-import { PageInfo, PagingIn, RevisionDetailOut, RevisionNumber, RevisionOut, TrashEntryOut } from "./model";
+import { AgentIn, PageInfo, PagingIn, RevisionDetailOut, RevisionNumber, RevisionOut, TrashEntryOut, UndoAgentOut } from "./model";
 import { getRevision, listRevisions, listTrash, restoreRevision } from "./service";
+import { undoAgentChanges } from "./undo";
 
 const revisionRoute = (method: "GET" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/revisions${tail}`, params: { id: "node_id", rev: "revision" }, tag: "history" }) as const;
 
@@ -33,6 +34,25 @@ const getRevisionOp = projectOperation({
   tool: READ_ONLY,
   http: { ...revisionRoute("GET", "/:rev"), data: "revision", summary: "Read a revision: its snapshot and a field-level diff (?against=)" },
   run: async ({ deps, project }, args) => ({ revision: await getRevision(deps.db, project.id, args.node_id, args.revision, args.against) }),
+});
+
+const undoAgentOp = projectOperation({
+  name: "undo_agent_changes",
+  title: "Undo an agent's changes",
+  description:
+    "Bring every node one agent credential (an MCP token, or an OAuth client, optionally for one person) changed between since and until (default now) back to its state " +
+    "before the first of those changes: one restore per node, each a new revision. A node someone else changed after the agent is listed under left and not touched; " +
+    "a node the agent created goes to the trash. dry_run answers what would be restored without writing.",
+  scopes: PUBLISH_SCOPES,
+  input: z.object({
+    agent: AgentIn,
+    since: z.iso.datetime({ offset: true }).describe("RFC 3339: the start of the range"),
+    until: z.iso.datetime({ offset: true }).optional().describe("RFC 3339: the end of the range (default: now)"),
+  }),
+  output: UndoAgentOut,
+  tool: WRITE,
+  http: { method: "POST", path: "/admin/p/:ref/agents/undo", tag: "history", summary: "Undo an agent's changes in a time range (one restore per node; nodes changed by someone else since are left)" },
+  run: ({ deps, project, now, write }, args) => undoAgentChanges(deps.db, write, project, args, now),
 });
 
 const restoreRevisionOp = projectOperation({
@@ -70,4 +90,4 @@ const listTrashOp = projectOperation({
   run: ({ deps, project, now }, args) => listTrash(deps.db, project.id, deps.config, now, args),
 });
 
-export const historyOperations = [listRevisionsOp, getRevisionOp, restoreRevisionOp, listTrashOp];
+export const historyOperations = [listRevisionsOp, getRevisionOp, restoreRevisionOp, listTrashOp, undoAgentOp];
