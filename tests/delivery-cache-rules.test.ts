@@ -49,11 +49,12 @@ describe("delivery cache: an announcement without its version (a script's NOTIFY
     expect((await get(h, a)).status).toBe(200);
     const before = await get(h, b);
     expect(before.status).toBe(200);
-    // The version moves with a NOTIFY naming the project only, as a script's would.
-    await bumpContentVersion(h.deps.db, p.id);
+    // The version moves with a NOTIFY naming the project only, as a script's would; sent again
+    // while unheard, since the app's LISTEN may still be starting (a NOTIFY before it is lost).
     // Heard: the next read of page a asks the database again (the project row, then the page).
     await waitFor(
       async () => {
+        await bumpContentVersion(h.deps.db, p.id);
         const c = broken.calls();
         expect((await get(h, a)).status).toBe(200);
         return broken.calls() > c;
