@@ -205,7 +205,15 @@ describe("editing in the studio", () => {
       texts.some((t) => /3|short|fewer|least/i.test(t ?? "")),
       `the error is described at the field: ${JSON.stringify(texts)}`,
     );
-    assert.equal(await summary.evaluate((el) => el === document.activeElement), true);
+    // Focus moves to the first violation once it is on screen (a frame or two after the answer).
+    await summary.evaluate(
+      (el) =>
+        new Promise<void>((resolve, reject) => {
+          const until = performance.now() + 5000;
+          const check = () => (el === document.activeElement ? resolve() : performance.now() > until ? reject(new Error("focus did not move to the field")) : requestAnimationFrame(check));
+          check();
+        }),
+    );
     assert.equal((await readNode(project.slug, node.id)).revision, node.revision);
     assert.deepEqual(await axeViolations(page), []);
     await context.close();
