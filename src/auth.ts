@@ -167,8 +167,8 @@ export function requireScopes(caller: { scopes: readonly string[] }, rule: Scope
   throw new AppError("insufficient_scope", `this credential lacks the ${named} scope`, { required }, { "www-authenticate": insufficientScopeChallenge(required) });
 }
 
-/** An operation only an admin key may run (it hands out rights the key itself holds). */
-export function asAdminKey(caller: AdminCaller | McpCaller): AdminCaller {
-  if (caller.kind !== "admin_key") throw new AppError("insufficient_scope", "this operation needs an admin key");
+/** An operation only an admin key or a person in the studio may run (it hands out rights the caller itself holds: a key's scopes, a person's role). */
+export function asAdminCaller(caller: AdminCaller | McpCaller): AdminCaller {
+  if (caller.kind !== "admin_key" && caller.kind !== "studio") throw new AppError("insufficient_scope", "this operation needs an admin key or a person in the studio");
   return caller;
 }

@@ -131,6 +131,28 @@ describe("studio sessions", async () => {
     expect((await me.send("GET", "/admin/users")).status).toBe(403);
   });
 
+  test("a person hands out only rights their role holds: MCP tokens and members' roles", async () => {
+    const admin = await seedUser(h, "admin", [p.id]);
+    const member = await seedUser(h, "viewer", [p.id]);
+    const me = await person(h, admin.email, admin.password);
+    const token = await me.send("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "from the studio", scopes: ["content:read", "content:write"] } });
+    expect(token.status).toBe(201);
+    expect(token.json.data.token).toMatch(/^cms_mcp_/);
+    expect((await me.send("PUT", `/admin/p/${p.slug}/members/${member.id}`, { body: { role: "editor" } })).status).toBe(200);
+    // An editor holds no ai:write or keys:write: both refused, nothing written.
+    const ed = await person(h, editor.email, editor.password);
+    expect((await ed.send("POST", `/admin/p/${p.slug}/ai/mcp/tokens`, { body: { name: "nope", scopes: ["content:read"] } })).status).toBe(403);
+    expect((await ed.send("PUT", `/admin/p/${p.slug}/members/${member.id}`, { body: { role: "admin" } })).status).toBe(403);
+    const [row] = await db
+      .select()
+      .from(projectMembers)
+      .where(and(eq(projectMembers.userId, member.id), eq(projectMembers.projectId, p.id)));
+    expect(row?.role).toBe("editor");
+    // A stranger to the project is not there for a project's admin (no adding people they cannot see).
+    const stranger = await seedUser(h, "viewer", [other.id]);
+    expect((await me.send("PUT", `/admin/p/${p.slug}/members/${stranger.id}`, { body: { role: "viewer" } })).status).toBe(404);
+  });
+
   test("refused and nothing written: a cookie without the header, from another site, or a write from another origin", async () => {
     const me = await person(h, editor.email, editor.password);
     const node = await seedNode(h, p.slug, { slug: `csrf-${Date.now()}`, title: "Before" });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { asAdminKey } from "../auth";
+import { asAdminCaller } from "../auth";
 import { projectOperation } from "../core/operation";
 import { AppError } from "../errors";
 import { Empty } from "../lib/schemas";
@@ -39,7 +39,7 @@ const createTokenOp = projectOperation({
     description: "Scopes must be MCP scopes the calling key holds.",
   },
   async run({ deps, project, caller, now }, args) {
-    const { token, plaintext } = await createMcpToken(deps.db, project, args, asAdminKey(caller), now);
+    const { token, plaintext } = await createMcpToken(deps.db, project, args, asAdminCaller(caller), now);
     const { last_used_at: _, ...wire } = tokenToWire(token);
     return { token: { ...wire, token: plaintext } };
   },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { asAdminKey } from "../auth";
+import { asAdminCaller } from "../auth";
 import { adminOperation, type HttpBinding, projectOperation } from "../core/operation";
 import { Empty } from "../lib/schemas";
 import { listMembers, removeMember, setMember } from "./membership";
@@ -100,7 +100,7 @@ const setMemberOp = projectOperation({
     description:
       "Needs keys:write on the project or users:write; without users:write the key must hold every scope the role carries. The user's OAuth tokens for this project follow the new role on their next use.",
   },
-  run: async ({ deps, project, caller, now }, args) => ({ member: await setMember(deps.db, project, args.user_id, args.role, asAdminKey(caller), now) }),
+  run: async ({ deps, project, caller, now }, args) => ({ member: await setMember(deps.db, project, args.user_id, args.role, asAdminCaller(caller), now) }),
 });
 
 const removeMemberOp = projectOperation({
