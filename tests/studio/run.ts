@@ -22,8 +22,8 @@ async function main(): Promise<number> {
     const build = spawn(process.execPath, [join(root, "studio/build.mjs")], { cwd: root, stdio: "inherit" });
     if ((await exited(build)) !== 0) return 1;
   }
-  // The AI vendor stand-in of the translation spec lives on loopback.
-  const service = await startService({ binary, databaseUrl: process.env.STUDIO_DATABASE_URL, env: { AI_ALLOW_PRIVATE_URLS: "true" } });
+  // The AI vendor stand-in and the webhook receivers of the specs live on loopback.
+  const service = await startService({ binary, databaseUrl: process.env.STUDIO_DATABASE_URL, env: { AI_ALLOW_PRIVATE_URLS: "true", WEBHOOKS_ALLOW_PRIVATE_URLS: "true" } });
   const { url, adminKey, env } = service;
   try {
     // Spec files named on the command line run alone (a name or a path), else all of them.
