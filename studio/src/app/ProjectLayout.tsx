@@ -6,6 +6,7 @@ import { canWrite, useMe, useProject } from "./queries";
 
 const SECTIONS = [
   ["/p/$slug", "Content"],
+  ["/p/$slug/approvals", "Approvals"],
   ["/p/$slug/media", "Media"],
   ["/p/$slug/activity", "Activity"],
   ["/p/$slug/trash", "Trash"],

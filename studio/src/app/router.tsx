@@ -32,12 +32,13 @@ const trashRoute = createRoute({ getParentRoute: () => projectRoute, path: "/tra
 const activityRoute = createRoute({ getParentRoute: () => projectRoute, path: "/activity", component: lazyRouteComponent(() => import("../pages/Activity"), "ActivityPage") });
 const settingsRoute = createRoute({ getParentRoute: () => projectRoute, path: "/settings", component: lazyRouteComponent(() => import("../pages/Settings"), "SettingsPage") });
 const webhooksRoute = createRoute({ getParentRoute: () => projectRoute, path: "/webhooks", component: lazyRouteComponent(() => import("../pages/Webhooks"), "WebhooksPage") });
+const approvalsRoute = createRoute({ getParentRoute: () => projectRoute, path: "/approvals", component: lazyRouteComponent(() => import("../pages/Approvals"), "ApprovalsPage") });
 const modelRoute = createRoute({ getParentRoute: () => projectRoute, path: "/model", component: lazyRouteComponent(() => import("../pages/Model"), "ModelPage") });
 
 const routeTree = rootRoute.addChildren([
   projectsRoute,
   sessionsRoute,
-  projectRoute.addChildren([projectHomeRoute, nodeRoute, mediaRoute, trashRoute, activityRoute, settingsRoute, webhooksRoute, modelRoute]),
+  projectRoute.addChildren([projectHomeRoute, nodeRoute, mediaRoute, trashRoute, activityRoute, settingsRoute, webhooksRoute, modelRoute, approvalsRoute]),
 ]);
 
 export function createStudioRouter(queryClient: QueryClient) {
