@@ -138,14 +138,16 @@ describe("approvals through MCP", async () => {
       ).length,
     ).toBe(1);
 
-    const rejected = await a.h.request("POST", `/admin/p/${p.slug}/approvals/${id}/reject`);
+    const rejected = await a.h.request("POST", `/admin/p/${p.slug}/approvals/${id}/reject`, { body: { note: "Keep it: the page is linked from the footer." } });
     expect(rejected.status).toBe(200);
-    expect(rejected.json.data).toMatchObject({ id, status: "rejected", decided_by: { kind: "admin_key" } });
+    expect(rejected.json.data).toMatchObject({ id, status: "rejected", decided_by: { kind: "admin_key" }, note: "Keep it: the page is linked from the footer." });
     const twice = await a.h.request("POST", `/admin/p/${p.slug}/approvals/${id}/approve`);
     expect(twice.status).toBe(409);
     const retry = await client.callTool({ name: "delete_node", arguments: { node_id: node.id } });
     expect(retry.isError).toBe(true);
     expect(toolText(retry)).toStartWith("approval_rejected: rejected");
+    // The person's note reaches the agent.
+    expect(toolText(retry)).toContain("Their note: Keep it: the page is linked from the footer.");
     expect(await nodeState(node.id)).toEqual(before); // not deleted, not changed
     expect((await entries("reject_approval"))[0]).toMatchObject({ actor: { kind: "admin_key" }, target: { id } });
     // Heard once: the next call asks anew.

@@ -29,6 +29,8 @@ export const approvals = pgTable(
     status: text("status").$type<ApprovalStatus>().notNull().default("pending"),
     decidedBy: jsonb("decided_by").$type<Actor>(),
     decidedAt: timestamp("decided_at", { withTimezone: true, mode: "date" }),
+    /** What the person who decided wrote for the agent (the agent's retry reads it). */
+    decisionNote: text("decision_note"),
     usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),

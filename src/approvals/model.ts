@@ -15,6 +15,7 @@ export const ApprovalOut = z.object({
   requested_by: ActorOut.describe("the MCP credential that asked"),
   decided_by: ActorOut.nullable().describe("who approved or rejected it"),
   decided_at: Timestamp.nullable(),
+  note: z.string().nullable().describe("what the person who decided wrote for the agent"),
   used_at: Timestamp.nullable(),
   created_at: Timestamp,
   expires_at: Timestamp,

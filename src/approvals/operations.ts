@@ -31,7 +31,7 @@ const decisionOp = (decision: "approved" | "rejected") =>
         ? "Approve a pending request: the agent's retry of the same call then carries it out, once, if the node has not changed since it asked (409 conflict and the request void otherwise)."
         : "Reject a pending request: the agent's retry of the same call answers that it was rejected.",
     scopes: PUBLISH_SCOPES,
-    input: z.object({ approval_id: Id }),
+    input: z.object({ approval_id: Id, note: z.string().max(2000).optional().describe("for the agent: its retry reads it (why it was rejected, what to change)") }),
     output: z.object({ approval: ApprovalOut }),
     activity: { kind: "approval" },
     http: {
@@ -42,7 +42,9 @@ const decisionOp = (decision: "approved" | "rejected") =>
       tag: "approvals",
       errors: [409],
     },
-    run: async ({ deps, project, now, write }, args) => ({ approval: approvalToWire(deps.config, await decideApproval(deps.db, write, project.id, args.approval_id, decision, now)) }),
+    run: async ({ deps, project, now, write }, args) => ({
+      approval: approvalToWire(deps.config, await decideApproval(deps.db, write, project.id, args.approval_id, decision, now, args.note ?? null)),
+    }),
   });
 
 export const approvalOperations = [listApprovalsOp, decisionOp("approved"), decisionOp("rejected")];

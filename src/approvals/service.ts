@@ -148,7 +148,7 @@ const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "appro
  * A person's decision on a pending request: recorded with who decided, in the activity log too. A
  * request whose node has changed since is void (409): the agent must ask again.
  */
-export async function decideApproval(db: Db, ctx: WriteContext, projectId: string, id: string, decision: "approved" | "rejected", now: Date): Promise<Approval> {
+export async function decideApproval(db: Db, ctx: WriteContext, projectId: string, id: string, decision: "approved" | "rejected", now: Date, note: string | null = null): Promise<Approval> {
   const decider = ctx.actor;
   // Not an id (a UUID) names no approval: 404, before the uuid column would refuse it.
   if (!isUuid(id)) throw notFound("approval");
@@ -169,7 +169,7 @@ export async function decideApproval(db: Db, ctx: WriteContext, projectId: strin
   }
   const [decided] = await db
     .update(approvals)
-    .set({ status: decision, decidedBy: decider, decidedAt: now })
+    .set({ status: decision, decidedBy: decider, decidedAt: now, decisionNote: note })
     .where(and(eq(approvals.id, id), eq(approvals.status, "pending")))
     .returning();
   if (!decided) throw new AppError("conflict", "this approval request was decided meanwhile", { status: "decided" });
@@ -199,6 +199,7 @@ export function approvalToWire(config: Config, a: Approval): Out {
     status: a.status,
     requested_by: actor(a.requestedBy),
     decided_by: a.decidedBy ? actor(a.decidedBy) : null,
+    note: a.decisionNote,
     decided_at: a.decidedAt?.toISOString() ?? null,
     used_at: a.usedAt?.toISOString() ?? null,
     created_at: a.createdAt.toISOString(),

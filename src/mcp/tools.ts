@@ -86,7 +86,10 @@ async function approvalGate(ctx: ToolContext, tool: ProjectOperation, args: Reco
     }
     const url = approvalUrl(deps.config, approval.id);
     const what = `${tool.name} of node ${approval.nodeId} (revision ${approval.revision})`;
-    if (gate.kind === "rejected") throw new AppError("approval_rejected", `rejected: a person rejected ${what}; nothing was done`, { approval_id: approval.id, status: "rejected" });
+    if (gate.kind === "rejected") {
+      const note = approval.decisionNote ? ` Their note: ${approval.decisionNote}` : "";
+      throw new AppError("approval_rejected", `rejected: a person rejected ${what}; nothing was done.${note}`, { approval_id: approval.id, status: "rejected", note: approval.decisionNote });
+    }
     const voided = gate.voided ? ` The earlier request was void: the node changed since it was asked (revision ${gate.voided.revision}).` : "";
     const message = `${tool.name} needs the content:publish scope, which this credential lacks: a person must approve ${what}.${voided} Once they have, call ${tool.name} again with the same arguments.`;
     if (ctx.urlElicitation && (await ctx.urlElicitation())) throw new UrlElicitationRequiredError([{ mode: "url", message, url, elicitationId: approval.id }], message);
