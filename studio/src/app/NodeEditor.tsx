@@ -5,6 +5,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useBlocker, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Text, TextField, Toolbar } from "react-aria-components";
+import { HistoryDialog } from "../history/HistoryDialog";
 import { ApiError, data, enc, messageOf, nodeUrl, projectBase, request, revisionOf } from "./api";
 import { actorName, clearDraft, docOfNode, docOfTranslation, draftKey, type LocalDraft, nodeBody, readDraft, translationBody, translationViolations, writeDraft } from "./docs";
 import { CompareDialog, ConfirmDialog, type ConflictInfo, ConflictPanel, LeaveDialog } from "./EditorParts";
@@ -122,6 +123,7 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
   /** The form's content when "Compare with published" was pressed; null while the comparison is closed. */
   const [compareDoc, setCompareDoc] = useState<EditorDoc | null>(null);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
+  const [historyOpen, setHistoryOpen] = useState(false);
 
   // Every change is kept in localStorage (debounced), with the revision it is based on.
   useEffect(() => {
@@ -410,6 +412,11 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
               Compare with published
             </Button>
           )}
+          {!locale && (
+            <Button className="st-button quiet" onPress={() => setHistoryOpen(true)}>
+              History
+            </Button>
+          )}
           {locale && writable && canTranslateWithAi(me) && (
             <Button className="st-button" onPress={() => void translate()} isDisabled={dirty || saving || !!busy}>
               Translate with AI
@@ -478,6 +485,18 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
         />
       </div>
 
+      {historyOpen && (
+        <HistoryDialog
+          slug={slug}
+          nodeId={nodeId}
+          title={current.title}
+          currentRevision={current.revision}
+          canRestore={publishable}
+          dirty={dirty}
+          onRestored={() => void loadTheirs()}
+          onClose={() => setHistoryOpen(false)}
+        />
+      )}
       {compareDoc && <CompareDialog slug={slug} nodeId={nodeId} working={compareDoc} onClose={() => setCompareDoc(null)} />}
       <ConfirmDialog
         isOpen={confirmDiscard}
