@@ -291,4 +291,39 @@ describe("history, trash and activity", () => {
     assert.deepEqual(await axeViolations(page), []);
     assert.deepEqual(problems, []);
   });
+
+  test("Undo these changes: an agent's pages brought back from its activity, a page a person changed since left as it is", async () => {
+    const created = await api("POST", `/admin/p/${project.slug}/ai/mcp/tokens`, { name: "undo agent", scopes: ["content:read", "content:write"] });
+    const rogue = new Client({ name: "undo-spec", version: "1.0.0" });
+    await rogue.connect(new StreamableHTTPClientTransport(new URL(`${URL_BASE}/mcp`), { requestInit: { headers: { authorization: `Bearer ${created.json.data.token}` } } }));
+    const one = await newNode(project.slug, { slug: "prices", title: "Prices" });
+    const two = await newNode(project.slug, { slug: "contact", title: "Contact" });
+    for (const [id, title] of [
+      [one.id, "Prices, all doubled"],
+      [two.id, "Contact, wrong number"],
+    ])
+      await rogue.callTool({ name: "update_node", arguments: { node_id: id, title } });
+    await rogue.close();
+    // A person fixes the contact page by hand after the agent: the undo must leave it.
+    assert.equal((await api("PATCH", `/admin/p/${project.slug}/nodes/${two.id}`, { title: "Contact, fixed by hand" })).status, 200);
+
+    const { page, problems } = await open(`/studio/p/${project.slug}/activity`);
+    await press(page.getByRole("button", { name: /Who/ }));
+    const option = page.getByRole("option", { name: "undo agent (agent (MCP token))" });
+    await option.waitFor();
+    await option.focus();
+    await page.keyboard.press("Enter");
+    await press(page.getByRole("button", { name: "Undo these changes" }));
+    const dialog = page.getByRole("dialog", { name: "Undo undo agent (agent (MCP token))'s changes" });
+    await dialog.getByText("Would be brought back").waitFor();
+    assert.match((await dialog.textContent()) ?? "", /Prices, all doubled \(to revision 1\)/);
+    assert.match((await dialog.textContent()) ?? "", /Contact, fixed by hand: revision 3/);
+    assert.deepEqual(await axeViolations(page), []);
+    assert.equal((await readNode(project.slug, one.id)).title, "Prices, all doubled", "the dry run wrote nothing");
+    await press(dialog.getByRole("button", { name: "Undo", exact: true }));
+    await dialog.getByText("Brought back", { exact: true }).waitFor();
+    assert.equal((await readNode(project.slug, one.id)).title, "Prices");
+    assert.equal((await readNode(project.slug, two.id)).title, "Contact, fixed by hand");
+    assert.deepEqual(problems, []);
+  });
 });

@@ -8,12 +8,13 @@ import { ColorField } from "./color-field";
 import { DateTimeField } from "./date-time-field";
 import type { FieldProps } from "./field-frame";
 import { JsonField } from "./json-field";
+import { MediaField } from "./media-field";
 import { NodeField } from "./node-field";
 import { NumberField } from "./number-field";
 import { ObjectField } from "./object-field";
 import { HtmlField, MarkdownField } from "./rich-text-fields";
 import { formatOf, isRecord, typeOf } from "./schema";
-import { MediaField, StringField, UriField } from "./text-fields";
+import { StringField, UriField } from "./text-fields";
 
 export type Widget = (props: FieldProps) => ReactNode;
 

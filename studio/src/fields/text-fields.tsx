@@ -1,4 +1,4 @@
-// Text boxes: plain strings (with a live counter under `maxLength`), `uri`, and `media` ids.
+// Text boxes: plain strings (with a live counter under `maxLength`) and `uri`.
 import { memo, type ReactNode } from "react";
 import { Input, Label, TextField } from "react-aria-components";
 import { useForm } from "../form/context";
@@ -54,8 +54,4 @@ export const StringField = memo(function StringField(props: FieldProps): ReactNo
 
 export const UriField = memo(function UriField(props: FieldProps): ReactNode {
   return <TextBox props={props} type="url" />;
-});
-
-export const MediaField = memo(function MediaField(props: FieldProps): ReactNode {
-  return <TextBox props={props} type="text" note="The id of a media item (a media picker is not built yet)." />;
 });

@@ -9,9 +9,10 @@ import type { z } from "zod";
 import type { ActivityOut } from "../../../src/activity/model";
 import { ApiError, messageOf, projectBase, request } from "../app/api";
 import { operationWords } from "../app/docs";
-import { nodeQuery } from "../app/queries";
+import { canPublish, nodeQuery, useMe } from "../app/queries";
 import { WhenText, WhoText, whoOf } from "../history/actor";
 import { NodePicker } from "../history/NodePicker";
+import { UndoAgent } from "../history/UndoAgent";
 import "../history/history.css";
 
 type Entry = z.output<typeof ActivityOut>;
@@ -79,6 +80,9 @@ export function ActivityPage() {
   const toId = useId();
   const params = queryOf(filters);
   const filtered = params.toString() !== queryOf(EMPTY).toString();
+  // One MCP token chosen: its changes in the range can be undone (content:publish).
+  const agentToken = filters.who.startsWith("one:mcp_token:") ? filters.who.slice("one:mcp_token:".length) : null;
+  const me = useMe(slug);
 
   const activity = useInfiniteQuery({
     queryKey: ["activity", slug, params.toString()],
@@ -154,6 +158,16 @@ export function ActivityPage() {
         <Button className="st-button" onPress={() => setFilters(EMPTY)} isDisabled={!filtered}>
           Clear filters
         </Button>
+        {agentToken && canPublish(me.data) && (
+          <UndoAgent
+            slug={slug}
+            tokenId={agentToken}
+            agentName={choices.find((c) => c.id === filters.who)?.label ?? "the agent"}
+            since={isoOf(filters.from)}
+            until={isoOf(filters.to)}
+            onDone={() => void activity.refetch()}
+          />
+        )}
       </form>
       <p className="help">Times are in your time zone ({Intl.DateTimeFormat().resolvedOptions().timeZone}); “to” is exclusive.</p>
 
