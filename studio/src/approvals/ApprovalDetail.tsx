@@ -1,0 +1,260 @@
+// One approval request opened: who asked what, the change it would make (for a publication, the
+// working copy against the published version, field by field, as text; for a delete, unpublish,
+// archive… what happens, in words), and Approve / Reject with a note the agent's retry reads.
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { type ReactNode, useEffect, useId, useRef, useState } from "react";
+import { Button, Label, Text, TextArea, TextField } from "react-aria-components";
+import { ApiError, data, messageOf, nodeUrl, projectBase, request } from "../app/api";
+import { type ChangeKind, type DiffRow, diffVersions, docOfNode, type PublishedDoc, valueText } from "../app/docs";
+import { nodeQuery } from "../app/queries";
+import { formatTime } from "../app/time";
+import type { NodeWithBlocks, PublishedVersion } from "../app/types";
+import type { Approval } from "./types";
+import { agentOf, consequenceOf, extraArguments, STATUS_HELP, STATUS_WORDS, verbOf } from "./words";
+
+/** The published version (what delivery serves), or null when the page was never published (404). */
+async function readPublished(ref: string, nodeId: string): Promise<PublishedVersion | null> {
+  try {
+    return await data<PublishedVersion>(`${nodeUrl(ref, nodeId)}/published`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return null;
+    throw err;
+  }
+}
+
+const NOTHING_PUBLISHED: PublishedDoc = { title: "", slug: "", fields: {}, blocks: [] };
+
+/** The rows a publication changes; never published: every value of the working copy is new. */
+function publicationRows(published: PublishedVersion | null, node: NodeWithBlocks): DiffRow[] {
+  const working = docOfNode(node);
+  if (published) return diffVersions(published, working);
+  return diffVersions(NOTHING_PUBLISHED, working).map((r) => ({ ...r, change: "added", before: undefined }));
+}
+
+const CHANGE_WORDS: Record<ChangeKind, string> = { changed: "Changed", added: "New", removed: "Removed", moved: "Moved" };
+
+/** Does carrying the request out publish the working copy (so a content diff says what changes)? */
+const publishes = (a: Approval): boolean => a.operation === "publish_node" || (a.operation === "schedule_node" && typeof (a.arguments as Record<string, unknown>)?.publish_at === "string");
+
+function Fact({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div className="approval-fact">
+      <dt>{term}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
+export function ApprovalDetail({
+  slug,
+  approval,
+  canDecide,
+  onDecided,
+  onVoid,
+  onClose,
+}: {
+  slug: string;
+  approval: Approval;
+  canDecide: boolean;
+  onDecided: (decided: Approval, title: string) => void;
+  onVoid: () => void;
+  onClose: () => void;
+}) {
+  const headingId = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const [note, setNote] = useState("");
+  const [busy, setBusy] = useState<"approve" | "reject" | null>(null);
+  const [failure, setFailure] = useState<{ message: string; void: boolean } | null>(null);
+  const node = useQuery({ ...nodeQuery(slug, approval.node_id), retry: false, staleTime: 0 });
+  const showDiff = publishes(approval);
+  const published = useQuery({
+    queryKey: ["published", slug, approval.node_id],
+    queryFn: () => readPublished(slug, approval.node_id),
+    enabled: showDiff,
+    staleTime: 0,
+  });
+
+  // A new request opened: its heading takes the focus (a keyboard or screen reader user lands on it).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the focus moves when another request is opened
+  useEffect(() => {
+    setNote("");
+    setFailure(null);
+    heading.current?.focus();
+  }, [approval.id]);
+
+  const gone = node.error instanceof ApiError && node.error.status === 404;
+  const title = node.data?.title ?? (gone ? "a page no longer there" : "…");
+  const path = node.data?.path ?? null;
+  const agent = agentOf(approval.requested_by);
+  const changedSince = node.data && node.data.revision !== approval.revision;
+  const consequence = consequenceOf(approval, path);
+  const pending = approval.status === "pending";
+
+  const decide = async (decision: "approve" | "reject") => {
+    setBusy(decision);
+    setFailure(null);
+    try {
+      const body = note.trim() ? { note: note.trim() } : {};
+      const res = await request<{ data: Approval }>(`${projectBase(slug)}/approvals/${encodeURIComponent(approval.id)}/${decision}`, { method: "POST", body });
+      onDecided(res.body.data, node.data?.title ?? approval.node_id);
+    } catch (err) {
+      const conflict = err instanceof ApiError && err.status === 409;
+      setFailure({ message: messageOf(err), void: conflict });
+      if (conflict) onVoid();
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const rows = showDiff && node.data && published.data !== undefined ? publicationRows(published.data, node.data) : [];
+
+  return (
+    <section className="approval-detail panel" aria-labelledby={headingId}>
+      <div className="approval-detail-head">
+        <h2 id={headingId} ref={heading} tabIndex={-1}>
+          {verbOf(approval.operation)} “{title}”
+        </h2>
+        <Button className="st-button quiet small" onPress={onClose}>
+          Close
+        </Button>
+      </div>
+      <dl className="approval-facts">
+        <Fact term="Asked by">
+          {agent.name} <span className="st-badge approval-agent">{agent.kind}</span>
+        </Fact>
+        <Fact term="Operation">
+          <code>{approval.operation}</code>
+        </Fact>
+        <Fact term="Page">
+          {node.data ? (
+            <Link to="/p/$slug/nodes/$id" params={{ slug, id: approval.node_id }}>
+              {node.data.title}
+            </Link>
+          ) : (
+            <span>{gone ? `No longer there (id ${approval.node_id}): it may be in the trash.` : approval.node_id}</span>
+          )}
+          {path !== null && <span className="path"> /{path}</span>}
+        </Fact>
+        <Fact term="Revision">{approval.revision} (the request holds only while the page stays at this revision)</Fact>
+        {extraArguments(approval).map(([k, v]) => (
+          <Fact key={k} term={k}>
+            <code>{v}</code>
+          </Fact>
+        ))}
+        <Fact term="Asked">
+          <time dateTime={approval.created_at}>{formatTime(approval.created_at)}</time>
+        </Fact>
+        <Fact term="Expires">
+          <time dateTime={approval.expires_at}>{formatTime(approval.expires_at)}</time>
+        </Fact>
+        <Fact term="Status">
+          {STATUS_WORDS[approval.status]}: {STATUS_HELP[approval.status]}
+        </Fact>
+        {approval.decided_by && (
+          <Fact term="Decided by">
+            {agentOf(approval.decided_by).name}
+            {approval.decided_at && (
+              <>
+                {" "}
+                on <time dateTime={approval.decided_at}>{formatTime(approval.decided_at)}</time>
+              </>
+            )}
+          </Fact>
+        )}
+        {approval.note && (
+          <Fact term="Note for the agent">
+            <span className="approval-note">{approval.note}</span>
+          </Fact>
+        )}
+      </dl>
+
+      {pending && changedSince && (
+        <p className="notice approval-stale">
+          This page has changed since the agent asked (revision {approval.revision} then, {node.data?.revision} now): approving will fail, the request being void, and the agent must ask again. What is
+          shown below is the page now.
+        </p>
+      )}
+
+      <h3>What approving does</h3>
+      {consequence && <p className="approval-consequence">{consequence}</p>}
+      {showDiff && (
+        <>
+          {(node.isPending || published.isPending) && <p aria-busy="true">Loading the change…</p>}
+          {(node.isError || published.isError) && !gone && (
+            <p role="alert" className="alert error">
+              {messageOf(node.error ?? published.error)}
+            </p>
+          )}
+          {published.data === null && <p className="notice">Never published: everything below is new to the site.</p>}
+          {published.data?.published_at && <p className="muted">The published version ({formatTime(published.data.published_at)}) against the page’s working copy, which publishing makes live.</p>}
+          {node.data && published.data !== undefined && rows.length === 0 && <p>No differences: the working copy is the published version.</p>}
+          {rows.length > 0 && (
+            <div className="diff-scroll">
+              <table className="table diff approval-diff">
+                <caption className="visually-hidden">What publishing changes, by field</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Field</th>
+                    <th scope="col">Change</th>
+                    <th scope="col">Published now</th>
+                    <th scope="col">After approval</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((r) => (
+                    <tr key={`${r.change}:${r.path}`} className={`diff-${r.change}`}>
+                      <th scope="row">
+                        <code>{r.path}</code>
+                      </th>
+                      <td>{CHANGE_WORDS[r.change]}</td>
+                      <td>
+                        <pre className="diff-before">{valueText(r.before)}</pre>
+                      </td>
+                      <td>
+                        <pre className="diff-after">{valueText(r.after)}</pre>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </>
+      )}
+
+      {failure && (
+        <div role="alert" className="alert error approval-failure">
+          {failure.void ? (
+            <p>
+              <strong>This request can no longer be decided.</strong> {failure.message}. Nothing was published; the agent must ask again.
+            </p>
+          ) : (
+            <p>{failure.message}</p>
+          )}
+        </div>
+      )}
+
+      {pending && canDecide && !failure?.void && (
+        <div className="approval-decide">
+          <TextField className="st-field approval-note-field" value={note} onChange={setNote} maxLength={2000}>
+            <Label>Note for the agent</Label>
+            <TextArea className="st-textarea" rows={3} />
+            <Text slot="description" className="help">
+              Optional. The agent reads it when it retries (why it was rejected, what to change).
+            </Text>
+          </TextField>
+          <div className="panel-actions">
+            <Button className="st-button primary" onPress={() => void decide("approve")} isDisabled={busy !== null}>
+              {busy === "approve" ? "Approving…" : "Approve"}
+            </Button>
+            <Button className="st-button danger" onPress={() => void decide("reject")} isDisabled={busy !== null}>
+              {busy === "reject" ? "Rejecting…" : "Reject"}
+            </Button>
+          </div>
+        </div>
+      )}
+      {pending && !canDecide && <p className="muted">Deciding needs the right to publish in this project (an editor, admin or owner): you can look, not decide.</p>}
+    </section>
+  );
+}
