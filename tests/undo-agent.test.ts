@@ -59,7 +59,7 @@ describe("undo an agent's changes", async () => {
     expect(await title(s.created.id)).toBeNull();
     const [aLast] = await db.select().from(revisions).where(eq(revisions.nodeId, s.a.id)).orderBy(desc(revisions.number)).limit(1);
     expect(aLast).toMatchObject({ operation: "undo_agent_changes", number: 4 });
-    expect((aLast?.snapshot as { fields: unknown }).fields).toEqual({});
+    expect(aLast?.snapshot).toMatchObject({ fields: {} });
     // b was published before the agent's draft: undoing leaves delivery serving the person's version.
     const live = await h.app.handle(new Request(`http://localhost/api/p/${s.p.slug}/nodes/by-path/b`));
     expect(((await live.json()) as { data: { title: string } }).data.title).toBe("B by a person");

@@ -7,6 +7,8 @@ export const projects = pgTable("projects", {
   defaultLocale: text("default_locale").notNull(),
   locales: jsonb("locales").$type<string[]>().notNull(),
   publicBaseUrl: text("public_base_url"),
+  // The site's draft-mode entry, a template with {token} (and {path}, {locale}): the studio's Preview opens it.
+  previewUrl: text("preview_url"),
   // Bumped by every content write; delivery caches are keyed by it on every instance.
   contentVersion: bigint("content_version", { mode: "number" }).notNull().default(1),
   // The content model's version (content_models.version; 0: the project has none, all free-form).

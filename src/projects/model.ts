@@ -8,6 +8,7 @@ export const ProjectOut = z.object({
   default_locale: z.string(),
   locales: z.array(z.string()),
   public_base_url: z.string().nullable(),
+  preview_url: z.string().nullable().describe("the site's preview template: {token} (a fresh preview token), {path}, {locale}"),
   media_quota_bytes: z.number().int().nullable().describe("media storage quota in bytes; null: MEDIA_QUOTA_BYTES"),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -19,6 +20,12 @@ export const ProjectIn = z.object({
   default_locale: Tag.optional(),
   locales: z.array(Tag).max(100).optional(),
   public_base_url: z.string().max(2048).nullable().optional().describe("public origin of the website, e.g. https://example.com"),
+  preview_url: z
+    .string()
+    .max(2048)
+    .nullable()
+    .optional()
+    .describe("the site's draft-mode URL as a template, e.g. https://site.example/api/draft?token={token}&path={path}: {token} is required; {path} and {locale} are optional"),
   media_quota_bytes: z
     .number()
     .int()

@@ -20,6 +20,7 @@ export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
   default_locale: p.defaultLocale,
   locales: p.locales,
   public_base_url: p.publicBaseUrl,
+  preview_url: p.previewUrl,
   media_quota_bytes: p.mediaQuotaBytes,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
@@ -55,6 +56,18 @@ export function normaliseBaseUrl(value: string | null | undefined, field = "publ
   return u.toString().replace(/\/+$/, "");
 }
 
+/** The preview template: an absolute http(s) URL holding {token}, and no placeholder but {token}, {path} and {locale}. */
+export function normalisePreviewUrl(value: string | null | undefined): string | null {
+  if (value === null || value === undefined || value === "") return null;
+  const placeholders = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
+  const unknown = placeholders.find((p) => p !== "token" && p !== "path" && p !== "locale");
+  if (unknown !== undefined) throw new AppError("invalid_request", `preview_url may hold {token}, {path} and {locale}, not {${unknown}}`, { field: "preview_url" });
+  if (!placeholders.includes("token")) throw new AppError("invalid_request", "preview_url must hold {token}, where the preview token goes", { field: "preview_url" });
+  const u = URL.parse(value.replaceAll("{token}", "t").replaceAll("{path}", "p").replaceAll("{locale}", "l"));
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) throw new AppError("invalid_request", "preview_url must be an absolute http(s) URL", { field: "preview_url" });
+  return value;
+}
+
 /** A slug shaped like a UUID would make `{ref}` ambiguous. */
 function checkSlug(slug: string | undefined): void {
   if (slug !== undefined && isUuid(slug)) throw new AppError("invalid_request", "slug must not look like an id (UUID)", { field: "slug" });
@@ -75,6 +88,7 @@ export async function createProject(db: Db, input: z.output<typeof ProjectIn>, c
           defaultLocale: def,
           locales: list,
           publicBaseUrl: normaliseBaseUrl(input.public_base_url),
+          previewUrl: normalisePreviewUrl(input.preview_url),
           mediaQuotaBytes: input.media_quota_bytes ?? null,
           createdAt: now,
           updatedAt: now,
@@ -100,6 +114,7 @@ export async function updateProject(db: Db, ctx: WriteContext, project: Project,
         defaultLocale: def,
         locales: list,
         publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
+        previewUrl: input.preview_url === undefined ? current.previewUrl : normalisePreviewUrl(input.preview_url),
         mediaQuotaBytes: input.media_quota_bytes === undefined ? current.mediaQuotaBytes : input.media_quota_bytes,
         updatedAt: now,
       };
