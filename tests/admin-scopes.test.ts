@@ -170,6 +170,7 @@ const CASES: Record<string, Case> = {
     expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, revision: 3, restored: [f.node.id] })),
     after: gone((f) => `${N(f)}/translations/fr`),
   },
+  "GET /admin/p/{ref}/nodes/{id}/agent-changes": { url: (f) => `${N(f)}/agent-changes`, expect: ok(200, (d) => expect(d).toEqual([])) },
   // Undo an agent (issue 39): the fixture's MCP token changed nothing, so nothing is undone.
   "POST /admin/p/{ref}/agents/undo": {
     url: (f) => `${P(f)}/agents/undo`,

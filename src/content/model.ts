@@ -84,6 +84,7 @@ export const NodeQuery = z.object({
   parent_id: NodeId.or(z.literal("root")).optional().describe('children of this node id, or "root" for top-level nodes'),
   path_prefix: z.string().max(2048).optional().describe('slug path, e.g. "blog" or "docs/guides"'),
   q: z.string().max(200).optional().describe("nodes whose title contains this text, in any case"),
+  agent_changes: z.boolean().optional().describe("true: only nodes an agent (MCP token, OAuth client) changed after the last change a person made"),
   sort: z.enum(["path", "position"]).optional().describe("path (default), or position: siblings in their order (a content tree)"),
   page: Page,
   per_page: PerPage(50),

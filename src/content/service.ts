@@ -61,6 +61,10 @@ export async function listNodes(db: Db, projectId: string, f: z.output<typeof No
   const prefix = f.path_prefix?.replace(/^\/+|\/+$/g, "");
   if (prefix) conds.push(sql`(${nodes.path} = ${prefix} or ${nodes.path} like ${`${escapeLike(prefix)}/%`})`);
   if (f.q) conds.push(ilike(nodes.title, `%${escapeLike(f.q)}%`));
+  // Unreviewed agent changes: an agent's revision after the last one a person made (history/agent-changes.ts).
+  if (f.agent_changes)
+    conds.push(sql`exists (select 1 from revisions r where r.node_id = ${nodes.id} and r.actor->>'kind' in ('mcp_token', 'oauth')
+      and r.number > coalesce((select max(p.number) from revisions p where p.node_id = ${nodes.id} and p.actor->>'kind' = 'user'), 0))`);
   const order = f.sort === "position" ? [asc(nodes.position), asc(nodes.path), asc(nodes.id)] : [asc(nodes.path), asc(nodes.id)];
   return pageOfNodes(db, conds, order, readPaging(f, { defaultPerPage: 50 }));
 }

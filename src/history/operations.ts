@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { ActorOut } from "../activity/model";
 import { projectOperation, READ_ONLY, WRITE } from "../core/operation";
 import { NodeId } from "../lib/schemas";
 import { PUBLISH_SCOPES } from "../lib/scopes";
+import { agentChanges } from "./agent-changes";
 import { AgentIn, PageInfo, PagingIn, RevisionDetailOut, RevisionNumber, RevisionOut, TrashEntryOut, UndoAgentOut } from "./model";
 import { getRevision, listRevisions, listTrash, restoreRevision } from "./service";
 import { undoAgentChanges } from "./undo";
@@ -34,6 +36,26 @@ const getRevisionOp = projectOperation({
   tool: READ_ONLY,
   http: { ...revisionRoute("GET", "/:rev"), data: "revision", summary: "Read a revision: its snapshot and a field-level diff (?against=)" },
   run: async ({ deps, project }, args) => ({ revision: await getRevision(deps.db, project.id, args.node_id, args.revision, args.against) }),
+});
+
+const agentChangesOp = projectOperation({
+  name: "list_agent_changes",
+  title: "What agents changed on a node since a person",
+  description:
+    "The fields of a node (JSON Pointers: /title, /slug, /fields/…, /seo/…, /blocks/<i>/data/…, block positions as they are now) that an agent, an MCP token or an OAuth client, changed " +
+    "after the last change a person made; each with the revision and the agent. A person's save clears them all.",
+  scopes: ["content:read"],
+  input: z.object({ node_id: NodeId }),
+  output: z.object({ changes: z.array(z.object({ pointer: z.string(), revision: z.number().int(), actor: ActorOut })) }),
+  http: {
+    method: "GET",
+    path: "/admin/p/:ref/nodes/:id/agent-changes",
+    params: { id: "node_id" },
+    data: "changes",
+    tag: "history",
+    summary: "Fields agents changed on a node since a person last did",
+  },
+  run: async ({ deps, project }, args) => ({ changes: await agentChanges(deps.db, project.id, args.node_id) }),
 });
 
 const undoAgentOp = projectOperation({
@@ -90,4 +112,4 @@ const listTrashOp = projectOperation({
   run: ({ deps, project, now }, args) => listTrash(deps.db, project.id, deps.config, now, args),
 });
 
-export const historyOperations = [listRevisionsOp, getRevisionOp, restoreRevisionOp, listTrashOp, undoAgentOp];
+export const historyOperations = [listRevisionsOp, getRevisionOp, restoreRevisionOp, listTrashOp, undoAgentOp, agentChangesOp];
