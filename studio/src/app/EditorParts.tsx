@@ -57,6 +57,42 @@ async function readPublished(ref: string, nodeId: string): Promise<PublishedVers
 
 const CHANGE_WORDS: Record<ChangeKind, string> = { changed: "Changed", added: "Added", removed: "Removed", moved: "Moved" };
 
+/** A diff of two versions by JSON Pointer, as text only (values from the database are never HTML here). */
+export function VersionDiffTable(props: { rows: DiffRow[]; caption: string; before: string; after: string; words?: Partial<Record<ChangeKind, string>>; className?: string }) {
+  const words = { ...CHANGE_WORDS, ...props.words };
+  return (
+    <div className="diff-scroll">
+      <table className={`table diff${props.className ? ` ${props.className}` : ""}`}>
+        <caption className="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Field</th>
+            <th scope="col">Change</th>
+            <th scope="col">{props.before}</th>
+            <th scope="col">{props.after}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr key={`${r.change}:${r.path}`} className={`diff-${r.change}`}>
+              <th scope="row">
+                <code>{r.path}</code>
+              </th>
+              <td>{words[r.change]}</td>
+              <td>
+                <pre className="diff-before">{valueText(r.before)}</pre>
+              </td>
+              <td>
+                <pre className="diff-after">{valueText(r.after)}</pre>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 /**
  * The working copy as the form holds it when the dialog opens (unsaved edits included), against
  * the published version, field by field. Everything is shown as text.
@@ -85,35 +121,7 @@ export function CompareDialog({ slug, nodeId, working, onClose }: { slug: string
               {rows.length === 0 ? (
                 <p>No differences: the working copy is the published version.</p>
               ) : (
-                <div className="diff-scroll">
-                  <table className="table diff">
-                    <caption className="visually-hidden">Differences from the published version</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Field</th>
-                        <th scope="col">Change</th>
-                        <th scope="col">Published</th>
-                        <th scope="col">Working copy</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {rows.map((r) => (
-                        <tr key={`${r.change}:${r.path}`} className={`diff-${r.change}`}>
-                          <th scope="row">
-                            <code>{r.path}</code>
-                          </th>
-                          <td>{CHANGE_WORDS[r.change]}</td>
-                          <td>
-                            <pre className="diff-before">{valueText(r.before)}</pre>
-                          </td>
-                          <td>
-                            <pre className="diff-after">{valueText(r.after)}</pre>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <VersionDiffTable rows={rows} caption="Differences from the published version" before="Published" after="Working copy" />
               )}
             </>
           )}

@@ -6,7 +6,8 @@ import { Link } from "@tanstack/react-router";
 import { type ReactNode, useEffect, useId, useRef, useState } from "react";
 import { Button, Label, Text, TextArea, TextField } from "react-aria-components";
 import { ApiError, data, messageOf, nodeUrl, projectBase, request } from "../app/api";
-import { type ChangeKind, type DiffRow, diffVersions, docOfNode, type PublishedDoc, valueText } from "../app/docs";
+import { type DiffRow, diffVersions, docOfNode, type PublishedDoc } from "../app/docs";
+import { VersionDiffTable } from "../app/EditorParts";
 import { nodeQuery } from "../app/queries";
 import { formatTime } from "../app/time";
 import type { NodeWithBlocks, PublishedVersion } from "../app/types";
@@ -31,8 +32,6 @@ function publicationRows(published: PublishedVersion | null, node: NodeWithBlock
   if (published) return diffVersions(published, working);
   return diffVersions(NOTHING_PUBLISHED, working).map((r) => ({ ...r, change: "added", before: undefined }));
 }
-
-const CHANGE_WORDS: Record<ChangeKind, string> = { changed: "Changed", added: "New", removed: "Removed", moved: "Moved" };
 
 /** Does carrying the request out publish the working copy (so a content diff says what changes)? */
 const publishes = (a: Approval): boolean => a.operation === "publish_node" || (a.operation === "schedule_node" && typeof (a.arguments as Record<string, unknown>)?.publish_at === "string");
@@ -190,35 +189,7 @@ export function ApprovalDetail({
           {published.data?.published_at && <p className="muted">The published version ({formatTime(published.data.published_at)}) against the page’s working copy, which publishing makes live.</p>}
           {node.data && published.data !== undefined && rows.length === 0 && <p>No differences: the working copy is the published version.</p>}
           {rows.length > 0 && (
-            <div className="diff-scroll">
-              <table className="table diff approval-diff">
-                <caption className="visually-hidden">What publishing changes, by field</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Field</th>
-                    <th scope="col">Change</th>
-                    <th scope="col">Published now</th>
-                    <th scope="col">After approval</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((r) => (
-                    <tr key={`${r.change}:${r.path}`} className={`diff-${r.change}`}>
-                      <th scope="row">
-                        <code>{r.path}</code>
-                      </th>
-                      <td>{CHANGE_WORDS[r.change]}</td>
-                      <td>
-                        <pre className="diff-before">{valueText(r.before)}</pre>
-                      </td>
-                      <td>
-                        <pre className="diff-after">{valueText(r.after)}</pre>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <VersionDiffTable rows={rows} caption="What publishing changes, by field" before="Published now" after="After approval" words={{ added: "New" }} className="approval-diff" />
           )}
         </>
       )}
