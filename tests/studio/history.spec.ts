@@ -12,6 +12,7 @@ import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import { api, axeViolations, launch, newNode, newPerson, newProject, openPage, readNode, signIn, URL_BASE } from "./harness.ts";
 
 const AGENT = "newsroom agent";
+// fixed wait: the activity's time filter needs writes on both sides of a whole-second mark (time itself must pass)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A time as an <input type="datetime-local" step="1"> value, in this machine's zone (the browser's too). */

@@ -1,11 +1,14 @@
 // The project's content tree, a WAI-ARIA APG tree view: role="tree" of role="treeitem"s, nested
 // levels in role="group", one tab stop (roving tabindex) and the arrow keys. Only the levels a person
 // expands are fetched (100 at a time, with a "Load more" item), so a project of 10,000 nodes opens
-// as fast as one of ten. A title filter (list_nodes' q) shows the matches as a flat list.
+// as fast as one of ten. A title filter (list_nodes' q) shows the matches as a flat list, as does
+// the toggle `Unreviewed agent changes` (list_nodes' agent_changes: nodes an agent changed after a
+// person last saved them).
 import { useQueries, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { type KeyboardEvent, type MouseEvent, memo, type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
-import { Button, Input, Label, SearchField } from "react-aria-components";
+import { Button, Input, Label, SearchField, ToggleButton } from "react-aria-components";
+import "../editorial/editorial.css";
 import { messageOf, projectBase, request } from "./api";
 import { NewPageButton } from "./NewPageDialog";
 import { BADGE_LABEL, type BadgeState, badgeOf, keys, nodeQuery, nodeTypeOf, useModel } from "./queries";
@@ -45,6 +48,9 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
   const idPrefix = useId();
   const [filter, setFilter] = useState("");
   const q = useDebounced(filter.trim(), 250);
+  const [agentOnly, setAgentOnly] = useState(false);
+  /** The flat list's level: the title filter's matches, the unreviewed agent changes, or both. */
+  const flat = q || agentOnly ? (agentOnly ? "*agent" : "*") : null;
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(() => new Set());
   const [pages, setPages] = useState<Record<string, number>>({});
   const [focusedKey, setFocusedKey] = useState<string | null>(null);
@@ -78,18 +84,19 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
   }, [currentId, slug, qc]);
 
   // ---- The loaded levels: the top level (or the filter's matches) and each expanded node's children.
-  const parents = q ? ["*"] : ["root", ...expanded];
+  const parents = flat ? [flat] : ["root", ...expanded];
   const specs = parents.flatMap((parent) => Array.from({ length: pages[`${parent}|${q}`] ?? 1 }, (_, i) => ({ parent, page: i + 1 })));
   const results = useQueries({
     queries: specs.map(({ parent, page }) => ({
       queryKey: keys.nodeList(slug, parent, q, page),
       queryFn: ({ signal }: { signal: AbortSignal }) => {
         const params = new URLSearchParams({ per_page: String(PER_PAGE), page: String(page) });
-        if (parent !== "*") {
+        if (!parent.startsWith("*")) {
           params.set("parent_id", parent);
           params.set("sort", "position"); // siblings in their order; the filter's matches by path
         }
         if (q) params.set("q", q);
+        if (parent === "*agent") params.set("agent_changes", "true");
         return request<NodeList>(`${projectBase(slug)}/nodes?${params}`, { signal }).then((r) => r.body);
       },
       staleTime: 15_000,
@@ -121,7 +128,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
     const out: Entry[] = [];
     const base = { parent, parentKey, level: depth, posinset: 0, setsize: 0, expandable: false, expanded: false, children: null };
     for (const n of level?.nodes ?? []) {
-      const expandable = !q && mayHaveChildren(n);
+      const expandable = !flat && mayHaveChildren(n);
       const open = expandable && expanded.has(n.id);
       out.push({ ...base, key: n.id, kind: "node", node: n, text: n.title, expandable, expanded: open, children: open ? build(n.id, depth + 1, n.id) : null });
     }
@@ -138,7 +145,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
     return out;
   };
 
-  const top = q ? "*" : "root";
+  const top = flat ?? "root";
   const entries = build(top, 1, null);
   const visible: Entry[] = [];
   const walk = (list: Entry[]) => {
@@ -278,7 +285,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
         data-key={e.key}
         className={`tree-item${e.kind === "node" ? "" : ` tree-${e.kind}`}${e.key === currentId ? " is-current" : ""}`}
         tabIndex={e.key === tabKey ? 0 : -1}
-        aria-describedby={e.node && q ? `${idPrefix}-p-${e.key}` : undefined}
+        aria-describedby={e.node && flat ? `${idPrefix}-p-${e.key}` : undefined}
         aria-level={e.level}
         aria-setsize={e.setsize}
         aria-posinset={e.posinset}
@@ -288,7 +295,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
         aria-busy={e.expanded && e.children?.[0]?.kind === "loading" ? true : undefined}
       >
         {e.node ? (
-          <NodeRow id={e.key} idPrefix={idPrefix} title={e.text} path={q ? e.node.path : null} badge={badgeOf(e.node)} level={e.level} expandable={e.expandable} expanded={e.expanded} />
+          <NodeRow id={e.key} idPrefix={idPrefix} title={e.text} path={flat ? e.node.path : null} badge={badgeOf(e.node)} level={e.level} expandable={e.expandable} expanded={e.expanded} />
         ) : (
           <SpecialRow kind={e.kind} text={e.text} level={e.level} count={specialCount(levels.get(e.parent))} />
         )}
@@ -315,16 +322,19 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
           )}
         </SearchField>
         {canCreate && <NewPageButton slug={slug} parentId={currentId} />}
+        <ToggleButton className="st-button quiet small tree-toggle" isSelected={agentOnly} onChange={setAgentOnly}>
+          Unreviewed agent changes
+        </ToggleButton>
       </div>
       <div className="tree-scroll">
         {empty ? (
-          <p className="tree-empty">{q ? `No page’s title contains “${q}”.` : "No pages yet."}</p>
+          <p className="tree-empty">{agentOnly ? `No page has unreviewed agent changes${q ? ` with “${q}” in its title` : ""}.` : q ? `No page’s title contains “${q}”.` : "No pages yet."}</p>
         ) : (
           <div
             ref={treeRef}
             role="tree"
-            aria-label={q ? `Pages whose title contains “${q}”` : "Pages"}
-            className={`tree${q ? " is-flat" : ""}`}
+            aria-label={agentOnly ? `Pages with unreviewed agent changes${q ? `, title containing “${q}”` : ""}` : q ? `Pages whose title contains “${q}”` : "Pages"}
+            className={`tree${flat ? " is-flat" : ""}`}
             onKeyDown={onKeyDown}
             onClick={onClick}
             onFocus={(ev) => {

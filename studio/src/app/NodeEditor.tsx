@@ -5,6 +5,9 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useBlocker, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Text, TextField, Toolbar } from "react-aria-components";
+import { AgentChanges } from "../editorial/AgentChanges";
+import { openSitePreview, PreviewDialog } from "../editorial/Preview";
+import { ScheduleDialog, ScheduleLine } from "../editorial/ScheduleDialog";
 import { HistoryDialog } from "../history/HistoryDialog";
 import { ApiError, data, enc, messageOf, nodeUrl, projectBase, request, revisionOf } from "./api";
 import { actorName, clearDraft, docOfNode, docOfTranslation, draftKey, type LocalDraft, nodeBody, readDraft, translationBody, translationViolations, writeDraft } from "./docs";
@@ -124,6 +127,8 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
   const [compareDoc, setCompareDoc] = useState<EditorDoc | null>(null);
   const [confirmDiscard, setConfirmDiscard] = useState(false);
   const [historyOpen, setHistoryOpen] = useState(false);
+  const [scheduleOpen, setScheduleOpen] = useState(false);
+  const [previewOpen, setPreviewOpen] = useState(false);
 
   // Every change is kept in localStorage (debounced), with the revision it is based on.
   useEffect(() => {
@@ -320,6 +325,36 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
     }
   };
 
+  const preview = async () => {
+    if (!project.preview_url) {
+      setPreviewOpen(true);
+      return;
+    }
+    setBusy("Preview");
+    setAlert(null);
+    try {
+      const path = locale ? [parentPathOf(loaded.node.path), translationSlug(loaded.translation) ?? loaded.node.slug].filter(Boolean).join("/") : loaded.node.path;
+      await openSitePreview(slug, project.preview_url, path, locale ?? project.default_locale);
+      announce("Preview opened in a new tab");
+    } catch (err) {
+      setAlert(messageOf(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const scheduled = async (message: string) => {
+    setScheduleOpen(false);
+    void qc.invalidateQueries({ queryKey: keys.nodes(slug) });
+    try {
+      const { n, tr } = await fetchFresh();
+      reload(n, tr);
+    } catch (err) {
+      setAlert(messageOf(err));
+    }
+    announce(message);
+  };
+
   // ---- Leaving with unsaved edits asks first.
   const blocker = useBlocker({ shouldBlockFn: () => store.isDirty(), enableBeforeUnload: () => store.isDirty(), withResolver: true });
 
@@ -369,6 +404,7 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
           </span>
           {locale && !tr && <span className="st-badge badge-draft">not translated yet</span>}
         </div>
+        <ScheduleLine schedule={locale ? { publish_at: tr?.publish_at ?? null, unpublish_at: tr?.unpublish_at ?? null } : current} locale={locale} />
         <Toolbar className="st-toolbar" aria-label="Page actions">
           <LocaleSelect project={project} locale={locale} onChange={(l) => void navigate({ to: ".", search: l === project.default_locale ? {} : { locale: l } })} />
           <span className="toolbar-sep" />
@@ -407,6 +443,14 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
               Restore
             </Button>
           )}
+          {publishable && !archived && (!locale || !!tr) && (
+            <Button className="st-button" onPress={() => setScheduleOpen(true)} isDisabled={dirty || saving || !!busy} aria-describedby={dirty ? "publish-hint" : undefined}>
+              Schedule
+            </Button>
+          )}
+          <Button className="st-button quiet" onPress={() => void preview()} isDisabled={saving || !!busy}>
+            Preview
+          </Button>
           {!locale && (
             <Button className="st-button quiet" onPress={() => setCompareDoc(store.getDoc())}>
               Compare with published
@@ -428,7 +472,7 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
         </Toolbar>
         {dirty && publishable && (
           <p id="publish-hint" className="hint">
-            Save first to publish.
+            Save first to publish, schedule or preview your edits.
           </p>
         )}
       </div>
@@ -470,6 +514,7 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
       )}
       {conflict && <ConflictPanel conflict={conflict} busy={saving || !!busy} onLoadTheirs={() => void loadTheirs()} onSaveMine={() => void save(conflict.currentRevision)} />}
 
+      <AgentChanges slug={slug} nodeId={nodeId} revision={node.revision} fieldsSchema={fieldsSchema} blockTypes={blockTypes} blockTypeAt={(i) => loaded.node.blocks[i]?.type} />
       <div className="editor-form">
         <TitleSlug store={store} readOnly={!writable} parentPath={parentPathOf(current.path)} base={locale ? loaded.node : null} />
         <NodeForm
@@ -497,6 +542,18 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
           onClose={() => setHistoryOpen(false)}
         />
       )}
+      {scheduleOpen && (
+        <ScheduleDialog
+          slug={slug}
+          nodeId={nodeId}
+          locale={locale}
+          schedule={locale ? { publish_at: tr?.publish_at ?? null, unpublish_at: tr?.unpublish_at ?? null } : current}
+          revision={baseRevision.current}
+          onDone={(m) => void scheduled(m)}
+          onClose={() => setScheduleOpen(false)}
+        />
+      )}
+      {previewOpen && <PreviewDialog slug={slug} nodeId={nodeId} locale={locale} onClose={() => setPreviewOpen(false)} />}
       {compareDoc && <CompareDialog slug={slug} nodeId={nodeId} working={compareDoc} onClose={() => setCompareDoc(null)} />}
       <ConfirmDialog
         isOpen={confirmDiscard}
@@ -522,6 +579,12 @@ function translationBadge(tr: Translation | null): BadgeState {
 }
 
 const parentPathOf = (path: string) => path.split("/").slice(0, -1).join("/");
+
+/** A translation's own slug (its meta.slug), when it has one. */
+function translationSlug(tr: Translation | null): string | null {
+  const meta = tr?.meta as { slug?: unknown } | null | undefined;
+  return typeof meta?.slug === "string" && meta.slug !== "" ? meta.slug : null;
+}
 
 /** Puts a doc into the store through set(), so the store's baseline stays the server's (dirty). */
 function applyDoc(store: FormStore, doc: EditorDoc) {

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { Tab, TabList, TabPanel, Tabs } from "react-aria-components";
 import { messageOf } from "../app/api";
 import { useMe, useProject } from "../app/queries";
+import { AgentsTab } from "../settings/AgentsTab";
 import { MembersTab } from "../settings/MembersTab";
 import { ProjectTab } from "../settings/ProjectTab";
 import { ProvidersTab } from "../settings/ProvidersTab";
@@ -14,7 +15,7 @@ import { ThemeTab } from "../settings/ThemeTab";
 import { TokensTab } from "../settings/TokensTab";
 import "../settings/settings.css";
 
-type TabId = "project" | "theme" | "members" | "ai" | "mcp";
+type TabId = "project" | "theme" | "members" | "ai" | "mcp" | "agents";
 
 export function SettingsPage() {
   const { slug } = useParams({ from: "/p/$slug" });
@@ -28,6 +29,7 @@ export function SettingsPage() {
     ["members", "Members", rights.members],
     ["ai", "AI providers", rights.aiRead],
     ["mcp", "MCP tokens", rights.aiRead],
+    ["agents", "Agents", rights.aiRead],
   ];
   const shown = tabs.filter(([, , allowed]) => allowed);
   const current = shown.some(([id]) => id === selected) ? selected : "project";
@@ -71,6 +73,11 @@ export function SettingsPage() {
           {rights.aiRead && (
             <TabPanel id="mcp" className="settings-panel">
               <TokensTab slug={slug} canEdit={rights.aiWrite} scopes={rights.mcpScopes} />
+            </TabPanel>
+          )}
+          {rights.aiRead && (
+            <TabPanel id="agents" className="settings-panel">
+              <AgentsTab slug={slug} projectId={project.data.id} canRevokeTokens={rights.aiWrite} canSeeGrants={!!me.data.scopes.includes("keys:write")} />
             </TabPanel>
           )}
         </Tabs>

@@ -1,4 +1,4 @@
-// The project's own settings: name, slug, locales, default locale, public base URL (PATCH
+// The project's own settings: name, slug, locales, default locale, public base URL, preview URL (PATCH
 // /admin/projects/{ref}). Read-only without projects:write. A slug change moves the screen to
 // the new address.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
@@ -12,7 +12,7 @@ import { ErrorText, StatusText } from "./Alert";
 import { type FormErrors, formErrors, NO_ERRORS } from "./errors";
 import { TextSetting } from "./Field";
 
-const FIELDS = ["name", "slug", "locales", "default_locale", "public_base_url"] as const;
+const FIELDS = ["name", "slug", "locales", "default_locale", "public_base_url", "preview_url"] as const;
 
 interface Draft {
   name: string;
@@ -20,9 +20,17 @@ interface Draft {
   locales: string[];
   default_locale: string;
   public_base_url: string;
+  preview_url: string;
 }
 
-const draftOf = (p: Project): Draft => ({ name: p.name, slug: p.slug, locales: [...p.locales], default_locale: p.default_locale, public_base_url: p.public_base_url ?? "" });
+const draftOf = (p: Project): Draft => ({
+  name: p.name,
+  slug: p.slug,
+  locales: [...p.locales],
+  default_locale: p.default_locale,
+  public_base_url: p.public_base_url ?? "",
+  preview_url: p.preview_url ?? "",
+});
 
 export function ProjectTab({ project, canEdit }: { project: Project; canEdit: boolean }) {
   const qc = useQueryClient();
@@ -41,7 +49,14 @@ export function ProjectTab({ project, canEdit }: { project: Project; canEdit: bo
     mutationFn: () =>
       data<Project>(`/admin/projects/${enc(project.id)}`, {
         method: "PATCH",
-        body: { name: draft.name, slug: draft.slug, locales: draft.locales, default_locale: draft.default_locale, public_base_url: draft.public_base_url.trim() || null },
+        body: {
+          name: draft.name,
+          slug: draft.slug,
+          locales: draft.locales,
+          default_locale: draft.default_locale,
+          public_base_url: draft.public_base_url.trim() || null,
+          preview_url: draft.preview_url.trim() || null,
+        },
       }),
     onSuccess: (p) => {
       setErrors(NO_ERRORS);
@@ -185,6 +200,15 @@ export function ProjectTab({ project, canEdit }: { project: Project; canEdit: bo
         readOnly={!canEdit}
         help="The website’s public origin, e.g. https://example.com (empty: none)."
         placeholder="https://example.com"
+      />
+      <TextSetting
+        label="Preview URL"
+        value={draft.preview_url}
+        onChange={(v) => set("preview_url", v)}
+        error={errors.fields.preview_url}
+        readOnly={!canEdit}
+        help="The site’s draft-mode address that the editor’s Preview opens, with {token} (a fresh preview token), and optionally {path} and {locale}, e.g. https://example.com/api/draft?token={token}&path={path}. Empty: the studio’s own preview."
+        placeholder="https://example.com/api/draft?token={token}&path={path}"
       />
       {canEdit && (
         <div className="settings-actions">
