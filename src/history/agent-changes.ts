@@ -9,7 +9,7 @@ import { diffJson } from "../lib/diff";
 import { isUuid } from "../lib/ids";
 
 /** The actors whose changes are an agent's. */
-export const AGENT_KINDS = ["mcp_token", "oauth"] as const;
+const AGENT_KINDS = ["mcp_token", "oauth"] as const;
 
 type Snap = { title?: unknown; slug?: unknown; fields?: unknown; seo?: unknown; blocks?: Array<{ id: string; data: unknown }> };
 

@@ -57,7 +57,7 @@ export function normaliseBaseUrl(value: string | null | undefined, field = "publ
 }
 
 /** The preview template: an absolute http(s) URL holding {token}, and no placeholder but {token}, {path} and {locale}. */
-export function normalisePreviewUrl(value: string | null | undefined): string | null {
+function normalisePreviewUrl(value: string | null | undefined): string | null {
   if (value === null || value === undefined || value === "") return null;
   const placeholders = [...value.matchAll(/\{([^{}]*)\}/g)].map((m) => m[1]);
   const unknown = placeholders.find((p) => p !== "token" && p !== "path" && p !== "locale");
