@@ -86,7 +86,7 @@ describe("project settings", () => {
     const { page, problems } = await openPage(context);
     await signIn(page, admin.email, admin.password, `/studio/p/${p.slug}/settings`);
     await page.getByRole("tablist", { name: "Settings" }).waitFor();
-    assert.deepEqual(await page.getByRole("tablist", { name: "Settings" }).getByRole("tab").allTextContents(), ["Project", "Theme", "Members", "AI providers", "MCP tokens"]);
+    assert.deepEqual(await page.getByRole("tablist", { name: "Settings" }).getByRole("tab").allTextContents(), ["Project", "Theme", "Members", "AI providers", "MCP tokens", "Agents"]);
     return { p, editor, leaving, context, page, problems };
   }
 
@@ -101,7 +101,7 @@ describe("project settings", () => {
     await name.waitFor();
     // An owner sees every tab.
     const tabs = await page.getByRole("tablist", { name: "Settings" }).getByRole("tab").allTextContents();
-    assert.deepEqual(tabs, ["Project", "Theme", "Members", "AI providers", "MCP tokens"]);
+    assert.deepEqual(tabs, ["Project", "Theme", "Members", "AI providers", "MCP tokens", "Agents"]);
     await noAxe(page, "the Project tab");
     // A visible focus ring on the tab reached by keyboard.
     await page.getByRole("tab", { name: "Project" }).focus();
@@ -385,7 +385,7 @@ describe("project settings", () => {
     const { page, problems } = await openPage(context);
     await signIn(page, viewer.email, viewer.password, `/studio/p/${p.slug}/settings`);
     await page.getByRole("tabpanel", { name: "Project" }).getByRole("textbox", { name: "Name" }).waitFor();
-    assert.deepEqual(await page.getByRole("tablist", { name: "Settings" }).getByRole("tab").allTextContents(), ["Project", "AI providers", "MCP tokens"]);
+    assert.deepEqual(await page.getByRole("tablist", { name: "Settings" }).getByRole("tab").allTextContents(), ["Project", "AI providers", "MCP tokens", "Agents"]);
     const project = page.getByRole("tabpanel", { name: "Project" });
     for (const label of ["Name", "Slug", "Public base URL"]) assert.equal(await project.getByRole("textbox", { name: label }).getAttribute("readonly"), "", `${label} is read only`);
     assert.equal(await project.getByRole("button", { name: /Save|Add locale|Remove/ }).count(), 0);
