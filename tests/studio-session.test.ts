@@ -54,6 +54,10 @@ describe("studio sessions", async () => {
     expect(JSON.stringify(ok.json)).not.toContain(secret);
     expect(h.logs.join("\n")).not.toContain(secret);
     expect(h.logs.join("\n")).not.toContain(editor.password);
+    // Who is signed in: the same person and session, its times as stored.
+    const who = await h.request("GET", "/studio/api/session", { key: null, headers: { cookie: cookie.split(";")[0] ?? "", ...STUDIO } });
+    expect(who.status).toBe(200);
+    expect(who.json.data).toEqual({ user: ok.json.data.user, session: { id: row?.id, created_at: row?.createdAt.toISOString(), expires_at: row?.expiresAt.toISOString() } });
   });
 
   test("over https the cookie is __Host-cms_studio and Secure", async () => {

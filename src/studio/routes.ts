@@ -40,9 +40,8 @@ export function studioRoutes(deps: AppDeps) {
       "/studio/api/session",
       async ({ request, set }) => {
         const user = await person(request);
-        const session = (await listSessions(deps.db, user.userId, deps.config, deps.now())).find((s) => s.id === user.sessionId);
         Object.assign(set.headers, NO_STORE);
-        return whoAmI(user, session ?? { id: user.sessionId, created_at: "", expires_at: "" });
+        return whoAmI(user, { id: user.sessionId, created_at: user.createdAt.toISOString(), expires_at: user.expiresAt.toISOString() });
       },
       hide,
     )
@@ -120,5 +119,5 @@ async function signIn(deps: AppDeps, cookie: (value: string, maxAge: number) => 
   set.headers["set-cookie"] = cookie(secret, deps.config.studioSessionMaxAgeSeconds);
   Object.assign(set.headers, NO_STORE);
   deps.log.info("studio sign-in", { user_id: user.id, session_id: row.id });
-  return whoAmI({ sessionId: row.id, userId: user.id, email: user.email, role: user.role }, row);
+  return whoAmI({ sessionId: row.id, userId: user.id, email: user.email, role: user.role, createdAt: new Date(row.created_at), expiresAt: new Date(row.expires_at) }, row);
 }

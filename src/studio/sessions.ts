@@ -19,6 +19,8 @@ export interface SessionUser {
   readonly userId: string;
   readonly email: string;
   readonly role: UserRole;
+  readonly createdAt: Date;
+  readonly expiresAt: Date;
 }
 
 export interface SessionRow {
@@ -60,14 +62,22 @@ const idleCutoff = (config: Lifetimes, now: Date): Date => new Date(now.getTime(
 export async function readSession(db: Db, secret: string | null, config: Lifetimes, now: Date): Promise<SessionUser | null> {
   if (!secret || !SECRET_RE.test(secret)) return null;
   const [row] = await db
-    .select({ id: studioSessions.id, lastSeenAt: studioSessions.lastSeenAt, userId: users.id, email: users.email, role: users.role })
+    .select({
+      id: studioSessions.id,
+      lastSeenAt: studioSessions.lastSeenAt,
+      createdAt: studioSessions.createdAt,
+      expiresAt: studioSessions.expiresAt,
+      userId: users.id,
+      email: users.email,
+      role: users.role,
+    })
     .from(studioSessions)
     .innerJoin(users, eq(users.id, studioSessions.userId))
     .where(and(eq(studioSessions.tokenHash, hashToken(secret)), gt(studioSessions.expiresAt, now), gt(studioSessions.lastSeenAt, idleCutoff(config, now))))
     .limit(1);
   if (!row) return null;
   if (now.getTime() - row.lastSeenAt.getTime() > 60_000) await db.update(studioSessions).set({ lastSeenAt: now }).where(eq(studioSessions.id, row.id));
-  return { sessionId: row.id, userId: row.userId, email: row.email, role: row.role };
+  return { sessionId: row.id, userId: row.userId, email: row.email, role: row.role, createdAt: row.createdAt, expiresAt: row.expiresAt };
 }
 
 /** The role the person holds in a project now (an instance owner: owner everywhere), or null. */

@@ -3,51 +3,17 @@
 // offset). POST /admin/p/{ref}/nodes/{id}/schedule with publish_at / unpublish_at as RFC 3339 with
 // that offset; `Clear` sends null for both. A refusal naming a field (a time in the past, an
 // unpublication before the publication, a publication of what is already published) shows there.
-import { getLocalTimeZone, now, parseAbsolute, type ZonedDateTime } from "@internationalized/date";
+import { getLocalTimeZone, now, type ZonedDateTime } from "@internationalized/date";
 import { useState } from "react";
-import {
-  Button,
-  Calendar,
-  CalendarCell,
-  CalendarGrid,
-  DateInput,
-  DatePicker,
-  DateSegment,
-  Dialog,
-  FieldError,
-  Form,
-  Group,
-  Heading,
-  Label,
-  Modal,
-  ModalOverlay,
-  Popover,
-  Text,
-} from "react-aria-components";
+import { Button, DateInput, DatePicker, DateSegment, Dialog, FieldError, Form, Group, Heading, Label, Modal, ModalOverlay, Text } from "react-aria-components";
 import { ApiError, messageOf, nodeUrl, request } from "../app/api";
 import { formatTime } from "../app/time";
+import { CalendarPopover, offsetText, parseZoned, toRfc3339 } from "../fields/zoned-time";
 import "./editorial.css";
 
-const pad = (n: number, width = 2): string => String(Math.abs(n)).padStart(width, "0");
-
-/** An offset in milliseconds as ±HH:MM. */
-function offsetText(offsetMs: number): string {
-  const minutes = Math.round(Math.abs(offsetMs) / 60_000);
-  return `${offsetMs < 0 ? "-" : "+"}${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}`;
-}
-
-/** A zoned time as RFC 3339 with its offset ("2026-03-01T09:30:00+01:00"). */
-function toRfc3339(z: ZonedDateTime): string {
-  return `${pad(z.year, 4)}-${pad(z.month)}-${pad(z.day)}T${pad(z.hour)}:${pad(z.minute)}:00${offsetText(z.offset)}`;
-}
-
 function zoned(iso: string | null, zone: string): ZonedDateTime | null {
-  if (!iso) return null;
-  try {
-    return parseAbsolute(iso, zone);
-  } catch {
-    return null;
-  }
+  const z = parseZoned(iso, zone);
+  return z === "invalid" ? null : z;
 }
 
 export interface Schedule {
@@ -148,22 +114,7 @@ export function ScheduleDialog({
           Time zone: {zone} (UTC{offsetText((value ?? placeholder).offset)}). Empty: none.
         </Text>
         <FieldError className="st-field-error">{errors[field]}</FieldError>
-        <Popover className="popover">
-          <Dialog className="calendar-dialog" aria-label={`${label}: calendar`}>
-            <Calendar className="calendar">
-              <header className="calendar-header">
-                <Button slot="previous" className="icon-button">
-                  ‹
-                </Button>
-                <Heading className="calendar-heading" />
-                <Button slot="next" className="icon-button">
-                  ›
-                </Button>
-              </header>
-              <CalendarGrid className="calendar-grid">{(date) => <CalendarCell className="calendar-cell" date={date} />}</CalendarGrid>
-            </Calendar>
-          </Dialog>
-        </Popover>
+        <CalendarPopover label={label} />
       </DatePicker>
       {value && (
         <Button className="st-button quiet small" onPress={() => onChange(null)} aria-label={`Empty ${label}`}>
