@@ -4,7 +4,7 @@
 // trash. Over REST (with a dry run) and over MCP through the SDK's Client.
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, desc, eq } from "drizzle-orm";
-import { nodes, revisions } from "../db/schema";
+import { activity, nodes, revisions } from "../db/schema";
 import { seedNode, seedProject } from "./helpers";
 import { call, callError, mcpHarness } from "./mcp-harness";
 
@@ -57,6 +57,12 @@ describe("undo an agent's changes", async () => {
     expect(await title(s.c.id)).toBe("C by a person, after");
     expect(await title(s.untouched.id)).toBe("D untouched");
     expect(await title(s.created.id)).toBeNull();
+    // Every node undone has its own activity entry (a, b restored; the created one trashed).
+    const entries = await db
+      .select()
+      .from(activity)
+      .where(and(eq(activity.projectId, s.p.id), eq(activity.operation, "undo_agent_changes")));
+    expect(entries.map((e) => e.nodeId).sort()).toEqual([s.a.id, s.b.id, s.created.id].sort());
     const [aLast] = await db.select().from(revisions).where(eq(revisions.nodeId, s.a.id)).orderBy(desc(revisions.number)).limit(1);
     expect(aLast).toMatchObject({ operation: "undo_agent_changes", number: 4 });
     expect(aLast?.snapshot).toMatchObject({ fields: {} });

@@ -55,16 +55,28 @@ export async function undoAgentChanges(db: Db, ctx: WriteContext, project: Proje
       out.left.push({ node_id: nodeId, title: live?.title ?? null, reason: "changed after the agent by someone else", revision: someoneElse.number, by: someoneElse.actor });
       continue;
     }
-    if (first === 1) {
-      // The agent created it: before its change the node did not exist.
-      if (live) {
-        await deleteNode(db, ctx, project, nodeId);
-        out.deleted.push({ node_id: nodeId, title: live.title });
+    // Each node is its own write, held to the revision read above: a person's change landing between
+    // that read and the write is a conflict, and the node is left, never overwritten. Its own state,
+    // so each write checks its expectation and records its activity entry.
+    const last = later.at(-1)?.number ?? first;
+    const write: WriteContext = { ...ctx, expected: live ? { nodeId, revision: last } : null, state: { checked: false, recorded: false } };
+    try {
+      if (first === 1) {
+        // The agent created it: before its change the node did not exist.
+        if (live) {
+          await deleteNode(db, write, project, nodeId);
+          out.deleted.push({ node_id: nodeId, title: live.title });
+        }
+        continue;
       }
-      continue;
+      const r = await restoreRevision(db, write, project, nodeId, first - 1, now);
+      out.restored.push({ node_id: nodeId, title: live?.title ?? null, to_revision: first - 1, revision: r.revision });
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === "conflict" && err.message.includes("changed since it was read"))) throw err;
+      out.left.push({ node_id: nodeId, title: live?.title ?? null, reason: "changed while it was being undone", revision: last + 1, by: ctx.actor });
     }
-    const r = await restoreRevision(db, ctx, project, nodeId, first - 1, now);
-    out.restored.push({ node_id: nodeId, title: live?.title ?? null, to_revision: first - 1, revision: r.revision });
   }
+  // Each node's write recorded its own activity entry: the operation adds none of its own then.
+  if (out.restored.length + out.deleted.length > 0) ctx.state.recorded = true;
   return out;
 }
