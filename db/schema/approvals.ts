@@ -3,7 +3,13 @@ import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid }
 import type { Actor } from "./history";
 import { projects } from "./projects";
 
-export type ApprovalStatus = "pending" | "approved" | "rejected" | "expired" | "void" | "used";
+export type ApprovalStatus = "pending" | "approved" | "rejected" | "partial" | "expired" | "void" | "used";
+
+/** A publication approved in part: the units (JSON Pointers) published and those left out. */
+export interface ApprovalParts {
+  readonly accepted: readonly string[];
+  readonly left_out: readonly string[];
+}
 
 /**
  * A publish (or delete, archive…) an MCP caller without content:publish asked for, waiting
@@ -31,6 +37,8 @@ export const approvals = pgTable(
     decidedAt: timestamp("decided_at", { withTimezone: true, mode: "date" }),
     /** What the person who decided wrote for the agent (the agent's retry reads it). */
     decisionNote: text("decision_note"),
+    /** Approved in part (status partial, then used): what was published and what was left out. */
+    decisionParts: jsonb("decision_parts").$type<ApprovalParts>(),
     usedAt: timestamp("used_at", { withTimezone: true, mode: "date" }),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true, mode: "date" }).notNull(),
@@ -38,7 +46,7 @@ export const approvals = pgTable(
   (t) => [
     index("approvals_project_created_idx").on(t.projectId, t.createdAt),
     index("approvals_requester_idx").on(t.projectId, t.requester, t.operation, t.nodeId),
-    check("approvals_status_check", sql`${t.status} in ('pending', 'approved', 'rejected', 'expired', 'void', 'used')`),
+    check("approvals_status_check", sql`${t.status} in ('pending', 'approved', 'rejected', 'partial', 'expired', 'void', 'used')`),
   ],
 );
 
