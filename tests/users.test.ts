@@ -272,6 +272,37 @@ describe("members: a project-limited key learns nothing about people outside its
     );
   });
 
+  test("add_member by email: any case, a new role for a member; an outsider's email answers as an unknown one; nothing written", async () => {
+    const inB = await newUser("by-email-b");
+    const outsider = await newUser("by-email-out");
+    expect((await h.request("PUT", `/admin/p/${b.slug}/members/${inB.id}`, { body: { role: "viewer" } })).status).toBe(200);
+    const scopes = ["keys:write", "projects:read", "content:read", "content:write", "content:publish", "ai:read", "media:write"];
+    const keyAB = await keyWith(h, scopes, [a.id, b.id]);
+    // A key limited to A and B brings B's member into A by email, written in capitals.
+    const added = await h.request("POST", `/admin/p/${a.slug}/members`, { key: keyAB, body: { email: inB.email.toUpperCase(), role: "editor" } });
+    expect(added.status).toBe(201);
+    expect(added.json.data).toMatchObject({ user_id: inB.id, email: inB.email, role: "editor" });
+    const again = await h.request("POST", `/admin/p/${a.slug}/members`, { key: keyAB, body: { email: inB.email, role: "viewer" } });
+    expect(again.json.data.role).toBe("viewer");
+    // Someone outside the key's projects and an email nobody has: the same 404, naming no one.
+    const unknown = await h.request("POST", `/admin/p/${a.slug}/members`, { key: keyAB, body: { email: "nobody-here@example.com", role: "viewer" } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe("not_found");
+    const out = await h.request("POST", `/admin/p/${a.slug}/members`, { key: keyAB, body: { email: outsider.email, role: "viewer" } });
+    expect({ status: out.status, body: out.json }).toEqual({ status: 404, body: unknown.json });
+    expect(await membersOf(outsider.id)).toEqual([]);
+    expect((await h.request("POST", `/admin/p/${a.slug}/members`, { key: keyAB, body: { email: inB.email, role: "owner" } })).status).toBe(400);
+    expect(await membersOf(inB.id)).toEqual(
+      expect.arrayContaining([
+        [b.id, "viewer"],
+        [a.id, "viewer"],
+      ]),
+    );
+    // The root key adds anyone by email.
+    expect((await h.request("POST", `/admin/p/${c.slug}/members`, { body: { email: outsider.email, role: "editor" } })).status).toBe(201);
+    expect(await membersOf(outsider.id)).toEqual([[c.id, "editor"]]);
+  });
+
   test("consents: a project-limited key reads the email of a member of its projects only, never of someone who left or an owner", async () => {
     const stays = await newUser("stays");
     const leaves = await newUser("leaves");

@@ -9,7 +9,7 @@ import { oneRow } from "../lib/rows";
 import { type EffectiveRole, isProjectRole, ROLE_SCOPES } from "../lib/scopes";
 import { escapeLike } from "../lib/sql";
 import type { MemberOut } from "./model";
-import { getVisibleUser } from "./service";
+import { findVisibleUserByEmail, getVisibleUser } from "./service";
 
 export type ProjectChoice = { id: string; slug: string; name: string; role: EffectiveRole };
 
@@ -89,6 +89,17 @@ export async function setMember(db: Db, project: Project, userId: string, role: 
       throw err;
     });
   return memberToWire(oneRow(rows), user.email);
+}
+
+/**
+ * add_member: the user with `email` (any case) gets `role`, under setMember's rules. A user the
+ * caller may not see (a project-limited caller reaches only people in its projects) is 404, as an
+ * email nobody has: an instance owner creates accounts.
+ */
+export async function addMemberByEmail(db: Db, project: Project, email: string, role: string, caller: AdminCaller | null, now: Date): Promise<MemberWire> {
+  const user = await findVisibleUserByEmail(db, email, caller);
+  if (!user) throw new AppError("not_found", "no user with this email that you can add: the person needs an account first, which an instance owner creates", { field: "email" });
+  return setMember(db, project, user.id, role, caller, now);
 }
 
 /** Removes the membership: the user's OAuth tokens for this project stop at their next use. */

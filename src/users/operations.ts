@@ -2,7 +2,7 @@ import { z } from "zod";
 import { asAdminCaller } from "../auth";
 import { adminOperation, type HttpBinding, projectOperation } from "../core/operation";
 import { Empty } from "../lib/schemas";
-import { listMembers, removeMember, setMember } from "./membership";
+import { addMemberByEmail, listMembers, removeMember, setMember } from "./membership";
 import { Email, InstanceRole, MemberOut, Password, ProjectRole, UserOut } from "./model";
 import { addUser, deleteUser, getUserWire, listUsers, updateUser } from "./service";
 
@@ -103,6 +103,18 @@ const setMemberOp = projectOperation({
   run: async ({ deps, project, caller, now }, args) => ({ member: await setMember(deps.db, project, args.user_id, args.role, asAdminCaller(caller), now) }),
 });
 
+const addMemberOp = projectOperation({
+  name: "add_member",
+  title: "Add a person to a project by email",
+  description:
+    "Give the user with this email (any case) a role in the project (an existing member gets the new role), under set_member's rules. 404 when no user has it or the caller may not see them: accounts are created by an instance owner.",
+  scopes: MEMBER_SCOPES,
+  input: z.object({ email: Email, role: ProjectRole }),
+  output: z.object({ member: MemberOut }),
+  http: { ...route("POST", "/admin/p/:ref/members"), status: 201, data: "member", description: "Needs keys:write on the project or users:write. 404 when no user you can see has this email." },
+  run: async ({ deps, project, caller, now }, args) => ({ member: await addMemberByEmail(deps.db, project, args.email, args.role, asAdminCaller(caller), now) }),
+});
+
 const removeMemberOp = projectOperation({
   name: "remove_member",
   title: "Remove a user from a project",
@@ -117,4 +129,4 @@ const removeMemberOp = projectOperation({
   },
 });
 
-export const userOperations = [listUsersOp, createUserOp, readUserOp, updateUserOp, deleteUserOp, listMembersOp, setMemberOp, removeMemberOp];
+export const userOperations = [listUsersOp, createUserOp, readUserOp, updateUserOp, deleteUserOp, listMembersOp, addMemberOp, setMemberOp, removeMemberOp];

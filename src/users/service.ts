@@ -120,6 +120,8 @@ export async function listUsers(db: Db, caller: AdminCaller | null): Promise<Use
 export const getVisibleUser = async (db: Db, id: string, caller: AdminCaller | null): Promise<User | null> =>
   isUuid(id) ? firstUser(db, and(eq(users.id, id.toLowerCase()), visibleTo(caller))) : null;
 
+export const findVisibleUserByEmail = (db: Db, email: string, caller: AdminCaller | null): Promise<User | null> => firstUser(db, and(eq(users.email, email.trim().toLowerCase()), visibleTo(caller)));
+
 /** One user; 404 when unknown or outside a project-limited caller's projects. */
 export async function getUserWire(db: Db, id: string, caller: AdminCaller | null): Promise<UserWire> {
   const u = await getVisibleUser(db, id, caller);
