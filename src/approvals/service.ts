@@ -46,6 +46,7 @@ async function currentRevision(db: Db, projectId: string, nodeId: string): Promi
 export type Gate =
   | { readonly kind: "approved"; readonly approval: Approval }
   | { readonly kind: "rejected"; readonly approval: Approval }
+  | { readonly kind: "partial"; readonly approval: Approval }
   | { readonly kind: "ask"; readonly approval: Approval; readonly voided: Approval | null };
 
 /**
@@ -70,14 +71,22 @@ export async function gateApproval(db: Db, config: Config, projectId: string, ca
         eq(approvals.requester, requester),
         eq(approvals.operation, operation),
         eq(approvals.nodeId, nodeId),
-        inArray(approvals.status, ["pending", "approved", "rejected"]),
+        inArray(approvals.status, ["pending", "approved", "rejected", "partial"]),
         sql`${approvals.arguments} = ${JSON.stringify(asked)}::jsonb`,
       ),
     )
     .orderBy(desc(approvals.createdAt), desc(approvals.id))
     .limit(1);
   let voided: Approval | null = null;
-  if (latest && latest.revision !== revision) {
+  if (latest?.status === "partial") {
+    // Approved in part: the person published it already (a new revision); the retry hears what was left out, once.
+    const [spent] = await db
+      .update(approvals)
+      .set({ status: "used", usedAt: now })
+      .where(and(eq(approvals.id, latest.id), eq(approvals.status, "partial")))
+      .returning();
+    if (spent) return { kind: "partial", approval: { ...spent, status: "partial" } };
+  } else if (latest && latest.revision !== revision) {
     const [v] = await db
       .update(approvals)
       .set({ status: "void" })
@@ -150,16 +159,8 @@ const approvalTarget = (a: Approval): Record<string, unknown> => ({ kind: "appro
  */
 export async function decideApproval(db: Db, ctx: WriteContext, projectId: string, id: string, decision: "approved" | "rejected", now: Date, note: string | null = null): Promise<Approval> {
   const decider = ctx.actor;
-  // Not an id (a UUID) names no approval: 404, before the uuid column would refuse it.
-  if (!isUuid(id)) throw notFound("approval");
-  await expireApprovals(db, projectId, now);
-  const [found] = await db
-    .select()
-    .from(approvals)
-    .where(and(eq(approvals.projectId, projectId), eq(approvals.id, id)))
-    .limit(1);
-  if (!found) throw notFound("approval");
-  if (found.status !== "pending") throw new AppError("conflict", `this approval request is ${found.status}: only a pending one can be decided`, { status: found.status });
+  const found = await getApproval(db, projectId, id, now);
+  assertPending(found);
   if (decision === "approved" && (await currentRevision(db, projectId, found.nodeId)) !== found.revision) {
     await db
       .update(approvals)
@@ -200,12 +201,30 @@ export function approvalToWire(config: Config, a: Approval): Out {
     requested_by: actor(a.requestedBy),
     decided_by: a.decidedBy ? actor(a.decidedBy) : null,
     note: a.decisionNote,
+    parts: a.decisionParts ? { accepted: [...a.decisionParts.accepted], left_out: [...a.decisionParts.left_out] } : null,
     decided_at: a.decidedAt?.toISOString() ?? null,
     used_at: a.usedAt?.toISOString() ?? null,
     created_at: a.createdAt.toISOString(),
     expires_at: a.expiresAt.toISOString(),
     url: approvalUrl(config, a.id),
   };
+}
+
+export function assertPending(a: Approval): void {
+  if (a.status !== "pending") throw new AppError("conflict", `this approval request is ${a.status}: only a pending one can be decided`, { status: a.status });
+}
+
+/** One of the project's approvals (expired ones marked first); 404 otherwise. */
+export async function getApproval(db: Db, projectId: string, id: string, now: Date): Promise<Approval> {
+  if (!isUuid(id)) throw notFound("approval");
+  await expireApprovals(db, projectId, now);
+  const [found] = await db
+    .select()
+    .from(approvals)
+    .where(and(eq(approvals.projectId, projectId), eq(approvals.id, id.toLowerCase())))
+    .limit(1);
+  if (!found) throw notFound("approval");
+  return found;
 }
 
 export async function listApprovals(db: Db, config: Config, projectId: string, q: { status?: Approval["status"]; page?: number; per_page?: number }, now: Date) {

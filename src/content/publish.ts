@@ -30,11 +30,11 @@ const pathConflict = (path: string) => (err: unknown) => {
 
 /**
  * The published version of `node` becomes its working copy (status published), with its blocks and
- * every translation whose published version has unpublished changes. Its published path is its
+ * every translation whose published version has unpublished changes (but those in `keepLocales`). Its published path is its
  * parent's published path and its slug: a parent with no published version is 409, naming the
  * ancestors to publish first. A changed published path moves every published page below it.
  */
-export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: Date): Promise<void> {
+export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: Date, keepLocales: readonly string[] = []): Promise<void> {
   let parentPath: string | null = null;
   if (node.parentId !== null) {
     const [parent] = await tx.select({ path: publishedNodes.path, status: publishedNodes.status }).from(publishedNodes).where(eq(publishedNodes.id, node.parentId));
@@ -69,7 +69,7 @@ export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: D
   await tx.execute(sql`insert into published_blocks (id, node_id, type, "order", data) select id, node_id, type, "order", data from blocks where node_id = ${node.id}`);
   const locales = rows<{ locale: string }>(
     await tx.execute(sql`insert into published_translations (${TRANSLATION_COLUMNS}, status)
-      select ${TRANSLATION_COLUMNS}, 'published' from translations where node_id = ${node.id} and status = 'published' and changed
+      select ${TRANSLATION_COLUMNS}, 'published' from translations where node_id = ${node.id} and status = 'published' and changed${keepLocales.length > 0 ? sql` and not (locale = any(${sql`array[${sql.join([...keepLocales], sql`, `)}]::text[]`}))` : sql``}
       on conflict (node_id, locale) do update set ${TRANSLATION_SET}
       returning locale`),
   ).map((r) => r.locale);

@@ -193,11 +193,11 @@ async function nextPosition(db: Db, projectId: string, parentId: string | null):
  * Writes the ordered block array of a node: blocks passed with an existing id keep it (so
  * translations keep pointing at them), new ones get ids, blocks left out are deleted.
  */
-async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[], now: Date): Promise<Block[]> {
+async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[], now: Date, revive: ReadonlySet<string> = new Set()): Promise<Block[]> {
   const existing = new Set((await db.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, nodeId))).map((b) => b.id));
   const seen = new Set<string>();
   const rows = input.map((b, order) => {
-    const keep = b.id && existing.has(b.id.toLowerCase()) ? b.id.toLowerCase() : null;
+    const keep = b.id && (existing.has(b.id.toLowerCase()) || revive.has(b.id.toLowerCase())) ? b.id.toLowerCase() : null;
     if (b.id && !keep) throw new AppError("invalid_request", `block id ${b.id} is not a block of this node`, { field: `blocks.${order}.id` });
     if (keep && seen.has(keep)) throw new AppError("invalid_request", `block id ${keep} appears twice`, { field: `blocks.${order}.id` });
     if (keep) seen.add(keep);
@@ -225,69 +225,86 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
 }
 
 export const updateNode = (db: Db, ctx: WriteContext, project: Project, id: string, input: Partial<NewNode>, now: Date, schedule: ScheduleChange = {}): Promise<NodeWithBlocksWire> =>
-  contentWrite(db, ctx, project.id, async (tx, w) => {
-    const node = await getNode(tx, project.id, id);
-    w.touched(node.id);
-    await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
-    const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, ctx.actor, now) : {};
-    // Its children's type is checked against its type's `children` rule: a new type checks them again.
-    if (input.type !== undefined && input.type !== node.type) {
-      for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) w.checked(child.id);
-    }
-    const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
-    // The same parent is not looked up: its path is the node's own without the last segment.
-    const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
-    if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`)))
-      throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
-    const parentPath = parent ? parent.path : parentId ? node.path.slice(0, node.path.length - node.slug.length - 1) : null;
-    const slug = input.slug ?? node.slug;
-    const path = parentPath ? `${parentPath}/${slug}` : slug;
-    const moved = path !== node.path;
+  contentWrite(db, ctx, project.id, (tx, w) => applyNodeUpdate(tx, w, ctx, project, id, input, now, schedule));
+
+/**
+ * Inside a content write: update_node's change of the working copy (a move rewrites the paths
+ * below it). `revive`: ids of blocks the node no longer has that `input.blocks` may bring back
+ * under their id (a publication approved in part keeps a removed block).
+ */
+export async function applyNodeUpdate(
+  tx: Db,
+  w: WriteLog,
+  ctx: WriteContext,
+  project: Project,
+  id: string,
+  input: Partial<NewNode>,
+  now: Date,
+  schedule: ScheduleChange = {},
+  revive: ReadonlySet<string> = new Set(),
+): Promise<NodeWithBlocksWire> {
+  const node = await getNode(tx, project.id, id);
+  w.touched(node.id);
+  await checkSeoImage(tx, project.id, input.seo, "seo.og_image");
+  const scheduled = changesSchedule(schedule) ? scheduleColumns(node, schedule, ctx.actor, now) : {};
+  // Its children's type is checked against its type's `children` rule: a new type checks them again.
+  if (input.type !== undefined && input.type !== node.type) {
+    for (const child of await tx.select({ id: nodes.id }).from(nodes).where(eq(nodes.parentId, node.id))) w.checked(child.id);
+  }
+  const parentId = input.parent_id === undefined ? node.parentId : input.parent_id;
+  // The same parent is not looked up: its path is the node's own without the last segment.
+  const parent = parentId === node.parentId ? null : await parentNode(tx, project.id, parentId);
+  if (parent && (parent.id === node.id || parent.path.startsWith(`${node.path}/`)))
+    throw new AppError("invalid_request", "a node cannot be moved under itself or its descendants", { field: "parent_id" });
+  const parentPath = parent ? parent.path : parentId ? node.path.slice(0, node.path.length - node.slug.length - 1) : null;
+  const slug = input.slug ?? node.slug;
+  const path = parentPath ? `${parentPath}/${slug}` : slug;
+  const moved = path !== node.path;
+  if (moved) {
+    w.gone(node.path);
+    w.added(path);
+  }
+  const descendants = and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`));
+  if (moved) {
+    const { longest } = oneRow(
+      await tx
+        .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
+        .from(nodes)
+        .where(descendants),
+    );
+    checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
+  }
+  const position = input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
+  const updated = await withConflict(path, async () => {
+    const [row] = await tx
+      .update(nodes)
+      .set({
+        parentId,
+        slug,
+        path,
+        position,
+        type: input.type ?? node.type,
+        title: input.title ?? node.title,
+        seo: input.seo ?? node.seo,
+        fields: input.fields ?? node.fields,
+        ...scheduled,
+        updatedAt: now,
+      })
+      .where(eq(nodes.id, node.id))
+      .returning();
+    // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
     if (moved) {
-      w.gone(node.path);
-      w.added(path);
-    }
-    const descendants = and(eq(nodes.projectId, project.id), like(nodes.path, `${escapeLike(node.path)}/%`));
-    if (moved) {
-      const { longest } = oneRow(
-        await tx
-          .select({ longest: sql<number>`coalesce(max(length(${nodes.path})), 0)` })
-          .from(nodes)
-          .where(descendants),
-      );
-      checkPathLength(path, Math.max(path.length, Number(longest) - node.path.length + path.length));
-    }
-    const position = input.position ?? (parentId !== node.parentId ? await nextPosition(tx, project.id, parentId) : node.position);
-    const updated = await withConflict(path, async () => {
-      const [row] = await tx
+      await tx
         .update(nodes)
-        .set({
-          parentId,
-          slug,
-          path,
-          position,
-          type: input.type ?? node.type,
-          title: input.title ?? node.title,
-          seo: input.seo ?? node.seo,
-          fields: input.fields ?? node.fields,
-          ...scheduled,
-          updatedAt: now,
-        })
-        .where(eq(nodes.id, node.id))
-        .returning();
-      // Rewrite every descendant's path in the same transaction; a clash aborts the whole move.
-      if (moved) {
-        await tx
-          .update(nodes)
-          .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
-          .where(and(descendants, ne(nodes.id, node.id)));
-      }
-      return row;
-    });
-    if (!updated) throw notFound("node");
-    const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now) : await getBlocks(tx, node.id);
-    return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
+        .set({ path: sql`${path} || substr(${nodes.path}, ${node.path.length + 1})`, updatedAt: now })
+        .where(and(descendants, ne(nodes.id, node.id)));
+    }
+    return row;
   });
+  if (!updated) throw notFound("node");
+  const bl = input.blocks ? await writeBlocks(tx, node.id, input.blocks, now, revive) : await getBlocks(tx, node.id);
+  return { ...nodeToWire(updated), blocks: bl.map(blockToWire) };
+}
 
 export const setNodeBlocks = (db: Db, ctx: WriteContext, project: Project, id: string, input: BlockInput[], now: Date): Promise<BlockWire[]> =>
   contentWrite(db, ctx, project.id, async (tx, w) => replaceBlocks(tx, w, await getNode(tx, project.id, id), input, now));
@@ -332,21 +349,29 @@ export const transitionNode = (db: Db, ctx: WriteContext, project: Project, id: 
         .where(eq(translations.id, tr.id));
       return nodeToWire(await getNode(tx, project.id, node.id));
     }
-    const rule = TRANSITIONS[action];
-    if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
-    w.changed(node.id, `${action}_node`);
-    // The schedule it settles is cleared first: the published version is copied without it.
-    await tx
-      .update(nodes)
-      .set({ ...unscheduled(node, action), updatedAt: now })
-      .where(eq(nodes.id, node.id));
-    if (action === "publish") await publishNodeVersion(tx, w, node, now);
-    else if (action === "restore") await tx.update(publishedNodes).set({ status: "draft" }).where(eq(publishedNodes.id, node.id));
-    else await unpublishNodeVersion(tx, w, node, rule.to === "archived" ? "archived" : "draft");
-    const [updated] = await tx.update(nodes).set({ status: rule.to }).where(eq(nodes.id, node.id)).returning();
-    if (!updated) throw notFound("node");
-    return nodeToWire(updated);
+    return transitionWholeNode(tx, w, node, action, now);
   });
+
+/**
+ * Inside a content write: a transition of the node itself. Publishing leaves out the translations
+ * in `keepLocales` (their published versions stay as they are: a publication approved in part).
+ */
+export async function transitionWholeNode(tx: Db, w: WriteLog, node: Node, action: Transition, now: Date, keepLocales: readonly string[] = []): Promise<NodeWire> {
+  const rule = TRANSITIONS[action];
+  if (!rule.from.includes(node.status)) throw new AppError("conflict", `cannot ${action} a node that is ${node.status}`, { status: node.status });
+  w.changed(node.id, `${action}_node`);
+  // The schedule it settles is cleared first: the published version is copied without it.
+  await tx
+    .update(nodes)
+    .set({ ...unscheduled(node, action), updatedAt: now })
+    .where(eq(nodes.id, node.id));
+  if (action === "publish") await publishNodeVersion(tx, w, node, now, keepLocales);
+  else if (action === "restore") await tx.update(publishedNodes).set({ status: "draft" }).where(eq(publishedNodes.id, node.id));
+  else await unpublishNodeVersion(tx, w, node, rule.to === "archived" ? "archived" : "draft");
+  const [updated] = await tx.update(nodes).set({ status: rule.to }).where(eq(nodes.id, node.id)).returning();
+  if (!updated) throw notFound("node");
+  return nodeToWire(updated);
+}
 
 /** discard_changes: the working copy (or its translation into `locale`) goes back to the published version. */
 export const discardNodeChanges = (db: Db, ctx: WriteContext, project: Project, id: string, now: Date, locale?: string): Promise<NodeWithBlocksWire> =>

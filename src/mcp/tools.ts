@@ -2,7 +2,9 @@
 // its schemas, description and scopes as declared (src/core/operation.ts).
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type CallToolResult, UrlElicitationRequiredError } from "@modelcontextprotocol/sdk/types.js";
+import type { Approval } from "../../db/schema";
 import { approvalUrl, gateApproval, releaseApproval } from "../approvals/service";
+import { getNode, nodeToWire } from "../content/service";
 import { type OperationContext, type ProjectOperation, runOperation, undeclaredFields, undeclaredFieldsError } from "../core/operation";
 import { AppError } from "../errors";
 import type { McpCaller } from "../lib/caller";
@@ -84,8 +86,9 @@ async function approvalGate(ctx: ToolContext, tool: ProjectOperation, args: Reco
         throw err;
       }
     }
-    const url = approvalUrl(deps.config, approval.id);
     const what = `${tool.name} of node ${approval.nodeId} (revision ${approval.revision})`;
+    if (gate.kind === "partial") return partlyApproved(ctx, approval, what);
+    const url = approvalUrl(deps.config, approval.id);
     if (gate.kind === "rejected") {
       const note = approval.decisionNote ? ` Their note: ${approval.decisionNote}` : "";
       throw new AppError("approval_rejected", `rejected: a person rejected ${what}; nothing was done.${note}`, { approval_id: approval.id, status: "rejected", note: approval.decisionNote });
@@ -102,6 +105,26 @@ async function approvalGate(ctx: ToolContext, tool: ProjectOperation, args: Reco
     if (err instanceof UrlElicitationRequiredError) throw err;
     return errorResult(err, tool.name, deps.log);
   }
+}
+
+/**
+ * The retry of a request a person approved in part: they published the accepted parts themselves
+ * (the node as it is now is the answer, as publish_node's), and the agent reads what was left out.
+ */
+async function partlyApproved(ctx: ToolContext, approval: Approval, what: string): Promise<CallToolResult> {
+  const parts = approval.decisionParts ?? { accepted: [], left_out: [] };
+  const node = nodeToWire(await getNode(ctx.deps.db, ctx.project.id, approval.nodeId));
+  const note = approval.decisionNote ? ` Their note: ${approval.decisionNote}` : "";
+  const text =
+    `approved in part: a person published ${what} without ${parts.left_out.join(", ")} (set back to the published version in the working copy); ` + `published: ${parts.accepted.join(", ")}.${note}`;
+  const out = { node };
+  return {
+    structuredContent: out,
+    content: [
+      { type: "text", text },
+      { type: "text", text: JSON.stringify({ ...out, approval: { id: approval.id, status: "partial", ...parts, note: approval.decisionNote } }) },
+    ],
+  };
 }
 
 const TOOL_BY_NAME: ReadonlyMap<string, ProjectOperation> = new Map(TOOLS.map((t) => [t.name, t]));
