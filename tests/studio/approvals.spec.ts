@@ -217,6 +217,57 @@ describe("the approvals inbox", () => {
     assert.deepEqual(problems, []);
   });
 
+  test("approved in part by keyboard: the checked parts are published, the unchecked set back; the result previewed first; the agent hears what was left out", async () => {
+    const node = await newNode(project.slug, { slug: "pricing", title: "Pricing", fields: { summary: "Old summary", body: "Old body" } });
+    assert.equal((await api("POST", `/admin/p/${project.slug}/nodes/${node.id}/publish`, {})).status, 200);
+    assert.ok(!(await call("update_node", { node_id: node.id, title: "Pricing 2026", fields: { summary: "New summary", body: "New body" } })).isError);
+    const id = approvalIdOf(await call("publish_node", { node_id: node.id }));
+
+    const { page, problems } = await inbox(editor);
+    const item = itemOf(page, "Pricing 2026");
+    await item.waitFor();
+    await press(item.getByRole("button", { name: /^Review/ }));
+    const opened = detail(page);
+    const parts = opened.getByRole("group", { name: "Parts to publish" });
+    await parts.waitFor();
+    const boxes = parts.getByRole("checkbox");
+    assert.equal(await boxes.count(), 3);
+    for (const name of [/^Title/, /^Field summary/, /^Field body/]) assert.equal(await parts.getByRole("checkbox", { name }).isChecked(), true);
+
+    // The result previewed first (no preview_url here: the built-in preview, read with a preview token).
+    await press(opened.getByRole("button", { name: "Preview the result" }));
+    const dialog = page.getByRole("dialog", { name: "Preview" });
+    await dialog.getByText("New body").first().waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+
+    // The body left out: unchecked with the space bar; Approve says what it does.
+    await parts.getByRole("checkbox", { name: /^Field body/ }).focus();
+    await page.keyboard.press("Space");
+    assert.equal(await parts.getByRole("checkbox", { name: /^Field body/ }).isChecked(), false);
+    await parts.getByText("1 of 3 left out.").waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    await page.getByRole("textbox", { name: "Note for the agent" }).focus();
+    await page.keyboard.type("The body waits for legal.");
+    await press(opened.getByRole("button", { name: "Approve the checked parts" }));
+    await page.locator(".approval-outcome").filter({ hasText: "Approved in part: Publish “Pricing 2026”" }).waitFor();
+
+    // Readers see the title and summary; the body stays as published, in the working copy too.
+    const res = await fetch(`${URL_BASE}/api/p/${project.slug}/nodes/by-path/pricing`);
+    const live = ((await res.json()) as { data: { title: string; fields: Record<string, string> } }).data;
+    assert.deepEqual([live.title, live.fields.summary, live.fields.body], ["Pricing 2026", "New summary", "Old body"]);
+    assert.equal((await readNode(project.slug, node.id)).fields.body, "Old body");
+    const [decided] = (await listed("partial")).filter((a) => a.id === id);
+    assert.deepEqual(decided?.parts, { accepted: ["/title", "/fields/summary"], left_out: ["/fields/body"] });
+
+    const retry = await call("publish_node", { node_id: node.id });
+    assert.ok(!retry.isError, toolText(retry));
+    assert.match(toolText(retry), /approved in part/);
+    assert.ok(toolText(retry).includes("/fields/body") && toolText(retry).includes("Their note: The body waits for legal."), toolText(retry));
+    assert.deepEqual(problems, []);
+  });
+
   test("a page changed after the request: approving answers 409, shown plainly; a never-published page's diff is all new; a delete says what happens; a viewer cannot decide", async () => {
     const draft = await newNode(project.slug, { slug: "beta", title: "Beta", fields: { summary: "Try it" } });
     const asked = await call("publish_node", { node_id: draft.id });

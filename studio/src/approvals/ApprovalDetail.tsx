@@ -8,10 +8,12 @@ import { Button, Label, Text, TextArea, TextField } from "react-aria-components"
 import { ApiError, data, messageOf, nodeUrl, projectBase, request } from "../app/api";
 import { type DiffRow, diffVersions, docOfNode, type PublishedDoc } from "../app/docs";
 import { VersionDiffTable } from "../app/EditorParts";
-import { nodeQuery } from "../app/queries";
+import { nodeQuery, useProject } from "../app/queries";
 import { formatTime } from "../app/time";
 import type { NodeWithBlocks, PublishedVersion } from "../app/types";
-import type { Approval } from "./types";
+import { openSitePreview, PreviewDialog } from "../editorial/Preview";
+import { PartsChooser } from "./PartsChooser";
+import type { Approval, ApprovalPart } from "./types";
 import { agentOf, consequenceOf, extraArguments, STATUS_HELP, STATUS_WORDS, verbOf } from "./words";
 
 /** The published version (what delivery serves), or null when the page was never published (404). */
@@ -66,7 +68,23 @@ export function ApprovalDetail({
   const [busy, setBusy] = useState<"approve" | "reject" | null>(null);
   const [failure, setFailure] = useState<{ message: string; void: boolean } | null>(null);
   const node = useQuery({ ...nodeQuery(slug, approval.node_id), retry: false, staleTime: 0 });
+  const project = useProject(slug);
   const showDiff = publishes(approval);
+  // A pending publication of a whole page comes in parts a person may leave out.
+  const detail = useQuery({
+    queryKey: ["approval", slug, approval.id, approval.status],
+    queryFn: () => request<{ data: Approval; parts: ApprovalPart[] | null }>(`${projectBase(slug)}/approvals/${encodeURIComponent(approval.id)}`).then((r) => r.body.parts),
+    enabled: approval.status === "pending" && approval.operation === "publish_node",
+    staleTime: 0,
+  });
+  const parts = detail.data && detail.data.length > 1 ? detail.data : null;
+  const [accepted, setAccepted] = useState<string[]>([]);
+  const [previewOpen, setPreviewOpen] = useState(false);
+  const [previewError, setPreviewError] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: every part is checked anew when the parts (or the request) change
+  useEffect(() => {
+    setAccepted(parts ? parts.map((p) => p.pointer) : []);
+  }, [detail.data, approval.id]);
   const published = useQuery({
     queryKey: ["published", slug, approval.node_id],
     queryFn: () => readPublished(slug, approval.node_id),
@@ -94,7 +112,8 @@ export function ApprovalDetail({
     setBusy(decision);
     setFailure(null);
     try {
-      const body = note.trim() ? { note: note.trim() } : {};
+      const leftOut = decision === "approve" && parts ? parts.filter((p) => !accepted.includes(p.pointer)).map((p) => p.pointer) : [];
+      const body = { ...(note.trim() ? { note: note.trim() } : {}), ...(leftOut.length > 0 ? { left_out: leftOut } : {}) };
       const res = await request<{ data: Approval }>(`${projectBase(slug)}/approvals/${encodeURIComponent(approval.id)}/${decision}`, { method: "POST", body });
       onDecided(res.body.data, node.data?.title ?? approval.node_id);
     } catch (err) {
@@ -107,6 +126,22 @@ export function ApprovalDetail({
   };
 
   const rows = showDiff && node.data && published.data !== undefined ? publicationRows(published.data, node.data) : [];
+  const inPart = parts !== null && accepted.length < parts.length;
+
+  /** The page as approving would publish it: the site's preview (preview_url) with a fresh token, or the built-in one. */
+  const preview = async () => {
+    setPreviewError(null);
+    const template = project.data?.preview_url;
+    if (!template || !node.data) {
+      setPreviewOpen(true);
+      return;
+    }
+    try {
+      await openSitePreview(slug, template, node.data.path, project.data?.default_locale ?? "");
+    } catch (err) {
+      setPreviewError(messageOf(err));
+    }
+  };
 
   return (
     <section className="approval-detail panel" aria-labelledby={headingId}>
@@ -191,7 +226,24 @@ export function ApprovalDetail({
           {rows.length > 0 && (
             <VersionDiffTable rows={rows} caption="What publishing changes, by field" before="Published now" after="After approval" words={{ added: "New" }} className="approval-diff" />
           )}
+          {node.data && (
+            <div className="panel-actions">
+              <Button className="st-button" onPress={() => void preview()}>
+                Preview the result
+              </Button>
+              <span className="muted">{project.data?.preview_url ? "Opens the site’s preview in a new tab" : "What the delivery API would answer"}, with every part the agent wrote.</span>
+            </div>
+          )}
+          {previewError && (
+            <p role="alert" className="alert error">
+              {previewError}
+            </p>
+          )}
+          {pending && canDecide && parts && !failure?.void && <PartsChooser parts={parts} accepted={accepted} onChange={setAccepted} blockOrder={node.data?.blocks.map((b) => b.id) ?? []} />}
         </>
+      )}
+      {previewOpen && (
+        <PreviewDialog slug={slug} nodeId={approval.node_id} locale={typeof approval.arguments.locale === "string" ? approval.arguments.locale : null} onClose={() => setPreviewOpen(false)} />
       )}
 
       {failure && (
@@ -216,8 +268,8 @@ export function ApprovalDetail({
             </Text>
           </TextField>
           <div className="panel-actions">
-            <Button className="st-button primary" onPress={() => void decide("approve")} isDisabled={busy !== null}>
-              {busy === "approve" ? "Approving…" : "Approve"}
+            <Button className="st-button primary" onPress={() => void decide("approve")} isDisabled={busy !== null || (parts !== null && accepted.length === 0)}>
+              {busy === "approve" ? "Approving…" : inPart ? "Approve the checked parts" : "Approve"}
             </Button>
             <Button className="st-button danger" onPress={() => void decide("reject")} isDisabled={busy !== null}>
               {busy === "reject" ? "Rejecting…" : "Reject"}

@@ -34,6 +34,7 @@ export const STATUS_WORDS: Record<ApprovalStatus, string> = {
   pending: "Pending",
   approved: "Approved",
   rejected: "Rejected",
+  partial: "Approved in part",
   expired: "Expired",
   void: "Void",
   used: "Used",
@@ -43,9 +44,10 @@ export const STATUS_HELP: Record<ApprovalStatus, string> = {
   pending: "waiting for a person to decide",
   approved: "approved: the agent’s retry of the same call carries it out, once",
   rejected: "rejected: the agent’s retry hears so, with the note",
+  partial: "the accepted parts were published; the agent’s retry hears what was left out, with the note",
   expired: "nobody decided in time",
   void: "the page changed after the agent asked: the agent must ask again",
-  used: "carried out, or the rejection answered",
+  used: "carried out, or the decision answered",
 };
 
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);

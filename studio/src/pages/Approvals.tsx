@@ -21,6 +21,7 @@ const FILTERS: Array<{ id: Filter; label: string }> = [
   { id: "pending", label: "Pending" },
   { id: "approved", label: "Approved (not yet carried out)" },
   { id: "rejected", label: "Rejected (not yet heard)" },
+  { id: "partial", label: "Approved in part (not yet heard)" },
   { id: "used", label: "Used (carried out or heard)" },
   { id: "void", label: "Void (the page changed)" },
   { id: "expired", label: "Expired" },
@@ -31,6 +32,7 @@ const EMPTY_WORDS: Record<Filter, string> = {
   pending: "No request is waiting for a decision. When an agent without the right to publish asks to publish, unpublish, archive, restore or delete a page, it shows here.",
   approved: "No approved request is waiting for the agent’s retry.",
   rejected: "No rejected request is waiting for the agent’s retry.",
+  partial: "No request approved in part is waiting for the agent’s retry.",
   used: "No request has been carried out or answered yet.",
   void: "No request was voided by a change to its page.",
   expired: "No request has expired.",
@@ -81,7 +83,11 @@ export function ApprovalsPage() {
   const decided = (a: Approval, title: string) => {
     const what = `${verbOf(a.operation)} “${title}”`;
     const text =
-      a.status === "approved" ? `Approved: ${what}. The agent’s retry of the same call carries it out, once.` : `Rejected: ${what}. The agent’s retry hears so${a.note ? ", with your note" : ""}.`;
+      a.status === "approved"
+        ? `Approved: ${what}. The agent’s retry of the same call carries it out, once.`
+        : a.status === "partial"
+          ? `Approved in part: ${what}. Published ${a.parts?.accepted.length ?? 0} parts now and left out ${a.parts?.left_out.length ?? 0}, set back to the published version; the agent’s retry hears which${a.note ? ", with your note" : ""}.`
+          : `Rejected: ${what}. The agent’s retry hears so${a.note ? ", with your note" : ""}.`;
     setSelected(null);
     setOutcome(text);
     announce(text);
