@@ -245,6 +245,12 @@ describe("editorial: schedule, preview, agents", () => {
     await list.waitFor();
     assert.match((await list.textContent()) ?? "", new RegExp(`Summary\\s*Changed by ${AGENT}`));
     assert.doesNotMatch((await list.textContent()) ?? "", /Body/);
+    // The field itself carries the badge, and its control names it (aria-describedby); Body has none.
+    await page.locator('[data-pointer="/fields/summary"]').getByText(`Changed by ${AGENT}`).waitFor();
+    const described = (el: Element) => (el.getAttribute("aria-describedby") ?? "").split(" ").map((id) => document.getElementById(id)?.textContent ?? "").join(" | ");
+    assert.match(await summary.evaluate(described), new RegExp(`Changed by ${AGENT}`));
+    assert.equal(await page.locator('[data-pointer="/fields/body"] .field-agent').count(), 0);
+    assert.equal(await page.locator(".field-agent").count(), 1);
     assert.deepEqual(await axeViolations(page), []);
     // The button takes the focus to the field.
     await press(list.getByRole("button", { name: `Go to field: Summary (changed by ${AGENT})` }));
@@ -268,23 +274,44 @@ describe("editorial: schedule, preview, agents", () => {
       .filter({ hasText: /^Saved$/ })
       .waitFor();
     await list.waitFor({ state: "detached" });
+    assert.equal(await page.locator(".field-agent").count(), 0);
     const after = (await api("GET", `/admin/p/${project.slug}/nodes/${node.id}/agent-changes`)).json.data;
     assert.deepEqual(Array.isArray(after) ? after : after.changes, []);
     await page.getByText("No page has unreviewed agent changes.").waitFor();
+
+    // Another agent write, to the title: its badge until the person confirms without editing (Mark as reviewed saves the page as it is).
+    const again = new Client({ name: "editorial-spec", version: "1.0.0" });
+    await again.connect(new StreamableHTTPClientTransport(new URL(`${URL_BASE}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token.token}` } } }));
+    try {
+      assert.ok(!((await again.callTool({ name: "update_node", arguments: { node_id: node.id, title: "Morning brief, updated" } })) as { isError?: boolean }).isError);
+    } finally {
+      await again.close().catch(() => {});
+    }
+    await page.reload();
+    const title = page.getByRole("textbox", { name: "Title" });
+    await page.locator(".title-slug").getByText(`Changed by ${AGENT}`).waitFor();
+    assert.match(await title.evaluate(described), new RegExp(`Changed by ${AGENT}`));
+    const revisionBefore = (await api("GET", `/admin/p/${project.slug}/nodes/${node.id}`)).json.data.revision;
+    await press(page.getByRole("region", { name: "Changed by agents since a person last saved" }).getByRole("button", { name: "Mark as reviewed" }));
+    await page.locator(".field-agent").first().waitFor({ state: "detached" });
+    const reviewed = (await api("GET", `/admin/p/${project.slug}/nodes/${node.id}`)).json.data;
+    assert.deepEqual([reviewed.revision, reviewed.title], [revisionBefore + 1, "Morning brief, updated"]);
+    const none = (await api("GET", `/admin/p/${project.slug}/nodes/${node.id}/agent-changes`)).json.data;
+    assert.deepEqual(Array.isArray(none) ? none : none.changes, []);
     assert.deepEqual(problems, []);
 
-    // The Agents tab: the token, its scopes, its one write; Revoke after a confirmation, by keyboard.
+    // The Agents tab: the token, its scopes, its two writes; Revoke after a confirmation, by keyboard.
     await page.goto(`${URL_BASE}/studio/p/${project.slug}/settings`);
     await press(page.getByRole("tab", { name: "Agents" }));
     const tokens = page.getByRole("table", { name: "MCP tokens" });
     const row = tokens.getByRole("row", { name: new RegExp(AGENT) });
     await row.waitFor();
-    await row.getByText("1 write").waitFor();
+    await row.getByText("2 writes").waitFor();
     const rowText = (await row.textContent()) ?? "";
     assert.match(rowText, /content:write/);
     assert.match(rowText, /last: update_node/);
     const total = (await api("GET", `/admin/p/${project.slug}/activity?actor_kind=mcp_token&actor_id=${token.id}&per_page=1`)).json.total;
-    assert.equal(total, 1);
+    assert.equal(total, 2);
     // An admin holds keys:write: the OAuth consents are listed (none here).
     await page.getByText("No agent holds an OAuth consent for this project.").waitFor();
     assert.deepEqual(await axeViolations(page), []);

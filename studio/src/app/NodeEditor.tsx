@@ -5,7 +5,8 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useBlocker, useNavigate, useParams, useSearch } from "@tanstack/react-router";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Text, TextField, Toolbar } from "react-aria-components";
-import { AgentChanges } from "../editorial/AgentChanges";
+import { AgentChanges, agentName, useAgentChanges } from "../editorial/AgentChanges";
+import { AgentBadge, AgentMarksContext, useAgentMark } from "../editorial/agent-marks";
 import { openSitePreview, PreviewDialog } from "../editorial/Preview";
 import { ScheduleDialog, ScheduleLine } from "../editorial/ScheduleDialog";
 import { HistoryDialog } from "../history/HistoryDialog";
@@ -129,6 +130,9 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
   const [historyOpen, setHistoryOpen] = useState(false);
   const [scheduleOpen, setScheduleOpen] = useState(false);
   const [previewOpen, setPreviewOpen] = useState(false);
+  // Who wrote this: the agents' changes to the node itself (a translation's form shows none).
+  const agentChanges = useAgentChanges(slug, nodeId, node.revision);
+  const agentMarks = useMemo(() => new Map(locale ? [] : agentChanges.map((c) => [c.pointer, agentName(c.actor)] as const)), [agentChanges, locale]);
 
   // Every change is kept in localStorage (debounced), with the revision it is based on.
   useEffect(() => {
@@ -514,21 +518,25 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
       )}
       {conflict && <ConflictPanel conflict={conflict} busy={saving || !!busy} onLoadTheirs={() => void loadTheirs()} onSaveMine={() => void save(conflict.currentRevision)} />}
 
-      <AgentChanges slug={slug} nodeId={nodeId} revision={node.revision} fieldsSchema={fieldsSchema} blockTypes={blockTypes} blockTypeAt={(i) => loaded.node.blocks[i]?.type} />
-      <div className="editor-form">
-        <TitleSlug store={store} readOnly={!writable} parentPath={parentPathOf(current.path)} base={locale ? loaded.node : null} />
-        <NodeForm
-          store={store}
-          fieldsSchema={fieldsSchema}
-          blockTypes={blockTypes}
-          allowedBlocks={allowedBlocks}
-          readOnly={!writable}
-          translation={translationMode}
-          searchNodes={searchNodes}
-          lookupNode={lookupNode}
-          focusViolations={focusViolations}
-        />
-      </div>
+      {!locale && (
+        <AgentChanges list={agentChanges} fieldsSchema={fieldsSchema} blockTypes={blockTypes} blockTypeAt={(i) => loaded.node.blocks[i]?.type} onReviewed={writable ? () => void save() : undefined} />
+      )}
+      <AgentMarksContext.Provider value={agentMarks}>
+        <div className="editor-form">
+          <TitleSlug store={store} readOnly={!writable} parentPath={parentPathOf(current.path)} base={locale ? loaded.node : null} />
+          <NodeForm
+            store={store}
+            fieldsSchema={fieldsSchema}
+            blockTypes={blockTypes}
+            allowedBlocks={allowedBlocks}
+            readOnly={!writable}
+            translation={translationMode}
+            searchNodes={searchNodes}
+            lookupNode={lookupNode}
+            focusViolations={focusViolations}
+          />
+        </div>
+      </AgentMarksContext.Provider>
 
       {historyOpen && (
         <HistoryDialog
@@ -599,13 +607,16 @@ function TitleSlug({ store, readOnly, parentPath, base }: { store: FormStore; re
   const [slug, setSlug] = useField<string>(store, "/slug");
   const titleError = useViolation(store, "/title");
   const slugError = useViolation(store, "/slug");
+  const titleAgent = useAgentMark("/title");
+  const slugAgent = useAgentMark("/slug");
   const shownSlug = slug || base?.slug || "";
   const path = `/${parentPath ? `${parentPath}/` : ""}${shownSlug}`;
   return (
     <div className="title-slug">
       <TextField className="st-field" value={title ?? ""} onChange={setTitle} isReadOnly={readOnly} isInvalid={!!titleError} validationBehavior="aria" isRequired={!base}>
         <Label>Title</Label>
-        <Input placeholder={base?.title} data-pointer="/title" />
+        <Input placeholder={base?.title} data-pointer="/title" aria-describedby={titleAgent ? "title-agent" : undefined} />
+        <AgentBadge agent={titleAgent} id="title-agent" />
         {base && (
           <Text slot="description" className="help">
             Original: {base.title}
@@ -615,7 +626,8 @@ function TitleSlug({ store, readOnly, parentPath, base }: { store: FormStore; re
       </TextField>
       <TextField className="st-field" value={slug ?? ""} onChange={setSlug} isReadOnly={readOnly} isInvalid={!!slugError} validationBehavior="aria" isRequired={!base}>
         <Label>Slug</Label>
-        <Input placeholder={base?.slug} data-pointer="/slug" />
+        <Input placeholder={base?.slug} data-pointer="/slug" aria-describedby={slugAgent ? "slug-agent" : undefined} />
+        <AgentBadge agent={slugAgent} id="slug-agent" />
         <Text slot="description" className="help">
           Path: <span className="path">{path}</span>
           {base && " (the original’s path, with this locale’s slug)"}

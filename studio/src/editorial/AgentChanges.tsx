@@ -1,7 +1,9 @@
 // "Who wrote this": the fields an agent (an MCP token or an OAuth client) changed after the last
-// change a person made in the studio (GET /admin/p/{ref}/nodes/{id}/agent-changes), listed above the
-// form with the agent's name and a button that takes the focus to the field. The list is read again
-// at each new revision, so a person's save (which the server counts as a review) empties it.
+// change a person made in the studio (GET /admin/p/{ref}/nodes/{id}/agent-changes): each field
+// carries a badge naming the agent (./agent-marks.tsx), and a summary above the form lists them with
+// a button that takes the focus to the field and one that marks them reviewed (a save of the page).
+// The list is read again at each new revision, so a person's save (the server counts it as a
+// review) empties it.
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "react-aria-components";
 import { ApiError, data, nodeUrl } from "../app/api";
@@ -25,7 +27,7 @@ interface AgentChange {
 type Schema = Record<string, unknown>;
 
 /** An agent as a person reads it: the token's name, or the OAuth client's name (and for whom). */
-function agentName(a: AgentActor): string {
+export function agentName(a: AgentActor): string {
   if (a.kind === "oauth") {
     const client = a.client?.name ?? a.client?.id ?? "an OAuth client";
     const who = a.user?.email ?? a.name;
@@ -102,24 +104,28 @@ async function readAgentChanges(slug: string, nodeId: string): Promise<AgentChan
   }
 }
 
+const NONE: readonly AgentChange[] = [];
+
+/** The agents' changes since a person last saved, read again at each revision (the same empty list while none: the marks' context stays put). */
+export function useAgentChanges(slug: string, nodeId: string, revision: number): readonly AgentChange[] {
+  const changes = useQuery({ queryKey: ["agent-changes", slug, nodeId, revision], queryFn: () => readAgentChanges(slug, nodeId), staleTime: 0 });
+  return changes.data ?? NONE;
+}
+
 export function AgentChanges({
-  slug,
-  nodeId,
-  revision,
+  list,
   fieldsSchema,
   blockTypes,
   blockTypeAt,
+  onReviewed,
 }: {
-  slug: string;
-  nodeId: string;
-  /** The node's current revision: a new one reads the list again. */
-  revision: number;
+  list: readonly AgentChange[];
   fieldsSchema: Schema | null;
   blockTypes: ReadonlyArray<{ name: string; schema: Schema }>;
   blockTypeAt: (i: number) => string | undefined;
+  /** Marks them reviewed (saves the page as the form holds it); absent for a reader who may not save. */
+  onReviewed?: () => void;
 }) {
-  const changes = useQuery({ queryKey: ["agent-changes", slug, nodeId, revision], queryFn: () => readAgentChanges(slug, nodeId), staleTime: 0 });
-  const list = changes.data ?? [];
   if (list.length === 0) return null;
   return (
     <section className="ed-agent-changes" aria-labelledby="agent-changes-heading">
@@ -140,6 +146,14 @@ export function AgentChanges({
           );
         })}
       </ul>
+      {onReviewed && (
+        <div className="panel-actions">
+          <Button className="st-button small" onPress={onReviewed}>
+            Mark as reviewed
+          </Button>
+          <span className="muted">Saves the page as the form shows it, as your change: the badges go.</span>
+        </div>
+      )}
     </section>
   );
 }

@@ -1,6 +1,7 @@
 // What every field shows around its control: help text, the violation, and in translation mode the
 // base value and whether it is translated; plus the ids the control points at with aria-describedby.
 import { type ReactNode, useId } from "react";
+import { AgentBadge, useAgentMark } from "../editorial/agent-marks";
 import { useForm } from "../form/context";
 import { getIn, parsePointer } from "../form/pointer";
 import { useFieldSelector } from "../form/store";
@@ -32,6 +33,8 @@ export interface FieldMeta {
   disabled: boolean;
   untranslated: boolean;
   base: { value: unknown; locale: string } | null;
+  /** The agent whose change to this field no person has saved over yet (its badge is `${id}-agent`), or null. */
+  agent: string | null;
 }
 
 const isUnset = (v: unknown): boolean => v === undefined;
@@ -54,7 +57,9 @@ function useMeta(props: FieldProps, extra: string[], container: boolean): FieldM
   const help = descriptionOf(props.schema);
   const base = form.translation && !container ? { value: getIn(form.translation.base, parsePointer(props.pointer)), locale: form.translation.locale } : null;
   const untranslated = form.translation !== null && unset;
+  const agent = useAgentMark(props.pointer);
   const ids = [
+    agent && !container ? `${id}-agent` : null,
     help ? `${id}-help` : null,
     ...extra.map((suffix) => `${id}-${suffix}`),
     violation ? `${id}-error` : null,
@@ -71,6 +76,7 @@ function useMeta(props: FieldProps, extra: string[], container: boolean): FieldM
     disabled: form.readOnly || (form.translation !== null && !props.inTranslatable),
     untranslated,
     base,
+    agent: container ? null : agent,
   };
 }
 
@@ -128,6 +134,7 @@ export function FieldFrame({ meta, pointer, schema, children }: { meta: FieldMet
   return (
     <div className={meta.violation ? "field field-invalid" : "field"} data-pointer={pointer}>
       {children}
+      <AgentBadge agent={meta.agent} id={`${meta.id}-agent`} />
       <UntranslatedBadge meta={meta} />
       <HelpText meta={meta} />
       <ViolationText meta={meta} />
