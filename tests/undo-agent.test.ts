@@ -4,7 +4,9 @@
 // trash. Over REST (with a dry run) and over MCP through the SDK's Client.
 import { afterAll, describe, expect, test } from "bun:test";
 import { and, desc, eq } from "drizzle-orm";
-import { activity, nodes, revisions } from "../db/schema";
+import { activity, nodes, projects, revisions } from "../db/schema";
+import { undoAgentChanges } from "../src/history/undo";
+import { serviceWrite } from "../src/write/context";
 import { seedNode, seedProject } from "./helpers";
 import { call, callError, mcpHarness } from "./mcp-harness";
 
@@ -107,5 +109,42 @@ describe("undo an agent's changes", async () => {
       .from(revisions)
       .where(and(eq(revisions.nodeId, s.b.id), eq(revisions.operation, "undo_agent_changes")));
     expect(rev?.actor).toMatchObject({ kind: "mcp_token", id: reviewer.id });
+  });
+
+  test("a person's save landing between the undo's read and its write: that node is left (changed while being undone), never overwritten", async () => {
+    const s = await scene();
+    const project = (await db.select().from(projects).where(eq(projects.id, s.p.id)))[0]!;
+    const touched = [s.a.id, s.b.id, s.created.id];
+    // The undo reads each node's revisions, then writes it in a transaction of its own. Just before
+    // the first of those writes, a person saves every node the agent touched through the REST API
+    // (the app's own write path): the node being written meets a save it did not read; the others
+    // are read after it.
+    let raced = false;
+    const racing = new Proxy(db, {
+      get(target, key, receiver) {
+        if (key !== "transaction") return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof db.transaction>) => {
+          if (!raced) {
+            raced = true;
+            for (const id of touched) expect((await h.request("PATCH", `/admin/p/${s.p.slug}/nodes/${id}`, { body: { title: `${id} by a person, meanwhile` } })).status).toBe(200);
+          }
+          return target.transaction(...args);
+        };
+      },
+    });
+    const actor = { kind: "admin_key" as const, id: null, name: "reviewer" };
+    const out = await undoAgentChanges(racing, serviceWrite("undo_agent_changes", actor), project, { agent: { kind: "mcp_token", id: s.agent.id }, since: s.since }, new Date());
+    expect(raced).toBe(true);
+    expect([out.restored, out.deleted]).toEqual([[], []]);
+    const reasons = out.left.filter((l) => touched.includes(l.node_id)).map((l) => l.reason);
+    expect(reasons.sort()).toEqual(["changed after the agent by someone else", "changed after the agent by someone else", "changed while it was being undone"]);
+    // Nothing the person wrote was overwritten, and the undo wrote no revision.
+    for (const id of [...touched]) expect(await title(id)).toBe(`${id} by a person, meanwhile`);
+    expect(await title(s.c.id)).toBe("C by a person, after");
+    const undone = await db
+      .select()
+      .from(revisions)
+      .where(and(eq(revisions.projectId, s.p.id), eq(revisions.operation, "undo_agent_changes")));
+    expect(undone).toHaveLength(0);
   });
 });
