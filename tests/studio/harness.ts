@@ -70,8 +70,11 @@ export async function openPage(context: BrowserContext): Promise<{ page: Page; p
 }
 
 /** Signs in through the studio's form; resolves once the signed-in header shows. */
-export async function signIn(page: Page, email: string, password: string, path = "/studio/"): Promise<void> {
-  await page.goto(URL_BASE + path);
+export const signIn = (page: Page, email: string, password: string, path = "/studio/"): Promise<void> => signInAt(page, URL_BASE, email, password, path);
+
+/** signIn on a service of a spec's own (at `base`). */
+export async function signInAt(page: Page, base: string, email: string, password: string, path = "/studio/"): Promise<void> {
+  await page.goto(base + path);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();

@@ -1,10 +1,14 @@
-// The media library in Chromium: three files uploaded at once through the file input (one refused,
-// the others unaffected), the grid virtualised and paged as it scrolls,
+// The media library in Chromium: three files uploaded at once through the file input and three
+// dropped on the grid at once (one refused each time, the others unaffected), the grid virtualised
+// and paged as it scrolls (tests/studio/media-scale.spec.ts: 10,000 items),
 // an item's alt text in two locales, its focal point by keyboard and by pointer, an AI alt draft
 // accepted, a media field filled through Choose media, saved, published and read on delivery, and
 // delete refused while referenced, then forced; axe on every screen and dialog, the CSP never violated.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
@@ -169,6 +173,54 @@ describe("the media library", () => {
     assert.deepEqual(await axeViolations(page), []);
     assert.deepEqual(problems, []);
     await context.close();
+  });
+
+  test("three files dropped on the grid at once: each its own progress, the refused one its own error, the others stored", async () => {
+    const dropped = await newProject(MODEL);
+    const member = await newPerson(dropped.id, "editor");
+    const { page, problems, context } = await open(`/studio/p/${dropped.slug}/media`, member);
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^0 files$/ })
+      .waitFor();
+    // Three files on disk, dropped as the browser's own drag machinery drops files from the
+    // desktop (the DevTools protocol's Input.dispatchDragEvent: dragEnter, dragOver, drop, at the
+    // grid's centre), so the drop carries real file entries.
+    const dir = mkdtempSync(join(tmpdir(), "studio-drop-"));
+    const files: Array<[string, Buffer]> = [
+      ["drop-red.png", await image("#d22", "png")],
+      ["drop-notes.txt", Buffer.from("words, not an image\n".repeat(10))],
+      ["drop-blue.jpg", await image("#22d", "jpeg", 80, 60)],
+    ];
+    for (const [name, bytes] of files) writeFileSync(join(dir, name), bytes);
+    const box = await page.locator(".media-dropzone").boundingBox();
+    assert.ok(box);
+    const cdp = await context.newCDPSession(page);
+    const data = { items: [], files: files.map(([name]) => join(dir, name)), dragOperationsMask: 1 };
+    for (const type of ["dragEnter", "dragOver", "drop"]) await cdp.send("Input.dispatchDragEvent", { type: type as "drop", x: box.x + box.width / 2, y: box.y + box.height / 2, data });
+    const uploads = page.getByRole("region", { name: "Uploads" });
+    for (const name of ["drop-red.png", "drop-blue.jpg"]) await uploads.getByRole("listitem", { name }).getByText("Uploaded 100%").waitFor();
+    const refused = uploads.getByRole("listitem", { name: "drop-notes.txt" });
+    await refused
+      .getByRole("alert")
+      .filter({ hasText: /Unsupported file type/ })
+      .waitFor();
+    assert.equal(await refused.getByRole("progressbar").getAttribute("aria-valuetext"), "Failed");
+    assert.equal(await uploads.getByRole("alert").count(), 1, "only the refused file shows an error");
+    assert.equal(await uploads.getByRole("progressbar").count(), 3, "each file its own progress");
+    const listed = await listApi(dropped.slug);
+    assert.deepEqual(listed.data.map((m) => m.filename).sort(), ["drop-blue.jpg", "drop-red.png"]);
+    const grid = page.getByRole("grid", { name: "Media library" });
+    await grid.getByRole("row", { name: /drop-blue\.jpg/ }).waitFor();
+    await grid.getByRole("row", { name: /drop-red\.png/ }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^2 files$/ })
+      .waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   test("an item's panel: alt text in two locales, focal point by keyboard and pointer with live crops, an AI draft accepted", async () => {

@@ -1,12 +1,16 @@
 // The project's settings in the studio, in Chromium: tabs shown by the person's scopes; the project
 // renamed, a locale added, a refused field shown at its field and a slug change followed; the theme's
-// accent colour seen in the live preview; a member's role changed and one removed, each confirmed;
+// accent colour seen in the live preview, the logo and favicon chosen from the media library (one
+// uploaded in the dialog) and seen there; a member's role changed and one removed, each confirmed;
+// people added by email (an unknown email refused at its field);
 // an AI provider added against the loopback vendor, edited with its key loaded, tested, made the
 // default; an MCP token created, its plaintext shown once and usable, then deleted; a viewer sees no
-// edit control. Actions by keyboard; axe on every tab and dialog; the API read afterwards.
+// edit control; a person's sessions, another browser's ended. Actions by keyboard; axe on every tab
+// and dialog; the API read afterwards.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
+import sharp from "sharp";
 import { api, axeViolations, launch, newPerson, newProject, openPage, signIn, URL_BASE } from "./harness.ts";
 import { startVendor, type Vendor } from "./vendor.ts";
 
@@ -28,11 +32,12 @@ async function openTab(page: Page, name: string): Promise<void> {
   await page.getByRole("tabpanel", { name }).waitFor();
 }
 
-/** Chooses an option of a React Aria Select by keyboard: opened with Enter, then arrowed to the option. */
+/** Chooses an option of a React Aria Select by keyboard: opened with Enter, Home to the first option, then arrowed to the option. */
 async function choose(page: Page, trigger: Locator, option: string): Promise<void> {
   await press(trigger);
   const listbox = page.getByRole("listbox");
   await listbox.waitFor();
+  await page.keyboard.press("Home");
   for (let i = 0; i < 10; i++) {
     const focused = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
     if (focused === option) break;
@@ -195,6 +200,71 @@ describe("project settings", () => {
     await context.close();
   });
 
+  test("as an admin member: the logo chosen from the media library and the favicon uploaded in the same dialog, both seen in the preview, then saved", async () => {
+    const { p, page, problems, context } = await asAdmin();
+    const form = new FormData();
+    const logoBytes = await sharp({ create: { width: 120, height: 40, channels: 3, background: "#0a7d55" } })
+      .png()
+      .toBuffer();
+    form.append("file", new Blob([new Uint8Array(logoBytes)], { type: "image/png" }), "brand-logo.png");
+    const uploaded = await fetch(`${URL_BASE}/admin/p/${p.slug}/media`, { method: "POST", headers: { authorization: `Bearer ${process.env.STUDIO_ADMIN_KEY}` }, body: form });
+    assert.equal(uploaded.status, 201);
+    const logo = (await uploaded.json()).data as { id: string; url: string };
+    await openTab(page, "Theme");
+    const theme = page.getByRole("tabpanel", { name: "Theme" });
+    // The logo: Choose media, the file found by its name and picked with Enter.
+    await press(theme.getByRole("button", { name: "Choose media for the logo" }));
+    let dialog = page.getByRole("dialog", { name: "Choose media" });
+    await dialog
+      .getByRole("status")
+      .filter({ hasText: /^1 file$/ })
+      .waitFor();
+    await noAxe(page, "the Choose media dialog of the theme");
+    await press(dialog.getByRole("grid", { name: "Media to choose from" }).getByRole("row", { name: /brand-logo\.png/ }));
+    await dialog.waitFor({ state: "detached" });
+    // The address readers load, without the version tag (the theme takes no query).
+    const address = (url: string) => url.replace(/\?.*$/, "");
+    assert.equal(await theme.getByRole("textbox", { name: "Logo URL" }).inputValue(), address(logo.url));
+    const header = theme.getByTestId("theme-preview-header");
+    const shown = header.getByRole("img", { name: "Logo" });
+    await shown.waitFor();
+    await page.waitForFunction(() => (document.querySelector(".preview-logo") as HTMLImageElement | null)?.naturalWidth === 120);
+    assert.match(new URL((await shown.getAttribute("src")) ?? "", URL_BASE).pathname, new RegExp(`^/api/p/${p.slug}/media/${logo.id}/`));
+    // The favicon: uploaded inside the dialog, then picked.
+    await press(theme.getByRole("button", { name: "Choose media for the favicon" }));
+    dialog = page.getByRole("dialog", { name: "Choose media" });
+    await dialog
+      .getByRole("status")
+      .filter({ hasText: /^1 file$/ })
+      .waitFor();
+    const faviconBytes = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#d22" } })
+      .png()
+      .toBuffer();
+    await dialog.getByLabel("Upload", { exact: true }).setInputFiles([{ name: "favicon-32.png", mimeType: "image/png", buffer: faviconBytes }]);
+    await dialog.getByRole("region", { name: "Uploads" }).getByRole("listitem", { name: "favicon-32.png" }).getByText("Uploaded 100%").waitFor();
+    const row = dialog.getByRole("grid", { name: "Media to choose from" }).getByRole("row", { name: /favicon-32\.png/ });
+    await row.waitFor();
+    await press(row);
+    await dialog.waitFor({ state: "detached" });
+    const favicon = ((await api("GET", `/admin/p/${p.slug}/media?q=favicon-32`)).json.data as Array<{ id: string; url: string }>)[0];
+    assert.ok(favicon, "the favicon was uploaded through the dialog");
+    assert.equal(await theme.getByRole("textbox", { name: "Favicon URL" }).inputValue(), address(favicon.url));
+    await header.getByRole("img", { name: "Favicon" }).waitFor();
+    await page.waitForFunction(() => (document.querySelector(".preview-favicon") as HTMLImageElement | null)?.naturalWidth === 32);
+    await noAxe(page, "the Theme tab with images from the library");
+    await press(theme.getByRole("button", { name: "Save theme" }));
+    await theme.getByRole("status").filter({ hasText: "Theme saved." }).waitFor();
+    const saved = (await api("GET", `/admin/p/${p.slug}/theme`)).json.data;
+    assert.equal(saved.logo_url, address(logo.url));
+    assert.equal(saved.favicon_url, address(favicon.url));
+    // The saved logo is what readers load: the media file on delivery.
+    const file = await fetch(saved.logo_url);
+    assert.equal(file.status, 200);
+    assert.equal(file.headers.get("content-type"), "image/png");
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   test("as an admin member: a member's role changed and another removed, each confirmed", async () => {
     const { p, page, problems, context, editor, leaving } = await asAdmin();
     // Members: one removed, then a role changed, each after a confirmation.
@@ -230,6 +300,60 @@ describe("project settings", () => {
       .getByRole("button", { name: `Role of ${editor.email}` })
       .filter({ hasText: "admin" })
       .waitFor();
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("as an admin member: people added by email: an unknown email and a person outside the project refused at the field, an existing member given a new role", async () => {
+    const { p, page, problems, context, editor } = await asAdmin();
+    await openTab(page, "Members");
+    const members = page.getByRole("tabpanel", { name: "Members" });
+    await members.getByRole("rowheader", { name: editor.email }).waitFor();
+    const form = members.getByRole("form", { name: "Add a person" });
+    const box = form.getByRole("textbox", { name: "Email" });
+    /** The text of what describes the Email box (its help and its refusal). */
+    const describedBy = () =>
+      box.evaluate((el) =>
+        (el.getAttribute("aria-describedby") ?? "")
+          .split(" ")
+          .map((id) => document.getElementById(id)?.textContent ?? "")
+          .join(" "),
+      );
+    const memberCount = async () => ((await api("GET", `/admin/p/${p.slug}/members`)).json.data as unknown[]).length;
+    // An email nobody has: refused at its field, nothing added.
+    await box.fill("nobody-here@example.com");
+    await press(form.getByRole("button", { name: "Add member" }));
+    await page.waitForFunction(() => document.querySelector('input[aria-invalid="true"]') !== null);
+    assert.equal(await box.getAttribute("aria-invalid"), "true");
+    assert.match(await describedBy(), /needs an account first, which an instance owner creates/);
+    await noAxe(page, "the Members tab with a refused email");
+    assert.equal(await memberCount(), 3, "nothing added");
+    // A person with an account but in none of this admin's projects: the same answer (a project
+    // admin reaches the people of the project only; nobody is revealed).
+    const stranger = await api("POST", "/admin/users", { email: `stranger-${crypto.randomUUID()}@example.com`, password: `pw-${crypto.randomUUID()}`, role: "member" });
+    assert.equal(stranger.status, 201);
+    await box.fill(stranger.json.data.email);
+    assert.equal(await box.getAttribute("aria-invalid"), null, "the refusal goes when the email changes");
+    await press(form.getByRole("button", { name: "Add member" }));
+    await page.waitForFunction(() => document.querySelector('input[aria-invalid="true"]') !== null);
+    assert.equal(await memberCount(), 3, "nothing added");
+    // An existing member added again gets the new role: typed in capitals, the role chosen by keyboard, Enter in the box.
+    await box.fill(editor.email.toUpperCase());
+    await choose(page, form.getByRole("button", { name: /Role/ }), "admin");
+    await box.press("Enter");
+    await members
+      .getByRole("status")
+      .filter({ hasText: `${editor.email} is now admin.` })
+      .waitFor();
+    const list = (await api("GET", `/admin/p/${p.slug}/members`)).json.data as Array<{ user_id: string; email: string; role: string }>;
+    assert.equal(list.find((m) => m.user_id === editor.id)?.role, "admin");
+    assert.equal(list.length, 3);
+    await members
+      .getByRole("button", { name: `Role of ${editor.email}` })
+      .filter({ hasText: "admin" })
+      .waitFor();
+    assert.equal(await box.inputValue(), "", "the form is emptied for the next person");
+    await noAxe(page, "the Members tab after adding");
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -373,6 +497,34 @@ describe("project settings", () => {
     assert.deepEqual((await api("GET", `/admin/p/${p.slug}/ai/mcp/tokens`)).json.data, []);
     assert.equal((await mcpInitialize(plaintext)).status, 401, "a deleted token stops at once");
     assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("a person's sessions: this browser marked, another browser's session ended by keyboard (it is signed out), axe", async () => {
+    const p = await newProject();
+    const person = await newPerson(p.id, "editor");
+    // Two browsers signed in as the same person.
+    const other = await browser.newContext({ userAgent: "Other browser 1.0" });
+    const elsewhere = await openPage(other);
+    await signIn(elsewhere.page, person.email, person.password);
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const { page, problems } = await openPage(context);
+    await signIn(page, person.email, person.password, "/studio/sessions");
+    const table = page.getByRole("table", { name: "Sessions" });
+    await table.getByRole("row", { name: /This browser/ }).waitFor();
+    assert.equal(await table.getByRole("row").count(), 3, "a header and two sessions");
+    await noAxe(page, "the Sessions screen");
+    const row = table.getByRole("row", { name: /Other browser 1\.0/ });
+    await press(row.getByRole("button", { name: "End session" }));
+    await row.waitFor({ state: "detached" });
+    assert.equal(await table.getByRole("row").count(), 2);
+    // The other browser is signed out on its next request.
+    const who = await elsewhere.page.evaluate(async () => (await fetch("/studio/api/session", { headers: { "X-CMS-Studio": "1" } })).status);
+    assert.equal(who, 401);
+    await table.getByRole("button", { name: "End session (this browser)" }).waitFor();
+    assert.deepEqual(problems, []);
+    assert.deepEqual(elsewhere.problems, []);
+    await other.close();
     await context.close();
   });
 

@@ -1,6 +1,6 @@
 // `media`: the chosen item's thumbnail and alt text, `Choose media` (a dialog with the project's
 // library: search, type filter and upload; Enter or a click picks an item) and `Remove`. The
-// stored value stays the item's id.
+// stored value stays the item's id. `ChooseMedia` also serves the theme's logo and favicon.
 import { useQuery } from "@tanstack/react-query";
 import { useParams } from "@tanstack/react-router";
 import { memo, type ReactNode } from "react";
@@ -9,7 +9,7 @@ import { ApiError } from "../app/api";
 import { useMe, useProject } from "../app/queries";
 import { useForm } from "../form/context";
 import { useField } from "../form/store";
-import { altIn, canWriteMedia, fileUrl, mediaKeys, readMedia } from "../media/api";
+import { altIn, canWriteMedia, fileUrl, type MediaItem, mediaKeys, readMedia } from "../media/api";
 import { MediaLibrary } from "../media/MediaLibrary";
 import "../media/media.css";
 import { FieldFrame, type FieldProps, LabelText, useFieldMeta } from "./field-frame";
@@ -53,38 +53,7 @@ export const MediaField = memo(function MediaField(props: FieldProps): ReactNode
         </div>
         {!meta.disabled && slug ? (
           <div className="media-row">
-            <DialogTrigger>
-              <Button className="button button-small">Choose media</Button>
-              <ModalOverlay className="modal-overlay" isDismissable>
-                <Modal className="modal wide media-modal">
-                  <Dialog className="dialog">
-                    {({ close }) => (
-                      <>
-                        <Heading slot="title">Choose media</Heading>
-                        <p className="muted">For “{meta.label}”. Press Enter on a file, or click it, to choose it.</p>
-                        <MediaLibrary
-                          slug={slug}
-                          label="Media to choose from"
-                          canUpload={canWriteMedia(me.data)}
-                          compact
-                          locale={locale}
-                          defaultLocale={project.data?.default_locale}
-                          onAction={(picked) => {
-                            setValue(picked.id);
-                            close();
-                          }}
-                        />
-                        <div className="dialog-actions">
-                          <Button className="st-button" slot="close">
-                            Cancel
-                          </Button>
-                        </div>
-                      </>
-                    )}
-                  </Dialog>
-                </Modal>
-              </ModalOverlay>
-            </DialogTrigger>
+            <ChooseMedia slug={slug} purpose={meta.label} canUpload={canWriteMedia(me.data)} locale={locale} defaultLocale={project.data?.default_locale} onPick={(picked) => setValue(picked.id)} />
             {chosen ? (
               <Button className="button button-small" onPress={() => setValue(undefined)}>
                 Remove
@@ -96,3 +65,56 @@ export const MediaField = memo(function MediaField(props: FieldProps): ReactNode
     </FieldFrame>
   );
 });
+
+interface ChooseMediaProps {
+  slug: string;
+  /** What the file is for ("Hero image", "Logo"), said in the dialog and in the button's name. */
+  purpose: string;
+  canUpload: boolean;
+  locale?: string | undefined;
+  defaultLocale?: string | undefined;
+  onPick: (item: MediaItem) => void;
+  /** The button's accessible name, when a screen has several (it starts with its text, Choose media). */
+  buttonLabel?: string;
+  buttonClassName?: string;
+}
+
+/** `Choose media`: a dialog with the project's library (search, type filter, upload); Enter or a click on a file picks it and closes the dialog. */
+export function ChooseMedia({ slug, purpose, canUpload, locale, defaultLocale, onPick, buttonLabel, buttonClassName = "button button-small" }: ChooseMediaProps): ReactNode {
+  return (
+    <DialogTrigger>
+      <Button className={buttonClassName} aria-label={buttonLabel}>
+        Choose media
+      </Button>
+      <ModalOverlay className="modal-overlay" isDismissable>
+        <Modal className="modal wide media-modal">
+          <Dialog className="dialog">
+            {({ close }) => (
+              <>
+                <Heading slot="title">Choose media</Heading>
+                <p className="muted">For “{purpose}”. Press Enter on a file, or click it, to choose it.</p>
+                <MediaLibrary
+                  slug={slug}
+                  label="Media to choose from"
+                  canUpload={canUpload}
+                  compact
+                  locale={locale}
+                  defaultLocale={defaultLocale}
+                  onAction={(picked) => {
+                    onPick(picked);
+                    close();
+                  }}
+                />
+                <div className="dialog-actions">
+                  <Button className="st-button" slot="close">
+                    Cancel
+                  </Button>
+                </div>
+              </>
+            )}
+          </Dialog>
+        </Modal>
+      </ModalOverlay>
+    </DialogTrigger>
+  );
+}

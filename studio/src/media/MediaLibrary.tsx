@@ -1,32 +1,15 @@
 // The project's media as a virtualised grid (React Aria's GridList in a Virtualizer with a
-// GridLayout: only the tiles in view are in the DOM, so 10,000 items cost what 30 do), pages of
-// PER_PAGE fetched as the grid scrolls; search by name (q), a type filter, Upload (several files)
-// and several files dropped on the grid at once. Used by the media screen and by the media field's
-// Choose media dialog (`onAction` opens or picks an item).
-import { useInfiniteQuery } from "@tanstack/react-query";
+// GridLayout: only the tiles in view are in the DOM, so 10,000 items cost what 30 do). The grid has
+// a row for every item the search matches from the first answer on (its scrollbar is the whole
+// library's), and reads the pages of the rows in view (slots.ts); search by name (q), a type
+// filter, Upload (several files) and several files dropped on the grid at once. Used by the media
+// screen and by the Choose media dialog (`onAction` opens or picks an item).
 import { useEffect, useId, useState } from "react";
-import {
-  Button,
-  Collection,
-  DropZone,
-  GridLayout,
-  GridList,
-  GridListItem,
-  GridListLoadMoreItem,
-  Input,
-  Label,
-  ListBox,
-  ListBoxItem,
-  Popover,
-  SearchField,
-  Select,
-  SelectValue,
-  Size,
-  Text,
-  Virtualizer,
-} from "react-aria-components";
+import { Collection, DropZone, GridLayout, GridList, GridListItem, Input, Label, SearchField, Size, Text, Virtualizer } from "react-aria-components";
 import { messageOf } from "../app/api";
-import { altIn, fileUrl, formatBytes, isRaster, listMedia, type MediaItem, mediaKeys } from "./api";
+import { SelectField } from "../app/SelectField";
+import { altIn, fileUrl, formatBytes, isRaster, type MediaItem } from "./api";
+import { type Slot, useMediaSlots } from "./slots";
 import { UploadList, useUploads } from "./uploads";
 
 /** Typing waits this long after the last keystroke, so a word makes one request. */
@@ -69,15 +52,8 @@ export function MediaLibrary({ slug, label, canUpload, onAction, locale, default
     return () => clearTimeout(timer);
   }, [typed]);
 
-  const list = useInfiniteQuery({
-    queryKey: mediaKeys.list(slug, q, type),
-    queryFn: ({ pageParam, signal }) => listMedia(slug, q, type, pageParam, signal),
-    initialPageParam: 1,
-    getNextPageParam: (last, pages) => (pages.reduce((n, p) => n + p.items.length, 0) < last.total && last.items.length > 0 ? last.page + 1 : undefined),
-    staleTime: 5_000,
-  });
-  const items = list.data?.pages.flatMap((p) => p.items) ?? [];
-  const total = list.data?.pages[0]?.total ?? 0;
+  const list = useMediaSlots(slug, q, type);
+  const { slots, total } = list;
 
   return (
     <div className={compact ? "media-library compact" : "media-library"}>
@@ -86,22 +62,7 @@ export function MediaLibrary({ slug, label, canUpload, onAction, locale, default
           <Label>Search media</Label>
           <Input placeholder="File name, title or alt text" />
         </SearchField>
-        <Select className="st-field select media-type" selectedKey={type} onSelectionChange={(k) => setType(k === null ? "" : String(k))}>
-          <Label>Type</Label>
-          <Button className="st-select-button">
-            <SelectValue />
-            <span aria-hidden="true">▾</span>
-          </Button>
-          <Popover className="st-popover">
-            <ListBox className="st-listbox">
-              {TYPES.map(([value, name]) => (
-                <ListBoxItem key={value} id={value} className="st-listbox-item">
-                  {name}
-                </ListBoxItem>
-              ))}
-            </ListBox>
-          </Popover>
-        </Select>
+        <SelectField label="Type" className="st-field select media-type" options={TYPES} value={type} onChange={setType} />
         {canUpload ? (
           <div className="media-upload-trigger">
             <input
@@ -124,7 +85,7 @@ export function MediaLibrary({ slug, label, canUpload, onAction, locale, default
       <p className="media-count muted" id={countId} role="status">
         {list.isPending ? "Loading media…" : `${total.toLocaleString("en")} ${total === 1 ? "file" : "files"}${q ? ` matching “${q}”` : ""}`}
       </p>
-      {list.isError ? (
+      {list.error ? (
         <p role="alert" className="alert error">
           {messageOf(list.error)}
         </p>
@@ -150,17 +111,17 @@ export function MediaLibrary({ slug, label, canUpload, onAction, locale, default
             aria-label={label}
             aria-describedby={countId}
             onAction={(key) => {
-              const item = items.find((i) => i.id === key);
+              const item = slots[Number(key)]?.item;
               if (item) onAction(item);
             }}
             renderEmptyState={() => (
               <p className="media-empty muted">{list.isPending ? "Loading…" : q || type ? "No media matches." : canUpload ? "No media yet: upload files or drop them here." : "No media yet."}</p>
             )}
           >
-            <Collection items={items}>{(item) => <MediaTile item={item} alt={altIn(item, locale, defaultLocale)} />}</Collection>
-            <GridListLoadMoreItem className="media-loader" isLoading={list.isFetchingNextPage} onLoadMore={() => list.hasNextPage && !list.isFetchingNextPage && void list.fetchNextPage()}>
-              <span className="muted">Loading more…</span>
-            </GridListLoadMoreItem>
+            {/* The rows are cached per slot object: what else a tile shows is named here. */}
+            <Collection items={slots} dependencies={[total, locale, defaultLocale, list.need]}>
+              {(slot) => (slot.item ? <MediaTile slot={slot} item={slot.item} alt={altIn(slot.item, locale, defaultLocale)} /> : <PendingTile slot={slot} total={total} need={list.need} />)}
+            </Collection>
           </GridList>
         </Virtualizer>
       </DropZone>
@@ -168,10 +129,10 @@ export function MediaLibrary({ slug, label, canUpload, onAction, locale, default
   );
 }
 
-function MediaTile({ item, alt }: { item: MediaItem; alt: string }) {
+function MediaTile({ slot, item, alt }: { slot: Slot; item: MediaItem; alt: string }) {
   const dims = item.width && item.height ? `${item.width} × ${item.height}` : null;
   return (
-    <GridListItem id={item.id} textValue={item.filename} className="media-tile">
+    <GridListItem id={slot.id} textValue={item.filename} className="media-tile">
       <div className="media-thumb">
         {item.type.startsWith("image/") ? (
           <img src={fileUrl(item, THUMB_WIDTH)} alt="" loading="lazy" decoding="async" draggable={false} />
@@ -189,4 +150,22 @@ function MediaTile({ item, alt }: { item: MediaItem; alt: string }) {
       {alt ? <span className="media-tile-alt">Alt: {alt}</span> : <span className="media-tile-alt missing">No alt text</span>}
     </GridListItem>
   );
+}
+
+/** A tile whose page is not read yet: drawn only in view, it asks for its page. */
+function PendingTile({ slot, total, need }: { slot: Slot; total: number; need: (index: number) => void }) {
+  const text = `Loading file ${(slot.id + 1).toLocaleString("en")} of ${total.toLocaleString("en")}…`;
+  return (
+    <GridListItem id={slot.id} textValue={text} className="media-tile pending">
+      <AskForPage index={slot.id} need={need} />
+      <div className="media-thumb" aria-hidden="true" />
+      <span className="media-tile-name muted">{text}</span>
+    </GridListItem>
+  );
+}
+
+/** Mounted only when its tile is drawn (the collection builds rows without rendering their content). */
+function AskForPage({ index, need }: { index: number; need: (index: number) => void }) {
+  useEffect(() => need(index), [index, need]);
+  return null;
 }

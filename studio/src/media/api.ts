@@ -17,12 +17,12 @@ export interface MediaPage {
   page: number;
 }
 
-/** Items a page of the grid asks for at once. */
-const PER_PAGE = 100;
+/** Items a page of the grid asks for at once (the service's most). */
+export const PER_PAGE = 100;
 
 export const mediaKeys = {
   all: (ref: string) => ["media", ref] as const,
-  list: (ref: string, q: string, type: string) => ["media", ref, "list", q, type] as const,
+  page: (ref: string, q: string, type: string, page: number) => ["media", ref, "list", q, type, page] as const,
   item: (ref: string, id: string) => ["media", ref, "item", id] as const,
   references: (ref: string, id: string) => ["media", ref, "references", id] as const,
 };

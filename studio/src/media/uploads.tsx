@@ -109,18 +109,19 @@ export function UploadList({ uploads, onClear }: { uploads: Upload[]; onClear: (
     <section className="media-uploads" aria-label="Uploads">
       <ul className="media-upload-list">
         {uploads.map((u) => {
-          const percent = u.total > 0 ? Math.round((u.loaded / u.total) * 100) : 0;
+          // A refused file reads "Failed" (however many of its bytes went before the refusal).
+          const percent = u.status === "done" ? 100 : u.status === "failed" ? 0 : u.total > 0 ? Math.round((u.loaded / u.total) * 100) : 0;
           return (
             <li key={u.key} className={`media-upload media-upload-${u.status}`} aria-label={u.name}>
-              <ProgressBar className="media-progress" value={u.status === "done" ? 100 : percent} valueLabel={`${STATUS_TEXT[u.status]} ${u.status === "done" ? 100 : percent}%`}>
+              <ProgressBar className="media-progress" value={percent} valueLabel={u.status === "failed" ? STATUS_TEXT.failed : `${STATUS_TEXT[u.status]} ${percent}%`}>
                 {({ percentage, valueText }) => (
                   <>
                     <div className="media-progress-head">
                       <Label className="media-upload-name">{u.name}</Label>
-                      <span className="media-upload-status">{u.status === "failed" ? "Failed" : valueText}</span>
+                      <span className="media-upload-status">{valueText}</span>
                     </div>
                     <div className="media-progress-track" aria-hidden="true">
-                      <div className="media-progress-fill" style={{ width: `${u.status === "failed" ? 0 : (percentage ?? 0)}%` }} />
+                      <div className="media-progress-fill" style={{ width: `${percentage ?? 0}%` }} />
                     </div>
                   </>
                 )}

@@ -7,10 +7,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "react-aria-components";
 import { enc, messageOf, projectBase, request } from "../app/api";
-import { ConfirmDialog } from "../app/EditorParts";
+import { DataTable, useConfirm } from "../app/DataTable";
 import { formatTime } from "../app/time";
 import "../editorial/editorial.css";
 import { ErrorText, StatusText } from "./Alert";
+import { ScopeList } from "./ScopeList";
 import type { McpToken } from "./types";
 
 interface Grant {
@@ -24,6 +25,8 @@ interface Grant {
   created_at: string;
   revoked_at: string | null;
 }
+
+type Revoking = { kind: "token"; item: McpToken } | { kind: "grant"; item: Grant };
 
 interface ActivityPage {
   data: Array<{ operation: string; created_at: string }>;
@@ -64,16 +67,26 @@ export function AgentsTab({ slug, projectId, canRevokeTokens, canSeeGrants }: { 
     queryFn: () => request<{ data: Grant[] }>(`/admin/oauth/grants?${new URLSearchParams({ project: projectId, active: "true" })}`).then((r) => r.body.data),
     enabled: canSeeGrants,
   });
-  const [revoking, setRevoking] = useState<{ kind: "token"; item: McpToken } | { kind: "grant"; item: Grant } | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const revoke = useMutation({
-    mutationFn: (r: NonNullable<typeof revoking>) =>
-      r.kind === "token" ? request(`${tokensBase}/${enc(r.item.id)}`, { method: "DELETE" }) : request(`/admin/oauth/grants/${enc(r.item.id)}`, { method: "DELETE" }),
+    mutationFn: (r: Revoking) => (r.kind === "token" ? request(`${tokensBase}/${enc(r.item.id)}`, { method: "DELETE" }) : request(`/admin/oauth/grants/${enc(r.item.id)}`, { method: "DELETE" })),
     onSuccess: (_, r) => {
       setDone(r.kind === "token" ? `${r.item.name} revoked.` : `The consent of ${grantName(r.item)} revoked.`);
       void qc.invalidateQueries({ queryKey: r.kind === "token" ? tokensKey : grantsKey });
     },
   });
+
+  const confirmRevoke = useConfirm<Revoking>(
+    (r) => revoke.mutate(r),
+    (r) =>
+      r.kind === "grant"
+        ? {
+            title: "Revoke the consent?",
+            body: `${grantName(r.item)} loses access to this project at once: every access and refresh token of the consent stops working.`,
+            confirmLabel: "Revoke",
+          }
+        : { title: "Revoke the token?", body: `${r.item.name} stops working at once: agents that use it lose access to this project. What it wrote stays.`, confirmLabel: "Revoke" },
+  );
 
   return (
     <section aria-labelledby="agents-heading">
@@ -83,117 +96,56 @@ export function AgentsTab({ slug, projectId, canRevokeTokens, canSeeGrants }: { 
       <StatusText message={done} />
 
       <h3 id="agents-tokens-heading">MCP tokens</h3>
-      {tokens.isPending && <p aria-busy="true">Loading the tokens…</p>}
-      {tokens.isError && <ErrorText message={messageOf(tokens.error)} />}
-      {tokens.data && tokens.data.length === 0 && <p className="notice">No MCP token.</p>}
-      {tokens.data && tokens.data.length > 0 && (
-        <table className="table" aria-labelledby="agents-tokens-heading">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Last used</th>
-              <th scope="col">What it wrote</th>
-              {canRevokeTokens && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.name}</th>
-                <td>
-                  <ul className="scope-list">
-                    {t.scopes.map((s) => (
-                      <li key={s}>{s}</li>
-                    ))}
-                  </ul>
-                </td>
-                <td>{t.last_used_at ? formatTime(t.last_used_at) : "Never"}</td>
-                <td>
-                  <WriteCount slug={slug} kind="mcp_token" actorId={t.id} name={t.name} />
-                </td>
-                {canRevokeTokens && (
-                  <td>
-                    <Button className="st-button danger small" aria-label={`Revoke ${t.name}`} isDisabled={revoke.isPending} onPress={() => setRevoking({ kind: "token", item: t })}>
-                      Revoke
-                    </Button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        query={tokens}
+        rowKey={(t) => t.id}
+        labelledBy="agents-tokens-heading"
+        loadingText="Loading the tokens…"
+        empty={<p className="notice">No MCP token.</p>}
+        columns={[
+          { header: "Name", rowHeader: true, cell: (t) => t.name },
+          { header: "Scopes", cell: (t) => <ScopeList scopes={t.scopes} /> },
+          { header: "Last used", cell: (t) => (t.last_used_at ? formatTime(t.last_used_at) : "Never") },
+          { header: "What it wrote", cell: (t) => <WriteCount slug={slug} kind="mcp_token" actorId={t.id} name={t.name} /> },
+        ]}
+        actions={
+          canRevokeTokens
+            ? (t) => (
+                <Button className="st-button danger small" aria-label={`Revoke ${t.name}`} isDisabled={revoke.isPending} onPress={() => confirmRevoke.ask({ kind: "token", item: t })}>
+                  Revoke
+                </Button>
+              )
+            : undefined
+        }
+      />
 
       <div className="ed-agents-section">
         <h3 id="agents-grants-heading">OAuth consents</h3>
         {!canSeeGrants && <p className="notice">Seeing and revoking the OAuth consents given to agents for this project needs the keys:write right (a project admin’s).</p>}
-        {canSeeGrants && grants.isPending && <p aria-busy="true">Loading the consents…</p>}
-        {canSeeGrants && grants.isError && <ErrorText message={messageOf(grants.error)} />}
-        {grants.data && grants.data.length === 0 && <p className="notice">No agent holds an OAuth consent for this project.</p>}
-        {grants.data && grants.data.length > 0 && (
-          <table className="table" aria-labelledby="agents-grants-heading">
-            <thead>
-              <tr>
-                <th scope="col">Client</th>
-                <th scope="col">For</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Given</th>
-                <th scope="col">What the client wrote</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {grants.data.map((g) => (
-                <tr key={g.id}>
-                  <th scope="row">{g.client_name ?? g.client_id}</th>
-                  <td>{g.user_email ?? "someone no longer a member"}</td>
-                  <td>
-                    <ul className="scope-list">
-                      {g.scopes.map((s) => (
-                        <li key={s}>{s}</li>
-                      ))}
-                    </ul>
-                  </td>
-                  <td>{formatTime(g.created_at)}</td>
-                  <td>
-                    <WriteCount slug={slug} kind="oauth" actorId={g.client_id} name={g.client_name ?? g.client_id} />
-                  </td>
-                  <td>
-                    <Button className="st-button danger small" aria-label={`Revoke ${grantName(g)}`} isDisabled={revoke.isPending} onPress={() => setRevoking({ kind: "grant", item: g })}>
-                      Revoke
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+        {canSeeGrants && (
+          <DataTable
+            query={grants}
+            rowKey={(g) => g.id}
+            labelledBy="agents-grants-heading"
+            loadingText="Loading the consents…"
+            empty={<p className="notice">No agent holds an OAuth consent for this project.</p>}
+            columns={[
+              { header: "Client", rowHeader: true, cell: (g) => g.client_name ?? g.client_id },
+              { header: "For", cell: (g) => g.user_email ?? "someone no longer a member" },
+              { header: "Scopes", cell: (g) => <ScopeList scopes={g.scopes} /> },
+              { header: "Given", cell: (g) => formatTime(g.created_at) },
+              { header: "What the client wrote", cell: (g) => <WriteCount slug={slug} kind="oauth" actorId={g.client_id} name={g.client_name ?? g.client_id} /> },
+            ]}
+            actions={(g) => (
+              <Button className="st-button danger small" aria-label={`Revoke ${grantName(g)}`} isDisabled={revoke.isPending} onPress={() => confirmRevoke.ask({ kind: "grant", item: g })}>
+                Revoke
+              </Button>
+            )}
+          />
         )}
       </div>
 
-      <ConfirmDialog
-        isOpen={revoking !== null}
-        title={revoking?.kind === "grant" ? "Revoke the consent?" : "Revoke the token?"}
-        body={
-          revoking?.kind === "grant"
-            ? `${grantName(revoking.item)} loses access to this project at once: every access and refresh token of the consent stops working.`
-            : revoking
-              ? `${revoking.item.name} stops working at once: agents that use it lose access to this project. What it wrote stays.`
-              : ""
-        }
-        confirmLabel="Revoke"
-        onConfirm={() => {
-          if (revoking) revoke.mutate(revoking);
-          setRevoking(null);
-        }}
-        onCancel={() => setRevoking(null)}
-      />
+      {confirmRevoke.dialog}
     </section>
   );
 }

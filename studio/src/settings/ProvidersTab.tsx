@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button, Dialog, FieldError, Form, Heading, Label, ListBox, ListBoxItem, Modal, ModalOverlay, Popover, Select, SelectValue, ToggleButton } from "react-aria-components";
 import { data, enc, messageOf, projectBase, request } from "../app/api";
-import { ConfirmDialog } from "../app/EditorParts";
+import { DataTable, useConfirm } from "../app/DataTable";
 import type { Project } from "../app/types";
 import { ErrorText } from "./Alert";
 import { type FormErrors, formErrors, NO_ERRORS } from "./errors";
@@ -31,7 +31,6 @@ export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: 
   const listKey = ["ai-providers", project.id] as const;
   const providers = useQuery({ queryKey: listKey, queryFn: () => data<Provider[]>(`${projectBase(slug)}/ai/providers`) });
   const [editing, setEditing] = useState<Editing | null>(null);
-  const [deleting, setDeleting] = useState<Provider | null>(null);
   const [test, setTest] = useState<TestResult | null>(null);
   const target = project.locales.find((l) => l !== project.default_locale) ?? null;
   const refresh = () => qc.invalidateQueries({ queryKey: listKey });
@@ -44,6 +43,14 @@ export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: 
     mutationFn: (p: Provider) => request(providerUrl(p.id), { method: "DELETE" }),
     onSuccess: () => void refresh(),
   });
+  const confirmDelete = useConfirm<Provider>(
+    (p) => remove.mutate(p),
+    (p) => ({
+      title: "Delete the provider?",
+      body: `${p.name} and its stored key are deleted. Translations that use it stop working until another provider is the default.`,
+      confirmLabel: "Delete provider",
+    }),
+  );
   const testConnection = useMutation({
     mutationFn: (p: Provider) =>
       data<{ translation: string; provider: string; model: string }>(`${projectBase(slug)}/ai/translate`, {
@@ -70,8 +77,6 @@ export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: 
         The services the project translates with. Keys are stored sealed and listed masked.
         {target ? ` Test connection translates “${TEST_WORD}” into ${target}.` : " Test connection needs a second locale in the project."}
       </p>
-      {providers.isPending && <p aria-busy="true">Loading the providers…</p>}
-      {providers.isError && <ErrorText message={messageOf(providers.error)} />}
       {failure && <ErrorText message={messageOf(failure)} />}
       <div role="status" className="settings-status">
         {test?.ok && (
@@ -82,60 +87,51 @@ export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: 
         {testConnection.isPending && "Testing the connection…"}
       </div>
       {test && !test.ok && <ErrorText message={`Test connection of ${test.provider} failed: ${test.text}`} />}
-      {providers.data && providers.data.length === 0 && <p className="notice">No provider yet{canEdit ? ": add one to translate with AI." : "."}</p>}
-      {providers.data && providers.data.length > 0 && (
-        <table className="table">
-          <caption className="visually-hidden">AI providers</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Model</th>
-              <th scope="col">Key</th>
-              <th scope="col">Default</th>
-              <th scope="col">
-                <span className="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {providers.data.map((p) => (
-              <tr key={p.id}>
-                <th scope="row">{p.name}</th>
-                <td>{p.kind}</td>
-                <td>
-                  {p.effective_model}
-                  {p.model === null && <span className="muted"> (the kind’s default)</span>}
-                </td>
-                <td>
-                  <span className="path">{p.api_key_hint ?? "no key"}</span>
-                </td>
-                <td>{p.is_default ? <span className="st-badge badge-current">default</span> : <span className="visually-hidden">no</span>}</td>
-                <td className="row-actions">
-                  <Button className="st-button small" aria-label={`Test connection of ${p.name}`} isDisabled={!target || testConnection.isPending} onPress={() => testConnection.mutate(p)}>
-                    Test connection
+      <DataTable
+        query={providers}
+        rowKey={(p) => p.id}
+        caption="AI providers"
+        loadingText="Loading the providers…"
+        empty={<p className="notice">No provider yet{canEdit ? ": add one to translate with AI." : "."}</p>}
+        columns={[
+          { header: "Name", rowHeader: true, cell: (p) => p.name },
+          { header: "Kind", cell: (p) => p.kind },
+          {
+            header: "Model",
+            cell: (p) => (
+              <>
+                {p.effective_model}
+                {p.model === null && <span className="muted"> (the kind’s default)</span>}
+              </>
+            ),
+          },
+          { header: "Key", cell: (p) => <span className="path">{p.api_key_hint ?? "no key"}</span> },
+          { header: "Default", cell: (p) => (p.is_default ? <span className="st-badge badge-current">default</span> : <span className="visually-hidden">no</span>) },
+        ]}
+        actionsClassName="row-actions"
+        actions={(p) => (
+          <>
+            <Button className="st-button small" aria-label={`Test connection of ${p.name}`} isDisabled={!target || testConnection.isPending} onPress={() => testConnection.mutate(p)}>
+              Test connection
+            </Button>
+            {canEdit && (
+              <>
+                <Button className="st-button small" aria-label={`Edit ${p.name}`} onPress={() => setEditing({ mode: "edit", id: p.id })}>
+                  Edit
+                </Button>
+                {!p.is_default && (
+                  <Button className="st-button small" aria-label={`Set default: ${p.name}`} isDisabled={makeDefault.isPending} onPress={() => makeDefault.mutate(p)}>
+                    Set default
                   </Button>
-                  {canEdit && (
-                    <>
-                      <Button className="st-button small" aria-label={`Edit ${p.name}`} onPress={() => setEditing({ mode: "edit", id: p.id })}>
-                        Edit
-                      </Button>
-                      {!p.is_default && (
-                        <Button className="st-button small" aria-label={`Set default: ${p.name}`} isDisabled={makeDefault.isPending} onPress={() => makeDefault.mutate(p)}>
-                          Set default
-                        </Button>
-                      )}
-                      <Button className="st-button danger small" aria-label={`Delete ${p.name}`} isDisabled={remove.isPending} onPress={() => setDeleting(p)}>
-                        Delete
-                      </Button>
-                    </>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+                )}
+                <Button className="st-button danger small" aria-label={`Delete ${p.name}`} isDisabled={remove.isPending} onPress={() => confirmDelete.ask(p)}>
+                  Delete
+                </Button>
+              </>
+            )}
+          </>
+        )}
+      />
       {editing && (
         <ModalOverlay className="modal-overlay" isOpen isDismissable onOpenChange={(open) => !open && setEditing(null)}>
           <Modal className="modal">
@@ -149,17 +145,7 @@ export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: 
           </Modal>
         </ModalOverlay>
       )}
-      <ConfirmDialog
-        isOpen={deleting !== null}
-        title="Delete the provider?"
-        body={deleting ? `${deleting.name} and its stored key are deleted. Translations that use it stop working until another provider is the default.` : ""}
-        confirmLabel="Delete provider"
-        onConfirm={() => {
-          if (deleting) remove.mutate(deleting);
-          setDeleting(null);
-        }}
-        onCancel={() => setDeleting(null)}
-      />
+      {confirmDelete.dialog}
     </section>
   );
 }

@@ -1,9 +1,13 @@
 // The project's brand: logo, favicon, accent colour and a name override (PATCH /admin/p/{ref}/theme),
-// beside a live preview of a site header drawn with React from the form's values.
+// beside a live preview of a site header drawn with React from the form's values. The logo and the
+// favicon are typed as addresses or chosen from the media library (the media field's dialog).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button, Form } from "react-aria-components";
 import { data, projectBase } from "../app/api";
+import { useMe } from "../app/queries";
+import { ChooseMedia } from "../fields/media-field";
+import { canWriteMedia, type MediaItem } from "../media/api";
 import { ErrorText, StatusText } from "./Alert";
 import { type FormErrors, formErrors, NO_ERRORS } from "./errors";
 import { TextSetting } from "./Field";
@@ -11,6 +15,11 @@ import type { Theme } from "./types";
 
 const FIELDS = ["logo_url", "favicon_url", "accent_color", "name_override"] as const;
 const HEX6 = /^#[0-9a-fA-F]{6}$/;
+/** The theme's images: each typed as an address or chosen from the media library. */
+const IMAGES = [
+  ["logo_url", "Logo URL", "Logo", "A file of the media library, an absolute http(s) URL or a path on the site, e.g. /media/logo.svg (empty: none)."],
+  ["favicon_url", "Favicon URL", "Favicon", "A file of the media library, an absolute http(s) URL or a path on the site."],
+] as const;
 /** The header colour of a theme without an accent (the studio's own). */
 const DEFAULT_ACCENT = "#2f5bd3";
 
@@ -25,6 +34,15 @@ const draftOf = (t: Theme): Draft => ({ logo_url: t.logo_url ?? "", favicon_url:
 const orNull = (s: string) => (s.trim() === "" ? null : s.trim());
 const themeKey = (slug: string) => ["theme", slug] as const;
 
+/**
+ * A library file's delivery address without its version tag (?v=): the theme takes no query in
+ * its addresses, and the file answers without one (with a shorter cache lifetime).
+ */
+function addressOf(item: MediaItem): string {
+  const u = new URL(item.url);
+  return u.origin + u.pathname;
+}
+
 export function ThemeTab({ slug, projectName }: { slug: string; projectName: string }) {
   const theme = useQuery({ queryKey: themeKey(slug), queryFn: () => data<Theme>(`${projectBase(slug)}/theme`) });
   if (theme.isPending) return <p aria-busy="true">Loading the theme…</p>;
@@ -34,6 +52,7 @@ export function ThemeTab({ slug, projectName }: { slug: string; projectName: str
 
 function ThemeForm({ slug, projectName, theme }: { slug: string; projectName: string; theme: Theme }) {
   const qc = useQueryClient();
+  const canUpload = canWriteMedia(useMe(slug).data);
   const [draft, setDraft] = useState<Draft>(() => draftOf(theme));
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [saved, setSaved] = useState<string | null>(null);
@@ -73,14 +92,19 @@ function ThemeForm({ slug, projectName, theme }: { slug: string; projectName: st
         <h2>Theme</h2>
         <p className="muted">Readers see these at once: there is no draft of the theme.</p>
         <ErrorText message={errors.general} />
-        <TextSetting
-          label="Logo URL"
-          value={draft.logo_url}
-          onChange={(v) => set("logo_url", v)}
-          error={errors.fields.logo_url}
-          help="An absolute http(s) URL or a path on the site, e.g. /media/logo.svg (empty: none)."
-        />
-        <TextSetting label="Favicon URL" value={draft.favicon_url} onChange={(v) => set("favicon_url", v)} error={errors.fields.favicon_url} help="An absolute http(s) URL or a path on the site." />
+        {IMAGES.map(([field, label, purpose, help]) => (
+          <div className="theme-image-row" key={field}>
+            <TextSetting label={label} value={draft[field]} onChange={(v) => set(field, v)} error={errors.fields[field]} help={help} />
+            <ChooseMedia
+              slug={slug}
+              purpose={purpose}
+              buttonLabel={`Choose media for the ${purpose.toLowerCase()}`}
+              buttonClassName="st-button"
+              canUpload={canUpload}
+              onPick={(item) => set(field, addressOf(item))}
+            />
+          </div>
+        ))}
         <div className="theme-color-row">
           <TextSetting label="Accent colour" value={draft.accent_color} onChange={(v) => set("accent_color", v)} error={accentError} placeholder="#rrggbb" help="#rrggbb (empty: the default)." />
           <input
@@ -106,7 +130,7 @@ function ThemeForm({ slug, projectName, theme }: { slug: string; projectName: st
         </div>
         <StatusText message={saved} />
       </Form>
-      <ThemePreview draft={draft} projectName={projectName} />
+      <ThemePreview slug={slug} draft={draft} projectName={projectName} />
     </div>
   );
 }
@@ -122,18 +146,23 @@ function textOn(hex: string): string {
 }
 
 /**
- * Whether the studio's page may load an image from this address: the studio's CSP allows
+ * Where the studio's page may load an image at this address from, or null: the studio's CSP allows
  * img-src 'self' data: blob: only, so a logo on another origin is not fetched (the browser would
- * refuse it and report a violation) and the preview names its address as text instead.
+ * refuse it and report a violation) and the preview names its address as text instead. A file of
+ * this project's media library is read from this origin whatever PUBLIC_URL its address carries
+ * (the same service answers it).
  */
-function loadableHere(url: string): boolean {
+function loadableSrc(url: string, slug: string): string | null {
   const u = URL.parse(url, window.location.href);
-  return !!u && u.origin === window.location.origin;
+  if (!u) return null;
+  if (u.origin === window.location.origin) return u.href;
+  return u.pathname.startsWith(`/api/p/${slug}/media/`) ? u.pathname + u.search : null;
 }
 
-function PreviewImage({ url, label, className }: { url: string; label: string; className: string }) {
+function PreviewImage({ url, slug, label, className }: { url: string; slug: string; label: string; className: string }) {
   if (!url.trim()) return null;
-  if (loadableHere(url)) return <img src={url} alt={label} className={className} />;
+  const src = loadableSrc(url.trim(), slug);
+  if (src) return <img src={src} alt={label} className={className} />;
   return (
     <span className="preview-url">
       {label}: <span className="path">{url}</span>
@@ -142,15 +171,15 @@ function PreviewImage({ url, label, className }: { url: string; label: string; c
 }
 
 /** A mock site header from the form's current values: text and image addresses only, never markup from the database. */
-function ThemePreview({ draft, projectName }: { draft: Draft; projectName: string }) {
+function ThemePreview({ slug, draft, projectName }: { slug: string; draft: Draft; projectName: string }) {
   const accent = HEX6.test(draft.accent_color.trim()) ? draft.accent_color.trim().toLowerCase() : DEFAULT_ACCENT;
   const name = draft.name_override.trim() || projectName;
   return (
     <section className="theme-preview" aria-label="Preview">
       <h3>Preview</h3>
       <div className="preview-header" data-testid="theme-preview-header" data-accent={accent} style={{ backgroundColor: accent, color: textOn(accent) }}>
-        <PreviewImage url={draft.favicon_url} label="Favicon" className="preview-favicon" />
-        <PreviewImage url={draft.logo_url} label="Logo" className="preview-logo" />
+        <PreviewImage url={draft.favicon_url} slug={slug} label="Favicon" className="preview-favicon" />
+        <PreviewImage url={draft.logo_url} slug={slug} label="Logo" className="preview-logo" />
         <span className="preview-name">{name}</span>
         <span className="preview-nav" aria-hidden="true">
           Home · About · Contact

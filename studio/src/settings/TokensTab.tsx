@@ -5,12 +5,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button, Checkbox, CheckboxGroup, Dialog, FieldError, Form, Heading, Label, Modal, ModalOverlay, Text } from "react-aria-components";
 import { data, enc, messageOf, projectBase, request } from "../app/api";
-import { ConfirmDialog } from "../app/EditorParts";
+import { DataTable, useConfirm } from "../app/DataTable";
 import { formatTime } from "../app/time";
 import { ErrorText } from "./Alert";
 import { type FormErrors, formErrors, NO_ERRORS } from "./errors";
 import { TextSetting } from "./Field";
 import { DEFAULT_TOKEN_SCOPES } from "./rights";
+import { ScopeList } from "./ScopeList";
 import type { CreatedToken, McpScope, McpToken } from "./types";
 
 const FIELDS = ["name", "scopes", "expires_at"] as const;
@@ -21,11 +22,14 @@ export function TokensTab({ slug, canEdit, scopes }: { slug: string; canEdit: bo
   const base = `${projectBase(slug)}/ai/mcp/tokens`;
   const tokens = useQuery({ queryKey: listKey, queryFn: () => data<McpToken[]>(base) });
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<McpToken | null>(null);
   const remove = useMutation({
     mutationFn: (t: McpToken) => request(`${base}/${enc(t.id)}`, { method: "DELETE" }),
     onSuccess: () => void qc.invalidateQueries({ queryKey: listKey }),
   });
+  const confirmDelete = useConfirm<McpToken>(
+    (t) => remove.mutate(t),
+    (t) => ({ title: "Delete the token?", body: `${t.name} stops working at once: agents that use it lose access to this project.`, confirmLabel: "Delete token" }),
+  );
   return (
     <section aria-labelledby="tokens-heading">
       <div className="settings-head">
@@ -37,57 +41,31 @@ export function TokensTab({ slug, canEdit, scopes }: { slug: string; canEdit: bo
         )}
       </div>
       <p className="muted">Bearer tokens for AI agents that reach this project over MCP. Only a hint of each is stored in a readable form.</p>
-      {tokens.isPending && <p aria-busy="true">Loading the tokens…</p>}
-      {tokens.isError && <ErrorText message={messageOf(tokens.error)} />}
       {remove.isError && <ErrorText message={messageOf(remove.error)} />}
-      {tokens.data && tokens.data.length === 0 && <p className="notice">No MCP token yet.</p>}
-      {tokens.data && tokens.data.length > 0 && (
-        <table className="table">
-          <caption className="visually-hidden">MCP tokens</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Token</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              {canEdit && (
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              )}
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.data.map((t) => (
-              <tr key={t.id}>
-                <th scope="row">{t.name}</th>
-                <td>
-                  <span className="path">{t.token_hint}</span>
-                </td>
-                <td>
-                  <ul className="scope-list">
-                    {t.scopes.map((s) => (
-                      <li key={s}>{s}</li>
-                    ))}
-                  </ul>
-                </td>
-                <td>{formatTime(t.created_at)}</td>
-                <td>{t.last_used_at ? formatTime(t.last_used_at) : "Never"}</td>
-                <td>{t.expires_at ? formatTime(t.expires_at) : "Never"}</td>
-                {canEdit && (
-                  <td>
-                    <Button className="st-button danger small" aria-label={`Delete ${t.name}`} isDisabled={remove.isPending} onPress={() => setDeleting(t)}>
-                      Delete
-                    </Button>
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DataTable
+        query={tokens}
+        rowKey={(t) => t.id}
+        caption="MCP tokens"
+        loadingText="Loading the tokens…"
+        empty={<p className="notice">No MCP token yet.</p>}
+        columns={[
+          { header: "Name", rowHeader: true, cell: (t) => t.name },
+          { header: "Token", cell: (t) => <span className="path">{t.token_hint}</span> },
+          { header: "Scopes", cell: (t) => <ScopeList scopes={t.scopes} /> },
+          { header: "Created", cell: (t) => formatTime(t.created_at) },
+          { header: "Last used", cell: (t) => (t.last_used_at ? formatTime(t.last_used_at) : "Never") },
+          { header: "Expires", cell: (t) => (t.expires_at ? formatTime(t.expires_at) : "Never") },
+        ]}
+        actions={
+          canEdit
+            ? (t) => (
+                <Button className="st-button danger small" aria-label={`Delete ${t.name}`} isDisabled={remove.isPending} onPress={() => confirmDelete.ask(t)}>
+                  Delete
+                </Button>
+              )
+            : undefined
+        }
+      />
       {creating && (
         <ModalOverlay className="modal-overlay" isOpen isKeyboardDismissDisabled>
           <Modal className="modal">
@@ -97,17 +75,7 @@ export function TokensTab({ slug, canEdit, scopes }: { slug: string; canEdit: bo
           </Modal>
         </ModalOverlay>
       )}
-      <ConfirmDialog
-        isOpen={deleting !== null}
-        title="Delete the token?"
-        body={deleting ? `${deleting.name} stops working at once: agents that use it lose access to this project.` : ""}
-        confirmLabel="Delete token"
-        onConfirm={() => {
-          if (deleting) remove.mutate(deleting);
-          setDeleting(null);
-        }}
-        onCancel={() => setDeleting(null)}
-      />
+      {confirmDelete.dialog}
     </section>
   );
 }

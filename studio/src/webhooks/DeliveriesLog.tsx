@@ -6,6 +6,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Button } from "react-aria-components";
 import { enc, messageOf, request } from "../app/api";
+import { DataTable } from "../app/DataTable";
 import { formatTime } from "../app/time";
 import type { Delivery, DeliveryPage, Queued } from "./types";
 
@@ -41,7 +42,6 @@ export function DeliveriesLog({ slug, base, endpointId, label, canWrite }: { slu
       setBusy(null);
     }
   };
-  const rows = log.data?.data ?? [];
   const pages = log.data ? Math.max(1, Math.ceil(log.data.total / log.data.per_page)) : 1;
   return (
     <div className="wh-log">
@@ -53,63 +53,52 @@ export function DeliveriesLog({ slug, base, endpointId, label, canWrite }: { slu
           {failure}
         </p>
       )}
-      {log.isPending && <p aria-busy="true">Loading the deliveries…</p>}
-      {log.isError && (
-        <p role="alert" className="alert error">
-          {messageOf(log.error)}
-        </p>
-      )}
-      {log.data && rows.length === 0 && <p className="muted">No delivery yet.</p>}
-      {rows.length > 0 && (
-        <div className="wh-scroll">
-          <table className="table wh-table">
-            <caption className="visually-hidden">Deliveries to {label}</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">HTTP</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Details</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((d) => (
-                <tr key={d.id} data-testid="delivery-row">
-                  <td>{formatTime(d.attempted_at)}</td>
-                  <th scope="row">
-                    <span className="path">{d.event_type}</span>
-                    <div className="muted wh-small path">{d.event_id}</div>
-                  </th>
-                  <td>
-                    <span className={`st-badge wh-outcome-${d.outcome}`}>{OUTCOME_WORDS[d.outcome]}</span>
-                  </td>
-                  <td>{d.status_code ?? "none"}</td>
-                  <td>{d.attempt}</td>
-                  <td className="wh-small">
-                    {d.duration_ms} ms
-                    {d.error && <div className="wh-error">{d.error}</div>}
-                    {d.next_attempt_at && <div>Next attempt {formatTime(d.next_attempt_at)}</div>}
-                  </td>
-                  {canWrite && (
-                    <td>
-                      <Button className="st-button small" aria-label={`Redeliver ${d.event_type} of ${formatTime(d.attempted_at)}`} isDisabled={busy !== null} onPress={() => void redeliver(d)}>
-                        Redeliver
-                      </Button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        query={{ data: log.data?.data, isPending: log.isPending, error: log.error }}
+        rowKey={(d) => d.id}
+        caption={`Deliveries to ${label}`}
+        className="table wh-table"
+        wrapClassName="wh-scroll"
+        rowTestId="delivery-row"
+        loadingText="Loading the deliveries…"
+        empty={<p className="muted">No delivery yet.</p>}
+        columns={[
+          { header: "When", cell: (d) => formatTime(d.attempted_at) },
+          {
+            header: "Event",
+            rowHeader: true,
+            cell: (d) => (
+              <>
+                <span className="path">{d.event_type}</span>
+                <div className="muted wh-small path">{d.event_id}</div>
+              </>
+            ),
+          },
+          { header: "Status", cell: (d) => <span className={`st-badge wh-outcome-${d.outcome}`}>{OUTCOME_WORDS[d.outcome]}</span> },
+          { header: "HTTP", cell: (d) => d.status_code ?? "none" },
+          { header: "Attempt", cell: (d) => d.attempt },
+          {
+            header: "Details",
+            className: "wh-small",
+            cell: (d) => (
+              <>
+                {d.duration_ms} ms
+                {d.error && <div className="wh-error">{d.error}</div>}
+                {d.next_attempt_at && <div>Next attempt {formatTime(d.next_attempt_at)}</div>}
+              </>
+            ),
+          },
+        ]}
+        actions={
+          canWrite
+            ? (d) => (
+                <Button className="st-button small" aria-label={`Redeliver ${d.event_type} of ${formatTime(d.attempted_at)}`} isDisabled={busy !== null} onPress={() => void redeliver(d)}>
+                  Redeliver
+                </Button>
+              )
+            : undefined
+        }
+      />
       {pages > 1 && (
         <nav className="wh-pager" aria-label={`Pages of the deliveries to ${label}`}>
           <Button className="st-button small" isDisabled={page <= 1} onPress={() => setPage((p) => p - 1)}>
