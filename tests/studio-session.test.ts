@@ -155,6 +155,19 @@ describe("studio sessions", async () => {
     // A stranger to the project is not there for a project's admin (no adding people they cannot see).
     const stranger = await seedUser(h, "viewer", [other.id]);
     expect((await me.send("PUT", `/admin/p/${p.slug}/members/${stranger.id}`, { body: { role: "viewer" } })).status).toBe(404);
+    expect((await me.send("POST", `/admin/p/${p.slug}/members`, { body: { email: stranger.email, role: "viewer" } })).status).toBe(404);
+    // An admin of the other project too reaches its people: adds the stranger by email.
+    await db.insert(projectMembers).values({ projectId: other.id, userId: admin.id, role: "admin" });
+    const added = await me.send("POST", `/admin/p/${p.slug}/members`, { body: { email: stranger.email.toUpperCase(), role: "viewer" } });
+    expect([added.status, added.json.data?.user_id]).toEqual([201, stranger.id]);
+    // An owner adds anyone with an account, in any project.
+    const owner = await seedUser(h, "owner", []);
+    const boss = await person(h, owner.email, owner.password);
+    const nobody = await seedUser(h, "viewer", []);
+    const byOwner = await boss.send("POST", `/admin/p/${p.slug}/members`, { body: { email: nobody.email, role: "editor" } });
+    expect([byOwner.status, byOwner.json.data?.role]).toEqual([201, "editor"]);
+    const rows = await db.select().from(projectMembers).where(eq(projectMembers.projectId, p.id));
+    expect(rows.filter((r) => [stranger.id, nobody.id].includes(r.userId)).map((r) => r.role).sort()).toEqual(["editor", "viewer"]);
   });
 
   test("refused and nothing written: a cookie without the header, from another site, or a write from another origin", async () => {

@@ -64,7 +64,13 @@ async function personCaller(db: Db, user: SessionUser, ref: string | undefined, 
     const project = await findProject(db, ref);
     const role = project ? await roleIn(db, user, project.id) : null;
     if (!project || !role) throw notFound("project");
-    return { ...base, scopes: scopesOfRole(role), projectIds: [project.id] };
+    // An owner acts in every project (and sees every person); anyone else reaches, beside this
+    // project, the others whose role there grants the same right (who they may add to this one).
+    if (user.role === "owner") return { ...base, scopes: scopesOfRole(role), projectIds: null };
+    // (Only the routes that manage people look further: the others act on this project alone.)
+    const people = ("anyOf" in rule ? rule.anyOf : rule).some((s) => s === "keys:write" || s === "users:write");
+    const also = people ? (await memberRoles(db, user)).filter((m) => m.projectId !== project.id && unmetScopes(rule, scopesOfRole(m.role)).length === 0) : [];
+    return { ...base, scopes: scopesOfRole(role), projectIds: [project.id, ...also.map((m) => m.projectId)] };
   }
   if (user.role === "owner") return { ...base, scopes: ADMIN_SCOPES, projectIds: null };
   const granting = (await memberRoles(db, user)).filter((m) => unmetScopes(rule, scopesOfRole(m.role)).length === 0);

@@ -76,8 +76,10 @@ export async function startService(opts: { binary?: string; databaseUrl?: string
   child.stderr?.on("data", (d) => (log += String(d)));
   const stop = async (): Promise<void> => {
     child.kill("SIGTERM");
-    // fixed wait: the bound on a graceful stop before SIGKILL
-    await Promise.race([exited(child), new Promise((r) => setTimeout(r, 10_000))]);
+    // fixed wait: the bound on a graceful stop before SIGKILL (cleared once it has exited, so nothing idles after)
+    let bound: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([exited(child), new Promise((r) => (bound = setTimeout(r, 10_000)))]);
+    clearTimeout(bound);
     if (child.exitCode === null) child.kill("SIGKILL");
     rmSync(dataDir, { recursive: true, force: true });
   };
