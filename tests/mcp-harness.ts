@@ -102,6 +102,7 @@ export const TOOL_NAMES = [
   "get_translation",
   "upsert_translation",
   "translate_node",
+  "list_stale_translations",
   "list_revisions",
   "get_revision",
   "restore_revision",

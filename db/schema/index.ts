@@ -8,4 +8,5 @@ export * from "./media";
 export * from "./model";
 export * from "./oauth";
 export * from "./projects";
+export * from "./translation-units";
 export * from "./webhooks";

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { ProviderId } from "../ai/model";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../core/operation";
-import { Empty, Json, Locale, NodeId, Slug } from "../lib/schemas";
+import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug } from "../lib/schemas";
 import { translateNode } from "./machine";
 import { TranslationOut, TranslationStatus } from "./model";
-import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation } from "./service";
+import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation, withFieldStatus } from "./service";
+import { listStale } from "./status";
 
 const NodeLocale = { node_id: NodeId, locale: Locale };
 const route = (method: "GET" | "PUT" | "DELETE" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/translations${tail}`, params: { id: "node_id" }, tag: "translations" }) as const;
@@ -17,7 +18,7 @@ const listTranslationsOp = projectOperation({
   input: z.object({ node_id: NodeId }),
   output: z.object({ translations: z.array(TranslationOut) }),
   http: { ...route("GET", ""), data: "translations", summary: "List a node's translations" },
-  run: async ({ deps, project }, args) => ({ translations: (await listTranslations(deps.db, project, args.node_id)).map(translationToWire) }),
+  run: async ({ deps, project }, args) => ({ translations: await withFieldStatus(deps.db, project.id, await listTranslations(deps.db, project, args.node_id)) }),
 });
 
 const getTranslationOp = projectOperation({
@@ -31,7 +32,7 @@ const getTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: READ_ONLY,
   http: { ...route("GET", "/:locale"), data: "translation", summary: "Read a node's translation into one locale" },
-  run: async ({ deps, project }, args) => ({ translation: translationToWire(await getTranslation(deps.db, project, args.node_id, args.locale)) }),
+  run: async ({ deps, project }, args) => ({ translation: (await withFieldStatus(deps.db, project.id, [await getTranslation(deps.db, project, args.node_id, args.locale)]))[0]! }),
 });
 
 const upsertTranslationOp = projectOperation({
@@ -111,5 +112,24 @@ const translateNodeOp = projectOperation({
   run: ({ deps, project, now, progress, write }, args) => translateNode(deps, write, project, args, now, progress),
 });
 
+const listStaleOp = projectOperation({
+  name: "list_stale_translations",
+  title: "List stale translations",
+  description:
+    "The translated fields whose source changed since they were translated, per node and locale (pointers into the node: /title, /fields/…, /blocks/{blockId}/data/…), by the node's path: what a team has to translate again. " +
+    "Filter with locale. Machine-translate a node again with translate_node, or write the fields with upsert_translation.",
+  scopes: ["content:read"],
+  input: z.object({ locale: Locale.optional().describe("only this locale"), page: Page, per_page: PerPage(50) }),
+  output: z.object({
+    stale: z.array(z.object({ node_id: Id, locale: z.string(), path: z.string(), pointers: z.array(z.string()) })),
+    total: z.number().int(),
+    page: z.number().int(),
+    per_page: z.number().int(),
+  }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/translations/stale", data: "stale", tag: "translations", summary: "List translated fields whose source changed since" },
+  run: ({ deps, project }, args) => listStale(deps.db, project, args),
+});
+
 /** In the order tools/list shows the tools. */
-export const translationOperations = [getTranslationOp, upsertTranslationOp, translateNodeOp, listTranslationsOp, deleteTranslationOp];
+export const translationOperations = [getTranslationOp, upsertTranslationOp, translateNodeOp, listStaleOp, listTranslationsOp, deleteTranslationOp];

@@ -4,7 +4,7 @@
 // out: a translation overrides arrays whole, and the model refuses an override of the array itself
 // when the array is not translatable (src/model/compile.ts), so such a result could not be stored.
 import { isPlainObject } from "../lib/merge";
-import { walkSchema } from "../model/compile";
+import { walkSchema } from "./compile";
 
 export type Path = Array<string | number>;
 /** A string to translate: where it sits, and the format its schema gives it (markdown and html keep their markup). */
