@@ -11,7 +11,7 @@ import { checkSeoImage } from "../media/seo-image";
 import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import type { TranslationOut } from "./model";
-import { fieldStatuses, originOf, recordUnits } from "./status";
+import { fieldStatuses, originOf, recordUnits, type UnitState } from "./status";
 
 export type Translation = typeof translations.$inferSelect;
 
@@ -61,6 +61,8 @@ export async function upsertTranslation(
   now: Date,
   canPublish = false,
   origin?: UnitOrigin,
+  /** Per unit (by pointer), a status or origin other than the write's (a machine answer that failed its checks, a unit from the memory, an import's state). */
+  perUnit?: (pointer: string) => UnitState | undefined,
 ): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
@@ -95,7 +97,7 @@ export async function upsertTranslation(
     // (Its changed flag moves when the write records it: answered as it will be.)
     const publishes = input.status === "published" && canPublish;
     // Each unit's state: the text's origin and the source it was made from (src/translations/status.ts).
-    await recordUnits(tx, project.id, { ...node, blocks: nodeBlocks }, loc, before ?? null, written, origin ?? originOf(ctx.actor), publishes, now);
+    await recordUnits(tx, project.id, { ...node, blocks: nodeBlocks }, loc, before ?? null, written, origin ?? originOf(ctx.actor), publishes, now, perUnit);
     if (!publishes) return { ...written, changed: written.status === "published" };
     await publishTranslationVersion(tx, w, node, loc);
     return { ...written, status: "published", changed: false };

@@ -17,6 +17,13 @@ export function originOf(actor: Actor): UnitOrigin {
   return { kind: actor.kind === "mcp_token" || actor.kind === "oauth" ? "agent" : "person", actor: who };
 }
 
+/** A unit's state other than its write's: a machine answer that failed its checks, one from the memory, an import's. */
+export interface UnitState {
+  readonly status?: UnitStatus;
+  readonly origin?: UnitOrigin;
+  readonly humanEdited?: boolean;
+}
+
 /** The status a unit's new text gets from its origin: a person's is approved; anything else awaits review. */
 const statusOf = (origin: UnitOrigin): UnitStatus => (origin.kind === "person" ? "approved" : "machine");
 
@@ -41,7 +48,7 @@ export async function recordUnits(
   origin: UnitOrigin,
   published: boolean,
   now: Date,
-  statusFor: (unit: Unit) => UnitStatus = () => statusOf(origin),
+  perUnit?: (pointer: string) => UnitState | undefined,
 ): Promise<void> {
   const units = sourceUnits(node, await modelOf(tx, projectId));
   const was = before ? translatedUnits(before, units) : new Map<string, string>();
@@ -51,7 +58,9 @@ export async function recordUnits(
   await tx.execute(sql`delete from translation_units where node_id = ${node.id} and locale = ${locale} and not (pointer = any(${textArray(kept)}))`);
   if (changed.length > 0) {
     const values = changed.map((u) => {
-      const status = statusFor(u);
+      const own = perUnit?.(u.pointer);
+      const from = own?.origin ?? origin;
+      const status = own?.status ?? statusOf(from);
       return {
         projectId,
         nodeId: node.id,
@@ -60,8 +69,8 @@ export async function recordUnits(
         status: published && status !== "needs_review" ? ("published" as const) : status,
         sourceHash: u.hash,
         sourceRevision: node.revision,
-        origin,
-        humanEdited: origin.kind === "person",
+        origin: from,
+        humanEdited: own?.humanEdited ?? from.kind === "person",
         staleSince: null,
         updatedAt: now,
       };
