@@ -13,6 +13,7 @@ import { previewOperations } from "./preview/operations";
 import { projectOperations } from "./projects/operations";
 import { scheduleOperations } from "./schedule/operations";
 import { themeOperations } from "./theme/operations";
+import { glossaryOperations } from "./translations/glossary-operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
 import { webhookOperations } from "./webhooks/operations";
@@ -24,6 +25,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...scheduleOperations,
   ...activityOperations,
   ...translationOperations,
+  ...glossaryOperations,
   ...modelOperations,
   ...historyOperations,
   ...approvalOperations,

@@ -103,6 +103,7 @@ export const TOOL_NAMES = [
   "upsert_translation",
   "translate_node",
   "list_stale_translations",
+  "get_glossary",
   "list_revisions",
   "get_revision",
   "restore_revision",

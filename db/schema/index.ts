@@ -10,3 +10,4 @@ export * from "./oauth";
 export * from "./projects";
 export * from "./translation-units";
 export * from "./webhooks";
+export * from "./glossary";

@@ -18,7 +18,13 @@ export const ProviderOut = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
-export const TranslateTextOut = z.object({ translation: z.string(), provider: z.string().describe("the provider's kind"), model: z.string() });
+export const TranslateTextOut = z.object({
+  translation: z.string(),
+  provider: z.string().describe("the provider's kind (memory: reused from the translation memory, no vendor call)"),
+  model: z.string(),
+  status: z.enum(["machine", "needs_review", "approved"]).optional().describe("needs_review: the answer failed the pipeline's checks twice (failures say why)"),
+  failures: z.array(z.string()).optional(),
+});
 export const KindOut = z.object({ kind: z.string(), label: z.string(), driver: z.string(), default_base_url: z.string(), default_model: z.string(), aliases: z.array(z.string()) });
 export const ProviderIn = z.object({
   name: z.string().min(1).max(200),

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { adminOperation, projectOperation } from "../core/operation";
+import { canonicalLocale } from "../lib/locales";
 import { Empty } from "../lib/schemas";
 import { KINDS } from "./kinds";
 import { KindOut, ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./model";
-import { createProvider, deleteProvider, getProviderForCaller, listProviders, providerToWire, revealApiKey, translateText, updateProvider } from "./service";
+import { machineTranslate } from "./pipeline";
+import { createProvider, deleteProvider, getProviderForCaller, listProviders, providerToWire, revealApiKey, updateProvider } from "./service";
 
 const ProviderRef = { provider_id: z.uuid() };
 const CALL_ERRORS = [409, 429, 500, 502, 504] as const;
@@ -28,7 +30,13 @@ const translateTextOp = projectOperation({
       "Dispatches by kind: anthropic to POST {base}/v1/messages, every other kind to POST {base}/chat/completions. Upstream faults: 401/403 → 502 provider_error, 429 → 429 rate_limited with Retry-After, 5xx/invalid/empty → 502, timeout → 504 provider_timeout.",
     errors: CALL_ERRORS,
   },
-  run: async ({ deps, project }, args) => translateText(deps, project, { ...args, from: args.from ?? project.defaultLocale }),
+  run: async ({ deps, project }, args) => {
+    // Through the pipeline every caller shares: memory, protected tokens, glossary, checks.
+    const from = canonicalLocale(args.from ?? project.defaultLocale) ?? args.from ?? project.defaultLocale;
+    const to = canonicalLocale(args.to) ?? args.to;
+    const a = await machineTranslate(deps, project, { provider_id: args.provider_id, from, to, text: args.text, field: args.field ?? null, format: null, memory: false });
+    return { translation: a.text, provider: a.origin.kind === "memory" ? "memory" : (a.origin.provider_kind ?? ""), model: a.origin.model ?? "", status: a.status, failures: [...a.failures] };
+  },
 });
 
 const listKindsOp = adminOperation({

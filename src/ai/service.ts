@@ -155,7 +155,7 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
 export async function translateText(
   deps: AppDeps,
   project: Project,
-  input: z.output<typeof TranslateIn> & { from: string; format?: "markdown" | "html" | null },
+  input: z.output<typeof TranslateIn> & { from: string; format?: "markdown" | "html" | null; instructions?: readonly string[] },
 ): Promise<z.output<typeof TranslateTextOut>> {
   const [from, to] = [input.from, input.to].map((tag) => canonicalLocale(tag));
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
@@ -171,7 +171,7 @@ export async function translateText(
     throw new AppError("invalid_request", `provider "${provider.name}" declares that it does not translate (capabilities.translate is false)`, { field: "provider_id" });
   }
   const { text: translation, model } = await callProvider(deps, project, provider, "ai translate", {
-    system: translationPrompt({ from, to, field, format: input.format ?? null }),
+    system: [translationPrompt({ from, to, field, format: input.format ?? null }), ...(input.instructions ?? [])].join("\n"),
     text,
     maxOutputTokens: Math.min(8192, 512 + chars * 2),
   });

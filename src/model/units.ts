@@ -26,6 +26,8 @@ export interface Unit {
   readonly format: ModelLeaf["format"];
   /** SHA-256 of the text, hex: a unit's source hash. */
   readonly hash: string;
+  /** The content model's maxLength for it (a translation must keep it too). */
+  readonly maxLength: number | null;
 }
 
 /** Keys whose string values are identifiers, links, styling or code, never prose. */
@@ -58,12 +60,12 @@ const leavesOf = (schema: Record<string, unknown> | undefined, data: unknown): M
 /** Every translatable unit of a node, in the order an editor reads them: title, description, fields, blocks. */
 export function sourceUnits(node: UnitSource, model: CompiledModel): Unit[] {
   const out: Unit[] = [];
-  const add = (path: Path, text: string, format: ModelLeaf["format"]) => out.push({ pointer: pointerOf(path), text, format, hash: textHash(text) });
-  if (node.title.trim() !== "") add(["title"], node.title, null);
+  const add = (path: Path, text: string, format: ModelLeaf["format"], maxLength?: number) => out.push({ pointer: pointerOf(path), text, format, hash: textHash(text), maxLength: maxLength ?? null });
+  if (node.title.trim() !== "") add(["title"], node.title, null, 500);
   const description = isPlainObject(node.seo) ? node.seo.description : undefined;
-  if (typeof description === "string" && !NOT_PROSE_RE.test(description)) add(["seo", "description"], description, null);
-  for (const leaf of leavesOf(model.nodeType(node.type)?.fields, node.fields)) add(["fields", ...leaf.path], leaf.text, leaf.format);
-  for (const b of node.blocks ?? []) for (const leaf of leavesOf(model.blockType(b.type)?.schema, b.data)) add(["blocks", b.id, "data", ...leaf.path], leaf.text, leaf.format);
+  if (typeof description === "string" && !NOT_PROSE_RE.test(description)) add(["seo", "description"], description, null, 1000);
+  for (const leaf of leavesOf(model.nodeType(node.type)?.fields, node.fields)) add(["fields", ...leaf.path], leaf.text, leaf.format, leaf.maxLength);
+  for (const b of node.blocks ?? []) for (const leaf of leavesOf(model.blockType(b.type)?.schema, b.data)) add(["blocks", b.id, "data", ...leaf.path], leaf.text, leaf.format, leaf.maxLength);
   return out;
 }
 

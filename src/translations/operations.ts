@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ProviderId } from "../ai/model";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../core/operation";
+import { notFound } from "../errors";
 import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug } from "../lib/schemas";
 import { translateNode } from "./machine";
 import { TranslationOut, TranslationStatus } from "./model";
@@ -32,7 +33,11 @@ const getTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: READ_ONLY,
   http: { ...route("GET", "/:locale"), data: "translation", summary: "Read a node's translation into one locale" },
-  run: async ({ deps, project }, args) => ({ translation: (await withFieldStatus(deps.db, project.id, [await getTranslation(deps.db, project, args.node_id, args.locale)]))[0]! }),
+  run: async ({ deps, project }, args) => {
+    const [translation] = await withFieldStatus(deps.db, project.id, [await getTranslation(deps.db, project, args.node_id, args.locale)]);
+    if (!translation) throw notFound("translation");
+    return { translation };
+  },
 });
 
 const upsertTranslationOp = projectOperation({
@@ -90,15 +95,31 @@ const translateNodeOp = projectOperation({
   title: "Machine-translate a node",
   description:
     "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
-    "and store the result as the translation's working copy, a draft (nothing a reader sees changes; a published translation's state becomes changed): " +
+    "through the pipeline that keeps markup, URLs, placeholders and do-not-translate terms, follows the glossary and checks each answer (one that fails twice is stored as needs_review), " +
+    "reusing the translation memory; fields a person wrote, approved or published are kept unless force, and fields already translated from the same source are not sent again. " +
+    "It stores the result as the translation's working copy, a draft (nothing a reader sees changes; a published translation's state becomes changed): " +
     'review it with get_translation or get_node with locale, then publish it with publish_node and locale (or upsert_translation with status "published"). ' +
     "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
   nodeWrite: true,
   scopes: ["content:write", "ai:read"],
-  input: z.object({ ...NodeLocale, provider_id: ProviderId }),
+  input: z.object({
+    ...NodeLocale,
+    provider_id: ProviderId,
+    force: z.boolean().optional().describe("re-translate fields a person wrote, approved or published too (never without it)"),
+  }),
   output: z.object({
     translation: TranslationOut,
-    translated_fields: z.array(z.object({ field: z.string(), chars: z.number().int() })),
+    translated_fields: z.array(
+      z.object({
+        field: z.string(),
+        pointer: z.string(),
+        chars: z.number().int(),
+        status: z.enum(["machine", "needs_review", "approved"]).describe("needs_review: the answer failed its checks twice (failures say why)"),
+        from_memory: z.boolean().describe("reused from the translation memory: no vendor call"),
+        failures: z.array(z.string()),
+      }),
+    ),
+    skipped: z.array(z.object({ field: z.string(), pointer: z.string(), reason: z.string() })).describe("fields kept as they are, and why"),
     provider: z.string().nullable(),
     model: z.string().nullable(),
   }),

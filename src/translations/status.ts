@@ -3,7 +3,7 @@
 // set to published by the write that publishes it, each in that write's transaction.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { type Actor, nodes, type Project, projects, type TranslationUnitRow, translationUnits, type UnitOrigin, type UnitStatus } from "../../db/schema";
+import { type Actor, nodes, type Project, projects, type TranslationUnitRow, translationMemory, translationUnits, type UnitOrigin, type UnitStatus } from "../../db/schema";
 import { getBlocks, getNode } from "../content/service";
 import { readPaging } from "../lib/paging";
 import { compiledModel } from "../model/cache";
@@ -89,6 +89,18 @@ export async function recordUnits(
           staleSince: null,
           updatedAt: now,
         },
+      });
+  }
+  // The memory learns every text that is not known to be wrong, for the next time this source comes (any node).
+  const learned = changed.filter((u) => (perUnit?.(u.pointer)?.status ?? "") !== "needs_review");
+  if (learned.length > 0) {
+    const entries = new Map(learned.map((u) => [u.hash, { projectId, locale, sourceHash: u.hash, target: is.get(u.pointer) ?? "", origin: perUnit?.(u.pointer)?.origin ?? origin, updatedAt: now }]));
+    await tx
+      .insert(translationMemory)
+      .values([...entries.values()])
+      .onConflictDoUpdate({
+        target: [translationMemory.projectId, translationMemory.locale, translationMemory.sourceHash],
+        set: { target: sql`excluded.target`, origin: sql`excluded.origin`, updatedAt: now },
       });
   }
   if (published) await publishUnits(tx, node.id, [locale]);

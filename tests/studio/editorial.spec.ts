@@ -247,7 +247,11 @@ describe("editorial: schedule, preview, agents", () => {
     assert.doesNotMatch((await list.textContent()) ?? "", /Body/);
     // The field itself carries the badge, and its control names it (aria-describedby); Body has none.
     await page.locator('[data-pointer="/fields/summary"]').getByText(`Changed by ${AGENT}`).waitFor();
-    const described = (el: Element) => (el.getAttribute("aria-describedby") ?? "").split(" ").map((id) => document.getElementById(id)?.textContent ?? "").join(" | ");
+    const described = (el: Element) =>
+      (el.getAttribute("aria-describedby") ?? "")
+        .split(" ")
+        .map((id) => document.getElementById(id)?.textContent ?? "")
+        .join(" | ");
     assert.match(await summary.evaluate(described), new RegExp(`Changed by ${AGENT}`));
     assert.equal(await page.locator('[data-pointer="/fields/body"] .field-agent').count(), 0);
     assert.equal(await page.locator(".field-agent").count(), 1);
