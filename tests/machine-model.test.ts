@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { translations } from "../db/schema";
 import { startFakeVendors, fakeTranslation as T } from "./fake-vendors";
 import { seedNode, seedProject } from "./helpers";
-import { call, callError, mcpHarness } from "./mcp-harness";
+import { call, mcpHarness } from "./mcp-harness";
 import { setModel } from "./model.helpers";
 
 const vendors = await startFakeVendors();
