@@ -38,7 +38,13 @@ export type Scenario =
   | "oversize-chunked"
   | "slow-ok"
   | "nul"
-  | "only-nul";
+  | "only-nul"
+  // The pipeline's checks (tests/translation-pipeline.test.ts): a vendor that follows the glossary it
+  // is given; one that always loses the first ⟦n⟧ token (markup, a URL) and ignores the glossary; and
+  // one that loses it only until it is told its previous answer was refused.
+  | "obedient"
+  | "sloppy"
+  | "sloppy-once";
 
 export type Vendor = "openai" | "anthropic" | "gemini" | "mistral" | "groq" | "openrouter";
 type Protocol = "openai" | "anthropic" | "gemini";
@@ -236,9 +242,24 @@ async function answer(scenario: string, who: Who, req: Request, body: any, url: 
       return validated(who, req, body, key);
     case "ok":
       return validated(who, req, body, key);
+    case "obedient":
+    case "sloppy":
+    case "sloppy-once":
+      return pipelineAnswer(scenario, who, body);
     default:
       return vendorError(who, 404, "not_found", `unknown scenario ${scenario}`);
   }
+}
+
+/** The pipeline scenarios' answers (OpenAI-compatible or Anthropic wire, as "ok" answers). */
+function pipelineAnswer(scenario: "obedient" | "sloppy" | "sloppy-once", who: Who, body: any): Response {
+  const system: string = who.protocol === "anthropic" ? String(body.system ?? "") : String(body.messages?.find((m: any) => m.role === "system")?.content ?? "");
+  const user = String(body.messages?.filter((m: any) => m.role === "user").pop()?.content ?? "");
+  let out = fakeTranslation(user);
+  const told = system.includes("A previous answer was refused");
+  if (scenario === "sloppy" || (scenario === "sloppy-once" && !told)) out = out.replace("⟦1⟧", "https://changed.example/");
+  if (scenario === "obedient") for (const [, from, to] of system.matchAll(/"([^"]+)" as "([^"]+)"/g)) out = out.split(from as string).join(to as string);
+  return success(who, body, out);
 }
 
 /** The scenarios answered at once, without looking at the request (errors, odd bodies); null for the others. */

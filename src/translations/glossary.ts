@@ -30,7 +30,7 @@ function termLocale(project: Project, locale: string, at: string): string {
 
 export async function readGlossary(db: Db, projectId: string): Promise<Glossary> {
   const [terms, [settings]] = await Promise.all([
-    db.select().from(glossaryTerms).where(eq(glossaryTerms.projectId, projectId)).orderBy(asc(glossaryTerms.locale), asc(glossaryTerms.kind), asc(glossaryTerms.source)),
+    db.select().from(glossaryTerms).where(eq(glossaryTerms.projectId, projectId)).orderBy(asc(glossaryTerms.locale), asc(glossaryTerms.source), asc(glossaryTerms.kind)),
     db.select({ style: translationSettings.style }).from(translationSettings).where(eq(translationSettings.projectId, projectId)),
   ]);
   return {
