@@ -13,6 +13,7 @@ import { previewOperations } from "./preview/operations";
 import { projectOperations } from "./projects/operations";
 import { scheduleOperations } from "./schedule/operations";
 import { themeOperations } from "./theme/operations";
+import { translationFileOperations } from "./translations/files-operations";
 import { glossaryOperations } from "./translations/glossary-operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
@@ -25,6 +26,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...scheduleOperations,
   ...activityOperations,
   ...translationOperations,
+  ...translationFileOperations,
   ...glossaryOperations,
   ...modelOperations,
   ...historyOperations,

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { glossaryTerms, translations } from "../db/schema";
-import { startFakeVendors, fakeTranslation as T } from "./fake-vendors";
+import { type Scenario, startFakeVendors, fakeTranslation as T } from "./fake-vendors";
 import { keyWith, seedNode, seedProject } from "./helpers";
 import { call, mcpHarness } from "./mcp-harness";
 
@@ -39,12 +39,12 @@ describe("glossary and the machine translation pipeline", async () => {
     style: { default: "Plain words.", locales: { de: "Sie, never du." } },
   };
   const translate = (slug: string, id: string, locale = "de", body: Record<string, unknown> = {}) => h.request("POST", `/admin/p/${slug}/nodes/${id}/translations/${locale}/translate`, { body });
-  const systemPrompts = (scenario: string, from: number) =>
+  const systemPrompts = (scenario: Scenario, from: number) =>
     vendors
       .received(scenario)
       .slice(from)
       .map((r) => r.body.messages.find((x: any) => x.role === "system").content as string);
-  const userTexts = (scenario: string, from: number) =>
+  const userTexts = (scenario: Scenario, from: number) =>
     vendors
       .received(scenario)
       .slice(from)
