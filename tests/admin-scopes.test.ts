@@ -48,6 +48,8 @@ const file = (type: string, line: string) => (res: TestResponse) => {
   expect({ status: res.status, type: res.headers.get("content-type") }).toEqual({ status: 200, type });
   expect(res.text).toContain(line);
 };
+/** The fixture member's email, read by the add-by-email case's `before`. */
+const emails = new Map<string, string>();
 const rootGet = async (h: TestHarness, url: string): Promise<TestResponse> => h.request("GET", url);
 const ok = (status: number, data?: (d: any, f: Fixture) => void) => (res: TestResponse, f: Fixture) => {
   expect({ status: res.status, body: res.status === status ? "" : res.text }).toEqual({ status, body: "" });
@@ -328,6 +330,20 @@ const CASES: Record<string, Case> = {
       expect((await rootGet(h, `${P(f)}/members`)).json.data.map((m: any) => [m.user_id, m.role])).toEqual([[f.memberId, "editor"]]);
     },
   },
+  // By email (issue 39): the same rule as PUT, a role the key does not hold refused by the handler.
+  "POST /admin/p/{ref}/members": {
+    before: async (h, f) => void emails.set(f.memberId, (await rootGet(h, `/admin/users/${f.memberId}`)).json.data.email),
+    url: (f) => `${P(f)}/members`,
+    body: (f) => ({ email: emails.get(f.memberId), role: "editor" }),
+    expect: (res) => {
+      expect(res.status).toBe(403);
+      expect(res.json.error.message).toContain("cannot make a member editor");
+    },
+    after: async (h, f, scope) => {
+      const set = await h.request("POST", `${P(f)}/members`, { key: await keyWith(h, [scope, ...ROLE_SCOPES.editor]), body: { email: emails.get(f.memberId), role: "editor" } });
+      expect([set.status, set.json.data.user_id, set.json.data.role]).toEqual([201, f.memberId, "editor"]);
+    },
+  },
   "DELETE /admin/p/{ref}/members/{userId}": {
     url: (f) => `${P(f)}/members/${f.memberId}`,
     expect: ok(204),
@@ -371,6 +387,14 @@ function decisionCases(): Record<string, Case> {
   };
   const url = (action: string) => (f: Fixture) => `${P(f)}/approvals/${id.get(f.project.id)}/${action}`;
   return {
+    "GET /admin/p/{ref}/approvals/{id}": {
+      before,
+      url: (f) => `${P(f)}/approvals/${id.get(f.project.id)}`,
+      expect: (res, f) => {
+        expect(res.status).toBe(200);
+        expect([res.json.data.id, res.json.data.status, Array.isArray(res.json.parts)]).toEqual([id.get(f.project.id), "pending", true]);
+      },
+    },
     "POST /admin/p/{ref}/approvals/{id}/approve": { before, url: url("approve"), expect: ok(200, (d) => expect(d.status).toBe("approved")) },
     "POST /admin/p/{ref}/approvals/{id}/reject": { before, url: url("reject"), expect: ok(200, (d) => expect(d.status).toBe("rejected")) },
   };
@@ -511,6 +535,7 @@ const ALTERNATIVES: Record<string, number> = {
   "GET /admin/p/{ref}/members": 2,
   "PUT /admin/p/{ref}/members/{userId}": 2,
   "DELETE /admin/p/{ref}/members/{userId}": 2,
+  "POST /admin/p/{ref}/members": 2,
   // The theme: projects:write, or theme:write (a scope of its own an MCP credential may carry); never content:write (issue 37).
   "PUT /admin/p/{ref}/theme": 2,
   "PATCH /admin/p/{ref}/theme": 2,
