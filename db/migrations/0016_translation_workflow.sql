@@ -43,6 +43,9 @@ CREATE TABLE "translation_settings" (
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+ALTER TABLE "projects" ADD COLUMN "fallbacks" jsonb DEFAULT '{}'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "projects" ADD COLUMN "auto_translate" jsonb DEFAULT '{"locales":[]}'::jsonb NOT NULL;--> statement-breakpoint
+ALTER TABLE "projects" ADD COLUMN "ai_monthly_token_cap" bigint;--> statement-breakpoint
 ALTER TABLE "translation_units" ADD CONSTRAINT "translation_units_translation_fk" FOREIGN KEY ("node_id","locale") REFERENCES "public"."translations"("node_id","locale") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "glossary_terms" ADD CONSTRAINT "glossary_terms_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "translation_memory" ADD CONSTRAINT "translation_memory_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
