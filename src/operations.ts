@@ -15,6 +15,7 @@ import { scheduleOperations } from "./schedule/operations";
 import { themeOperations } from "./theme/operations";
 import { translationFileOperations } from "./translations/files-operations";
 import { glossaryOperations } from "./translations/glossary-operations";
+import { translationJobOperations } from "./translations/jobs-operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
 import { webhookOperations } from "./webhooks/operations";
@@ -28,6 +29,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...translationOperations,
   ...translationFileOperations,
   ...glossaryOperations,
+  ...translationJobOperations,
   ...modelOperations,
   ...historyOperations,
   ...approvalOperations,

@@ -9,5 +9,6 @@ export * from "./media";
 export * from "./model";
 export * from "./oauth";
 export * from "./projects";
+export * from "./translation-jobs";
 export * from "./translation-units";
 export * from "./webhooks";

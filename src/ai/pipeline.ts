@@ -11,6 +11,7 @@ import type { Db } from "../../db/client";
 import { type GlossaryKind, glossaryTerms, type Project, translationMemory, translationSettings, type UnitOrigin } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
 import { textHash } from "../model/units";
+import { translationPrompt } from "./prompt";
 import { translateText } from "./service";
 
 export interface Term {
@@ -34,6 +35,8 @@ export interface MachineAnswer {
   readonly origin: UnitOrigin;
   /** Vendor calls made (0: from the memory). */
   readonly calls: number;
+  /** The tokens those calls used, as the vendor reported them. */
+  readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
 }
 
 /** The glossary's terms for `locale` (its own and those for every locale) and the style notes. */
@@ -125,6 +128,23 @@ function instructions(kept: number, rules: HouseRules, to: string, refused: read
   return out;
 }
 
+/** A rough count of tokens (words and marks each one; within about 10 % of the o200k tokenizer on prose and on our prompts). */
+export const estimateTokens = (s: string): number => (s.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
+
+/** What one call for `text` is estimated to cost: the system prompt and the protected text in, about as much text out. */
+export function estimateCall(
+  input: { from: string; to: string; text: string; format: "markdown" | "html" | null; field: string | null },
+  rules: HouseRules,
+): { input_tokens: number; output_tokens: number } {
+  const { text, kept } = protect(
+    input.text,
+    rules.terms.filter((t) => t.kind === "dnt"),
+  );
+  const system = [translationPrompt({ from: input.from, to: input.to, field: input.field, format: input.format }), ...instructions(kept.length, rules, input.to, [])].join("\n");
+  const words = estimateTokens(text);
+  return { input_tokens: estimateTokens(system) + words + 11, output_tokens: Math.ceil(words * 1.1) + 2 };
+}
+
 /**
  * Translates one text into `to` through the pipeline. `maxLength`: the content model's limit on the
  * field. The vendor is called at most twice (a failing answer is retried once).
@@ -161,6 +181,7 @@ export async function machineTranslate(
       failures: [],
       origin: { kind: "memory", actor: memory.origin.actor ?? null, provider_kind: memory.origin.provider_kind ?? null, model: memory.origin.model ?? null },
       calls: 0,
+      usage: { input_tokens: 0, output_tokens: 0 },
     };
   }
   const house = rules ?? (await houseRules(deps.db, project.id, input.to));
@@ -170,6 +191,7 @@ export async function machineTranslate(
   );
   let refused: string[] = [];
   let last = { text: input.text, provider: "", model: "" };
+  const usage = { input_tokens: 0, output_tokens: 0 };
   for (let attempt = 1; attempt <= 2; attempt++) {
     const answer = await translateText(deps, project, {
       provider_id: input.provider_id ?? undefined,
@@ -180,12 +202,14 @@ export async function machineTranslate(
       format: input.format,
       instructions: instructions(kept.length, house, input.to, refused),
     });
+    usage.input_tokens += answer.usage?.input_tokens ?? 0;
+    usage.output_tokens += answer.usage?.output_tokens ?? 0;
     const restored = restore(answer.translation, kept);
     const failures = [...restored.failures, ...checkAnswer(input.text, restored.text, house, input.maxLength ?? null)];
     last = { text: restored.text, provider: answer.provider, model: answer.model };
     const origin: UnitOrigin = { kind: "machine", provider_kind: answer.provider, model: answer.model };
-    if (failures.length === 0) return { text: restored.text, status: "machine", failures: [], origin, calls: attempt };
+    if (failures.length === 0) return { text: restored.text, status: "machine", failures: [], origin, calls: attempt, usage };
     refused = failures;
   }
-  return { text: last.text, status: "needs_review", failures: refused, origin: { kind: "machine", provider_kind: last.provider, model: last.model }, calls: 2 };
+  return { text: last.text, status: "needs_review", failures: refused, origin: { kind: "machine", provider_kind: last.provider, model: last.model }, calls: 2, usage };
 }

@@ -19,7 +19,7 @@ const MAX_NODE_FIELDS = 200;
 const FIELD_UNSAFE_RE = /[^A-Za-z0-9_.:[\]-]/g;
 
 /** A unit's name as the prompt and the answer give it: "title", "seo.description", "fields.summary", "blocks.{id}.heading". */
-const fieldName = (pointer: string): string =>
+export const fieldName = (pointer: string): string =>
   pointer
     .slice(1)
     .split("/")
@@ -105,7 +105,7 @@ export async function translateNode(
  * Why a unit is not sent (null: it is): a person's text (written, approved or published) is never
  * overwritten without `force`; machine text made from the source as it is now needs no new call.
  */
-function skipReason(unit: Unit, carried: boolean, row: TranslationUnitRow | undefined, force: boolean): string | null {
+export function skipReason(unit: Unit, carried: boolean, row: TranslationUnitRow | undefined, force: boolean): string | null {
   if (!carried || force) return null;
   if (!row) return "translated before its state was recorded: kept (force re-translates it)";
   if (row.humanEdited || row.status === "approved" || row.status === "published") return `${row.humanEdited ? "written by a person" : row.status}: kept (force re-translates it)`;
