@@ -49,6 +49,8 @@ const file = (type: string, line: string) => (res: TestResponse) => {
   expect({ status: res.status, type: res.headers.get("content-type") }).toEqual({ status: 200, type });
   expect(res.text).toContain(line);
 };
+/** A translation job per fixture project, made by the job cases' `before`. */
+const jobs = new Map<string, string>();
 /** The fixture member's email, read by the add-by-email case's `before`. */
 const emails = new Map<string, string>();
 const rootGet = async (h: TestHarness, url: string): Promise<TestResponse> => h.request("GET", url);
@@ -263,6 +265,31 @@ const CASES: Record<string, Case> = {
     url: (f) => `${P(f)}/ai/translate`,
     body: () => ({ from: "en", to: "fr", text: "Hello" }),
     expect: ok(200, (d) => expect(d).toMatchObject({ translation: "[translated] Hello", provider: "openai" })),
+  },
+  "GET /admin/p/{ref}/ai/usage": { url: (f) => `${P(f)}/ai/usage`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
+  // Translation jobs (issue 41): starting one needs content:write and ai:read (as translate does).
+  "POST /admin/p/{ref}/translation-jobs": {
+    url: (f) => `${P(f)}/translation-jobs`,
+    body: () => ({ locales: ["fr"], dry_run: true }),
+    expect: (res) => {
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ code: "insufficient_scope" });
+    },
+    after: async (h, f) => {
+      const both = await h.request("POST", `${P(f)}/translation-jobs`, { key: await keyWith(h, ["content:write", "ai:read"]), body: { locales: ["fr"], dry_run: true } });
+      expect([both.status, both.json.data.status, both.json.data.id]).toEqual([201, "dry_run", null]);
+    },
+  },
+  "GET /admin/p/{ref}/translation-jobs": { url: (f) => `${P(f)}/translation-jobs`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
+  "GET /admin/p/{ref}/translation-jobs/{id}": {
+    before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),
+    url: (f) => `${P(f)}/translation-jobs/${jobs.get(f.project.id)}`,
+    expect: ok(200, (d, f) => expect(d.id).toBe(jobs.get(f.project.id))),
+  },
+  "POST /admin/p/{ref}/translation-jobs/{id}/cancel": {
+    before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),
+    url: (f) => `${P(f)}/translation-jobs/${jobs.get(f.project.id)}/cancel`,
+    expect: ok(200, (d) => expect(d.status).toBe("cancelled")),
   },
   "GET /admin/p/{ref}/ai/mcp/tokens": { url: (f) => `${P(f)}/ai/mcp/tokens`, expect: ok(200, (d, f) => expect(d.map((t: any) => t.id)).toEqual([f.tokenId])) },
   // The route check passes on ai:write alone; a token then needs an MCP scope the key holds, which
