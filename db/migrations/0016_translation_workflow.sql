@@ -60,6 +60,8 @@ CREATE TABLE "translation_jobs" (
 	"locales" jsonb NOT NULL,
 	"provider_id" uuid,
 	"force" boolean DEFAULT false NOT NULL,
+	"scope" text DEFAULT 'subtree' NOT NULL,
+	"planned" boolean DEFAULT true NOT NULL,
 	"status" text NOT NULL,
 	"estimate" jsonb NOT NULL,
 	"total" integer NOT NULL,

@@ -28,6 +28,10 @@ export const translationJobs = pgTable(
     locales: jsonb("locales").$type<string[]>().notNull(),
     providerId: uuid("provider_id"),
     force: boolean("force").notNull().default(false),
+    /** subtree: the root and everything below it (or the whole project); node: the root alone (auto-translate on publish). */
+    scope: text("scope").$type<"subtree" | "node">().notNull().default("subtree"),
+    /** False for a job made by the write path (auto-translate): the worker lists its units when it takes it. */
+    planned: boolean("planned").notNull().default(true),
     status: text("status").$type<JobStatus>().notNull(),
     estimate: jsonb("estimate").$type<JobTokens & { cost: number | null }>().notNull(),
     total: integer("total").notNull(),

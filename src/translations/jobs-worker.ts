@@ -12,6 +12,7 @@ import type { AppDeps } from "../core/deps";
 import { AppError, describeError } from "../errors";
 import { setTranslatedText, sourceUnits, type TranslationValues } from "../model/units";
 import { serviceWrite } from "../write/context";
+import { planQueuedJob } from "./jobs";
 import { fieldName } from "./machine";
 import { upsertTranslation } from "./service";
 import { modelOf, type UnitState } from "./status";
@@ -82,9 +83,10 @@ async function stillMine(deps: AppDeps, job: TranslationJob, owner: string, leas
   return row !== undefined;
 }
 
-async function work(deps: AppDeps, job: TranslationJob, owner: string, leaseMs: number, stopped: () => boolean): Promise<void> {
-  const [project] = await deps.db.select().from(projects).where(eq(projects.id, job.projectId));
+async function work(deps: AppDeps, claimed: TranslationJob, owner: string, leaseMs: number, stopped: () => boolean): Promise<void> {
+  const [project] = await deps.db.select().from(projects).where(eq(projects.id, claimed.projectId));
   if (!project) return;
+  const job = claimed.planned ? claimed : await planQueuedJob(deps.db, project, claimed);
   const rules = new Map<string, HouseRules>();
   const write = serviceWrite("translation_job", job.createdBy);
   while (!stopped()) {

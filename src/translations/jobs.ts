@@ -46,8 +46,8 @@ function jobLocales(project: Project, asked: readonly string[]): string[] {
   ];
 }
 
-/** The job's nodes: the root and everything below it, or the whole project. */
-async function jobNodes(db: Db, project: Project, rootId: string | null | undefined) {
+/** The job's nodes: the root and everything below it (the root alone for scope node), or the whole project. */
+async function jobNodes(db: Db, project: Project, rootId: string | null | undefined, scope: "subtree" | "node" = "subtree") {
   if (rootId === null || rootId === undefined) return db.select().from(nodes).where(eq(nodes.projectId, project.id)).orderBy(asc(nodes.path));
   if (!isUuid(rootId)) throw notFound("node");
   const [root] = await db
@@ -55,6 +55,7 @@ async function jobNodes(db: Db, project: Project, rootId: string | null | undefi
     .from(nodes)
     .where(and(eq(nodes.projectId, project.id), eq(nodes.id, rootId.toLowerCase())));
   if (!root) throw notFound("node");
+  if (scope === "node") return [root];
   return db
     .select()
     .from(nodes)
@@ -63,12 +64,12 @@ async function jobNodes(db: Db, project: Project, rootId: string | null | undefi
 }
 
 /** Plans a job: its units and the estimate (calls the memory will answer cost nothing). */
-async function plan(db: Db, project: Project, input: JobInput) {
+async function plan(db: Db, project: Project, input: JobInput, scope: "subtree" | "node" = "subtree") {
   const locales = jobLocales(project, input.locales);
   const model = await modelOf(db, project.id);
   const units: Array<PlannedUnit & { estimate: { input_tokens: number; output_tokens: number } }> = [];
   const rules = new Map(await Promise.all(locales.map(async (l) => [l, await houseRules(db, project.id, l)] as const)));
-  for (const node of await jobNodes(db, project, input.root_node_id)) {
+  for (const node of await jobNodes(db, project, input.root_node_id, scope)) {
     const source = sourceUnits({ ...node, blocks: await getBlocks(db, node.id) }, model);
     if (source.length === 0) continue;
     for (const locale of locales) {
@@ -169,6 +170,31 @@ export async function startJob(db: Db, ctx: WriteContext, project: Project, inpu
     }
   });
   return jobToWire(await getJob(db, project.id, id));
+}
+
+/**
+ * A job the write path queued (auto-translate on publish) gets its units when the worker takes it:
+ * the node's fields still to translate, never a person's. Answers the job as planned.
+ */
+export async function planQueuedJob(db: Db, project: Project, job: TranslationJob): Promise<TranslationJob> {
+  // Locales no longer the project's (a setting changed since) are left out.
+  const locales = job.locales.filter((l) => project.locales.includes(l) && l !== project.defaultLocale);
+  const planned = locales.length > 0 ? await plan(db, project, { root_node_id: job.rootNodeId, locales }, job.scope).catch(() => null) : null;
+  const units = planned?.units ?? [];
+  return db.transaction(async (tx) => {
+    for (let i = 0; i < units.length; i += 1000) {
+      await tx
+        .insert(translationJobUnits)
+        .values(units.slice(i, i + 1000).map((u) => ({ jobId: job.id, nodeId: u.nodeId, locale: u.locale, pointer: u.pointer, sourceHash: u.sourceHash })))
+        .onConflictDoNothing();
+    }
+    const [row] = await tx
+      .update(translationJobs)
+      .set({ planned: true, total: units.length, estimate: planned?.estimate ?? job.estimate, locales })
+      .where(eq(translationJobs.id, job.id))
+      .returning();
+    return row ?? job;
+  });
 }
 
 export async function getJob(db: Db, projectId: string, id: string): Promise<TranslationJob> {

@@ -4,6 +4,7 @@
 // published, a discarded one's rows go. Units are defined in src/model/units.ts.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import type { Actor } from "../../db/schema";
 import { rows } from "../lib/json";
 import { compiledModel } from "../model/cache";
 import type { CompiledModel } from "../model/compile";
@@ -99,6 +100,7 @@ export async function settleUnits(
   settled: ReadonlySet<string>,
   published: ReadonlySet<string>,
   webhooks: boolean,
+  actor: Actor,
 ): Promise<void> {
   const locales = new Map<string, { published: string[]; discarded: string[] }>();
   for (const key of settled) {
@@ -109,8 +111,25 @@ export async function settleUnits(
     if (!e) locales.set(id, (e = { published: [], discarded: [] }));
     (published.has(id) ? e.published : e.discarded).push(locale);
   }
+  // Sources published (the node itself): auto-translate where the project asks for it.
+  const sources = [...published].filter((id) => settled.has(id));
   await Promise.all([
     own.length > 0 ? markStale(tx, projectId, await compiledModel(tx, projectId, modelVersion), own, new Date(), webhooks) : null,
+    sources.length > 0 ? queueAutoTranslation(tx, projectId, sources, actor) : null,
     ...[...locales].flatMap(([id, e]) => [publishUnits(tx, id, e.published), forgetUnits(tx, id, e.discarded)]),
   ]);
+}
+
+/**
+ * A source published in a project with auto_translate locales: a translation job for that node
+ * alone, queued in the write's transaction (the worker lists its units when it takes it, so the
+ * write pays one statement, none at all without the setting's locales).
+ */
+async function queueAutoTranslation(tx: Db, projectId: string, nodeIds: readonly string[], actor: Actor): Promise<void> {
+  const zero = JSON.stringify({ input_tokens: 0, output_tokens: 0, calls: 0 });
+  await tx.execute(sql`insert into translation_jobs (id, project_id, root_node_id, locales, status, estimate, total, usage, created_by, scope, planned, force)
+    select gen_random_uuid(), p.id, n.id, p.auto_translate->'locales', 'queued', ${JSON.stringify({ input_tokens: 0, output_tokens: 0, calls: 0, cost: null })}::jsonb, 0,
+      ${zero}::jsonb, ${JSON.stringify(actor)}::jsonb, 'node', false, false
+    from projects p cross join unnest(${textArray(nodeIds)}::uuid[]) as n(id)
+    where p.id = ${projectId} and jsonb_array_length(p.auto_translate->'locales') > 0`);
 }

@@ -161,7 +161,7 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
       const r = recorded.get(id);
       return r ? [{ id, snapshot: r.snapshot }] : [];
     });
-    const units = settleUnits(tx, projectId, modelVersion, own, versions.settled, versions.published, webhooks);
+    const units = settleUnits(tx, projectId, modelVersion, own, versions.settled, versions.published, webhooks, ctx.actor);
     await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events, units]);
     answerRevisions(out, numbers);
     answerStates(out, versions);
