@@ -100,6 +100,7 @@ const VARIABLES = [
   ],
   ["WEBHOOKS_MAX_ENDPOINTS", 10, "webhook endpoints per project (each event is one request per endpoint); creating one more is 409 conflict"],
   ["WEBHOOKS_DISPATCH", true, "run the webhook dispatcher in this instance (several instances share the outbox)"],
+  ["TRANSLATION_JOB_LEASE", 30, "seconds a worker holds a translation job without renewing its lease (it renews before every vendor call); past it another instance resumes the job"],
   ["APPROVAL_TTL", 86_400, "seconds an approval request (an MCP caller without content:publish asking to publish or delete) waits for a person's decision, and an approval for the agent's retry"],
   ["MEDIA_STORAGE", "disk", "where media bytes live: disk (DATA_DIR/media) or s3 (the MEDIA_S3_* settings)"],
   ["MEDIA_MAX_BYTES", 25 * 1024 * 1024, "largest media upload, bytes"],
@@ -233,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
     schedulerIntervalMs: r.int("SCHEDULER_INTERVAL_MS", 0, 60_000),
     previewTokenMaxTtlSeconds: r.int("PREVIEW_TOKEN_MAX_TTL", 60, 7 * 86_400),
     approvalTtlSeconds: r.int("APPROVAL_TTL", 1, 30 * 86_400),
+    translationJobLeaseSeconds: r.int("TRANSLATION_JOB_LEASE", 1, 3600),
     media: mediaConfig(r),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -40,13 +40,16 @@ export class AppError extends Error {
     readonly details?: unknown,
     readonly headers?: Record<string, string>,
     // `cause` keeps the underlying failure for debugging; answers and logs never show it.
-    options?: ErrorOptions,
+    // `status`: a code answered with another status than its own (quota_exceeded is 413 for storage, 429 for a token cap).
+    options?: ErrorOptions & { readonly status?: 429 },
   ) {
     super(message, options);
     this.name = "AppError";
+    this.statusOverride = options?.status;
   }
+  private readonly statusOverride: number | undefined;
   get status(): number {
-    return STATUS[this.code];
+    return this.statusOverride ?? STATUS[this.code];
   }
 }
 

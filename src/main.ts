@@ -10,6 +10,7 @@ import { compiledAssets } from "./platform/files";
 import { openRuntime } from "./runtime";
 import { startScheduler } from "./schedule/scheduler";
 import { assertPortFree, type HttpServer, serve } from "./server/serve";
+import { startTranslationWorker } from "./translations/jobs-worker";
 import { startDispatcher } from "./webhooks/dispatcher";
 
 function configOrExit(): Config {
@@ -76,12 +77,16 @@ async function main(): Promise<void> {
   // Webhooks: sends what the outbox holds (several instances share it).
   const dispatcher = config.webhooksDispatch ? startDispatcher(deps) : null;
 
+  // Translation jobs: every instance works on them, one job at a time each, under a lease.
+  const translator = startTranslationWorker(deps, { leaseMs: config.translationJobLeaseSeconds * 1000 });
+
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
     scheduler?.stop();
+    void translator.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});
       await deps.dbHandle.close().catch(() => {});

@@ -13,6 +13,9 @@ import { previewOperations } from "./preview/operations";
 import { projectOperations } from "./projects/operations";
 import { scheduleOperations } from "./schedule/operations";
 import { themeOperations } from "./theme/operations";
+import { translationFileOperations } from "./translations/files-operations";
+import { glossaryOperations } from "./translations/glossary-operations";
+import { translationJobOperations } from "./translations/jobs-operations";
 import { translationOperations } from "./translations/operations";
 import { userOperations } from "./users/operations";
 import { webhookOperations } from "./webhooks/operations";
@@ -24,6 +27,9 @@ export const OPERATIONS: readonly Operation[] = [
   ...scheduleOperations,
   ...activityOperations,
   ...translationOperations,
+  ...translationFileOperations,
+  ...glossaryOperations,
+  ...translationJobOperations,
   ...modelOperations,
   ...historyOperations,
   ...approvalOperations,

@@ -43,6 +43,13 @@ export function operationRoutes(deps: AppDeps, operations: readonly Operation[],
         // A Response without a body: Elysia answers undefined with new Response(""), which Node's and
         // Deno's Response refuse for a 204 (a 500 there; Bun lets it through).
         if (binding.status === 204) return new Response(null, { status: 204 });
+        // A file (CSV, XML): the output field's text with its own type.
+        if (binding.raw) {
+          const parsed = op.output.parse(out);
+          const text = String(parsed[binding.raw.field] ?? "");
+          const type = binding.raw.typeField === undefined ? undefined : parsed[binding.raw.typeField];
+          return new Response(text, { status: binding.status ?? 200, headers: { ...(ctx.set.headers as Record<string, string>), "content-type": typeof type === "string" ? type : binding.raw.type } });
+        }
         // Parsing drops any field the output schema does not declare.
         const body = restBody(op.output.parse(out), binding.data);
         const etag = nodeEtag(body.data);
@@ -283,6 +290,7 @@ export function operationPaths(operations: readonly Operation[]): Record<string,
       const status = binding.status ?? 200;
       const responses: Record<string, unknown> = {};
       if (status === 204) responses["204"] = { description: "Done; no body" };
+      else if (binding.raw) responses[String(status)] = { description: op.title, content: { [binding.raw.type]: { schema: { type: "string" } } } };
       else responses[String(status)] = { description: op.title, content: { "application/json": { schema: restSchema(jsonSchema(op.output, "output"), binding.data) } } };
       for (const code of new Set([400, 401, 403, 404, ...(binding.errors ?? []), ...(op.nodeWrite ? [409] : [])]))
         responses[String(code)] = { description: ERROR_DESCRIPTIONS[code] ?? `Error ${code}`, content: { "application/json": { schema: ErrorBody } } };

@@ -11,6 +11,7 @@ import { and, eq } from "drizzle-orm";
 import { adminKeys, approvals, nodes, oauthGrants, projectMembers, users, webhookDeliveries, webhookEndpoints, webhookEvents, webhookOutbox } from "../db/schema";
 import { uuidv7 } from "../src/lib/ids";
 import { ADMIN_SCOPES, ROLE_SCOPES } from "../src/lib/scopes";
+import { textHash } from "../src/model/units";
 import { hashPassword } from "../src/platform/password";
 import { startFakeVendors } from "./fake-vendors";
 import { BASE, harness, keyWith, seedNode, seedProject, type TestHarness, type TestResponse, uniqueSlug } from "./helpers";
@@ -48,6 +49,8 @@ const file = (type: string, line: string) => (res: TestResponse) => {
   expect({ status: res.status, type: res.headers.get("content-type") }).toEqual({ status: 200, type });
   expect(res.text).toContain(line);
 };
+/** A translation job per fixture project, made by the job cases' `before`. */
+const jobs = new Map<string, string>();
 /** The fixture member's email, read by the add-by-email case's `before`. */
 const emails = new Map<string, string>();
 const rootGet = async (h: TestHarness, url: string): Promise<TestResponse> => h.request("GET", url);
@@ -151,7 +154,8 @@ const CASES: Record<string, Case> = {
       expect(res.json.error).toMatchObject({ code: "insufficient_scope", details: { required: "ai:read" } });
     },
     after: async (h, f) => {
-      const both = await h.request("POST", `${N(f)}/translations/fr/translate`, { key: await keyWith(h, ["content:write", "ai:read"]), body: {} });
+      // force: the fixture's fr title is a person's, never overwritten without it.
+      const both = await h.request("POST", `${N(f)}/translations/fr/translate`, { key: await keyWith(h, ["content:write", "ai:read"]), body: { force: true } });
       expect(both.status).toBe(200);
       expect(both.json.data.translation).toMatchObject({ locale: "fr", status: "draft", meta: { title: "[translated] n" } });
     },
@@ -162,6 +166,35 @@ const CASES: Record<string, Case> = {
     url: (f) => `${N(f)}/translations/fr`,
     body: () => ({ meta: { title: "Salut" } }),
     expect: ok(200, (d) => expect(d.meta.title).toBe("Salut")),
+  },
+  // The translation workflow (issue 41): stale fields, the glossary (JSON and CSV), files translators use.
+  "GET /admin/p/{ref}/translations/stale": { url: (f) => `${P(f)}/translations/stale?locale=fr`, expect: ok(200, (d) => expect(d).toEqual([])) },
+  "GET /admin/p/{ref}/glossary": { url: (f) => `${P(f)}/glossary`, expect: ok(200, (d) => expect(d).toEqual({ terms: [], style: {} })) },
+  "PUT /admin/p/{ref}/glossary": {
+    url: (f) => `${P(f)}/glossary`,
+    body: () => ({ terms: [{ source: "Cart", target: "Panier", locale: "fr", kind: "forced" }] }),
+    expect: ok(200, (d) => expect(d.terms).toEqual([{ source: "Cart", target: "Panier", locale: "fr", kind: "forced", case_sensitive: false }])),
+  },
+  "GET /admin/p/{ref}/glossary.csv": { url: (f) => `${P(f)}/glossary.csv`, expect: file("text/csv; charset=utf-8", "source,target,locale,kind,case_sensitive") },
+  "PUT /admin/p/{ref}/glossary.csv": {
+    url: (f) => `${P(f)}/glossary.csv`,
+    body: () => ({ csv: "not used: the body is the CSV" }),
+    expect: (res) => {
+      // A JSON body is not CSV: the handler reached, its own message.
+      expect(res.status).toBe(400);
+      expect(res.json.error.code).toBe("invalid_request");
+    },
+  },
+  // Files translators use (issue 41): the node's units as XLIFF 2.1; the flat JSON form of one unit back in.
+  "GET /admin/p/{ref}/nodes/{id}/xliff": {
+    url: (f) => `${N(f)}/xliff?locale=fr`,
+    expect: file("application/xliff+xml; charset=utf-8", '<segment state="reviewed"><source>n</source><target>Bonjour</target></segment>'),
+  },
+  "POST /admin/p/{ref}/xliff": {
+    url: (f) => `${P(f)}/xliff`,
+    body: (f) => ({ node_id: f.node.id, locale: "fr", units: [{ id: ".title", target: "Salut", source_hash: textHash("n"), state: "reviewed" }] }),
+    expect: ok(200, (d) => expect(d).toMatchObject({ applied: 1, rejected: [] })),
+    after: async (h, f) => expect((await rootGet(h, `${N(f)}/translations/fr`)).json.data.meta.title).toBe("Salut"),
   },
   "DELETE /admin/p/{ref}/nodes/{id}/translations/{locale}": { url: (f) => `${N(f)}/translations/fr`, expect: ok(204), after: gone((f) => `${N(f)}/translations/fr`) },
   // Revisions (issue 25): the fixture's node has two (created, its fr translation).
@@ -232,6 +265,31 @@ const CASES: Record<string, Case> = {
     url: (f) => `${P(f)}/ai/translate`,
     body: () => ({ from: "en", to: "fr", text: "Hello" }),
     expect: ok(200, (d) => expect(d).toMatchObject({ translation: "[translated] Hello", provider: "openai" })),
+  },
+  "GET /admin/p/{ref}/ai/usage": { url: (f) => `${P(f)}/ai/usage`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
+  // Translation jobs (issue 41): starting one needs content:write and ai:read (as translate does).
+  "POST /admin/p/{ref}/translation-jobs": {
+    url: (f) => `${P(f)}/translation-jobs`,
+    body: () => ({ locales: ["fr"], dry_run: true }),
+    expect: (res) => {
+      expect(res.status).toBe(403);
+      expect(res.json.error).toMatchObject({ code: "insufficient_scope" });
+    },
+    after: async (h, f) => {
+      const both = await h.request("POST", `${P(f)}/translation-jobs`, { key: await keyWith(h, ["content:write", "ai:read"]), body: { locales: ["fr"], dry_run: true } });
+      expect([both.status, both.json.data.status, both.json.data.id]).toEqual([201, "dry_run", null]);
+    },
+  },
+  "GET /admin/p/{ref}/translation-jobs": { url: (f) => `${P(f)}/translation-jobs`, expect: ok(200, (d) => expect(Array.isArray(d)).toBe(true)) },
+  "GET /admin/p/{ref}/translation-jobs/{id}": {
+    before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),
+    url: (f) => `${P(f)}/translation-jobs/${jobs.get(f.project.id)}`,
+    expect: ok(200, (d, f) => expect(d.id).toBe(jobs.get(f.project.id))),
+  },
+  "POST /admin/p/{ref}/translation-jobs/{id}/cancel": {
+    before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),
+    url: (f) => `${P(f)}/translation-jobs/${jobs.get(f.project.id)}/cancel`,
+    expect: ok(200, (d) => expect(d.status).toBe("cancelled")),
   },
   "GET /admin/p/{ref}/ai/mcp/tokens": { url: (f) => `${P(f)}/ai/mcp/tokens`, expect: ok(200, (d, f) => expect(d.map((t: any) => t.id)).toEqual([f.tokenId])) },
   // The route check passes on ai:write alone; a token then needs an MCP scope the key holds, which

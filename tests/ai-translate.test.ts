@@ -44,7 +44,7 @@ describe("inline translation through the providers", async () => {
       const text = 'Buy <a href="https://shop.example/x?y=1">{product}</a> now: %s left, {{count}} items';
       const res = await translate(p.id, { provider_id: id, text, field: "title" });
       expect(res.status).toBe(200);
-      expect(res.json).toEqual({ data: { translation: fakeTranslation(text), provider: stored, model: info.default_model } });
+      expect(res.json).toEqual({ data: { translation: fakeTranslation(text), provider: stored, model: info.default_model, status: "machine", failures: [] } });
       expect(vendors.requests.length).toBe(before + 1);
       const sent = vendors.requests[before];
       expect(sent!.method).toBe("POST");
@@ -57,7 +57,7 @@ describe("inline translation through the providers", async () => {
         expect(sent!.body.model).toBe(info.default_model);
         expect(Number.isInteger(sent!.body.max_tokens) && sent!.body.max_tokens > 0).toBe(true);
         expect(typeof sent!.body.system).toBe("string");
-        expect(sent!.body.messages).toEqual([{ role: "user", content: text }]);
+        expect(sent!.body.messages).toEqual([{ role: "user", content: "Buy ⟦1⟧⟦3⟧⟦2⟧ now: ⟦4⟧ left, ⟦5⟧ items" }]);
       } else {
         expect(sent!.path).toBe("/s/ok/chat/completions");
         expect(sent!.headers.authorization).toBe(`Bearer ${key}`);
@@ -65,7 +65,8 @@ describe("inline translation through the providers", async () => {
         expect(sent!.body.model).toBe(info.default_model);
         expect(sent!.body.messages).toHaveLength(2);
         expect(sent!.body.messages[0].role).toBe("system");
-        expect(sent!.body.messages[1]).toEqual({ role: "user", content: text });
+        // Markup, URLs and placeholders go to the vendor as tokens it is told to keep (src/ai/pipeline.ts).
+        expect(sent!.body.messages[1]).toEqual({ role: "user", content: "Buy ⟦1⟧⟦3⟧⟦2⟧ now: ⟦4⟧ left, ⟦5⟧ items" });
       }
     }
   });

@@ -53,7 +53,10 @@ describe("approving a publication in part", async () => {
         node_id: n.id,
         title: "Pricing 2026",
         fields: { summary: "New summary", body: "New body" },
-        blocks: [{ id: first!.id, type: "text", data: { text: "first, better" } }, { type: "text", data: { text: "third" } }],
+        blocks: [
+          { id: first!.id, type: "text", data: { text: "first, better" } },
+          { type: "text", data: { text: "third" } },
+        ],
       },
     });
     expect(update.isError).toBeFalsy();
@@ -149,9 +152,7 @@ describe("approving a publication in part", async () => {
       const r = await h.request("POST", `/admin/p/${p.slug}/approvals/${approvalId}/approve`, { body: { left_out: leftOut } });
       expect({ status: r.status, code: r.json.error.code }).toEqual({ status, code });
     }
-    expect((await h.request("POST", `/admin/p/${p.slug}/approvals/${approvalId}/approve`, { body: { left_out: ["/fields/nope"] } })).json.error.details.parts.sort()).toEqual(
-      [...parts].sort(),
-    );
+    expect((await h.request("POST", `/admin/p/${p.slug}/approvals/${approvalId}/approve`, { body: { left_out: ["/fields/nope"] } })).json.error.details.parts.sort()).toEqual([...parts].sort());
     expect(await revisionOf(n.id)).toBe(before);
     expect(await delivered("plans")).toEqual(publishedBefore);
     expect((await db.select().from(approvals).where(eq(approvals.id, approvalId)))[0]!.status).toBe("pending");

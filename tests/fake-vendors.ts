@@ -16,6 +16,8 @@
 // that records where the app dialled and carries the request to the loopback vendor the name
 // belongs to. Every request is recorded.
 
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+
 export type Scenario =
   | "ok"
   | "401"
@@ -38,7 +40,13 @@ export type Scenario =
   | "oversize-chunked"
   | "slow-ok"
   | "nul"
-  | "only-nul";
+  | "only-nul"
+  // The pipeline's checks (tests/translation-pipeline.test.ts): a vendor that follows the glossary it
+  // is given; one that always loses the first ⟦n⟧ token (markup, a URL) and ignores the glossary; and
+  // one that loses it only until it is told its previous answer was refused.
+  | "obedient"
+  | "sloppy"
+  | "sloppy-once";
 
 export type Vendor = "openai" | "anthropic" | "gemini" | "mistral" | "groq" | "openrouter";
 type Protocol = "openai" | "anthropic" | "gemini";
@@ -236,9 +244,24 @@ async function answer(scenario: string, who: Who, req: Request, body: any, url: 
       return validated(who, req, body, key);
     case "ok":
       return validated(who, req, body, key);
+    case "obedient":
+    case "sloppy":
+    case "sloppy-once":
+      return pipelineAnswer(scenario, who, body);
     default:
       return vendorError(who, 404, "not_found", `unknown scenario ${scenario}`);
   }
+}
+
+/** The pipeline scenarios' answers (OpenAI-compatible or Anthropic wire, as "ok" answers). */
+function pipelineAnswer(scenario: "obedient" | "sloppy" | "sloppy-once", who: Who, body: any): Response {
+  const system: string = who.protocol === "anthropic" ? String(body.system ?? "") : String(body.messages?.find((m: any) => m.role === "system")?.content ?? "");
+  const user = String(body.messages?.filter((m: any) => m.role === "user").pop()?.content ?? "");
+  let out = fakeTranslation(user);
+  const told = system.includes("A previous answer was refused");
+  if (scenario === "sloppy" || (scenario === "sloppy-once" && !told)) out = out.replace("⟦1⟧", "https://changed.example/");
+  if (scenario === "obedient") for (const [, from, to] of system.matchAll(/"([^"]+)" as "([^"]+)"/g)) out = out.split(from as string).join(to as string);
+  return success(who, body, out);
 }
 
 /** The scenarios answered at once, without looking at the request (errors, odd bodies); null for the others. */
@@ -326,8 +349,22 @@ function imagePart(protocol: "openai" | "anthropic", parts: any[]): { type: stri
   return { type: src.media_type, bytes: Buffer.from(src.data, "base64").length };
 }
 
+/**
+ * The usage a vendor reports, counted as OpenAI counts (the o200k tokenizer, gpt-tokenizer): the
+ * system and user messages and a few tokens of framing per message in; the answer out. What the
+ * app's estimates are held to (tests/translation-jobs.test.ts).
+ */
+function usageOf(body: any, text: string): { input: number; output: number } {
+  const messages: string[] = [
+    ...(typeof body?.system === "string" ? [body.system] : []),
+    ...(Array.isArray(body?.messages) ? body.messages.map((m: any) => (typeof m.content === "string" ? m.content : "")) : []),
+  ];
+  return { input: messages.reduce((n, m) => n + countTokens(m) + 4, 3), output: countTokens(text) };
+}
+
 function success(who: Who, body: any, text: string, truncated = false): Response {
   const model = typeof body?.model === "string" ? body.model : VENDOR_MODEL_ECHO;
+  const used = usageOf(body, text);
   if (who.protocol === "openai") {
     return Response.json({
       id: who.vendor === "openrouter" ? "gen-fake" : "chatcmpl-fake",
@@ -336,7 +373,7 @@ function success(who: Who, body: any, text: string, truncated = false): Response
       model,
       ...(who.vendor === "openrouter" ? { provider: "Fake" } : {}),
       choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: truncated ? "length" : "stop" }],
-      usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      usage: { prompt_tokens: used.input, completion_tokens: used.output, total_tokens: used.input + used.output },
       ...(who.vendor === "groq" ? { x_groq: { id: "req_fake" } } : {}),
     });
   }
@@ -348,7 +385,7 @@ function success(who: Who, body: any, text: string, truncated = false): Response
     content: text === "" ? [] : [{ type: "text", text }],
     stop_reason: truncated ? "max_tokens" : "end_turn",
     stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 5 },
+    usage: { input_tokens: used.input, output_tokens: used.output },
   });
 }
 

@@ -7,7 +7,7 @@ import { eq } from "drizzle-orm";
 import { translations } from "../db/schema";
 import { startFakeVendors, fakeTranslation as T } from "./fake-vendors";
 import { seedNode, seedProject } from "./helpers";
-import { call, callError, mcpHarness } from "./mcp-harness";
+import { call, mcpHarness } from "./mcp-harness";
 import { setModel } from "./model.helpers";
 
 const vendors = await startFakeVendors();
@@ -91,7 +91,8 @@ describe("machine translation follows the content model", async () => {
     const r = await call(client, "translate_node", { node_id: n.id, locale: "fr" });
     const sent = sentSince(before);
     expect(sent.map((s) => s.text).sort()).toEqual(
-      ["Hello", "A short summary", "news", "tech", "<p>Hello <b>world</b></p>", "Read this", "A sunset", "Big news", "# Title\n\nSome *prose*", "Be bold"].sort(),
+      // The HTML's tags are kept out of the vendor's reach as tokens (src/ai/pipeline.ts), and put back after.
+      ["Hello", "A short summary", "news", "tech", "⟦1⟧Hello ⟦2⟧world⟦3⟧⟦4⟧", "Read this", "A sunset", "Big news", "# Title\n\nSome *prose*", "Be bold"].sort(),
     );
     expect(r.translated_fields.map((f: { field: string }) => f.field).sort()).toEqual(
       [
@@ -110,7 +111,7 @@ describe("machine translation follows the content model", async () => {
     // Markdown and HTML are named to the vendor, so their markup stays; plain strings get no such line.
     const system = (t: string) => sent.find((s) => s.text === t)?.system ?? "";
     expect(system("# Title\n\nSome *prose*")).toContain("The text is Markdown");
-    expect(system("<p>Hello <b>world</b></p>")).toContain("The text is HTML");
+    expect(system("⟦1⟧Hello ⟦2⟧world⟦3⟧⟦4⟧")).toContain("The text is HTML");
     expect(system("A short summary")).not.toMatch(/The text is (Markdown|HTML)/);
 
     const expectedFields = { summary: T("A short summary"), tags: [T("news"), T("tech")], body: T("<p>Hello <b>world</b></p>"), teaser: { text: T("Read this") }, meta: { caption: T("A sunset") } };
@@ -124,7 +125,7 @@ describe("machine translation follows the content model", async () => {
     expect(fr.node.fields).toEqual({ ...fields, ...expectedFields, teaser: { text: T("Read this"), link: fields.teaser.link }, meta: { caption: T("A sunset"), credit: "Photo by Bob" } });
   });
 
-  test("a vendor answer the model refuses (too long) → invalid_content with the pointer, nothing stored", async () => {
+  test("a vendor answer longer than the model allows is retried once, then reported as needs_review and not stored (the field keeps its text)", async () => {
     const { p, client } = await setup(MODEL);
     // 50 characters: the fake vendor's "[translated] " prefix makes 63, over maxLength 60.
     const n = await seedNode(m.h, p.id, { slug: "long", title: "Long", type: "post", fields: { summary: "s".repeat(50) } });
@@ -132,14 +133,21 @@ describe("machine translation follows the content model", async () => {
     expect(published.status).toBe(200);
     const [stored] = await db.select().from(translations).where(eq(translations.nodeId, n.id));
 
-    const rest = await m.h.request("POST", `/admin/p/${p.id}/nodes/${n.id}/translations/fr/translate`, { body: {} });
-    expect(rest.status).toBe(400);
-    expect(rest.json.error.code).toBe("invalid_content");
-    expect(rest.json.error.details.violations).toEqual([{ pointer: "/fields/summary", rule: "maxLength", message: expect.any(String) }]);
-    const text = await callError(client, "translate_node", { node_id: n.id, locale: "fr" });
-    expect(text).toMatch(/^invalid_content: /);
-    expect(text).toContain("\n- /fields/summary (maxLength): ");
-    expect(await db.select().from(translations).where(eq(translations.nodeId, n.id))).toEqual([stored!]);
+    const before = vendors.received("ok").length;
+    // force: the summary a person wrote is sent too.
+    const rest = await m.h.request("POST", `/admin/p/${p.id}/nodes/${n.id}/translations/fr/translate`, { body: { force: true } });
+    expect(rest.status).toBe(200);
+    const summary = rest.json.data.translated_fields.find((f: { pointer: string }) => f.pointer === "/fields/summary");
+    expect(summary).toMatchObject({ status: "needs_review", failures: [expect.stringMatching(/^too long: 63 characters, the field allows 60/)] });
+    // The summary twice (the retry), the title once.
+    expect(vendors.received("ok").length - before).toBe(3);
+    const [after] = await db.select().from(translations).where(eq(translations.nodeId, n.id));
+    expect(after!.fields).toEqual(stored!.fields);
+    expect(after!.meta.title).toBe(T("Long"));
+    // Over MCP the same answer: not an error, the failure reported.
+    const r = await call(client, "translate_node", { node_id: n.id, locale: "fr", force: true });
+    expect(r.translated_fields.find((f: { pointer: string }) => f.pointer === "/fields/summary").status).toBe("needs_review");
+    expect((await db.select().from(translations).where(eq(translations.nodeId, n.id)))[0]!.fields).toEqual(stored!.fields);
   });
 
   test("free-form (no model): the key-name heuristic still picks the prose of fields and blocks", async () => {

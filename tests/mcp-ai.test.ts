@@ -36,7 +36,7 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
     const { client, providerId } = await setup();
     const before = vendors.received("ok").length;
     const r = await call(client, "translate_text", { text: "Hello {name}", to: "fr", field: "title" });
-    expect(r).toEqual({ translation: T("Hello {name}"), provider: "openai", model: "gpt-test" });
+    expect(r).toEqual({ translation: T("Hello {name}"), provider: "openai", model: "gpt-test", status: "machine", failures: [] });
     const sent = vendors.received("ok").slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.headers.authorization).toBe(`Bearer ${apiKey}`);
@@ -94,12 +94,14 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
     expect(r.model).toBe("gpt-test");
     // jsonb keeps object keys in its own order, so compare the set of fields.
     expect(r.translated_fields.map((f: any) => f.field).sort()).toEqual(
-      ["title", "seo.description", `blocks.${hero}.heading`, `blocks.${hero}.cta.label`, `blocks.${list}.items.0.text`, `blocks.${list}.items.1.text`, `blocks.${image}.alt`].sort(),
+      ["seo.description", `blocks.${hero}.heading`, `blocks.${hero}.cta.label`, `blocks.${list}.items.0.text`, `blocks.${list}.items.1.text`, `blocks.${image}.alt`].sort(),
     );
-    expect(r.translated_fields[0]).toEqual({ field: "title", chars: "Welcome home".length });
-    expect(vendors.received("ok").length - before).toBe(7);
+    expect(r.translated_fields[0]).toEqual({ field: "seo.description", pointer: "/seo/description", chars: "The best place".length, status: "machine", from_memory: false, failures: [] });
+    // The title a person wrote (and published) is kept: never overwritten without force.
+    expect(r.skipped).toEqual([{ field: "title", pointer: "/title", reason: "written by a person: kept (force re-translates it)" }]);
+    expect(vendors.received("ok").length - before).toBe(6);
 
-    expect(r.translation).toMatchObject({ locale: "fr", status: "published", state: "changed", meta: { slug: "accueil", title: T("Welcome home"), description: T("The best place") } });
+    expect(r.translation).toMatchObject({ locale: "fr", status: "published", state: "changed", meta: { slug: "accueil", title: "Old", description: T("The best place") } });
     const [row] = await db
       .select()
       .from(translations)
@@ -121,6 +123,11 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
       [image]: { alt: T("A sunset") },
       [spacer]: { size: "sm" },
     });
+    // Asked again: nothing changed at the source, so nothing is sent; with force, every field is sent anew (the memory is not asked).
+    const again = await call(client, "translate_node", { node_id: n.id, locale: "fr" });
+    expect([again.translated_fields, again.skipped.length, vendors.received("ok").length - before]).toEqual([[], 7, 6]);
+    const forced = await call(client, "translate_node", { node_id: n.id, locale: "fr", force: true });
+    expect([forced.translated_fields.length, vendors.received("ok").length - before]).toEqual([7, 13]);
     const merged = await call(client, "get_node", { id: n.id, locale: "fr" });
     expect(merged.node).toMatchObject({ title: T("Welcome home"), translated: true, translation_status: "published", translation_state: "changed" });
     expect(merged.node.blocks[0].data).toEqual({ heading: T("Big news"), cta: { label: T("Read more"), href: "https://example.com/news" }, color: "#ff0000" });

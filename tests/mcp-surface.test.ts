@@ -207,7 +207,8 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     // Without a progressToken the same call is one JSON answer, no notifications.
     logs.length = 0;
     const plain = await m.post(
-      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "translate_node", arguments: { node_id: hello.id, locale: "de" } } },
+      // force: the source has not changed since, so without it nothing would be sent again.
+      { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "translate_node", arguments: { node_id: hello.id, locale: "de", force: true } } },
       { token, headers: { "mcp-protocol-version": "2025-11-25" } },
     );
     expect(plain.headers.get("content-type")).toContain("application/json");
@@ -216,7 +217,7 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
     // 2026-07-28: the same call with a progressToken is a stream of notifications/progress (no log messages: logging is not adopted there), then the result.
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, progressToken: "t-1" };
     const modern = await m.post(
-      { jsonrpc: "2.0", id: "m-1", method: "tools/call", params: { name: "translate_node", arguments: { node_id: hello.id, locale: "de" }, _meta: meta } },
+      { jsonrpc: "2.0", id: "m-1", method: "tools/call", params: { name: "translate_node", arguments: { node_id: hello.id, locale: "de", force: true }, _meta: meta } },
       { token, headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "translate_node" } },
     );
     expect(modern.status).toBe(200);

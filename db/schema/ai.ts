@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { projects } from "./projects";
 
 export const aiProviders = pgTable(
@@ -22,6 +22,28 @@ export const aiProviders = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   },
   (t) => [index("ai_providers_project_idx").on(t.projectId), uniqueIndex("ai_providers_one_default_uq").on(t.projectId).where(sql`${t.isDefault}`)],
+);
+
+/**
+ * Token use per project, provider and calendar month (UTC, "2026-11"), from the vendors' usage
+ * fields, every call counted (docs/ai.md, "Usage and the monthly cap"). No foreign key to the
+ * provider: its use stays counted after it is deleted.
+ */
+export const aiUsage = pgTable(
+  "ai_usage",
+  {
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    providerId: uuid("provider_id").notNull(),
+    month: text("month").notNull(),
+    kind: text("kind").notNull(),
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull().default(0),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull().default(0),
+    calls: integer("calls").notNull().default(0),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.providerId, t.month] })],
 );
 
 export const mcpTokens = pgTable(

@@ -15,6 +15,10 @@ export const projects = pgTable("projects", {
   modelVersion: integer("model_version").notNull().default(0),
   // The media storage quota; null: MEDIA_QUOTA_BYTES.
   mediaQuotaBytes: bigint("media_quota_bytes", { mode: "number" }),
+  // Translation (docs/translation.md): each locale's fallback chain, the locales machine-translated when a source is published, a monthly token cap.
+  fallbacks: jsonb("fallbacks").$type<Record<string, string[]>>().notNull().default({}),
+  autoTranslate: jsonb("auto_translate").$type<{ locales: string[] }>().notNull().default({ locales: [] }),
+  aiMonthlyTokenCap: bigint("ai_monthly_token_cap", { mode: "number" }),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

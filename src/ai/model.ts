@@ -18,7 +18,14 @@ export const ProviderOut = z.object({
   created_at: Timestamp,
   updated_at: Timestamp,
 });
-export const TranslateTextOut = z.object({ translation: z.string(), provider: z.string().describe("the provider's kind"), model: z.string() });
+export const TranslateTextOut = z.object({
+  translation: z.string(),
+  provider: z.string().describe("the provider's kind (memory: reused from the translation memory, no vendor call)"),
+  model: z.string(),
+  status: z.enum(["machine", "needs_review", "approved"]).optional().describe("needs_review: the answer failed the pipeline's checks twice (failures say why)"),
+  usage: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int() }).nullish().describe("the tokens the vendor reported for this call"),
+  failures: z.array(z.string()).optional(),
+});
 export const KindOut = z.object({ kind: z.string(), label: z.string(), driver: z.string(), default_base_url: z.string(), default_model: z.string(), aliases: z.array(z.string()) });
 export const ProviderIn = z.object({
   name: z.string().min(1).max(200),
@@ -36,4 +43,13 @@ export const TranslateIn = z.object({
   from: z.string().min(2).max(35).optional().describe("BCP 47 tag of the text; default: the project's default locale"),
   field: z.string().max(200).optional().describe("content field the text comes from (title, seo.description, blocks.<id>.text), used as context"),
   provider_id: ProviderId,
+});
+
+export const UsageOut = z.object({
+  provider_id: z.string(),
+  kind: z.string(),
+  month: z.string().describe("calendar month, UTC: 2026-11"),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  calls: z.number().int(),
 });

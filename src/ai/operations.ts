@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { adminOperation, projectOperation } from "../core/operation";
+import { canonicalLocale } from "../lib/locales";
 import { Empty } from "../lib/schemas";
 import { KINDS } from "./kinds";
-import { KindOut, ProviderIn, ProviderOut, TranslateIn, TranslateTextOut } from "./model";
-import { createProvider, deleteProvider, getProviderForCaller, listProviders, providerToWire, revealApiKey, translateText, updateProvider } from "./service";
+import { KindOut, ProviderIn, ProviderOut, TranslateIn, TranslateTextOut, UsageOut } from "./model";
+import { machineTranslate } from "./pipeline";
+import { createProvider, deleteProvider, getProviderForCaller, listProviders, listUsage, providerToWire, revealApiKey, updateProvider } from "./service";
 
 const ProviderRef = { provider_id: z.uuid() };
 const CALL_ERRORS = [409, 429, 500, 502, 504] as const;
@@ -28,7 +30,20 @@ const translateTextOp = projectOperation({
       "Dispatches by kind: anthropic to POST {base}/v1/messages, every other kind to POST {base}/chat/completions. Upstream faults: 401/403 → 502 provider_error, 429 → 429 rate_limited with Retry-After, 5xx/invalid/empty → 502, timeout → 504 provider_timeout.",
     errors: CALL_ERRORS,
   },
-  run: async ({ deps, project }, args) => translateText(deps, project, { ...args, from: args.from ?? project.defaultLocale }),
+  run: async ({ deps, project }, args) => {
+    // Through the pipeline every caller shares: memory, protected tokens, glossary, checks.
+    const from = canonicalLocale(args.from ?? project.defaultLocale) ?? args.from ?? project.defaultLocale;
+    const to = canonicalLocale(args.to) ?? args.to;
+    const a = await machineTranslate(deps, project, { provider_id: args.provider_id, from, to, text: args.text, field: args.field ?? null, format: null, memory: false });
+    return {
+      translation: a.text,
+      provider: a.origin.kind === "memory" ? "memory" : (a.origin.provider_kind ?? ""),
+      model: a.origin.model ?? "",
+      status: a.status,
+      failures: [...a.failures],
+      usage: a.usage,
+    };
+  },
 });
 
 const listKindsOp = adminOperation({
@@ -118,4 +133,16 @@ const deleteProviderOp = adminOperation({
   },
 });
 
-export const aiOperations = [translateTextOp, listKindsOp, listProvidersOp, createProviderOp, readProviderOp, updateProviderOp, deleteProviderOp];
+const usageOp = projectOperation({
+  name: "get_ai_usage",
+  title: "Read the AI token use",
+  description:
+    "Tokens and calls per provider and calendar month (UTC), from the vendors' usage fields, newest month first; the project's ai_monthly_token_cap stops new calls once used up (429 quota_exceeded).",
+  scopes: ["ai:read"],
+  input: z.object({}),
+  output: z.object({ usage: z.array(UsageOut) }),
+  http: { method: "GET", path: "/admin/p/:ref/ai/usage", data: "usage", tag: "ai", summary: "Token use per provider and month" },
+  run: async ({ deps, project }) => ({ usage: await listUsage(deps.db, project.id) }),
+});
+
+export const aiOperations = [translateTextOp, usageOp, listKindsOp, listProvidersOp, createProviderOp, readProviderOp, updateProviderOp, deleteProviderOp];

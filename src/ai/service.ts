@@ -1,7 +1,7 @@
-import { and, asc, eq, isNotNull, ne, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, ne, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { aiProviders, type Project, projects } from "../../db/schema";
+import { aiProviders, aiUsage, type Project, projects } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import type { AdminCaller } from "../lib/caller";
@@ -11,7 +11,7 @@ import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { Slots } from "../lib/slots";
 import { checkOutboundUrl } from "../lib/ssrf";
-import { DRIVERS, geminiGenerateContent } from "./drivers/protocols";
+import { DRIVERS, geminiGenerateContent, type Usage } from "./drivers/protocols";
 import { jsonPoster } from "./drivers/request";
 import { checkApiKey, checkBaseUrl, checkCapabilities, checkKind, checkModel, checkName, urlPolicy } from "./input";
 import { kindInfo } from "./kinds";
@@ -155,7 +155,7 @@ async function clearDefault(tx: Db, projectId: string, now: Date, except: string
 export async function translateText(
   deps: AppDeps,
   project: Project,
-  input: z.output<typeof TranslateIn> & { from: string; format?: "markdown" | "html" | null },
+  input: z.output<typeof TranslateIn> & { from: string; format?: "markdown" | "html" | null; instructions?: readonly string[] },
 ): Promise<z.output<typeof TranslateTextOut>> {
   const [from, to] = [input.from, input.to].map((tag) => canonicalLocale(tag));
   if (!from) throw new AppError("invalid_locale", `from "${input.from}" is not a BCP 47 tag`, { field: "from" });
@@ -170,13 +170,17 @@ export async function translateText(
   if (provider.capabilities.translate === false) {
     throw new AppError("invalid_request", `provider "${provider.name}" declares that it does not translate (capabilities.translate is false)`, { field: "provider_id" });
   }
-  const { text: translation, model } = await callProvider(deps, project, provider, "ai translate", {
-    system: translationPrompt({ from, to, field, format: input.format ?? null }),
+  const {
+    text: translation,
+    model,
+    usage,
+  } = await callProvider(deps, project, provider, "ai translate", {
+    system: [translationPrompt({ from, to, field, format: input.format ?? null }), ...(input.instructions ?? [])].join("\n"),
     text,
     maxOutputTokens: Math.min(8192, 512 + chars * 2),
   });
   if (translation.trim() === "") throw new AppError("provider_error", "the provider returned no translation (empty content)");
-  return { translation, provider: provider.kind, model };
+  return { translation, provider: provider.kind, model, usage };
 }
 
 /**
@@ -216,9 +220,10 @@ async function callProvider(
   provider: ProviderRow,
   what: string,
   call: { system: string; text: string; maxOutputTokens: number; image?: { type: string; base64: string } },
-): Promise<{ text: string; model: string }> {
+): Promise<{ text: string; model: string; usage: Usage | null }> {
   const info = kindInfo(provider.kind);
   const model = provider.model ?? info.default_model;
+  await refuseOverCap(deps.db, project, deps.now());
   const release = takeSlot(deps, project.id);
   const started = performance.now();
   try {
@@ -233,9 +238,10 @@ async function callProvider(
     const raw = await driver(post, { baseUrl: provider.baseUrl || info.default_base_url, apiKey, model, ...call });
     // Callers store what comes back (MCP translate_node writes jsonb): NUL and unpaired surrogates,
     // which PostgreSQL refuses, never leave here.
-    const text = raw.replace(/\u0000/g, "").toWellFormed();
+    const text = raw.text.replace(/\u0000/g, "").toWellFormed();
+    await countUsage(deps.db, project.id, provider, raw.usage, deps.now());
     deps.log.info(what, { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, chars: [...call.text].length, ms: Math.round(performance.now() - started) });
-    return { text, model };
+    return { text, model, usage: raw.usage };
   } catch (err) {
     const code = err instanceof AppError ? err.code : "internal";
     deps.log.warn(`${what} failed`, { project_id: project.id, provider_id: provider.id, kind: provider.kind, model, error_code: code, ms: Math.round(performance.now() - started) });
@@ -243,6 +249,52 @@ async function callProvider(
   } finally {
     release();
   }
+}
+
+const monthOf = (d: Date): string => d.toISOString().slice(0, 7);
+
+/** A call counted against its project, provider and month, with the tokens the vendor reported. */
+async function countUsage(db: Db, projectId: string, provider: ProviderRow, usage: Usage | null, now: Date): Promise<void> {
+  const input = usage?.input_tokens ?? 0;
+  const output = usage?.output_tokens ?? 0;
+  await db
+    .insert(aiUsage)
+    .values({ projectId, providerId: provider.id, month: monthOf(now), kind: provider.kind, inputTokens: input, outputTokens: output, calls: 1, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [aiUsage.projectId, aiUsage.providerId, aiUsage.month],
+      set: { inputTokens: sql`${aiUsage.inputTokens} + ${input}`, outputTokens: sql`${aiUsage.outputTokens} + ${output}`, calls: sql`${aiUsage.calls} + 1`, updatedAt: now },
+    });
+}
+
+/** The project's tokens this month (every provider). */
+export async function tokensThisMonth(db: Db, projectId: string, now: Date): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`coalesce(sum(${aiUsage.inputTokens} + ${aiUsage.outputTokens}), 0)` })
+    .from(aiUsage)
+    .where(and(eq(aiUsage.projectId, projectId), eq(aiUsage.month, monthOf(now))));
+  return Number(row?.n ?? 0);
+}
+
+/** 429 quota_exceeded once the project's monthly token cap is used up: no new call is made. */
+async function refuseOverCap(db: Db, project: Project, now: Date): Promise<void> {
+  const [p] = await db.select({ cap: projects.aiMonthlyTokenCap }).from(projects).where(eq(projects.id, project.id));
+  const cap = p?.cap ?? null;
+  if (cap === null) return;
+  const used = await tokensThisMonth(db, project.id, now);
+  if (used >= cap)
+    throw new AppError(
+      "quota_exceeded",
+      `this project's AI token cap for ${monthOf(now)} is used up (${used} of ${cap} tokens): no more calls until next month, or raise ai_monthly_token_cap`,
+      { used, cap, month: monthOf(now) },
+      undefined,
+      { status: 429 },
+    );
+}
+
+/** GET …/ai/usage: tokens and calls per provider and month, newest month first. */
+export async function listUsage(db: Db, projectId: string) {
+  const rows = await db.select().from(aiUsage).where(eq(aiUsage.projectId, projectId)).orderBy(desc(aiUsage.month), asc(aiUsage.kind));
+  return rows.map((r) => ({ provider_id: r.providerId, kind: r.kind, month: r.month, input_tokens: r.inputTokens, output_tokens: r.outputTokens, calls: r.calls }));
 }
 
 /** The provider named (404 unless it is this project's), or the project's default. */

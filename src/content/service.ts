@@ -1,7 +1,7 @@
 import { and, asc, count, eq, ilike, inArray, isNull, like, max, ne, type SQL, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, type NodeStatus, nodes, type Project, publishedNodes, translations } from "../../db/schema";
+import { blocks, type NodeStatus, nodes, type Project, publishedNodes, translations, translationUnits } from "../../db/schema";
 import { AppError, isUniqueViolation, notFound } from "../errors";
 import { isUuid, uuidv7 } from "../lib/ids";
 import { canonicalLocale } from "../lib/locales";
@@ -213,6 +213,10 @@ async function writeBlocks(db: Db, nodeId: string, input: readonly BlockInput[],
       .update(translations)
       .set({ blocks: sql`${translations.blocks} - ${keys}`, updatedAt: now })
       .where(and(eq(translations.nodeId, nodeId), sql`jsonb_exists_any(${translations.blocks}, ${keys})`));
+    // With them, the state of their translated units (docs/translation.md).
+    await db
+      .delete(translationUnits)
+      .where(and(eq(translationUnits.nodeId, nodeId), sql`split_part(${translationUnits.pointer}, '/', 2) = 'blocks' and split_part(${translationUnits.pointer}, '/', 3) = any(${keys})`));
   }
   // One statement for all of them (a round trip, and on the embedded database a query, per block before).
   if (rows.length > 0) {

@@ -39,6 +39,11 @@ export interface HttpBinding {
   readonly status?: 200 | 201 | 204;
   /** The output field answered as `data`; the other fields sit beside it. Without it, the whole output is `data`. */
   readonly data?: string;
+  /**
+   * The answer is the output field `field` (a string) sent as it is with this content type (CSV, XML), not JSON,
+   * or with the type the output's `typeField` names when it has one (an XLIFF or JSON file); a body of another type than JSON is read as text into the `body` field.
+   */
+  readonly raw?: { readonly field: string; readonly type: string; readonly typeField?: string };
   /** Answers carry a secret shown once: never cached. */
   readonly noStore?: boolean;
   readonly tag: string;

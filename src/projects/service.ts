@@ -21,6 +21,9 @@ export const projectToWire = (p: Project): z.output<typeof ProjectOut> => ({
   locales: p.locales,
   public_base_url: p.publicBaseUrl,
   preview_url: p.previewUrl,
+  fallbacks: p.fallbacks,
+  auto_translate: p.autoTranslate,
+  ai_monthly_token_cap: p.aiMonthlyTokenCap,
   media_quota_bytes: p.mediaQuotaBytes,
   created_at: p.createdAt.toISOString(),
   updated_at: p.updatedAt.toISOString(),
@@ -90,6 +93,9 @@ export async function createProject(db: Db, input: z.output<typeof ProjectIn>, c
           publicBaseUrl: normaliseBaseUrl(input.public_base_url),
           previewUrl: normalisePreviewUrl(input.preview_url),
           mediaQuotaBytes: input.media_quota_bytes ?? null,
+          fallbacks: checkFallbacks(input.fallbacks ?? {}, def, list),
+          autoTranslate: { locales: checkAutoLocales(input.auto_translate?.locales ?? [], def, list) },
+          aiMonthlyTokenCap: input.ai_monthly_token_cap ?? null,
           createdAt: now,
           updatedAt: now,
         })
@@ -116,6 +122,9 @@ export async function updateProject(db: Db, ctx: WriteContext, project: Project,
         publicBaseUrl: input.public_base_url === undefined ? current.publicBaseUrl : normaliseBaseUrl(input.public_base_url),
         previewUrl: input.preview_url === undefined ? current.previewUrl : normalisePreviewUrl(input.preview_url),
         mediaQuotaBytes: input.media_quota_bytes === undefined ? current.mediaQuotaBytes : input.media_quota_bytes,
+        fallbacks: checkFallbacks(input.fallbacks ?? current.fallbacks, def, list),
+        autoTranslate: { locales: checkAutoLocales(input.auto_translate?.locales ?? current.autoTranslate.locales, def, list) },
+        aiMonthlyTokenCap: input.ai_monthly_token_cap === undefined ? current.aiMonthlyTokenCap : input.ai_monthly_token_cap,
         updatedAt: now,
       };
       return oneRow(await tx.update(projects).set(changes).where(eq(projects.id, current.id)).returning());
@@ -135,4 +144,31 @@ export async function deleteProject(db: Db, project: Project): Promise<void> {
   contentCommitted(db, project.id, gone);
   // Drops the shared field indexes that only this project's model used (model/indexes.ts).
   await dropFieldIndexes(db, project.id);
+}
+
+/** A project locale by any case, or 400 naming the field. */
+function projectTag(tag: string, list: readonly string[], field: string): string {
+  const found = list.find((l) => l.toLowerCase() === tag.toLowerCase());
+  if (!found) throw new AppError("invalid_locale", `${field}: "${tag}" is not one of the project's locales`, { field });
+  return found;
+}
+
+/** Fallback chains: each locale (not the default) names project locales other than itself, without repeats; the default locale ends every chain anyway. */
+function checkFallbacks(input: Record<string, string[]>, def: string, list: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [locale, chain] of Object.entries(input)) {
+    const from = projectTag(locale, list, `fallbacks.${locale}`);
+    if (from === def) throw new AppError("invalid_request", `fallbacks.${locale}: the default locale falls back to nothing`, { field: `fallbacks.${locale}` });
+    const tags = chain.map((t, i) => projectTag(t, list, `fallbacks.${locale}.${i}`));
+    if (tags.includes(from) || new Set(tags).size !== tags.length)
+      throw new AppError("invalid_request", `fallbacks.${locale}: a chain names each other locale once, never the locale itself`, { field: `fallbacks.${locale}` });
+    out[from] = tags;
+  }
+  return out;
+}
+
+function checkAutoLocales(locales: readonly string[], def: string, list: readonly string[]): string[] {
+  const tags = [...new Set(locales.map((t, i) => projectTag(t, list, `auto_translate.locales.${i}`)))];
+  if (tags.includes(def)) throw new AppError("invalid_request", "auto_translate.locales: the default locale is the source, not a translation", { field: "auto_translate.locales" });
+  return tags;
 }

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { ProviderId } from "../ai/model";
 import { IDEMPOTENT_WRITE, projectOperation, READ_ONLY } from "../core/operation";
-import { Empty, Json, Locale, NodeId, Slug } from "../lib/schemas";
+import { notFound } from "../errors";
+import { Empty, Id, Json, Locale, NodeId, Page, PerPage, Slug } from "../lib/schemas";
 import { translateNode } from "./machine";
 import { TranslationOut, TranslationStatus } from "./model";
-import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation } from "./service";
+import { deleteTranslation, getTranslation, listTranslations, translationToWire, upsertTranslation, withFieldStatus } from "./service";
+import { listStale } from "./status";
 
 const NodeLocale = { node_id: NodeId, locale: Locale };
 const route = (method: "GET" | "PUT" | "DELETE" | "POST", tail: string) => ({ method, path: `/admin/p/:ref/nodes/:id/translations${tail}`, params: { id: "node_id" }, tag: "translations" }) as const;
@@ -17,7 +19,7 @@ const listTranslationsOp = projectOperation({
   input: z.object({ node_id: NodeId }),
   output: z.object({ translations: z.array(TranslationOut) }),
   http: { ...route("GET", ""), data: "translations", summary: "List a node's translations" },
-  run: async ({ deps, project }, args) => ({ translations: (await listTranslations(deps.db, project, args.node_id)).map(translationToWire) }),
+  run: async ({ deps, project }, args) => ({ translations: await withFieldStatus(deps.db, project.id, await listTranslations(deps.db, project, args.node_id)) }),
 });
 
 const getTranslationOp = projectOperation({
@@ -31,7 +33,11 @@ const getTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: READ_ONLY,
   http: { ...route("GET", "/:locale"), data: "translation", summary: "Read a node's translation into one locale" },
-  run: async ({ deps, project }, args) => ({ translation: translationToWire(await getTranslation(deps.db, project, args.node_id, args.locale)) }),
+  run: async ({ deps, project }, args) => {
+    const [translation] = await withFieldStatus(deps.db, project.id, [await getTranslation(deps.db, project, args.node_id, args.locale)]);
+    if (!translation) throw notFound("translation");
+    return { translation };
+  },
 });
 
 const upsertTranslationOp = projectOperation({
@@ -89,15 +95,31 @@ const translateNodeOp = projectOperation({
   title: "Machine-translate a node",
   description:
     "Translate a node's title, SEO description and the text of its blocks into one of the project's other locales with the project's AI provider, " +
-    "and store the result as the translation's working copy, a draft (nothing a reader sees changes; a published translation's state becomes changed): " +
+    "through the pipeline that keeps markup, URLs, placeholders and do-not-translate terms, follows the glossary and checks each answer (one that fails twice is stored as needs_review), " +
+    "reusing the translation memory; fields a person wrote, approved or published are kept unless force, and fields already translated from the same source are not sent again. " +
+    "It stores the result as the translation's working copy, a draft (nothing a reader sees changes; a published translation's state becomes changed): " +
     'review it with get_translation or get_node with locale, then publish it with publish_node and locale (or upsert_translation with status "published"). ' +
     "Existing translated fields that were not re-translated (a localised slug, say) are kept. Reports every field translated.",
   nodeWrite: true,
   scopes: ["content:write", "ai:read"],
-  input: z.object({ ...NodeLocale, provider_id: ProviderId }),
+  input: z.object({
+    ...NodeLocale,
+    provider_id: ProviderId,
+    force: z.boolean().optional().describe("re-translate fields a person wrote, approved or published too (never without it)"),
+  }),
   output: z.object({
     translation: TranslationOut,
-    translated_fields: z.array(z.object({ field: z.string(), chars: z.number().int() })),
+    translated_fields: z.array(
+      z.object({
+        field: z.string(),
+        pointer: z.string(),
+        chars: z.number().int(),
+        status: z.enum(["machine", "needs_review", "approved"]).describe("needs_review: the answer failed its checks twice (failures say why)"),
+        from_memory: z.boolean().describe("reused from the translation memory: no vendor call"),
+        failures: z.array(z.string()),
+      }),
+    ),
+    skipped: z.array(z.object({ field: z.string(), pointer: z.string(), reason: z.string() })).describe("fields kept as they are, and why"),
     provider: z.string().nullable(),
     model: z.string().nullable(),
   }),
@@ -111,5 +133,24 @@ const translateNodeOp = projectOperation({
   run: ({ deps, project, now, progress, write }, args) => translateNode(deps, write, project, args, now, progress),
 });
 
+const listStaleOp = projectOperation({
+  name: "list_stale_translations",
+  title: "List stale translations",
+  description:
+    "The translated fields whose source changed since they were translated, per node and locale (pointers into the node: /title, /fields/…, /blocks/{blockId}/data/…), by the node's path: what a team has to translate again. " +
+    "Filter with locale. Machine-translate a node again with translate_node, or write the fields with upsert_translation.",
+  scopes: ["content:read"],
+  input: z.object({ locale: Locale.optional().describe("only this locale"), page: Page, per_page: PerPage(50) }),
+  output: z.object({
+    stale: z.array(z.object({ node_id: Id, locale: z.string(), path: z.string(), pointers: z.array(z.string()) })),
+    total: z.number().int(),
+    page: z.number().int(),
+    per_page: z.number().int(),
+  }),
+  tool: READ_ONLY,
+  http: { method: "GET", path: "/admin/p/:ref/translations/stale", data: "stale", tag: "translations", summary: "List translated fields whose source changed since" },
+  run: ({ deps, project }, args) => listStale(deps.db, project, args),
+});
+
 /** In the order tools/list shows the tools. */
-export const translationOperations = [getTranslationOp, upsertTranslationOp, translateNodeOp, listTranslationsOp, deleteTranslationOp];
+export const translationOperations = [getTranslationOp, upsertTranslationOp, translateNodeOp, listStaleOp, listTranslationsOp, deleteTranslationOp];

@@ -1,9 +1,9 @@
 import { asc, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
-import { blocks, type Project, translations } from "../../db/schema";
+import { type Project, translations, type UnitOrigin } from "../../db/schema";
 import { publishTranslationVersion, unpublishTranslationVersion } from "../content/publish";
-import { findTranslation, getNode, projectLocale } from "../content/service";
+import { findTranslation, getBlocks, getNode, projectLocale } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { uuidv7 } from "../lib/ids";
 import { oneRow } from "../lib/rows";
@@ -11,6 +11,7 @@ import { checkSeoImage } from "../media/seo-image";
 import type { WriteContext } from "../write/context";
 import { contentWrite } from "../write/unit";
 import type { TranslationOut } from "./model";
+import { fieldStatuses, originOf, recordUnits, type UnitState } from "./status";
 
 export type Translation = typeof translations.$inferSelect;
 
@@ -28,6 +29,14 @@ export const translationToWire = (tr: Translation): z.output<typeof TranslationO
   created_at: tr.createdAt.toISOString(),
   updated_at: tr.updatedAt.toISOString(),
 });
+
+/** Translations of one node on the wire, each with its field_status. */
+export async function withFieldStatus(db: Db, projectId: string, trs: readonly Translation[]): Promise<Array<z.output<typeof TranslationOut>>> {
+  const first = trs[0];
+  if (!first) return [];
+  const statuses = await fieldStatuses(db, projectId, first.nodeId, trs);
+  return trs.map((t) => ({ ...translationToWire(t), field_status: statuses.get(t.locale) }));
+}
 
 export async function listTranslations(db: Db, project: Project, nodeId: string): Promise<Translation[]> {
   const node = await getNode(db, project.id, nodeId);
@@ -51,6 +60,9 @@ export async function upsertTranslation(
   input: Partial<Pick<Translation, "meta" | "fields" | "blocks" | "status">>,
   now: Date,
   canPublish = false,
+  origin?: UnitOrigin,
+  /** Per unit (by pointer), a status or origin other than the write's (a machine answer that failed its checks, a unit from the memory, an import's state). */
+  perUnit?: (pointer: string) => UnitState | undefined,
 ): Promise<Translation> {
   const loc = projectLocale(project, locale);
   if (loc === project.defaultLocale) throw new AppError("invalid_locale", `"${loc}" is the project's default locale: edit the node itself`);
@@ -63,7 +75,8 @@ export async function upsertTranslation(
     w.touched(node.id, loc);
     await checkSeoImage(tx, project.id, input.meta, "meta.og_image");
     const overrides = Object.entries(input.blocks ?? {});
-    const ids = new Set(overrides.length > 0 ? (await tx.select({ id: blocks.id }).from(blocks).where(eq(blocks.nodeId, node.id))).map((b) => b.id) : []);
+    const [nodeBlocks, before] = await Promise.all([getBlocks(tx, node.id), findTranslation(tx, node.id, loc)]);
+    const ids = new Set(nodeBlocks.map((b) => b.id));
     const [unknown] = overrides.find(([id]) => !ids.has(id.toLowerCase())) ?? [];
     if (unknown !== undefined) throw new AppError("invalid_request", `block ${unknown} is not a block of this node`, { field: `blocks.${unknown}` });
     // The working copy: a new translation is a draft; one with a published version keeps it (and is changed).
@@ -82,7 +95,10 @@ export async function upsertTranslation(
     );
     // status "published" publishes it, for a caller who may; for anyone else the write is a draft, whatever its input says.
     // (Its changed flag moves when the write records it: answered as it will be.)
-    if (input.status !== "published" || !canPublish) return { ...written, changed: written.status === "published" };
+    const publishes = input.status === "published" && canPublish;
+    // Each unit's state: the text's origin and the source it was made from (src/translations/status.ts).
+    await recordUnits(tx, project.id, { ...node, blocks: nodeBlocks }, loc, before ?? null, written, origin ?? originOf(ctx.actor), publishes, now, perUnit);
+    if (!publishes) return { ...written, changed: written.status === "published" };
     await publishTranslationVersion(tx, w, node, loc);
     return { ...written, status: "published", changed: false };
   });

@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
   "translation.updated",
   "translation.published",
   "translation.unpublished",
+  "translation.stale",
   "media.created",
   "media.updated",
   "media.deleted",

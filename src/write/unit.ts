@@ -20,6 +20,7 @@ import type { WriteContext } from "./context";
 import { dryRunChanges } from "./dry-run";
 import { enqueueWriteEvents } from "./outbox";
 import { type Recorded, recordDeletion, recordRevisions, type Versions } from "./record";
+import { settleUnits } from "./translation-units";
 
 export const CONTENT_CHANNEL = "cms_content";
 
@@ -146,15 +147,22 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     // A dry run reports what would change to the operation unit, which rolls it all back.
     const dry = ctx.dryRun;
     const check = modelVersion > 0 && touched.size > 0;
+    // A node's own content written: its snapshot tells which translated units went stale.
+    const ownChanges = [...changed].filter(([id, c]) => c.locales.has(undefined) && !deleted.has(id)).map(([id]) => id);
     const [{ numbers, recorded }] = await Promise.all([
-      recordChanges(tx, ctx, projectId, changed, deleted, versions, check || dry !== null || versions.published.size > 0),
+      recordChanges(tx, ctx, projectId, changed, deleted, versions, check || dry !== null || versions.published.size > 0 || ownChanges.length > 0),
       notifyContent(tx, commitNotice(db, projectId, changes)),
     ]);
     // The write's webhook events (the outbox), in this transaction, beside the model check
     // (one round trip; a failed check rolls them back with the rest). An endpoint created after the
     // project's lock was taken gets this write's events no more than it would from the statement.
     const events = webhooks ? enqueueWriteEvents(tx, projectId, { operation: ctx.operation ?? undefined, changed, recorded, deleted, published: versions.published, publishedBefore }) : null;
-    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events]);
+    const own = ownChanges.flatMap((id) => {
+      const r = recorded.get(id);
+      return r ? [{ id, snapshot: r.snapshot }] : [];
+    });
+    const units = settleUnits(tx, projectId, modelVersion, own, versions.settled, versions.published, webhooks, ctx.actor);
+    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events, units]);
     answerRevisions(out, numbers);
     answerStates(out, versions);
     if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, ctx.operation ?? "write", publishedBefore)));

@@ -8,7 +8,28 @@ import type { PostJson } from "./request";
 /** What a driver needs for one call; the key is already opened. `image`: a picture sent with the text (describe_media), base64. */
 type DriverCall = { baseUrl: string; apiKey: string | null; model: string; system: string; text: string; maxOutputTokens: number; image?: { type: string; base64: string } };
 
-type Driver = (post: PostJson, call: DriverCall) => Promise<string>;
+/** The vendor's usage fields, when it reported them. */
+export interface Usage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+}
+export interface DriverAnswer {
+  readonly text: string;
+  readonly usage: Usage | null;
+}
+
+type Driver = (post: PostJson, call: DriverCall) => Promise<DriverAnswer>;
+
+const count = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? Math.round(v) : 0);
+/** Usage from the fields each wire names it by (OpenAI: prompt/completion; Anthropic: input/output; Gemini: usageMetadata). */
+function usageOf(body: unknown): Usage | null {
+  if (!isPlainObject(body)) return null;
+  const u = isPlainObject(body.usage) ? body.usage : isPlainObject(body.usageMetadata) ? body.usageMetadata : null;
+  if (!u) return null;
+  const input = count(u.prompt_tokens ?? u.input_tokens ?? u.promptTokenCount);
+  const output = count(u.completion_tokens ?? u.output_tokens ?? u.candidatesTokenCount);
+  return input + output > 0 ? { input_tokens: input, output_tokens: output } : null;
+}
 
 const outputLimit = (): AppError => new AppError("provider_error", "the provider stopped before the translation was complete (output limit)");
 
@@ -45,7 +66,7 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
     if (choice.finish_reason === "length") throw outputLimit();
     // content is a string, or (some compatible servers) an array of { type: "text", text } parts.
     const content = isPlainObject(choice.message) ? choice.message.content : undefined;
-    return typeof content === "string" ? content : partsText(content);
+    return { text: typeof content === "string" ? content : partsText(content), usage: usageOf(body) };
   },
   // Anthropic Messages API, native (POST {base}/v1/messages, x-api-key, anthropic-version).
   "anthropic-messages": async (post, call) => {
@@ -70,9 +91,9 @@ export const DRIVERS: Record<KindInfo["driver"], Driver> = {
         ],
       },
     });
-    if (!isPlainObject(body)) return "";
+    if (!isPlainObject(body)) return { text: "", usage: null };
     if (body.stop_reason === "max_tokens") throw outputLimit();
-    return partsText(body.content, "text");
+    return { text: partsText(body.content, "text"), usage: usageOf(body) };
   },
 };
 
@@ -99,5 +120,5 @@ export const geminiGenerateContent: Driver = async (post, call) => {
   if (candidate.finishReason === "MAX_TOKENS") throw outputLimit();
   const content = isPlainObject(candidate.content) ? candidate.content.parts : undefined;
   // Thought summaries (thought: true) are not the answer.
-  return Array.isArray(content) ? partsText(content.filter((p) => !(isPlainObject(p) && p.thought === true))) : "";
+  return { text: Array.isArray(content) ? partsText(content.filter((p) => !(isPlainObject(p) && p.thought === true))) : "", usage: usageOf(body) };
 };

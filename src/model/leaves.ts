@@ -4,7 +4,7 @@
 // out: a translation overrides arrays whole, and the model refuses an override of the array itself
 // when the array is not translatable (src/model/compile.ts), so such a result could not be stored.
 import { isPlainObject } from "../lib/merge";
-import { walkSchema } from "../model/compile";
+import { walkSchema } from "./compile";
 
 export type Path = Array<string | number>;
 /** A string to translate: where it sits, and the format its schema gives it (markdown and html keep their markup). */
@@ -12,6 +12,8 @@ export interface ModelLeaf {
   path: Path;
   text: string;
   format: "markdown" | "html" | null;
+  /** The schema's maxLength for the string, when it has one. */
+  maxLength?: number;
 }
 
 /** The schema formats whose strings are identifiers or codes, never prose, even under a translatable property. */
@@ -43,7 +45,8 @@ function collect(value: unknown, schema: unknown, path: Path, out: ModelLeaf[]):
     const format = typeof s.format === "string" ? s.format : null;
     // Blank text has nothing to translate (and the vendor call refuses it).
     if (value.trim() === "" || (format !== null && NOT_PROSE_FORMATS.has(format))) return;
-    out.push({ path, text: value, format: format === "markdown" || format === "html" ? format : null });
+    const maxLength = typeof s.maxLength === "number" ? s.maxLength : undefined;
+    out.push({ path, text: value, format: format === "markdown" || format === "html" ? format : null, ...(maxLength !== undefined ? { maxLength } : {}) });
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) collect(v, s.items, [...path, i], out);
   } else if (isPlainObject(value)) {
