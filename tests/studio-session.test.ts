@@ -167,7 +167,12 @@ describe("studio sessions", async () => {
     const byOwner = await boss.send("POST", `/admin/p/${p.slug}/members`, { body: { email: nobody.email, role: "editor" } });
     expect([byOwner.status, byOwner.json.data?.role]).toEqual([201, "editor"]);
     const rows = await db.select().from(projectMembers).where(eq(projectMembers.projectId, p.id));
-    expect(rows.filter((r) => [stranger.id, nobody.id].includes(r.userId)).map((r) => r.role).sort()).toEqual(["editor", "viewer"]);
+    expect(
+      rows
+        .filter((r) => [stranger.id, nobody.id].includes(r.userId))
+        .map((r) => r.role)
+        .sort(),
+    ).toEqual(["editor", "viewer"]);
   });
 
   test("refused and nothing written: a cookie without the header, from another site, or a write from another origin", async () => {

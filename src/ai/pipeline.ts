@@ -14,7 +14,7 @@ import { textHash } from "../model/units";
 import { translationPrompt } from "./prompt";
 import { translateText } from "./service";
 
-export interface Term {
+interface Term {
   readonly source: string;
   readonly target: string | null;
   readonly kind: GlossaryKind;
@@ -73,7 +73,7 @@ const token = (i: number): string => `⟦${i}⟧`;
 const TOKEN_RE = /⟦(\d+)⟧/g;
 
 /** The text with what must be kept replaced by tokens ⟦1⟧, ⟦2⟧…, and what each stands for. */
-export function protect(text: string, dnt: readonly Term[]): { text: string; kept: string[] } {
+function protect(text: string, dnt: readonly Term[]): { text: string; kept: string[] } {
   const kept: string[] = [];
   const replace = (s: string, re: RegExp): string =>
     s.replace(re, (m) => {
@@ -86,7 +86,7 @@ export function protect(text: string, dnt: readonly Term[]): { text: string; kep
 }
 
 /** The answer with its tokens back; each token missing, repeated or unknown is a failure. */
-export function restore(answer: string, kept: readonly string[]): { text: string; failures: string[] } {
+function restore(answer: string, kept: readonly string[]): { text: string; failures: string[] } {
   const failures: string[] = [];
   const seen = new Map<number, number>();
   for (const m of answer.matchAll(TOKEN_RE)) seen.set(Number(m[1]), (seen.get(Number(m[1])) ?? 0) + 1);
@@ -102,7 +102,7 @@ export function restore(answer: string, kept: readonly string[]): { text: string
 const lines = (s: string): number => s.split("\n").filter((l) => l.trim() !== "").length;
 
 /** The checks of a restored answer against its source and the house's rules. */
-export function checkAnswer(source: string, answer: string, rules: HouseRules, maxLength: number | null): string[] {
+function checkAnswer(source: string, answer: string, rules: HouseRules, maxLength: number | null): string[] {
   const failures: string[] = [];
   for (const t of rules.terms) {
     if (t.kind === "forced" && t.target !== null && termRe(t).test(source) && !termRe({ source: t.target, caseSensitive: t.caseSensitive }).test(answer))
@@ -129,7 +129,7 @@ function instructions(kept: number, rules: HouseRules, to: string, refused: read
 }
 
 /** A rough count of tokens (words and marks each one; within about 10 % of the o200k tokenizer on prose and on our prompts). */
-export const estimateTokens = (s: string): number => (s.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
+const estimateTokens = (s: string): number => (s.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? []).length;
 
 /** What one call for `text` is estimated to cost: the system prompt and the protected text in, about as much text out. */
 export function estimateCall(

@@ -267,7 +267,7 @@ async function countUsage(db: Db, projectId: string, provider: ProviderRow, usag
 }
 
 /** The project's tokens this month (every provider). */
-export async function tokensThisMonth(db: Db, projectId: string, now: Date): Promise<number> {
+async function tokensThisMonth(db: Db, projectId: string, now: Date): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`coalesce(sum(${aiUsage.inputTokens} + ${aiUsage.outputTokens}), 0)` })
     .from(aiUsage)

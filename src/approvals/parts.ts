@@ -25,7 +25,7 @@ export interface Part {
 }
 
 /** Only a publication of the whole node is cut into parts; every other request is all or nothing. */
-export const divisible = (a: Pick<Approval, "operation" | "arguments">): boolean => a.operation === "publish_node" && typeof a.arguments.locale !== "string";
+const divisible = (a: Pick<Approval, "operation" | "arguments">): boolean => a.operation === "publish_node" && typeof a.arguments.locale !== "string";
 
 const same = (x: unknown, y: unknown): boolean => JSON.stringify(x ?? null) === JSON.stringify(y ?? null);
 

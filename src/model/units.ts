@@ -33,7 +33,7 @@ export interface Unit {
 /** Keys whose string values are identifiers, links, styling or code, never prose. */
 const SKIP_KEY_RE =
   /^(id|.*_id|.*Id|type|kind|variant|style|class|classname|slug|href|url|.*_url|.*Url|src|srcset|image|icon|color|colour|anchor|target|rel|lang|locale|format|layout|align|theme|size|width|height|key|ref|path|email|tel|phone|embed|video|code|language|mime|mimetype)$/i;
-export const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
+const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
 
 export const textHash = (text: string): string => encodeHexLowerCase(sha256(new TextEncoder().encode(text)));
 

@@ -18,7 +18,7 @@ import type { WriteContext } from "../write/context";
 import { fieldName, skipReason } from "./machine";
 import { modelOf, unitRows } from "./status";
 
-export const MAX_JOB_UNITS = 100_000;
+const MAX_JOB_UNITS = 100_000;
 
 export interface JobInput {
   readonly root_node_id?: string | null;

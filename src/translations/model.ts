@@ -4,7 +4,7 @@ import { Id, Json, Timestamp } from "../lib/schemas";
 
 const UNIT_STATUSES = ["missing", "machine", "needs_review", "stale", "approved", "published"] as const;
 
-export const FieldStatusOut = z
+const FieldStatusOut = z
   .record(
     z.string(),
     z.object({

@@ -28,7 +28,7 @@ export async function publishUnits(tx: Db, nodeId: string, locales: readonly str
 }
 
 /** A translation's working copy went back to its published version: what its units were made from is no longer known. */
-export async function forgetUnits(tx: Db, nodeId: string, locales: readonly string[]): Promise<void> {
+async function forgetUnits(tx: Db, nodeId: string, locales: readonly string[]): Promise<void> {
   if (locales.length === 0) return;
   await tx.execute(sql`delete from translation_units where node_id = ${nodeId} and locale = any(${textArray(locales)})`);
 }
@@ -39,7 +39,7 @@ export async function forgetUnits(tx: Db, nodeId: string, locales: readonly stri
  * (a unit whose source is gone too), nothing else changes; a translation.stale event per node and
  * locale. Answers what was marked.
  */
-export async function markStale(
+async function markStale(
   tx: Db,
   projectId: string,
   model: CompiledModel,

@@ -13,7 +13,7 @@ export interface Usage {
   readonly input_tokens: number;
   readonly output_tokens: number;
 }
-export interface DriverAnswer {
+interface DriverAnswer {
   readonly text: string;
   readonly usage: Usage | null;
 }

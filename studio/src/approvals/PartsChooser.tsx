@@ -10,7 +10,7 @@ const CHANGE = { added: "new", changed: "changed", removed: "removed" } as const
 const segment = (s: string): string => s.replace(/~1/g, "/").replace(/~0/g, "~");
 
 /** What a part is, in words: "Title", "Field summary", "Block 2 (text)", "Translation de"… */
-export function partLabel(part: ApprovalPart, blockOrder: readonly string[]): string {
+function partLabel(part: ApprovalPart, blockOrder: readonly string[]): string {
   const [, head = "", ...rest] = part.pointer.split("/");
   const key = segment(rest.join("/"));
   switch (head) {

@@ -35,6 +35,7 @@ const EVENT_HELP: Record<EventType, string> = {
   "translation.updated": "a translation is saved without publishing, or removed",
   "translation.published": "a translation is published",
   "translation.unpublished": "a translation's published version is removed",
+  "translation.stale": "translated fields went stale: their source changed",
   "media.created": "a media item is uploaded",
   "media.updated": "a media item is changed",
   "media.deleted": "a media item is deleted",
