@@ -44,7 +44,16 @@ describe("inline translation through the providers", async () => {
       const text = 'Buy <a href="https://shop.example/x?y=1">{product}</a> now: %s left, {{count}} items';
       const res = await translate(p.id, { provider_id: id, text, field: "title" });
       expect(res.status).toBe(200);
-      expect(res.json).toEqual({ data: { translation: fakeTranslation(text), provider: stored, model: info.default_model, status: "machine", failures: [] } });
+      expect(res.json).toEqual({
+        data: {
+          translation: fakeTranslation(text),
+          provider: stored,
+          model: info.default_model,
+          status: "machine",
+          failures: [],
+          usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) },
+        },
+      });
       expect(vendors.requests.length).toBe(before + 1);
       const sent = vendors.requests[before];
       expect(sent!.method).toBe("POST");
@@ -338,6 +347,7 @@ describe("inline translation through the providers", async () => {
       translation: fakeTranslation("Hi"),
       provider: "anthropic",
       model: "claude-haiku-4-5",
+      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) },
     });
     const err = await translateText(h.deps, project, { provider_id: crypto.randomUUID(), from: "en", to: "de", text: "Hi" }).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);

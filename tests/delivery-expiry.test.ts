@@ -197,7 +197,8 @@ describe("delivery: every write path is seen on the writer's next read, without 
       [
         "MCP translate_node (AI) + REST publish of the draft",
         async () => {
-          await call(client, "translate_node", { node_id: n.id, locale: "fr" });
+          // force: the published French title is never replaced by the machine without it.
+          await call(client, "translate_node", { node_id: n.id, locale: "fr", force: true });
           const tr = await h.request("GET", `/admin/p/${p.slug}/nodes/${n.id}/translations/fr`);
           // The machine translation awaits review: a change to the published translation, which readers do not see yet.
           expect([tr.json.data.status, tr.json.data.state]).toEqual(["published", "changed"]);

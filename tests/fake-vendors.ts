@@ -359,7 +359,13 @@ function usageOf(body: any, text: string): { input: number; output: number } {
     ...(typeof body?.system === "string" ? [body.system] : []),
     ...(Array.isArray(body?.messages) ? body.messages.map((m: any) => (typeof m.content === "string" ? m.content : "")) : []),
   ];
-  return { input: messages.reduce((n, m) => n + countTokens(m) + 4, 3), output: countTokens(text) };
+  // In slices: the tokenizer's merges are quadratic in one long run without spaces (32,000 emoji).
+  const count = (s: string): number => {
+    let n = 0;
+    for (let i = 0; i < s.length; i += 2000) n += countTokens(s.slice(i, i + 2000));
+    return n;
+  };
+  return { input: messages.reduce((n, m) => n + count(m) + 4, 3), output: count(text) };
 }
 
 function success(who: Who, body: any, text: string, truncated = false): Response {

@@ -36,7 +36,14 @@ describe("MCP AI tools: translate_text and translate_node", async () => {
     const { client, providerId } = await setup();
     const before = vendors.received("ok").length;
     const r = await call(client, "translate_text", { text: "Hello {name}", to: "fr", field: "title" });
-    expect(r).toEqual({ translation: T("Hello {name}"), provider: "openai", model: "gpt-test", status: "machine", failures: [] });
+    expect(r).toEqual({
+      translation: T("Hello {name}"),
+      provider: "openai",
+      model: "gpt-test",
+      status: "machine",
+      failures: [],
+      usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) },
+    });
     const sent = vendors.received("ok").slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.headers.authorization).toBe(`Bearer ${apiKey}`);

@@ -73,9 +73,13 @@ const upsertTranslationOp = projectOperation({
   output: z.object({ translation: TranslationOut }),
   tool: IDEMPOTENT_WRITE,
   http: { ...route("PUT", "/:locale"), data: "translation", summary: "Create or replace a node's translation (meta and per-block overrides)" },
-  run: async ({ deps, project, now, write, caller }, { node_id, locale, ...input }) => ({
-    translation: translationToWire(await upsertTranslation(deps.db, write, project, node_id, locale, input, now, caller.scopes.includes("content:publish"))),
-  }),
+  run: async ({ deps, project, now, write, caller }, { node_id, locale, ...input }) => {
+    const written = await upsertTranslation(deps.db, write, project, node_id, locale, input, now, caller.scopes.includes("content:publish"));
+    // A dry run answers what would be written, without reading the state back.
+    if (write.dryRun) return { translation: translationToWire(written) };
+    const [translation] = await withFieldStatus(deps.db, project.id, [written]);
+    return { translation: translation ?? translationToWire(written) };
+  },
 });
 
 const deleteTranslationOp = projectOperation({

@@ -64,6 +64,15 @@ describe("translating in the studio", () => {
     assert.equal(draft.status, 200);
     assert.equal(draft.json.data.status, "draft");
     assert.match(draft.json.data.fields.summary, /^\[fr\] /);
+    // Each machine-made field says so beside it (and in its description).
+    const state = (el: Element) =>
+      (el.getAttribute("aria-describedby") ?? "")
+        .split(" ")
+        .map((id) => document.getElementById(id)?.textContent ?? "")
+        .join(" | ");
+    await page.locator('[data-pointer="/fields/summary"]').getByText("Machine translation, not reviewed").waitFor();
+    assert.match(await summary.evaluate(state), /Machine translation, not reviewed/);
+    assert.deepEqual(await axeViolations(page), []);
     // Reviewed by a person: the title edited, saved (still a draft), then published.
     await page.getByRole("textbox", { name: "Title" }).fill("À propos");
     await page.getByRole("textbox", { name: "Slug" }).fill("a-propos");
@@ -85,6 +94,12 @@ describe("translating in the studio", () => {
     assert.equal(body.data.title, "À propos");
     assert.match(body.data.fields.summary, /^\[fr\] /);
     assert.equal(body.data.fields.sku, "A-1");
+    // The original's summary changes: the French summary is marked stale in the translation view.
+    assert.equal((await api("PATCH", `/admin/p/${p.slug}/nodes/${node.id}`, { fields: { summary: "Who we are, and why", sku: "A-1" } })).status, 200);
+    await page.reload();
+    await page.locator('[data-pointer="/fields/summary"]').getByText("Stale: the original changed since").waitFor();
+    assert.equal(await page.getByText("Stale: the original changed since").count(), 1);
+    assert.deepEqual(await axeViolations(page), []);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { Button, FieldError, Input, Label, ListBox, ListBoxItem, Popover, Select, SelectValue, Text, TextField, Toolbar } from "react-aria-components";
 import { AgentChanges, agentName, useAgentChanges } from "../editorial/AgentChanges";
 import { AgentBadge, AgentMarksContext, useAgentMark } from "../editorial/agent-marks";
+import { type FieldState, FieldStateBadge, FieldStatusContext, formPointers, useFieldState } from "../editorial/field-status";
 import { openSitePreview, PreviewDialog } from "../editorial/Preview";
 import { ScheduleDialog, ScheduleLine } from "../editorial/ScheduleDialog";
 import { HistoryDialog } from "../history/HistoryDialog";
@@ -132,6 +133,17 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
   const [previewOpen, setPreviewOpen] = useState(false);
   // Who wrote this: the agents' changes to the node itself (a translation's form shows none).
   const agentChanges = useAgentChanges(slug, nodeId, node.revision);
+  // The translation view: each field's state (machine, needs review, stale) from the translation's field_status.
+  const fieldStates = useMemo(
+    () =>
+      locale
+        ? formPointers(
+            loaded.translation?.field_status,
+            loaded.node.blocks.map((b) => b.id),
+          )
+        : new Map<string, FieldState>(),
+    [locale, loaded.translation, loaded.node.blocks],
+  );
   const agentMarks = useMemo(() => new Map(locale ? [] : agentChanges.map((c) => [c.pointer, agentName(c.actor)] as const)), [agentChanges, locale]);
 
   // Every change is kept in localStorage (debounced), with the revision it is based on.
@@ -522,20 +534,22 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
         <AgentChanges list={agentChanges} fieldsSchema={fieldsSchema} blockTypes={blockTypes} blockTypeAt={(i) => loaded.node.blocks[i]?.type} onReviewed={writable ? () => void save() : undefined} />
       )}
       <AgentMarksContext.Provider value={agentMarks}>
-        <div className="editor-form">
-          <TitleSlug store={store} readOnly={!writable} parentPath={parentPathOf(current.path)} base={locale ? loaded.node : null} />
-          <NodeForm
-            store={store}
-            fieldsSchema={fieldsSchema}
-            blockTypes={blockTypes}
-            allowedBlocks={allowedBlocks}
-            readOnly={!writable}
-            translation={translationMode}
-            searchNodes={searchNodes}
-            lookupNode={lookupNode}
-            focusViolations={focusViolations}
-          />
-        </div>
+        <FieldStatusContext.Provider value={fieldStates}>
+          <div className="editor-form">
+            <TitleSlug store={store} readOnly={!writable} parentPath={parentPathOf(current.path)} base={locale ? loaded.node : null} />
+            <NodeForm
+              store={store}
+              fieldsSchema={fieldsSchema}
+              blockTypes={blockTypes}
+              allowedBlocks={allowedBlocks}
+              readOnly={!writable}
+              translation={translationMode}
+              searchNodes={searchNodes}
+              lookupNode={lookupNode}
+              focusViolations={focusViolations}
+            />
+          </div>
+        </FieldStatusContext.Provider>
       </AgentMarksContext.Provider>
 
       {historyOpen && (
@@ -608,6 +622,7 @@ function TitleSlug({ store, readOnly, parentPath, base }: { store: FormStore; re
   const titleError = useViolation(store, "/title");
   const slugError = useViolation(store, "/slug");
   const titleAgent = useAgentMark("/title");
+  const titleState = useFieldState("/title");
   const slugAgent = useAgentMark("/slug");
   const shownSlug = slug || base?.slug || "";
   const path = `/${parentPath ? `${parentPath}/` : ""}${shownSlug}`;
@@ -615,8 +630,15 @@ function TitleSlug({ store, readOnly, parentPath, base }: { store: FormStore; re
     <div className="title-slug">
       <TextField className="st-field" value={title ?? ""} onChange={setTitle} isReadOnly={readOnly} isInvalid={!!titleError} validationBehavior="aria" isRequired={!base}>
         <Label>Title</Label>
-        <Input placeholder={base?.title} data-pointer="/title" aria-describedby={titleAgent ? "title-agent" : undefined} />
+        <Input
+          placeholder={base?.title}
+          data-pointer="/title"
+          aria-describedby={
+            [titleAgent ? "title-agent" : "", titleState === "machine" || titleState === "needs_review" || titleState === "stale" ? "title-state" : ""].filter(Boolean).join(" ") || undefined
+          }
+        />
         <AgentBadge agent={titleAgent} id="title-agent" />
+        <FieldStateBadge state={titleState} id="title-state" />
         {base && (
           <Text slot="description" className="help">
             Original: {base.title}

@@ -2,6 +2,7 @@
 // base value and whether it is translated; plus the ids the control points at with aria-describedby.
 import { type ReactNode, useId } from "react";
 import { AgentBadge, useAgentMark } from "../editorial/agent-marks";
+import { type FieldState, FieldStateBadge, useFieldState } from "../editorial/field-status";
 import { useForm } from "../form/context";
 import { getIn, parsePointer } from "../form/pointer";
 import { useFieldSelector } from "../form/store";
@@ -35,6 +36,8 @@ export interface FieldMeta {
   base: { value: unknown; locale: string } | null;
   /** The agent whose change to this field no person has saved over yet (its badge is `${id}-agent`), or null. */
   agent: string | null;
+  /** In translation mode: the translated field's state (its badge is `${id}-state`), or null. */
+  state: FieldState | null;
 }
 
 const isUnset = (v: unknown): boolean => v === undefined;
@@ -58,8 +61,11 @@ function useMeta(props: FieldProps, extra: string[], container: boolean): FieldM
   const base = form.translation && !container ? { value: getIn(form.translation.base, parsePointer(props.pointer)), locale: form.translation.locale } : null;
   const untranslated = form.translation !== null && unset;
   const agent = useAgentMark(props.pointer);
+  const state = useFieldState(props.pointer);
+  const shownState = !container && (state === "machine" || state === "needs_review" || state === "stale") ? state : null;
   const ids = [
     agent && !container ? `${id}-agent` : null,
+    shownState ? `${id}-state` : null,
     help ? `${id}-help` : null,
     ...extra.map((suffix) => `${id}-${suffix}`),
     violation ? `${id}-error` : null,
@@ -77,6 +83,7 @@ function useMeta(props: FieldProps, extra: string[], container: boolean): FieldM
     untranslated,
     base,
     agent: container ? null : agent,
+    state: shownState,
   };
 }
 
@@ -135,6 +142,7 @@ export function FieldFrame({ meta, pointer, schema, children }: { meta: FieldMet
     <div className={meta.violation ? "field field-invalid" : "field"} data-pointer={pointer}>
       {children}
       <AgentBadge agent={meta.agent} id={`${meta.id}-agent`} />
+      <FieldStateBadge state={meta.state} id={`${meta.id}-state`} />
       <UntranslatedBadge meta={meta} />
       <HelpText meta={meta} />
       <ViolationText meta={meta} />
