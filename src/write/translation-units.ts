@@ -69,7 +69,8 @@ async function markStale(
     if (!entry) byTranslation.set(key, (entry = { node_id: m.node_id, locale: m.locale, pointers: [] }));
     entry.pointers.push(m.pointer);
   }
-  const out = [...byTranslation.values()].map((e) => ({ ...e, pointers: e.pointers.sort() }));
+  // In a stable order (the statement's rows come in none): by node, then locale.
+  const out = [...byTranslation.values()].map((e) => ({ ...e, pointers: e.pointers.sort() })).sort((a, b) => a.node_id.localeCompare(b.node_id) || a.locale.localeCompare(b.locale));
   if (webhooks) {
     const paths = new Map(changed.map(({ id, snapshot }) => [id, typeof snapshot.path === "string" ? snapshot.path : undefined]));
     await enqueueEvents(
