@@ -5,8 +5,7 @@
 // properties are the units (./leaves.ts); elsewhere the strings that read as prose under a key
 // that names no identifier, link or style. Machine translation, the per-field status, stale
 // detection and the files translators use all read units from here.
-import { sha256 } from "@oslojs/crypto/sha2";
-import { encodeHexLowerCase } from "@oslojs/encoding";
+import { createHash } from "node:crypto";
 import { isPlainObject } from "../lib/merge";
 import { type CompiledModel, pointerSegment } from "./compile";
 import { type ModelLeaf, type Path, translatableLeaves } from "./leaves";
@@ -35,7 +34,8 @@ const SKIP_KEY_RE =
   /^(id|.*_id|.*Id|type|kind|variant|style|class|classname|slug|href|url|.*_url|.*Url|src|srcset|image|icon|color|colour|anchor|target|rel|lang|locale|format|layout|align|theme|size|width|height|key|ref|path|email|tel|phone|embed|video|code|language|mime|mimetype)$/i;
 const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]{3,8}|[\d\s.,:%+-]+|[0-9a-f]{8}-[0-9a-f-]{27}|\S+@\S+\.\S+)$/i;
 
-export const textHash = (text: string): string => encodeHexLowerCase(sha256(new TextEncoder().encode(text)));
+/** SHA-256 of the text, hex (node:crypto: native on Bun, Node and Deno; every node write with translations hashes its units). */
+export const textHash = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
 
 const pointerOf = (path: Path): string => path.map((p) => `/${pointerSegment(String(p))}`).join("");
 

@@ -114,8 +114,10 @@ export async function settleUnits(
   }
   // Sources published (the node itself): auto-translate where the project asks for it.
   const sources = [...published].filter((id) => settled.has(id));
+  // Only a node that has translations can have translated units: the others cost nothing here.
+  const translated = own.filter((o) => Array.isArray(o.snapshot.translations) && o.snapshot.translations.length > 0);
   await Promise.all([
-    own.length > 0 ? markStale(tx, projectId, await compiledModel(tx, projectId, modelVersion), own, new Date(), webhooks) : null,
+    translated.length > 0 ? markStale(tx, projectId, await compiledModel(tx, projectId, modelVersion), await withContent(tx, translated), new Date(), webhooks) : null,
     sources.length > 0 ? queueAutoTranslation(tx, projectId, sources, actor) : null,
     ...[...locales].flatMap(([id, e]) => [publishUnits(tx, id, e.published), forgetUnits(tx, id, e.discarded)]),
   ]);
@@ -133,4 +135,20 @@ async function queueAutoTranslation(tx: Db, projectId: string, nodeIds: readonly
       ${zero}::jsonb, ${JSON.stringify(actor)}::jsonb, 'node', false, false
     from projects p cross join unnest(${textArray(nodeIds)}::uuid[]) as n(id)
     where p.id = ${projectId} and jsonb_array_length(p.auto_translate->'locales') > 0`);
+}
+
+/**
+ * The nodes' content as units are read from it: the recorded snapshot when the write path kept it
+ * whole (a model check, a publication), else read (title, type, SEO, fields, blocks) in one query.
+ */
+async function withContent(tx: Db, own: ReadonlyArray<{ readonly id: string; readonly snapshot: Record<string, unknown> }>) {
+  const whole = own.filter((o) => Array.isArray(o.snapshot.blocks));
+  const read = own.filter((o) => !Array.isArray(o.snapshot.blocks));
+  if (read.length === 0) return whole;
+  const found = rows<{ id: string; snapshot: Record<string, unknown> }>(
+    await tx.execute(sql`select n.id, jsonb_build_object('title', n.title, 'type', n.type, 'path', n.path, 'seo', n.seo, 'fields', n.fields,
+        'blocks', coalesce((select jsonb_agg(jsonb_build_object('id', b.id, 'type', b.type, 'data', b.data) order by b."order", b.id) from blocks b where b.node_id = n.id), '[]'::jsonb)) as snapshot
+      from nodes n where n.id = any(${textArray(read.map((o) => o.id))}::uuid[])`),
+  );
+  return [...whole, ...found];
 }

@@ -147,10 +147,10 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     // A dry run reports what would change to the operation unit, which rolls it all back.
     const dry = ctx.dryRun;
     const check = modelVersion > 0 && touched.size > 0;
-    // A node's own content written: its snapshot tells which translated units went stale.
+    // A node's own content written: which translated units went stale (only nodes that have translations pay).
     const ownChanges = [...changed].filter(([id, c]) => c.locales.has(undefined) && !deleted.has(id)).map(([id]) => id);
     const [{ numbers, recorded }] = await Promise.all([
-      recordChanges(tx, ctx, projectId, changed, deleted, versions, check || dry !== null || versions.published.size > 0 || ownChanges.length > 0),
+      recordChanges(tx, ctx, projectId, changed, deleted, versions, check || dry !== null || versions.published.size > 0),
       notifyContent(tx, commitNotice(db, projectId, changes)),
     ]);
     // The write's webhook events (the outbox), in this transaction, beside the model check
