@@ -4,6 +4,7 @@
 // schedule missed while no instance ran is due at the first look after a start.
 import type { AppDeps } from "../core/deps";
 import { describeError } from "../errors";
+import { periodic } from "../lib/periodic";
 import { dueSchedules, fireSchedule } from "./service";
 
 export interface Scheduler {
@@ -13,41 +14,20 @@ export interface Scheduler {
 }
 
 export function startScheduler(deps: Pick<AppDeps, "db" | "log">, intervalMs: number): Scheduler {
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let stopped = false;
-  let running: Promise<number> | null = null;
-  const tick = (): Promise<number> => {
-    running ??= (async () => {
-      let fired = 0;
-      try {
-        for (const due of await dueSchedules(deps.db)) {
-          try {
-            if (await fireSchedule(deps.db, due)) fired++;
-          } catch (err) {
-            deps.log.warn("scheduler: a schedule could not be carried out; retrying at the next look", { node_id: due.nodeId, locale: due.locale, action: due.action, ...describeError(err) });
-          }
+  return periodic(intervalMs, async () => {
+    let fired = 0;
+    try {
+      for (const due of await dueSchedules(deps.db)) {
+        try {
+          if (await fireSchedule(deps.db, due)) fired++;
+        } catch (err) {
+          deps.log.warn("scheduler: a schedule could not be carried out; retrying at the next look", { node_id: due.nodeId, locale: due.locale, action: due.action, ...describeError(err) });
         }
-        if (fired > 0) deps.log.info("scheduler: carried out schedules", { fired });
-      } catch (err) {
-        deps.log.warn("scheduler: could not read due schedules", describeError(err));
-      } finally {
-        running = null;
       }
-      return fired;
-    })();
-    return running;
-  };
-  const loop = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => void tick().finally(loop), intervalMs);
-    (timer as { unref?: () => void }).unref?.();
-  };
-  void tick().finally(loop);
-  return {
-    tick,
-    stop: () => {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-    },
-  };
+      if (fired > 0) deps.log.info("scheduler: carried out schedules", { fired });
+    } catch (err) {
+      deps.log.warn("scheduler: could not read due schedules", describeError(err));
+    }
+    return fired;
+  });
 }

@@ -10,6 +10,7 @@ import { type HouseRules, houseRules, machineTranslate } from "../ai/pipeline";
 import { findTranslation, getBlocks, getNode } from "../content/service";
 import type { AppDeps } from "../core/deps";
 import { AppError, describeError } from "../errors";
+import { type Periodic, periodic } from "../lib/periodic";
 import { setTranslatedText, sourceUnits, type TranslationValues } from "../model/units";
 import { serviceWrite } from "../write/context";
 import { planQueuedJob } from "./jobs";
@@ -26,38 +27,16 @@ export interface TranslationWorker {
 const GROUP = 200;
 
 export function startTranslationWorker(deps: AppDeps, opts: { intervalMs?: number; leaseMs?: number; owner?: string } = {}): TranslationWorker {
-  const intervalMs = opts.intervalMs ?? 1000;
   const leaseMs = opts.leaseMs ?? 30_000;
   const owner = opts.owner ?? `worker-${crypto.randomUUID()}`;
-  let stopped = false;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let running: Promise<void> | null = null;
-  const tick = (): Promise<void> => {
-    running ??= (async () => {
-      try {
-        for (let job = await claim(deps, owner, leaseMs); job && !stopped; job = await claim(deps, owner, leaseMs)) await work(deps, job, owner, leaseMs, () => stopped);
-      } catch (err) {
-        deps.log.warn("translation jobs: a look failed; trying again", describeError(err));
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  };
-  const loop = (): void => {
-    if (stopped) return;
-    timer = setTimeout(() => void tick().finally(loop), intervalMs);
-    (timer as { unref?: () => void }).unref?.();
-  };
-  void tick().finally(loop);
-  return {
-    tick,
-    stop: async () => {
-      stopped = true;
-      if (timer !== null) clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop: Periodic<void> = periodic(opts.intervalMs ?? 1000, async () => {
+    try {
+      for (let job = await claim(deps, owner, leaseMs); job && !loop.stopped(); job = await claim(deps, owner, leaseMs)) await work(deps, job, owner, leaseMs, loop.stopped);
+    } catch (err) {
+      deps.log.warn("translation jobs: a look failed; trying again", describeError(err));
+    }
+  });
+  return loop;
 }
 
 const leaseEnd = (deps: AppDeps, leaseMs: number): Date => new Date(deps.now().getTime() + leaseMs);
