@@ -128,8 +128,25 @@ export interface StartOptions {
 
 const started: Service[] = [];
 
-/** Starts the service; with `ready` (the default) resolves once /readyz answers 200. */
+/**
+ * Starts the service; with `ready` (the default) resolves once /readyz answers 200 and the admin
+ * API takes this run's root token (so the answer is this service's, not another run's that took
+ * the same port between freePort and the bind: runs go side by side). A start that lost its port
+ * that way (exit 2, "port") is tried again on another.
+ */
 export async function startService(opts: StartOptions = {}): Promise<Service & { databaseUrl: string | null }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof PortTaken)) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnce(opts: StartOptions): Promise<Service & { databaseUrl: string | null }> {
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `xrt-${RUNTIME}-`));
@@ -189,14 +206,28 @@ export async function startService(opts: StartOptions = {}): Promise<Service & {
   if (opts.ready === false) return svc;
   const deadline = performance.now() + 90_000;
   for (;;) {
-    const ok = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+    const ready = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
       (r) => r.status === 200,
       () => false,
     );
-    if (ok) return svc;
+    // Ours: the admin API takes this run's token (another run's service on the port would not).
+    const ours =
+      ready &&
+      exitCode === null &&
+      (await fetch(`${base}/admin/projects`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.status === 200,
+        () => false,
+      ));
+    if (ours) return svc;
     const failure = exitCode !== null ? `exited ${exitCode}` : performance.now() > deadline ? "was not ready within 90 s" : null;
     if (failure) {
+      const lostPort = exitCode === 2 && /PORT \d+ is in use/.test(out);
       // A start that fails in a describe's body leaves no afterAll to clean up after it: do it here.
+      if (lostPort) {
+        started.splice(started.indexOf(svc), 1);
+        if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+        throw new PortTaken(`port ${port} was taken`);
+      }
       await stopAll();
       throw new Error(`the service (${RUNTIME}, ${argv.join(" ")}) ${failure}:\n${out}`);
     }
