@@ -1,5 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import { type Extensions, PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -9,6 +11,10 @@ import { type DataDirLock, DataDirUnusableError, lockDataDir } from "./lock";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
+const embedded = new WeakSet<Db>();
+/** Whether `db` is an embedded PGlite database (whose queries run on the serving thread), not a transaction of one. */
+export const isEmbeddedDb = (db: Db): boolean => embedded.has(db);
+
 /** Both drivers' databases (and their transactions) are PgDatabases over one schema. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
@@ -33,7 +39,8 @@ export interface OpenDbOptions {
    * pooler that cannot keep them (pgbouncer before 1.21 in transaction pooling). Default true.
    */
   preparedStatements?: boolean;
-  pglite?: { pgliteWasmModule?: WebAssembly.Module; initdbWasmModule?: WebAssembly.Module; fsBundle?: Blob };
+  /** `extensions`: the contrib builds search needs (pg_trgm, unaccent), from elsewhere than next to PGlite's module (the single binary). */
+  pglite?: { pgliteWasmModule?: WebAssembly.Module; initdbWasmModule?: WebAssembly.Module; fsBundle?: Blob; extensions?: Extensions };
   /** Who opens an embedded DATA_DIR (named to the next process that finds it locked), e.g. "the service on port 3000". */
   holder?: string;
   /** Told once when the platform has no flock and the directory stays unguarded. */
@@ -65,7 +72,8 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     lock = await lockDataDir(opts.dataDir, opts.holder ?? `process ${process.argv.slice(1).join(" ")}`);
     if (!lock) opts.onUnguarded?.();
   }
-  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_PARAMS], ...opts.pglite });
+  // Search folds accents and matches trigrams (migration 0017): PGlite's builds of unaccent and pg_trgm.
+  const client = new PGlite({ dataDir: inMemory ? undefined : opts.dataDir, startParams: [...PGlite.defaultStartParams, ...PGLITE_PARAMS], extensions: { pg_trgm, unaccent }, ...opts.pglite });
   try {
     await client.waitReady;
   } catch (err) {
@@ -74,6 +82,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   }
   yieldBeforeTransactions(client);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  embedded.add(db);
   return {
     db,
     driver: "pglite",

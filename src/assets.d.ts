@@ -7,6 +7,10 @@ declare module "*.data" {
   const path: string;
   export default path;
 }
+declare module "*.tar.gz" {
+  const path: string;
+  export default path;
+}
 declare module "*/dist/browser/standalone.js" {
   const path: string;
   export default path;

@@ -17,6 +17,7 @@ import { stdinText } from "./platform/files";
 import { isEntry } from "./platform/runtime";
 import { findProject } from "./projects/service";
 import { openRuntime } from "./runtime";
+import { reindexProject } from "./search/reindex";
 import { listMembers, removeMember, setMember } from "./users/membership";
 import { addUser, deleteUser, findUserByEmail, listUsers, updateUser } from "./users/service";
 import { recordOperationActivity } from "./write/activity";
@@ -34,6 +35,7 @@ const USAGE = `usage: npm run cli -- <command>
   keys:list
   keys:revoke  <id>
   model:types --project <id|slug>   print the TypeScript types of the project's delivery answers
+  search:reindex --project <id|slug>   rebuild the project's search index (after an upgrade)
   secrets:generate            print a new id:base64key entry for SECRET_KEYS
   secrets:rotate [--new-key]  re-seal every provider key under the current key
                               (--new-key first adds a new current key to DATA_DIR/secret.key;
@@ -178,6 +180,10 @@ async function runCommand(deps: AppDeps, command: string, { positional, opts }: 
       const model = await compiledModel(deps.db, project.id, project.modelVersion);
       out(modelTypeScript(model.definition, { project: project.slug, version: model.version }));
       return 0;
+    }
+    case "search:reindex": {
+      const project = await projectOf(deps.db, opts.project ?? positional[0]);
+      return print({ project: project.slug, rows: await reindexProject(deps.db, project.id) });
     }
     case "secrets:rotate": {
       const report = await resealProviderKeys(deps);

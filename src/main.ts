@@ -9,6 +9,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
 import { openRuntime } from "./runtime";
 import { startScheduler } from "./schedule/scheduler";
+import { startSearchIndexer } from "./search/indexer";
 import { assertPortFree, type HttpServer, serve } from "./server/serve";
 import { startTranslationWorker } from "./translations/jobs-worker";
 import { startDispatcher } from "./webhooks/dispatcher";
@@ -80,6 +81,9 @@ async function main(): Promise<void> {
   // Translation jobs: every instance works on them, one job at a time each, under a lease.
   const translator = startTranslationWorker(deps, { leaseMs: config.translationJobLeaseSeconds * 1000 });
 
+  // The search index's working copies and whole-project rebuilds (src/search/indexer.ts): every instance takes batches of the queue.
+  const indexer = startSearchIndexer(deps);
+
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
     log.info("shutting down", { signal });
     scheduler?.stop();
     void translator.stop();
+    void indexer.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});
       await deps.dbHandle.close().catch(() => {});

@@ -12,6 +12,7 @@ import { oauthOperations } from "./oauth/operations";
 import { previewOperations } from "./preview/operations";
 import { projectOperations } from "./projects/operations";
 import { scheduleOperations } from "./schedule/operations";
+import { searchOperations } from "./search/operations";
 import { themeOperations } from "./theme/operations";
 import { translationFileOperations } from "./translations/files-operations";
 import { glossaryOperations } from "./translations/glossary-operations";
@@ -24,6 +25,7 @@ import { recordOperationActivity } from "./write/activity";
 /** Every declared operation: its admin routes, its MCP tool (in this order) and its OpenAPI entries come from here. */
 export const OPERATIONS: readonly Operation[] = [
   ...contentOperations,
+  ...searchOperations,
   ...scheduleOperations,
   ...activityOperations,
   ...translationOperations,

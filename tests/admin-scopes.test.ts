@@ -138,6 +138,7 @@ const CASES: Record<string, Case> = {
     body: (f) => ({ block_ids: [f.node.blocks[0]!.id] }),
     expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, blocks: [expect.objectContaining({ id: f.node.blocks[0]!.id, order: 0 })] })),
   },
+  "GET /admin/p/{ref}/search": { url: (f) => `${P(f)}/search?query=hello`, expect: ok(200, (d, f) => expect(d.map((x: any) => [x.id, x.status])).toEqual([[f.node.id, "draft"]])) },
   "GET /admin/p/{ref}/entries": {
     before: async (h, f) => {
       const col = await h.request("POST", `${P(f)}/nodes`, { body: { slug: "col", title: "Col", type: "collection" } });
@@ -285,6 +286,11 @@ const CASES: Record<string, Case> = {
     before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),
     url: (f) => `${P(f)}/translation-jobs/${jobs.get(f.project.id)}`,
     expect: ok(200, (d, f) => expect(d.id).toBe(jobs.get(f.project.id))),
+  },
+  "GET /admin/p/{ref}/translation-jobs/{id}/xliff": {
+    before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),
+    url: (f) => `${P(f)}/translation-jobs/${jobs.get(f.project.id)}/xliff`,
+    expect: file("application/xliff+xml; charset=utf-8", '<segment state="reviewed"><source>n</source><target>Bonjour</target></segment>'),
   },
   "POST /admin/p/{ref}/translation-jobs/{id}/cancel": {
     before: async (h, f) => void jobs.set(f.project.id, (await h.request("POST", `${P(f)}/translation-jobs`, { body: { locales: ["fr"], force: true } })).json.data.id),

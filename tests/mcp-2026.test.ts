@@ -242,7 +242,7 @@ describe("MCP 2026-07-28 on /mcp", async () => {
     const init = await m.post(INIT("2025-11-25"), { token });
     expect(init.status).toBe(200);
     expect(init.json.result.protocolVersion).toBe("2025-11-25");
-    expect(init.json.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} });
+    expect(init.json.result.capabilities).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
     const list = await m.post({ jsonrpc: "2.0", id: 9, method: "tools/list" }, { token, headers: { "mcp-protocol-version": "2025-11-25" } });
     expect(list.json.result.tools.length).toBe(TOOL_NAMES.length);
     expect(list.json.result.resultType).toBeUndefined();

@@ -98,6 +98,7 @@ export const TOOL_NAMES = [
   "discard_changes",
   "delete_node",
   "list_entries",
+  "search_content",
   "schedule_node",
   "get_translation",
   "upsert_translation",

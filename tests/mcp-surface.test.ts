@@ -31,8 +31,8 @@ describe("MCP prompts, completions, templates, logging and progress (SDK client,
   const { token } = await m.token(p.slug);
   const client = await m.connect(token);
 
-  test("capabilities say what is served: tools, resources, prompts, completions, logging; no listChanged, no subscribe; icons", async () => {
-    expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} });
+  test("capabilities say what is served: tools, resources, prompts, completions, logging, tasks (start_translation_job: tests/translation-job-tasks.test.ts); no listChanged, no subscribe; icons", async () => {
+    expect(client.getServerCapabilities()).toEqual({ tools: {}, resources: {}, prompts: {}, completions: {}, logging: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
     expect(client.getServerVersion()?.icons?.[0]).toMatchObject({ mimeType: "image/svg+xml", sizes: ["any"] });
   });
 

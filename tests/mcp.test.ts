@@ -60,8 +60,8 @@ describe("MCP endpoint: transport, auth and JSON-RPC handling", async () => {
       if (t.name === "list_webhooks" || t.name === "list_webhook_deliveries") expect(scopes).toEqual(["content:read", "projects:read"]);
       expect(t.inputSchema.type).toBe("object");
       expect(t.outputSchema?.type).toBe("object");
-      // Reads, and translate_text which stores nothing, are read-only.
-      expect(t.annotations?.readOnlyHint).toBe(t.name.startsWith("get_") || t.name.startsWith("list_") || t.name === "translate_text");
+      // Reads (search_content too), and translate_text which stores nothing, are read-only.
+      expect(t.annotations?.readOnlyHint).toBe(t.name.startsWith("get_") || t.name.startsWith("list_") || t.name === "search_content" || t.name === "translate_text");
     }
     const create = tools.find((t) => t.name === "create_node")!;
     expect(create.inputSchema.required).toEqual(expect.arrayContaining(["slug", "title"]));

@@ -10,10 +10,12 @@ import { join } from "node:path";
 import { DOMParser, type Element, XMLSerializer } from "@xmldom/xmldom";
 import { and, eq, sql } from "drizzle-orm";
 import { memoryPages, validateXML } from "xmllint-wasm";
-import { translations, translationUnits } from "../db/schema";
+import { translationJobUnits, translations, translationUnits } from "../db/schema";
 import { OPERATIONS } from "../src/operations";
 import { pointerOfId, unitId } from "../src/translations/files";
-import { harness, keyWith, seedNode, seedProject } from "./helpers";
+import { startTranslationWorker } from "../src/translations/jobs-worker";
+import { startFakeVendors } from "./fake-vendors";
+import { harness, keyWith, seedNode, seedProject, waitFor } from "./helpers";
 import { setModel } from "./model.helpers";
 
 const XLIFF = "urn:oasis:names:tc:xliff:document:2.0";
@@ -54,7 +56,7 @@ const MODEL = {
 const BODY = 'Read <b>this</b> & "that"\r\nfirst';
 
 describe("XLIFF 2.1 and flat JSON files for translators", async () => {
-  const h = await harness();
+  const h = await harness({ AI_ALLOW_PRIVATE_URLS: "true", AI_TIMEOUT_MS: "5000" }); // a job's units: the job's translations come from a loopback vendor
   const db = h.deps.db;
 
   async function scene() {
@@ -406,14 +408,85 @@ describe("XLIFF 2.1 and flat JSON files for translators", async () => {
     ]);
   });
 
+  test("a translation job's units: XLIFF 2.1 that validates, only the job's units in the asked locale; imported unchanged (XLIFF and JSON), nothing written", async () => {
+    const vendors = await startFakeVendors();
+    const worker = startTranslationWorker(h.deps, { intervalMs: 50 });
+    try {
+      const { p, n, child, b1 } = await scene();
+      const provider = await h.request("POST", `/admin/p/${p.slug}/ai/providers`, {
+        body: { name: "ok", kind: "openai", model: "gpt-test", base_url: vendors.base("ok"), api_key: "sk-test-1234567890", is_default: true },
+      });
+      expect(provider.status).toBe(201);
+      // A person's French title of the child: the job leaves it alone, so the job's file does not carry it.
+      expect((await h.request("PUT", `/admin/p/${p.slug}/nodes/${child.id}/translations/fr`, { body: { meta: { title: "La page enfant" } } })).status).toBe(200);
+      const started = await h.request("POST", `/admin/p/${p.slug}/translation-jobs`, { body: { root_node_id: n.id, locales: ["fr", "de"] } });
+      expect(started.status).toBe(201);
+      const jobId: string = started.json.data.id;
+      await waitFor(async () => (await h.request("GET", `/admin/p/${p.slug}/translation-jobs/${jobId}`)).json.data.status === "done", { timeout: 30_000, what: "the job to finish" });
+      const jobUnits = await db
+        .select()
+        .from(translationJobUnits)
+        .where(and(eq(translationJobUnits.jobId, jobId), eq(translationJobUnits.locale, "fr")));
+      const exportJob = (query: string) => h.request("GET", `/admin/p/${p.slug}/translation-jobs/${jobId}/xliff?${query}`);
+
+      const res = await exportJob("locale=fr");
+      expect([res.status, res.headers.get("content-type")]).toEqual([200, "application/xliff+xml; charset=utf-8"]);
+      expect(await xsdProblems(res.text)).toEqual([]);
+      const doc = parse(res.text);
+      expect(doc.documentElement?.getAttribute("trgLang")).toBe("fr");
+      const files = Array.from(doc.getElementsByTagNameNS(XLIFF, "file")).map((f) => f.getAttribute("id"));
+      expect(files).toEqual([`n${n.id}`, `n${child.id}`]);
+      const exported = units(doc).map((u) => `${((u.parentNode as Element).getAttribute("id") ?? "").slice(1)} ${metaOf(u, "pointer")}`);
+      expect(exported.toSorted()).toEqual(jobUnits.map((u) => `${u.nodeId} ${u.pointer}`).toSorted());
+      expect(exported).not.toContain(`${child.id} /title`);
+      expect(exported).toContain(`${n.id} /blocks/${b1}/data/text`);
+      // The job's machine text, for review: state translated, the target its answer.
+      const title = units(doc).find((u) => metaOf(u, "pointer") === "/title" && (u.parentNode as Element).getAttribute("id") === `n${n.id}`) as Element;
+      expect(new XMLSerializer().serializeToString(title.getElementsByTagNameNS(XLIFF, "segment")[0] as Element)).toContain('state="translated"');
+      expect(title.getElementsByTagNameNS(XLIFF, "target")[0]?.textContent).toBe("[translated] The guide");
+
+      // The file as exported, imported: nothing written (no revision, no status, the translation untouched).
+      const before = [await revision(p.slug, n.id), await revision(p.slug, child.id)];
+      const rows = await db.select().from(translationUnits).where(eq(translationUnits.locale, "fr"));
+      const trs = await db.select().from(translations).where(eq(translations.projectId, p.id));
+      expect((await importFile(p.slug, res.text)).json.data).toMatchObject({ applied: 0, unchanged: jobUnits.length, rejected: [], nodes: [] });
+      const json = await exportJob("locale=fr&format=json");
+      expect(json.status).toBe(200);
+      expect(json.json).toMatchObject({ job_id: jobId, locale: "fr", source_locale: "en" });
+      expect(json.json.files.map((f: { node_id: string }) => f.node_id)).toEqual([n.id, child.id]);
+      const viaJson = await h.request("POST", `/admin/p/${p.slug}/xliff`, { body: json.json });
+      expect([viaJson.status, viaJson.json.data]).toEqual([200, expect.objectContaining({ applied: 0, rejected: [], nodes: [] })]);
+      expect([await revision(p.slug, n.id), await revision(p.slug, child.id)]).toEqual(before);
+      expect(await db.select().from(translationUnits).where(eq(translationUnits.locale, "fr"))).toEqual(rows);
+      expect(await db.select().from(translations).where(eq(translations.projectId, p.id))).toEqual(trs);
+
+      // The other locale; a locale to name; one the job lacks; another project's job.
+      const de = await exportJob("locale=de");
+      expect(await xsdProblems(de.text)).toEqual([]);
+      expect(parse(de.text).documentElement?.getAttribute("trgLang")).toBe("de");
+      expect(units(parse(de.text)).length).toBe(jobUnits.length + 1); // the child's title too
+      const none = await exportJob("");
+      expect([none.status, none.json.error.code, none.json.error.message]).toEqual([400, "invalid_request", expect.stringContaining("fr, de")]);
+      const source = await exportJob("locale=en");
+      expect([source.status, source.json.error.code]).toEqual([400, "invalid_locale"]);
+      const q = await seedProject(h, { locales: ["en", "fr"] });
+      expect((await h.request("GET", `/admin/p/${q.slug}/translation-jobs/${jobId}/xliff?locale=fr`)).status).toBe(404);
+    } finally {
+      await worker.stop();
+      await vendors.stop();
+    }
+  });
+
   test("the routes are REST only and described in the OpenAPI document", async () => {
     const doc = (await h.request("GET", "/swagger/json")).json;
     const get = doc?.paths?.["/admin/p/{ref}/nodes/{id}/xliff"]?.get;
     expect(Object.keys(get?.responses?.["200"]?.content ?? {})).toEqual(["application/xliff+xml; charset=utf-8"]);
     expect(doc?.paths?.["/admin/p/{ref}/xliff"]?.post).toBeDefined();
-    const ops = OPERATIONS.filter((op) => op.name === "export_translation_file" || op.name === "import_translation_file");
+    expect(Object.keys(doc?.paths?.["/admin/p/{ref}/translation-jobs/{id}/xliff"]?.get?.responses?.["200"]?.content ?? {})).toEqual(["application/xliff+xml; charset=utf-8"]);
+    const ops = OPERATIONS.filter((op) => ["export_translation_file", "export_translation_job_file", "import_translation_file"].includes(op.name));
     expect(ops.map((op) => [op.name, op.tool])).toEqual([
       ["export_translation_file", undefined],
+      ["export_translation_job_file", undefined],
       ["import_translation_file", undefined],
     ]);
   });

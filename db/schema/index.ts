@@ -9,6 +9,7 @@ export * from "./media";
 export * from "./model";
 export * from "./oauth";
 export * from "./projects";
+export * from "./search";
 export * from "./translation-jobs";
 export * from "./translation-units";
 export * from "./webhooks";

@@ -2,7 +2,7 @@
 // (zod, the one schema library), the scopes, a description and `run`. The admin REST route
 // (src/rest.ts), the MCP tool (src/mcp/tools.ts) and the OpenAPI entry are derived from it, and
 // `missingScopes` (src/lib/scopes.ts) is the one authorization check every transport asks.
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { ResourceLink, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { Project } from "../../db/schema/index";
 import { AppError } from "../errors";
@@ -54,6 +54,9 @@ export interface HttpBinding {
   readonly errors?: readonly number[];
 }
 
+/** A resource an operation's answer names: an MCP resource_link without its `type`. */
+export type OperationLink = Omit<ResourceLink, "type">;
+
 export interface OperationContext<C> {
   readonly deps: AppDeps;
   readonly caller: C;
@@ -76,6 +79,11 @@ interface OperationBase<I extends z.ZodObject, O extends z.ZodObject> {
   readonly output: O;
   /** Served over /mcp as a tool with these annotations; absent: an admin route only. */
   readonly tool?: ToolAnnotations;
+  /**
+   * The MCP resources an answer names (a search's hits): the tool's result lists each as a
+   * resource_link beside the JSON text, so an agent reads one with resources/read next.
+   */
+  readonly links?: (out: z.input<O>) => readonly OperationLink[];
   readonly http?: HttpBinding | readonly HttpBinding[];
   /**
    * The operation writes the node its `node_id` input names: it takes `expected_revision` (added to

@@ -3,6 +3,8 @@ import type { Db } from "../../db/client";
 import type { AppDeps } from "../core/deps";
 import { AppError, notFound } from "../errors";
 import { parseFieldFilters } from "../model/field-filters";
+import { searchPlan, suggestPlan } from "../search/delivery";
+import { SearchDocs } from "../search/model";
 import { getTheme } from "../theme/service";
 import { type DeliveryProject, LIST_SCOPE, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
@@ -228,6 +230,8 @@ function readRoutes(db: Db, plans: Plans): ReadRoute[] {
     ["/entries", DeliveryDocs.entries, (request, _, preview) => plans.entries(request, preview)],
     ["/translations/nodes/:nodeId", DeliveryDocs.translation, (request, params, preview) => translationPlan(db, request, params.nodeId ?? "", preview)],
     ["/sitemap.xml", DeliveryDocs.sitemap, (_, params) => (p) => ({ key: `sitemap ${normaliseRef(params.ref ?? "")}`, type: XML_TYPE, scope: () => LIST_SCOPE, stream: () => sitemapXml(db, p) })],
+    ["/search", SearchDocs.search, (request) => searchPlan(db, request)],
+    ["/search/suggest", SearchDocs.suggest, (request) => suggestPlan(db, request)],
     ["/robots.txt", DeliveryDocs.robots, () => (p) => ({ key: "robots", type: TEXT_TYPE, body: async () => robotsTxt(p) })],
     ["/theme", DeliveryDocs.theme, () => (p) => json("theme", () => getTheme(db, p.id))],
     ["/:file", DeliveryDocs.shard, (_, params) => (p) => shardPlan(db, p, params.file ?? "")],

@@ -1,6 +1,7 @@
 // POST /mcp: stateless Streamable HTTP. Each request gets its own McpServer and transport, bound
 // to the project and scopes its bearer resolves to, so any instance can answer any request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { declaredUrlElicitation, rememberUrlElicitation } from "../approvals/service";
 import { authenticateMcpBearer, bearerOf } from "../auth";
 import type { Config } from "../config";
@@ -48,7 +49,10 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   if (challenge) return withHeaders(challenge, cors);
   const headers = { ...cors, "cache-control": "no-store" };
   const reply = async (res: Response) => withHeaders(answer === "sse" ? await asEventStream(res) : res, headers);
-  const ctx = { deps, project: caller.project, caller, now };
+  // The revision the request speaks: 2026-07-28 checks the header against _meta before anything runs;
+  // after a 2025 initialize, a request without the header is 2025-03-26 (transports, Protocol Version Header).
+  const protocolVersion = request.headers.get("mcp-protocol-version")?.trim() || DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+  const ctx = { deps, project: caller.project, caller, now, protocolVersion };
   if (isModernRequest(read.original, request.headers)) {
     const modern = { ...ctx, urlElicitation: async () => declaresUrlElicitation(isPlainObject(read.original) ? metaOf(read.original)?.[CLIENT_CAPABILITIES] : undefined) };
     return reply(await handleModern(read.original, request.headers, read.rejected[0] ?? null, () => buildMcpServer(modern, "modern")));
@@ -58,6 +62,8 @@ export async function handleMcpPost(deps: AppDeps, request: Request): Promise<Re
   if (answered) return reply(answered);
 
   const { server } = buildMcpServer({ ...ctx, urlElicitation: () => declaredUrlElicitation(db, caller) }, "legacy");
+  // A client gone before its answer: the server's handlers stop (a tasks/result waiting for a job's end).
+  request.signal.addEventListener("abort", () => void server.close().catch(() => {}), { once: true });
   const stream = streamsProgress(read.body, request.headers);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !stream, maxRequestBodySize: MAX_BODY_BYTES });
   let open = false;

@@ -70,9 +70,13 @@ export function onlyRejected(read: ReadMessages): Response | null {
   return jsonResponse(Array.isArray(read.body) ? read.rejected : read.rejected[0]);
 }
 
-/** A tools/call that asked for progress (a progressToken), from a client that takes a stream: it is answered as one. */
+/**
+ * A tools/call that asked for progress (a progressToken), or a tasks/result (it waits for the task's
+ * end and tells its status as it changes), from a client that takes a stream: it is answered as one.
+ */
 export function streamsProgress(body: unknown, headers: Headers): boolean {
-  return isPlainObject(body) && body.method === "tools/call" && metaOf(body)?.progressToken !== undefined && (headers.get("accept") ?? "").includes("text/event-stream");
+  if (!isPlainObject(body) || !(headers.get("accept") ?? "").includes("text/event-stream")) return false;
+  return (body.method === "tools/call" && metaOf(body)?.progressToken !== undefined) || body.method === "tasks/result";
 }
 
 export const metaOf = (m: { params?: unknown }): Record<string, unknown> | null => (isPlainObject(m.params) && isPlainObject(m.params._meta) ? m.params._meta : null);

@@ -5,6 +5,7 @@ import { registerCompletions } from "./completions";
 import { portableSchema } from "./portable-schema";
 import { registerPrompts } from "./prompts";
 import { registerNodeResources } from "./resources";
+import { jobTaskStore, serveTasks, TASK_TOOLS, TASKS_CAPABILITY } from "./tasks";
 import { refuseUndeclaredArguments, registerTool, TOOLS, type ToolContext } from "./tools";
 
 const svg = (body: string): Icon => ({
@@ -42,10 +43,14 @@ const instructions = ({ project: p, caller }: ToolContext): string =>
 export function buildMcpServer(ctx: ToolContext, era: "legacy" | "modern") {
   const text = instructions(ctx);
   // What the server can do, truthfully: no listChanged (no notification can reach a client of a
-  // stateless server) and no subscribe. Logging exists in 2025-11-25 only (2026-07-28 removed it).
-  const capabilities: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {}, ...(era === "legacy" ? { logging: {} } : {}) };
-  const server = new McpServer(SERVER_INFO, { capabilities, instructions: text, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
-  for (const tool of TOOLS) registerTool(server, ctx, tool, era === "legacy");
+  // stateless server) and no subscribe. Logging and tasks exist in 2025-11-25 only (2026-07-28
+  // removed logging and moved tasks out of the core protocol, into an extension not served here).
+  const legacy = era === "legacy";
+  const capabilities: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {}, ...(legacy ? { logging: {}, tasks: TASKS_CAPABILITY } : {}) };
+  // The task store is the job table (src/mcp/tasks.ts): the SDK answers tasks/get, tasks/list and tasks/cancel from it.
+  const taskStore = legacy ? jobTaskStore(ctx) : undefined;
+  const server = new McpServer(SERVER_INFO, { capabilities, instructions: text, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS, taskStore });
+  for (const tool of TOOLS) registerTool(server, ctx, tool, legacy);
   registerNodeResources(server, ctx);
   registerPrompts(server, ctx);
   registerCompletions(server, ctx);
@@ -53,13 +58,18 @@ export function buildMcpServer(ctx: ToolContext, era: "legacy" | "modern") {
   // say otherwise; the advertised set is put back to what this server does. Cast: `_capabilities`
   // is private in the SDK's Server and has no setter.
   (server.server as unknown as { _capabilities: ServerCapabilities })._capabilities = capabilities;
-  wrapToolsList(server);
+  wrapToolsList(server, legacy);
+  // Inside the arguments check (refuseUndeclaredArguments wraps what is there then), so a task's arguments are checked as a call's.
+  if (taskStore) serveTasks(server, ctx, taskStore);
   refuseUndeclaredArguments(server, ctx);
   return { server, instructions: text, capabilities };
 }
 
-/** tools/list as strict clients read it (portable schemas) with icons; the SDK's answer is otherwise kept as is. */
-function wrapToolsList(server: McpServer): void {
+/**
+ * tools/list as strict clients read it (portable schemas) with icons, and (`tasks`: 2025-11-25) the
+ * tools a client may call as a task marked execution.taskSupport "optional"; the SDK's answer is otherwise kept as is.
+ */
+function wrapToolsList(server: McpServer, tasks: boolean): void {
   // Cast: the handler map is private in the SDK's Protocol, and setRequestHandler cannot wrap the
   // handler McpServer registered (it replaces it).
   const handlers = (server.server as unknown as { _requestHandlers: Map<string, (request: unknown, extra: unknown) => Promise<Record<string, unknown>>> })._requestHandlers;
@@ -72,6 +82,7 @@ function wrapToolsList(server: McpServer): void {
       inputSchema: portableSchema(t.inputSchema),
       ...(t.outputSchema ? { outputSchema: portableSchema(t.outputSchema) } : {}),
       icons: [t.annotations?.openWorldHint ? ICONS.ai : t.annotations?.readOnlyHint ? ICONS.read : ICONS.write],
+      ...(tasks && TASK_TOOLS.has(t.name) ? { execution: { ...t.execution, taskSupport: "optional" as const } } : {}),
     }));
     return { ...r, tools };
   });

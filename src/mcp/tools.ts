@@ -17,9 +17,15 @@ import { errorResult, missingScopeError } from "./errors";
 /**
  * What every tool, resource and prompt runs with: resolved from the bearer on each request, with
  * whether the client declared URL elicitation (2026-07-28: in this request's _meta; 2025-11-25: at
- * its initialize, remembered per credential).
+ * its initialize, remembered per credential) and the protocol revision the request speaks.
  */
-export type ToolContext = Omit<OperationContext<McpCaller>, "write"> & { readonly urlElicitation?: () => Promise<boolean> };
+export type ToolContext = Omit<OperationContext<McpCaller>, "write"> & { readonly urlElicitation?: () => Promise<boolean>; readonly protocolVersion: string };
+
+/**
+ * resource_link content came with 2025-06-18 (its changelog: "resource links in tool call
+ * results"); a client of an older revision validates a result against a schema without it.
+ */
+const RESOURCE_LINK_SINCE = "2025-06-18";
 
 /** Every tool /mcp serves, in the order tools/list shows them. */
 export const TOOLS: readonly ProjectOperation[] = OPERATIONS.filter((op): op is ProjectOperation => op.target === "project" && op.tool !== undefined);
@@ -51,13 +57,21 @@ export function registerTool(server: McpServer, ctx: ToolContext, tool: ProjectO
             };
       try {
         assertStorableStrings(args);
-        const out = (await runOperation(tool, { ...ctx, progress }, args)) as Record<string, unknown>;
-        return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
+        return toolResult(ctx, tool, (await runOperation(tool, { ...ctx, progress }, args)) as Record<string, unknown>);
       } catch (err) {
         return errorResult(err, tool.name, ctx.deps.log);
       }
     },
   );
+}
+
+/**
+ * A tool's answer: the structured output, the same as JSON text, and a resource_link for each
+ * resource the operation declares its answer names (dates order the revisions: YYYY-MM-DD).
+ */
+function toolResult(ctx: ToolContext, tool: ProjectOperation, out: Record<string, unknown>): CallToolResult {
+  const links = tool.links && ctx.protocolVersion >= RESOURCE_LINK_SINCE ? tool.links(out).map((link) => ({ type: "resource_link" as const, ...link })) : [];
+  return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }, ...links] };
 }
 
 const onlyPublish = (missing: readonly string[]): boolean => missing.length === 1 && missing[0] === PUBLISH_SCOPE;
@@ -79,8 +93,7 @@ async function approvalGate(ctx: ToolContext, tool: ProjectOperation, args: Reco
     const { approval } = gate;
     if (gate.kind === "approved") {
       try {
-        const out = (await runOperation(tool, ctx, { ...args, expected_revision: approval.revision })) as Record<string, unknown>;
-        return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
+        return toolResult(ctx, tool, (await runOperation(tool, ctx, { ...args, expected_revision: approval.revision })) as Record<string, unknown>);
       } catch (err) {
         await releaseApproval(deps.db, approval.id);
         throw err;

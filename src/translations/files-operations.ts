@@ -1,5 +1,5 @@
 // The files translators use, over REST only (docs/translation.md, "Files translators use"): a
-// node's or a subtree's units as XLIFF 2.1 or flat JSON, and the import of such a file. Files are
+// node's, a subtree's or a translation job's units as XLIFF 2.1 or flat JSON, and the import of such a file. Files are
 // for translators' tools; an agent reads and writes translations with get_translation and
 // upsert_translation, so these are not MCP tools.
 import { z } from "zod";
@@ -7,8 +7,8 @@ import { projectOperation } from "../core/operation";
 import { AppError } from "../errors";
 import { MAX_BODY_BYTES } from "../lib/json";
 import { canonicalLocale } from "../lib/locales";
-import { Locale, NodeId } from "../lib/schemas";
-import { exportFiles, type ImportFile, importFiles, jsonFile, parseXliff, pointerOfId, toXliff, unitId, XLIFF_TYPE, type XliffState } from "./files";
+import { Id, Locale, NodeId } from "../lib/schemas";
+import { type ExportFile, exportFiles, exportJobFiles, type ImportFile, importFiles, jsonFile, parseXliff, pointerOfId, toXliff, unitId, XLIFF_TYPE, type XliffState } from "./files";
 
 const State = z.enum(["initial", "translated", "reviewed", "final"]);
 
@@ -37,13 +37,50 @@ const exportTranslationFileOp = projectOperation({
   },
   run: async ({ deps, project }, args) => {
     const { locale, files } = await exportFiles(deps.db, project, args.node_id, args.locale, args.subtree === true);
-    if (args.format !== "json") return { content_type: XLIFF_TYPE, body: toXliff(project.defaultLocale, locale, files) };
     const [first] = files;
-    const body =
-      args.subtree || !first ? { locale, source_locale: project.defaultLocale, files: files.map((f) => jsonFile(locale, f)) } : { ...jsonFile(locale, first), source_locale: project.defaultLocale };
-    return { content_type: "application/json; charset=utf-8", body: JSON.stringify(body, null, 1) };
+    return fileAnswer(project.defaultLocale, locale, files, args.format, args.subtree || !first ? {} : null);
   },
 });
+
+const exportJobFileOp = projectOperation({
+  name: "export_translation_job_file",
+  title: "Export a translation job's units for translators",
+  description:
+    "A translation job's units in one of its locales (locale may be omitted when the job has one), for a translator's tool: the same XLIFF 2.1 document as a node's export " +
+    "(one <file> per node of the job, by path; one <unit> per unit the job lists that the node still has, its source as it is now), or with format=json the flat JSON bundle " +
+    "{ job_id, locale, source_locale, files }. The job's machine translations are the targets (state translated), for review. Send the file back to POST /admin/p/{ref}/xliff.",
+  scopes: ["content:read"],
+  input: z.object({
+    job_id: Id,
+    locale: Locale.optional().describe("one of the job's locales; required when it has more than one"),
+    format: z.enum(["xliff", "json"]).optional().describe("xliff (default): XLIFF 2.1; json: flat JSON { job_id, locale, source_locale, files: [...] }"),
+  }),
+  output: z.object({ content_type: z.string(), body: z.string() }),
+  http: {
+    method: "GET",
+    path: "/admin/p/:ref/translation-jobs/:id/xliff",
+    params: { id: "job_id" },
+    tag: "translations",
+    raw: { field: "body", type: XLIFF_TYPE, typeField: "content_type" },
+    summary: "Export a translation job's units as XLIFF 2.1 or flat JSON for translators",
+  },
+  run: async ({ deps, project }, args) => {
+    const { locale, files } = await exportJobFiles(deps.db, project, args.job_id, args.locale);
+    return fileAnswer(project.defaultLocale, locale, files, args.format, { job_id: args.job_id.toLowerCase() });
+  },
+});
+
+/**
+ * An export's answer: the XLIFF document, or the flat JSON form (`bundle`: the files listed under
+ * `files`, after the bundle's own fields; null: the one node's file alone).
+ */
+function fileAnswer(sourceLocale: string, locale: string, files: readonly ExportFile[], format: "xliff" | "json" | undefined, bundle: Record<string, string> | null) {
+  if (format !== "json") return { content_type: XLIFF_TYPE, body: toXliff(sourceLocale, locale, files) };
+  const [first] = files;
+  const body =
+    bundle === null && first ? { ...jsonFile(locale, first), source_locale: sourceLocale } : { ...bundle, locale, source_locale: sourceLocale, files: files.map((f) => jsonFile(locale, f)) };
+  return { content_type: "application/json; charset=utf-8", body: JSON.stringify(body, null, 1) };
+}
 
 // The flat JSON form as exported: every field it carries may come back (only node_id, locale and each
 // unit's id or pointer, target, source_hash and state are read).
@@ -65,7 +102,7 @@ const JsonFile = z.object({
   revision: z.number().int().optional(),
   units: z.array(JsonUnit).max(10_000),
 });
-const JsonBundle = z.object({ locale: Locale, source_locale: Locale.optional(), files: z.array(JsonFile.extend({ source_locale: Locale.optional() })).max(500) });
+const JsonBundle = z.object({ job_id: Id.optional(), locale: Locale, source_locale: Locale.optional(), files: z.array(JsonFile.extend({ source_locale: Locale.optional() })).max(500) });
 
 const importTranslationFileOp = projectOperation({
   name: "import_translation_file",
@@ -137,4 +174,4 @@ function readDocument(defaultLocale: string, document: string | z.output<typeof 
 }
 
 /** REST routes only: no MCP tool. */
-export const translationFileOperations = [exportTranslationFileOp, importTranslationFileOp];
+export const translationFileOperations = [exportTranslationFileOp, exportJobFileOp, importTranslationFileOp];

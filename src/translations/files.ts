@@ -7,7 +7,7 @@
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import { and, asc, eq, like, ne, or } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { nodes, type Project, translationUnits, type UnitOrigin, type UnitStatus } from "../../db/schema";
+import { nodes, type Project, translationJobUnits, translationUnits, type UnitOrigin, type UnitStatus } from "../../db/schema";
 import { findTranslation, getBlocks, getNode, projectLocale } from "../content/service";
 import { AppError, notFound } from "../errors";
 import { isUuid } from "../lib/ids";
@@ -15,6 +15,7 @@ import { isStorableText } from "../lib/json";
 import { escapeLike } from "../lib/sql";
 import { setTranslatedText, sourceUnits, type TranslationValues, translatedText, type Unit } from "../model/units";
 import type { WriteContext } from "../write/context";
+import { getJob } from "./jobs";
 import { upsertTranslation } from "./service";
 import { type FieldStatus, fieldStatus, modelOf, originOf, type UnitState, unitRows } from "./status";
 
@@ -132,6 +133,36 @@ export async function exportFiles(db: Db, project: Project, nodeId: string, loca
   if (all.length > MAX_FILE_NODES) throw new AppError("invalid_request", `the subtree has more than ${MAX_FILE_NODES} nodes: export its branches one by one`, { field: "subtree" });
   const files: ExportFile[] = [];
   for (const n of all) files.push(await nodeFile(db, project, n, loc));
+  return { locale: loc, files };
+}
+
+/**
+ * A translation job's units into one of its locales (`locale` may be omitted when it has only one):
+ * one file per node of the job, by path, holding the units the job lists for that locale that the
+ * node still has, with their source as it is now (its hash the one an import checks).
+ */
+export async function exportJobFiles(db: Db, project: Project, jobId: string, locale: string | undefined): Promise<{ locale: string; files: ExportFile[] }> {
+  const job = await getJob(db, project.id, jobId);
+  const loc = locale === undefined ? job.locales[0] : targetLocale(project, locale);
+  if (loc === undefined || (locale === undefined && job.locales.length > 1))
+    throw new AppError("invalid_request", `locale: this job translates into ${job.locales.join(", ")}: name one`, { field: "locale", locales: job.locales });
+  if (!job.locales.includes(loc)) throw new AppError("invalid_locale", `locale: the job does not translate into "${loc}" (it does into ${job.locales.join(", ")})`, { field: "locale" });
+  const units = await db
+    .select({ nodeId: translationJobUnits.nodeId, pointer: translationJobUnits.pointer, path: nodes.path })
+    .from(translationJobUnits)
+    .innerJoin(nodes, and(eq(nodes.id, translationJobUnits.nodeId), eq(nodes.projectId, project.id)))
+    .where(and(eq(translationJobUnits.jobId, job.id), eq(translationJobUnits.locale, loc)))
+    .orderBy(asc(nodes.path));
+  const byNode = new Map<string, Set<string>>();
+  for (const u of units) byNode.set(u.nodeId, (byNode.get(u.nodeId) ?? new Set()).add(u.pointer));
+  if (byNode.size > MAX_FILE_NODES)
+    throw new AppError("invalid_request", `the job covers more than ${MAX_FILE_NODES} nodes: export its subtrees with GET /admin/p/{ref}/nodes/{id}/xliff?subtree=true`, { field: "job_id" });
+  const files: ExportFile[] = [];
+  for (const [nodeId, pointers] of byNode) {
+    const file = await nodeFile(db, project, await getNode(db, project.id, nodeId), loc);
+    const kept = file.units.filter((u) => pointers.has(u.pointer));
+    if (kept.length > 0) files.push({ ...file, units: kept });
+  }
   return { locale: loc, files };
 }
 

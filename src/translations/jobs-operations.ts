@@ -45,6 +45,7 @@ const startJobOp = projectOperation({
     status: z.enum(["dry_run", "queued", "running", "done", "cancelled", "failed"]),
     estimate: z.object({ ...Tokens, cost: z.number().nullable() }),
     progress: z.object({ done: z.number().int(), total: z.number().int() }),
+    usage: z.object(Tokens).optional().describe("the result of the job run as an MCP task (tasks/result): what the vendor reported for the whole job"),
   }),
   tool: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   http: { ...route("POST", ""), status: 201, summary: "Start a translation job (or estimate one)" },

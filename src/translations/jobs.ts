@@ -3,9 +3,9 @@
 // needs-review and machine fields made from another source; never a person's without force) with
 // an estimate of the tokens; a dry run answers the estimate and makes nothing. A worker with a
 // lease (./jobs-worker.ts) carries it out; cancelling stops it before its next vendor call.
-import { and, asc, desc, eq, inArray, like, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, like, lt, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import { aiProviders, type JobTokens, nodes, type Project, type TranslationJob, translationJobs, translationJobUnits, translationMemory } from "../../db/schema";
+import { type Actor, aiProviders, type JobTokens, nodes, type Project, type TranslationJob, translationJobs, translationJobUnits, translationMemory } from "../../db/schema";
 import { estimateCall, houseRules } from "../ai/pipeline";
 import { findTranslation, getBlocks } from "../content/service";
 import { AppError, notFound } from "../errors";
@@ -233,4 +233,52 @@ export async function listJobs(db: Db, projectId: string, q: { page?: number; pe
     db.select({ n: sql<number>`count(*)` }).from(translationJobs).where(where),
   ]);
   return { jobs: rows.map(jobToWire), total: Number(total?.n ?? 0), page, per_page: perPage };
+}
+
+// Jobs as MCP tasks (src/mcp/tasks.ts): a task-augmented start_translation_job makes a job whose
+// task id is its own id (task_id set), bound to the credential that made it.
+
+/** The job's creator is `actor`'s credential: the same kind and id (an OAuth user's: through the same client). */
+const madeBy = (actor: Actor): SQL | undefined =>
+  and(
+    sql`${translationJobs.createdBy}->>'kind' = ${actor.kind}`,
+    sql`${translationJobs.createdBy}->>'id' = ${actor.id ?? ""}`,
+    sql`coalesce(${translationJobs.createdBy}->'client'->>'id', '') = ${actor.client?.id ?? ""}`,
+  );
+
+/** Marks a job as the one an MCP task made (its task id is the job's id). */
+export async function markTaskJob(db: Db, projectId: string, id: string): Promise<void> {
+  await db
+    .update(translationJobs)
+    .set({ taskId: id })
+    .where(and(eq(translationJobs.projectId, projectId), eq(translationJobs.id, id)));
+}
+
+/** The job a task names, when `actor`'s credential made it as a task after `since` (the task's lifetime); else null. */
+export async function findTaskJob(db: Db, projectId: string, taskId: string, actor: Actor, since: Date): Promise<TranslationJob | null> {
+  if (!isUuid(taskId)) return null;
+  const id = taskId.toLowerCase();
+  const [job] = await db
+    .select()
+    .from(translationJobs)
+    .where(and(eq(translationJobs.projectId, projectId), eq(translationJobs.id, id), eq(translationJobs.taskId, id), madeBy(actor), gt(translationJobs.createdAt, since)));
+  return job ?? null;
+}
+
+/** The jobs `actor`'s credential made as tasks after `since`, newest first, those older than the job `before` when given. */
+export function listTaskJobs(db: Db, projectId: string, actor: Actor, since: Date, before: string | null, limit: number): Promise<TranslationJob[]> {
+  return db
+    .select()
+    .from(translationJobs)
+    .where(
+      and(
+        eq(translationJobs.projectId, projectId),
+        sql`${translationJobs.taskId} = ${translationJobs.id}::text`,
+        madeBy(actor),
+        gt(translationJobs.createdAt, since),
+        before === null ? undefined : lt(translationJobs.id, before),
+      ),
+    )
+    .orderBy(desc(translationJobs.id))
+    .limit(limit);
 }

@@ -20,6 +20,7 @@ import type { WriteContext } from "./context";
 import { dryRunChanges } from "./dry-run";
 import { enqueueWriteEvents } from "./outbox";
 import { type Recorded, recordDeletion, recordRevisions, type Versions } from "./record";
+import { refreshSearchIndex } from "./search-index";
 import { settleUnits } from "./translation-units";
 
 export const CONTENT_CHANNEL = "cms_content";
@@ -162,7 +163,9 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
       return r ? [{ id, snapshot: r.snapshot }] : [];
     });
     const units = settleUnits(tx, projectId, modelVersion, own, versions.settled, versions.published, webhooks, ctx.actor);
-    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events, units]);
+    // The search index of the nodes the write changed, in the same round trip (./search-index.ts).
+    const search = refreshSearchIndex(tx, projectId, changed.keys(), versions);
+    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events, units, search]);
     answerRevisions(out, numbers);
     answerStates(out, versions);
     if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, ctx.operation ?? "write", publishedBefore)));

@@ -1,7 +1,8 @@
-// Editing in the studio, in Chromium: every field format of the content model, blocks added, moved
-// and removed by keyboard, save, a conflict, validation errors at their fields, a reload keeping
-// unsaved edits, publish seen on delivery, a viewer's read-only form, a change made elsewhere shown
-// live; axe on each screen; the page's CSP never violated.
+// Editing in the studio, in Chromium: every field format of the content model, a node reference
+// found by its text, blocks added, moved and removed by keyboard, save, a conflict, validation
+// errors at their fields, a reload keeping unsaved edits, publish seen on delivery, a viewer's
+// read-only form, a change made elsewhere shown live; axe on each screen; the page's CSP never
+// violated.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -135,6 +136,32 @@ describe("editing in the studio", () => {
     assert.match(f.intro, /<p>Hello world<\/p>/);
     assert.match(f.event_at, /^2027-06-15T09:30:00(\.000)?(Z|\+00:00)$/);
     assert.deepEqual(await axeViolations(page), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  test("node reference: a page found by a word of its text (the admin search), chosen by keyboard; axe with the list open", async () => {
+    // "quillwort" is in the target's block text only; a title match still comes first.
+    const target = await newNode(project.slug, { slug: "greenhouse", title: "Glass rooms", type: "page", blocks: [{ type: "text", data: { body: "We grow quillwort under glass." } }] });
+    await newNode(project.slug, { slug: "quillwort-notes", title: "Quillwort notes" });
+    const node = await newNode(project.slug, { slug: "picker", title: "Picker", type: "page" });
+    const { page, problems, context } = await openNode(node.id);
+    const related = page.getByRole("combobox", { name: /^Related page/ });
+    await related.focus();
+    await related.pressSequentially("quillwort");
+    await page.getByRole("option", { name: "Glass rooms, greenhouse", exact: true }).waitFor();
+    // Each named by its title and path, the title match first.
+    assert.deepEqual(await page.getByRole("option").allTextContents(), ["Quillwort notes, quillwort-notes", "Glass rooms, greenhouse"]);
+    // The open list and its box (React Aria hides the rest of the page from screen readers meanwhile).
+    assert.deepEqual(await axeViolations(page, ["[role=combobox]", "[role=listbox]"]), []);
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    assert.equal(await related.inputValue(), "Glass rooms");
+    await page.getByText(`Chosen: Glass rooms (id ${target.id})`).waitFor();
+    assert.deepEqual(await axeViolations(page), []);
+    await save(page);
+    assert.equal((await readNode(project.slug, node.id)).fields.related, target.id);
     assert.deepEqual(problems, []);
     await context.close();
   });

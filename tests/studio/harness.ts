@@ -86,16 +86,18 @@ const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/
 /**
  * axe-core on the screen as it is: the serious and critical violations, each with the nodes it
  * names (empty when the screen passes). Evaluated through the DevTools protocol, which the page's
- * CSP does not govern, so the page's own policy stays as users get it.
+ * CSP does not govern, so the page's own policy stays as users get it. `within`: only the elements
+ * these selectors match (an open combobox list, which React Aria shows with the rest of the page
+ * aria-hidden, not inert: axe's aria-hidden-focus would name the page, not the list).
  */
-export async function axeViolations(page: Page): Promise<string[]> {
+export async function axeViolations(page: Page, within?: readonly string[]): Promise<string[]> {
   await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
+  const result = await page.evaluate(async (include) => {
     const axe = (
       globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: Array<{ target: unknown }> }> }> } }
     ).axe;
-    const r = await axe.run(document, { resultTypes: ["violations"] });
+    const r = await axe.run(include ? { include: include.map((s) => [s]) } : document, { resultTypes: ["violations"] });
     return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
-  });
+  }, within ?? null);
   return result;
 }

@@ -1,6 +1,7 @@
 // Finding a page in the studio, in Chromium: the projects a person may reach, the content tree as
-// an ARIA tree (children loaded when opened, status shown, filter by title, keyboard), `New page`
-// offering only the types the parent allows, deep links surviving a reload. axe on each screen.
+// an ARIA tree (children loaded when opened, status shown, filter by title and text, keyboard),
+// `New page` offering only the types the parent allows, deep links surviving a reload. axe on each
+// screen.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
@@ -29,7 +30,7 @@ describe("finding a page", () => {
     const hidden = await newProject(); // a project this person has no role in
     const person = await newPerson(p.id, "editor");
     const docs = await newNode(p.slug, { slug: "docs", title: "Documentation", type: "section" });
-    await newNode(p.slug, { slug: "guide", title: "Getting started", type: "article", parent_id: docs.id });
+    await newNode(p.slug, { slug: "guide", title: "Getting started", type: "article", parent_id: docs.id, blocks: [{ type: "text", data: { body: "Feeding the quokka." } }] });
     const live = await newNode(p.slug, { slug: "welcome", title: "Welcome", type: "landing" });
     assert.equal((await api("POST", `/admin/p/${p.slug}/nodes/${live.id}/publish`)).status, 200);
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
@@ -63,6 +64,11 @@ describe("finding a page", () => {
     await tree.getByRole("treeitem", { name: /Welcome/ }).waitFor();
     await page.waitForFunction(() => !document.body.textContent?.includes("Documentation") || document.querySelectorAll('[role="treeitem"]').length === 1);
     assert.equal(await tree.getByRole("treeitem", { name: /Documentation/ }).count(), 0);
+    // …and by text: a word only a page's block text holds (the admin search).
+    await page.getByRole("searchbox", { name: /Filter by title/ }).fill("quokka");
+    await tree.getByRole("treeitem", { name: /Getting started/ }).waitFor();
+    assert.equal(await tree.getByRole("treeitem").count(), 1);
+    assert.deepEqual(await axeViolations(page), []);
     await page.getByRole("searchbox", { name: /Filter by title/ }).fill("");
     // New page under the section: only the types a section allows are offered.
     // Open the section by keyboard (a click in the middle of an open item lands on its children).

@@ -1,9 +1,10 @@
 // The project's content tree, a WAI-ARIA APG tree view: role="tree" of role="treeitem"s, nested
 // levels in role="group", one tab stop (roving tabindex) and the arrow keys. Only the levels a person
 // expands are fetched (100 at a time, with a "Load more" item), so a project of 10,000 nodes opens
-// as fast as one of ten. A title filter (list_nodes' q) shows the matches as a flat list, as does
-// the toggle `Unreviewed agent changes` (list_nodes' agent_changes: nodes an agent changed after a
-// person last saved them).
+// as fast as one of ten. The filter searches titles and text (the admin search, search_content:
+// ranked, drafts included) and shows the matches as a flat list, as does the toggle `Unreviewed
+// agent changes` (list_nodes' agent_changes: nodes an agent changed after a person last saved them;
+// with a filter, list_nodes' q narrows those by title).
 import { useQueries, useQueryClient } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { type KeyboardEvent, type MouseEvent, memo, type ReactNode, useCallback, useEffect, useId, useRef, useState } from "react";
@@ -12,9 +13,11 @@ import "../editorial/editorial.css";
 import { messageOf, projectBase, request } from "./api";
 import { NewPageButton } from "./NewPageDialog";
 import { BADGE_LABEL, type BadgeState, badgeOf, keys, nodeQuery, nodeTypeOf, useModel } from "./queries";
-import type { Node, NodeList } from "./types";
+import type { Node, NodeList, SearchHit } from "./types";
 
 const PER_PAGE = 100;
+/** Matches per page of the filter (the admin search answers at most 50). */
+const SEARCH_PAGE = 50;
 
 interface Level {
   nodes: Node[];
@@ -90,6 +93,7 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
     queries: specs.map(({ parent, page }) => ({
       queryKey: keys.nodeList(slug, parent, q, page),
       queryFn: ({ signal }: { signal: AbortSignal }) => {
+        if (parent === "*") return searchLevel(slug, q, page, signal);
         const params = new URLSearchParams({ per_page: String(PER_PAGE), page: String(page) });
         if (!parent.startsWith("*")) {
           params.set("parent_id", parent);
@@ -312,9 +316,9 @@ export function ContentTree({ slug, currentId, locale, canCreate }: { slug: stri
   return (
     <nav className="tree-pane" aria-label="Content">
       <div className="tree-tools">
-        <SearchField className="search-field" value={filter} onChange={setFilter} aria-label="Filter by title">
-          <Label className="visually-hidden">Filter by title</Label>
-          <Input placeholder="Filter by title" />
+        <SearchField className="search-field" value={filter} onChange={setFilter} aria-label="Filter by title or text">
+          <Label className="visually-hidden">Filter by title or text</Label>
+          <Input placeholder="Search pages" />
           {filter && (
             <Button className="search-clear" aria-label="Clear filter">
               ×
@@ -416,6 +420,35 @@ const SpecialRow = memo(function SpecialRow({ kind, text, level, count }: { kind
       )}
     </div>
   );
+});
+
+/** A page of the filter's matches: the admin search (titles and text, ranked, drafts included), as tree rows. */
+async function searchLevel(slug: string, q: string, page: number, signal: AbortSignal): Promise<NodeList> {
+  const params = new URLSearchParams({ query: q, limit: String(SEARCH_PAGE), page: String(page) });
+  const res = await request<{ data: SearchHit[]; total: number }>(`${projectBase(slug)}/search?${params}`, { signal });
+  return { data: res.body.data.map(hitNode), total: res.body.total, page, per_page: SEARCH_PAGE };
+}
+
+/** A search hit as the tree shows a node: what it lists (title, path, type, status and state); the rest is read when the node opens. */
+const hitNode = (h: SearchHit): Node => ({
+  id: h.id,
+  project_id: "",
+  parent_id: null,
+  slug: h.path.slice(h.path.lastIndexOf("/") + 1),
+  path: h.path,
+  type: h.type,
+  title: h.title,
+  status: h.status as Node["status"],
+  state: h.state,
+  position: 0,
+  seo: {},
+  fields: {},
+  revision: 0,
+  published_at: null,
+  publish_at: null,
+  unpublish_at: null,
+  created_at: "",
+  updated_at: "",
 });
 
 function useDebounced<T>(value: T, ms: number): T {

@@ -15,10 +15,11 @@ import { ApiError, data, enc, messageOf, nodeUrl, projectBase, request, revision
 import { actorName, clearDraft, docOfNode, docOfTranslation, draftKey, type LocalDraft, nodeBody, readDraft, translationBody, translationViolations, writeDraft } from "./docs";
 import { CompareDialog, ConfirmDialog, type ConflictInfo, ConflictPanel, LeaveDialog } from "./EditorParts";
 import { createFormStore, type EditorDoc, escapeSegment, type FormStore, NodeForm, type NodeOption, useDirty, useField, type Violation } from "./formApi";
+import { searchNodeOptions } from "./node-search";
 import { BADGE_LABEL, type BadgeState, badgeOf, canPublish, canTranslateWithAi, canWrite, keys, nodeQuery, nodeTypeOf, useMe, useModel, useProject } from "./queries";
 import { useAnnounce } from "./Shell";
 import { formatTime } from "./time";
-import type { ContentModel, Me, NodeList, NodeWithBlocks, Project, Revision, Translation } from "./types";
+import type { ContentModel, Me, NodeWithBlocks, Project, Revision, Translation } from "./types";
 
 const translationKey = (ref: string, id: string, locale: string) => ["translation", ref, id, locale] as const;
 
@@ -381,15 +382,7 @@ function EditorSession({ slug, project, model, me, node, translation, locale }: 
   const blockTypes = useMemo(() => model.block_types.map((b) => ({ name: b.name, description: b.description, schema: b.schema as Record<string, unknown> })), [model]);
   const allowedBlocks = nodeType ? nodeType.blocks : null;
   const translationMode = useMemo(() => (locale ? { base: docOfNode(loaded.node), locale } : null), [locale, loaded.node]);
-  const searchNodes = useCallback(
-    async (q: string): Promise<NodeOption[]> => {
-      const params = new URLSearchParams({ per_page: "20" });
-      if (q) params.set("q", q);
-      const res = await request<NodeList>(`${projectBase(slug)}/nodes?${params}`);
-      return res.body.data.map((n) => ({ id: n.id, title: n.title, path: n.path }));
-    },
-    [slug],
-  );
+  const searchNodes = useCallback((q: string): Promise<NodeOption[]> => searchNodeOptions(slug, q), [slug]);
 
   const lookupNode = useCallback(
     async (id: string): Promise<NodeOption | null> => {

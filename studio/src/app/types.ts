@@ -6,6 +6,7 @@ import type { NodeOut, NodeWithBlocksOut, PublishedVersionOut } from "../../../s
 import type { RevisionOut } from "../../../src/history/model";
 import type { ContentModelOut, NodeTypeOut } from "../../../src/model/model";
 import type { ProjectOut } from "../../../src/projects/model";
+import type { SearchContentOut } from "../../../src/search/model";
 import type { TranslationOut } from "../../../src/translations/model";
 
 export type Node = z.output<typeof NodeOut>;
@@ -18,6 +19,8 @@ export type Revision = z.output<typeof RevisionOut>;
 /** A node's published version (GET /nodes/{id}/published). */
 export type PublishedVersion = z.output<typeof PublishedVersionOut>;
 export type Actor = z.output<typeof ActorOut>;
+/** A hit of the admin search (GET /search, search_content): titles and text, drafts included. */
+export type SearchHit = z.output<typeof SearchContentOut>["hits"][number];
 
 /** The signed-in person and their session (the studio's own session API). */
 export interface SessionInfo {

@@ -1,7 +1,7 @@
-// `node`: a ComboBox that searches nodes by title as you type (props.searchNodes), lists title and
-// path, and stores the chosen node's id.
+// `node`: a ComboBox that searches nodes as you type (props.searchNodes: by title, then by text),
+// lists title and path, and stores the chosen node's id.
 import { memo, type ReactNode, useEffect, useRef, useState } from "react";
-import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover, Text } from "react-aria-components";
+import { ComboBox, Input, Label, ListBox, ListBoxItem, Popover } from "react-aria-components";
 import { useForm } from "../form/context";
 import { useField } from "../form/store";
 import type { NodeOption } from "../form/types";
@@ -96,17 +96,17 @@ export const NodeField = memo(function NodeField(props: FieldProps): ReactNode {
         <Label className="field-label">
           <LabelText meta={meta} required={props.required} />
         </Label>
-        <Input className="input" placeholder="Type to search nodes by title" />
+        <Input className="input" placeholder="Type to search pages by title or text" />
         <Popover className="popover">
           <ListBox className="listbox" renderEmptyState={() => <p className="listbox-empty">{status === "searching" ? "Searching…" : status === "failed" ? "Search failed" : "No nodes found"}</p>}>
             {(node: NodeOption) => (
+              // Named "title, path": the path is shown, so it is part of the name too (WCAG 2.5.3, label in name).
               <ListBoxItem id={node.id} className="listbox-item" textValue={node.title}>
-                <Text slot="label">{node.title}</Text>
-                {node.path ? (
-                  <Text slot="description" className="listbox-path">
-                    {node.path}
-                  </Text>
-                ) : null}
+                <span>
+                  {node.title}
+                  {node.path ? <span className="listbox-name-sep">, </span> : null}
+                </span>
+                {node.path ? <span className="listbox-path">{node.path}</span> : null}
               </ListBoxItem>
             )}
           </ListBox>

@@ -1,0 +1,92 @@
+import { sql } from "drizzle-orm";
+import { boolean, customType, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { nodes } from "./content";
+import { projects } from "./projects";
+
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+const regconfig = customType<{ data: string }>({ dataType: () => "regconfig" });
+
+/**
+ * The search index (src/search/): one row per (node, version, locale). `published` rows come from
+ * the published version (published_nodes, published_blocks, published_translations) and are what
+ * delivery searches; the others from the working copy, for the admin search. `locale` is "" for the
+ * node's base content (the project's default locale) and the translation's locale otherwise. The
+ * text is kept as text (reduced from markdown and html) for snippets; `doc` weighs the title (A)
+ * above the description and translatable fields (B) above the blocks (C), under the text-search
+ * configuration of the row's language (`search_config`, accents folded). Paths are not stored:
+ * a parent's move would make them stale; reads join the node for them.
+ */
+export const searchDocuments = pgTable(
+  "search_documents",
+  {
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    nodeId: uuid("node_id")
+      .notNull()
+      .references(() => nodes.id, { onDelete: "cascade" }),
+    published: boolean("published").notNull(),
+    locale: text("locale").notNull(),
+    /** The node's type and parent (a collection's entries), as the row's version has them: filters read them without the node. */
+    type: text("type").notNull(),
+    parentId: uuid("parent_id"),
+    config: regconfig("config").notNull(),
+    title: text("title").notNull(),
+    body: text("body").notNull(),
+    blocks: text("blocks").notNull(),
+    /** The title in lower case, accents folded (search_fold): what as-you-type and the typo fallback compare with. */
+    titleFolded: text("title_folded").notNull().generatedAlwaysAs(sql`search_fold(title)`),
+    /**
+     * The title (A) and the description and fields (B) alone: small enough to stay in the row (the
+     * whole `doc` is TOASTed), so ranking a hit reads no more than the hit's row.
+     */
+    head: tsvector("head").notNull().generatedAlwaysAs(sql`setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, left(body, 2000)), 'B')`),
+    doc: tsvector("doc").notNull().generatedAlwaysAs(sql`setweight(to_tsvector(config, title), 'A') || setweight(to_tsvector(config, body), 'B') || setweight(to_tsvector(config, blocks), 'C')`),
+  },
+  (t) => [
+    primaryKey({ columns: [t.nodeId, t.published, t.locale] }),
+    index("search_documents_project_idx").on(t.projectId, t.published, t.locale),
+    index("search_documents_doc_idx").using("gin", t.doc),
+    // The hits whose title matches, found first: never left out when a common word's hits are capped (src/search/postgres.ts).
+    index("search_documents_title_idx").using("gin", sql`to_tsvector(${t.config}, ${t.title})`),
+    // Typos and as-you-type on titles (pg_trgm), accents folded; titles starting with what was typed, in order.
+    index("search_documents_title_trgm_idx").using("gin", sql`${t.titleFolded} gin_trgm_ops`),
+    index("search_documents_title_prefix_idx").on(t.projectId, t.published, t.locale, sql`${t.titleFolded} text_pattern_ops`),
+  ],
+);
+
+/**
+ * What a project's index was built under: the default locale (the base content's language) and the
+ * string fields the content model marks translatable (`search_fields_key`, read again only when the
+ * model's version moved). A change of either rebuilds the whole project's index in the write that
+ * made it; any other model change does not.
+ */
+export const searchProjects = pgTable("search_projects", {
+  projectId: uuid("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  modelVersion: integer("model_version").notNull(),
+  fieldsKey: text("fields_key").notNull(),
+  defaultLocale: text("default_locale").notNull(),
+});
+
+/**
+ * Nodes whose working-copy rows (the admin search's) wait to be indexed: a content write queues the
+ * nodes it changed here, in its transaction (one small insert), instead of extracting their text
+ * inside the write; the indexer (src/search/indexer.ts) takes them in batches on every instance,
+ * and an admin search first indexes its project's queue, so it never misses a commit. `published`:
+ * the published rows are rebuilt too (a content model or default locale change: the whole project).
+ * One row per node: the queue never outgrows the content.
+ */
+export const searchPending = pgTable(
+  "search_pending",
+  {
+    nodeId: uuid("node_id").primaryKey(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    published: boolean("published").notNull().default(false),
+    queuedAt: timestamp("queued_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("search_pending_project_idx").on(t.projectId, t.queuedAt)],
+);

@@ -1,0 +1,262 @@
+// The PostgreSQL search driver (the default, src/search/driver.ts): full-text search over the index
+// the write path keeps (search_documents, migration 0017), one statement per search. The hits join
+// their node for the path, the type and visibility (paths are never stored: a parent's move would
+// make them stale), so an answer is right at the commit that changed any of them.
+import { type SQL, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { preparedRows } from "../delivery/prepared";
+import { rows } from "../lib/json";
+import { escapeLike } from "../lib/sql";
+import type { SearchDriver, SearchHit, SearchRequest, SearchResult, Suggestion } from "./driver";
+import { indexQueued } from "./indexer";
+import { cleanQuery, lexemeQuery, MAX_HITS, type ParsedQuery, parseQuery, TYPO_MIN_LETTERS } from "./query";
+import { HEADLINE_GT, HEADLINE_LT, markSnippet, SNIPPET_START, SNIPPET_STOP, typoCorrections } from "./text";
+
+/** Ranks of the weights D, C (blocks), B (description and fields), A (title). */
+const WEIGHTS = sql.raw(`'{0.05, 0.2, 0.4, 1.0}'::float4[]`);
+const HEADLINE = `StartSel=${SNIPPET_START}, StopSel=${SNIPPET_STOP}, MaxFragments=2, MaxWords=22, MinWords=8, ShortWord=2, FragmentDelimiter=" … "`;
+/** Characters of a hit's text its snippet is made from (ts_headline parses all it is given). */
+const HEADLINE_CHARS = 6000;
+/** The word similarity (pg_trgm) of a suggested title to what the reader typed, at least. */
+const SUGGEST_SIMILARITY = 0.45;
+/** Facet values counted per facet, most frequent first. */
+const FACET_VALUES = 100;
+
+interface Tables {
+  nodes: SQL;
+  translations: SQL;
+}
+const tablesOf = (r: Pick<SearchRequest, "version">): Tables =>
+  r.version === "published" ? { nodes: sql.raw("published_nodes"), translations: sql.raw("published_translations") } : { nodes: sql.raw("nodes"), translations: sql.raw("translations") };
+
+/**
+ * The tsquery of a parsed query in `locale`'s configuration. `alternatives` (the typo fallback)
+ * replace each typo word by itself or its corrections; `relaxed` matches any of the plain words
+ * (with their alternatives) instead of all, phrases and exclusions still applying.
+ */
+function tsquery(locale: string, p: ParsedQuery, alternatives: readonly string[][] | null, relaxed = false): SQL {
+  const cfg = sql`search_config(${locale})`;
+  const parts: SQL[] = [];
+  const prefixPart = p.prefix === null ? null : sql`to_tsquery(${cfg}, ${lexemeQuery(p.prefix, true)})`;
+  if (relaxed) {
+    const alts = new Map(p.typoWords.map((w, i) => [w, alternatives?.[i] ?? null]));
+    const any = p.words.map((w) => alts.get(w)?.join(" | ") ?? lexemeQuery(w, w === p.prefix));
+    if (p.webWithoutWords.trim() !== "") parts.push(sql`websearch_to_tsquery(${cfg}, ${p.webWithoutWords})`);
+    if (any.length > 0) parts.push(sql`to_tsquery(${cfg}, ${any.join(" | ")})`);
+  } else if (alternatives === null) {
+    if (p.web.trim() !== "") parts.push(sql`websearch_to_tsquery(${cfg}, ${p.web})`);
+    if (prefixPart !== null) parts.push(prefixPart);
+  } else {
+    if (p.webWithoutTypos.trim() !== "") parts.push(sql`websearch_to_tsquery(${cfg}, ${p.webWithoutTypos})`);
+    for (const alts of alternatives) parts.push(sql`to_tsquery(${cfg}, ${alts.join(" | ")})`);
+    if (prefixPart !== null && p.prefix !== null && !p.typoWords.includes(p.prefix)) parts.push(prefixPart);
+  }
+  return parts.length === 0 ? sql`''::tsquery` : sql.join(parts, sql` && `);
+}
+
+/** The row locale of a search: "" (the base content) in the default locale. */
+const rowLocale = (r: Pick<SearchRequest, "locale" | "isDefault">): string => (r.isDefault ? "" : r.locale);
+
+/** A node's path in a non-default locale: each ancestor's translated slug (a published one, on the published version), else its slug. */
+function localPath(r: Pick<SearchRequest, "version" | "locale" | "isDefault">, id: SQL, basePath: SQL): SQL {
+  if (r.isDefault) return basePath;
+  const t = tablesOf(r);
+  const live = r.version === "published" ? sql` and t.status = 'published'` : sql``;
+  return sql`(with recursive up as (
+      select x.id, x.parent_id, x.slug, 0 as depth from ${t.nodes} x where x.id = ${id}
+      union all select x.id, x.parent_id, x.slug, up.depth + 1 from up join ${t.nodes} x on x.id = up.parent_id where up.depth < 64
+    ) select string_agg(coalesce(nullif(btrim(t.meta->>'slug'), ''), up.slug), '/' order by up.depth desc)
+    from up left join ${t.translations} t on t.node_id = up.id and t.locale = ${r.locale}${live})`;
+}
+
+/** Conditions every hit meets: the project, the version, the locale; on the published version, delivered (published, no hidden ancestor). */
+function scope(r: Pick<SearchRequest, "projectId" | "version" | "locale" | "isDefault">): SQL {
+  const base = sql`d.project_id = ${r.projectId} and d.published = ${r.version === "published"} and d.locale = ${rowLocale(r)}`;
+  if (r.version === "working") return base;
+  // A page below an unpublished or archived node is not delivered (its tombstone keeps the path).
+  // Tombstones are few: read once (an index range per status), not once per hit.
+  return sql`${base} and n.status = 'published' and not exists (select 1 from (select h.path from published_nodes h
+    where h.project_id = ${r.projectId} and h.status in ('draft', 'archived') offset 0) h where starts_with(n.path, h.path || '/'))`;
+}
+
+/**
+ * The published pages of the project below an unpublished or archived node (tombstones keep their
+ * path): not delivered, so never found. One index range per tombstone, once per search.
+ */
+const hiddenIds = (projectId: string): SQL =>
+  sql`select x.id from published_nodes h join published_nodes x on x.project_id = h.project_id and x.path ~>=~ (h.path || '/') and x.path ~<~ (h.path || '0')
+    where h.project_id = ${projectId} and h.status in ('draft', 'archived')`;
+
+function statement(r: SearchRequest, tq: SQL): SQL {
+  const t = tablesOf(r);
+  const published = r.version === "published";
+  const col =
+    r.collection === null
+      ? null
+      : sql`(select c.id from ${t.nodes} c where c.project_id = ${r.projectId} and c.path = ${r.collection} and c.type = 'collection'${published ? sql` and c.status = 'published'` : sql``})`;
+  const fieldFacets = r.facets.some((f) => "expression" in f);
+  const filters = sql.join(
+    [
+      r.type === null ? sql`` : sql` and d.type = ${r.type}`,
+      col === null ? sql`` : sql` and d.parent_id = ${col}`,
+      published ? sql` and not exists (select 1 from hidden x where x.id = d.node_id)` : sql``,
+    ],
+    sql``,
+  );
+  const facetCols = r.facets.map((f, i) => {
+    const expr = "expression" in f ? sql`(h.fields->>${f.name})` : sql`h.type`;
+    return sql`, (select coalesce(json_object_agg(f.v, f.c), '{}'::json) from (
+        select ${expr} as v, count(*)::int as c from hits h where ${expr} is not null group by 1 order by 2 desc, 1 limit ${FACET_VALUES}
+      ) f) as ${sql.raw(`facet_${i}`)}`;
+  });
+  const offset = Math.min((r.page - 1) * r.perPage, Number.MAX_SAFE_INTEGER);
+  // The hits are the matching rows of the project's version and locale, at most MAX_HITS of them:
+  // those whose title matches (its own index) first, then the rest as the index gives them. Each is ranked on its row alone (head stays in the row; doc, TOASTed, is read
+  // by the index only) and the node is joined for the page's hits only (its path, its state), or for
+  // every hit when a field is faceted. Beyond MAX_HITS, total says so (total_exact false).
+  const from = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
+      where d.project_id = ${r.projectId} and d.published = ${published} and d.locale = ${rowLocale(r)} and d.doc @@ q.tq${filters}`;
+  const cols = sql`d.node_id, d.type, ${fieldFacets ? sql`n.fields` : sql`null::jsonb as fields`}, ts_rank(${WEIGHTS}, d.head, q.tq) as score`;
+  return sql`with q as (select ${tq} as tq),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
+      (select ${cols} ${from} and to_tsvector(d.config, d.title) @@ q.tq limit ${MAX_HITS + 1})
+      union
+      (select ${cols} ${from} limit ${MAX_HITS + 1})
+    ), page as (
+      select * from hits order by score desc, node_id limit ${r.perPage} offset ${offset}
+    )
+    select (select count(*) from hits)::int as total${col === null ? sql`` : sql`, ${col} as collection_id`}${sql.join(facetCols, sql``)},
+      p.node_id as id, sd.title, p.type, n.status, ${published ? sql`false` : sql`n.changed`} as changed, p.score::float8 as score,
+      ${localPath(r, sql`p.node_id`, sql`n.path`)} as path,
+      ts_headline(search_config(${r.locale}), translate(left(sd.body || E'\\n' || sd.blocks, ${HEADLINE_CHARS}), '<>', ${HEADLINE_LT + HEADLINE_GT}), q.tq, ${HEADLINE}) as snippet
+    from (select 1) one cross join q left join page p on true
+      left join search_documents sd on sd.node_id = p.node_id and sd.published = ${published} and sd.locale = ${rowLocale(r)}
+      left join ${t.nodes} n on n.id = p.node_id
+    order by p.score desc, p.node_id`;
+}
+
+type Row = {
+  total: number;
+  collection_id?: string | null;
+  id: string | null;
+  title: string;
+  type: string;
+  status: string;
+  changed: boolean;
+  score: number;
+  path: string;
+  snippet: string | null;
+} & Record<`facet_${number}`, Record<string, number> | string | null>;
+
+async function run(db: Db, r: SearchRequest, tq: SQL): Promise<{ rows: Row[]; total: number; noCollection: boolean }> {
+  // Prepared (delivery/prepared.ts): planned once per connection, not on every search.
+  const found = await preparedRows<Row>(db, statement(r, tq));
+  const first = found[0];
+  return { rows: found, total: Number(first?.total ?? 0), noCollection: r.collection !== null && (first?.collection_id ?? null) === null };
+}
+
+function result(r: SearchRequest, found: Row[], total: number, fuzzy: boolean): SearchResult {
+  const first = found[0];
+  const facets =
+    r.facets.length === 0
+      ? null
+      : Object.fromEntries(
+          r.facets.map((f, i) => {
+            const v = first?.[`facet_${i}`];
+            const counts = typeof v === "string" ? (JSON.parse(v) as Record<string, number>) : (v ?? {});
+            return [f.name === "type" && !("expression" in f) ? "type" : `field.${f.name}`, counts];
+          }),
+        );
+  const hits: SearchHit[] = found.flatMap((x) =>
+    x.id === null
+      ? []
+      : [
+          {
+            id: x.id,
+            path: x.path,
+            title: x.title,
+            type: x.type,
+            locale: r.locale,
+            snippet: markSnippet(x.snippet ?? ""),
+            score: Math.round(Number(x.score) * 1e4) / 1e4,
+            ...(r.version === "working" ? { status: x.status, changed: Boolean(x.changed) } : {}),
+          },
+        ],
+  );
+  // Past MAX_HITS the hits were not all counted: total is what was (a lower bound).
+  return { hits, total, totalExact: total <= MAX_HITS, fuzzy, facets };
+}
+
+/** Words in the titles of the searched rows that are like `words` (trigrams over the title index): the typo fallback's candidates. */
+async function titleWords(db: Db, r: SearchRequest, words: readonly string[]): Promise<string[]> {
+  const t = tablesOf(r);
+  return db.transaction(async (tx) => {
+    // Looser than the default 0.6 for the candidates; typoCorrections keeps those one typo away.
+    await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', '0.3', true)`);
+    const found = rows<{ w: string }>(
+      await tx.execute(sql`select distinct w from unnest(${`{${words.map((w) => `"${w}"`).join(",")}}`}::text[]) q(word)
+        cross join lateral (
+          select d.title_folded from search_documents d join ${t.nodes} n on n.id = d.node_id
+          where ${scope(r)} and d.title_folded %> search_fold(q.word) limit 50
+        ) d cross join lateral regexp_split_to_table(d.title_folded, '[^[:alnum:]]+') w
+        where length(w) >= 3`),
+    );
+    return found.map((x) => x.w);
+  });
+}
+
+export function postgresDriver(db: Db): SearchDriver {
+  return {
+    async search(r) {
+      // The working copies' rows of nodes written since the indexer last looked (./indexer.ts): indexed first.
+      if (r.version === "working") await indexQueued(db, r.projectId);
+      const parsed = parseQuery(r.q);
+      const exact = await run(db, r, tsquery(r.locale, parsed, null));
+      if (exact.noCollection) return { hits: [], total: 0, totalExact: true, fuzzy: false, facets: null, noCollection: true };
+      if (exact.total > 0) return result(r, exact.rows, exact.total, false);
+      // Nothing found: each word of TYPO_MIN_LETTERS letters or more may be one typo away from a title word…
+      const alternatives = parsed.typoWords.length === 0 ? null : typoCorrections(parsed, await titleWords(db, r, parsed.typoWords));
+      if (alternatives !== null) {
+        const corrected = await run(db, r, tsquery(r.locale, parsed, alternatives));
+        if (corrected.total > 0) return result(r, corrected.rows, corrected.total, true);
+      }
+      // …and then any of several words will do (ranked by how many match), as a search engine relaxes a query.
+      if (parsed.words.length < 2) return result(r, exact.rows, 0, false);
+      const relaxed = await run(db, r, tsquery(r.locale, parsed, alternatives, true));
+      return result(r, relaxed.rows, relaxed.total, relaxed.total > 0);
+    },
+    async suggest(r, limit) {
+      const q = cleanQuery(r.q).trim();
+      if (q === "") return [];
+      const t = tablesOf(r);
+      const folded = sql`search_fold(${q})`;
+      const published = r.version === "published";
+      // The index rows alone are read; the node is joined for the (at most `limit`) answers' paths.
+      const select = (where: SQL, order: SQL, n: number): SQL =>
+        sql`${published ? sql`with hidden as materialized (${hiddenIds(r.projectId)}) ` : sql``}select s.id, s.title, s.type, ${localPath(r, sql`s.id`, sql`n.path`)} as path from (
+            select d.node_id as id, d.title, d.type, row_number() over (order by ${order}) as rank from search_documents d
+            where d.project_id = ${r.projectId} and d.published = ${published} and d.locale = ${rowLocale(r)}${published ? sql` and not exists (select 1 from hidden h where h.id = d.node_id)` : sql``}
+              and ${where}
+            order by ${order} limit ${n}
+          ) s join ${t.nodes} n on n.id = s.id order by s.rank`;
+      // Titles starting with what was typed, in order: a range of the prefix index (a range, not
+      // LIKE, so that a prepared statement's generic plan uses the index too)…
+      const startsWith = sql`d.title_folded ~>=~ ${folded} and d.title_folded ~<~ (${folded} || chr(1114111))`;
+      const first = rows<Suggestion>(await db.execute(select(startsWith, sql`d.title_folded, d.node_id`, limit)));
+      // …then, from 3 letters (what the trigram index needs), titles holding it (a word starting with
+      // it first), or from 4 letters a typo away from it.
+      if (first.length >= limit || [...q].length < 3) return first;
+      const typos = [...q].length >= TYPO_MIN_LETTERS;
+      const more = select(
+        sql`not (${startsWith}) and (d.title_folded like search_fold(${`%${escapeLike(q)}%`})${typos ? sql` or d.title_folded %> ${folded}` : sql``})`,
+        sql`d.title_folded like search_fold(${`% ${escapeLike(q)}%`}) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
+        limit - first.length,
+      );
+      if (!typos) return [...first, ...rows<Suggestion>(await db.execute(more))];
+      return db.transaction(async (tx) => {
+        // A title a typo away (the default word similarity, 0.6, misses one in a short word).
+        await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', ${String(SUGGEST_SIMILARITY)}, true)`);
+        return [...first, ...rows<Suggestion>(await tx.execute(more))];
+      });
+    },
+  };
+}

@@ -1,0 +1,355 @@
+// Site search (issue 40, src/search/): the index kept by the write path, delivery's search and
+// suggest, facets, snippets, freshness at commit. Runs on PGlite and on PostgreSQL (DATABASE_URL).
+import { describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { mirrorPublishedVersions } from "../src/content/publish";
+import { rows } from "../src/lib/json";
+import { indexAll, queueStaleProjects } from "../src/search/indexer";
+import { MAX_HITS } from "../src/search/query";
+import { get, outageDatabase, transition, translate } from "./delivery.helpers";
+import { harness, seedNode, seedProject } from "./helpers";
+import { setModel } from "./model.helpers";
+
+/** One look of the indexer: the projects it queued whole (their index built under another model or locale), then the queue indexed. */
+async function indexer(db: Db): Promise<string[]> {
+  const whole = await queueStaleProjects(db);
+  await indexAll(db);
+  return whole;
+}
+
+const MODEL = {
+  node_types: [
+    {
+      name: "article",
+      fields: {
+        type: "object",
+        properties: {
+          summary: { type: "string", translatable: true },
+          internal: { type: "string" },
+          body: { type: "string", format: "markdown", translatable: true },
+          category: { type: "string", index: true },
+        },
+      },
+    },
+  ],
+};
+
+describe("search: delivery", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { locales: ["en", "de", "fr", "es"] });
+  const other = await seedProject(h, { locales: ["en"] });
+  await setModel(h.deps.db, p.id, MODEL);
+  const api = (rest: string): string => `/api/p/${p.slug}${rest}`;
+  const search = async (query: string): Promise<any> => {
+    const res = await get(h, api(`/search?${query}`));
+    expect(res.status).toBe(200);
+    return res.json;
+  };
+  const ids = (body: any): string[] => body.data.map((d: any) => d.id);
+
+  const pricing = await seedNode(
+    h,
+    p.slug,
+    {
+      slug: "pricing",
+      title: "Pricing plans",
+      type: "article",
+      fields: { summary: "What our plans cost", category: "sales", internal: "zebracode" },
+      blocks: [{ type: "text", data: { body: "Runners running daily." } }],
+    },
+    true,
+  );
+  const blog = await seedNode(h, p.slug, { slug: "blog", title: "Blog", type: "collection" }, true);
+  const post = await seedNode(
+    h,
+    p.slug,
+    {
+      slug: "hello",
+      title: "Hello world",
+      type: "article",
+      parent_id: blog.id,
+      fields: { category: "news", body: "## About pricing\n\nWe talk about **pricing** here." },
+      blocks: [{ type: "text", data: { body: "<p>Beware of <b>script</b> tags: &lt;script&gt;alert(1)&lt;/script&gt;</p>" } }],
+    },
+    true,
+  );
+  const unsafe = await seedNode(
+    h,
+    p.slug,
+    { slug: "unsafe", title: "Unsafe text", type: "article", blocks: [{ type: "text", data: { body: "Literal <script>alert('x')</script> and &lt; entity quokka" } }] },
+    true,
+  );
+  const house = await seedNode(h, p.slug, { slug: "house", title: "The house", type: "article", blocks: [{ type: "text", data: { body: "A house by the river." } }] }, true);
+  await translate(h, p.slug, house.id, "de", { meta: { title: "Die Häuser", slug: "haeuser" }, blocks: {} });
+  await translate(h, p.slug, house.id, "fr", { meta: { title: "Les élèves étudient", slug: "eleves" } });
+  await translate(h, p.slug, house.id, "es", { meta: { title: "Corriendo por la ciudad", slug: "corriendo" } });
+  const draft = await seedNode(h, p.slug, { slug: "secret", title: "Pricing secret draft", type: "article" });
+  const foreign = await seedNode(h, other.slug, { slug: "pricing", title: "Pricing elsewhere" }, true);
+
+  test("stemming in English; the block text is found; drafts and other projects are not", async () => {
+    const body = await search("q=runs");
+    expect(ids(body)).toEqual([pricing.id]);
+    expect(body.data[0]).toMatchObject({ id: pricing.id, path: "pricing", title: "Pricing plans", type: "article", locale: "en" });
+    expect(body.data[0].snippet).toContain("<mark>running</mark>");
+    expect(typeof body.data[0].score).toBe("number");
+    const all = await search("q=pricing");
+    expect(ids(all)).toContain(pricing.id);
+    expect(ids(all)).toContain(post.id);
+    expect(ids(all)).not.toContain(draft.id);
+    expect(ids(all)).not.toContain(foreign.id);
+    expect(all).toMatchObject({ total: 2, page: 1, per_page: 20, fuzzy: false });
+  });
+
+  test("title ranks above body", async () => {
+    const body = await search("q=pricing");
+    expect(ids(body)).toEqual([pricing.id, post.id]);
+    expect(body.data[0].score).toBeGreaterThan(body.data[1].score);
+  });
+
+  test("German, French and Spanish stemming and accents, each translation under its own locale and path", async () => {
+    const de = await search("q=haus&locale=de");
+    expect(de.data).toEqual([expect.objectContaining({ id: house.id, locale: "de", path: "haeuser", title: "Die Häuser" })]);
+    const fr = await search(`q=${encodeURIComponent("eleve etudier")}&locale=fr`);
+    expect(fr.data).toEqual([expect.objectContaining({ id: house.id, locale: "fr", path: "eleves" })]);
+    const es = await search("q=correr&locale=es");
+    expect(es.data).toEqual([expect.objectContaining({ id: house.id, locale: "es", path: "corriendo" })]);
+    // Accents folded both ways.
+    expect(ids(await search(`q=${encodeURIComponent("élèves")}&locale=fr`))).toEqual([house.id]);
+    expect(ids(await search(`q=${encodeURIComponent("hauser")}&locale=de`))).toEqual([house.id]);
+    // The German text is not the English index's.
+    expect(ids(await search("q=haus"))).toEqual([]);
+    expect(ids(await search("q=house&locale=de"))).toEqual([house.id]); // untranslated blocks: the node's own
+  });
+
+  test("prefix, phrase, exclusion, or", async () => {
+    expect(ids(await search("q=pric"))).toEqual([pricing.id, post.id]);
+    expect(ids(await search(`q=${encodeURIComponent('"plans cost"')}`))).toEqual([pricing.id]);
+    expect(ids(await search(`q=${encodeURIComponent('"cost plans"')}`))).toEqual([]);
+    expect(ids(await search(`q=${encodeURIComponent("pricing -hello")}`))).toEqual([pricing.id]);
+    expect(ids(await search(`q=${encodeURIComponent("quokka or runners")}`)).sort()).toEqual([pricing.id, unsafe.id].sort());
+  });
+
+  test("a typo in a word of 4 letters or more, when nothing matches exactly", async () => {
+    const body = await search("q=pricng%20");
+    expect(body.fuzzy).toBe(true);
+    expect(ids(body)).toContain(pricing.id);
+    expect(body.total).toBe(body.data.length);
+    // Short words tolerate none.
+    expect((await search("q=blg%20")).total).toBe(0);
+    // Several words none of which is all there: any of them will do, the most matched first.
+    const relaxed = await search(`q=${encodeURIComponent("pricing unicorn ")}`);
+    expect(relaxed).toMatchObject({ fuzzy: true, total: 2 });
+    expect(ids(relaxed)).toEqual([pricing.id, post.id]);
+  });
+
+  test("translatable string fields are indexed, others are not; markdown and html reduced to text", async () => {
+    expect(ids(await search("q=cost"))).toEqual([pricing.id]);
+    expect(ids(await search("q=zebracode"))).toEqual([]);
+    const md = await search("q=talk");
+    expect(md.data[0].snippet).toStartWith("About pricing We <mark>talk</mark> about pricing here. Beware of script tags");
+    // The html's entities decoded to text, escaped again in the snippet.
+    expect((await search("q=beware")).data[0].snippet).toContain("tags: &lt;script&gt;alert(1)&lt;/script");
+  });
+
+  test("snippets are escaped text with <mark> only, for content holding <script> and &lt;", async () => {
+    const body = await search("q=quokka");
+    expect(ids(body)).toEqual([unsafe.id]);
+    const snippet: string = body.data[0].snippet;
+    expect(snippet).toBe("Literal &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; and &amp;lt; entity <mark>quokka</mark>");
+    expect(snippet.replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
+    const script = await search("q=script");
+    for (const d of script.data) expect(d.snippet.replace(/<\/?mark>/g, "")).not.toMatch(/[<>]/);
+  });
+
+  test("collection, type, paging, facets", async () => {
+    expect(ids(await search("q=pricing&collection=blog"))).toEqual([post.id]);
+    expect((await get(h, api("/search?q=pricing&collection=nope"))).status).toBe(404);
+    expect(ids(await search("q=pricing&type=collection"))).toEqual([]);
+    const paged = await search("q=pricing&per_page=1&page=2");
+    expect(paged).toMatchObject({ total: 2, page: 2, per_page: 1 });
+    expect(ids(paged)).toEqual([post.id]);
+    const faceted = await search("q=pricing&facets=type,field.category");
+    expect(faceted.facets).toEqual({ type: { article: 2 }, "field.category": { news: 1, sales: 1 } });
+    const bad = await get(h, api("/search?q=pricing&facets=field.summary"));
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toMatchObject({ code: "invalid_request", details: { field: "facets" } });
+    expect((await get(h, api("/search?q=x&locale=xx"))).status).toBe(400);
+    expect((await get(h, api("/search?q=x&page=0"))).status).toBe(400);
+  });
+
+  test("user input never errors", async () => {
+    for (const q of ['"', "-", "or", "&|!():*", "'", "a:*", "\\", "<>", "x".repeat(500), "   ", "", '"unterminated phrase', "-- -", "!!!"]) {
+      const res = await get(h, api(`/search?q=${encodeURIComponent(q)}`));
+      expect(res.status).toBe(200);
+      expect(Array.isArray(res.json.data)).toBe(true);
+    }
+  });
+
+  test("answers are cached and ETagged with the content version", async () => {
+    const first = await get(h, api("/search?q=pricing"));
+    const etag = first.headers.get("etag");
+    expect(etag).toBeTruthy();
+    expect((await get(h, api("/search?q=pricing"), { "if-none-match": etag ?? "" })).status).toBe(304);
+    expect(first.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  test("suggest: up to 8 titles as the reader types, typos tolerated", async () => {
+    const s = await get(h, api("/search/suggest?q=pri"));
+    expect(s.status).toBe(200);
+    expect(s.json.data[0]).toEqual({ id: pricing.id, title: "Pricing plans", path: "pricing", type: "article" });
+    expect(s.json.data.map((d: any) => d.id)).not.toContain(draft.id);
+    const typo = await get(h, api("/search/suggest?q=pricnig"));
+    expect(typo.json.data.map((d: any) => d.id)).toContain(pricing.id);
+    const de = await get(h, api("/search/suggest?q=hau&locale=de"));
+    expect(de.json.data).toEqual([{ id: house.id, title: "Die Häuser", path: "haeuser", type: "article" }]);
+    expect((await get(h, api("/search/suggest?q="))).json.data).toEqual([]);
+  });
+
+  test("freshness: an edit published is found, an unpublished, archived, deleted or moved page is gone at its commit", async () => {
+    const n = await seedNode(h, p.slug, { slug: "fresh", title: "Wombat facts", type: "article" }, true);
+    expect(ids(await search("q=wombat"))).toEqual([n.id]);
+    // A draft edit does not reach readers…
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${n.id}`, { body: { title: "Capybara facts" } })).status).toBe(200);
+    expect(ids(await search("q=capybara"))).toEqual([]);
+    expect(ids(await search("q=wombat"))).toEqual([n.id]);
+    // …until it is published.
+    await transition(h, p.slug, n.id, "publish");
+    expect(ids(await search("q=capybara"))).toEqual([n.id]);
+    expect(ids(await search("q=wombat"))).toEqual([]);
+    await transition(h, p.slug, n.id, "unpublish");
+    expect(ids(await search("q=capybara"))).toEqual([]);
+    await transition(h, p.slug, n.id, "publish");
+    await transition(h, p.slug, n.id, "archive");
+    expect(ids(await search("q=capybara"))).toEqual([]);
+    // Moved: the path is the new one at once.
+    const parent = await seedNode(h, p.slug, { slug: "zoo", title: "Zoo" }, true);
+    const moved = await seedNode(h, p.slug, { slug: "okapi", title: "Okapi facts" }, true);
+    expect((await search("q=okapi")).data[0].path).toBe("okapi");
+    expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${moved.id}`, { body: { parent_id: parent.id } })).status).toBe(200);
+    await transition(h, p.slug, moved.id, "publish");
+    expect((await search("q=okapi")).data[0].path).toBe("zoo/okapi");
+    // A parent unpublished hides the page below it.
+    await transition(h, p.slug, parent.id, "unpublish");
+    expect(ids(await search("q=okapi"))).toEqual([]);
+    await transition(h, p.slug, parent.id, "publish");
+    expect(ids(await search("q=okapi"))).toEqual([moved.id]);
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${moved.id}`)).status).toBeLessThan(300);
+    expect(ids(await search("q=okapi"))).toEqual([]);
+    const left = rows<{ n: number }>(await h.deps.db.execute(sql`select count(*)::int as n from search_documents where node_id = ${moved.id}`));
+    expect(Number(left[0]?.n)).toBe(0);
+  });
+
+  test("a translation unpublished is gone; the model's translatable flags apply once the indexer has looked", async () => {
+    await transition(h, p.slug, house.id, "publish");
+    expect(ids(await search("q=correr&locale=es"))).toEqual([house.id]);
+    expect((await h.request("POST", `/admin/p/${p.slug}/nodes/${house.id}/unpublish`, { body: { locale: "es" } })).status).toBe(200);
+    expect(ids(await search("q=correr&locale=es"))).toEqual([]);
+    // internal becomes translatable: the indexer rebuilds the project (not the model's write, which
+    // would hold the project for as long as that takes); the answer cached meanwhile goes with it.
+    const model = structuredClone(MODEL);
+    (model.node_types[0]?.fields.properties.internal as Record<string, unknown>).translatable = true;
+    await setModel(h.deps.db, p.id, model);
+    expect(ids(await search("q=zebracode"))).toEqual([]);
+    expect(await indexer(h.deps.db)).toContain(p.id);
+    expect(ids(await search("q=zebracode"))).toEqual([pricing.id]);
+    await setModel(h.deps.db, p.id, MODEL);
+    expect(await indexer(h.deps.db)).toContain(p.id);
+    expect(ids(await search("q=zebracode"))).toEqual([]);
+    // A model change that keeps the translatable fields only moves the mark: nothing is rebuilt.
+    await setModel(h.deps.db, p.id, structuredClone(MODEL));
+    expect(await indexer(h.deps.db)).not.toContain(p.id);
+  });
+});
+
+describe("search: the project's default locale and the reindex command", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { locales: ["en", "de"] });
+  const api = (rest: string): string => `/api/p/${p.slug}${rest}`;
+  const ids = async (query: string): Promise<string[]> => {
+    const res = await get(h, api(`/search?${query}`));
+    expect(res.status).toBe(200);
+    return res.json.data.map((d: any) => d.id);
+  };
+  const n = await seedNode(h, p.slug, { slug: "haeuser", title: "Die Häuser am Fluss" }, true);
+
+  test("a default locale change re-indexes the base content in its language (the indexer)", async () => {
+    // English stemming does not make "häuser" "haus"…
+    expect(await ids("q=haus%20")).toEqual([]);
+    expect((await h.request("PATCH", `/admin/projects/${p.slug}`, { body: { default_locale: "de" } })).status).toBe(200);
+    expect(await indexer(h.deps.db)).toContain(p.id);
+    // …German does, and the base content is now searched as the default locale's.
+    expect(await ids("q=haus%20")).toEqual([n.id]);
+    expect(await ids("q=haus%20&locale=de")).toEqual([n.id]);
+    expect((await get(h, api("/search?q=haus&locale=en"))).json.data).toEqual([]);
+  });
+
+  test("search:reindex rebuilds a project's index", async () => {
+    await h.deps.db.execute(sql`delete from search_documents where project_id = ${p.id}`);
+    expect(await ids("q=fluss%20")).toEqual([]);
+    const { reindexProject } = await import("../src/search/reindex");
+    expect(await reindexProject(h.deps.db, p.id)).toBe(2); // published and working copy
+    expect(await ids("q=fluss%20&locale=de")).toEqual([n.id]);
+  });
+});
+
+describe("search: outages", () => {
+  test("a search answered before the database went away is served from its last good answer, marked stale; one never answered is 503", async () => {
+    const db = await outageDatabase();
+    try {
+      const h = await harness({ DELIVERY_VERSION_CHECK_MS: "60000" }, { db: db.db, dbHandle: db.handle });
+      const p = await seedProject(h);
+      const n = await seedNode(h, p.slug, { slug: "wombat", title: "Wombat facts" }, true);
+      const other = await seedNode(h, p.slug, { slug: "other", title: "Other" }, true);
+      const url = `/api/p/${p.slug}/search?q=wombat`;
+      const first = await get(h, url);
+      expect(first.status).toBe(200);
+      expect(first.json.data.map((d: any) => d.id)).toEqual([n.id]);
+      // An edit of another page (not a removal): the answer is superseded, kept for outages.
+      expect((await h.request("PATCH", `/admin/p/${p.slug}/nodes/${other.id}`, { body: { title: "Other, edited" } })).status).toBe(200);
+      await transition(h, p.slug, other.id, "publish");
+      await db.cut();
+      const stale = await get(h, url);
+      expect([stale.status, stale.headers.get("x-cache")]).toEqual([200, "stale"]);
+      expect(stale.text).toBe(first.text);
+      const never = await get(h, `/api/p/${p.slug}/search?q=never`);
+      expect([never.status, never.json.error.code]).toEqual([503, "service_unavailable"]);
+    } finally {
+      await db.drop();
+    }
+  });
+});
+
+describe("search: a common word's hits past the cap", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { locales: ["en"] });
+  // MAX_HITS + 20 published pages whose description holds the word, written as an import would,
+  // then the project reindexed; the one page whose title is the word comes last in the table.
+  await h.deps.db.execute(sql`insert into nodes (id, project_id, parent_id, slug, path, type, title, status, published_at, seo)
+    select gen_random_uuid(), ${p.id}, null, 'item-' || i, 'item-' || i, case when i % 100 = 0 then 'special' else 'page' end, 'Item ' || i, 'published', now(),
+      jsonb_build_object('description', 'a note about the zeppelin hangar number ' || i)
+    from generate_series(1, ${MAX_HITS + 20}) i`);
+  await h.deps.db.execute(sql`insert into nodes (id, project_id, parent_id, slug, path, type, title, status, published_at, seo)
+    values (gen_random_uuid(), ${p.id}, null, 'zeppelin', 'zeppelin', 'page', 'Zeppelin', 'published', now(), '{}')`);
+  await mirrorPublishedVersions(h.deps.db, p.id);
+  const { reindexProject } = await import("../src/search/reindex");
+  await reindexProject(h.deps.db, p.id);
+
+  test("total is a lower bound (total_exact false), the title hit still ranks first, pages past the first work", async () => {
+    const res = await get(h, `/api/p/${p.slug}/search?q=zeppelin&per_page=5`);
+    expect(res.status).toBe(200);
+    expect(res.json.total_exact).toBe(false);
+    expect(res.json.total).toBeGreaterThan(MAX_HITS);
+    expect(res.json.data).toHaveLength(5);
+    expect(res.json.data[0]).toMatchObject({ title: "Zeppelin", path: "zeppelin" });
+    const next = await get(h, `/api/p/${p.slug}/search?q=zeppelin&per_page=5&page=2`);
+    expect(next.json.data).toHaveLength(5);
+    expect(next.json.data.map((d: any) => d.id)).not.toContain(res.json.data[0].id);
+  });
+
+  test("under the cap total is exact", async () => {
+    const res = await get(h, `/api/p/${p.slug}/search?q=zeppelin&type=special`);
+    expect(res.status).toBe(200);
+    expect([res.json.total, res.json.total_exact]).toEqual([Math.floor((MAX_HITS + 20) / 100), true]);
+  });
+});
