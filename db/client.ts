@@ -11,9 +11,15 @@ import { type DataDirLock, DataDirUnusableError, lockDataDir } from "./lock";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
-const embedded = new WeakSet<Db>();
-/** Whether `db` is an embedded PGlite database (whose queries run on the serving thread), not a transaction of one. */
-export const isEmbeddedDb = (db: Db): boolean => embedded.has(db);
+const embedded = new WeakSet<object>();
+/**
+ * Whether `db` is an embedded PGlite database (whose queries run on the serving thread), or an app's
+ * view of one (src/lib/commits.ts ownDb): told by its client, not a transaction of one.
+ */
+export const isEmbeddedDb = (db: Db): boolean => {
+  const client = (db as { $client?: unknown }).$client;
+  return typeof client === "object" && client !== null && embedded.has(client);
+};
 
 /** Both drivers' databases (and their transactions) are PgDatabases over one schema. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -82,7 +88,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
   }
   yieldBeforeTransactions(client);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  embedded.add(db);
+  embedded.add(client);
   return {
     db,
     driver: "pglite",

@@ -22,6 +22,7 @@ import { modelFileRoutes } from "./model/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { OPERATIONS } from "./operations";
 import { operationPaths, operationRoutes } from "./rest";
+import { registerSemanticDeps } from "./search/semantic";
 import { studioSessionAuthenticator } from "./studio/auth";
 import { studioRoutes } from "./studio/routes";
 
@@ -44,6 +45,8 @@ export function createApp(given: AppDeps) {
   const deps: AppDeps = { ...given, db, dbHandle: ownHandle(given.dbHandle, db), mediaStorage, aiSlots: given.aiSlots ?? new Slots(), renderQueue };
   // Admin keys, and a person's studio session on requests without one.
   const authenticate = adminAuthenticator(deps, studioSessionAuthenticator(db, deps.config));
+  // Hybrid search's vendor calls from delivery, whose read routes are built over the database alone.
+  registerSemanticDeps(deps);
   const delivery = createDelivery(deps);
   const media = createMediaDelivery(deps, delivery.project);
   // Hot reads answered before routing: delivery pages, and media files held in memory.

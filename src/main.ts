@@ -9,6 +9,7 @@ import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
 import { openRuntime } from "./runtime";
 import { startScheduler } from "./schedule/scheduler";
+import { startEmbedder } from "./search/embedder";
 import { startSearchIndexer } from "./search/indexer";
 import { assertPortFree, type HttpServer, serve } from "./server/serve";
 import { startTranslationWorker } from "./translations/jobs-worker";
@@ -83,6 +84,8 @@ async function main(): Promise<void> {
 
   // The search index's working copies and whole-project rebuilds (src/search/indexer.ts): every instance takes batches of the queue.
   const indexer = startSearchIndexer(deps);
+  // Semantic search's vectors (src/search/embedder.ts): embeds the published pages of projects that named an embeddings provider.
+  const embedder = startEmbedder(deps);
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -92,6 +95,7 @@ async function main(): Promise<void> {
     scheduler?.stop();
     void translator.stop();
     void indexer.stop();
+    void embedder.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});
       await deps.dbHandle.close().catch(() => {});

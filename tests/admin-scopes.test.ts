@@ -139,6 +139,9 @@ const CASES: Record<string, Case> = {
     expect: ok(200, (d, f) => expect(d).toEqual({ node_id: f.node.id, blocks: [expect.objectContaining({ id: f.node.blocks[0]!.id, order: 0 })] })),
   },
   "GET /admin/p/{ref}/search": { url: (f) => `${P(f)}/search?query=hello`, expect: ok(200, (d, f) => expect(d.map((x: any) => [x.id, x.status])).toEqual([[f.node.id, "draft"]])) },
+  // Semantic search's setting (tests/search-semantic.test.ts covers it with a provider).
+  "GET /admin/p/{ref}/search/semantic": { url: (f) => `${P(f)}/search/semantic`, expect: ok(200, (d) => expect(d.semantic).toBeNull()) },
+  "PUT /admin/p/{ref}/search/semantic": { url: (f) => `${P(f)}/search/semantic`, body: () => ({ provider_id: null }), expect: ok(200, (d) => expect(d.semantic).toBeNull()) },
   "GET /admin/p/{ref}/entries": {
     before: async (h, f) => {
       const col = await h.request("POST", `${P(f)}/nodes`, { body: { slug: "col", title: "Col", type: "collection" } });

@@ -8,6 +8,8 @@
 //   Mistral     POST /v1/chat/completions                  Bearer key; { object: "error", message, type, param, code }; 401 { message, request_id }
 //   Groq        POST /openai/v1/chat/completions           Bearer key; { error: { message, type, code } }
 //   OpenRouter  POST /api/v1/chat/completions              Bearer key; { error: { code, message }, user_id }
+//   Embeddings  POST {root}/embeddings (OpenAI, Gemini's OpenAI endpoint, Mistral, OpenRouter)  Bearer key;
+//               { data: [{ object: "embedding", index, embedding }], model, usage }: fakeEmbedding's vectors
 // Two address forms pick who answers and how:
 //   /v/<vendor>/<scenario><the vendor's own path>  that vendor (vendorBase gives the base_url);
 //   /s/<scenario>/…  the protocol the path names (…/chat/completions: OpenAI; …/v1/messages:
@@ -149,8 +151,10 @@ export async function startFakeVendors(): Promise<FakeVendors> {
     idleTimeout: 30,
     async fetch(req) {
       const url = new URL(req.url);
-      const to = route(url.pathname);
       const rawBody = await req.text();
+      const emb = embeddingsRoute(url.pathname);
+      if (emb) return embeddingsAnswer(emb, req, rawBody, requests);
+      const to = route(url.pathname);
       let body: any = null;
       try {
         body = JSON.parse(rawBody);
@@ -501,4 +505,63 @@ function geminiAnswer(scenario: string, req: Request, body: any, model: string):
     return nativeError(400, "bad_request", "* GenerateContentRequest.contents[0].parts[1].inline_data: base64 decoding failed");
   }
   return geminiSuccess(model, fakeDescription(type, Buffer.from(data.data, "base64").length));
+}
+
+// ---- Embeddings (semantic search): deterministic vectors where texts sharing words, or words of
+// one meaning (SYNONYMS), are near: a hashed bag of words in 1024 dimensions. ----
+
+export const EMBEDDING_DIMENSIONS = 1024;
+/** Words of one meaning share a dimension: what makes the fake "semantic". */
+const SYNONYMS: Readonly<Record<string, string>> = { automobile: "car", vehicle: "car", cars: "car", motorcar: "car", inexpensive: "cheap", affordable: "cheap" };
+
+function wordDimension(word: string): number {
+  let h = 2166136261;
+  for (const c of word) h = Math.imul(h ^ (c.codePointAt(0) ?? 0), 16777619);
+  return (h >>> 0) % EMBEDDING_DIMENSIONS;
+}
+
+/** The fake vendor's vector of a text: each word (synonyms folded) adds 1 to its dimension. */
+export function fakeEmbedding(text: string): number[] {
+  const v = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
+  for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    const w = SYNONYMS[raw] ?? raw;
+    v[wordDimension(w)] = (v[wordDimension(w)] as number) + 1;
+  }
+  return v;
+}
+
+function embeddingsRoute(pathname: string): { vendor: Vendor; scenario: string } | null {
+  if (!pathname.endsWith("/embeddings")) return null;
+  const own = /^\/v\/([a-z]+)\/([^/]+)\//.exec(pathname);
+  if (own && Object.values(VENDOR_HOSTS).includes(own[1] as Vendor)) return { vendor: own[1] as Vendor, scenario: own[2] as string };
+  const legacy = /^\/s\/([^/]+)\//.exec(pathname);
+  return legacy ? { vendor: "openai", scenario: legacy[1] as string } : null;
+}
+
+function embeddingsAnswer(to: { vendor: Vendor; scenario: string }, req: Request, rawBody: string, requests: RecordedRequest[]): Response {
+  let body: any = null;
+  try {
+    body = JSON.parse(rawBody);
+  } catch {
+    body = null;
+  }
+  const url = new URL(req.url);
+  requests.push({ method: req.method, path: url.pathname, scenario: to.scenario, protocol: "openai", vendor: to.vendor, headers: Object.fromEntries(req.headers), body, rawBody });
+  const who: Who = { vendor: to.vendor, protocol: "openai" };
+  const key = /^Bearer (.+)$/.exec(req.headers.get("authorization") ?? "")?.[1] ?? null;
+  if (to.scenario === "500") return vendorError(who, 500, "server", "Internal server error");
+  if (to.scenario === "429") return vendorError(who, 429, "rate", "Rate limit reached for requests", 17);
+  if (to.scenario === "wrong-dimensions") return Response.json({ object: "list", data: [{ object: "embedding", index: 0, embedding: [0.1, 0.2] }], model: body?.model });
+  if (!key) return vendorError(who, 401, "auth", "You didn't provide an API key.");
+  const input: unknown = body?.input;
+  const texts = typeof input === "string" ? [input] : Array.isArray(input) && input.every((t) => typeof t === "string") ? (input as string[]) : null;
+  if (!body || typeof body.model !== "string" || texts === null || texts.length === 0) return vendorError(who, 400, "bad_request", "model and input are required");
+  // Mistral's API takes no `dimensions` (mistral-embed is 1024 as it is); the others are asked for 1024.
+  if (to.vendor === "mistral" ? body.dimensions !== undefined : body.dimensions !== EMBEDDING_DIMENSIONS) return vendorError(who, 400, "bad_request", `unexpected dimensions: ${body.dimensions}`);
+  return Response.json({
+    object: "list",
+    data: texts.map((t, index) => ({ object: "embedding", index, embedding: fakeEmbedding(t) })),
+    model: body.model,
+    usage: { prompt_tokens: texts.join(" ").split(/\s+/).length, total_tokens: texts.join(" ").split(/\s+/).length },
+  });
 }

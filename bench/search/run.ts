@@ -2,7 +2,7 @@
 // (en base content, de and fr translations), answer cache off, through the real service
 // (`src/main.ts`, default configuration otherwise) pinned to CPU 0; this process is the client,
 // pinned to CPU 1, with BENCH_CONNECTIONS keep-alive connections, recording each latency. On
-// PostgreSQL, then on the embedded PGlite (BENCH_PGLITE=0 skips it), where it also measures how
+// PostgreSQL, then on the embedded PGlite (BENCH_PGLITE=0 skips it; BENCH_POSTGRES=0 skips PostgreSQL), where it also measures how
 // many hot delivery reads per second a reader gets alone and beside a search load.
 // Usage: bun bench/search/run.ts  (see bench/README.md)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +26,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const PGLITE = process.env.BENCH_PGLITE !== "0";
+const POSTGRES = process.env.BENCH_POSTGRES !== "0";
 const VOCABULARY = 6000;
 const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = join(HERE, "../..");
@@ -277,10 +278,8 @@ async function readsBesideSearch(env: Record<string, string>): Promise<Record<st
   }
 }
 
-async function main(): Promise<void> {
-  if (PIN) Bun.spawnSync(["taskset", "-pc", "1", String(process.pid)], { stdout: "ignore" });
-  const results: Record<string, unknown> = { at: new Date().toISOString(), nodes: NODES, locales: 3, connections: CONNECTIONS, requests: REQUESTS };
-  // PostgreSQL
+/** The PostgreSQL runs: a database of its own, seeded, then the service on it. */
+async function onPostgres(results: Record<string, unknown>): Promise<void> {
   const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${DB_NAME} with (force)`);
   await admin.unsafe(`create database ${DB_NAME}`);
@@ -292,6 +291,12 @@ async function main(): Promise<void> {
   log(`index: ${JSON.stringify(results.postgres_index)}`);
   await pg.close();
   results.postgres = await measure("postgres", { DATABASE_URL });
+}
+
+async function main(): Promise<void> {
+  if (PIN) Bun.spawnSync(["taskset", "-pc", "1", String(process.pid)], { stdout: "ignore" });
+  const results: Record<string, unknown> = { at: new Date().toISOString(), nodes: NODES, locales: 3, connections: CONNECTIONS, requests: REQUESTS };
+  if (POSTGRES) await onPostgres(results);
   if (PGLITE) {
     const dataDir = join(work, "data");
     const lite = await openDb({ databaseUrl: null, dataDir });
@@ -303,7 +308,7 @@ async function main(): Promise<void> {
     results.pglite = await measure("pglite", env);
     results.pglite_reads_beside_search = await readsBesideSearch(env);
   }
-  const file = join(HERE, NODES === 10_000 ? "results.json" : `results-${NODES}.json`);
+  const file = join(HERE, NODES === 10_000 ? (POSTGRES && PGLITE ? "results.json" : POSTGRES ? "results-postgres.json" : "results-pglite.json") : `results-${NODES}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`written ${file}`);
   rmSync(work, { recursive: true, force: true });

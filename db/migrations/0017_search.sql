@@ -155,7 +155,8 @@ ALTER TABLE "search_documents" ADD CONSTRAINT "search_documents_project_id_proje
 ALTER TABLE "search_documents" ADD CONSTRAINT "search_documents_node_id_nodes_id_fk" FOREIGN KEY ("node_id") REFERENCES "public"."nodes"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "search_projects" ADD CONSTRAINT "search_projects_project_id_projects_id_fk" FOREIGN KEY ("project_id") REFERENCES "public"."projects"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "search_documents_project_idx" ON "search_documents" USING btree ("project_id","published","locale");--> statement-breakpoint
-CREATE INDEX "search_documents_doc_idx" ON "search_documents" USING gin ("doc");--> statement-breakpoint
+CREATE INDEX "search_documents_doc_published_idx" ON "search_documents" USING gin ("doc") WHERE "search_documents"."published";--> statement-breakpoint
+CREATE INDEX "search_documents_doc_working_idx" ON "search_documents" USING gin ("doc") WHERE not "search_documents"."published";--> statement-breakpoint
 CREATE INDEX "search_documents_title_idx" ON "search_documents" USING gin (to_tsvector("config", "title"));--> statement-breakpoint
 CREATE INDEX "search_documents_title_trgm_idx" ON "search_documents" USING gin ("title_folded" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "search_documents_title_prefix_idx" ON "search_documents" USING btree ("project_id","published","locale","title_folded" text_pattern_ops);--> statement-breakpoint

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, customType, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { aiProviders } from "./ai";
 import { nodes } from "./content";
 import { projects } from "./projects";
 
@@ -46,7 +47,9 @@ export const searchDocuments = pgTable(
   (t) => [
     primaryKey({ columns: [t.nodeId, t.published, t.locale] }),
     index("search_documents_project_idx").on(t.projectId, t.published, t.locale),
-    index("search_documents_doc_idx").using("gin", t.doc),
+    // One per version: readers search the published rows, and a short prefix's posting lists are read whole.
+    index("search_documents_doc_published_idx").using("gin", t.doc).where(sql`${t.published}`),
+    index("search_documents_doc_working_idx").using("gin", t.doc).where(sql`not ${t.published}`),
     // The hits whose title matches, found first: never left out when a common word's hits are capped (src/search/postgres.ts).
     index("search_documents_title_idx").using("gin", sql`to_tsvector(${t.config}, ${t.title})`),
     // Typos and as-you-type on titles (pg_trgm), accents folded; titles starting with what was typed, in order.
@@ -89,4 +92,85 @@ export const searchPending = pgTable(
     queuedAt: timestamp("queued_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index("search_pending_project_idx").on(t.projectId, t.queuedAt)],
+);
+
+// ---- Semantic search (src/search/semantic/, docs/search.md "Semantic search") ----
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => "bytea" });
+
+/**
+ * A project's semantic search: the AI provider (one of the project's, of a kind with an embeddings
+ * endpoint) whose key embeds its published pages, the embedding model, and the daily cap on
+ * embedding calls. No row: keyword search only. Deleting the provider turns it off.
+ */
+export const searchSemantic = pgTable("search_semantic", {
+  projectId: uuid("project_id")
+    .primaryKey()
+    .references(() => projects.id, { onDelete: "cascade" }),
+  providerId: uuid("provider_id")
+    .notNull()
+    .references(() => aiProviders.id, { onDelete: "cascade" }),
+  model: text("model").notNull(),
+  dailyCap: integer("daily_cap").notNull().default(10000),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * One vector per published index row (node, locale as search_documents spells it) and model:
+ * float32 little-endian in `embedding` (portable: neither PostgreSQL here nor PGlite ships
+ * pgvector), the SHA-256 of the text embedded (unchanged text is never embedded again) and the
+ * index row's `xmin` when it was read (a row not rewritten since is not even hashed again).
+ */
+export const searchVectors = pgTable(
+  "search_vectors",
+  {
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    nodeId: uuid("node_id")
+      .notNull()
+      .references(() => nodes.id, { onDelete: "cascade" }),
+    locale: text("locale").notNull(),
+    model: text("model").notNull(),
+    dimensions: integer("dimensions").notNull(),
+    textHash: text("text_hash").notNull(),
+    sourceXmin: text("source_xmin").notNull(),
+    embedding: bytea("embedding").notNull(),
+    embeddedAt: timestamp("embedded_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.locale, t.model] }), index("search_vectors_project_idx").on(t.projectId, t.locale, t.model)],
+);
+
+/**
+ * The embedding outbox's leases and retries: the work itself is derived (published index rows
+ * without a vector of their text), this table holds who has an item (`leased_until`) and when a
+ * failed one is tried again (`next_attempt_at`, backing off).
+ */
+export const searchEmbedLeases = pgTable(
+  "search_embed_leases",
+  {
+    nodeId: uuid("node_id").notNull(),
+    locale: text("locale").notNull(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    attempts: integer("attempts").notNull().default(0),
+    leasedUntil: timestamp("leased_until", { withTimezone: true }),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    lastError: text("last_error"),
+  },
+  (t) => [primaryKey({ columns: [t.nodeId, t.locale] }), index("search_embed_leases_project_idx").on(t.projectId)],
+);
+
+/** Embedding calls per project and UTC day ("2026-11-03"): the daily cap counts them. */
+export const searchEmbedCalls = pgTable(
+  "search_embed_calls",
+  {
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    day: text("day").notNull(),
+    calls: integer("calls").notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.day] })],
 );

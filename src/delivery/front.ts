@@ -5,6 +5,7 @@
 
 import { uuidv7 } from "../lib/ids";
 import type { Logger } from "../lib/log";
+import { hotReadServed } from "../lib/thread-demand";
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -29,6 +30,7 @@ export function createFront({ fastRead, log }: { fastRead: (request: Request, re
         return null;
       }
       if (log !== null) accessLine(log, res.headers.get("x-request-id") ?? "", request, res.status, start);
+      hotReadServed();
       return res;
     },
     /** True when the front already tried this request and declined it. */

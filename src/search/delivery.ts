@@ -8,8 +8,9 @@ import type { Plan } from "../delivery/engine";
 import { JSON_TYPE, jsonText } from "../delivery/http";
 import { queryOf, queryParam } from "../delivery/model";
 import { deliveryLocale, deliveryModel } from "../delivery/service";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
 import { readPaging } from "../lib/paging";
+import { modeFields, modeSearch, type SearchMode } from "./hybrid";
 import { cleanQuery } from "./query";
 import { parseFacets, SUGGEST_LIMIT, searchDriver, searchRequest } from "./service";
 
@@ -31,14 +32,19 @@ export function searchPlan(db: Db, request: Request): (p: DeliveryProject) => Pl
       perPage,
       facets: [],
     };
-    const key = `search ${JSON.stringify([locale, input.q, input.collection, input.type, page, perPage, facetsRaw])}`;
+    // Semantic search (./hybrid.ts): `mode` absent answers as before, without a `mode` field.
+    const modeRaw = queryParam(query, "mode") ?? null;
+    if (modeRaw !== null && modeRaw !== "keyword" && modeRaw !== "hybrid") throw new AppError("invalid_request", "mode is keyword or hybrid", { field: "mode" });
+    const mode: SearchMode | null = modeRaw;
+    const key = `search ${JSON.stringify([locale, input.q, input.collection, input.type, page, perPage, facetsRaw, ...(mode === null ? [] : [mode])])}`;
     return {
       key,
       type: JSON_TYPE,
       scope: () => LIST_SCOPE,
       body: async () => {
         const facets = parseFacets(facetsRaw, await deliveryModel(db, p));
-        const found = await searchDriver(db).search(searchRequest(p.id, "published", { ...input, facets }));
+        const request = searchRequest(p.id, "published", { ...input, facets });
+        const found = mode === null ? await searchDriver(db).search(request) : await modeSearch(db, searchDriver(db), request, p.version, mode);
         if (found.noCollection) throw notFound("collection");
         return jsonText({
           data: found.hits,
@@ -48,6 +54,7 @@ export function searchPlan(db: Db, request: Request): (p: DeliveryProject) => Pl
           per_page: perPage,
           fuzzy: found.fuzzy,
           ...(found.facets === null ? {} : { facets: found.facets }),
+          ...modeFields(found),
         });
       },
     };

@@ -22,7 +22,7 @@ const BATCH = 100;
 /** Batches an admin search indexes of its project's queue before it searches (the rest is searched as it was). */
 const READ_BATCHES = 5;
 /** How long a queued node rests before the indexer takes it (the admin search takes it at once). */
-const SETTLE_MS = 500;
+const SETTLE_MS = 5000;
 
 /**
  * Projects whose index is out of date as a whole: never built, or built under another default
@@ -118,7 +118,7 @@ export async function indexAll(db: Db, opts: { settleMs?: number; batches?: numb
   return done;
 }
 
-export function startSearchIndexer(deps: AppDeps, intervalMs = 1000): Periodic<number> {
+export function startSearchIndexer(deps: AppDeps, intervalMs = 2000): Periodic<number> {
   const loop: Periodic<number> = periodic(intervalMs, async () => {
     try {
       return await indexAll(deps.db, { settleMs: SETTLE_MS, stopped: () => loop.stopped() });

@@ -41,6 +41,11 @@ export const SearchDocs = {
       param("page", `page number, from 1 to ${MAX_PAGE} (default 1)`, { type: "integer", minimum: 1, maximum: MAX_PAGE }),
       param("per_page", "1..100 (default 20; above 100 is clamped)", { type: "integer", minimum: 1 }),
       param("facets", "comma-separated: type and field.<name> of fields marked index: true; counts of every hit per value, as facets: { name: { value: count } }"),
+      param(
+        "mode",
+        "keyword, or hybrid: the keyword and vector rankings merged by reciprocal rank fusion when the project has semantic search (docs/search.md); the answer then says mode, and semantic (off, daily_cap, unavailable) when it is the keyword ranking alone",
+        { type: "string", enum: ["keyword", "hybrid"] },
+      ),
     ],
     {
       200: `{ data: [{ id, path, title, type, locale, snippet, score }], total, total_exact, page, per_page, fuzzy, facets? } (past ${MAX_HITS} hits, total_exact is false and total a lower bound)`,
@@ -67,6 +72,7 @@ export const SearchContentIn = z.object({
     .describe("true (default): search the working copies, drafts and archived nodes included, each hit with its status; false: only what readers see (the published versions)"),
   limit: z.number().int().min(1).max(50).optional().describe("hits per page, 1-50 (default 10)"),
   page: Page,
+  mode: z.enum(["keyword", "hybrid"]).optional().describe("hybrid (with include_drafts: false): the keyword and vector rankings merged, when the project has semantic search; default keyword"),
 });
 
 const SearchHitOut = z.object({
@@ -89,4 +95,31 @@ export const SearchContentOut = z.object({
   page: z.number().int(),
   per_page: z.number().int(),
   fuzzy: z.boolean().describe("true: nothing matched exactly; these are the hits of the typo-tolerant search"),
+  mode: z.enum(["keyword", "hybrid"]).optional().describe("the ranking answered, when mode was asked for"),
+  semantic: z.enum(["off", "daily_cap", "unavailable"]).optional().describe("why a hybrid search answered with the keyword ranking alone"),
+});
+
+// ---- Semantic search settings (GET and PUT /admin/p/{ref}/search/semantic) ----
+
+export const SemanticIn = z.object({
+  provider_id: z.uuid().nullable().describe("one of the project's AI providers, of kind openai, gemini, mistral or openrouter; null turns semantic search off and deletes its vectors"),
+  model: z.string().min(1).max(200).nullable().optional().describe("embedding model with 1024-dimensional vectors; default per kind (text-embedding-3-small, gemini-embedding-001, mistral-embed)"),
+  daily_cap: z.number().int().min(0).max(10_000_000).optional().describe("embedding calls per UTC day, pages and queries together (default 10,000)"),
+});
+
+export const SemanticOut = z.object({
+  semantic: z
+    .object({
+      provider_id: z.string(),
+      kind: z.string(),
+      model: z.string(),
+      daily_cap: z.number().int(),
+      calls_today: z.number().int(),
+      vectors: z.number().int().describe("pages (per locale) with a vector of the current model"),
+      pending: z.number().int().describe("published pages (per locale) waiting for a vector"),
+    })
+    .nullable(),
+  embedding_kinds: z.array(z.string()).describe("provider kinds with an embeddings endpoint"),
+  vector_engine: z.literal("memory").describe("how the vector ranking is computed: cosine similarity in the service"),
+  pgvector_available: z.boolean().describe("whether this PostgreSQL could load the pgvector extension (not required)"),
 });

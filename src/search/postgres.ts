@@ -16,7 +16,7 @@ import { HEADLINE_GT, HEADLINE_LT, markSnippet, SNIPPET_START, SNIPPET_STOP, typ
 const WEIGHTS = sql.raw(`'{0.05, 0.2, 0.4, 1.0}'::float4[]`);
 const HEADLINE = `StartSel=${SNIPPET_START}, StopSel=${SNIPPET_STOP}, MaxFragments=2, MaxWords=22, MinWords=8, ShortWord=2, FragmentDelimiter=" … "`;
 /** Characters of a hit's text its snippet is made from (ts_headline parses all it is given). */
-const HEADLINE_CHARS = 6000;
+const HEADLINE_CHARS = 3000;
 /** The word similarity (pg_trgm) of a suggested title to what the reader typed, at least. */
 const SUGGEST_SIMILARITY = 0.45;
 /** Facet values counted per facet, most frequent first. */
@@ -58,7 +58,7 @@ function tsquery(locale: string, p: ParsedQuery, alternatives: readonly string[]
 const rowLocale = (r: Pick<SearchRequest, "locale" | "isDefault">): string => (r.isDefault ? "" : r.locale);
 
 /** A node's path in a non-default locale: each ancestor's translated slug (a published one, on the published version), else its slug. */
-function localPath(r: Pick<SearchRequest, "version" | "locale" | "isDefault">, id: SQL, basePath: SQL): SQL {
+export function localPath(r: Pick<SearchRequest, "version" | "locale" | "isDefault">, id: SQL, basePath: SQL): SQL {
   if (r.isDefault) return basePath;
   const t = tablesOf(r);
   const live = r.version === "published" ? sql` and t.status = 'published'` : sql``;
@@ -83,7 +83,7 @@ function scope(r: Pick<SearchRequest, "projectId" | "version" | "locale" | "isDe
  * The published pages of the project below an unpublished or archived node (tombstones keep their
  * path): not delivered, so never found. One index range per tombstone, once per search.
  */
-const hiddenIds = (projectId: string): SQL =>
+export const hiddenIds = (projectId: string): SQL =>
   sql`select x.id from published_nodes h join published_nodes x on x.project_id = h.project_id and x.path ~>=~ (h.path || '/') and x.path ~<~ (h.path || '0')
     where h.project_id = ${projectId} and h.status in ('draft', 'archived')`;
 
@@ -115,10 +115,16 @@ function statement(r: SearchRequest, tq: SQL): SQL {
   // by the index only) and the node is joined for the page's hits only (its path, its state), or for
   // every hit when a field is faceted. Beyond MAX_HITS, total says so (total_exact false).
   const from = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
-      where d.project_id = ${r.projectId} and d.published = ${published} and d.locale = ${rowLocale(r)} and d.doc @@ q.tq${filters}`;
+      where d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and d.doc @@ q.tq${filters}`;
+  // The title hits: the title's index and the project's; the whole text is only checked on those rows
+  // (an exclusion may be in the body), not intersected through its index (a short prefix's posting
+  // lists cover every project: reading them twice cost as much as the rest of the search).
+  const titleFrom = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
+      where d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and to_tsvector(d.config, d.title) @@ q.tq
+        and (d.doc @@ q.tq) is true${filters}`;
   const cols = sql`d.node_id, d.type, ${fieldFacets ? sql`n.fields` : sql`null::jsonb as fields`}, ts_rank(${WEIGHTS}, d.head, q.tq) as score`;
   return sql`with q as (select ${tq} as tq),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
-      (select ${cols} ${from} and to_tsvector(d.config, d.title) @@ q.tq limit ${MAX_HITS + 1})
+      (select ${cols} ${titleFrom} limit ${MAX_HITS + 1})
       union
       (select ${cols} ${from} limit ${MAX_HITS + 1})
     ), page as (
@@ -129,7 +135,7 @@ function statement(r: SearchRequest, tq: SQL): SQL {
       ${localPath(r, sql`p.node_id`, sql`n.path`)} as path,
       ts_headline(search_config(${r.locale}), translate(left(sd.body || E'\\n' || sd.blocks, ${HEADLINE_CHARS}), '<>', ${HEADLINE_LT + HEADLINE_GT}), q.tq, ${HEADLINE}) as snippet
     from (select 1) one cross join q left join page p on true
-      left join search_documents sd on sd.node_id = p.node_id and sd.published = ${published} and sd.locale = ${rowLocale(r)}
+      left join search_documents sd on sd.node_id = p.node_id and sd.published = ${sql.raw(String(published))} and sd.locale = ${rowLocale(r)}
       left join ${t.nodes} n on n.id = p.node_id
     order by p.score desc, p.node_id`;
 }
@@ -234,7 +240,7 @@ export function postgresDriver(db: Db): SearchDriver {
       const select = (where: SQL, order: SQL, n: number): SQL =>
         sql`${published ? sql`with hidden as materialized (${hiddenIds(r.projectId)}) ` : sql``}select s.id, s.title, s.type, ${localPath(r, sql`s.id`, sql`n.path`)} as path from (
             select d.node_id as id, d.title, d.type, row_number() over (order by ${order}) as rank from search_documents d
-            where d.project_id = ${r.projectId} and d.published = ${published} and d.locale = ${rowLocale(r)}${published ? sql` and not exists (select 1 from hidden h where h.id = d.node_id)` : sql``}
+            where d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)}${published ? sql` and not exists (select 1 from hidden h where h.id = d.node_id)` : sql``}
               and ${where}
             order by ${order} limit ${n}
           ) s join ${t.nodes} n on n.id = s.id order by s.rank`;
