@@ -510,7 +510,7 @@ function geminiAnswer(scenario: string, req: Request, body: any, model: string):
 // ---- Embeddings (semantic search): deterministic vectors where texts sharing words, or words of
 // one meaning (SYNONYMS), are near: a hashed bag of words in 1024 dimensions. ----
 
-export const EMBEDDING_DIMENSIONS = 1024;
+const EMBEDDING_DIMENSIONS = 1024;
 /** Words of one meaning share a dimension: what makes the fake "semantic". */
 const SYNONYMS: Readonly<Record<string, string>> = { automobile: "car", vehicle: "car", cars: "car", motorcar: "car", inexpensive: "cheap", affordable: "cheap" };
 
@@ -521,7 +521,7 @@ function wordDimension(word: string): number {
 }
 
 /** The fake vendor's vector of a text: each word (synonyms folded) adds 1 to its dimension. */
-export function fakeEmbedding(text: string): number[] {
+function fakeEmbedding(text: string): number[] {
   const v = new Array<number>(EMBEDDING_DIMENSIONS).fill(0);
   for (const raw of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     const w = SYNONYMS[raw] ?? raw;

@@ -55,7 +55,7 @@ export interface HttpBinding {
 }
 
 /** A resource an operation's answer names: an MCP resource_link without its `type`. */
-export type OperationLink = Omit<ResourceLink, "type">;
+type OperationLink = Omit<ResourceLink, "type">;
 
 export interface OperationContext<C> {
   readonly deps: AppDeps;

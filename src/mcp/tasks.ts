@@ -25,9 +25,9 @@ export const TASK_TOOLS: ReadonlySet<string> = new Set(["start_translation_job"]
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 /** A task's lifetime from its creation, whatever the client asks (the spec lets the receiver override it): a week. The job itself stays readable with get_translation_job. */
-export const TASK_TTL_MS = 7 * 24 * 3_600_000;
+const TASK_TTL_MS = 7 * 24 * 3_600_000;
 /** The polling interval suggested to clients; the worker moves a job's progress after each node. */
-export const TASK_POLL_MS = 2_000;
+const TASK_POLL_MS = 2_000;
 /** How often a blocked tasks/result looks at the job again. */
 const WAIT_MS = 1_000;
 const LIST_PAGE = 50;

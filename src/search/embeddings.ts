@@ -31,7 +31,7 @@ export const EMBEDDING_KINDS: Readonly<Record<string, { readonly model: string; 
 /** Texts one call embeds, at most. */
 export const TEXTS_PER_CALL = 32;
 /** Characters of a page's text embedded (about 1,500 tokens: under every vendor's input limit, Gemini's 2,048 the lowest). */
-export const MAX_TEXT_CHARS = 6000;
+const MAX_TEXT_CHARS = 6000;
 
 /** The text of an index row that is embedded: title, description and fields, blocks; capped. */
 export function embeddingText(title: string, body: string, blocks: string): string {

@@ -13,15 +13,15 @@ import { markSnippet } from "./text";
 import { vectorIndex } from "./vectors";
 
 /** Hits of each ranking fused. */
-export const RANKED = 100;
+const RANKED = 100;
 /** The constant of reciprocal rank fusion (Cormack et al., 2009; Elasticsearch's and OpenSearch's default). */
-export const RRF_K = 60;
+const RRF_K = 60;
 /**
  * A page is in the vector ranking when its cosine similarity to the query is at least this: below
  * it, every page of a site would be "found" by any query. Model-dependent; OpenAI's
  * text-embedding-3 puts unrelated texts at 0.05 to 0.2.
  */
-export const MIN_SIMILARITY = 0.25;
+const MIN_SIMILARITY = 0.25;
 
 export type SearchMode = "keyword" | "hybrid";
 

@@ -12,7 +12,7 @@ import { hotReadsServed } from "../lib/thread-demand";
 import type { SearchDriver } from "./driver";
 
 /** The share of the serving thread's time searches may take on the embedded database. */
-export const SEARCH_SHARE = 0.15;
+const SEARCH_SHARE = 0.15;
 /** A search's time counted for its rest, at most (wall time: a process the machine left waiting must not rest for seconds). */
 const MAX_COUNTED_MS = 250;
 /** Searches waiting for their turn, at most. */

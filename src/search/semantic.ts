@@ -12,7 +12,7 @@ import { rows } from "../lib/json";
 import { checkEmbeddingKind, EMBEDDING_KINDS, embedTexts } from "./embeddings";
 
 /** Embedding calls a project may make per UTC day unless its setting says otherwise. */
-export const DEFAULT_DAILY_CAP = 10_000;
+const DEFAULT_DAILY_CAP = 10_000;
 
 export interface SemanticConfig {
   readonly provider: ProviderRow;
@@ -78,7 +78,7 @@ export async function takeCall(db: Db, projectId: string, cap: number, now: Date
 }
 
 /** Today's embedding calls of the project. */
-export async function callsToday(db: Db, projectId: string, now: Date): Promise<number> {
+async function callsToday(db: Db, projectId: string, now: Date): Promise<number> {
   const [r] = rows<{ calls: number }>(await db.execute(sql`select calls from search_embed_calls where project_id = ${projectId} and day = ${dayOf(now)}`));
   return Number(r?.calls ?? 0);
 }

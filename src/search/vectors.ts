@@ -9,7 +9,7 @@ import { rows } from "../lib/json";
 import { DIMENSIONS, decodeVector } from "./embeddings";
 import { hiddenIds } from "./postgres";
 
-export interface VectorQuery {
+interface VectorQuery {
   readonly projectId: string;
   /** The index rows' locale: "" for the default locale's (the base content). */
   readonly rowLocale: string;
@@ -21,7 +21,7 @@ export interface VectorQuery {
   readonly parentId: string | null;
 }
 
-export interface VectorHit {
+interface VectorHit {
   readonly nodeId: string;
   readonly similarity: number;
 }
@@ -95,7 +95,7 @@ async function load(db: Db, q: VectorQuery, previous: Loaded | null): Promise<Lo
   return { version: q.version, ids: kept.map((r) => r.node_id), types: kept.map((r) => r.type), parents: kept.map((r) => r.parent_id), matrix, byKey };
 }
 
-export function memoryVectorIndex(db: Db): VectorIndex {
+function memoryVectorIndex(db: Db): VectorIndex {
   const loads = new Map<string, Promise<Loaded>>();
   const loaded = async (q: VectorQuery): Promise<Loaded> => {
     const key = JSON.stringify([q.projectId, q.rowLocale, q.model]);
