@@ -30,6 +30,8 @@ const POOL = 4;
 const MEMORY_ROUNDS = 10;
 const BIG_NODES = Number(process.env.BENCH_BIG_NODES ?? 100_000);
 const WITH_PGLITE = process.env.BENCH_PGLITE !== "0";
+// The translated misses: `fr` pages of `bench`, and `fr-CA` pages of `bench-chain` (fr-CA → fr by RFC 4647 lookup).
+const TRANSLATED_MISSES = process.env.BENCH_MISS_TRANSLATED !== "0";
 // Other runtimes for the hot reads (the same sources, started as `npm run start:node|deno` would,
 // without npm in between): BENCH_RUNTIMES="node deno"; binaries from XRT_NODE / XRT_DENO or PATH.
 const OTHER_RUNTIMES = (process.env.BENCH_RUNTIMES ?? "").split(/[\s,]+/).filter((r) => r === "node" || r === "deno");
@@ -211,6 +213,7 @@ async function main(): Promise<void> {
   let t = performance.now();
   const site = await seedSite(handle.db, "bench");
   log(`seeded 1,000 pages × 20 blocks (+ fr), 10,000 entries in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const chained = TRANSLATED_MISSES ? await seedSite(handle.db, "bench-chain", "fr-CA") : null;
   if (BIG_NODES > 0) {
     t = performance.now();
     await seedBigSite(handle.db, "bench-big", BIG_NODES);
@@ -317,6 +320,18 @@ async function main(): Promise<void> {
   const oneQuery = spawn([BUN, join(HERE, "onequery.ts"), DATABASE_URL, String(REF_PORT + 1), String(POOL)]);
   await waitFor(`http://127.0.0.1:${REF_PORT + 1}/`);
   const miss = await compare("miss, PostgreSQL", { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, missScript, 64);
+  const translatedMisses: Record<string, { service: WrkResult; reference: WrkResult }> = {};
+  if (chained) {
+    // The chain first: a statement's first executions decide whether PostgreSQL keeps a generic plan.
+    const missCases = {
+      "miss, PostgreSQL, chain (fr-CA → fr)": chained.pagePaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench-chain/nodes/by-path/${p}?locale=fr-CA`),
+      "miss, PostgreSQL, translated (fr)": site.frPaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench/nodes/by-path/${p}?locale=fr`),
+    };
+    for (const [name, paths] of Object.entries(missCases)) {
+      const script = rotation(name, paths);
+      translatedMisses[name] = await compare(name, { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, script, 64);
+    }
+  }
   await server.stop();
   await oneQuery.stop();
 
@@ -409,6 +424,7 @@ async function main(): Promise<void> {
     runtimes,
     cold,
     miss,
+    translatedMisses,
     pglite,
     memory,
   };
@@ -433,6 +449,10 @@ async function main(): Promise<void> {
   console.log(
     `| miss, PostgreSQL | ${f(miss.service.rps)} | ${f(miss.service.p50, 2)} | ${f(miss.service.p99, 2)} | ${f(miss.reference.rps)} | **${f(miss.service.rps / miss.reference.rps, 2)}** | ${f(miss.service.cpuUs)} / ${f(miss.reference.cpuUs)} | ${f(miss.service.dbCpuUs)} / ${f(miss.reference.dbCpuUs)} |`,
   );
+  for (const [name, m] of Object.entries(translatedMisses))
+    console.log(
+      `| ${name} | ${f(m.service.rps)} | ${f(m.service.p50, 2)} | ${f(m.service.p99, 2)} | ${f(m.reference.rps)} | **${f(m.service.rps / m.reference.rps, 2)}** | ${f(m.service.cpuUs)} / ${f(m.reference.cpuUs)} | ${f(m.service.dbCpuUs)} / ${f(m.reference.dbCpuUs)} |`,
+    );
   if (pglite) {
     console.log(`| miss, embedded PGlite (16 connections) | ${f(pglite.miss.rps)} | ${f(pglite.miss.p50, 2)} | ${f(pglite.miss.p99, 2)} | | | ${f(pglite.miss.cpuUs)} | (in process) |`);
     console.log(`\nEmbedded PGlite, RSS MiB: after start ${f(pglite.rssStartMb)}, at rest after the hot run ${f(pglite.rssRestMb)}, at rest after the miss run ${f(pglite.rssAfterLoadMb)}`);

@@ -30,9 +30,11 @@ function node(projectId: string, slug: string, path: string, parentId: string | 
 /**
  * The issue's data set: 1,000 pages of 20 blocks (10 sections of 1 + 99 pages) with a French
  * translation each (localised slug, half the blocks overridden), and a 10,000-entry collection.
+ * `chainLocale` (e.g. fr-CA, which falls back to fr by RFC 4647 lookup): a third locale, each page
+ * translated partly into it (its title and two blocks, no slug).
  */
-export async function seedSite(db: Db, slug: string): Promise<{ projectId: string; pagePaths: string[]; frPaths: string[] }> {
-  const projectId = await createProject(db, slug, ["en", "fr"]);
+export async function seedSite(db: Db, slug: string, chainLocale?: string): Promise<{ projectId: string; pagePaths: string[]; frPaths: string[] }> {
+  const projectId = await createProject(db, slug, chainLocale ? ["en", "fr", chainLocale] : ["en", "fr"]);
   const base = Date.UTC(2025, 0, 1);
   const nodeRows: NodeRow[] = [];
   const blockRows: BlockRow[] = [];
@@ -67,6 +69,20 @@ export async function seedSite(db: Db, slug: string): Promise<{ projectId: strin
         createdAt: page.createdAt,
         updatedAt: page.updatedAt,
       });
+      if (chainLocale) {
+        const [first, second] = Object.keys(overrides);
+        trRows.push({
+          id: uuidv7(),
+          projectId,
+          nodeId: page.id!,
+          locale: chainLocale,
+          meta: { title: `${page.slug} titre (${chainLocale})` },
+          blocks: { [first!]: { text: `Texte ${chainLocale} pour ${page.slug}` }, [second!]: { text: `Autre texte ${chainLocale}` } },
+          status: "published",
+          createdAt: page.createdAt,
+          updatedAt: page.updatedAt,
+        });
+      }
     }
     for (const page of pages) {
       const frSlug = (p: NodeRow): string => `${p.slug}-fr`;

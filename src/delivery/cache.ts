@@ -5,6 +5,7 @@ import { projects, themes } from "../../db/schema";
 import { isDatabaseUnavailable } from "../errors";
 import { NO_PATH_CHANGES, type PathChanges } from "../lib/commits";
 import { isSlug, isUuid } from "../lib/ids";
+import { fallbackChains } from "./fallback";
 
 /** What delivery needs to know about a project; reloaded whenever its content version moves. */
 export interface DeliveryProject {
@@ -21,6 +22,8 @@ export interface DeliveryProject {
   readonly modelVersion?: number;
   /** How media references are answered: the service's public URL and the variant widths. */
   readonly media?: MediaLinks;
+  /** The locales that fall back through another translation, and their chains (fallback.ts); absent when none does. */
+  readonly fallbacks?: Readonly<Record<string, readonly string[]>>;
 }
 
 interface MediaLinks {
@@ -481,14 +484,16 @@ export function normaliseRef(ref: string): string | null {
 }
 
 async function loadProject(db: Db, ref: string): Promise<DeliveryProject | null> {
-  const { id, slug, name, defaultLocale, locales, publicBaseUrl } = projects;
+  const { id, slug, name, defaultLocale, locales, publicBaseUrl, fallbacks } = projects;
   const [row] = await db
-    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, version: projects.contentVersion, modelVersion: projects.modelVersion, nameOverride: themes.nameOverride })
+    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, fallbacks, version: projects.contentVersion, modelVersion: projects.modelVersion, nameOverride: themes.nameOverride })
     .from(projects)
     .leftJoin(themes, eq(themes.projectId, projects.id))
     .where(isUuid(ref) ? eq(projects.id, ref) : eq(projects.slug, ref))
     .limit(1);
   if (!row) return null;
-  const { nameOverride, ...project } = row;
-  return { ...project, locales: row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales], siteName: nameOverride || row.name };
+  const { nameOverride, fallbacks: configured, ...project } = row;
+  const all = row.locales.includes(row.defaultLocale) ? row.locales : [row.defaultLocale, ...row.locales];
+  const chains = fallbackChains(row.defaultLocale, all, configured);
+  return { ...project, locales: all, siteName: nameOverride || row.name, ...(chains === undefined ? {} : { fallbacks: chains }) };
 }

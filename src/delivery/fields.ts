@@ -106,9 +106,16 @@ export function fieldImagesColumn(projectId: string, mediaJson: string, sources:
  * A json column: { target id: NodeRef } for every node id found at a reference path of `sources`
  * (rows of (k, ty, doc): "n" or "b", the node or block type, the jsonb value), limited to targets of
  * the project that are delivered (their published versions, a preview's too) (published, every ancestor published), with their path and title
- * in `locale` ("" = the base ones, as in the default locale).
+ * in `locale` ("" = the base ones, as in the default locale). With the locale's fallback chain
+ * (`fallbacks`, fallback.ts), a target whose translation in `locale` has no title shows the first
+ * chain locale's; paths never fall back (each locale's own slugs, else the base ones).
  */
-export function refsColumn(projectId: string, locale: string, paths: RefPaths, sources: SQL): SQL {
+export function refsColumn(projectId: string | SQL, locale: string, paths: RefPaths, sources: SQL, fallbacks: readonly string[] | null = null): SQL {
+  const chain = fallbacks === null ? null : sql`string_to_array(${fallbacks.join(" ")}, ' ')`;
+  const chainTitle =
+    chain === null
+      ? sql``
+      : sql`, (array_agg(btrim(t.meta->>'title') order by array_position(${chain}, t.locale)) filter (where t.locale = any(${chain}) and nullif(btrim(t.meta->>'title'), '') is not null))[1] as title`;
   return sql`(with recursive ids as (
       select distinct v.x::uuid as id from (
         select jsonb_path_query(s.doc, p.path::jsonpath) #>> '{}' as x
@@ -132,11 +139,11 @@ export function refsColumn(projectId: string, locale: string, paths: RefPaths, s
     from (
       select u.ref,
         string_agg(coalesce(nullif(btrim(tm.meta->>'slug'), ''), u.slug), '/' order by u.depth desc) as path,
-        max(case when u.depth = 0 then coalesce(nullif(btrim(tm.meta->>'title'), ''), u.title) end) as title,
+        max(case when u.depth = 0 then coalesce(nullif(btrim(tm.meta->>'title'), ''),${chain === null ? sql`` : sql` tm.title,`} u.title) end) as title,
         max(case when u.depth = 0 then u.type end) as type,
         bool_and(u.status = 'published') and bool_or(u.parent_id is null) as visible
       from up u left join lateral (
-        select (array_agg(t.meta) filter (where t.locale = ${locale}))[1] as meta
+        select (array_agg(t.meta) filter (where t.locale = ${locale}))[1] as meta${chainTitle}
         from ${PUBLISHED.translations} t where t.node_id = u.id and t.status = 'published'
       ) tm on true
       group by u.ref

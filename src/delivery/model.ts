@@ -12,11 +12,18 @@ const query = (name: string, description: string, schema: Record<string, unknown
 const path = (name: string, description: string, schema: Record<string, unknown> = STRING): Param => ({ name, in: "path", required: true, description, schema });
 const UUID = { type: "string", format: "uuid" };
 const locale = query("locale", "one of the project's locales (BCP 47, case-insensitive); default: the project's default_locale");
+const fallback = query(
+  "fallback",
+  "none: only what the locale has (404 without a published translation in it; the fields it lacks left out, title null, named in missing). Left out (or empty): a field the locale lacks comes from its fallback chain (the project's fallbacks, else RFC 4647 lookup: de-AT → de → the default locale) and is named in fallback. Other values: 400 invalid_request",
+  { type: "string", enum: ["none"] },
+);
 
 const renderable =
   "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, fields (locale overrides merged; node references as { id, path, title, type } or null), blocks[{id, type, order, data}] (locale overrides merged), " +
-  "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated";
-const nodeResponses = { 200: renderable, 400: "invalid_locale", 401: "preview_token_invalid, preview_token_expired (a preview read only)", 404: "not_found" };
+  "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated; " +
+  'fallback: { "<pointer>": "<locale>" } naming each field taken from another locale along the locale\'s fallback chain (only when one was, and only in a locale whose chain passes through another translation); ' +
+  "with ?fallback=none, missing: [pointer] naming the fields the locale lacks (left out of the answer)";
+const nodeResponses = { 200: renderable, 400: "invalid_locale, invalid_request (fallback)", 401: "preview_token_invalid, preview_token_expired (a preview read only)", 404: "not_found" };
 /** The routes that serve previews. */
 const preview = query(
   "preview",
@@ -39,10 +46,10 @@ export const DeliveryDocs = {
   byPath: doc(
     "Published node by slug path",
     "The rest of the path after by-path/ is the node's slug path in the requested locale (localised slugs apply). An empty path is 404.",
-    [path("path", "slug path, e.g. blog/hello-world"), locale, preview],
+    [path("path", "slug path, e.g. blog/hello-world"), locale, fallback, preview],
     nodeResponses,
   ),
-  byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale, preview], nodeResponses),
+  byId: doc("Published node by id", "Same renderable node, resolved by id.", [path("id", "node id", UUID), locale, fallback, preview], nodeResponses),
   list: doc(
     "All published nodes (raw rows)",
     "{ data: [row] }, rows are the node's own columns without blocks, with fields (references expanded, default locale), in path order; streamed.",
@@ -74,9 +81,9 @@ export const DeliveryDocs = {
   ),
   translation: doc(
     "Published node merged with a locale's translation",
-    "The renderable node in that locale; 404 when the locale has no published translation of it.",
-    [path("nodeId", "node id", UUID), { ...locale, required: true, description: "a non-default project locale" }, preview],
-    { 200: renderable, 400: "missing_parameter, invalid_locale", 401: "preview_token_invalid, preview_token_expired", 404: "not_found" },
+    "The renderable node in that locale; 404 when the locale has no published translation of it (a chain locale's does not stand in). What the translation lacks falls back along the locale's chain, as on the node reads.",
+    [path("nodeId", "node id", UUID), { ...locale, required: true, description: "a non-default project locale" }, fallback, preview],
+    { 200: renderable, 400: "missing_parameter, invalid_locale, invalid_request (fallback)", 401: "preview_token_invalid, preview_token_expired", 404: "not_found" },
   ),
   sitemap: doc(
     "Sitemap",

@@ -2,7 +2,11 @@
 import { decodeHTML } from "entities";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import { seoMediaId } from "../media/seo-image";
+import type { CompiledModel } from "../model/compile";
+import type { Path } from "../model/leaves";
+import { pointerOf, unitPaths } from "../model/units";
 import type { DeliveryProject } from "./cache";
+import { type Layer, layerHas, mergeLayers, provenance, withoutUnit } from "./fallback";
 import { expandRefs, type NodeRef, type RefPaths } from "./fields";
 import { type MediaRef, type MediaView, mediaView } from "./media";
 import { absoluteUrl, hreflangSet, str, versionSeo } from "./seo";
@@ -27,6 +31,9 @@ export interface ChainNode {
   /** The node's fields and its translation's overrides of them in the requested locale (null on ancestors). */
   fields: Record<string, unknown> | null;
   field_overrides: Record<string, unknown> | null;
+  /** With a fallback chain (fallback.ts): its locales' published block and field overrides, by locale (null when none has a translation). */
+  chain_blocks?: Record<string, unknown> | null;
+  chain_fields?: Record<string, unknown> | null;
   /** Targets of the node's references (fields.ts), when the model declares references. */
   refs?: Record<string, NodeRef> | null;
   /** The media items the node's SEO image may name (its own, the locale's translation's); null on ancestors. */
@@ -42,6 +49,28 @@ interface BlockRow {
 
 export type RenderableNode = ReturnType<typeof renderNode>;
 
+/**
+ * How a read answers what its locale lacks, when not as a locale without a chain always did:
+ * from `chain` (the locales after the requested one; the default locale ends it), or, with
+ * `none` (?fallback=none), not at all. `model`: where the translatable units are (units.ts).
+ */
+export interface Fallback {
+  readonly chain: readonly string[];
+  readonly none: boolean;
+  readonly model: CompiledModel | null;
+}
+
+/** The parts of a page that depend on where its text comes from. */
+interface PageText {
+  language: string;
+  title: string | null;
+  description: string | null;
+  blocks: BlockRow[];
+  fields: Record<string, unknown>;
+  /** The node's answer says it (fallback.ts): `fallback` (pointer → locale) or `missing` (pointers). */
+  said: { fallback: Record<string, string> } | { missing: string[] } | null;
+}
+
 const ARTICLE_TYPES = new Set(["entry", "article", "post", "news", "blog-post"]);
 const TEXT_BLOCK_TYPES = new Set(["text", "paragraph", "richtext", "rich-text", "rich_text", "markdown", "html", "body"]);
 const TEXT_FIELDS = ["text", "body", "content", "markdown", "html", "value"];
@@ -50,6 +79,15 @@ const DESCRIPTION_MAX = 160;
 /** A node's slug or title in a locale: the published translation's, else the base one. */
 function local(project: DeliveryProject, node: ChainNode, locale: string, field: "slug" | "title"): string {
   return (locale === project.defaultLocale ? null : str(node.tr[locale]?.[field])) ?? node[field];
+}
+
+/** A node's title in a locale with a fallback chain: the first of these locales' published translations that has one, else the base one. */
+function chainTitle(node: ChainNode, locales: readonly string[]): string {
+  for (const l of locales) {
+    const t = str(node.tr[l]?.title);
+    if (t !== null) return t;
+  }
+  return node.title;
 }
 
 /** Public URL of a path in a locale: absolute under public_base_url, else a site-relative path. */
@@ -107,7 +145,7 @@ interface Breadcrumb {
 
 /** What the JSON-LD graph says of the page shown. */
 interface PageFacts {
-  title: string;
+  title: string | null;
   canonical: string;
   language: string;
   description: string | null;
@@ -115,28 +153,45 @@ interface PageFacts {
   breadcrumbs: Breadcrumb[];
 }
 
-/** The renderable node of `chain` (root first, node last; every member published) in `locale`. */
-export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string, refs: RefPaths | null = null) {
+/**
+ * The renderable node of `chain` (root first, node last; every member published) in `locale`.
+ * `fallback`: the locale's fallback chain or ?fallback=none (null: the locale has no chain but
+ * the default locale, and reads as it always did).
+ */
+export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string, refs: RefPaths | null = null, fallback: Fallback | null = null) {
   const node = chain[chain.length - 1];
   if (!node) throw new Error("renderNode needs the chain down to the node");
   const isDefault = locale === project.defaultLocale;
   const meta = isDefault ? {} : (node.tr[locale] ?? {});
   const translated = !isDefault && node.tr[locale] !== undefined;
+  if (fallback !== null && !isDefault) return pageOf(project, chain, locale, meta, translated, fallbackText(project, node, locale, translated, refs, fallback), fallback);
   // A fallback shows the default locale's content: its language is that one.
   const language = isDefault || translated ? locale : project.defaultLocale;
-
   const blocks = renderBlocks(project, node, translated, refs, language);
-  const fields = renderFields(project, node, translated, refs, language);
-  const breadcrumbs = breadcrumbsOf(project, chain, locale);
-  const path = breadcrumbs[breadcrumbs.length - 1]?.path ?? "";
-  const title = local(project, node, locale, "title");
-  const { canonical, robots, hreflang } = pageSeo(project, chain, node, locale, language);
   // A translation without its own description prefers its (merged, localised) text over the base one.
   const description = translated ? (str(meta.description) ?? firstText(blocks) ?? str(node.seo.description)) : (str(node.seo.description) ?? firstText(blocks));
+  const text = {
+    language,
+    title: local(project, node, locale, "title"),
+    description,
+    blocks,
+    fields: renderFields(project, node, translated, refs, language),
+    said: fallback?.none ? { missing: [] } : null,
+  };
+  return pageOf(project, chain, locale, meta, translated, text, null);
+}
+
+/** The page around its text: path, SEO, breadcrumbs (`fallback`: breadcrumb titles follow the locale's chain). */
+function pageOf(project: DeliveryProject, chain: ChainNode[], locale: string, meta: Record<string, unknown>, translated: boolean, text: PageText, fallback: Fallback | null) {
+  const node = chain[chain.length - 1] as ChainNode;
+  const { language, title, description, blocks, fields } = text;
+  const breadcrumbs = breadcrumbsOf(project, chain, locale, fallback === null || fallback.none ? null : [locale, ...fallback.chain]);
+  const path = breadcrumbs[breadcrumbs.length - 1]?.path ?? "";
+  const { canonical, robots, hreflang } = pageSeo(project, chain, node, locale, language);
   const { image, view } = pageImage(project, node, meta, blocks, language);
   const isArticle = ARTICLE_TYPES.has(node.type);
 
-  return {
+  const page = {
     id: node.id,
     parent_id: node.parent_id,
     slug: local(project, node, locale, "slug"),
@@ -157,6 +212,74 @@ export function renderNode(project: DeliveryProject, chain: ChainNode[], locale:
     },
     translated,
   };
+  // The key only when there is something to say: a fully translated page answers as it always did.
+  return text.said === null ? page : { ...page, ...text.said };
+}
+
+/**
+ * A page's text in a locale with a fallback chain, or only the locale's own (?fallback=none).
+ * Chain: each translatable unit (units.ts) the locale's published translation lacks comes from the
+ * first chain locale whose published translation has it, else from the base content; `fallback`
+ * names each of them with its locale. The page's language is the first of these locales that has
+ * a translation of the node at all (a page no chain locale translates shows the base content, as a
+ * locale without a chain does). None: the units the translation lacks are left out and named in
+ * `missing` (the title is null; a description comes from the translation or its own first text).
+ */
+function fallbackText(project: DeliveryProject, node: ChainNode, locale: string, translated: boolean, refs: RefPaths | null, fallback: Fallback): PageText {
+  const layers = layersOf(node, locale, translated, fallback.chain);
+  const language = layers[0]?.locale ?? project.defaultLocale;
+  const units = unitPaths({ title: node.title, type: node.type, seo: node.seo, fields: node.fields, blocks: node.blocks ?? [] }, fallback.model);
+  const own = layers[0];
+  const lacked = fallback.none ? units.filter((u) => own === undefined || !layerHas(own, u)) : [];
+  const { fields, blocks } = layeredContent(project, node, layers, lacked, refs, language);
+  if (fallback.none) {
+    const description = str(node.tr[locale]?.description) ?? firstText(blocks);
+    return { language, title: str(node.tr[locale]?.title), description, blocks, fields, said: { missing: lacked.map(pointerOf) } };
+  }
+  // As without a chain: a translated page without a description of its own prefers its first text over the base description.
+  const given = layers.find((l) => str(l.meta.description) !== null);
+  const derived = given === undefined && layers.length > 0 ? firstText(blocks) : null;
+  const description = given !== undefined ? str(given.meta.description) : (derived ?? str(node.seo.description) ?? firstText(blocks));
+  const named = provenance(units, layers, locale, project.defaultLocale, (u) => u[0] === "seo" && derived !== null);
+  const title = chainTitle(
+    node,
+    layers.map((l) => l.locale),
+  );
+  return { language, title, description, blocks, fields, said: Object.keys(named).length === 0 ? null : { fallback: named } };
+}
+
+/** The published translations a read with fallbacks uses, in order: the locale's own, then each chain locale's that exists. */
+function layersOf(node: ChainNode, locale: string, translated: boolean, chain: readonly string[]): Layer[] {
+  const layers: Layer[] = [];
+  if (translated) layers.push({ locale, meta: node.tr[locale] ?? {}, fields: node.field_overrides, blocks: node.overrides });
+  for (const l of chain) {
+    const meta = node.tr[l];
+    if (meta !== undefined) layers.push({ locale: l, meta, fields: node.chain_fields?.[l], blocks: node.chain_blocks?.[l] });
+  }
+  return layers;
+}
+
+/** The node's fields and blocks with the layers merged over them (the first wins), the `lacked` units left out, references expanded. */
+function layeredContent(project: DeliveryProject, node: ChainNode, layers: readonly Layer[], lacked: readonly Path[], refs: RefPaths | null, language: string) {
+  const targets = node.refs ?? {};
+  const expand = (value: Record<string, unknown>, at: readonly (readonly string[])[] | undefined): Record<string, unknown> =>
+    refs === null ? value : expandRefs(value, at, targets, { project, locale: language });
+  const strip = (value: Record<string, unknown>, under: (u: Path) => boolean, from: number): Record<string, unknown> => lacked.reduce((v, u) => (under(u) ? withoutUnit(v, u.slice(from)) : v), value);
+  const merged = mergeLayers(
+    isPlainObject(node.fields) ? node.fields : {},
+    layers.map((l) => l.fields),
+  );
+  const fields = expand(
+    strip(merged, (u) => u[0] === "fields", 1),
+    refs?.nodes.get(node.type),
+  );
+  const overridesById = layers.map((l) => (isPlainObject(l.blocks) ? l.blocks : null));
+  const blocks = (node.blocks ?? []).map((b) => {
+    const overrides = overridesById.map((o) => (o !== null && Object.hasOwn(o, b.id) ? o[b.id] : undefined));
+    const data = strip(mergeLayers(b.data, overrides), (u) => u[0] === "blocks" && u[1] === b.id, 3);
+    return { id: b.id, type: b.type, order: b.order, data: expand(data, refs?.blocks.get(b.type)) };
+  });
+  return { fields, blocks };
 }
 
 /** The node's blocks, each with the published translation's overrides merged over its data, references expanded. */
@@ -176,13 +299,13 @@ function renderFields(project: DeliveryProject, node: ChainNode, translated: boo
   return refs === null ? merged : expandRefs(merged, refs.nodes.get(node.type), node.refs ?? {}, { project, locale: language });
 }
 
-/** One breadcrumb per member of the chain, root first, with its localised path; the last one is the node's. */
-function breadcrumbsOf(project: DeliveryProject, chain: ChainNode[], locale: string): Breadcrumb[] {
+/** One breadcrumb per member of the chain, root first, with its localised path; the last one is the node's. `titles`: the locales a title is taken from, in order (a fallback chain). */
+function breadcrumbsOf(project: DeliveryProject, chain: ChainNode[], locale: string, titles: readonly string[] | null): Breadcrumb[] {
   const breadcrumbs: Breadcrumb[] = [];
   let path = "";
   for (const c of chain) {
     path = path === "" ? local(project, c, locale, "slug") : `${path}/${local(project, c, locale, "slug")}`;
-    breadcrumbs.push({ title: local(project, c, locale, "title"), path, href: publicUrl(project, locale, path) });
+    breadcrumbs.push({ title: titles === null ? local(project, c, locale, "title") : chainTitle(c, titles), path, href: publicUrl(project, locale, path) });
   }
   return breadcrumbs;
 }
@@ -255,7 +378,7 @@ function jsonLd(project: DeliveryProject, node: ChainNode, isArticle: boolean, f
     ...(isArticle ? { mainEntity: { "@id": id.article } } : {}),
   };
   const graph = isArticle
-    ? [page, { "@type": "Article", "@id": id.article, headline: f.title.slice(0, 110), name: f.title, url: f.canonical, ...common, mainEntityOfPage: { "@id": id.page } }]
+    ? [page, { "@type": "Article", "@id": id.article, headline: f.title?.slice(0, 110) ?? null, name: f.title, url: f.canonical, ...common, mainEntityOfPage: { "@id": id.page } }]
     : [page];
   return { "@context": "https://schema.org", "@graph": graph };
 }

@@ -8,6 +8,7 @@ import { SearchDocs } from "../search/model";
 import { getTheme } from "../theme/service";
 import { type DeliveryProject, LIST_SCOPE, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
+import { fallbackNone } from "./fallback";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";
@@ -149,17 +150,21 @@ function createPlans(db: Db): Plans {
     byPath:
       (request, raw, preview = false) =>
       (p) => {
-        const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+        const query = queryOf(request);
+        const locale = deliveryLocale(p, queryParam(query, "locale"));
+        const none = fallbackNone(query);
         const segs = pathSegments(raw);
         if (!segs) throw notFound("node");
-        return page(`path ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale, preview));
+        return page(`${none ? "path-none" : "path"} ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale, preview, none));
       },
     byId:
       (request, id, preview = false) =>
       (p) => {
-        const locale = deliveryLocale(p, queryParam(queryOf(request), "locale"));
+        const query = queryOf(request);
+        const locale = deliveryLocale(p, queryParam(query, "locale"));
+        const none = fallbackNone(query);
         const key = (id ?? "").toLowerCase();
-        return page(`id ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale, preview));
+        return page(`${none ? "id-none" : "id"} ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale, preview, none));
       },
     entries:
       (request, preview = false) =>
@@ -241,11 +246,13 @@ function readRoutes(db: Db, plans: Plans): ReadRoute[] {
 /** The published node merged with a published translation; 404 when the locale has none. */
 function translationPlan(db: Db, request: Request, id: string, preview: boolean): MakePlan {
   return (p) => {
-    const raw = queryParam(queryOf(request), "locale");
+    const query = queryOf(request);
+    const raw = queryParam(query, "locale");
     if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
     const locale = deliveryLocale(p, raw);
-    return page(`tr ${locale} ${id.toLowerCase()}`, async () => {
-      const node = await getNodeById(db, p, id, locale, preview);
+    const none = fallbackNone(query);
+    return page(`${none ? "tr-none" : "tr"} ${locale} ${id.toLowerCase()}`, async () => {
+      const node = await getNodeById(db, p, id, locale, preview, none);
       if (!node.translated) throw notFound("translation");
       return node;
     });

@@ -63,6 +63,14 @@ export function pathSegments(raw: string): string[] | null {
   return path === "" || path.length > MAX_PATH_CHARS || segs.length > MAX_DEPTH || segs.includes("") ? null : segs;
 }
 
+/** How a value enters a delivery statement: as a parameter, or hidden from the planner (see chainQuery). */
+type Param = (value: string | number, type: "uuid" | "text" | "int") => string | number | SQL;
+const asParam: Param = (value) => value;
+const hiddenParam = (value: string | number, type: "uuid" | "text" | "int"): SQL => sql`(select ${value}::${sql.raw(type)})`;
+
+/** The locale's fallback chain (fallback.ts): null for the default locale, a locale that falls back to it alone, and ?fallback=none. */
+const fallbacksOf = (project: DeliveryProject, locale: string, none: boolean): readonly string[] | null => (none ? null : (project.fallbacks?.[locale] ?? null));
+
 /**
  * The node's ancestor chain with its blocks and translations, in one statement. `start` selects
  * the node (by id or base path); `walk` is the CTE resolving a localised path, when used.
@@ -71,11 +79,31 @@ export function pathSegments(raw: string): string[] | null {
  * condition, so PostgreSQL's generic plan costs what a custom one does and is chosen after five
  * executions: planning drops from ~0.19 ms to ~0.01 ms per read (a `t.locale = $n` lookup made the
  * generic plan look dearer, and every read was planned again).
+ *
+ * With a fallback chain the statement is another text, with a plan cache of its own, and its
+ * values in index conditions (project, path, locale of the walk, node id) are hidden from the
+ * planner (`(select $n::type)`): a custom plan then costs what the generic one does, which is kept.
+ * Plain parameters let the first five chained reads decide, and a small project or a locale
+ * without translated slugs made every custom plan look cheaper: each chained miss was planned
+ * again (~0.55 ms of PostgreSQL CPU; the walk of the unchained statement has the same trait, see
+ * bench/README.md "Fallback chains").
  */
-function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, refs: RefPaths | null, preview: boolean): SQL {
-  const projectId = project.id;
+function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, refs: RefPaths | null, preview: boolean, fallbacks: readonly string[] | null): SQL {
   const v = versionOf(preview);
-  // References in the node's fields, its blocks and the locale's overrides of both (see fields.ts).
+  const projectId = fallbacks === null ? project.id : hiddenParam(project.id, "uuid");
+  // A locale with a fallback chain (fallback.ts) reads the chain's translations of the node in the
+  // same aggregate as its own: another FILTER, no other statement. Without one, nothing changes.
+  const inChain = fallbacks === null ? null : sql`t.locale = any(string_to_array(${fallbacks.join(" ")}, ' ')) and c.depth = 0`;
+  const chainAggs =
+    inChain === null ? sql`` : sql`, jsonb_object_agg(t.locale, t.blocks) filter (where ${inChain}) as chain_blocks, jsonb_object_agg(t.locale, t.fields) filter (where ${inChain}) as chain_fields`;
+  const chainRefs =
+    inChain === null
+      ? sql``
+      : sql` union all select 'n', c.type, cf.value from jsonb_each(tt.chain_fields) cf
+            union all select 'b', b.type, o.value from jsonb_each(tt.chain_blocks) cb
+              cross join lateral jsonb_each(case when jsonb_typeof(cb.value) = 'object' then cb.value end) o
+              join ${v.blocks} b on b.id::text = o.key and b.node_id = c.id`;
+  // References in the node's fields, its blocks and the locale's (and its chain's) overrides of both (see fields.ts).
   const refsCol =
     refs === null
       ? sql``
@@ -85,7 +113,8 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
           refs,
           sql`select 'n', c.type, c.fields union all select 'n', c.type, tt.field_overrides
             union all select 'b', b.type, b.data from ${v.blocks} b where b.node_id = c.id
-            union all select 'b', b.type, o.value from ${v.blocks} b join jsonb_each(case when jsonb_typeof(tt.overrides) = 'object' then tt.overrides end) o on o.key = b.id::text where b.node_id = c.id`,
+            union all select 'b', b.type, o.value from ${v.blocks} b join jsonb_each(case when jsonb_typeof(tt.overrides) = 'object' then tt.overrides end) o on o.key = b.id::text where b.node_id = c.id${chainRefs}`,
+          fallbacks,
         )} end as refs`;
   // A preview reads the node's revision too, and translations in every status.
   const rev = (alias: string): SQL => (preview ? sql.raw(`, ${alias}.revision`) : sql``);
@@ -101,11 +130,11 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
     ${iso("c.published_at")} as published_at, ${iso("c.updated_at")} as updated_at, tt.tr,
     case when c.depth = 0 then (select json_agg(json_build_object('id', b.id, 'type', b.type, 'order', b."order", 'data', b.data)
                                         order by b."order", b.id) from ${v.blocks} b where b.node_id = c.id) end as blocks,
-    tt.overrides, tt.field_overrides${refsCol}
+    tt.overrides, tt.field_overrides${inChain === null ? sql`` : sql`, tt.chain_blocks, tt.chain_fields`}${refsCol}
   from chain c left join lateral (
     select coalesce(json_object_agg(t.locale, t.meta), '{}'::json) as tr,
       (array_agg(t.blocks) filter (where t.locale = ${locale} and c.depth = 0))[1] as overrides,
-      (array_agg(t.fields) filter (where t.locale = ${locale} and c.depth = 0))[1] as field_overrides
+      (array_agg(t.fields) filter (where t.locale = ${locale} and c.depth = 0))[1] as field_overrides${chainAggs}
     from ${v.translations} t where t.node_id = c.id${preview ? sql`` : sql` and t.status = 'published'`}
   ) tt on true
   order by c.depth desc`;
@@ -115,8 +144,10 @@ function chainQuery(project: DeliveryProject, locale: string, start: SQL, walk: 
  * Walks a localised path down from the roots: at each level a child matches by its published
  * translation's slug in `locale`, or by its base slug when that translation sets no slug.
  */
-function walkQuery(projectId: string, locale: string, segs: string[], preview: boolean): SQL {
-  const path = segs.join("/");
+function walkQuery(project: string, language: string, segs: string[], preview: boolean, p: Param = asParam): SQL {
+  const projectId = p(project, "uuid");
+  const locale = p(language, "text");
+  const path = p(segs.join("/"), "text");
   const v = versionOf(preview);
   const live = preview ? sql`n.status <> 'archived'` : sql`n.status = 'published'`;
   const trLive = preview ? sql`true` : sql`t.status = 'published'`;
@@ -136,7 +167,7 @@ function walkQuery(projectId: string, locale: string, segs: string[], preview: b
       where t.project_id = ${projectId} and t.locale = ${locale} and ${trLive} and t.meta->>'slug' = ${seg}
         and n.project_id = ${projectId} and ${live} and n.parent_id is not distinct from w.id
     ) x
-    where w.depth < ${segs.length}
+    where w.depth < ${p(segs.length, "int")}
   ),`;
 }
 
@@ -145,12 +176,24 @@ function walkQuery(projectId: string, locale: string, segs: string[], preview: b
  * chain is published. A preview shows drafts and draft translations too (archived
  * nodes stay hidden), and says so: `preview: true` and the node's `revision`.
  */
-async function renderChain(db: Db, project: DeliveryProject, locale: string, start: SQL, walk: SQL | null, preview: boolean): Promise<RenderableNode> {
-  const refs = refPaths(await deliveryModel(db, project));
-  const chain = await preparedRows<ChainNode & { revision?: number }>(db, chainQuery(project, locale, start, walk, refs, preview));
+async function renderChain(
+  db: Db,
+  project: DeliveryProject,
+  locale: string,
+  start: SQL,
+  walk: SQL | null,
+  preview: boolean,
+  none: boolean,
+  fallbacks: readonly string[] | null,
+): Promise<RenderableNode> {
+  const model = await deliveryModel(db, project);
+  const refs = refPaths(model);
+  const chain = await preparedRows<ChainNode & { revision?: number }>(db, chainQuery(project, locale, start, walk, refs, preview, fallbacks));
   if (chain[0]?.parent_id !== null || chain.some((c) => (preview ? c.status === "archived" : c.status !== "published"))) throw notFound("node");
+  // Only what the locale has: a node without its translation in that locale has nothing to show.
+  if (none && locale !== project.defaultLocale && chain[chain.length - 1]?.tr[locale] === undefined) throw notFound("translation");
   await readSeoMedia(db, project.id, chain[chain.length - 1], locale);
-  const rendered = renderNode(project, chain, locale, refs);
+  const rendered = renderNode(project, chain, locale, refs, fallbacks === null && !none ? null : { chain: fallbacks ?? [], none, model });
   const node = preview ? { ...rendered, status: chain[chain.length - 1]?.status, preview: true, revision: Number(chain[chain.length - 1]?.revision ?? 0) } : rendered;
   basePaths.set(node, chain[chain.length - 1]?.path ?? "");
   return node;
@@ -183,15 +226,19 @@ const basePaths = new WeakMap<RenderableNode, string>();
 /** The node's path in the default locale (a rendered node's own path is localised): the scope of its answers. */
 export const basePathOf = (node: RenderableNode): string | undefined => basePaths.get(node);
 
-/** The node at these slug segments (pathSegments) in `locale`. */
-export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string, preview = false): Promise<RenderableNode> {
-  if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null, preview);
-  return renderChain(db, project, locale, sql`n.id = (select id from walk where depth = ${segs.length} order by rank, id limit 1)`, walkQuery(project.id, locale, segs, preview), preview);
+/** The node at these slug segments (pathSegments) in `locale`; `none`: ?fallback=none (only what the locale has). */
+export async function getNodeByPath(db: Db, project: DeliveryProject, segs: string[], locale: string, preview = false, none = false): Promise<RenderableNode> {
+  if (locale === project.defaultLocale) return renderChain(db, project, locale, sql`n.path = ${segs.join("/")}`, null, preview, none, null);
+  const fallbacks = fallbacksOf(project, locale, none);
+  const p = fallbacks === null ? asParam : hiddenParam;
+  const start = sql`n.id = (select id from walk where depth = ${p(segs.length, "int")} order by rank, id limit 1)`;
+  return renderChain(db, project, locale, start, walkQuery(project.id, locale, segs, preview, p), preview, none, fallbacks);
 }
 
-export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string, preview = false): Promise<RenderableNode> {
+export async function getNodeById(db: Db, project: DeliveryProject, id: string, locale: string, preview = false, none = false): Promise<RenderableNode> {
   if (!isUuid(id)) throw notFound("node");
-  return renderChain(db, project, locale, sql`n.id = ${id.toLowerCase()}`, null, preview);
+  const fallbacks = fallbacksOf(project, locale, none);
+  return renderChain(db, project, locale, sql`n.id = ${fallbacks === null ? id.toLowerCase() : hiddenParam(id.toLowerCase(), "uuid")}`, null, preview, none, fallbacks);
 }
 
 /** The project's content model at the version delivery read with the project (compiled once per version); null without one. */

@@ -37,7 +37,15 @@ const NOT_PROSE_RE = /^(\s*|[a-z][a-z0-9+.-]*:\/\/\S*|mailto:\S+|\/\S*|#[0-9a-f]
 /** SHA-256 of the text, hex (node:crypto: native on Bun, Node and Deno; every node write with translations hashes its units). */
 export const textHash = (text: string): string => createHash("sha256").update(text, "utf8").digest("hex");
 
-const pointerOf = (path: Path): string => path.map((p) => `/${pointerSegment(String(p))}`).join("");
+/** The JSON Pointer of a path in a node (`["fields", "tags", 0]` → `/fields/tags/0`). */
+export const pointerOf = (path: Path): string => {
+  let out = "";
+  for (const p of path) {
+    const s = String(p);
+    out += `/${s.includes("~") || s.includes("/") ? pointerSegment(s) : s}`;
+  }
+  return out;
+};
 
 /** Free-form data: every string that reads as prose, under a key that does not name an identifier, link or style. */
 function textLeaves(value: unknown, path: Path): ModelLeaf[] {
@@ -57,15 +65,26 @@ const leavesOf = (schema: Record<string, unknown> | undefined, data: unknown): M
   return schema ? translatableLeaves(schema, value) : textLeaves(value, []);
 };
 
-/** Every translatable unit of a node, in the order an editor reads them: title, description, fields, blocks. */
-export function sourceUnits(node: UnitSource, model: CompiledModel): Unit[] {
-  const out: Unit[] = [];
-  const add = (path: Path, text: string, format: ModelLeaf["format"], maxLength?: number) => out.push({ pointer: pointerOf(path), text, format, hash: textHash(text), maxLength: maxLength ?? null });
+/** Calls `add` for each translatable unit of a node, in the order an editor reads them: title, description, fields, blocks. No model: the heuristic everywhere. */
+function eachUnit(node: UnitSource, model: CompiledModel | null, add: (path: Path, text: string, format: ModelLeaf["format"], maxLength?: number) => void): void {
   if (node.title.trim() !== "") add(["title"], node.title, null, 500);
   const description = isPlainObject(node.seo) ? node.seo.description : undefined;
   if (typeof description === "string" && !NOT_PROSE_RE.test(description)) add(["seo", "description"], description, null, 1000);
-  for (const leaf of leavesOf(model.nodeType(node.type)?.fields, node.fields)) add(["fields", ...leaf.path], leaf.text, leaf.format, leaf.maxLength);
-  for (const b of node.blocks ?? []) for (const leaf of leavesOf(model.blockType(b.type)?.schema, b.data)) add(["blocks", b.id, "data", ...leaf.path], leaf.text, leaf.format, leaf.maxLength);
+  for (const leaf of leavesOf(model?.nodeType(node.type)?.fields, node.fields)) add(["fields", ...leaf.path], leaf.text, leaf.format, leaf.maxLength);
+  for (const b of node.blocks ?? []) for (const leaf of leavesOf(model?.blockType(b.type)?.schema, b.data)) add(["blocks", b.id, "data", ...leaf.path], leaf.text, leaf.format, leaf.maxLength);
+}
+
+/** Every translatable unit of a node, in the order an editor reads them: title, description, fields, blocks. */
+export function sourceUnits(node: UnitSource, model: CompiledModel): Unit[] {
+  const out: Unit[] = [];
+  eachUnit(node, model, (path, text, format, maxLength) => out.push({ pointer: pointerOf(path), text, format, hash: textHash(text), maxLength: maxLength ?? null }));
+  return out;
+}
+
+/** Where each translatable unit of a node sits (sourceUnits' order, without texts or hashes): what delivery's fallbacks are named by. */
+export function unitPaths(node: UnitSource, model: CompiledModel | null): Path[] {
+  const out: Path[] = [];
+  eachUnit(node, model, (path) => out.push(path));
   return out;
 }
 

@@ -42,7 +42,9 @@ export const ProjectIn = z.object({
   fallbacks: z
     .record(z.string(), z.array(z.string()).max(10))
     .optional()
-    .describe('each locale\'s fallback chain, e.g. { "de-AT": ["de", "en"] } (project locales only; the default locale always ends a chain)'),
+    .describe(
+      'each locale\'s fallback chain on delivery, e.g. { "de-AT": ["de", "en"] } (project locales only; the default locale always ends a chain; [] = straight to the default locale); a locale not named falls back by RFC 4647 lookup',
+    ),
   auto_translate: z
     .object({ locales: z.array(z.string()).max(100) })
     .optional()
