@@ -108,13 +108,29 @@ describe("delivery: fallback chains", async () => {
     expect(tr.json.data).toEqual(d);
   });
 
-  test("a locale falling back to the default locale alone answers as it always did: no fallback key", async () => {
+  test("a locale falling back to the default locale alone names what came from the base content; the default locale names nothing", async () => {
     const de = await get(h, api(`/nodes/${guide.id}?locale=de`));
     expect(de.json.data.fields.subtitle).toBe("Subtitle EN");
-    expect("fallback" in de.json.data).toBe(false);
+    expect(de.json.data).toMatchObject({ title: "Anleitung", translated: true });
+    expect(de.json.data.fallback).toEqual({ "/fields/subtitle": "en", [`/blocks/${b2}/data/text`]: "en" });
+    // fr has no translation of the node: every unit is the base content's, named so.
+    const fr = await get(h, api(`/nodes/${guide.id}?locale=fr`));
+    expect(fr.json.data).toMatchObject({ title: "Guide", translated: false, locale: "fr" });
+    expect(fr.json.data.fallback).toEqual({
+      "/title": "en",
+      "/seo/description": "en",
+      "/fields/summary": "en",
+      "/fields/subtitle": "en",
+      "/fields/tags/0": "en",
+      "/fields/tags/1": "en",
+      [`/blocks/${b1}/data/text`]: "en",
+      [`/blocks/${b2}/data/text`]: "en",
+    });
     const en = await get(h, api(`/nodes/${guide.id}`));
     expect("fallback" in en.json.data).toBe(false);
     expect(en.json.data.title).toBe("Guide");
+    const enExplicit = await get(h, api(`/nodes/${guide.id}?locale=en`));
+    expect("fallback" in enExplicit.json.data).toBe(false);
   });
 
   test("a fully translated page answers exactly as without a chain", async () => {
@@ -232,11 +248,11 @@ describe("delivery: fallback chains", async () => {
     // No description in de: as on any translated page, its first text rather than the base description (so not named).
     expect(d.seo.og.description).toBe("Hallo");
     expect(d.fallback).toEqual({ "/title": "de", [`/blocks/${block}/data/text`]: "de" });
-    // An empty chain configured: straight to the default locale, as before chains existed.
+    // An empty chain configured: straight to the default locale, each unit named with it.
     await settings(q.slug, { "de-AT": [] });
     const plain = await get(h, `/api/p/${q.slug}/nodes/${node.id}?locale=de-AT`);
     expect(plain.json.data).toMatchObject({ title: "About", translated: false });
-    expect("fallback" in plain.json.data).toBe(false);
+    expect(plain.json.data.fallback).toEqual({ "/title": "en", "/seo/description": "en", [`/blocks/${block}/data/text`]: "en" });
     expect(plain.json.data.seo.canonical).toBe("https://q.example.com/about");
   });
 
@@ -268,7 +284,7 @@ describe("delivery: fallback chains", async () => {
     const inR = await get(h, `/api/p/${r.slug}/nodes/by-path/home?locale=de-AT`);
     const inS = await get(h, `/api/p/${s.slug}/nodes/by-path/home?locale=de-AT`);
     expect(inR.json.data.title).toBe("Home");
-    expect("fallback" in inR.json.data).toBe(false);
+    expect(inR.json.data.fallback).toEqual({ "/title": "en" });
     expect(inS.json.data.title).toBe("Startseite");
     expect(inS.json.data.fallback).toEqual({ "/title": "de" });
     // And the first project's chain is its own still.

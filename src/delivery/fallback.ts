@@ -2,10 +2,10 @@
 // lacks is answered from the first locale of the locale's chain whose published translation has
 // it, else from the base content (the default locale's). The chain is the project's `fallbacks`
 // setting for the locale, else RFC 4647 lookup (de-AT → de), among the project's locales; the
-// default locale ends every chain. A locale whose chain is the default locale alone reads as it
-// always did (no chain is computed, nothing is named): only locales that fall back through another
-// translation cost anything, and they cost no extra statement (service.ts reads the chain's
-// translations with the locale's).
+// default locale ends every chain. Every locale but the default one names what fell back, the
+// base content's units with the default locale; a locale whose chain is the default locale alone
+// keeps no chain (the statement that reads it is the one it always was). A chain costs no extra
+// statement (service.ts reads the chain's translations with the locale's).
 import { AppError } from "../errors";
 import { deepMerge, isPlainObject } from "../lib/merge";
 import type { Path } from "../model/leaves";

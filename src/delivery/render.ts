@@ -50,9 +50,9 @@ interface BlockRow {
 export type RenderableNode = ReturnType<typeof renderNode>;
 
 /**
- * How a read answers what its locale lacks, when not as a locale without a chain always did:
- * from `chain` (the locales after the requested one; the default locale ends it), or, with
- * `none` (?fallback=none), not at all. `model`: where the translatable units are (units.ts).
+ * How a read in a locale other than the default one answers what its locale lacks: from `chain`
+ * (the locales after the requested one before the default locale, which ends it; often none), or,
+ * with `none` (?fallback=none), not at all. `model`: where the translatable units are (units.ts).
  */
 export interface Fallback {
   readonly chain: readonly string[];
@@ -155,8 +155,8 @@ interface PageFacts {
 
 /**
  * The renderable node of `chain` (root first, node last; every member published) in `locale`.
- * `fallback`: the locale's fallback chain or ?fallback=none (null: the locale has no chain but
- * the default locale, and reads as it always did).
+ * `fallback`: how a locale other than the default one answers what it lacks, or ?fallback=none
+ * (null: the default locale, which lacks nothing).
  */
 export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string, refs: RefPaths | null = null, fallback: Fallback | null = null) {
   const node = chain[chain.length - 1];

@@ -68,7 +68,7 @@ type Param = (value: string | number, type: "uuid" | "text" | "int") => string |
 const asParam: Param = (value) => value;
 const hiddenParam = (value: string | number, type: "uuid" | "text" | "int"): SQL => sql`(select ${value}::${sql.raw(type)})`;
 
-/** The locale's fallback chain (fallback.ts): null for the default locale, a locale that falls back to it alone, and ?fallback=none. */
+/** The locale's fallback chain before the default locale (fallback.ts): null for the default locale, a locale that falls back to it alone, and ?fallback=none. */
 const fallbacksOf = (project: DeliveryProject, locale: string, none: boolean): readonly string[] | null => (none ? null : (project.fallbacks?.[locale] ?? null));
 
 /**
@@ -193,7 +193,8 @@ async function renderChain(
   // Only what the locale has: a node without its translation in that locale has nothing to show.
   if (none && locale !== project.defaultLocale && chain[chain.length - 1]?.tr[locale] === undefined) throw notFound("translation");
   await readSeoMedia(db, project.id, chain[chain.length - 1], locale);
-  const rendered = renderNode(project, chain, locale, refs, fallbacks === null && !none ? null : { chain: fallbacks ?? [], none, model });
+  // Every locale but the default one names what it lacks (from its chain, else the base content): the default locale has it all.
+  const rendered = renderNode(project, chain, locale, refs, locale === project.defaultLocale && !none ? null : { chain: fallbacks ?? [], none, model });
   const node = preview ? { ...rendered, status: chain[chain.length - 1]?.status, preview: true, revision: Number(chain[chain.length - 1]?.revision ?? 0) } : rendered;
   basePaths.set(node, chain[chain.length - 1]?.path ?? "");
   return node;
