@@ -21,7 +21,7 @@ const fallback = query(
 const renderable =
   "{ data: renderable node }: id, parent_id, slug, type, title, locale, path, fields (locale overrides merged; node references as { id, path, title, type } or null), blocks[{id, type, order, data}] (locale overrides merged), " +
   "seo{canonical, robots, og, twitter, hreflang[{locale, href}], jsonld, breadcrumbs[{title, path, href}]}, translated; " +
-  'fallback: { "<pointer>": "<locale>" } naming each field taken from another locale along the locale\'s fallback chain (only when one was, and only in a locale whose chain passes through another translation); ' +
+  'fallback: { "<pointer>": "<locale>" } naming each field taken from another locale along the locale\'s fallback chain, the base content\'s with the default locale (only when one was; never in the default locale); ' +
   "with ?fallback=none, missing: [pointer] naming the fields the locale lacks (left out of the answer)";
 const nodeResponses = { 200: renderable, 400: "invalid_locale, invalid_request (fallback)", 401: "preview_token_invalid, preview_token_expired (a preview read only)", 404: "not_found" };
 /** The routes that serve previews. */
