@@ -51,6 +51,7 @@ const VARIABLES = [
   ["DELIVERY_STALE_IF_ERROR", 86_400, "seconds a CDN may serve a delivery answer it holds while this service fails (`stale-if-error` added to both Cache-Controls above); 0 = not added"],
   ["DELIVERY_STALE_ENTRIES", 5000, "superseded delivery answers kept per instance to be served, marked stale, while the database is down (0 = none)"],
   ["DELIVERY_STALE_MAX_BYTES", 64 * 1024 * 1024, "total size of those stale answers per instance"],
+  ["DELIVERY_STORED_ANSWERS", true, "store node answers in the database when rendered (a miss on any instance reads the stored bytes; writes mark what they change); false renders every miss"],
   ["DELIVERY_VERSION_CHECK_MS", 500, "how often an instance re-reads a project's content version even without a NOTIFY (the safety net bounding staleness)"],
   ["OAUTH_ACCESS_TOKEN_TTL", 3600, "OAuth access token lifetime, seconds"],
   ["OAUTH_REFRESH_TOKEN_TTL", 30 * 86_400, "OAuth refresh token lifetime, seconds"],
@@ -323,6 +324,7 @@ function deliverySettings(r: EnvReader) {
     deliveryStaleEntries: r.int("DELIVERY_STALE_ENTRIES", 0, 10_000_000),
     deliveryStaleMaxBytes: r.int("DELIVERY_STALE_MAX_BYTES", 0, 2 ** 40),
     deliveryVersionCheckMs: r.int("DELIVERY_VERSION_CHECK_MS", 0, 60_000),
+    deliveryStoredAnswers: r.bool("DELIVERY_STORED_ANSWERS"),
   };
 }
 

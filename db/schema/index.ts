@@ -2,6 +2,7 @@ export * from "./ai";
 export * from "./approvals";
 export * from "./auth";
 export * from "./content";
+export * from "./delivery";
 export * from "./editorial";
 export * from "./glossary";
 export * from "./history";

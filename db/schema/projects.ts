@@ -11,6 +11,8 @@ export const projects = pgTable("projects", {
   previewUrl: text("preview_url"),
   // Bumped by every content write; delivery caches are keyed by it on every instance.
   contentVersion: bigint("content_version", { mode: "number" }).notNull().default(1),
+  // Bumped by the content writes that may change any delivery answer (settings, theme, media, a page at the root): stored answers of an older one are not read (db/schema/delivery.ts).
+  renderEpoch: bigint("render_epoch", { mode: "number" }).notNull().default(0),
   // The content model's version (content_models.version; 0: the project has none, all free-form).
   modelVersion: integer("model_version").notNull().default(0),
   // The media storage quota; null: MEDIA_QUOTA_BYTES.

@@ -64,7 +64,6 @@ export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: D
         where project_id = ${node.projectId} and starts_with(path, ${`${before.path}/`})`)
       .catch(pathConflict(path));
   }
-  w.added(path);
   await tx.execute(sql`delete from published_blocks where node_id = ${node.id}`);
   await tx.execute(sql`insert into published_blocks (id, node_id, type, "order", data) select id, node_id, type, "order", data from blocks where node_id = ${node.id}`);
   const locales = rows<{ locale: string }>(
@@ -73,6 +72,10 @@ export async function publishNodeVersion(tx: Db, w: WriteLog, node: Node, now: D
       on conflict (node_id, locale) do update set ${TRANSLATION_SET}
       returning locale`),
   ).map((r) => r.locale);
+  // A page brought (first published, back from a tombstone, moved) or a translation published with
+  // it (its slug may be new): its path may name another node than before. Published again where it
+  // was, it brought nothing: stored answers that show it are marked by the node alone (write/answers.ts).
+  if (before === null || before.snapshot === null || before.path !== path || locales.length > 0) w.added(path);
   w.published(node.id, undefined, before?.snapshot ?? null);
   for (const locale of locales) w.published(node.id, locale);
 }

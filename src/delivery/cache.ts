@@ -20,6 +20,8 @@ export interface DeliveryProject {
   readonly version: number;
   /** The content model's version (0 or absent: none): a model write is a content write, so this moves with `version`. */
   readonly modelVersion?: number;
+  /** Moved by writes that may change any answer (write/answers.ts): stored answers of another epoch are not read. */
+  readonly renderEpoch?: number;
   /** How media references are answered: the service's public URL and the variant widths. */
   readonly media?: MediaLinks;
   /** The locales that fall back through another translation, and their chains (fallback.ts); absent when none does. */
@@ -486,7 +488,19 @@ export function normaliseRef(ref: string): string | null {
 async function loadProject(db: Db, ref: string): Promise<DeliveryProject | null> {
   const { id, slug, name, defaultLocale, locales, publicBaseUrl, fallbacks } = projects;
   const [row] = await db
-    .select({ id, slug, name, defaultLocale, locales, publicBaseUrl, fallbacks, version: projects.contentVersion, modelVersion: projects.modelVersion, nameOverride: themes.nameOverride })
+    .select({
+      id,
+      slug,
+      name,
+      defaultLocale,
+      locales,
+      publicBaseUrl,
+      fallbacks,
+      version: projects.contentVersion,
+      modelVersion: projects.modelVersion,
+      renderEpoch: projects.renderEpoch,
+      nameOverride: themes.nameOverride,
+    })
     .from(projects)
     .leftJoin(themes, eq(themes.projectId, projects.id))
     .where(isUuid(ref) ? eq(projects.id, ref) : eq(projects.slug, ref))

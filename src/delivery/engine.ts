@@ -13,6 +13,7 @@ import { checkPreviewToken } from "../preview/service";
 import { CONTENT_CHANNEL } from "../write/unit";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
+import { type AnswerDeps, readStored, storeAnswer } from "./stored";
 
 /**
  * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`
@@ -20,13 +21,16 @@ import { answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText
  * generator yields its first chunk only once it has read its first page of rows: that chunk is
  * read before anything is sent, so a database that cannot give it makes the answer an error.
  */
-export type Plan = { key: string; type: string; scope?: () => string | undefined } & ({ body: () => Promise<string> } | { stream: () => Promise<AsyncGenerator<string>> });
+export type Plan = { key: string; type: string; scope?: () => string | undefined; stored?: () => AnswerDeps | undefined } & (
+  | { body: () => Promise<string> }
+  | { stream: () => Promise<AsyncGenerator<string>> }
+);
 
 const LISTEN_RETRY_MS = 5000;
 const encoder = new TextEncoder();
 const PLAN_KEY_MEMO = 10_000;
-/** Changes whenever rendering changes, so streamed ETags of a new release never match old bytes. */
-const RENDER_REVISION = "3";
+/** Changes whenever rendering changes, so streamed ETags and stored answers (stored.ts) of a new release never match old bytes. */
+const RENDER_REVISION = "4";
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
@@ -43,6 +47,8 @@ export class DeliveryEngine {
    * locale). Saves parsing the query, decoding the path and building the key on every hit.
    */
   private readonly planKeys = new Map<string, { project: DeliveryProject; key: string }>();
+  /** What stored answers are rendered by (stored.ts): this release's renderer, the public URL and the media widths; null when answers are not stored. */
+  private readonly signature: string | null;
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -59,6 +65,7 @@ export class DeliveryEngine {
     this.errorCacheControl = withStaleIfError(c.deliveryErrorCacheControl, c.deliveryStaleIfErrorSeconds);
     this.staleCacheControl = this.errorCacheControl;
     onContentCommitted(deps.db, (projectId, changes) => this.cache.invalidate(projectId, changes));
+    this.signature = c.deliveryStoredAnswers ? sha256Base64url128([RENDER_REVISION, c.publicUrl, c.media.srcsetWidths.join(",")].join("\n")) : null;
   }
 
   /** The project's state, fresh for its content version (what a cached answer is kept under). */
@@ -138,10 +145,7 @@ export class DeliveryEngine {
       if (hit) return await respond(request, hit, this.countGzip);
       if ("body" in plan) {
         const p = project;
-        const answer = await this.cache.getOrRender(project, plan.key, async () => {
-          const a = await makeAnswer(p.version, 200, await plan.body(), plan.type, this.cacheControl);
-          return { ...a, scope: plan.scope?.() };
-        });
+        const answer = await this.cache.getOrRender(project, plan.key, () => this.render(p, plan));
         return await respond(request, answer, this.countGzip);
       }
       return await this.streamed(request, project, plan);
@@ -158,6 +162,27 @@ export class DeliveryEngine {
       }
       throw err;
     }
+  }
+
+  /**
+   * A plan's answer: its stored bytes when they are valid (stored.ts), else rendered, and stored
+   * when the plan says what it shows. Storing is best effort: an answer that cannot be stored is
+   * still served (the next miss renders it again).
+   */
+  private async render(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>): Promise<CachedAnswer> {
+    const storable = this.signature !== null && plan.stored !== undefined;
+    if (storable) {
+      const row = await readStored(this.deps.db, project, plan.key, this.signature as string);
+      if (row !== null) return { ...makeAnswer(project.version, 200, row.body, plan.type, this.cacheControl, row.etag), scope: row.scope ?? undefined };
+    }
+    const answer = { ...makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl), scope: plan.scope?.() };
+    const deps = storable ? plan.stored?.() : undefined;
+    if (deps !== undefined) {
+      await storeAnswer(this.deps.db, project, plan.key, this.signature as string, answer, deps).catch((err: unknown) => {
+        this.deps.log.warn("delivery: a rendered answer could not be stored", { key: plan.key, ...describeError(err) });
+      });
+    }
+    return answer;
   }
 
   /**
@@ -188,7 +213,7 @@ export class DeliveryEngine {
   }
 
   private async errorAnswer(request: Request, err: AppError, extra: Record<string, string> = {}): Promise<Outcome> {
-    const answer = await makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl);
+    const answer = makeAnswer(0, err.status, jsonText(errorBody(err.code, err.message, err.details)), JSON_TYPE, this.errorCacheControl);
     return respond(request, { ...answer, headers: { ...answer.headers, ...extra } });
   }
 

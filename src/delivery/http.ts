@@ -43,8 +43,8 @@ export function answerHeaders(contentType: string, etag: string, cacheControl: s
   return { "content-type": contentType, etag, "cache-control": cacheControl, ...CORS_HEADERS, ...(compressible ? { vary: "Accept-Encoding" } : {}) };
 }
 
-export async function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string): Promise<CachedAnswer> {
-  const etag = `"${sha256Base64url128(body)}"`;
+/** `etag`: the body's, when known (a stored answer's); else it is hashed. */
+export function makeAnswer(version: number, status: number, body: string, contentType: string, cacheControl: string, etag = `"${sha256Base64url128(body)}"`): CachedAnswer {
   return { version, status, body, etag, at: Date.now(), headers: answerHeaders(contentType, etag, cacheControl, status === 200 && body.length >= GZIP_MIN_BYTES) };
 }
 

@@ -12,8 +12,9 @@ import { fallbackNone } from "./fallback";
 import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";
-import { basePathOf, deliveryLocale, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
+import { basePathOf, deliveryLocale, dependenciesOf, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
+import type { AnswerDeps } from "./stored";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
 type MakePlan = (p: DeliveryProject) => Plan;
@@ -126,16 +127,19 @@ function json(key: string, load: () => Promise<unknown>, scope?: string): Plan {
   return { key, type: JSON_TYPE, scope: () => scope, body: async () => jsonText(await load()) };
 }
 
-/** One node's answer: its scope (for removals) is the base path it was found at. */
+/** One node's answer: its scope (for removals) is the base path it was found at; stored with what it shows (stored.ts). */
 function page(key: string, load: () => Promise<RenderableNode>): Plan {
   let scope: string | undefined;
+  let deps: AnswerDeps | undefined;
   return {
     key,
     type: JSON_TYPE,
     scope: () => scope,
+    stored: () => deps,
     body: async () => {
       const node = await load();
       scope = basePathOf(node);
+      deps = dependenciesOf(node);
       return jsonText({ data: node });
     },
   };

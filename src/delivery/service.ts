@@ -30,10 +30,12 @@ import { compiledModel } from "../model/cache";
 import type { CompiledModel } from "../model/compile";
 import { type FieldFilter, fieldOrder, fieldSortName, filterConditions } from "../model/field-filters";
 import { ensureFieldFunctions } from "../model/indexes";
+import { pathWatch, REF_WATCH, watchKey } from "../write/answers";
 import type { DeliveryProject } from "./cache";
 import { expandRefs, type NodeRef, type RefPaths, refPaths, refsColumn, seoMediaColumn } from "./fields";
 import { preparedRows } from "./prepared";
 import { type ChainNode, type RenderableNode, renderNode } from "./render";
+import type { AnswerDeps } from "./stored";
 import { PUBLISHED, type Version, versionOf } from "./version";
 
 const MAX_DEPTH = 64;
@@ -196,8 +198,24 @@ async function renderChain(
   // Every locale but the default one names what it lacks (from its chain, else the base content): the default locale has it all.
   const rendered = renderNode(project, chain, locale, refs, locale === project.defaultLocale && !none ? null : { chain: fallbacks ?? [], none, model });
   const node = preview ? { ...rendered, status: chain[chain.length - 1]?.status, preview: true, revision: Number(chain[chain.length - 1]?.revision ?? 0) } : rendered;
-  basePaths.set(node, chain[chain.length - 1]?.path ?? "");
+  const basePath = chain[chain.length - 1]?.path ?? "";
+  basePaths.set(node, basePath);
+  if (!preview) answerDeps.set(node, dependencies(project.id, chain, basePath, refs !== null));
   return node;
+}
+
+/**
+ * What the answer of a node shows (stored.ts, write/answers.ts): the node and its ancestors, the
+ * nodes and media it references (as read), its path's prefixes, and, when the model declares
+ * references, REF_WATCH (a reference not shown may be shown after a page is brought).
+ */
+function dependencies(projectId: string, chain: readonly ChainNode[], basePath: string, refs: boolean): AnswerDeps {
+  const deps = chain.map((c) => c.id);
+  const targets = chain[chain.length - 1]?.refs;
+  if (targets) for (const id of Object.keys(targets)) deps.push(id);
+  const watch = pathWatch(projectId, basePath);
+  if (refs) watch.push(watchKey(projectId, REF_WATCH));
+  return { deps, watch };
 }
 
 /**
@@ -222,6 +240,10 @@ async function readSeoMedia(db: Db, projectId: string, node: ChainNode | undefin
   );
   node.seo_media = row?.seo_media ?? null;
 }
+
+const answerDeps = new WeakMap<RenderableNode, AnswerDeps>();
+/** What a rendered node's answer shows, for storing it (stored.ts); undefined for a preview. */
+export const dependenciesOf = (node: RenderableNode): AnswerDeps | undefined => answerDeps.get(node);
 
 const basePaths = new WeakMap<RenderableNode, string>();
 /** The node's path in the default locale (a rendered node's own path is localised): the scope of its answers. */

@@ -149,6 +149,7 @@ async function embedProject(deps: AppDeps, projectId: string, config: SemanticCo
       }
       w.gone("");
       w.added("");
+      w.keepsAnswers(); // search rows and vectors: no page shows them
     });
     report.embedded += mine.length;
   }

@@ -83,6 +83,7 @@ async function indexBatch(db: Db, projectId: string, published: boolean, settleM
     if (n > 0) {
       w.gone("");
       w.added("");
+      w.keepsAnswers(); // search rows and vectors: no page shows them
     }
   });
   return n;

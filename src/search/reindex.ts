@@ -22,6 +22,7 @@ export async function reindexProject(db: Db, projectId: string): Promise<number>
   await contentWrite(db, systemWrite(), projectId, async (_tx, w) => {
     w.gone("");
     w.added("");
+    w.keepsAnswers(); // search rows: no page shows them
   });
   const [row] = rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from search_documents where project_id = ${projectId}`));
   return Number(row?.n ?? 0);

@@ -15,6 +15,7 @@ import { compiledModel, nodeSnapshots } from "../model/cache";
 import { type NodeSnapshot, pointerSegment } from "../model/compile";
 import { MAX_VIOLATIONS, type Violation } from "../model/model";
 import { contentActivityInsert } from "./activity";
+import { markAnswers } from "./answers";
 import { checkExpectedRevision } from "./conflict";
 import type { WriteContext } from "./context";
 import { dryRunChanges } from "./dry-run";
@@ -52,6 +53,8 @@ export interface WriteLog {
   published(nodeId: string, locale?: string, before?: Record<string, unknown> | null): void;
   /** The write made the working copy equal to the published version, or removed that version (discard, unpublish): no unpublished changes. */
   settled(nodeId: string, locale?: string): void;
+  /** The write changed nothing a stored delivery answer shows (search rows, vectors): none is marked (./answers.ts). */
+  keepsAnswers(): void;
 }
 
 const versionKey = (nodeId: string, locale: string | undefined): string => (locale === undefined ? nodeId : `${nodeId}/${locale}`);
@@ -103,6 +106,7 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
     if (operation !== undefined) c.operation = operation;
   };
   const deleted = new Map<string, number>();
+  let keepsAnswers = false;
   const versions = { settled: new Set<string>(), edited: new Set<string>(), published: new Set<string>() };
   const publishedBefore = new Map<string, Record<string, unknown> | null>();
   let tx0: Db | null = null;
@@ -131,6 +135,7 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
       change(nodeId, locale);
       versions.settled.add(versionKey(nodeId, locale));
     },
+    keepsAnswers: () => void (keepsAnswers = true),
   };
   const result = await db.transaction(async (tx) => {
     tx0 = tx;
@@ -163,9 +168,10 @@ export async function contentWrite<T>(db: Db, ctx: WriteContext, projectId: stri
       return r ? [{ id, snapshot: r.snapshot }] : [];
     });
     const units = settleUnits(tx, projectId, modelVersion, own, versions.settled, versions.published, webhooks, ctx.actor);
-    // The search index of the nodes the write changed, in the same round trip (./search-index.ts).
+    // The search index (./search-index.ts) and the stored delivery answers (./answers.ts) of what the write changed, in the same round trip.
     const search = refreshSearchIndex(tx, projectId, changed.keys(), versions);
-    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events, units, search]);
+    const answers = keepsAnswers || dry !== null ? null : markAnswers(tx, projectId, new Set([...changed.keys(), ...deleted.keys()]), [...changes.gone, ...changes.added]);
+    await Promise.all([check ? checkModel(tx, projectId, modelVersion, touched, recorded) : null, events, units, search, answers]);
     answerRevisions(out, numbers);
     answerStates(out, versions);
     if (dry) dry.changes.push(...(await dryRunChanges(tx, projectId, recorded, deleted, ctx.operation ?? "write", publishedBefore)));

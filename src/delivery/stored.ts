@@ -1,0 +1,51 @@
+// Delivery answers stored when they are rendered (db/schema/delivery.ts): a miss of the in-memory
+// answer cache, on any instance, reads the stored bytes and their ETag in one indexed statement;
+// only an answer never rendered, or marked by a write since (src/write/answers.ts), is rendered,
+// and then stored for every instance.
+//
+// Freshness: a stored row is read only at the project's render epoch and model version as this
+// instance last read them with its content version, for this renderer (`signature`), and unmarked.
+// A render is stored only if no content write committed since the project row it rendered with
+// was read: the statement locks that row (FOR SHARE) and checks its content version. A write locks
+// the row first (bumpContentVersion) and marks answers after, so either the write waits for the
+// store and then marks what it stored, or the store waits for the write and stores nothing.
+import { sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import type { DeliveryProject } from "./cache";
+import { arrayLiteral } from "../write/answers";
+import { preparedRows } from "./prepared";
+
+/** What a stored answer shows (write/answers.ts): the nodes, and the watch entries of paths. */
+export interface AnswerDeps {
+  readonly deps: readonly string[];
+  readonly watch: readonly string[];
+}
+
+export interface StoredRow {
+  body: string;
+  etag: string;
+  scope: string | null;
+}
+
+
+/** The stored answer of `key` valid for the project as delivery knows it, or null. */
+export async function readStored(db: Db, project: DeliveryProject, key: string, signature: string): Promise<StoredRow | null> {
+  const [row] = await preparedRows<StoredRow>(
+    db,
+    sql`select body, etag, scope from delivery_answers where project_id = ${project.id} and key = ${key}
+      and epoch = ${project.renderEpoch ?? 0} and model_version = ${project.modelVersion ?? 0} and signature = ${signature} and not stale`,
+  );
+  return row ?? null;
+}
+
+/** Stores a rendered answer, unless a content write committed since `project` was read (see above). */
+export async function storeAnswer(db: Db, project: DeliveryProject, key: string, signature: string, answer: { body: string; etag: string; scope?: string }, deps: AnswerDeps): Promise<void> {
+  await preparedRows(
+    db,
+    sql`insert into delivery_answers (project_id, key, epoch, model_version, signature, deps, watch, body, etag, scope, version)
+      select p.id, ${key}, p.render_epoch, p.model_version, ${signature}, ${arrayLiteral(deps.deps)}::uuid[], ${arrayLiteral(deps.watch)}::text[], ${answer.body}, ${answer.etag}, ${answer.scope ?? null}, p.content_version
+      from projects p where p.id = ${project.id} and p.content_version = ${project.version} for share
+      on conflict (project_id, key) do update set epoch = excluded.epoch, model_version = excluded.model_version, signature = excluded.signature, stale = false,
+        deps = excluded.deps, watch = excluded.watch, body = excluded.body, etag = excluded.etag, scope = excluded.scope, version = excluded.version`,
+  );
+}
