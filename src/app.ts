@@ -97,7 +97,8 @@ export function createApp(given: AppDeps) {
     .use(oauthRoutes(deps))
     .use(approvalRoutes(deps))
     .use(studioRoutes(deps));
-  return { app, front };
+  // Marked stored delivery answers rendered again in the background (src/main.ts runs it).
+  return { app, front, refreshAnswers: delivery.refresh };
 }
 
 /** The service as the server runs it. */

@@ -2,6 +2,7 @@ import { and, lt, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { oauthCodes, oauthTokens, rateLimits, webhookEvents } from "../db/schema";
 import { expireApprovals } from "./approvals/service";
+import { purgeUnreadable } from "./delivery/stored";
 import { pruneRevisions, type Retention } from "./history/service";
 
 const DAY_MS = 86_400_000;
@@ -16,7 +17,7 @@ export async function purgeExpired(
   db: Db,
   now: Date,
   retention?: Retention,
-): Promise<{ codes: number; tokens: number; rateLimits: number; webhookEvents: number; approvals: number; revisions?: number; trashed?: number }> {
+): Promise<{ codes: number; tokens: number; rateLimits: number; webhookEvents: number; approvals: number; storedAnswers: number; revisions?: number; trashed?: number }> {
   const cutoff = new Date(now.getTime() - DAY_MS);
   const codes = await db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, cutoff)).returning({ k: oauthCodes.codeHash });
   const tokens = await db.delete(oauthTokens).where(lt(oauthTokens.expiresAt, cutoff)).returning({ k: oauthTokens.id });
@@ -38,6 +39,8 @@ export async function purgeExpired(
     webhookEvents: events.length,
     // Approval requests past APPROVAL_TTL: expired, with their activity entries.
     approvals: await expireApprovals(db, null, now),
+    // Stored delivery answers no read can use (an older epoch or model of their project).
+    storedAnswers: await purgeUnreadable(db),
   };
   // Revisions past the retention (REVISIONS_PER_NODE, REVISIONS_MAX_AGE_DAYS, TRASH_RETENTION_DAYS), in bounded batches.
   return retention ? { ...out, ...(await pruneRevisions(db, retention, now)) } : out;

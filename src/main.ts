@@ -1,10 +1,11 @@
 // The only composition root: loadConfig → openDb → migrate → createApp → listen.
-import { createApp } from "./app";
+import { createApp, type Service } from "./app";
 import { bootstrap } from "./bootstrap";
 import { type Config, ConfigError, loadConfig } from "./config";
 import type { AppDeps } from "./core/deps";
 import { purgeExpired } from "./housekeeping";
 import { stdoutSink } from "./lib/log-sink";
+import { periodic } from "./lib/periodic";
 import { explainStartupError } from "./lib/startup-errors";
 import { compiledAssets } from "./platform/files";
 import { openRuntime } from "./runtime";
@@ -12,6 +13,10 @@ import { startScheduler } from "./schedule/scheduler";
 import { startEmbedder } from "./search/embedder";
 import { startSearchIndexer } from "./search/indexer";
 import { assertPortFree, type HttpServer, serve } from "./server/serve";
+
+/** Marked stored answers rendered again per look of the refresher (one look a second at most). */
+const REFRESH_BATCH = 50;
+
 import { startTranslationWorker } from "./translations/jobs-worker";
 import { startDispatcher } from "./webhooks/dispatcher";
 
@@ -29,6 +34,7 @@ async function main(): Promise<void> {
   const config = configOrExit();
   let deps: AppDeps | undefined;
   let server: HttpServer;
+  let service: Service;
   try {
     deps = await openRuntime(config, await compiledAssets(), { holder: `the service (port ${config.port})` });
     // Before a first start creates the owner and prints keys that would then be lost.
@@ -46,7 +52,8 @@ async function main(): Promise<void> {
   Store them now: they are not shown again.
 `);
     }
-    server = await serve(createApp(deps), config);
+    service = createApp(deps);
+    server = await serve(service, config);
   } catch (err) {
     await deps?.dbHandle.close().catch(() => {});
     // Known start-up failures end in one line and exit code 2; anything else in one line and 1.
@@ -84,6 +91,8 @@ async function main(): Promise<void> {
 
   // The search index's working copies and whole-project rebuilds (src/search/indexer.ts): every instance takes batches of the queue.
   const indexer = startSearchIndexer(deps);
+  // Stored delivery answers marked by writes, rendered again before a reader asks (src/delivery/stored.ts).
+  const refresher = config.deliveryStoredAnswers ? periodic(1000, () => service.refreshAnswers(REFRESH_BATCH).catch(() => 0)) : null;
   // Semantic search's vectors (src/search/embedder.ts): embeds the published pages of projects that named an embeddings provider.
   const embedder = startEmbedder(deps);
 
@@ -95,6 +104,7 @@ async function main(): Promise<void> {
     scheduler?.stop();
     void translator.stop();
     void indexer.stop();
+    void refresher?.stop();
     void embedder.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});

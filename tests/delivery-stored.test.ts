@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { rows } from "../src/lib/json";
-import { countingDb, get, patchNode, transition, translate } from "./delivery.helpers";
+import { countingDb, get, patchNode, transition, translate, until } from "./delivery.helpers";
 import { setModel } from "./delivery-model.helpers";
 import { harness, seedNode, seedProject, type TestHarness, testDb } from "./helpers";
 import { twoColourPng, uploadForm } from "./media.helpers";
@@ -185,6 +185,43 @@ describe("delivery: stored answers", async () => {
     await engine.storeAnswer(db, { id: p.id, version } as any, `id en ${node.id}`, "x", { body: "{}", etag: '"x"' }, { deps: [node.id], watch: [] });
     expect(await stored(`id en ${node.id}`)).toBeUndefined();
     expect((await read(api(`/nodes/${node.id}`))).json.data.title).toBe("Raced v2");
+  });
+
+  test("the refresher renders marked answers again before anyone reads them, and forgets those whose page is gone", async () => {
+    const node = await seedNode(h, p.slug, { slug: "refreshed", title: "Refreshed", parent_id: docs.id }, true);
+    const gone = await seedNode(h, p.slug, { slug: "gone", title: "Gone", parent_id: docs.id }, true);
+    await read(api(`/nodes/${node.id}?locale=fr`));
+    await read(api("/nodes/by-path/docs/gone"));
+    await patchNode(h, p.slug, node.id, { title: "Refreshed v2" });
+    await transition(h, p.slug, gone.id, "unpublish");
+    expect((await stored(`id fr ${node.id}`))?.stale).toBe(true);
+    expect((await stored("path en docs/gone"))?.stale).toBe(true);
+    // As main.ts runs it: a look at a time, until this instance knows the new version and has rendered both.
+    const settled = async (): Promise<boolean> => (await stored(`id fr ${node.id}`))?.stale === false && (await stored("path en docs/gone")) === undefined;
+    await until(
+      async () => (await r.refreshAnswers(50)) >= 0 && (await settled()),
+      (done) => done,
+      5000,
+    );
+    expect((await stored(`id fr ${node.id}`))?.stale).toBe(false);
+    expect(await stored("path en docs/gone")).toBeUndefined();
+    // Read from the store, rendered by the refresher: the new title, in one statement (once the project's new version is known).
+    expect((await get(r, api("/robots.txt"))).status).toBe(200);
+    const again = await read(api(`/nodes/${node.id}?locale=fr`));
+    expect(again.statements).toBe(1);
+    expect(again.json.data.title).toBe("Refreshed v2");
+  });
+
+  test("the housekeeping deletes the rows no read can use (an older epoch or model)", async () => {
+    const node = await seedNode(h, p.slug, { slug: "kept", title: "Kept", parent_id: docs.id }, true);
+    await read(api(`/nodes/${node.id}`));
+    const before = Number(rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from delivery_answers where project_id = ${p.id}`))[0]?.n);
+    expect(before).toBeGreaterThan(1);
+    expect((await h.request("PUT", `/admin/p/${p.slug}/theme`, { body: { name_override: "Brand 2" } })).status).toBe(200);
+    const { purgeUnreadable } = await import("../src/delivery/stored");
+    expect(await purgeUnreadable(db)).toBeGreaterThanOrEqual(before);
+    expect(Number(rows<{ n: number }>(await db.execute(sql`select count(*)::int as n from delivery_answers where project_id = ${p.id}`))[0]?.n)).toBe(0);
+    expect((await read(api(`/nodes/${node.id}`))).json.data.seo.og.site_name).toBe("Brand 2");
   });
 
   test("DELIVERY_STORED_ANSWERS=false stores nothing and renders every miss", async () => {

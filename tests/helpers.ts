@@ -6,7 +6,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { DbHandle, OpenDbOptions } from "../db/client";
 import { MIGRATIONS_FOLDER } from "../db/migrate";
-import { type App, createApp } from "../src/app";
+import { type App, createApp, type Service } from "../src/app";
 import { type Config, loadConfig } from "../src/config";
 import type { AppDeps } from "../src/core/deps";
 import type { Front } from "../src/delivery/front";
@@ -29,6 +29,8 @@ export interface TestHarness {
   app: App;
   /** The app's front: what the server answers before the app (hot delivery reads). */
   front: Front;
+  /** Renders marked stored delivery answers again (the refresher main.ts runs). */
+  refreshAnswers: Service["refreshAnswers"];
   deps: AppDeps;
   /** A key with every scope and no project limit. */
   rootKey: string;
@@ -71,7 +73,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
   const log: Logger = createLogger("debug", (l) => logs.push(l));
   const keyRing = overrides.keyRing ?? (await createKeyRing(parseKeyEntries(config.secretKeys ?? [generateKeyEntry()])));
   const deps: AppDeps = { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing, ...overrides };
-  const { app, front } = createApp(deps);
+  const { app, front, refreshAnswers } = createApp(deps);
   const { plaintext } = await createAdminKey(deps.db, { name: "test-root", scopes: [...ADMIN_SCOPES] }, null, new Date());
   const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -84,7 +86,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
     }
     return readReply(await app.handle(new Request(BASE + path, { method, headers, body })));
   };
-  return { app, front, deps, rootKey: plaintext, logs, request };
+  return { app, front, refreshAnswers, deps, rootKey: plaintext, logs, request };
 }
 
 let counter = 0;

@@ -13,7 +13,7 @@ import { checkPreviewToken } from "../preview/service";
 import { CONTENT_CHANNEL } from "../write/unit";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
-import { type AnswerDeps, readStored, storeAnswer } from "./stored";
+import { type AnswerDeps, forgetStored, readStored, storeAnswer } from "./stored";
 
 /**
  * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`
@@ -169,20 +169,46 @@ export class DeliveryEngine {
    * when the plan says what it shows. Storing is best effort: an answer that cannot be stored is
    * still served (the next miss renders it again).
    */
-  private async render(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>): Promise<CachedAnswer> {
+  private async render(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>, onStored?: () => void): Promise<CachedAnswer> {
     const storable = this.signature !== null && plan.stored !== undefined;
-    if (storable) {
+    if (storable && onStored === undefined) {
       const row = await readStored(this.deps.db, project, plan.key, this.signature as string);
       if (row !== null) return { ...makeAnswer(project.version, 200, row.body, plan.type, this.cacheControl, row.etag), scope: row.scope ?? undefined };
     }
     const answer = { ...makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl), scope: plan.scope?.() };
     const deps = storable ? plan.stored?.() : undefined;
     if (deps !== undefined) {
-      await storeAnswer(this.deps.db, project, plan.key, this.signature as string, answer, deps).catch((err: unknown) => {
+      const stored = await storeAnswer(this.deps.db, project, plan.key, this.signature as string, answer, deps).catch((err: unknown) => {
         this.deps.log.warn("delivery: a rendered answer could not be stored", { key: plan.key, ...describeError(err) });
+        return false;
       });
+      if (stored) onStored?.();
     }
     return answer;
+  }
+
+  /**
+   * Renders a marked stored answer again (the refresher, routes.ts): from the database, never from
+   * memory, and stores it; a route that no longer answers a page (gone, or its locale) loses its row. True when
+   * the row was written or deleted (false: a write came between, or this instance does not know the
+   * project's newest version yet; the row stays marked for a later look).
+   */
+  async refresh(projectId: string, make: (project: DeliveryProject) => Plan): Promise<boolean> {
+    const found = this.cache.project(projectId);
+    const project = found instanceof Promise ? await found : found;
+    if (project === null || this.signature === null) return false;
+    const plan = make(project);
+    if (!("body" in plan)) return false;
+    try {
+      let stored = false;
+      await this.render(project, plan, () => void (stored = true));
+      return stored;
+    } catch (err) {
+      // 404 (its page gone), 400 (its locale no longer the project's): the key answers no page now.
+      if (!(err instanceof AppError)) throw err;
+      await forgetStored(this.deps.db, project.id, plan.key);
+      return true;
+    }
   }
 
   /**

@@ -14,7 +14,7 @@ import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";
 import { basePathOf, deliveryLocale, dependenciesOf, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
-import type { AnswerDeps } from "./stored";
+import { type AnswerDeps, markedAnswers } from "./stored";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
 type MakePlan = (p: DeliveryProject) => Plan;
@@ -62,7 +62,35 @@ export function createDelivery(deps: AppDeps) {
     .all("/*", ({ request, set, params }) => other(engine, send, request, set, params.ref), { detail: { hide: true } });
   // The project as delivery knows it (fresh for its content version): media delivery keeps its answers in memory for as long as it stays the same.
   const project = (ref: string): DeliveryProject | null | Promise<DeliveryProject | null> => engine.project(ref);
-  return { routes, fastRead: createFastRead(engine, plans, send), project };
+  return { routes, fastRead: createFastRead(engine, plans, send), project, refresh: (limit: number) => refreshMarked(deps.db, engine, plans, limit) };
+}
+
+/**
+ * Renders marked stored answers again (stored.ts), up to `limit`, one at a time: each from a
+ * request made from its key, as a reader's would be. Answers the number rendered (or forgotten).
+ */
+async function refreshMarked(db: Db, engine: DeliveryEngine, plans: Plans, limit: number): Promise<number> {
+  let done = 0;
+  for (const { project_id: projectId, key } of await markedAnswers(db, limit)) {
+    const make = planOfKey(db, plans, key);
+    if (make !== null && (await engine.refresh(projectId, make))) done += 1;
+  }
+  return done;
+}
+
+/** The plan a stored answer's key names ("path fr a/b", "id-none en <id>", "tr de <id>"), as a request would make it; null for any other key. */
+function planOfKey(db: Db, plans: Plans, key: string): MakePlan | null {
+  const [kind = "", locale = "", rest = ""] = key.split(" ", 3);
+  const none = kind.endsWith("-none");
+  const query = `?locale=${encodeURIComponent(locale)}${none ? "&fallback=none" : ""}`;
+  const at = (path: string): Request => new Request(`http://refresh${path}${query}`);
+  if (kind.startsWith("path")) {
+    const raw = rest.split("/").map(encodeURIComponent).join("/");
+    return plans.byPath(at(`/${raw}`), raw);
+  }
+  if (kind.startsWith("id")) return plans.byId(at(`/${rest}`), rest);
+  if (kind.startsWith("tr")) return translationPlan(db, at(`/${rest}`), rest, false);
+  return null;
 }
 
 /**

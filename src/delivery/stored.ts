@@ -11,8 +11,9 @@
 // store and then marks what it stored, or the store waits for the write and stores nothing.
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
-import type { DeliveryProject } from "./cache";
+import { rows } from "../lib/json";
 import { arrayLiteral } from "../write/answers";
+import type { DeliveryProject } from "./cache";
 import { preparedRows } from "./prepared";
 
 /** What a stored answer shows (write/answers.ts): the nodes, and the watch entries of paths. */
@@ -27,7 +28,6 @@ export interface StoredRow {
   scope: string | null;
 }
 
-
 /** The stored answer of `key` valid for the project as delivery knows it, or null. */
 export async function readStored(db: Db, project: DeliveryProject, key: string, signature: string): Promise<StoredRow | null> {
   const [row] = await preparedRows<StoredRow>(
@@ -38,14 +38,44 @@ export async function readStored(db: Db, project: DeliveryProject, key: string, 
   return row ?? null;
 }
 
-/** Stores a rendered answer, unless a content write committed since `project` was read (see above). */
-export async function storeAnswer(db: Db, project: DeliveryProject, key: string, signature: string, answer: { body: string; etag: string; scope?: string }, deps: AnswerDeps): Promise<void> {
-  await preparedRows(
+/** Stores a rendered answer, unless a content write committed since `project` was read (see above): true when stored. */
+export async function storeAnswer(db: Db, project: DeliveryProject, key: string, signature: string, answer: { body: string; etag: string; scope?: string }, deps: AnswerDeps): Promise<boolean> {
+  const done = await preparedRows(
     db,
     sql`insert into delivery_answers (project_id, key, epoch, model_version, signature, deps, watch, body, etag, scope, version)
       select p.id, ${key}, p.render_epoch, p.model_version, ${signature}, ${arrayLiteral(deps.deps)}::uuid[], ${arrayLiteral(deps.watch)}::text[], ${answer.body}, ${answer.etag}, ${answer.scope ?? null}, p.content_version
       from projects p where p.id = ${project.id} and p.content_version = ${project.version} for share
       on conflict (project_id, key) do update set epoch = excluded.epoch, model_version = excluded.model_version, signature = excluded.signature, stale = false,
-        deps = excluded.deps, watch = excluded.watch, body = excluded.body, etag = excluded.etag, scope = excluded.scope, version = excluded.version`,
+        deps = excluded.deps, watch = excluded.watch, body = excluded.body, etag = excluded.etag, scope = excluded.scope, version = excluded.version
+      returning 1 as stored`,
   );
+  return done.length > 0;
+}
+
+/** A stored answer whose route no longer answers (its page is gone): its row goes. */
+export async function forgetStored(db: Db, projectId: string, key: string): Promise<void> {
+  await db.execute(sql`delete from delivery_answers where project_id = ${projectId} and key = ${key}`);
+}
+
+/** Up to `limit` marked answers (any project), oldest marks first: what the refresher renders again. */
+export async function markedAnswers(db: Db, limit: number): Promise<{ project_id: string; key: string }[]> {
+  return rows(await db.execute(sql`select project_id, key from delivery_answers where stale limit ${limit}`));
+}
+
+/**
+ * Rows no read can use any more (rendered at an older epoch or model of their project): deleted in
+ * batches by the hourly housekeeping. Rows of another renderer stay: a release rolled out beside
+ * this one may still read them.
+ */
+export async function purgeUnreadable(db: Db, batch = 5000): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const gone = rows(
+      await db.execute(sql`delete from delivery_answers a where (a.project_id, a.key) in (
+        select a.project_id, a.key from delivery_answers a join projects p on p.id = a.project_id
+        where a.epoch <> p.render_epoch or a.model_version <> p.model_version limit ${batch}) returning 1`),
+    ).length;
+    total += gone;
+    if (gone < batch) return total;
+  }
 }
