@@ -26,3 +26,23 @@ test("lines of one turn go out in one write, in order; a large batch is written 
   expect(writes).toHaveLength(2);
   expect(writes.join("")).toBe(`${big}\n`.repeat(70));
 });
+
+test("the access line built as one string is the line info() writes, to the byte; absent when info lines are not written", () => {
+  const lines: string[] = [];
+  const log = createLogger("info", (l) => lines.push(l));
+  const cases: [string, string, string, number, number][] = [
+    ["0190d2c4-7a8b-7c3d-9e0f-123456789abc", "GET", "/api/p/demo/nodes/by-path/a%22b/c", 200, 0.07],
+    ["req.1_x-Y", "HEAD", '/odd/"quoted"\\path', 304, 12],
+    ["id", "GET", "/", 404, 1234.56],
+  ];
+  for (const [request_id, method, path, status, ms] of cases) {
+    log.request?.(request_id, method, path, status, ms);
+    log.info("request", { request_id, method, path, status, ms });
+    const [fast, slow] = lines.splice(0, 2);
+    // Same second: the timestamps agree unless the clock turned between the two calls.
+    expect(fast?.replace(/"time":"[^"]+"/, "")).toBe(slow?.replace(/"time":"[^"]+"/, "") ?? "");
+    expect(JSON.parse(fast ?? "")).toMatchObject({ level: "info", msg: "request", request_id, method, path, status, ms });
+  }
+  expect(createLogger("warn", () => {}).request).toBeUndefined();
+  expect(typeof createLogger("debug", () => {}).request).toBe("function");
+});

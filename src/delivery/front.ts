@@ -46,11 +46,8 @@ function accessLine(log: Logger, requestId: string, request: Request, status: nu
   const q = url.indexOf("?", pathStart);
   const hash = url.indexOf("#", pathStart);
   const end = q >= 0 ? q : hash >= 0 ? hash : url.length;
-  log.info("request", {
-    request_id: requestId,
-    method: request.method,
-    path: pathStart < 0 ? "/" : url.slice(pathStart, end),
-    status,
-    ms: Math.round((performance.now() - start) * 100) / 100,
-  });
+  const path = pathStart < 0 ? "/" : url.slice(pathStart, end);
+  const ms = Math.round((performance.now() - start) * 100) / 100;
+  if (log.request) log.request(requestId, request.method, path, status, ms);
+  else log.info("request", { request_id: requestId, method: request.method, path, status, ms });
 }

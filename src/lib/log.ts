@@ -5,7 +5,14 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 // Values of these keys never reach a log line, whatever a caller passes.
 const SECRET_KEY_RE = /(authorization|api_?key|token|secret|password|cookie|code_verifier|^code$)/i;
 
-export type Logger = Record<"debug" | "info" | "warn" | "error", (msg: string, fields?: Record<string, unknown>) => void>;
+export type Logger = Record<"debug" | "info" | "warn" | "error", (msg: string, fields?: Record<string, unknown>) => void> & {
+  /**
+   * The access-log line, `info("request", { request_id, method, path, status, ms })` to the byte,
+   * built as one string (the hot read's: no object, no key checks; its keys are no secrets).
+   * Absent when info lines are not written.
+   */
+  readonly request?: (requestId: string, method: string, path: string, status: number, ms: number) => void;
+};
 
 /** One JSON line per event; by default to stdout, in batches (./log-sink.ts). */
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => stdoutSink().write(l)): Logger {
@@ -16,12 +23,18 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     if (fields !== undefined) for (const k of Object.keys(fields)) line[k] = isSecretKey(k) ? "[redacted]" : fields[k];
     write(JSON.stringify(line));
   };
-  return {
+  const logger: Logger = {
     debug: (m, f) => emit("debug", m, f),
     info: (m, f) => emit("info", m, f),
     warn: (m, f) => emit("warn", m, f),
     error: (m, f) => emit("error", m, f),
   };
+  if (ORDER.info < min) return logger;
+  const request = (requestId: string, method: string, path: string, status: number, ms: number): void =>
+    write(
+      `{"time":"${isoNow()}","level":"info","msg":"request","request_id":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms}}`,
+    );
+  return { ...logger, request };
 }
 
 // Per-line costs matter (one access line per request): the key test and the timestamp are memoised.
