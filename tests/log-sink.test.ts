@@ -6,7 +6,7 @@ import { waitFor } from "./helpers";
 
 test("lines of one turn go out in one write, in order; a large batch is written at once", async () => {
   const writes: string[] = [];
-  const sink = batchedStdout({ write: (chunk: string) => writes.push(chunk) });
+  const sink = batchedStdout({ write: (chunk: Uint8Array) => writes.push(new TextDecoder().decode(chunk)) });
   const log = createLogger("info", (l) => sink.write(l));
   for (let i = 0; i < 100; i++) log.info("request", { n: i, token: "secret-value" });
   expect(writes).toHaveLength(0); // nothing on the request path
@@ -25,6 +25,13 @@ test("lines of one turn go out in one write, in order; a large batch is written 
   sink.flush();
   expect(writes).toHaveLength(2);
   expect(writes.join("")).toBe(`${big}\n`.repeat(70));
+  // Any text, in order: lines of several bytes per character, and one longer than the whole buffer.
+  writes.length = 0;
+  const wide = 'é€𝄞\u0000"'.repeat(5000);
+  const huge = "y".repeat(100_000);
+  for (const line of ["a", wide, "b", huge, "c"]) sink.write(line);
+  sink.flush();
+  expect(writes.join("")).toBe(`a\n${wide}\nb\n${huge}\nc\n`);
 });
 
 test("the access line built as one string is the line info() writes, to the byte; absent when info lines are not written", () => {

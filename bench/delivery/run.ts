@@ -32,6 +32,8 @@ const BIG_NODES = Number(process.env.BENCH_BIG_NODES ?? 100_000);
 const WITH_PGLITE = process.env.BENCH_PGLITE !== "0";
 // The translated misses: `fr` pages of `bench`, and `fr-CA` pages of `bench-chain` (fr-CA → fr by RFC 4647 lookup).
 const TRANSLATED_MISSES = process.env.BENCH_MISS_TRANSLATED !== "0";
+/** BENCH_MISSES=0: hot reads only (no miss runs, on PostgreSQL nor embedded). */
+const MISSES = process.env.BENCH_MISSES !== "0";
 // Other runtimes for the hot reads (the same sources, started as `npm run start:node|deno` would,
 // without npm in between): BENCH_RUNTIMES="node deno"; binaries from XRT_NODE / XRT_DENO or PATH.
 const OTHER_RUNTIMES = (process.env.BENCH_RUNTIMES ?? "").split(/[\s,]+/).filter((r) => r === "node" || r === "deno");
@@ -164,6 +166,8 @@ async function rssKb(pid: number): Promise<number> {
 }
 
 const best = (a: WrkResult | undefined, b: WrkResult): WrkResult => (a && a.rps >= b.rps ? a : b);
+/** A case not run (BENCH_MISSES=0). */
+const NO_RUN: WrkResult = { rps: Number.NaN, p50: Number.NaN, p99: Number.NaN, errors: null, cpuUs: Number.NaN, dbCpuUs: Number.NaN };
 
 /** Service and reference back to back (drift hits both alike), REPS times; the best run of each is kept. */
 async function compare(
@@ -315,25 +319,28 @@ async function main(): Promise<void> {
     "miss",
     site.pagePaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench/nodes/by-path/${p}`),
   );
-  server = startServer({ DELIVERY_CACHE_ENTRIES: "0" });
-  await waitFor(`${base}/healthz`);
-  const oneQuery = spawn([BUN, join(HERE, "onequery.ts"), DATABASE_URL, String(REF_PORT + 1), String(POOL)]);
-  await waitFor(`http://127.0.0.1:${REF_PORT + 1}/`);
-  const miss = await compare("miss, PostgreSQL", { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, missScript, 64);
+  let miss: { service: WrkResult; reference: WrkResult } = { service: NO_RUN, reference: NO_RUN };
   const translatedMisses: Record<string, { service: WrkResult; reference: WrkResult }> = {};
-  if (chained) {
-    // The chain first: a statement's first executions decide whether PostgreSQL keeps a generic plan.
-    const missCases = {
-      "miss, PostgreSQL, chain (fr-CA → fr)": chained.pagePaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench-chain/nodes/by-path/${p}?locale=fr-CA`),
-      "miss, PostgreSQL, translated (fr)": site.frPaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench/nodes/by-path/${p}?locale=fr`),
-    };
-    for (const [name, paths] of Object.entries(missCases)) {
-      const script = rotation(name, paths);
-      translatedMisses[name] = await compare(name, { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, script, 64);
+  if (MISSES) {
+    server = startServer({ DELIVERY_CACHE_ENTRIES: "0" });
+    await waitFor(`${base}/healthz`);
+    const oneQuery = spawn([BUN, join(HERE, "onequery.ts"), DATABASE_URL, String(REF_PORT + 1), String(POOL)]);
+    await waitFor(`http://127.0.0.1:${REF_PORT + 1}/`);
+    miss = await compare("miss, PostgreSQL", { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, missScript, 64);
+    if (chained) {
+      // The chain first: a statement's first executions decide whether PostgreSQL keeps a generic plan.
+      const missCases = {
+        "miss, PostgreSQL, chain (fr-CA → fr)": chained.pagePaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench-chain/nodes/by-path/${p}?locale=fr-CA`),
+        "miss, PostgreSQL, translated (fr)": site.frPaths.slice(0, MISS_PAGES).map((p) => `/api/p/bench/nodes/by-path/${p}?locale=fr`),
+      };
+      for (const [name, paths] of Object.entries(missCases)) {
+        const script = rotation(name, paths);
+        translatedMisses[name] = await compare(name, { url: `${base}/`, pid: server.pid }, { url: `http://127.0.0.1:${REF_PORT + 1}/`, pid: oneQuery.pid }, script, 64);
+      }
     }
+    await server.stop();
+    await oneQuery.stop();
   }
-  await server.stop();
-  await oneQuery.stop();
 
   // ---- embedded PGlite (the default without DATABASE_URL): hot read, misses, memory at rest ----
   let pglite: { hot: { service: WrkResult; reference: WrkResult }; miss: WrkResult; rssStartMb: number; rssRestMb: number; rssAfterLoadMb: number } | null = null;
@@ -350,17 +357,19 @@ async function main(): Promise<void> {
     await Bun.sleep(5000);
     const rssRestMb = (await rssKb(server.pid)) / 1024;
     await server.stop();
-    server = startServer({ DELIVERY_CACHE_ENTRIES: "0" }, { pglite: dir });
-    await waitFor(`${base}/readyz`);
-    let pgMiss: WrkResult | undefined;
-    await wrk(`${base}/`, 10, { script: missScript, connections: 16 }); // PGlite warms up slowly
-    for (let rep = 0; rep < REPS; rep++) {
-      log(`PGlite: miss (run ${rep + 1}/${REPS})`);
-      pgMiss = best(pgMiss, await wrk(`${base}/`, DURATION_S, { script: missScript, pid: server.pid, connections: 16 }));
+    let pgMiss: WrkResult | undefined = MISSES ? undefined : NO_RUN;
+    if (MISSES) {
+      server = startServer({ DELIVERY_CACHE_ENTRIES: "0" }, { pglite: dir });
+      await waitFor(`${base}/readyz`);
+      await wrk(`${base}/`, 10, { script: missScript, connections: 16 }); // PGlite warms up slowly
+      for (let rep = 0; rep < REPS; rep++) {
+        log(`PGlite: miss (run ${rep + 1}/${REPS})`);
+        pgMiss = best(pgMiss, await wrk(`${base}/`, DURATION_S, { script: missScript, pid: server.pid, connections: 16 }));
+      }
+      await Bun.sleep(5000);
     }
-    await Bun.sleep(5000);
-    const rssAfterLoadMb = (await rssKb(server.pid)) / 1024;
-    await server.stop();
+    const rssAfterLoadMb = MISSES ? (await rssKb(server.pid)) / 1024 : Number.NaN;
+    if (MISSES) await server.stop();
     pglite = { hot: pgHot, miss: pgMiss!, rssStartMb, rssRestMb, rssAfterLoadMb };
   }
   await bare.stop();

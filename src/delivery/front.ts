@@ -23,13 +23,17 @@ export function createFront({ fastRead, log }: { fastRead: (request: Request, re
     answer(request: Request): Response | null {
       const start = performance.now();
       // Cheap pre-check before anything else: only GETs under /api/p/ can be hot reads.
-      if (request.method !== "GET" || request.url.indexOf("/api/p/") < 0) return null;
-      const res = fastRead(request, requestIdOf);
+      if (request.method !== "GET") return null;
+      const url = request.url;
+      if (url.indexOf("/api/p/") < 0) return null;
+      let id = "";
+      const res = fastRead(request, log === null ? requestIdOf : (r) => (id = requestIdOf(r)));
       if (res === null) {
         tried.add(request);
         return null;
       }
-      if (log !== null) accessLine(log, res.headers.get("x-request-id") ?? "", request, res.status, start);
+      // A media answer may carry the id another way: read back only then.
+      if (log !== null) accessLine(log, id === "" ? (res.headers.get("x-request-id") ?? "") : id, url, res.status, start);
       hotReadServed();
       return res;
     },
@@ -39,15 +43,14 @@ export function createFront({ fastRead, log }: { fastRead: (request: Request, re
 }
 export type Front = ReturnType<typeof createFront>;
 
-/** The access-log line (never the query string: it may carry codes or states). */
-function accessLine(log: Logger, requestId: string, request: Request, status: number, start: number): void {
-  const url = request.url;
+/** The access-log line of a hot read, a GET (never the query string: it may carry codes or states). */
+function accessLine(log: Logger, requestId: string, url: string, status: number, start: number): void {
   const pathStart = url.indexOf("/", url.indexOf("//") + 2);
   const q = url.indexOf("?", pathStart);
   const hash = url.indexOf("#", pathStart);
   const end = q >= 0 ? q : hash >= 0 ? hash : url.length;
   const path = pathStart < 0 ? "/" : url.slice(pathStart, end);
   const ms = Math.round((performance.now() - start) * 100) / 100;
-  if (log.request) log.request(requestId, request.method, path, status, ms);
-  else log.info("request", { request_id: requestId, method: request.method, path, status, ms });
+  if (log.request) log.request(requestId, "GET", path, status, ms);
+  else log.info("request", { request_id: requestId, method: "GET", path, status, ms });
 }

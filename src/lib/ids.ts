@@ -30,10 +30,21 @@ export function uuidv7(now: number = Date.now()): string {
     seq = ((rand(r + 6) & 0x0f) << 8) | rand(r + 7);
     seq &= 0x7ff;
   }
-  const high = Math.floor(now / 2 ** 32);
-  return `${hex((high >>> 8) & 0xff)}${hex(high & 0xff)}${hex((now >>> 24) & 0xff)}${hex((now >>> 16) & 0xff)}-${hex((now >>> 8) & 0xff)}${hex(now & 0xff)}-${hex(
-    0x70 | ((seq >>> 8) & 0x0f),
-  )}${hex(seq & 0xff)}-${hex((rand(r + 8) & 0x3f) | 0x80)}${hex(rand(r + 9))}-${hex(rand(r + 10))}${hex(rand(r + 11))}${hex(rand(r + 12))}${hex(rand(r + 13))}${hex(rand(r + 14))}${hex(rand(r + 15))}`;
+  return `${timePrefix(now)}${hex(0x70 | ((seq >>> 8) & 0x0f))}${hex(seq & 0xff)}-${hex((rand(r + 8) & 0x3f) | 0x80)}${hex(rand(r + 9))}-${hex(rand(r + 10))}${hex(rand(r + 11))}${hex(
+    rand(r + 12),
+  )}${hex(rand(r + 13))}${hex(rand(r + 14))}${hex(rand(r + 15))}`;
+}
+
+// The timestamp's 12 hex digits and dashes, made once per millisecond (ids are minted per request).
+let prefixMs = -1;
+let prefix = "";
+function timePrefix(now: number): string {
+  if (now !== prefixMs) {
+    const high = Math.floor(now / 2 ** 32);
+    prefix = `${hex((high >>> 8) & 0xff)}${hex(high & 0xff)}${hex((now >>> 24) & 0xff)}${hex((now >>> 16) & 0xff)}-${hex((now >>> 8) & 0xff)}${hex(now & 0xff)}-`;
+    prefixMs = now;
+  }
+  return prefix;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
