@@ -180,9 +180,14 @@ export class DeliveryCache {
    * NOTIFY, or a write committed by this instance, the next read waits for the fresh row.
    */
   project(ref: string): DeliveryProject | null | Promise<DeliveryProject | null> {
-    const key = normaliseRef(ref);
-    if (key === null) return null;
-    const st = this.states.get(key);
+    // States are kept under normalised refs: a ref found as it is needs no normalising (a hot read's).
+    let st = this.states.get(ref);
+    let key: string | null = ref;
+    if (st === undefined) {
+      key = normaliseRef(ref);
+      if (key === null) return null;
+      st = this.states.get(key);
+    }
     if (st?.trusted) {
       if (performance.now() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
       return st.project;

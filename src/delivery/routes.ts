@@ -9,7 +9,7 @@ import { getTheme } from "../theme/service";
 import { type DeliveryProject, LIST_SCOPE, normaliseRef } from "./cache";
 import { DeliveryEngine, type Plan } from "./engine";
 import { fallbackNone } from "./fallback";
-import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, TEXT_TYPE, XML_TYPE } from "./http";
+import { CORS_HEADERS, JSON_TYPE, jsonText, methodNotAllowed, type Outcome, preflight, type Reply, TEXT_TYPE, XML_TYPE } from "./http";
 import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";
 import { basePathOf, deliveryLocale, dependenciesOf, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
@@ -18,7 +18,8 @@ import { type AnswerDeps, markedAnswers } from "./stored";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
 type MakePlan = (p: DeliveryProject) => Plan;
-type Send = (set: HookSet, out: Outcome) => Response | string | ArrayBuffer;
+/** Sends an outcome the routed way; `response`: a 200 reply as a Response (the hot read's). */
+type Send = ((set: HookSet, out: Outcome) => Response | string | ArrayBuffer) & { response: (out: Reply) => Response };
 type Params = Record<string, string | null | undefined>;
 /** A read route: its path under /api/p/{ref}, its OpenAPI detail, and the plan of a request (`preview`: a preview read). */
 type ReadRoute = [string, object, (request: Request, params: Params, preview: boolean) => MakePlan];
@@ -102,7 +103,13 @@ function planOfKey(db: Db, plans: Plans, key: string): MakePlan | null {
  */
 function createSend(): Send {
   const templates = new WeakMap<object, Headers>();
-  return (set, out) => {
+  /** A 200's Response, its headers copied from the answer's template. */
+  const response = (out: Reply): Response => {
+    let template = templates.get(out);
+    if (!template) templates.set(out, (template = new Headers(out.headers)));
+    return new Response(out.body, { status: out.status, headers: template });
+  };
+  const send = (set: HookSet, out: Outcome): Response | string | ArrayBuffer => {
     if (out instanceof Response) return out;
     if (out.status !== 200) {
       // Errors and 405s: Elysia builds the Response from the body, set.status and set.headers.
@@ -110,15 +117,14 @@ function createSend(): Send {
       set.status = out.status;
       return out.body;
     }
-    let template = templates.get(out);
-    if (!template) templates.set(out, (template = new Headers(out.headers)));
-    const res = new Response(out.body, { status: out.status, headers: template });
+    const res = response(out);
     for (const k in set.headers) {
       if (!res.headers.has(k)) res.headers.set(k, String(set.headers[k]));
       delete set.headers[k];
     }
     return res;
   };
+  return Object.assign(send, { response });
 }
 
 /** Unexpected failure: the global handler answers 500; a browser must still be able to read it. */
@@ -240,9 +246,9 @@ function createFastRead(engine: DeliveryEngine, plans: Plans, send: Send) {
     if (out === null || out instanceof Promise || (!(out instanceof Response) && out.status !== 200)) return null;
     // The request id is made only for an answer (a miss gets its id on the routed way).
     const id = typeof requestId === "string" ? requestId : requestId(request);
-    if (!(out instanceof Response)) return send({ headers: { "x-request-id": id } }, out) as Response;
-    out.headers.set("x-request-id", id);
-    return out;
+    const res = out instanceof Response ? out : send.response(out);
+    res.headers.set("x-request-id", id);
+    return res;
   };
 }
 

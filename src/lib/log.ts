@@ -31,11 +31,13 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
   };
   if (ORDER.info < min) return logger;
   const request = (requestId: string, method: string, path: string, status: number, ms: number): void =>
-    write(
-      `{"time":"${isoNow()}","level":"info","msg":"request","request_id":${JSON.stringify(requestId)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"ms":${ms}}`,
-    );
+    write(`{"time":"${isoNow()}","level":"info","msg":"request","request_id":${jsonString(requestId)},"method":${jsonString(method)},"path":${jsonString(path)},"status":${status},"ms":${ms}}`);
   return { ...logger, request };
 }
+
+// What JSON.stringify would escape (and anything past ASCII): a string without any is quoted as it is.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
+const jsonString = (s: string): string => (NEEDS_ESCAPE.test(s) ? JSON.stringify(s) : `"${s}"`);
 
 // Per-line costs matter (one access line per request): the key test and the timestamp are memoised.
 const secretKeys = new Map<string, boolean>();
