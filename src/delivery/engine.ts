@@ -189,24 +189,24 @@ export class DeliveryEngine {
 
   /**
    * Renders a marked stored answer again (the refresher, routes.ts): from the database, never from
-   * memory, and stores it; a route that no longer answers a page (gone, or its locale) loses its row. True when
-   * the row was written or deleted (false: a write came between, or this instance does not know the
+   * memory, and stores it; a route that no longer answers a page (gone, or its locale) loses its
+   * row. True when the row was written or deleted (false: a write came between, or this instance does not know the
    * project's newest version yet; the row stays marked for a later look).
    */
-  async refresh(projectId: string, make: (project: DeliveryProject) => Plan): Promise<boolean> {
+  async refresh(projectId: string, key: string, make: (project: DeliveryProject) => Plan): Promise<boolean> {
     const found = this.cache.project(projectId);
     const project = found instanceof Promise ? await found : found;
     if (project === null || this.signature === null) return false;
-    const plan = make(project);
-    if (!("body" in plan)) return false;
     try {
+      const plan = make(project);
+      if (!("body" in plan)) return false;
       let stored = false;
       await this.render(project, plan, () => void (stored = true));
       return stored;
     } catch (err) {
       // 404 (its page gone), 400 (its locale no longer the project's): the key answers no page now.
       if (!(err instanceof AppError)) throw err;
-      await forgetStored(this.deps.db, project.id, plan.key);
+      await forgetStored(this.deps.db, project.id, key);
       return true;
     }
   }

@@ -14,7 +14,7 @@ import { DeliveryDocs, queryOf, queryParam } from "./model";
 import type { RenderableNode } from "./render";
 import { basePathOf, deliveryLocale, dependenciesOf, entriesQuery, getNodeById, getNodeByPath, listEntries, listPublishedNodes, pathSegments } from "./service";
 import { robotsTxt, shardXml, sitemapXml } from "./sitemap";
-import { type AnswerDeps, markedAnswers } from "./stored";
+import { type AnswerDeps, forgetStored, markedAnswers } from "./stored";
 
 type HookSet = { headers: Record<string, string | number>; status?: number | string };
 type MakePlan = (p: DeliveryProject) => Plan;
@@ -74,7 +74,8 @@ async function refreshMarked(db: Db, engine: DeliveryEngine, plans: Plans, limit
   let done = 0;
   for (const { project_id: projectId, key } of await markedAnswers(db, limit)) {
     const make = planOfKey(db, plans, key);
-    if (make !== null && (await engine.refresh(projectId, make))) done += 1;
+    if (make === null) await forgetStored(db, projectId, key);
+    else if (await engine.refresh(projectId, key, make)) done += 1;
   }
   return done;
 }
