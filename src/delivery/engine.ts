@@ -49,6 +49,8 @@ export class DeliveryEngine {
   private readonly planKeys = new Map<string, { project: DeliveryProject; key: string }>();
   /** What stored answers are rendered by (stored.ts): this release's renderer, the public URL and the media widths; null when answers are not stored. */
   private readonly signature: string | null;
+  /** A write was announced (on this instance or by NOTIFY) since the refresher last looked: stored answers may be marked. True at start. */
+  private marks = true;
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -64,7 +66,10 @@ export class DeliveryEngine {
     this.cacheControl = withStaleIfError(c.deliveryCacheControl, c.deliveryStaleIfErrorSeconds);
     this.errorCacheControl = withStaleIfError(c.deliveryErrorCacheControl, c.deliveryStaleIfErrorSeconds);
     this.staleCacheControl = this.errorCacheControl;
-    onContentCommitted(deps.db, (projectId, changes) => this.cache.invalidate(projectId, changes));
+    onContentCommitted(deps.db, (projectId, changes) => {
+      this.marks = true;
+      this.cache.invalidate(projectId, changes);
+    });
     this.signature = c.deliveryStoredAnswers ? sha256Base64url128([RENDER_REVISION, c.publicUrl, c.media.srcsetWidths.join(",")].join("\n")) : null;
   }
 
@@ -89,6 +94,7 @@ export class DeliveryEngine {
 
   /** A NOTIFY: the project id, then the write's PathChanges as JSON (pages taken away or brought, its version) when it has some. */
   private announced(payload: string): void {
+    this.marks = true;
     const space = payload.indexOf(" ");
     if (space < 0) {
       this.cache.invalidate(payload);
@@ -193,6 +199,13 @@ export class DeliveryEngine {
    * row. True when the row was written or deleted (false: a write came between, or this instance does not know the
    * project's newest version yet; the row stays marked for a later look).
    */
+  /** Whether stored answers may have been marked since the last call (see `marks`); `again`: the last look left some, look anyway next time. */
+  takeMarks(again = false): boolean {
+    const was = this.marks;
+    this.marks = again;
+    return was;
+  }
+
   async refresh(projectId: string, key: string, make: (project: DeliveryProject) => Plan): Promise<boolean> {
     const found = this.cache.project(projectId);
     const project = found instanceof Promise ? await found : found;

@@ -71,8 +71,16 @@ export function createDelivery(deps: AppDeps) {
  * request made from its key, as a reader's would be. Answers the number rendered (or forgotten).
  */
 async function refreshMarked(db: Db, engine: DeliveryEngine, plans: Plans, limit: number): Promise<number> {
+  // Marked rows are found by a scan (no index on `stale`, db/schema/delivery.ts): only after a write was announced.
+  if (!engine.takeMarks()) return 0;
   let done = 0;
-  for (const { project_id: projectId, key } of await markedAnswers(db, limit)) {
+  const marked = await markedAnswers(db, limit).catch((err: unknown) => {
+    engine.takeMarks(true);
+    throw err;
+  });
+  // A full batch: more may be left for the next look.
+  if (marked.length === limit) engine.takeMarks(true);
+  for (const { project_id: projectId, key } of marked) {
     const make = planOfKey(db, plans, key);
     if (make === null) await forgetStored(db, projectId, key);
     else if (await engine.refresh(projectId, key, make)) done += 1;

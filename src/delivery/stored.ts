@@ -57,7 +57,7 @@ export async function forgetStored(db: Db, projectId: string, key: string): Prom
   await db.execute(sql`delete from delivery_answers where project_id = ${projectId} and key = ${key}`);
 }
 
-/** Up to `limit` marked answers (any project), oldest marks first: what the refresher renders again. */
+/** Up to `limit` marked answers (any project): what the refresher renders again. A scan: `stale` has no index (db/schema/delivery.ts). */
 export async function markedAnswers(db: Db, limit: number): Promise<{ project_id: string; key: string }[]> {
   return rows(await db.execute(sql`select project_id, key from delivery_answers where stale limit ${limit}`));
 }
