@@ -8,7 +8,9 @@
 // A render is stored only if no content write committed since the project row it rendered with
 // was read: the statement locks that row (FOR SHARE) and checks its content version. A write locks
 // the row first (bumpContentVersion) and marks answers after, so either the write waits for the
-// store and then marks what it stored, or the store waits for the write and stores nothing.
+// store and then marks what it stored, or the store meets the row locked by the write and stores
+// nothing (SKIP LOCKED: a write in progress makes a new version anyway, so a reader never waits
+// for it only to be refused).
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
@@ -44,7 +46,7 @@ export async function storeAnswer(db: Db, project: DeliveryProject, key: string,
     db,
     sql`insert into delivery_answers (project_id, key, epoch, model_version, signature, deps, watch, body, etag, scope, version)
       select p.id, ${key}, p.render_epoch, p.model_version, ${signature}, ${arrayLiteral(deps.deps)}::uuid[], ${arrayLiteral(deps.watch)}::text[], ${answer.body}, ${answer.etag}, ${answer.scope ?? null}, p.content_version
-      from projects p where p.id = ${project.id} and p.content_version = ${project.version} for share
+      from projects p where p.id = ${project.id} and p.content_version = ${project.version} for share skip locked
       on conflict (project_id, key) do update set epoch = excluded.epoch, model_version = excluded.model_version, signature = excluded.signature, stale = false,
         deps = excluded.deps, watch = excluded.watch, body = excluded.body, etag = excluded.etag, scope = excluded.scope, version = excluded.version
       returning 1 as stored`,
