@@ -162,6 +162,11 @@ function openPostgres(url: string, poolSize: number, prepare: boolean): DbHandle
     // failures of the whole pool (7 s after six) and holds the query waiting on it that long;
     // capped at 1 s, a query waits at most about a second once the server is back.
     backoff: (attempt: number) => Math.min(0.02 * 2 ** attempt, 1) * (0.5 + Math.random() / 2),
+    // No JIT: it compiles a statement on every execution (prepared ones too) once its estimated
+    // cost passes jit_above_cost, and estimates of set-returning functions (jsonb_path_query in a
+    // page's references) pass it on a handful of rows: 50-55 ms of compiling for a render of 1 ms.
+    // Every statement here is a short one on indexed rows.
+    connection: { jit: "off" },
   });
   if (prepare) prepareInTransactions();
   const db = drizzlePostgres(client, { schema }) as unknown as Db;
