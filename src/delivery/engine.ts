@@ -171,26 +171,40 @@ export class DeliveryEngine {
   }
 
   /**
-   * A plan's answer: its stored bytes when they are valid (stored.ts), else rendered, and stored
-   * when the plan says what it shows. Storing is best effort: an answer that cannot be stored is
-   * still served (the next miss renders it again).
+   * A reader's answer to a plan: its stored bytes when they are valid (stored.ts), else rendered,
+   * and stored when the plan says what it shows. Storing is best effort: an answer that cannot be
+   * stored is still served (the next miss renders it again).
    */
-  private async render(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>, onStored?: () => void): Promise<CachedAnswer> {
-    const storable = this.signature !== null && plan.stored !== undefined;
-    if (storable && onStored === undefined) {
-      const row = await readStored(this.deps.db, project, plan.key, this.signature as string);
+  private async render(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>): Promise<CachedAnswer> {
+    if (this.signature !== null && plan.stored !== undefined) {
+      const row = await readStored(this.deps.db, project, plan.key, this.signature);
       if (row !== null) return { ...makeAnswer(project.version, 200, row.body, plan.type, this.cacheControl, row.etag), scope: row.scope ?? undefined };
     }
-    const answer = { ...makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl), scope: plan.scope?.() };
-    const deps = storable ? plan.stored?.() : undefined;
-    if (deps !== undefined) {
-      const stored = await storeAnswer(this.deps.db, project, plan.key, this.signature as string, answer, deps).catch((err: unknown) => {
-        this.deps.log.warn("delivery: a rendered answer could not be stored", { key: plan.key, ...describeError(err) });
-        return false;
-      });
-      if (stored) onStored?.();
-    }
+    const answer = await this.rendered(project, plan);
+    await this.store(project, plan, answer);
     return answer;
+  }
+
+  /** A plan rendered from the database, whatever is stored. */
+  private async rendered(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>): Promise<CachedAnswer> {
+    return { ...makeAnswer(project.version, 200, await plan.body(), plan.type, this.cacheControl), scope: plan.scope?.() };
+  }
+
+  /** Stores a rendered answer for every instance, when answers are stored and the plan says what it shows: true when stored. */
+  private async store(project: DeliveryProject, plan: Plan, answer: CachedAnswer): Promise<boolean> {
+    const deps = this.signature === null ? undefined : plan.stored?.();
+    if (deps === undefined || this.signature === null) return false;
+    return storeAnswer(this.deps.db, project, plan.key, this.signature, answer, deps).catch((err: unknown) => {
+      this.deps.log.warn("delivery: a rendered answer could not be stored", { key: plan.key, ...describeError(err) });
+      return false;
+    });
+  }
+
+  /** Whether stored answers may have been marked since the last call (see `marks`); `again`: the last look left some, look anyway next time. */
+  takeMarks(again = false): boolean {
+    const was = this.marks;
+    this.marks = again;
+    return was;
   }
 
   /**
@@ -199,13 +213,6 @@ export class DeliveryEngine {
    * row. True when the row was written or deleted (false: a write came between, or this instance does not know the
    * project's newest version yet; the row stays marked for a later look).
    */
-  /** Whether stored answers may have been marked since the last call (see `marks`); `again`: the last look left some, look anyway next time. */
-  takeMarks(again = false): boolean {
-    const was = this.marks;
-    this.marks = again;
-    return was;
-  }
-
   async refresh(projectId: string, key: string, make: (project: DeliveryProject) => Plan): Promise<boolean> {
     const found = this.cache.project(projectId);
     const project = found instanceof Promise ? await found : found;
@@ -213,9 +220,7 @@ export class DeliveryEngine {
     try {
       const plan = make(project);
       if (!("body" in plan)) return false;
-      let stored = false;
-      await this.render(project, plan, () => void (stored = true));
-      return stored;
+      return await this.store(project, plan, await this.rendered(project, plan));
     } catch (err) {
       // 404 (its page gone), 400 (its locale no longer the project's): the key answers no page now.
       if (!(err instanceof AppError)) throw err;

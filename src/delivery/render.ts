@@ -1,6 +1,6 @@
 // Pure rendering of a delivery node: locale merge, localised paths, SEO. No I/O here.
 import { decodeHTML } from "entities";
-import { deepMerge, isPlainObject } from "../lib/merge";
+import { isPlainObject } from "../lib/merge";
 import { seoMediaId } from "../media/seo-image";
 import type { CompiledModel } from "../model/compile";
 import type { Path } from "../model/leaves";
@@ -155,30 +155,29 @@ interface PageFacts {
 
 /**
  * The renderable node of `chain` (root first, node last; every member published) in `locale`.
- * `fallback`: how a locale other than the default one answers what it lacks, or ?fallback=none
- * (null: the default locale, which lacks nothing).
+ * `fallback`: how a locale other than the default one answers what it lacks (its chain), or
+ * ?fallback=none; required for every locale but the default one, which lacks nothing (null, or
+ * `none` to say so with an empty `missing`).
  */
 export function renderNode(project: DeliveryProject, chain: ChainNode[], locale: string, refs: RefPaths | null = null, fallback: Fallback | null = null) {
   const node = chain[chain.length - 1];
   if (!node) throw new Error("renderNode needs the chain down to the node");
-  const isDefault = locale === project.defaultLocale;
-  const meta = isDefault ? {} : (node.tr[locale] ?? {});
-  const translated = !isDefault && node.tr[locale] !== undefined;
-  if (fallback !== null && !isDefault) return pageOf(project, chain, locale, meta, translated, fallbackText(project, node, locale, translated, refs, fallback), fallback);
-  // A fallback shows the default locale's content: its language is that one.
-  const language = isDefault || translated ? locale : project.defaultLocale;
-  const blocks = renderBlocks(project, node, translated, refs, language);
-  // A translation without its own description prefers its (merged, localised) text over the base one.
-  const description = translated ? (str(meta.description) ?? firstText(blocks) ?? str(node.seo.description)) : (str(node.seo.description) ?? firstText(blocks));
+  if (locale !== project.defaultLocale) {
+    if (fallback === null) throw new Error("renderNode needs the fallback of a locale other than the default one");
+    const translated = node.tr[locale] !== undefined;
+    return pageOf(project, chain, locale, node.tr[locale] ?? {}, translated, fallbackText(project, node, locale, translated, refs, fallback), fallback);
+  }
+  // The default locale: the node's own content.
+  const blocks = renderBlocks(project, node, refs, locale);
   const text = {
-    language,
-    title: local(project, node, locale, "title"),
-    description,
+    language: locale,
+    title: node.title,
+    description: str(node.seo.description) ?? firstText(blocks),
     blocks,
-    fields: renderFields(project, node, translated, refs, language),
+    fields: renderFields(project, node, refs, locale),
     said: fallback?.none ? { missing: [] } : null,
   };
-  return pageOf(project, chain, locale, meta, translated, text, null);
+  return pageOf(project, chain, locale, {}, false, text, null);
 }
 
 /** The page around its text: path, SEO, breadcrumbs (`fallback`: breadcrumb titles follow the locale's chain). */
@@ -282,21 +281,21 @@ function layeredContent(project: DeliveryProject, node: ChainNode, layers: reado
   return { fields, blocks };
 }
 
-/** The node's blocks, each with the published translation's overrides merged over its data, references expanded. */
-function renderBlocks(project: DeliveryProject, node: ChainNode, translated: boolean, refs: RefPaths | null, language: string): BlockRow[] {
+/** The node's own blocks, references expanded. */
+function renderBlocks(project: DeliveryProject, node: ChainNode, refs: RefPaths | null, language: string): BlockRow[] {
   const targets = node.refs ?? {};
-  return (node.blocks ?? []).map((b) => {
-    const o = translated ? node.overrides?.[b.id] : undefined;
-    const data = isPlainObject(o) ? deepMerge(b.data, o) : b.data;
-    return { id: b.id, type: b.type, order: b.order, data: refs === null ? data : expandRefs(data, refs.blocks.get(b.type), targets, { project, locale: language }) };
-  });
+  return (node.blocks ?? []).map((b) => ({
+    id: b.id,
+    type: b.type,
+    order: b.order,
+    data: refs === null ? b.data : expandRefs(b.data, refs.blocks.get(b.type), targets, { project, locale: language }),
+  }));
 }
 
-/** Fields merge like block data: the published translation's overrides over the node's own. */
-function renderFields(project: DeliveryProject, node: ChainNode, translated: boolean, refs: RefPaths | null, language: string): Record<string, unknown> {
-  const ownFields = isPlainObject(node.fields) ? node.fields : {};
-  const merged = translated && isPlainObject(node.field_overrides) ? deepMerge(ownFields, node.field_overrides) : ownFields;
-  return refs === null ? merged : expandRefs(merged, refs.nodes.get(node.type), node.refs ?? {}, { project, locale: language });
+/** The node's own fields, references expanded. */
+function renderFields(project: DeliveryProject, node: ChainNode, refs: RefPaths | null, language: string): Record<string, unknown> {
+  const own = isPlainObject(node.fields) ? node.fields : {};
+  return refs === null ? own : expandRefs(own, refs.nodes.get(node.type), node.refs ?? {}, { project, locale: language });
 }
 
 /** One breadcrumb per member of the chain, root first, with its localised path; the last one is the node's. `titles`: the locales a title is taken from, in order (a fallback chain). */

@@ -88,18 +88,25 @@ async function refreshMarked(db: Db, engine: DeliveryEngine, plans: Plans, limit
   return done;
 }
 
-/** The plan a stored answer's key names ("path fr a/b", "id-none en <id>", "tr de <id>"), as a request would make it; null for any other key. */
+/** The reads whose answers are stored (stored.ts): a node by path, by id, and its translation. */
+type PageRead = "path" | "id" | "tr";
+
+/** A node read's key, in the answer cache and the stored answers ("path fr a/b", "id-none en <id>", "tr de <id>"); read back by planOfKey. */
+const pageKey = (read: PageRead, none: boolean, locale: string, rest: string): string => `${read}${none ? "-none" : ""} ${locale} ${rest}`;
+
+/** The plan a stored answer's key names (pageKey), as a request would make it; null for any other key. */
 function planOfKey(db: Db, plans: Plans, key: string): MakePlan | null {
   const [kind = "", locale = "", rest = ""] = key.split(" ", 3);
   const none = kind.endsWith("-none");
+  const read = none ? kind.slice(0, -5) : kind;
   const query = `?locale=${encodeURIComponent(locale)}${none ? "&fallback=none" : ""}`;
   const at = (path: string): Request => new Request(`http://refresh${path}${query}`);
-  if (kind.startsWith("path")) {
+  if (read === "path") {
     const raw = rest.split("/").map(encodeURIComponent).join("/");
     return plans.byPath(at(`/${raw}`), raw);
   }
-  if (kind.startsWith("id")) return plans.byId(at(`/${rest}`), rest);
-  if (kind.startsWith("tr")) return translationPlan(db, at(`/${rest}`), rest, false);
+  if (read === "id") return plans.byId(at(`/${rest}`), rest);
+  if (read === "tr") return translationPlan(db, at(`/${rest}`), rest, false);
   return null;
 }
 
@@ -202,7 +209,7 @@ function createPlans(db: Db): Plans {
         const none = fallbackNone(query);
         const segs = pathSegments(raw);
         if (!segs) throw notFound("node");
-        return page(`${none ? "path-none" : "path"} ${locale} ${segs.join("/")}`, () => getNodeByPath(db, p, segs, locale, preview, none));
+        return page(pageKey("path", none, locale, segs.join("/")), () => getNodeByPath(db, p, segs, locale, preview, none));
       },
     byId:
       (request, id, preview = false) =>
@@ -211,7 +218,7 @@ function createPlans(db: Db): Plans {
         const locale = deliveryLocale(p, queryParam(query, "locale"));
         const none = fallbackNone(query);
         const key = (id ?? "").toLowerCase();
-        return page(`${none ? "id-none" : "id"} ${locale} ${key}`, () => getNodeById(db, p, id ?? "", locale, preview, none));
+        return page(pageKey("id", none, locale, key), () => getNodeById(db, p, id ?? "", locale, preview, none));
       },
     entries:
       (request, preview = false) =>
@@ -298,7 +305,7 @@ function translationPlan(db: Db, request: Request, id: string, preview: boolean)
     if (raw === undefined || raw === "") throw new AppError("missing_parameter", "locale is required", { field: "locale" });
     const locale = deliveryLocale(p, raw);
     const none = fallbackNone(query);
-    return page(`${none ? "tr-none" : "tr"} ${locale} ${id.toLowerCase()}`, async () => {
+    return page(pageKey("tr", none, locale, id.toLowerCase()), async () => {
       const node = await getNodeById(db, p, id, locale, preview, none);
       if (!node.translated) throw notFound("translation");
       return node;

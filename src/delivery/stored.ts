@@ -14,7 +14,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
-import { arrayLiteral } from "../write/answers";
+import { sqlArray } from "../lib/sql";
 import type { DeliveryProject } from "./cache";
 import { preparedRows } from "./prepared";
 
@@ -45,7 +45,7 @@ export async function storeAnswer(db: Db, project: DeliveryProject, key: string,
   const done = await preparedRows(
     db,
     sql`insert into delivery_answers (project_id, key, epoch, model_version, signature, deps, watch, body, etag, scope, version)
-      select p.id, ${key}, p.render_epoch, p.model_version, ${signature}, ${arrayLiteral(deps.deps)}::uuid[], ${arrayLiteral(deps.watch)}::text[], ${answer.body}, ${answer.etag}, ${answer.scope ?? null}, p.content_version
+      select p.id, ${key}, p.render_epoch, p.model_version, ${signature}, ${sqlArray(deps.deps, "uuid")}, ${sqlArray(deps.watch, "text")}, ${answer.body}, ${answer.etag}, ${answer.scope ?? null}, p.content_version
       from projects p where p.id = ${project.id} and p.content_version = ${project.version} for share skip locked
       on conflict (project_id, key) do update set epoch = excluded.epoch, model_version = excluded.model_version, signature = excluded.signature, stale = false,
         deps = excluded.deps, watch = excluded.watch, body = excluded.body, etag = excluded.etag, scope = excluded.scope, version = excluded.version

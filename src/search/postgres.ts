@@ -6,7 +6,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { preparedRows } from "../delivery/prepared";
 import { rows } from "../lib/json";
-import { escapeLike } from "../lib/sql";
+import { escapeLike, sqlArray } from "../lib/sql";
 import type { SearchDriver, SearchHit, SearchRequest, SearchResult, Suggestion } from "./driver";
 import { indexQueued } from "./indexer";
 import { cleanQuery, lexemeQuery, MAX_HITS, type ParsedQuery, parseQuery, TYPO_MIN_LETTERS } from "./query";
@@ -199,7 +199,7 @@ async function titleWords(db: Db, r: SearchRequest, words: readonly string[]): P
     // Looser than the default 0.6 for the candidates; typoCorrections keeps those one typo away.
     await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', '0.3', true)`);
     const found = rows<{ w: string }>(
-      await tx.execute(sql`select distinct w from unnest(${`{${words.map((w) => `"${w}"`).join(",")}}`}::text[]) q(word)
+      await tx.execute(sql`select distinct w from unnest(${sqlArray(words, "text")}) q(word)
         cross join lateral (
           select d.title_folded from search_documents d join ${t.nodes} n on n.id = d.node_id
           where ${scope(r)} and d.title_folded %> search_fold(q.word) limit 50

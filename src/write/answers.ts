@@ -13,8 +13,9 @@
 //   project as its parent: the project's epoch moves instead (one row);
 // - references whose path or visibility may change with any page brought or taken away: "*ref";
 // - everything else (project settings, the theme, media, the model): the project's epoch moves.
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { sqlArray } from "../lib/sql";
 
 /** The watch entry of a base path ("" is the root), or of REF_WATCH, within a project: GIN entries of one project never match another's. */
 export const watchKey = (projectId: string, path: string): string => `${projectId} ${path}`;
@@ -38,10 +39,6 @@ const parentOf = (path: string): string => {
   return at < 0 ? "" : path.slice(0, at);
 };
 
-/** A PostgreSQL array literal of strings (each quoted), for a parameter cast to uuid[] or text[]. */
-export const arrayLiteral = (list: Iterable<string>): string => `{${[...list].map((s) => `"${s.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
-const array = (list: Iterable<string>, type: "uuid" | "text"): SQL => sql`${arrayLiteral(list)}::${sql.raw(type)}[]`;
-
 /**
  * Marks the project's stored answers a write changes (see above): the `nodes` it changed and the
  * `paths` (base paths) it took away or brought. A write that changed no node may change any answer
@@ -59,5 +56,5 @@ export async function markAnswers(tx: Db, projectId: string, nodes: ReadonlySet<
   }
   if (paths.length > 0) watch.add(watchKey(projectId, REF_WATCH));
   await tx.execute(sql`update delivery_answers set stale = true
-    where project_id = ${projectId} and not stale and (deps && ${array(nodes, "uuid")} or watch && ${array(watch, "text")})`);
+    where project_id = ${projectId} and not stale and (deps && ${sqlArray(nodes, "uuid")} or watch && ${sqlArray(watch, "text")})`);
 }

@@ -8,9 +8,10 @@
 // definition of what is indexed.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
+import { sqlArray } from "../lib/sql";
 import type { Versions } from "./record";
 
-const uuids = (list: Iterable<string>): SQL => sql`${`{${[...new Set(list)].join(",")}}`}::uuid[]`;
+const uuids = (list: Iterable<string>): SQL => sqlArray(new Set(list), "uuid");
 
 /**
  * One statement: the index rows of the nodes `working` (their working copies) and `published`
