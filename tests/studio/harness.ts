@@ -48,6 +48,14 @@ export async function newPerson(projectId: string, role: "viewer" | "editor" | "
   return { id: user.id, email, password };
 }
 
+/** A person who is an instance owner (projects:write in every project), and their password. */
+export async function newOwner(): Promise<{ email: string; password: string }> {
+  const email = `${unique("owner")}@example.com`;
+  const password = `pw-${crypto.randomUUID()}`;
+  await must("POST", "/admin/users", { email, password, role: "owner" });
+  return { email, password };
+}
+
 export const newNode = (slug: string, body: Record<string, unknown>): Promise<any> => must("POST", `/admin/p/${slug}/nodes`, body);
 export const readNode = (slug: string, id: string): Promise<any> => must("GET", `/admin/p/${slug}/nodes/${id}`);
 

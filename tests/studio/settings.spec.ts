@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Locator, Page } from "playwright-core";
 import sharp from "sharp";
-import { api, axeViolations, launch, newPerson, newProject, openPage, signIn, URL_BASE } from "./harness.ts";
+import { api, axeViolations, launch, newOwner, newPerson, newProject, openPage, signIn, URL_BASE } from "./harness.ts";
 import { startVendor, type Vendor } from "./vendor.ts";
 
 /** Focus a control and press a key on it, as a keyboard user does. */
@@ -50,15 +50,6 @@ async function choose(page: Page, trigger: Locator, option: string): Promise<voi
 
 async function noAxe(page: Page, where: string): Promise<void> {
   assert.deepEqual(await axeViolations(page), [], `axe on ${where}`);
-}
-
-/** A person who is an instance owner (projects:write everywhere). */
-async function newOwner(): Promise<{ email: string; password: string }> {
-  const email = `owner-${crypto.randomUUID()}@example.com`;
-  const password = `pw-${crypto.randomUUID()}`;
-  const r = await api("POST", "/admin/users", { email, password, role: "owner" });
-  assert.equal(r.status, 201, JSON.stringify(r.json));
-  return { email, password };
 }
 
 const mcpInitialize = (token: string) =>

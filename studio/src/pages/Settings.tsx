@@ -11,6 +11,7 @@ import { MembersTab } from "../settings/MembersTab";
 import { ProjectTab } from "../settings/ProjectTab";
 import { ProvidersTab } from "../settings/ProvidersTab";
 import { rightsOf } from "../settings/rights";
+import { SemanticSection } from "../settings/SemanticSection";
 import { ThemeTab } from "../settings/ThemeTab";
 import { TokensTab } from "../settings/TokensTab";
 import "../settings/settings.css";
@@ -68,6 +69,7 @@ export function SettingsPage() {
           {rights.aiRead && (
             <TabPanel id="ai" className="settings-panel">
               <ProvidersTab project={project.data} canEdit={rights.aiWrite} />
+              {rights.projectRead && <SemanticSection project={project.data} canEdit={rights.editProject} />}
             </TabPanel>
           )}
           {rights.aiRead && (

@@ -11,6 +11,8 @@ export interface TextSettingProps {
   readOnly?: boolean;
   type?: "text" | "url" | "password" | "date";
   placeholder?: string;
+  /** The on-screen keyboard a phone shows (numeric for a count). */
+  inputMode?: "numeric";
   maxLength?: number;
   isRequired?: boolean;
   autoFocus?: boolean;
@@ -34,7 +36,7 @@ export function TextSetting(p: TextSettingProps) {
       validationBehavior="aria"
     >
       <Label>{p.label}</Label>
-      <Input placeholder={p.placeholder} spellCheck={false} />
+      <Input placeholder={p.placeholder} inputMode={p.inputMode} spellCheck={false} />
       {p.help && (
         <Text slot="description" className="help">
           {p.help}

@@ -9,6 +9,7 @@ import { data, enc, messageOf, projectBase, request } from "../app/api";
 import { DataTable, useConfirm } from "../app/DataTable";
 import type { Project } from "../app/types";
 import { ErrorText } from "./Alert";
+import { providersKey, semanticKey, useProviders } from "./ai-queries";
 import { type FormErrors, formErrors, NO_ERRORS } from "./errors";
 import { TextSetting } from "./Field";
 import type { Kind, Provider, ProviderWithKey } from "./types";
@@ -28,12 +29,12 @@ interface TestResult {
 export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: boolean }) {
   const qc = useQueryClient();
   const slug = project.slug;
-  const listKey = ["ai-providers", project.id] as const;
-  const providers = useQuery({ queryKey: listKey, queryFn: () => data<Provider[]>(`${projectBase(slug)}/ai/providers`) });
+  const providers = useProviders(project);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [test, setTest] = useState<TestResult | null>(null);
   const target = project.locales.find((l) => l !== project.default_locale) ?? null;
-  const refresh = () => qc.invalidateQueries({ queryKey: listKey });
+  // Semantic search is read again too: it names a provider, and deleting that one turns it off.
+  const refresh = () => Promise.all([providersKey, semanticKey].map((key) => qc.invalidateQueries({ queryKey: key(project.id) })));
 
   const makeDefault = useMutation({
     mutationFn: (p: Provider) => data<Provider>(providerUrl(p.id), { method: "PATCH", body: { is_default: true } }),
@@ -74,7 +75,7 @@ export function ProvidersTab({ project, canEdit }: { project: Project; canEdit: 
         )}
       </div>
       <p className="muted">
-        The services the project translates with. Keys are stored sealed and listed masked.
+        The services the project translates with, and embeds its pages with for semantic search (below). Keys are stored sealed and listed masked.
         {target ? ` Test connection translates “${TEST_WORD}” into ${target}.` : " Test connection needs a second locale in the project."}
       </p>
       {failure && <ErrorText message={messageOf(failure)} />}

@@ -4,6 +4,8 @@ import type { Me } from "../app/types";
 import type { McpScope, MemberRole } from "./types";
 
 export interface SettingsRights {
+  /** projects:read: the project's own settings, semantic search's among them. */
+  projectRead: boolean;
   editProject: boolean;
   theme: boolean;
   members: boolean;
@@ -22,6 +24,7 @@ export const MEMBER_ROLES: readonly MemberRole[] = ["viewer", "editor", "admin"]
 export function rightsOf(me: Me | undefined): SettingsRights {
   const has = (s: string) => !!me?.scopes.includes(s);
   return {
+    projectRead: has("projects:read"),
     editProject: has("projects:write"),
     theme: has("theme:write") || has("projects:write"),
     members: has("keys:write") || has("users:write"),

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { KindOut, ProviderOut } from "../../../src/ai/model";
 import type { MCP_SCOPES } from "../../../src/lib/scopes";
 import type { McpTokenOut } from "../../../src/mcp-tokens/model";
+import type { SemanticOut } from "../../../src/search/model";
 import type { ThemeOut } from "../../../src/theme/model";
 import type { MemberOut } from "../../../src/users/model";
 
@@ -18,3 +19,5 @@ export type McpToken = z.output<typeof McpTokenOut>;
 export type CreatedToken = Omit<McpToken, "last_used_at"> & { token: string };
 export type McpScope = (typeof MCP_SCOPES)[number];
 export type MemberRole = Member["role"];
+/** The project's semantic search as GET/PUT /admin/p/{ref}/search/semantic answer it. */
+export type SemanticState = z.output<typeof SemanticOut>;
