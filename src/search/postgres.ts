@@ -247,21 +247,31 @@ export function postgresDriver(db: Db): SearchDriver {
       // Titles starting with what was typed, in order: a range of the prefix index (a range, not
       // LIKE, so that a prepared statement's generic plan uses the index too)…
       const startsWith = sql`d.title_folded ~>=~ ${folded} and d.title_folded ~<~ (${folded} || chr(1114111))`;
-      const first = rows<Suggestion>(await db.execute(select(startsWith, sql`d.title_folded, d.node_id`, limit)));
+      const first = await preparedRows<Suggestion>(db, select(startsWith, sql`d.title_folded, d.node_id`, limit));
       // …then, from 3 letters (what the trigram index needs), titles holding it (a word starting with
-      // it first), or from 4 letters a typo away from it.
+      // it first)…
       if (first.length >= limit || [...q].length < 3) return first;
-      const typos = [...q].length >= TYPO_MIN_LETTERS;
-      const more = select(
-        sql`not (${startsWith}) and (d.title_folded like search_fold(${`%${escapeLike(q)}%`})${typos ? sql` or d.title_folded %> ${folded}` : sql``})`,
-        sql`d.title_folded like search_fold(${`% ${escapeLike(q)}%`}) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
-        limit - first.length,
+      const holds = sql`d.title_folded like search_fold(${`%${escapeLike(q)}%`})`;
+      const holding = await preparedRows<Suggestion>(
+        db,
+        select(
+          sql`not (${startsWith}) and ${holds}`,
+          sql`d.title_folded like search_fold(${`% ${escapeLike(q)}%`}) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
+          limit - first.length,
+        ),
       );
-      if (!typos) return [...first, ...rows<Suggestion>(await db.execute(more))];
+      const found = [...first, ...holding];
+      // …and only then, from 4 letters, titles a typo away (the costliest look-up: every title sharing a few trigrams is checked).
+      if (found.length >= limit || [...q].length < TYPO_MIN_LETTERS) return found;
+      const typo = select(
+        sql`not (${startsWith}) and not (${holds}) and d.title_folded %> ${folded}`,
+        sql`word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
+        limit - found.length,
+      );
       return db.transaction(async (tx) => {
         // A title a typo away (the default word similarity, 0.6, misses one in a short word).
         await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', ${String(SUGGEST_SIMILARITY)}, true)`);
-        return [...first, ...rows<Suggestion>(await tx.execute(more))];
+        return [...found, ...(await preparedRows<Suggestion>(tx, typo))];
       });
     },
   };
