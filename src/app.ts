@@ -97,8 +97,8 @@ export function createApp(given: AppDeps) {
     .use(oauthRoutes(deps))
     .use(approvalRoutes(deps))
     .use(studioRoutes(deps));
-  // Marked stored delivery answers rendered again in the background (src/main.ts runs it).
-  return { app, front, refreshAnswers: delivery.refresh };
+  // Marked stored delivery answers rendered again in the background (src/main.ts runs it); the stores of readers' renders in flight.
+  return { app, front, refreshAnswers: delivery.refresh, answersStored: delivery.stored };
 }
 
 /** The service as the server runs it. */

@@ -108,6 +108,7 @@ async function main(): Promise<void> {
     void embedder.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});
+      await service.answersStored().catch(() => {});
       await deps.dbHandle.close().catch(() => {});
       log.info("stopped");
       process.exit(0);

@@ -141,8 +141,9 @@ describe.if(pgUrl !== null)("stored answers across service processes (PostgreSQL
     );
     expect(violations).toEqual([]);
     expect(writes).toBeGreaterThan(20);
-    // About 7,000 here; under 150 when every render of a page with references was JIT-compiled (db/client.ts).
-    expect(reads).toBeGreaterThan(1000);
+    // 3,500-7,000 on a quiet machine, ~1,000 beside a full test run; under 150 when every render of a page with
+    // references was JIT-compiled (db/client.ts).
+    expect(reads).toBeGreaterThan(400);
     expect(byPath404).toBeLessThan(reads / 4);
 
     // Quiet: the refreshers, as main.ts runs them on both processes, render every marked answer again (or

@@ -31,6 +31,8 @@ export interface TestHarness {
   front: Front;
   /** Renders marked stored delivery answers again (the refresher main.ts runs). */
   refreshAnswers: Service["refreshAnswers"];
+  /** Resolves once the stores of delivery answers rendered for readers are done (they are not awaited by the reader). */
+  answersStored: Service["answersStored"];
   deps: AppDeps;
   /** A key with every scope and no project limit. */
   rootKey: string;
@@ -73,7 +75,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
   const log: Logger = createLogger("debug", (l) => logs.push(l));
   const keyRing = overrides.keyRing ?? (await createKeyRing(parseKeyEntries(config.secretKeys ?? [generateKeyEntry()])));
   const deps: AppDeps = { config, db: dbHandle.db, dbHandle, fetch: globalThis.fetch, now: () => new Date(), log, keyRing, ...overrides };
-  const { app, front, refreshAnswers } = createApp(deps);
+  const { app, front, refreshAnswers, answersStored } = createApp(deps);
   const { plaintext } = await createAdminKey(deps.db, { name: "test-root", scopes: [...ADMIN_SCOPES] }, null, new Date());
   const request = async (method: string, path: string, opts: RequestOpts = {}): Promise<TestResponse> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -86,7 +88,7 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
     }
     return readReply(await app.handle(new Request(BASE + path, { method, headers, body })));
   };
-  return { app, front, refreshAnswers, deps, rootKey: plaintext, logs, request };
+  return { app, front, refreshAnswers, answersStored, deps, rootKey: plaintext, logs, request };
 }
 
 let counter = 0;

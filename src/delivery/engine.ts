@@ -31,6 +31,8 @@ const encoder = new TextEncoder();
 const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags and stored answers (stored.ts) of a new release never match old bytes. */
 const RENDER_REVISION = "4";
+/** Stores of readers' renders at once, at most (storeAfter). */
+const STORES_IN_FLIGHT = 64;
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
@@ -51,6 +53,8 @@ export class DeliveryEngine {
   private readonly signature: string | null;
   /** A write was announced (on this instance or by NOTIFY) since the refresher last looked: stored answers may be marked. True at start. */
   private marks = true;
+  /** Stores of readers' renders in flight (storeAfter). */
+  private readonly storing = new Set<Promise<unknown>>();
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -172,8 +176,8 @@ export class DeliveryEngine {
 
   /**
    * A reader's answer to a plan: its stored bytes when they are valid (stored.ts), else rendered,
-   * and stored when the plan says what it shows. Storing is best effort: an answer that cannot be
-   * stored is still served (the next miss renders it again).
+   * and stored when the plan says what it shows, after the answer (storeAfter). Storing is best
+   * effort: an answer that cannot be stored is still served (the next miss renders it again).
    */
   private async render(project: DeliveryProject, plan: Extract<Plan, { body: unknown }>): Promise<CachedAnswer> {
     if (this.signature !== null && plan.stored !== undefined) {
@@ -181,8 +185,24 @@ export class DeliveryEngine {
       if (row !== null) return { ...makeAnswer(project.version, 200, row.body, plan.type, this.cacheControl, row.etag), scope: row.scope ?? undefined };
     }
     const answer = await this.rendered(project, plan);
-    await this.store(project, plan, answer);
+    this.storeAfter(project, plan, answer);
     return answer;
+  }
+
+  /**
+   * Stores a reader's render once its answer is on its way (the reader does not wait for the
+   * store). At most STORES_IN_FLIGHT at once: past that, a render is not stored (a flood of misses
+   * never queues statements without bound; the next miss renders it again).
+   */
+  private storeAfter(project: DeliveryProject, plan: Plan, answer: CachedAnswer): void {
+    if (this.signature === null || plan.stored === undefined || this.storing.size >= STORES_IN_FLIGHT) return;
+    const done: Promise<unknown> = this.store(project, plan, answer).finally(() => this.storing.delete(done));
+    this.storing.add(done);
+  }
+
+  /** Resolves once the stores in flight are done (shutdown waits for them before closing the database). */
+  async stored(): Promise<void> {
+    while (this.storing.size > 0) await Promise.all([...this.storing]);
   }
 
   /** A plan rendered from the database, whatever is stored. */

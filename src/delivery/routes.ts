@@ -63,7 +63,7 @@ export function createDelivery(deps: AppDeps) {
     .all("/*", ({ request, set, params }) => other(engine, send, request, set, params.ref), { detail: { hide: true } });
   // The project as delivery knows it (fresh for its content version): media delivery keeps its answers in memory for as long as it stays the same.
   const project = (ref: string): DeliveryProject | null | Promise<DeliveryProject | null> => engine.project(ref);
-  return { routes, fastRead: createFastRead(engine, plans, send), project, refresh: (limit: number) => refreshMarked(deps.db, engine, plans, limit) };
+  return { routes, fastRead: createFastRead(engine, plans, send), project, refresh: (limit: number) => refreshMarked(deps.db, engine, plans, limit), stored: () => engine.stored() };
 }
 
 /**
