@@ -108,7 +108,8 @@ async function main(): Promise<void> {
     void embedder.stop();
     const finish = async (): Promise<never> => {
       await dispatcher?.stop().catch(() => {});
-      await service.answersStored().catch(() => {});
+      // The stores of answers just rendered, briefly (a database that went away must not hold the exit).
+      await Promise.race([service.answersStored().catch(() => {}), new Promise((r) => setTimeout(r, 2000))]);
       await deps.dbHandle.close().catch(() => {});
       log.info("stopped");
       process.exit(0);
