@@ -5,6 +5,7 @@
 // then writes each node's translation as one content write. It looks at the job's status before
 // every vendor call: a cancelled job makes no new call.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
 import { type Project, projects, type TranslationJob, translationJobs, translationJobUnits, translationUnits } from "../../db/schema";
 import { type HouseRules, houseRules, machineTranslate } from "../ai/pipeline";
 import { findTranslation, getBlocks, getNode } from "../content/service";
@@ -123,7 +124,7 @@ async function answer(
     const unit = units.get(u.pointer);
     // Gone, or its source changed since the job was made: nothing to ask (a new job takes the new source).
     if (!unit || unit.hash !== u.sourceHash) {
-      await setUnit(deps, u, { state: "skipped" });
+      await setUnit(deps.db, u, { state: "skipped" });
       continue;
     }
     // Before every call: a cancelled (or taken over) job asks nothing more.
@@ -134,21 +135,24 @@ async function answer(
       { from: project.defaultLocale, to: u.locale, text: unit.text, format: unit.format, field: fieldName(unit.pointer), maxLength: unit.maxLength, provider_id: job.providerId, memory: !job.force },
       house,
     );
-    await setUnit(deps, u, { state: "answered", answer: a.text, answerStatus: a.status, answerOrigin: a.origin, failures: [...a.failures] });
-    if (a.calls > 0) {
-      await deps.db
-        .update(translationJobs)
-        .set({
-          usage: sql`jsonb_build_object('input_tokens', (${translationJobs.usage}->>'input_tokens')::bigint + ${a.usage.input_tokens}, 'output_tokens', (${translationJobs.usage}->>'output_tokens')::bigint + ${a.usage.output_tokens}, 'calls', (${translationJobs.usage}->>'calls')::int + ${a.calls})`,
-        })
-        .where(eq(translationJobs.id, job.id));
-    }
+    // The answer and what it cost, together: a process killed between the two would keep the answer
+    // (never asked again) and lose its calls and tokens from the job's usage.
+    await deps.db.transaction(async (tx) => {
+      await setUnit(tx, u, { state: "answered", answer: a.text, answerStatus: a.status, answerOrigin: a.origin, failures: [...a.failures] });
+      if (a.calls > 0)
+        await tx
+          .update(translationJobs)
+          .set({
+            usage: sql`jsonb_build_object('input_tokens', (${translationJobs.usage}->>'input_tokens')::bigint + ${a.usage.input_tokens}, 'output_tokens', (${translationJobs.usage}->>'output_tokens')::bigint + ${a.usage.output_tokens}, 'calls', (${translationJobs.usage}->>'calls')::int + ${a.calls})`,
+          })
+          .where(eq(translationJobs.id, job.id));
+    });
   }
   return true;
 }
 
-const setUnit = (deps: AppDeps, u: typeof translationJobUnits.$inferSelect, set: Partial<typeof translationJobUnits.$inferInsert>) =>
-  deps.db
+const setUnit = (db: Db, u: typeof translationJobUnits.$inferSelect, set: Partial<typeof translationJobUnits.$inferInsert>) =>
+  db
     .update(translationJobUnits)
     .set(set)
     .where(and(eq(translationJobUnits.jobId, u.jobId), eq(translationJobUnits.nodeId, u.nodeId), eq(translationJobUnits.locale, u.locale), eq(translationJobUnits.pointer, u.pointer)));
@@ -192,7 +196,7 @@ async function apply(deps: AppDeps, job: TranslationJob, project: Project, nodeI
     }
   }
   const kept = new Set(keep.map((u) => u.pointer));
-  for (const u of answered) await setUnit(deps, u, { state: kept.has(u.pointer) ? "done" : "skipped" });
+  for (const u of answered) await setUnit(deps.db, u, { state: kept.has(u.pointer) ? "done" : "skipped" });
   await deps.db
     .update(translationJobs)
     .set({ done: sql`(select count(*) from translation_job_units where job_id = ${job.id} and state in ('done', 'skipped'))::int`, updatedAt: deps.now() })
