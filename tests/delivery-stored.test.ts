@@ -218,6 +218,25 @@ describe("delivery: stored answers", async () => {
     expect((await read(api(`/nodes/${node.id}`))).json.data.title).toBe("Raced v2");
   });
 
+  test("renders are stored together: one statement for many, a key given twice stored once, each checked against its project's version", async () => {
+    const one = await seedNode(h, p.slug, { slug: "batched-1", title: "One", parent_id: docs.id }, true);
+    const two = await seedNode(h, p.slug, { slug: "batched-2", title: "Two", parent_id: docs.id }, true);
+    const version = Number(rows<{ v: number }>(await db.execute(sql`select content_version as v from projects where id = ${p.id}`))[0]?.v);
+    const { storeAnswers } = await import("../src/delivery/stored");
+    const item = (id: string, v: number, body: string) => ({
+      project: { id: p.id, version: v },
+      key: `batch ${id}`,
+      answer: { body, etag: `"${body}"` },
+      deps: { deps: [id], watch: [`${p.id} "quoted\\path"`] },
+    });
+    const before = counted.calls();
+    const stored = await storeAnswers(counted.db, "batch-test", [item(one.id, version, '{"a":"first"}'), item(two.id, version - 1, "{}"), item(one.id, version, '{"a":"second \\ "quoted""}')]);
+    expect(counted.calls() - before).toBe(1);
+    expect(stored).toBe(1);
+    const got = rows<{ key: string; body: string; watch: string[] }>(await db.execute(sql`select key, body, watch from delivery_answers where project_id = ${p.id} and key like 'batch %'`));
+    expect(got).toEqual([{ key: `batch ${one.id}`, body: '{"a":"second \\ "quoted""}', watch: [`${p.id} "quoted\\path"`] }]);
+  });
+
   test("the refresher renders marked answers again before anyone reads them, and forgets those whose page is gone", async () => {
     const node = await seedNode(h, p.slug, { slug: "refreshed", title: "Refreshed", parent_id: docs.id }, true);
     const gone = await seedNode(h, p.slug, { slug: "gone", title: "Gone", parent_id: docs.id }, true);

@@ -13,7 +13,7 @@ import { checkPreviewToken } from "../preview/service";
 import { CONTENT_CHANNEL } from "../write/unit";
 import { type CachedAnswer, DeliveryCache, type DeliveryProject } from "./cache";
 import { answerHeaders, CORS_HEADERS, etagMatches, gzipEtag, JSON_TYPE, jsonText, makeAnswer, notModified, type Outcome, respond, sha256Base64url128 } from "./http";
-import { type AnswerDeps, forgetStored, readStored, storeAnswer } from "./stored";
+import { type AnswerDeps, forgetStored, readStored, storeAnswer, storeAnswers, type ToStore } from "./stored";
 
 /**
  * How a route answers: a rendered `body`, whole at once (cached with a hash ETag), or a `stream`
@@ -31,8 +31,9 @@ const encoder = new TextEncoder();
 const PLAN_KEY_MEMO = 10_000;
 /** Changes whenever rendering changes, so streamed ETags and stored answers (stored.ts) of a new release never match old bytes. */
 const RENDER_REVISION = "4";
-/** Stores of readers' renders at once, at most (storeAfter). */
-const STORES_IN_FLIGHT = 64;
+/** Readers' renders waiting to be stored, at most; and stored in one statement, at most (storeAfter). */
+const STORES_WAITING = 1000;
+const STORE_BATCH = 100;
 
 export class DeliveryEngine {
   readonly cache: DeliveryCache;
@@ -53,8 +54,9 @@ export class DeliveryEngine {
   private readonly signature: string | null;
   /** A write was announced (on this instance or by NOTIFY) since the refresher last looked: stored answers may be marked. True at start. */
   private marks = true;
-  /** Stores of readers' renders in flight (storeAfter). */
-  private readonly storing = new Set<Promise<unknown>>();
+  /** Readers' renders waiting to be stored, and the storing of them under way (storeAfter). */
+  private readonly toStore: ToStore[] = [];
+  private storing: Promise<void> | null = null;
 
   constructor(private readonly deps: AppDeps) {
     const c = deps.config;
@@ -191,18 +193,33 @@ export class DeliveryEngine {
 
   /**
    * Stores a reader's render once its answer is on its way (the reader does not wait for the
-   * store). At most STORES_IN_FLIGHT at once: past that, a render is not stored (a flood of misses
-   * never queues statements without bound; the next miss renders it again).
+   * store). Renders are stored together: one statement at a time, with every render that came
+   * while the one before ran (at most STORE_BATCH). Past STORES_WAITING waiting, a render is not
+   * stored (a flood of misses never queues without bound; the next miss renders it again).
    */
   private storeAfter(project: DeliveryProject, plan: Plan, answer: CachedAnswer): void {
-    if (this.signature === null || plan.stored === undefined || this.storing.size >= STORES_IN_FLIGHT) return;
-    const done: Promise<unknown> = this.store(project, plan, answer).finally(() => this.storing.delete(done));
-    this.storing.add(done);
+    const deps = this.signature === null ? undefined : plan.stored?.();
+    if (deps === undefined || this.toStore.length >= STORES_WAITING) return;
+    this.toStore.push({ project, key: plan.key, answer, deps });
+    this.storing ??= this.storeWaiting();
   }
 
-  /** Resolves once the stores in flight are done (shutdown waits for them before closing the database). */
+  private async storeWaiting(): Promise<void> {
+    try {
+      while (this.toStore.length > 0 && this.signature !== null) {
+        const batch = this.toStore.splice(0, STORE_BATCH);
+        await storeAnswers(this.deps.db, this.signature, batch).catch((err: unknown) => {
+          this.deps.log.warn("delivery: rendered answers could not be stored", { answers: batch.length, ...describeError(err) });
+        });
+      }
+    } finally {
+      this.storing = null;
+    }
+  }
+
+  /** Resolves once the renders waiting to be stored are (shutdown waits for them before closing the database). */
   async stored(): Promise<void> {
-    while (this.storing.size > 0) await Promise.all([...this.storing]);
+    while (this.storing !== null) await this.storing;
   }
 
   /** A plan rendered from the database, whatever is stored. */

@@ -14,7 +14,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
-import { sqlArray } from "../lib/sql";
+import { arrayText, sqlArray } from "../lib/sql";
 import type { DeliveryProject } from "./cache";
 import { preparedRows } from "./prepared";
 
@@ -40,18 +40,44 @@ export async function readStored(db: Db, project: DeliveryProject, key: string, 
   return row ?? null;
 }
 
-/** Stores a rendered answer, unless a content write committed since `project` was read (see above): true when stored. */
-export async function storeAnswer(db: Db, project: DeliveryProject, key: string, signature: string, answer: { body: string; etag: string; scope?: string }, deps: AnswerDeps): Promise<boolean> {
+/** A rendered answer to store, with the project state it was rendered at. */
+export interface ToStore {
+  readonly project: Pick<DeliveryProject, "id" | "version">;
+  readonly key: string;
+  readonly answer: { readonly body: string; readonly etag: string; readonly scope?: string };
+  readonly deps: AnswerDeps;
+}
+
+/**
+ * Stores rendered answers in one statement, each unless a content write committed in its project
+ * since its state was read (see above); answers how many were stored. A key given twice is stored
+ * once (the last), as one statement may not write a row twice.
+ */
+export async function storeAnswers(db: Db, signature: string, list: readonly ToStore[]): Promise<number> {
+  const last = new Map<string, ToStore>();
+  for (const t of list) last.set(`${t.project.id} ${t.key}`, t);
+  const items = [...last.values()];
+  if (items.length === 0) return 0;
+  const column = (f: (t: ToStore) => string, type: "uuid" | "text") => sqlArray(items.map(f), type);
   const done = await preparedRows(
     db,
     sql`insert into delivery_answers (project_id, key, epoch, model_version, signature, deps, watch, body, etag, scope, version)
-      select p.id, ${key}, p.render_epoch, p.model_version, ${signature}, ${sqlArray(deps.deps, "uuid")}, ${sqlArray(deps.watch, "text")}, ${answer.body}, ${answer.etag}, ${answer.scope ?? null}, p.content_version
-      from projects p where p.id = ${project.id} and p.content_version = ${project.version} for share skip locked
+      select p.id, x.key, p.render_epoch, p.model_version, ${signature}, x.deps::uuid[], x.watch::text[], x.body, x.etag, nullif(x.scope, ''), p.content_version
+      from unnest(${column((t) => t.project.id, "uuid")}, ${column((t) => String(t.project.version), "text")}, ${column((t) => t.key, "text")},
+        ${column((t) => arrayText(t.deps.deps), "text")}, ${column((t) => arrayText(t.deps.watch), "text")}, ${column((t) => t.answer.body, "text")},
+        ${column((t) => t.answer.etag, "text")}, ${column((t) => t.answer.scope ?? "", "text")}) as x(project_id, version, key, deps, watch, body, etag, scope)
+      join projects p on p.id = x.project_id and p.content_version = x.version::bigint
+      for share of p skip locked
       on conflict (project_id, key) do update set epoch = excluded.epoch, model_version = excluded.model_version, signature = excluded.signature, stale = false,
         deps = excluded.deps, watch = excluded.watch, body = excluded.body, etag = excluded.etag, scope = excluded.scope, version = excluded.version
       returning 1 as stored`,
   );
-  return done.length > 0;
+  return done.length;
+}
+
+/** Stores one rendered answer (storeAnswers): true when stored. */
+export async function storeAnswer(db: Db, project: DeliveryProject, key: string, signature: string, answer: ToStore["answer"], deps: AnswerDeps): Promise<boolean> {
+  return (await storeAnswers(db, signature, [{ project, key, answer, deps }])) > 0;
 }
 
 /** A stored answer whose route no longer answers (its page is gone): its row goes. */

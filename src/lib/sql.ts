@@ -4,7 +4,7 @@ import { type SQL, sql } from "drizzle-orm";
 export const escapeLike = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A PostgreSQL array literal of strings, each quoted and escaped: one parameter, whatever the list. */
-const arrayLiteral = (list: Iterable<string>): string => `{${[...list].map((s) => `"${s.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
+export const arrayText = (list: Iterable<string>): string => `{${[...list].map((s) => `"${s.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
 
 /** A list bound as one parameter cast to `uuid[]` or `text[]`. */
-export const sqlArray = (list: Iterable<string>, type: "uuid" | "text"): SQL => sql`${arrayLiteral(list)}::${sql.raw(type)}[]`;
+export const sqlArray = (list: Iterable<string>, type: "uuid" | "text"): SQL => sql`${arrayText(list)}::${sql.raw(type)}[]`;
