@@ -18,7 +18,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A time as an <input type="datetime-local" step="1"> value, in this machine's zone (the browser's too). */
 function localInput(d: Date): string {
   const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+  // Chromium writes a whole minute without its seconds ("…T23:04"), and Playwright's fill checks the value it reads back: a mark on
+  // the minute given as "…T23:04:00" failed as malformed (once in 60 runs).
+  const seconds = d.getSeconds() === 0 ? "" : `:${p(d.getSeconds())}`;
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}${seconds}`;
 }
 
 /** A control pressed from the keyboard: focused, then Enter. */
