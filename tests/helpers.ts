@@ -31,8 +31,6 @@ export interface TestHarness {
   front: Front;
   /** Renders marked stored delivery answers again (the refresher main.ts runs). */
   refreshAnswers: Service["refreshAnswers"];
-  /** Resolves once the stores of delivery answers rendered for readers are done (they are not awaited by the reader). */
-  answersStored: Service["answersStored"];
   deps: AppDeps;
   /** A key with every scope and no project limit. */
   rootKey: string;
@@ -86,9 +84,13 @@ export async function harness(env: Record<string, string> = {}, overrides: Parti
       body = JSON.stringify(opts.body);
       headers["content-type"] ??= "application/json";
     }
-    return readReply(await app.handle(new Request(BASE + path, { method, headers, body })));
+    const reply = await readReply(await app.handle(new Request(BASE + path, { method, headers, body })));
+    // Delivery stores a render after its answer: stored before the test goes on, so that what it reads or counts next does not
+    // depend on when the store ran.
+    await answersStored();
+    return reply;
   };
-  return { app, front, refreshAnswers, answersStored, deps, rootKey: plaintext, logs, request };
+  return { app, front, refreshAnswers, deps, rootKey: plaintext, logs, request };
 }
 
 let counter = 0;
