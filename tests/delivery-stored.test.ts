@@ -218,18 +218,28 @@ describe("delivery: stored answers", async () => {
     const two = await seedNode(h, p.slug, { slug: "batched-2", title: "Two", parent_id: docs.id }, true);
     const version = Number(rows<{ v: number }>(await db.execute(sql`select content_version as v from projects where id = ${p.id}`))[0]?.v);
     const { storeAnswers } = await import("../src/delivery/stored");
-    const item = (id: string, v: number, body: string) => ({
+    const item = (key: string, id: string, v: number, body: string, scope?: string) => ({
       project: { id: p.id, version: v },
-      key: `batch ${id}`,
-      answer: { body, etag: `"${body}"` },
+      key: `batch ${key}`,
+      answer: { body, etag: `"${body.length}"`, scope },
       deps: { deps: [id], watch: [`${p.id} "quoted\\path"`] },
     });
     const before = counted.calls();
-    const stored = await storeAnswers(counted.db, "batch-test", [item(one.id, version, '{"a":"first"}'), item(two.id, version - 1, "{}"), item(one.id, version, '{"a":"second \\ "quoted""}')]);
+    const stored = await storeAnswers(counted.db, "batch-test", [
+      item("one", one.id, version, '{"a":"first"}', "docs/batched-1"),
+      item("two", two.id, version - 1, "{}", "docs/batched-2"), // rendered before the last write: not stored
+      item("one", one.id, version, '{"a":"second \\ \\"quoted\\""}'), // the same key again: the last one stored
+      item("three", two.id, version, "{}", 'docs/"x"'),
+    ]);
     expect(counted.calls() - before).toBe(1);
-    expect(stored).toBe(1);
-    const got = rows<{ key: string; body: string; watch: string[] }>(await db.execute(sql`select key, body, watch from delivery_answers where project_id = ${p.id} and key like 'batch %'`));
-    expect(got).toEqual([{ key: `batch ${one.id}`, body: '{"a":"second \\ "quoted""}', watch: [`${p.id} "quoted\\path"`] }]);
+    expect(stored).toBe(2);
+    const got = rows<{ key: string; body: string; watch: string[]; scope: string | null }>(
+      await db.execute(sql`select key, body, watch, scope from delivery_answers where project_id = ${p.id} and key like 'batch %' order by key`),
+    );
+    expect(got).toEqual([
+      { key: "batch one", body: '{"a":"second \\ \\"quoted\\""}', watch: [`${p.id} "quoted\\path"`], scope: null },
+      { key: "batch three", body: "{}", watch: [`${p.id} "quoted\\path"`], scope: 'docs/"x"' },
+    ]);
   });
 
   test("the refresher renders marked answers again before anyone reads them, and forgets those whose page is gone", async () => {

@@ -58,14 +58,14 @@ export async function storeAnswers(db: Db, signature: string, list: readonly ToS
   for (const t of list) last.set(`${t.project.id} ${t.key}`, t);
   const items = [...last.values()];
   if (items.length === 0) return 0;
-  const column = (f: (t: ToStore) => string, type: "uuid" | "text") => sqlArray(items.map(f), type);
+  const column = (f: (t: ToStore) => string | null, type: "uuid" | "text") => sqlArray(items.map(f), type);
   const done = await preparedRows(
     db,
     sql`insert into delivery_answers (project_id, key, epoch, model_version, signature, deps, watch, body, etag, scope, version)
-      select p.id, x.key, p.render_epoch, p.model_version, ${signature}, x.deps::uuid[], x.watch::text[], x.body, x.etag, nullif(x.scope, ''), p.content_version
+      select p.id, x.key, p.render_epoch, p.model_version, ${signature}, x.deps::uuid[], x.watch::text[], x.body, x.etag, x.scope, p.content_version
       from unnest(${column((t) => t.project.id, "uuid")}, ${column((t) => String(t.project.version), "text")}, ${column((t) => t.key, "text")},
         ${column((t) => arrayText(t.deps.deps), "text")}, ${column((t) => arrayText(t.deps.watch), "text")}, ${column((t) => t.answer.body, "text")},
-        ${column((t) => t.answer.etag, "text")}, ${column((t) => t.answer.scope ?? "", "text")}) as x(project_id, version, key, deps, watch, body, etag, scope)
+        ${column((t) => t.answer.etag, "text")}, ${column((t) => t.answer.scope ?? null, "text")}) as x(project_id, version, key, deps, watch, body, etag, scope)
       join projects p on p.id = x.project_id and p.content_version = x.version::bigint
       for share of p skip locked
       on conflict (project_id, key) do update set epoch = excluded.epoch, model_version = excluded.model_version, signature = excluded.signature, stale = false,
