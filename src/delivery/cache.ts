@@ -192,7 +192,14 @@ export class DeliveryCache {
       if (performance.now() - st.checkedAt >= this.opts.checkIntervalMs && !this.loading.has(key)) this.startLoad(key).catch(() => {});
       return st.project;
     }
-    if (this.downPromise !== null && performance.now() < this.downUntil) return this.downPromise;
+    if (this.downPromise !== null) {
+      if (performance.now() < this.downUntil) return this.downPromise;
+      // Still down as far as this instance knows: one load asks the database again, and the reads
+      // meanwhile are answered from memory, not held until it fails (a failing connection may take
+      // the pool's reconnect delay, up to a second, or its connect timeout).
+      if (!this.loading.has(key)) this.startLoad(key).catch(() => {});
+      return this.downPromise;
+    }
     const pending = this.loading.get(key);
     // A load begun before the last announced write may have read the row before it: start another.
     if (pending && pending.epoch === this.epoch) return pending.promise;
@@ -226,6 +233,8 @@ export class DeliveryCache {
       if (isDatabaseUnavailable(err)) this.unavailable(err, true);
       throw err;
     }
+    // The database answered: reads wait for it again.
+    this.downPromise = null;
     // A NOTIFY during the read may describe a write the read did not see: the next use waits
     // for another read.
     if (p) {
