@@ -9,7 +9,7 @@ import type { SearchDriver, SearchHit, SearchRequest, SearchResult } from "./dri
 import { embeddingText } from "./embeddings";
 import { localPath } from "./postgres";
 import { queryVector, type SemanticSkip, semanticConfig, semanticDeps } from "./semantic";
-import { markSnippet } from "./text";
+import { escapeText } from "./snippet";
 import { vectorIndex } from "./vectors";
 
 /** Hits of each ranking fused. */
@@ -100,7 +100,7 @@ async function vectorHits(db: Db, r: SearchRequest, ids: readonly string[]): Pro
     found.map((f) => {
       const text = embeddingText("", f.body, f.blocks).replace(/\s+/g, " ");
       const snippet = Array.from(text).slice(0, 160).join("") + (text.length > 160 ? " …" : "");
-      return [f.id, { id: f.id, path: f.path, title: f.title, type: f.type, locale: r.locale, snippet: markSnippet(snippet), score: 0 }];
+      return [f.id, { id: f.id, path: f.path, title: f.title, type: f.type, locale: r.locale, snippet: escapeText(snippet).trim(), score: 0 }];
     }),
   );
 }

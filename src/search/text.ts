@@ -1,42 +1,5 @@
-// Text of search answers: snippets made safe, and the typo fallback's corrections.
+// The typo fallback's corrections (snippets: ./snippet.ts).
 import { lexemeQuery, type ParsedQuery } from "./query";
-
-/** ts_headline's markers around a match: control characters the index never holds (search_plain drops them). */
-export const SNIPPET_START = "\u0001";
-export const SNIPPET_STOP = "\u0002";
-/**
- * What `<` and `>` are while ts_headline reads the text: its parser takes `<script>` for a tag and
- * leaves it out of the headline, where the reader must see the text as written.
- */
-export const HEADLINE_LT = "\u0003";
-export const HEADLINE_GT = "\u0004";
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/**
- * A headline as HTML: the text escaped first, then the markers made <mark> and </mark>. Nothing
- * from the content can become a tag (its `<` is `&lt;` by then), and no other tag is ever written.
- */
-export function markSnippet(headline: string): string {
-  const escaped = headline
-    .replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
-    .replaceAll(HEADLINE_LT, "&lt;")
-    .replaceAll(HEADLINE_GT, "&gt;")
-    .replace(/\s+/g, " ")
-    .trim();
-  let open = false;
-  let out = "";
-  for (const ch of escaped) {
-    if (ch === SNIPPET_START && !open) {
-      out += "<mark>";
-      open = true;
-    } else if (ch === SNIPPET_STOP && open) {
-      out += "</mark>";
-      open = false;
-    } else if (ch !== SNIPPET_START && ch !== SNIPPET_STOP) out += ch;
-  }
-  return open ? `${out}</mark>` : out;
-}
 
 /** Edits between a and b (insertions, deletions, substitutions and transpositions of neighbours), or more than `max` once that is certain. */
 function editDistance(a: string, b: string, max: number): number {
