@@ -30,12 +30,12 @@ const tablesOf = (r: Pick<SearchRequest, "version">): Tables =>
   r.version === "published" ? { nodes: sql.raw("published_nodes"), translations: sql.raw("published_translations") } : { nodes: sql.raw("nodes"), translations: sql.raw("translations") };
 
 /**
- * The tsquery of a parsed query in `locale`'s configuration. `alternatives` (the typo fallback)
+ * The tsquery of a parsed query in a text-search configuration (`configOf`). `alternatives` (the typo fallback)
  * replace each typo word by itself or its corrections; `relaxed` matches any of the plain words
  * (with their alternatives) instead of all, phrases and exclusions still applying.
  */
-function tsquery(locale: string, p: ParsedQuery, alternatives: readonly string[][] | null, relaxed = false): SQL {
-  const cfg = sql`search_config(${locale})`;
+function tsquery(config: string, p: ParsedQuery, alternatives: readonly string[][] | null, relaxed = false): SQL {
+  const cfg = sql`${config}::regconfig`;
   const parts: SQL[] = [];
   const prefixPart = p.prefix === null ? null : sql`to_tsquery(${cfg}, ${lexemeQuery(p.prefix, true)})`;
   if (relaxed) {
@@ -134,7 +134,7 @@ function statement(r: SearchRequest, tq: SQL): SQL {
     select (select count(*) from hits)::int as total${col === null ? sql`` : sql`, ${col} as collection_id`}${sql.join(facetCols, sql``)},
       p.node_id as id, sd.title, p.type, n.status, ${published ? sql`false` : sql`n.changed`} as changed, p.score::float8 as score,
       ${localPath(r, sql`p.node_id`, sql`n.path`)} as path,
-      left(sd.body || E'\\n' || sd.blocks, ${SNIPPET_CHARS}) as text, q.tq::text as tq, search_config(${r.locale})::text as config
+      left(sd.body || E'\\n' || sd.blocks, ${SNIPPET_CHARS}) as text, q.tq::text as tq
     from (select 1) one cross join q left join page p on true
       left join search_documents sd on sd.node_id = p.node_id and sd.published = ${sql.raw(String(published))} and sd.locale = ${rowLocale(r)}
       left join ${t.nodes} n on n.id = p.node_id
@@ -154,17 +154,36 @@ type Row = {
   /** The start of the hit's text (description, fields, blocks), its query and configuration: what its snippet is made from. */
   text: string | null;
   tq: string;
-  config: string;
 } & Record<`facet_${number}`, Record<string, number> | string | null>;
 
+/**
+ * A locale's text-search configuration (`search_config`, migration 0017), read once per database and
+ * locale (the configurations exist from the migration on), for the statement and the snippets: in the
+ * statement it was a scan of the catalog with a 30-way CASE, run by every planning (0.5 ms a run).
+ */
+const configs = new WeakMap<Db, Map<string, Promise<string>>>();
+function configOf(db: Db, locale: string): Promise<string> {
+  let known = configs.get(db);
+  if (!known) configs.set(db, (known = new Map()));
+  let config = known.get(locale);
+  if (!config) {
+    config = db.execute(sql`select search_config(${locale})::text as c`).then((r) => String(rows<{ c: string }>(r)[0]?.c));
+    config.catch(() => known.delete(locale));
+    known.set(locale, config);
+  }
+  return config;
+}
+
 async function run(db: Db, r: SearchRequest, tq: SQL): Promise<{ rows: Row[]; total: number; noCollection: boolean }> {
-  // Prepared (delivery/prepared.ts): planned once per connection, not on every search.
+  // Prepared (delivery/prepared.ts). PostgreSQL makes a custom plan for each search (1.6-2 ms of
+  // planning on the bench); forced to keep the generic plan (plan_cache_mode, in the same round
+  // trip), the 60 queries of bench/search took 6-10 % longer one at a time: left to choose.
   const found = await preparedRows<Row>(db, statement(r, tq));
   const first = found[0];
   return { rows: found, total: Number(first?.total ?? 0), noCollection: r.collection !== null && (first?.collection_id ?? null) === null };
 }
 
-function result(r: SearchRequest, found: Row[], total: number, fuzzy: boolean): SearchResult {
+function result(r: SearchRequest, config: string, found: Row[], total: number, fuzzy: boolean): SearchResult {
   const first = found[0];
   const facets =
     r.facets.length === 0
@@ -187,7 +206,7 @@ function result(r: SearchRequest, found: Row[], total: number, fuzzy: boolean): 
             title: x.title,
             type: x.type,
             locale: r.locale,
-            snippet: makeSnippet(x.text ?? "", terms, x.config),
+            snippet: makeSnippet(x.text ?? "", terms, config),
             score: Math.round(Number(x.score) * 1e4) / 1e4,
             ...(r.version === "working" ? { status: x.status, changed: Boolean(x.changed) } : {}),
           },
@@ -221,19 +240,20 @@ export function postgresDriver(db: Db): SearchDriver {
       // The working copies' rows of nodes written since the indexer last looked (./indexer.ts): indexed first.
       if (r.version === "working") await indexQueued(db, r.projectId);
       const parsed = parseQuery(r.q);
-      const exact = await run(db, r, tsquery(r.locale, parsed, null));
+      const config = await configOf(db, r.locale);
+      const exact = await run(db, r, tsquery(config, parsed, null));
       if (exact.noCollection) return { hits: [], total: 0, totalExact: true, fuzzy: false, facets: null, noCollection: true };
-      if (exact.total > 0) return result(r, exact.rows, exact.total, false);
+      if (exact.total > 0) return result(r, config, exact.rows, exact.total, false);
       // Nothing found: each word of TYPO_MIN_LETTERS letters or more may be one typo away from a title word…
       const alternatives = parsed.typoWords.length === 0 ? null : typoCorrections(parsed, await titleWords(db, r, parsed.typoWords));
       if (alternatives !== null) {
-        const corrected = await run(db, r, tsquery(r.locale, parsed, alternatives));
-        if (corrected.total > 0) return result(r, corrected.rows, corrected.total, true);
+        const corrected = await run(db, r, tsquery(config, parsed, alternatives));
+        if (corrected.total > 0) return result(r, config, corrected.rows, corrected.total, true);
       }
       // …and then any of several words will do (ranked by how many match), as a search engine relaxes a query.
-      if (parsed.words.length < 2) return result(r, exact.rows, 0, false);
-      const relaxed = await run(db, r, tsquery(r.locale, parsed, alternatives, true));
-      return result(r, relaxed.rows, relaxed.total, relaxed.total > 0);
+      if (parsed.words.length < 2) return result(r, config, exact.rows, 0, false);
+      const relaxed = await run(db, r, tsquery(config, parsed, alternatives, true));
+      return result(r, config, relaxed.rows, relaxed.total, relaxed.total > 0);
     },
     async suggest(r, limit) {
       const q = cleanQuery(r.q).trim();
