@@ -4,7 +4,7 @@
 // stemmers (snowball-stemmers: the algorithms PostgreSQL's snowball dictionaries compile, checked
 // against them word for word in tests/search-snippet.test.ts) after folding accents as `unaccent`
 // does, and only a word that could stem to a query term is stemmed at all.
-import snowball from "snowball-stemmers";
+import { algorithms, newStemmer } from "snowball-stemmers";
 
 /** Words of a fragment, at most (ts_headline's MaxWords). */
 const MAX_WORDS = 22;
@@ -49,7 +49,7 @@ function foldWord(word: string): string {
 
 /** A word of the text as written → its folded form and its stem (both what matching compares). */
 type Stem = (word: string) => readonly [folded: string, stem: string];
-const ALGORITHMS = new Set(snowball.algorithms());
+const ALGORITHMS = new Set(algorithms());
 const stemmers = new Map<string, Stem>();
 
 /**
@@ -62,7 +62,7 @@ export function stemmerOf(config: string): Stem {
   const language = config.replace(/^.*\bcms_/, "");
   const known = stemmers.get(language);
   if (known) return known;
-  const algorithm = ALGORITHMS.has(language) ? snowball.newStemmer(language) : null;
+  const algorithm = ALGORITHMS.has(language) ? newStemmer(language) : null;
   const kept = new Map<string, readonly [string, string]>();
   const stem: Stem = (word) => {
     let s = kept.get(word);

@@ -1,8 +1,6 @@
-// snowball-stemmers ships no types: the two functions src/search/snippet.ts uses.
+// snowball-stemmers ships no types: the two functions src/search/snippet.ts uses. Named imports:
+// the package is CommonJS marked `__esModule` with no default, which runtimes read differently.
 declare module "snowball-stemmers" {
-  interface Stemmer {
-    stem(word: string): string;
-  }
-  const snowball: { newStemmer(language: string): Stemmer; algorithms(): string[] };
-  export default snowball;
+  export function newStemmer(language: string): { stem(word: string): string };
+  export function algorithms(): string[];
 }
