@@ -301,6 +301,41 @@ describe("search: the project's default locale and the reindex command", async (
     expect(await reindexProject(h.deps.db, p.id)).toBe(2); // published and working copy
     expect(await ids("q=fluss%20&locale=de")).toEqual([n.id]);
   });
+
+  test("rows of long pages are narrow (their text in TOAST, many to a page); VACUUM FULL narrows rows stored before migration 0020", async () => {
+    const db = h.deps.db;
+    const q = await seedProject(h);
+    let x = 7;
+    const word = (): string => {
+      x = (x * 48271) % 2147483647;
+      return x.toString(36);
+    };
+    // About 1.2 kB of words no compression shortens much: with the vector of their lexemes, each row needs toasting, and its text alone stays under PostgreSQL's default target.
+    const page = async (i: number) =>
+      seedNode(h, q.slug, { slug: `long-${i}`, title: `Long page ${i}`, blocks: [{ type: "text", data: { body: Array.from({ length: 180 }, word).join(" ") } }] }, true);
+    const pagesOf = async (slugs: string): Promise<number> =>
+      Number(
+        rows<{ n: number }>(
+          await db.execute(sql`select count(distinct (d.ctid::text::point)[0])::int as n from search_documents d join nodes n on n.id = d.node_id
+            where d.project_id = ${q.id} and d.published and n.slug like ${slugs}`),
+        )[0]?.n,
+      );
+    const migration = (await Bun.file(new URL("../db/migrations/0020_search_narrow_rows.sql", import.meta.url)).text()).split("--> statement-breakpoint");
+    // Stored as before the migration (PostgreSQL's defaults): about 4 rows to a page.
+    await db.execute(sql`alter table search_documents reset (toast_tuple_target)`);
+    await db.execute(sql`alter table search_documents alter column head set storage extended, alter column title set storage extended, alter column title_folded set storage extended`);
+    for (let i = 0; i < 24; i++) await page(i);
+    expect(await pagesOf("long-%")).toBeGreaterThanOrEqual(5);
+    for (const statement of migration) await db.execute(sql.raw(statement));
+    // The upgrade's step for rows stored before (docs/operations.md): the table rewritten, each row toasted as rows are now.
+    await db.execute(sql`vacuum full search_documents`);
+    expect(await pagesOf("long-%")).toBeLessThanOrEqual(2);
+    // Rows written from now on are narrow at once (the first may share the last page of the rewrite).
+    for (let i = 0; i < 24; i++) await page(100 + i);
+    expect(await pagesOf("long-1__")).toBeLessThanOrEqual(3);
+    expect(await ids(`q=${encodeURIComponent("long page")}&per_page=1`)).toHaveLength(0); // another project
+    expect((await get(h, `/api/p/${q.slug}/search?q=long%20page&per_page=100`)).json.total).toBe(48);
+  });
 });
 
 describe("search: outages", () => {
