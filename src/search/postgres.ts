@@ -151,7 +151,7 @@ type Row = {
   changed: boolean;
   score: number;
   path: string;
-  /** The start of the hit's text (description, fields, blocks), its query and configuration: what its snippet is made from. */
+  /** The start of the hit's text (description, fields, blocks) and the query run, as text: what its snippet is made from. */
   text: string | null;
   tq: string;
 } & Record<`facet_${number}`, Record<string, number> | string | null>;

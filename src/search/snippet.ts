@@ -12,7 +12,7 @@ const MAX_WORDS = 22;
 const MAX_FRAGMENTS = 2;
 const DELIMITER = " … ";
 /** Stems kept per language (a site's vocabulary); the map starts again when full. */
-const STEMS_KEPT = 50_000;
+const STEMS_KEPT = 20_000;
 
 /** A positive operand of the query: a lexeme as the index holds it, whole or as a prefix. */
 export interface QueryTerm {
