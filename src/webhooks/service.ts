@@ -208,7 +208,28 @@ export async function updateEndpoint(deps: AppDeps, project: Project, id: string
 
 export async function deleteEndpoint(db: Db, projectId: string, id: string): Promise<void> {
   const row = await getEndpoint(db, projectId, id);
-  await db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
+  await deleteEndpoints(db, [row.id]);
+}
+
+/**
+ * Endpoints deleted with their outbox rows (the foreign key cascades), which are locked first in
+ * the order a claim locks them (src/webhooks/lease.ts: an endpoint's head, then the rows behind it):
+ * a claim racing the delete either has the head, and the delete waits for it holding nothing of that
+ * endpoint, or skips it. Left to the cascade's own order, the delete could hold a row behind the head
+ * while the claim, holding the head, waited for it: a deadlock (seen in CI, 40P01).
+ */
+export async function deleteEndpoints(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.transaction(async (tx) => {
+    const endpoints = sql.join(
+      ids.map((i) => sql`${i}::uuid`),
+      sql`, `,
+    );
+    await tx.execute(
+      sql`select 1 from ${webhookOutbox} where ${webhookOutbox.endpointId} in (${endpoints}) order by ${webhookOutbox.endpointId}, ${webhookOutbox.seq}, ${webhookOutbox.id} for update`,
+    );
+    await tx.execute(sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} in (${endpoints})`);
+  });
 }
 
 /** The endpoint's attempts, newest first. */
