@@ -73,8 +73,11 @@ async function deliveries(h: TestHarness, ref: string, id: string, n: number, ti
 /** Stops the test's dispatcher and removes its endpoints (with their events), so that the next test's dispatcher finds nothing of them. */
 async function stop(h: TestHarness, dispatcher: Dispatcher): Promise<void> {
   await dispatcher.stop();
-  // As the API deletes them: their outbox rows locked in a claim's order first (a claim still
-  // running when stop() returned once deadlocked with a plain delete, CI on PostgreSQL).
+  await removeEndpoints(h);
+}
+
+/** Every endpoint removed as the API removes one: their outbox rows locked in a claim's order first (a claim still running when stop() returned once deadlocked with a plain delete, CI on PostgreSQL). */
+async function removeEndpoints(h: TestHarness): Promise<void> {
   await deleteEndpoints(
     h.deps.db,
     (await h.deps.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints)).map((e) => e.id),
@@ -317,11 +320,7 @@ describe("the dispatcher's places and turns", () => {
     } finally {
       await first.stop();
       if (next) await stop(h, next);
-      else
-        await deleteEndpoints(
-          h.deps.db,
-          (await h.deps.db.select({ id: webhookEndpoints.id }).from(webhookEndpoints)).map((e) => e.id),
-        );
+      else await removeEndpoints(h);
       rx.stop();
     }
   });

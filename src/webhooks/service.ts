@@ -11,6 +11,7 @@ import { isUuid, uuidv7 } from "../lib/ids";
 import { readPaging } from "../lib/paging";
 import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
+import { sqlArray } from "../lib/sql";
 import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
 import { enqueueEvents, WEBHOOKS_CHANNEL } from "../write/outbox";
 import type { DeliveriesQuery, DeliveryOut, EndpointIn, EndpointOut, EndpointPatch } from "./model";
@@ -221,14 +222,11 @@ export async function deleteEndpoint(db: Db, projectId: string, id: string): Pro
 export async function deleteEndpoints(db: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.transaction(async (tx) => {
-    const endpoints = sql.join(
-      ids.map((i) => sql`${i}::uuid`),
-      sql`, `,
-    );
+    const endpoints = sqlArray(ids, "uuid");
     await tx.execute(
-      sql`select 1 from ${webhookOutbox} where ${webhookOutbox.endpointId} in (${endpoints}) order by ${webhookOutbox.endpointId}, ${webhookOutbox.seq}, ${webhookOutbox.id} for update`,
+      sql`select 1 from ${webhookOutbox} where ${webhookOutbox.endpointId} = any(${endpoints}) order by ${webhookOutbox.endpointId}, ${webhookOutbox.seq}, ${webhookOutbox.id} for update`,
     );
-    await tx.execute(sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} in (${endpoints})`);
+    await tx.execute(sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} = any(${endpoints})`);
   });
 }
 
