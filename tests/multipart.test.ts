@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { media } from "../db/schema";
-import { BASE, harness, readReply, seedProject } from "./helpers";
+import { BASE, harness, readReply, seedProject, waitFor } from "./helpers";
 import { concatBytes } from "./media.helpers";
 
 const dataDir = mkdtempSync(join(tmpdir(), "multipart-disk-"));
@@ -93,8 +93,7 @@ describe("multipart uploads", async () => {
       },
     });
     const pending = post(held, `multipart/form-data; boundary="${boundary}"`);
-    for (let i = 0; i < 200 && ours().length === 0; i++) await Bun.sleep(5);
-    expect(ours()).toHaveLength(1);
+    expect(await waitFor(() => ours().length, { what: "the held form's temporary file" })).toBe(1);
     release();
     expect((await pending).status).toBe(201);
     expect(ours()).toEqual([]);
