@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import type { z } from "zod";
 import type { Db } from "../../db/client";
 import { type Project, projects } from "../../db/schema";
@@ -10,6 +10,7 @@ import { canonicalLocale } from "../lib/locales";
 import { oneRow } from "../lib/rows";
 import { dropFieldIndexes } from "../model/indexes";
 import type { WriteContext } from "../write/context";
+import { lockEndpointsForDelete } from "../write/outbox";
 import { contentWrite, notifyContent } from "../write/unit";
 import type { ProjectIn, ProjectOut } from "./model";
 
@@ -138,7 +139,11 @@ const withSlugConflict = <T>(slug: string | undefined, write: () => Promise<T>):
   });
 
 export async function deleteProject(db: Db, project: Project): Promise<void> {
-  await db.delete(projects).where(eq(projects.id, project.id));
+  // The cascade deletes the project's webhook endpoints and outbox too: locked first, as a dispatcher locks them.
+  await db.transaction(async (tx) => {
+    await lockEndpointsForDelete(tx, sql`array(select e.id from webhook_endpoints e where e.project_id = ${project.id})`);
+    await tx.delete(projects).where(eq(projects.id, project.id));
+  });
   const gone: PathChanges = { gone: [""], added: [] };
   await notifyContent(db, commitNotice(db, project.id, gone));
   contentCommitted(db, project.id, gone);

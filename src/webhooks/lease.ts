@@ -171,36 +171,44 @@ export async function claimRows(l: Leasing, limit: number, shares: Shares): Prom
 }
 
 /**
- * One statement: each attempt logged, its outbox row settled (only if still this claim's), the
+ * One transaction: the endpoint's row locked (none: it was deleted, nothing is recorded), then one
+ * statement: each attempt logged, its outbox row settled (only if still this claim's), the
  * rows not sent (behind one that failed) handed back as they were, and the endpoint's failure
  * state from the last attempt. Answers the endpoint's next rows, leased, when all went well and
  * `keep` (the batch may keep its place).
  */
 export async function recordAttempts(l: Leasing, done: Attempted[], unsent: Claimed[], keep = true): Promise<Claimed[]> {
   const last = done.at(-1);
-  if (!last) {
-    if (unsent.length > 0) await l.db.execute(sql`with ${released(unsent)} select 1`);
-    return [];
-  }
-  const endpointId = last.row.endpoint_id;
-  const succeeded = last.status === "delivered";
-  const logged = attemptValues(done);
-  const handBack = unsent.length ? sql`, ${released(unsent)}` : sql``;
-  const going = keep && succeeded && unsent.length === 0 && !l.stopped;
-  const more = going ? sql`, ${nextRows(l, last.row, done.length)}` : sql``;
-  const result = await l.db.execute(sql`
-    with v(id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, status) as (values ${logged}),
-    logged as (
-      insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
-      select id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at from v
-      returning 1
-    ), settled as (
-      update webhook_outbox o set status = v.status, lease_until = null, next_attempt_at = coalesce(v.next_attempt_at, o.next_attempt_at)
-      from v where o.id = v.outbox_id and o.attempts = v.attempt
-      returning 1
-    )${handBack}, state as (${endpointState(l.config, endpointId, last)})${more}
-    ${going ? sql`select * from more` : sql`select 1 where false`}`);
-  return claimedRows(result);
+  const endpointId = (last?.row ?? unsent[0])?.endpoint_id;
+  if (endpointId === undefined) return [];
+  // The endpoint's row first, locked as strongly as the recording needs it: a delete of the endpoint
+  // (or its project) locks the endpoints before their outbox rows (src/write/outbox.ts), so the two
+  // never hold each other's rows. Deleted meanwhile: its rows are gone, there is nothing to record.
+  return l.db.transaction(async (tx) => {
+    if (rows(await tx.execute(sql`select 1 from webhook_endpoints where id = ${endpointId} for no key update`)).length === 0) return [];
+    if (!last) {
+      if (unsent.length > 0) await tx.execute(sql`with ${released(unsent)} select 1`);
+      return [];
+    }
+    const succeeded = last.status === "delivered";
+    const logged = attemptValues(done);
+    const handBack = unsent.length ? sql`, ${released(unsent)}` : sql``;
+    const going = keep && succeeded && unsent.length === 0 && !l.stopped;
+    const more = going ? sql`, ${nextRows(l, last.row, done.length)}` : sql``;
+    const result = await tx.execute(sql`
+      with v(id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at, status) as (values ${logged}),
+      logged as (
+        insert into webhook_deliveries (id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at)
+        select id, outbox_id, endpoint_id, event_id, event_type, attempt, attempted_at, status_code, duration_ms, error, outcome, next_attempt_at from v
+        returning 1
+      ), settled as (
+        update webhook_outbox o set status = v.status, lease_until = null, next_attempt_at = coalesce(v.next_attempt_at, o.next_attempt_at)
+        from v where o.id = v.outbox_id and o.attempts = v.attempt
+        returning 1
+      )${handBack}, state as (${endpointState(l.config, endpointId, last)})${more}
+      ${going ? sql`select * from more` : sql`select 1 where false`}`);
+    return claimedRows(result);
+  });
 }
 
 /** The attempts as rows of the `v` values list the recording reads. */

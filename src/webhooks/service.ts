@@ -13,7 +13,7 @@ import { oneRow } from "../lib/rows";
 import { SealError, sealedKeyId } from "../lib/seal";
 import { sqlArray } from "../lib/sql";
 import { checkOutboundUrl, systemResolver, type UrlPolicy } from "../lib/ssrf";
-import { enqueueEvents, WEBHOOKS_CHANNEL } from "../write/outbox";
+import { enqueueEvents, lockEndpointsForDelete, WEBHOOKS_CHANNEL } from "../write/outbox";
 import type { DeliveriesQuery, DeliveryOut, EndpointIn, EndpointOut, EndpointPatch } from "./model";
 import { newSecret } from "./sign";
 
@@ -212,20 +212,12 @@ export async function deleteEndpoint(db: Db, projectId: string, id: string): Pro
   await deleteEndpoints(db, [row.id]);
 }
 
-/**
- * Endpoints deleted with their outbox rows (the foreign key cascades), which are locked first in
- * the order a claim locks them (src/webhooks/lease.ts: an endpoint's head, then the rows behind it):
- * a claim racing the delete either has the head, and the delete waits for it holding nothing of that
- * endpoint, or skips it. Left to the cascade's own order, the delete could hold a row behind the head
- * while the claim, holding the head, waited for it: a deadlock (seen in CI, 40P01).
- */
+/** Endpoints deleted with their outbox rows (the foreign key cascades), locked first as a claim locks them. */
 export async function deleteEndpoints(db: Db, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.transaction(async (tx) => {
     const endpoints = sqlArray(ids, "uuid");
-    await tx.execute(
-      sql`select 1 from ${webhookOutbox} where ${webhookOutbox.endpointId} = any(${endpoints}) order by ${webhookOutbox.endpointId}, ${webhookOutbox.seq}, ${webhookOutbox.id} for update`,
-    );
+    await lockEndpointsForDelete(tx, endpoints);
     await tx.execute(sql`delete from ${webhookEndpoints} where ${webhookEndpoints.id} = any(${endpoints})`);
   });
 }

@@ -3,7 +3,7 @@
 // statement per write: the event rows and one outbox row per subscribed endpoint, nothing at all
 // when no endpoint of the project wants the event, and a NOTIFY (delivered at commit) that wakes
 // the dispatchers.
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, notifyCall } from "../../db/client";
 import { diffJson } from "../lib/diff";
 import { rows } from "../lib/json";
@@ -189,4 +189,19 @@ async function deletedEvents(tx: Db, deleted: ReadonlyMap<string, number>): Prom
     data: { node: { id: r.id, path: r.path, type: r.type, status: r.status, revision: Number(r.number) }, locale: null },
     path: r.path,
   }));
+}
+
+/**
+ * Locks the endpoints `endpoints` selects (a subquery or an array of ids), then their outbox rows, for
+ * a transaction about to delete them by a cascade (an endpoint's, a project's). The endpoints first:
+ * a dispatcher recording attempts locks its endpoint before it touches its rows
+ * (src/webhooks/lease.ts), so it either finishes first or finds the endpoint gone. The rows then in
+ * the order a claim locks them (an endpoint's head, then the rows behind it): a claim racing the
+ * delete either has the head, and the delete waits for it holding nothing of that endpoint, or skips
+ * it. Left to the cascade's own order, the delete held rows that a claim or a recording holding
+ * others waited for: deadlocks (CI and tests/webhooks-delete-race.test.ts, 40P01).
+ */
+export async function lockEndpointsForDelete(tx: Db, endpoints: SQL): Promise<void> {
+  await tx.execute(sql`select 1 from webhook_endpoints e where e.id = any(${endpoints}) order by e.id for update`);
+  await tx.execute(sql`select 1 from webhook_outbox o where o.endpoint_id = any(${endpoints}) order by o.endpoint_id, o.seq, o.id for update`);
 }
