@@ -8,6 +8,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { rows } from "../src/lib/json";
+import { sqlArray } from "../src/lib/sql";
 import { type Dispatcher, startDispatcher } from "../src/webhooks/dispatcher";
 import { enqueueEvents } from "../src/write/outbox";
 import { freshDatabase, harness, seedProject, waitFor } from "./helpers";
@@ -57,18 +58,17 @@ describe("webhook endpoints and projects deleted while their events are sent", (
         // Mid-backlog: some sent, most still waiting.
         const from = received;
         await waitFor(() => received - from >= 20, { timeout: 15_000, what: "the first attempts" });
+        const endpoints = sqlArray(ids, "uuid");
+        // The deletes meet a backlog still being sent, not an idle outbox.
+        expect(await count(sql`select count(*)::int as n from webhook_outbox where endpoint_id = any(${endpoints}) and status = 'pending'`)).toBeGreaterThan(0);
         const one = await h.request("DELETE", `/admin/p/${p.slug}/webhooks/${ids[0]}`);
         const whole = await h.request("DELETE", `/admin/projects/${p.slug}`);
         expect({ round, endpoint: one.status, project: whole.status }).toEqual({ round, endpoint: 204, project: 204 });
-        const left = sql.join(
-          ids.map((id) => sql`${id}::uuid`),
-          sql`, `,
-        );
         expect({
           round,
-          endpoints: await count(sql`select count(*)::int as n from webhook_endpoints where id in (${left})`),
-          outbox: await count(sql`select count(*)::int as n from webhook_outbox where endpoint_id in (${left})`),
-          attempts: await count(sql`select count(*)::int as n from webhook_deliveries where endpoint_id in (${left})`),
+          endpoints: await count(sql`select count(*)::int as n from webhook_endpoints where id = any(${endpoints})`),
+          outbox: await count(sql`select count(*)::int as n from webhook_outbox where endpoint_id = any(${endpoints})`),
+          attempts: await count(sql`select count(*)::int as n from webhook_deliveries where endpoint_id = any(${endpoints})`),
           events: await count(sql`select count(*)::int as n from webhook_events where project_id = ${p.id}::uuid`),
         }).toEqual({ round, endpoints: 0, outbox: 0, attempts: 0, events: 0 });
       }
