@@ -16,8 +16,10 @@ const vendors = await startFakeVendors();
 describe("a translation job survives a kill", () => {
   const served: Served[] = [];
   const dirs: string[] = [];
+  let drop = async (): Promise<void> => {};
   afterAll(async () => {
     for (const s of served) await s.kill().catch(() => {});
+    await drop().catch(() => {});
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     await vendors.stop();
   });
@@ -25,6 +27,7 @@ describe("a translation job survives a kill", () => {
   test("killed with SIGKILL at about a third, resumed by another process: done, every stored answer asked once", async () => {
     const token = `cms_${crypto.randomUUID().replaceAll("-", "")}`;
     const fresh = pgUrl !== null ? await freshDatabase() : null;
+    if (fresh) drop = fresh.drop;
     const dataDir = mkdtempSync(join(tmpdir(), "cms-jobs-"));
     dirs.push(dataDir);
     const env = { AI_ALLOW_PRIVATE_URLS: "true", TRANSLATION_JOB_LEASE: "2" };
