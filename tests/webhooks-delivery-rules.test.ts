@@ -76,7 +76,7 @@ async function stop(h: TestHarness, dispatcher: Dispatcher): Promise<void> {
   await removeEndpoints(h);
 }
 
-/** Every endpoint removed as the API removes one: their outbox rows locked in a claim's order first (a claim still running when stop() returned once deadlocked with a plain delete, CI on PostgreSQL). */
+/** Every endpoint removed as the API removes one: the endpoints and their outbox rows locked as the dispatcher locks them (a claim still running when stop() returned once deadlocked with a plain delete, CI on PostgreSQL). */
 async function removeEndpoints(h: TestHarness): Promise<void> {
   await deleteEndpoints(
     h.deps.db,

@@ -187,7 +187,8 @@ export async function recordAttempts(l: Leasing, done: Attempted[], unsent: Clai
   return l.db.transaction(async (tx) => {
     if (rows(await tx.execute(sql`select 1 from webhook_endpoints where id = ${endpointId} for no key update`)).length === 0) return [];
     if (!last) {
-      if (unsent.length > 0) await tx.execute(sql`with ${released(unsent)} select 1`);
+      // Nothing was sent (endpointId came from the unsent rows): they are handed back.
+      await tx.execute(sql`with ${released(unsent)} select 1`);
       return [];
     }
     const succeeded = last.status === "delivered";
