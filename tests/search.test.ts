@@ -127,6 +127,8 @@ describe("search: delivery", async () => {
     expect(ids(await search(`q=${encodeURIComponent('"plans cost"')}`))).toEqual([pricing.id]);
     expect(ids(await search(`q=${encodeURIComponent('"cost plans"')}`))).toEqual([]);
     expect(ids(await search(`q=${encodeURIComponent("pricing -hello")}`))).toEqual([pricing.id]);
+    // The title matches, the excluded word is in the blocks alone: the page is not a hit.
+    expect(ids(await search(`q=${encodeURIComponent("pricing -runners")}`))).toEqual([post.id]);
     expect(ids(await search(`q=${encodeURIComponent("quokka or runners")}`)).sort()).toEqual([pricing.id, unsafe.id].sort());
   });
 

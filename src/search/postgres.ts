@@ -116,15 +116,19 @@ function statement(r: SearchRequest, tq: SQL): SQL {
   // every hit when a field is faceted. Beyond MAX_HITS, total says so (total_exact false).
   const from = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
       where d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and d.doc @@ q.tq${filters}`;
-  // The title hits: the title's index alone; the project, version and locale and the whole text are
-  // only checked on those rows (`is true`: not an index condition). Intersected with the project's
-  // index, the title hits cost a read of every row id of the project (1 of 1.7 ms on the bench); the
-  // doc index read twice cost as much as the rest of the search (a short prefix's posting lists).
+  // The title hits: the title's index alone; the project, version and locale are only checked on
+  // those rows (`is true`: not an index condition). Intersected with the project's index, the title
+  // hits cost a read of every row id of the project (1 of 1.7 ms on the bench); the doc index read
+  // twice cost as much as the rest of the search (a short prefix's posting lists). A title that
+  // matches a query without an exclusion (`!`) puts its whole text in the hits too (the title is
+  // `doc`'s first part, positions and all): only with an exclusion is the text read (TOASTed, about
+  // 7 µs a row), and only on the rows of the project, version and locale (one expression, evaluated
+  // in order: as two filters PostgreSQL ran the costlier text match first, on every title's row).
   const titleFrom = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
-      where (d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)}) is true and to_tsvector(d.config, d.title) @@ q.tq
-        and (d.doc @@ q.tq) is true${filters}`;
+      where to_tsvector(d.config, d.title) @@ q.tq
+        and (d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and (not q.excludes or d.doc @@ q.tq)) is true${filters}`;
   const cols = sql`d.node_id, d.type, ${fieldFacets ? sql`n.fields` : sql`null::jsonb as fields`}, ts_rank(${WEIGHTS}, d.head, q.tq) as score`;
-  return sql`with q as (select ${tq} as tq),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
+  return sql`with q as (select t.tq, strpos(t.tq::text, '!') > 0 as excludes from (select ${tq} as tq) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
       (select ${cols} ${titleFrom} limit ${MAX_HITS + 1})
       union
       (select ${cols} ${from} limit ${MAX_HITS + 1})
