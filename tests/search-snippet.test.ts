@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { rows } from "../src/lib/json";
 import { sqlArray } from "../src/lib/sql";
-import { findMatches, makeSnippet, queryTerms, stemmerOf } from "../src/search/snippet";
+import { escapeText, findMatches, makeSnippet, matchStarts, type QueryTerm, queryTerms, stemmerOf } from "../src/search/snippet";
 import fixture from "./fixtures/search-relevance.json" with { type: "json" };
 import { harness } from "./helpers";
 
@@ -121,5 +121,141 @@ describe("search snippets: shape", () => {
       { lexeme: "b", prefix: false },
       { lexeme: "c", prefix: false },
     ]);
+  });
+});
+
+/**
+ * The snippet as the words of the whole text define it (every word read, each asked whether it
+ * matches: findMatches), written as plainly as it can be: what makeSnippet, which reads only the
+ * words around the matches it found first, must give for any text.
+ */
+function snippetByWords(text: string, terms: readonly QueryTerm[], config: string): string {
+  const { starts, ends, marked } = findMatches(text, terms, config);
+  const n = starts.length;
+  if (n <= 22) return render(text, starts, ends, marked, 0, n, 0, text.length);
+  const windows: [number, number][] = [];
+  for (let i = 0; i < n && windows.length < 2; i++) {
+    const last = windows.at(-1);
+    if (marked[i] && (last === undefined || i >= last[1])) {
+      const from = Math.max(last?.[1] ?? 0, i - 10);
+      windows.push([from, from + 22]);
+    }
+  }
+  if (windows.length === 0) windows.push([0, 22]);
+  const last = windows.at(-1) as [number, number];
+  if (last[1] > n) windows[windows.length - 1] = [Math.max(windows.at(-2)?.[1] ?? 0, n - 22), n];
+  return windows.map(([a, b]) => render(text, starts, ends, marked, a, Math.min(b, n), a === 0 ? 0 : (starts[a] ?? 0), b >= n ? text.length : (ends[b - 1] ?? 0))).join(" … ");
+}
+
+function render(text: string, starts: number[], ends: number[], marked: boolean[], a: number, b: number, from: number, to: number): string {
+  let out = "";
+  let at = from;
+  for (let i = a; i < b; i++) {
+    if (!marked[i]) continue;
+    out += `${escapeText(text.slice(at, starts[i]))}<mark>${escapeText(text.slice(starts[i], ends[i]))}</mark>`;
+    at = ends[i] ?? at;
+  }
+  return (out + escapeText(text.slice(at, to))).trim();
+}
+
+describe("search snippets: the words around the matches, read alone, give what reading every word gives", () => {
+  // Letters that fold to one (é, Ä, K), to two (ß, æ, Œ, þ, ĳ), or that lower-case to two (İ); a
+  // combining accent (not a letter: it ends a word); punctuation beyond ASCII; letters of other
+  // scripts and beyond the BMP (such a text is read word by word).
+  const LETTERS = [
+    "a",
+    "e",
+    "i",
+    "o",
+    "u",
+    "r",
+    "s",
+    "t",
+    "n",
+    "l",
+    "c",
+    "h",
+    "p",
+    "A",
+    "S",
+    "T",
+    "é",
+    "É",
+    "è",
+    "ä",
+    "Ä",
+    "ö",
+    "ü",
+    "ß",
+    "ẞ",
+    "æ",
+    "Æ",
+    "œ",
+    "Œ",
+    "þ",
+    "Þ",
+    "ð",
+    "ø",
+    "ł",
+    "ı",
+    "İ",
+    "ĳ",
+    "K",
+    "ñ",
+    "ç",
+    "ṡ",
+    "1",
+    "7",
+  ];
+  const OTHER = ["\u0301", "…", "’", "—", "-", "'", "<", "&", "\n", "  "];
+  const FOREIGN = ["ж", "λ", "日", "𝐀"];
+  let seed = 42;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const pick = <T>(xs: readonly T[]): T => xs[random(xs.length)] as T;
+  const word = (): string => Array.from({ length: 1 + random(7) }, () => pick(LETTERS)).join("");
+
+  test("letters that fold to two (ß, æ, þ) before, inside and at the end of what a term starts with", () => {
+    const cases: [string, QueryTerm[], string][] = [
+      ["Die Straßenbahn fährt, die STRASSENBAHN auch.", [{ lexeme: "strassenb", prefix: true }], "Die <mark>Straßenbahn</mark> fährt, die <mark>STRASSENBAHN</mark> auch."],
+      ["Ærøskøbing æbleskiver", [{ lexeme: "aebles", prefix: true }], "Ærøskøbing <mark>æbleskiver</mark>"],
+      ["Þingvellir and thingvellir", [{ lexeme: "thingv", prefix: true }], "<mark>Þingvellir</mark> and <mark>thingvellir</mark>"],
+      ["groß und gross", [{ lexeme: "gros", prefix: true }], "<mark>groß</mark> und <mark>gross</mark>"],
+    ];
+    for (const [text, terms, expected] of cases) {
+      expect(makeSnippet(text, terms, "cms_simple")).toBe(expected);
+      expect(snippetByWords(text, terms, "cms_simple")).toBe(expected);
+    }
+  });
+
+  test("2,000 random texts and queries in four configurations", () => {
+    const configs = ["cms_english", "cms_german", "cms_french", "cms_simple"];
+    let marked = 0;
+    let fragments = 0;
+    for (let k = 0; k < 2000; k++) {
+      const vocabulary = Array.from({ length: 12 }, word);
+      const words = Array.from({ length: random(90) }, () => pick(vocabulary));
+      const foreign = random(8) === 0;
+      const text = words.map((w) => (foreign && random(20) === 0 ? pick(FOREIGN) + w : w)).join(random(3) === 0 ? pick(OTHER) : " ");
+      const config = pick(configs);
+      const stem = stemmerOf(config);
+      // Terms as the index has them: the stems of words of the text (or of none), whole or as prefixes.
+      const terms: QueryTerm[] = Array.from({ length: 1 + random(3) }, () => {
+        const [folded, stemmed] = stem(pick(vocabulary));
+        const prefix = random(2) === 0;
+        return { lexeme: prefix ? [...folded].slice(0, 1 + random(8)).join("") : stemmed, prefix };
+      });
+      const expected = snippetByWords(text, terms, config);
+      expect({ text, terms, config, snippet: makeSnippet(text, terms, config) }).toEqual({ text, terms, config, snippet: expected });
+      const { starts, marked: m } = findMatches(text, terms, config);
+      expect(matchStarts(text, terms, config)).toEqual(starts.filter((_, i) => m[i]));
+      marked += expected.split("<mark>").length - 1;
+      fragments += expected.split(" … ").length - 1;
+    }
+    // The cases met: many marks, and texts long enough for two fragments.
+    expect(marked).toBeGreaterThan(2000);
+    expect(fragments).toBeGreaterThan(200);
   });
 });

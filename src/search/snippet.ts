@@ -3,7 +3,8 @@
 // hit, two thirds of a search's database time); here the words are found with the same Snowball
 // stemmers (snowball-stemmers: the algorithms PostgreSQL's snowball dictionaries compile, checked
 // against them word for word in tests/search-snippet.test.ts) after folding accents as `unaccent`
-// does, and only a word that could stem to a query term is stemmed at all.
+// does, and only a word that could stem to a query term is stemmed at all: such words are found by
+// one regular expression over the text, and only the words around them are read one by one.
 import { algorithms, newStemmer } from "snowball-stemmers";
 
 /** Words of a fragment, at most (ts_headline's MaxWords). */
@@ -84,8 +85,11 @@ export function stemmerOf(config: string): Stem {
  * `happi`, `pricing` → `price`), so a word whose first letter (folded) is no term's is not looked at
  * further, and one not starting with a term's letters but the last two is never a match.
  */
+/** A term's letters but the last two (one at least): what a word found by it starts with, folded. */
+const headsOf = (terms: readonly QueryTerm[]): string[] => terms.map((t) => [...t.lexeme].slice(0, Math.max(1, [...t.lexeme].length - 2)).join(""));
+
 function matcher(terms: readonly QueryTerm[], stem: Stem): (text: string, start: number, end: number) => boolean {
-  const heads = terms.map((t) => [...t.lexeme].slice(0, Math.max(1, [...t.lexeme].length - 2)).join(""));
+  const heads = headsOf(terms);
   const firsts = new Set(heads.map((h) => h.charCodeAt(0)));
   return (text, start, end) => {
     const c = text.charCodeAt(start);
@@ -156,59 +160,201 @@ export function findMatches(text: string, terms: readonly QueryTerm[], config: s
 }
 
 /**
- * The snippet of a hit: HTML-escaped text with the words the query found in `<mark>`, and no other
- * tag. A text of MAX_WORDS words or fewer is shown whole; a longer one as up to MAX_FRAGMENTS
- * fragments of MAX_WORDS words around the first matches (the first around the first match, the
- * next around the first match after it), in text order; a text where no word matches (the title
- * matched) as its first MAX_WORDS words. The text is read only as far as the last fragment ends.
+ * The letters and digits of the Latin blocks (U+0000-U+024F, U+1E00-U+1EFF) by what each folds to
+ * alone (foldWord): one letter (`é` → e, `Ä` → a, `K` → k), or more (`ß` → ss, `æ` → ae). Made once.
  */
-export function makeSnippet(text: string, terms: readonly QueryTerm[], config: string): string {
-  const isMatch = terms.length === 0 ? () => false : matcher(terms, stemmerOf(config));
+let latinFolds: { single: Map<string, string[]>; multi: [char: string, folded: string][]; word: string } | null = null;
+function latin(): NonNullable<typeof latinFolds> {
+  if (latinFolds !== null) return latinFolds;
+  const single = new Map<string, string[]>();
+  const multi: [string, string][] = [];
+  for (const [from, to] of [
+    [0x30, 0x24f],
+    [0x1e00, 0x1eff],
+  ] as const) {
+    for (let c = from; c <= to; c++) {
+      const ch = String.fromCharCode(c);
+      if (!LETTER_OR_DIGIT.test(ch)) continue;
+      const f = foldWord(ch);
+      if ([...f].length === 1) single.set(f, [...(single.get(f) ?? []), ch]);
+      else multi.push([ch, f]);
+    }
+  }
+  // Every letter and digit of those blocks, as a character class's content.
+  const word = [...[...single.values()].flat(), ...multi.map(([c]) => c)].map(escapeRegExp).join("");
+  latinFolds = { single, multi, word };
+  return latinFolds;
+}
+
+/** Characters outside the Latin blocks (punctuation such as `…` and `’` among them). */
+const NOT_LATIN = /[^\u0000-\u024f\u1e00-\u1eff]/g;
+/** Whether a letter or digit outside the Latin blocks is in the text: then it is read word by word. */
+function notLatin(text: string): boolean {
+  NOT_LATIN.lastIndex = 0;
+  for (let m = NOT_LATIN.exec(text); m !== null; m = NOT_LATIN.exec(text)) if (wordUnitAt(text, m.index) > 0) return true;
+  return false;
+}
+const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+
+/** Letters of a head the finder looks for: enough to pass over most words, few enough for a small expression (each letter folded from two doubles what follows it). */
+const FINDER_LETTERS = 4;
+
+/** A regular expression source matching the start of any Latin text whose folded form starts with `head` (its first FINDER_LETTERS letters). */
+function headSource(head: string): string {
+  const { single, multi } = latin();
+  const chars = [...head].slice(0, FINDER_LETTERS);
+  const at = (i: number): string => {
+    if (i >= chars.length) return "";
+    const c = chars[i] ?? "";
+    const rest = chars.slice(i).join("");
+    const options = [`[${[c, ...(single.get(c) ?? [])].map(escapeRegExp).join("")}]${at(i + 1)}`];
+    for (const [ch, f] of multi) {
+      if (rest.startsWith(f)) options.push(`${escapeRegExp(ch)}${at(i + [...f].length)}`);
+      else if (f.startsWith(rest)) options.push(escapeRegExp(ch));
+    }
+    return options.length === 1 ? (options[0] ?? "") : `(?:${options.join("|")})`;
+  };
+  return at(0);
+}
+
+/** The terms' word-start finders, by their heads (a search's terms, used for each of its hits). */
+const finders = new Map<string, RegExp>();
+const FINDERS_KEPT = 2000;
+function finderOf(heads: readonly string[]): RegExp {
+  const key = heads.join("\u0000");
+  let re = finders.get(key);
+  if (re === undefined) {
+    // A word's start: the text's, or after a character that is not a letter or digit (a Latin text's).
+    re = new RegExp(`(?:^|[^${latin().word}])(?:${[...new Set(heads)].map(headSource).join("|")})`, "gu");
+    if (finders.size >= FINDERS_KEPT) finders.clear();
+    finders.set(key, re);
+  }
+  return re;
+}
+
+/** The end of the word starting at `start`. */
+function wordEnd(text: string, start: number): number {
+  let i = start;
+  for (let u = wordUnitAt(text, i); u > 0; u = i < text.length ? wordUnitAt(text, i) : 0) i += u;
+  return i;
+}
+
+/**
+ * Where the words the query found start, in order: those findMatches marks. A Latin text is
+ * searched for the words that could match (starting, folded, with a term's letters but the last two)
+ * by one regular expression, and only those are stemmed; any other is read word by word.
+ */
+export function matchStarts(text: string, terms: readonly QueryTerm[], config: string): number[] {
+  if (terms.length === 0) return [];
+  const isMatch = matcher(terms, stemmerOf(config));
+  const out: number[] = [];
+  if (notLatin(text)) {
+    eachWord(text, (start, end) => {
+      if (isMatch(text, start, end)) out.push(start);
+      return true;
+    });
+    return out;
+  }
+  const re = finderOf(headsOf(terms));
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const start = m.index === 0 && wordUnitAt(text, 0) > 0 ? 0 : m.index + 1;
+    const end = wordEnd(text, start);
+    if (isMatch(text, start, end)) out.push(start);
+    re.lastIndex = end;
+  }
+  return out;
+}
+
+/** The code units of a letter or digit ending at `i` (2 for one beyond the BMP), or 0. */
+function wordUnitBefore(text: string, i: number): number {
+  if (i <= 0) return 0;
+  const c = text.charCodeAt(i - 1);
+  if (c >= 0xdc00 && c <= 0xdfff && i >= 2) return wordUnitAt(text, i - 2) === 2 ? 2 : 0;
+  return wordUnitAt(text, i - 1) === 1 ? 1 : 0;
+}
+
+/** Up to `k` words from `at` on: their starts and ends (code unit offsets). */
+function wordsAfter(text: string, at: number, k: number): { starts: number[]; ends: number[] } {
   const starts: number[] = [];
   const ends: number[] = [];
-  const marked: boolean[] = [];
-  const windows: [number, number][] = [];
-  let whole = true;
-  eachWord(text, (start, end) => {
-    const i = starts.length;
-    const last = windows[windows.length - 1];
-    if (windows.length === MAX_FRAGMENTS && last !== undefined && i >= last[1]) {
-      whole = false;
-      return false;
+  const n = text.length;
+  let i = at;
+  while (i < n && starts.length < k) {
+    let u = wordUnitAt(text, i);
+    if (u === 0) {
+      i++;
+      continue;
     }
-    starts.push(start);
-    ends.push(end);
-    const hit = isMatch(text, start, end);
-    marked.push(hit);
-    if (hit && (last === undefined || i >= last[1])) {
-      const from = Math.max(last?.[1] ?? 0, i - Math.floor((MAX_WORDS - 1) / 2));
-      windows.push([from, from + MAX_WORDS]);
+    starts.push(i);
+    while (u > 0) {
+      i += u;
+      u = i < n ? wordUnitAt(text, i) : 0;
     }
-    return true;
-  });
-  const n = starts.length;
-  if (whole && n <= MAX_WORDS) windows.splice(0, windows.length, [0, n]);
-  else if (windows.length === 0) windows.push([0, MAX_WORDS]);
-  else if (whole) {
-    // The text ended inside the last fragment: it ends with the text, starting earlier if it can.
-    const last = windows[windows.length - 1] as [number, number];
-    const before = windows[windows.length - 2]?.[1] ?? 0;
-    if (last[1] > n) windows[windows.length - 1] = [Math.max(before, n - MAX_WORDS), n];
+    ends.push(i);
   }
-  // Escaped in runs: the text from one marked word to the next at once.
-  const fragments = windows.map(([a, b]) => {
-    const from = a === 0 ? 0 : (starts[a] ?? 0);
-    const to = whole && b >= n ? text.length : (ends[Math.min(b, n) - 1] ?? from);
+  return { starts, ends };
+}
+
+/** The start of the `k`-th word before `at` (a word start), not before `floor`: that word's start, or that of the first word from `floor` on when fewer come between. */
+function startBefore(text: string, at: number, k: number, floor: number): number {
+  let first = at;
+  let i = at;
+  for (let found = 0; found < k; ) {
+    while (i > floor && wordUnitBefore(text, i) === 0) i--;
+    if (i <= floor) break;
+    for (let u = wordUnitBefore(text, i); u > 0 && i > floor; u = wordUnitBefore(text, i)) i -= u;
+    first = i;
+    found++;
+  }
+  return first;
+}
+
+/**
+ * The snippet of a hit: HTML-escaped text with the words the query found in `<mark>`, and no other
+ * tag. A text of MAX_WORDS words or fewer is shown whole; a longer one as up to MAX_FRAGMENTS
+ * fragments of MAX_WORDS words around the first matches (the first starting MAX_WORDS / 2 words
+ * before the first match, the next likewise around the first match after it), in text order; a
+ * fragment the text ends in ends with the text (starting earlier if it can); a text where no word
+ * matches (the title matched) as its first MAX_WORDS words. Only the words around the matches are
+ * read one by one (the matches are found first, ./matchStarts).
+ */
+export function makeSnippet(text: string, terms: readonly QueryTerm[], config: string): string {
+  const head = wordsAfter(text, 0, MAX_WORDS + 1);
+  const found = matchStarts(text, terms, config);
+  const fragment = (from: number, to: number): string => {
     let out = "";
     let at = from;
-    for (let i = a; i < b && i < n; i++) {
-      if (!marked[i]) continue;
-      const start = starts[i] ?? at;
-      const end = ends[i] ?? start;
+    for (const start of found) {
+      if (start < from || start >= to) continue;
+      const end = wordEnd(text, start);
       out += `${escapeText(text.slice(at, start))}<mark>${escapeText(text.slice(start, end))}</mark>`;
       at = end;
     }
     return (out + escapeText(text.slice(at, to))).trim();
-  });
+  };
+  // Short enough to show whole, or nothing matched in it: the start of the text.
+  if (head.starts.length <= MAX_WORDS) return fragment(0, text.length);
+  if (found.length === 0) return fragment(0, head.ends[MAX_WORDS - 1] ?? 0);
+  const before = Math.floor((MAX_WORDS - 1) / 2);
+  const fragments: string[] = [];
+  let floor = 0; // where the last fragment ended (a fragment starts at or after it)
+  let next = 0; // the first match not yet in a fragment
+  while (fragments.length < MAX_FRAGMENTS && next < found.length) {
+    const match = found[next] ?? 0;
+    // The first fragment starting at the first word starts with the text.
+    const start = (from: number): number => (fragments.length === 0 && from === head.starts[0] ? 0 : from);
+    const from = startBefore(text, match, before, floor);
+    const words = wordsAfter(text, from, MAX_WORDS);
+    const to = words.ends[words.ends.length - 1] ?? text.length;
+    if (words.starts.length < MAX_WORDS || wordsAfter(text, to, 1).starts.length === 0) {
+      // The text ends in this fragment: it ends with the text, starting earlier if it can (not before the last fragment).
+      fragments.push(fragment(start(startBefore(text, text.length, MAX_WORDS, floor)), text.length));
+      break;
+    }
+    fragments.push(fragment(start(from), to));
+    floor = to;
+    while (next < found.length && (found[next] ?? 0) < to) next++;
+  }
   return fragments.join(DELIMITER);
 }
