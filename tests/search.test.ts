@@ -208,6 +208,33 @@ describe("search: delivery", async () => {
     expect((await get(h, api("/search/suggest?q="))).json.data).toEqual([]);
   });
 
+  test("suggest: titles starting with what was typed, then holding it (a word start first), then a typo away; 8 at most; never a draft or a page below an unpublished node", async () => {
+    const q = await seedProject(h, { locales: ["en"] });
+    const titles = ["Alpha release", "Beta alpha", "Metalphas", "Alpah notes", "Gamma"];
+    const nodes = new Map<string, string>();
+    for (const [i, title] of titles.entries()) nodes.set(title, (await seedNode(h, q.slug, { slug: `t${i}`, title }, true)).id);
+    await seedNode(h, q.slug, { slug: "draft", title: "Alpha draft" });
+    const parent = await seedNode(h, q.slug, { slug: "parent", title: "Parent" }, true);
+    await seedNode(h, q.slug, { slug: "child", title: "Alpha child", parent_id: parent.id }, true);
+    await transition(h, q.slug, parent.id, "unpublish");
+    const suggest = async (typed: string): Promise<string[]> => {
+      const res = await get(h, `/api/p/${q.slug}/search/suggest?q=${encodeURIComponent(typed)}`);
+      expect(res.status).toBe(200);
+      return res.json.data.map((d: any) => d.title);
+    };
+    expect(await suggest("alpha")).toEqual(["Alpha release", "Beta alpha", "Metalphas", "Alpah notes"]);
+    // The looser word similarity was the suggest's alone: the setting is back to its default after it.
+    const setting = rows<{ v: string }>(await h.deps.db.execute(sql`select current_setting('pg_trgm.word_similarity_threshold') as v`));
+    expect(setting).toEqual([{ v: "0.6" }]);
+    expect(await suggest("ALPHA ")).toEqual(["Alpha release", "Beta alpha", "Metalphas", "Alpah notes"]);
+    // Under 3 letters, only titles starting with it; under 4, no typos.
+    expect(await suggest("al")).toEqual(["Alpah notes", "Alpha release"]);
+    expect(await suggest("alp")).toEqual(["Alpah notes", "Alpha release", "Beta alpha", "Metalphas"]);
+    // Nine titles starting with it: the first 8 in order, nothing else.
+    for (let i = 0; i < 9; i++) await seedNode(h, q.slug, { slug: `a${i}`, title: `Alpha ${i}` }, true);
+    expect(await suggest("alpha")).toEqual(Array.from({ length: 8 }, (_, i) => `Alpha ${i}`));
+  });
+
   test("freshness: an edit published is found, an unpublished, archived, deleted or moved page is gone at its commit", async () => {
     const n = await seedNode(h, p.slug, { slug: "fresh", title: "Wombat facts", type: "article" }, true);
     expect(ids(await search("q=wombat"))).toEqual([n.id]);

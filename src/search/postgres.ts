@@ -262,46 +262,55 @@ export function postgresDriver(db: Db): SearchDriver {
     async suggest(r, limit) {
       const q = cleanQuery(r.q).trim();
       if (q === "") return [];
+      const letters = [...q].length;
       const t = tablesOf(r);
       const folded = sql`search_fold(${q})`;
       const published = r.version === "published";
-      // The index rows alone are read; the node is joined for the (at most `limit`) answers' paths.
-      const select = (where: SQL, order: SQL, n: number): SQL =>
-        sql`${published ? sql`with hidden as materialized (${hiddenIds(r.projectId)}) ` : sql``}select s.id, s.title, s.type, ${localPath(r, sql`s.id`, sql`n.path`)} as path from (
-            select d.node_id as id, d.title, d.type, row_number() over (order by ${order}) as rank from search_documents d
-            where d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)}${published ? sql` and not exists (select 1 from hidden h where h.id = d.node_id)` : sql``}
-              and ${where}
-            order by ${order} limit ${n}
-          ) s join ${t.nodes} n on n.id = s.id order by s.rank`;
       // Titles starting with what was typed, in order: a range of the prefix index (a range, not
       // LIKE, so that a prepared statement's generic plan uses the index too)…
       const startsWith = sql`d.title_folded ~>=~ ${folded} and d.title_folded ~<~ (${folded} || chr(1114111))`;
-      const first = await preparedRows<Suggestion>(db, select(startsWith, sql`d.title_folded, d.node_id`, limit));
-      // …then, from 3 letters (what the trigram index needs), titles holding it (a word starting with
-      // it first)…
-      if (first.length >= limit || [...q].length < 3) return first;
+      // …then, from 3 letters (what the trigram index needs), titles holding it (a word starting
+      // with it first)…
       const holds = sql`d.title_folded like search_fold(${`%${escapeLike(q)}%`})`;
-      const holding = await preparedRows<Suggestion>(
-        db,
-        select(
-          sql`not (${startsWith}) and ${holds}`,
-          sql`d.title_folded like search_fold(${`% ${escapeLike(q)}%`}) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
-          limit - first.length,
-        ),
-      );
-      const found = [...first, ...holding];
-      // …and only then, from 4 letters, titles a typo away (the costliest look-up: every title sharing a few trigrams is checked).
-      if (found.length >= limit || [...q].length < TYPO_MIN_LETTERS) return found;
-      const typo = select(
-        sql`not (${startsWith}) and not (${holds}) and d.title_folded %> ${folded}`,
-        sql`word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
-        limit - found.length,
-      );
-      return db.transaction(async (tx) => {
-        // A title a typo away (the default word similarity, 0.6, misses one in a short word).
-        await tx.execute(sql`select set_config('pg_trgm.word_similarity_threshold', ${String(SUGGEST_SIMILARITY)}, true)`);
-        return [...found, ...(await preparedRows<Suggestion>(tx, typo))];
+      // …and only then, from 4 letters, titles a typo away (the costliest look-up: every title
+      // sharing a few trigrams is checked), with a word similarity of SUGGEST_SIMILARITY (the
+      // default, 0.6, misses one typo in a short word; set for this statement alone).
+      const steps: { where: SQL; order: SQL; gate?: SQL }[] = [{ where: startsWith, order: sql`d.title_folded, d.node_id` }];
+      if (letters >= 3) {
+        steps.push({
+          where: sql`not (${startsWith}) and ${holds}`,
+          order: sql`d.title_folded like search_fold(${`% ${escapeLike(q)}%`}) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
+        });
+      }
+      if (letters >= TYPO_MIN_LETTERS) {
+        steps.push({
+          where: sql`not (${startsWith}) and not (${holds}) and d.title_folded %> ${folded}`,
+          order: sql`word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
+          gate: sql`(select set_config('pg_trgm.word_similarity_threshold', ${String(SUGGEST_SIMILARITY)}, true)) is not null`,
+        });
+      }
+      // One statement: each step runs only when the steps before it found fewer than `limit` titles
+      // (a condition on them alone, checked before the step's scan starts); the index rows alone
+      // are read, and the node is joined for the (at most `limit`) answers' paths.
+      const ctes = steps.map((step, i) => {
+        const before = steps.slice(0, i).map((_, k) => sql`(select count(*) from ${sql.raw(`s${k}`)})`);
+        const gates = [...(before.length === 0 ? [] : [sql`${sql.join(before, sql` + `)} < ${limit}`]), ...(step.gate ? [step.gate] : [])];
+        return sql`${sql.raw(`s${i}`)} as materialized (select d.node_id as id, d.title, d.type, ${i}::int as step, row_number() over (order by ${step.order}) as rank
+          from search_documents d
+          where ${gates.length === 0 ? sql`` : sql`${sql.join(gates, sql` and `)} and `}d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)}${published ? sql` and not exists (select 1 from hidden h where h.id = d.node_id)` : sql``}
+            and ${step.where}
+          order by ${step.order} limit ${limit})`;
       });
+      const found = sql.join(
+        steps.map((_, i) => sql`select * from ${sql.raw(`s${i}`)}`),
+        sql` union all `,
+      );
+      return preparedRows<Suggestion>(
+        db,
+        sql`with ${published ? sql`hidden as materialized (${hiddenIds(r.projectId)}), ` : sql``}${sql.join(ctes, sql`, `)}
+          select s.id, s.title, s.type, ${localPath(r, sql`s.id`, sql`n.path`)} as path from (${found}) s join ${t.nodes} n on n.id = s.id
+          order by s.step, s.rank limit ${limit}`,
+      );
     },
   };
 }
