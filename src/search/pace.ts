@@ -5,9 +5,9 @@
 // counts the hot reads answered), and while hot reads are coming in the next search waits until
 // searching has taken at most SHARE of the thread's time (a search of 20 ms is followed by 180 ms
 // for everything else: the share counts the driver's work, not the answer's rendering and sending,
-// so it is set below the 20 % the reads may lose; bench/search measures the loss). Without other reads, searches run back to back. A queue longer than
-// MAX_WAITING is answered 503 with Retry-After at once. PostgreSQL runs searches in its own
-// processes: no pacing.
+// so it is set below the 20 % the reads may lose; bench/search measures the loss). Without other
+// reads, searches run back to back. A queue longer than MAX_WAITING is answered 503 with
+// Retry-After at once. PostgreSQL runs searches in its own processes: no pacing.
 import { AppError } from "../errors";
 import { hotReadsServed } from "../lib/thread-demand";
 import type { SearchDriver } from "./driver";

@@ -79,15 +79,15 @@ export function stemmerOf(config: string): Stem {
   return stem;
 }
 
+/** A term's letters but the last two (one at least): what a word found by it starts with, folded. */
+const headsOf = (terms: readonly QueryTerm[]): string[] => terms.map((t) => [...t.lexeme].slice(0, Math.max(1, [...t.lexeme].length - 2)).join(""));
+
 /**
  * Whether the word at [start, end) of the text is one the query found: its stem is a term (or starts
  * with a prefix term). A stem keeps its word's beginning but for the last letters (English `happy` →
  * `happi`, `pricing` → `price`), so a word whose first letter (folded) is no term's is not looked at
  * further, and one not starting with a term's letters but the last two is never a match.
  */
-/** A term's letters but the last two (one at least): what a word found by it starts with, folded. */
-const headsOf = (terms: readonly QueryTerm[]): string[] => terms.map((t) => [...t.lexeme].slice(0, Math.max(1, [...t.lexeme].length - 2)).join(""));
-
 function matcher(terms: readonly QueryTerm[], stem: Stem): (text: string, start: number, end: number) => boolean {
   const heads = headsOf(terms);
   const firsts = new Set(heads.map((h) => h.charCodeAt(0)));
