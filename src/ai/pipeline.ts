@@ -10,6 +10,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { type GlossaryKind, glossaryTerms, type Project, translationMemory, translationSettings, type UnitOrigin } from "../../db/schema";
 import type { AppDeps } from "../core/deps";
+import { escapeRegExp } from "../lib/regexp";
 import { textHash } from "../model/units";
 import { translationPrompt } from "./prompt";
 import { translateText } from "./service";
@@ -52,9 +53,9 @@ export async function houseRules(db: Db, projectId: string, locale: string): Pro
   return { terms, style: notes.length > 0 ? notes.join("\n") : null };
 }
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A term as a whole word (or words): letters and digits around it end a match. */
-const termRe = (t: Pick<Term, "source" | "caseSensitive">, flags = ""): RegExp => new RegExp(`(?<![\\p{L}\\p{N}])${escapeRe(t.source)}(?![\\p{L}\\p{N}])`, `u${t.caseSensitive ? "" : "i"}${flags}`);
+const termRe = (t: Pick<Term, "source" | "caseSensitive">, flags = ""): RegExp =>
+  new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(t.source)}(?![\\p{L}\\p{N}])`, `u${t.caseSensitive ? "" : "i"}${flags}`);
 
 /** What is kept as it is: code, markup, link targets, URLs, e-mail addresses, placeholders. */
 const KEEP: readonly RegExp[] = [

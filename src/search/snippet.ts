@@ -6,6 +6,7 @@
 // does, and only a word that could stem to a query term is stemmed at all: such words are found by
 // one regular expression over the text, and only the words around them are read one by one.
 import { algorithms, newStemmer } from "snowball-stemmers";
+import { escapeRegExp } from "../lib/regexp";
 
 /** Words of a fragment, at most (ts_headline's MaxWords). */
 const MAX_WORDS = 22;
@@ -121,25 +122,6 @@ function wordUnitAt(text: string, i: number): number {
   return k === 1 ? 1 : 0;
 }
 
-/** Calls `each(start, end)` for the words (runs of letters and digits) of the text, until it returns false. */
-function eachWord(text: string, each: (start: number, end: number) => boolean): void {
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    let u = wordUnitAt(text, i);
-    if (u === 0) {
-      i++;
-      continue;
-    }
-    const start = i;
-    while (u > 0) {
-      i += u;
-      u = i < n ? wordUnitAt(text, i) : 0;
-    }
-    if (!each(start, i)) return;
-  }
-}
-
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 /** Text as HTML text: escaped, whitespace collapsed. */
 export const escapeText = (text: string): string => text.replace(/[&<>"']|[\t\n\v\f\r\u00a0\u2028\u2029]\s*|\s{2,}/g, (c) => ESCAPES[c] ?? " ");
@@ -147,16 +129,8 @@ export const escapeText = (text: string): string => text.replace(/[&<>"']|[\t\n\
 /** The words of a text (where each starts and ends) and, for each, whether the query found it. */
 export function findMatches(text: string, terms: readonly QueryTerm[], config: string): { starts: number[]; ends: number[]; marked: boolean[] } {
   const isMatch = terms.length === 0 ? () => false : matcher(terms, stemmerOf(config));
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const marked: boolean[] = [];
-  eachWord(text, (start, end) => {
-    starts.push(start);
-    ends.push(end);
-    marked.push(isMatch(text, start, end));
-    return true;
-  });
-  return { starts, ends, marked };
+  const { starts, ends } = wordsAfter(text, 0, Number.POSITIVE_INFINITY);
+  return { starts, ends, marked: starts.map((start, i) => isMatch(text, start, ends[i] ?? start)) };
 }
 
 /**
@@ -194,7 +168,6 @@ function notLatin(text: string): boolean {
   for (let m = NOT_LATIN.exec(text); m !== null; m = NOT_LATIN.exec(text)) if (wordUnitAt(text, m.index) > 0) return true;
   return false;
 }
-const escapeRegExp = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
 
 /** Letters of a head the finder looks for: enough to pass over most words, few enough for a small expression (each letter folded from two doubles what follows it). */
 const FINDER_LETTERS = 4;
@@ -207,7 +180,8 @@ function headSource(head: string): string {
     if (i >= chars.length) return "";
     const c = chars[i] ?? "";
     const rest = chars.slice(i).join("");
-    const options = [`[${[c, ...(single.get(c) ?? [])].map(escapeRegExp).join("")}]${at(i + 1)}`];
+    // In a class, `-` is a character only escaped.
+    const options = [`[${[c, ...(single.get(c) ?? [])].map((x) => (x === "-" ? "\\-" : escapeRegExp(x))).join("")}]${at(i + 1)}`];
     for (const [ch, f] of multi) {
       if (rest.startsWith(f)) options.push(`${escapeRegExp(ch)}${at(i + [...f].length)}`);
       else if (f.startsWith(rest)) options.push(escapeRegExp(ch));
@@ -246,15 +220,12 @@ function wordEnd(text: string, start: number): number {
  */
 export function matchStarts(text: string, terms: readonly QueryTerm[], config: string): number[] {
   if (terms.length === 0) return [];
+  if (notLatin(text)) {
+    const { starts, marked } = findMatches(text, terms, config);
+    return starts.filter((_, i) => marked[i]);
+  }
   const isMatch = matcher(terms, stemmerOf(config));
   const out: number[] = [];
-  if (notLatin(text)) {
-    eachWord(text, (start, end) => {
-      if (isMatch(text, start, end)) out.push(start);
-      return true;
-    });
-    return out;
-  }
   const re = finderOf(headsOf(terms));
   re.lastIndex = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
@@ -281,16 +252,12 @@ function wordsAfter(text: string, at: number, k: number): { starts: number[]; en
   const n = text.length;
   let i = at;
   while (i < n && starts.length < k) {
-    let u = wordUnitAt(text, i);
-    if (u === 0) {
+    if (wordUnitAt(text, i) === 0) {
       i++;
       continue;
     }
     starts.push(i);
-    while (u > 0) {
-      i += u;
-      u = i < n ? wordUnitAt(text, i) : 0;
-    }
+    i = wordEnd(text, i);
     ends.push(i);
   }
   return { starts, ends };
