@@ -5,7 +5,7 @@
 // PostgreSQL, then on the embedded PGlite (BENCH_PGLITE=0 skips it; BENCH_POSTGRES=0 skips PostgreSQL), where it also measures how
 // many hot delivery reads per second a reader gets alone and beside a search load.
 // Usage: bun bench/search/run.ts  (see bench/README.md)
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
@@ -26,6 +26,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 8);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const PGLITE = process.env.BENCH_PGLITE !== "0";
+/** BENCH_KEEP=1: measure on the PostgreSQL database an earlier run seeded, without seeding it again. */
+const KEEP = process.env.BENCH_KEEP === "1";
 const POSTGRES = process.env.BENCH_POSTGRES !== "0";
 const VOCABULARY = 6000;
 const HERE = new URL(".", import.meta.url).pathname;
@@ -145,11 +147,37 @@ function cpuOf(pid: number): number {
   return ((Number(f[11]) + Number(f[12])) * 1e6) / 100;
 }
 
-/** `n` requests over CONNECTIONS connections; latencies sorted (ms), requests/s and the service's CPU µs per request. */
-async function load(urls: string[], n: number, pid: number, connections = CONNECTIONS): Promise<{ p50: number; p95: number; p99: number; max: number; rps: number; cpu_us: number }> {
+interface Latencies {
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  rps: number;
+  cpu_us: number;
+  pg_cpu_us: number;
+}
+
+/** The CPU time (µs) of every PostgreSQL server process on the machine (its backends, writers and all): 0 where there is none. */
+function postgresCpu(): number {
+  let sum = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.includes(" (postgres) ")) sum += cpuOf(Number(pid));
+    } catch {
+      // gone since the listing
+    }
+  }
+  return sum;
+}
+
+/** `n` requests over CONNECTIONS connections; latencies sorted (ms), requests/s, and the CPU µs per request of the service and of PostgreSQL (`pg_cpu_us`, 0 on PGlite: it runs in the service). */
+async function load(urls: string[], n: number, pid: number, connections = CONNECTIONS): Promise<Latencies> {
   const times: number[] = [];
   let next = 0;
   const cpu0 = cpuOf(pid);
+  const pg0 = postgresCpu();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: connections }, async () => {
@@ -173,6 +201,7 @@ async function load(urls: string[], n: number, pid: number, connections = CONNEC
     max: f(times.at(-1) ?? 0),
     rps: Math.round(n / elapsed),
     cpu_us: Math.round((cpuOf(pid) - cpu0) / n),
+    pg_cpu_us: Math.round((postgresCpu() - pg0) / n),
   };
 }
 
@@ -280,6 +309,11 @@ async function readsBesideSearch(env: Record<string, string>): Promise<Record<st
 
 /** The PostgreSQL runs: a database of its own, seeded, then the service on it. */
 async function onPostgres(results: Record<string, unknown>): Promise<void> {
+  if (KEEP) {
+    log(`reusing ${DB_NAME} as an earlier run left it (BENCH_KEEP=1)`);
+    results.postgres = await measure("postgres", { DATABASE_URL });
+    return;
+  }
   const admin = postgres(`${PG}/postgres`, { max: 1, onnotice: () => {} });
   await admin.unsafe(`drop database if exists ${DB_NAME} with (force)`);
   await admin.unsafe(`create database ${DB_NAME}`);
