@@ -264,14 +264,17 @@ export function postgresDriver(db: Db): SearchDriver {
       if (q === "") return [];
       const letters = [...q].length;
       const t = tablesOf(r);
-      const folded = sql`search_fold(${q})`;
+      // What was typed, folded as titles are (search_fold), once per statement: each use is a
+      // parameter of the plan (an InitPlan), where a call in a row's condition or order ran
+      // search_fold (an SQL function, parsed and planned anew on each statement) once per row.
+      const folded = sql`(select f.typed from f)`;
       const published = r.version === "published";
       // Titles starting with what was typed, in order: a range of the prefix index (a range, not
       // LIKE, so that a prepared statement's generic plan uses the index too)…
-      const startsWith = sql`d.title_folded ~>=~ ${folded} and d.title_folded ~<~ (${folded} || chr(1114111))`;
+      const startsWith = sql`d.title_folded ~>=~ ${folded} and d.title_folded ~<~ (select f.typed || chr(1114111) from f)`;
       // …then, from 3 letters (what the trigram index needs), titles holding it (a word starting
       // with it first)…
-      const holds = sql`d.title_folded like search_fold(${`%${escapeLike(q)}%`})`;
+      const holds = sql`d.title_folded like (select f.holds from f)`;
       // …and only then, from 4 letters, titles a typo away (the costliest look-up: every title
       // sharing a few trigrams is checked), with a word similarity of SUGGEST_SIMILARITY (the
       // default, 0.6, misses one typo in a short word; set for this statement alone).
@@ -279,7 +282,7 @@ export function postgresDriver(db: Db): SearchDriver {
       if (letters >= 3) {
         steps.push({
           where: sql`not (${startsWith}) and ${holds}`,
-          order: sql`d.title_folded like search_fold(${`% ${escapeLike(q)}%`}) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
+          order: sql`d.title_folded like (select f.word from f) desc, word_similarity(${folded}, d.title_folded) desc, length(d.title), d.node_id`,
         });
       }
       if (letters >= TYPO_MIN_LETTERS) {
@@ -307,7 +310,8 @@ export function postgresDriver(db: Db): SearchDriver {
       );
       return preparedRows<Suggestion>(
         db,
-        sql`with ${published ? sql`hidden as materialized (${hiddenIds(r.projectId)}), ` : sql``}${sql.join(ctes, sql`, `)}
+        sql`with f as materialized (select search_fold(${q}) as typed, search_fold(${`%${escapeLike(q)}%`}) as holds, search_fold(${`% ${escapeLike(q)}%`}) as word),
+          ${published ? sql`hidden as materialized (${hiddenIds(r.projectId)}), ` : sql``}${sql.join(ctes, sql`, `)}
           select s.id, s.title, s.type, ${localPath(r, sql`s.id`, sql`n.path`)} as path from (${found}) s join ${t.nodes} n on n.id = s.id
           order by s.step, s.rank limit ${limit}`,
       );
