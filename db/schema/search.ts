@@ -47,11 +47,12 @@ export const searchDocuments = pgTable(
   (t) => [
     primaryKey({ columns: [t.nodeId, t.published, t.locale] }),
     index("search_documents_project_idx").on(t.projectId, t.published, t.locale),
-    // One per version: readers search the published rows, and a short prefix's posting lists are read whole.
-    index("search_documents_doc_published_idx").using("gin", t.doc).where(sql`${t.published}`),
-    index("search_documents_doc_working_idx").using("gin", t.doc).where(sql`not ${t.published}`),
-    // The hits whose title matches, found first: never left out when a common word's hits are capped (src/search/postgres.ts).
-    index("search_documents_title_idx").using("gin", sql`to_tsvector(${t.config}, ${t.title})`),
+    // Each row's lexemes scoped to its version and locale (search_scoped, migration 0022): a query
+    // reads the posting lists of its version and locale alone, and a short prefix expands over
+    // their words alone (src/search/postgres.ts).
+    index("search_documents_doc_scoped_idx").using("gin", sql`search_scoped(${t.doc}, ${t.published}, ${t.locale})`),
+    // The hits whose title matches, found first: never left out when a common word's hits are capped.
+    index("search_documents_title_scoped_idx").using("gin", sql`search_scoped(to_tsvector(${t.config}, ${t.title}), ${t.published}, ${t.locale})`),
     // Typos and as-you-type on titles (pg_trgm), accents folded; titles starting with what was typed, in order.
     index("search_documents_title_trgm_idx").using("gin", sql`${t.titleFolded} gin_trgm_ops`),
     index("search_documents_title_prefix_idx").on(t.projectId, t.published, t.locale, sql`${t.titleFolded} text_pattern_ops`),

@@ -111,24 +111,36 @@ function statement(r: SearchRequest, tq: SQL): SQL {
   });
   const offset = Math.min((r.page - 1) * r.perPage, Number.MAX_SAFE_INTEGER);
   // The hits are the matching rows of the project's version and locale, at most MAX_HITS of them:
-  // those whose title matches (its own index) first, then the rest as the index gives them. Each is ranked on its row alone (head stays in the row; doc, TOASTed, is read
-  // by the index only) and the node is joined for the page's hits only (its path, its state), or for
-  // every hit when a field is faceted. Beyond MAX_HITS, total says so (total_exact false).
+  // those whose title matches (its own index) first, then the rest as the index gives them. Both
+  // indexes are scoped (search_scoped, migration 0022): their lexemes carry the row's version and
+  // locale, so the query (`q.scoped`, its lexemes scoped alike) reads the posting lists of its
+  // version and locale alone. They hold no positions: a phrase is matched there as its words
+  // (`<->` read as `&`) and checked on the row's own `doc` (`q.phrase`); with an exclusion as well
+  // the phrase is kept (a phrase under `!` read as `&` would exclude rows holding its words apart),
+  // and the index's answer is rechecked on the row (a phrase without positions matches: the
+  // superset the check on `doc` narrows). Each hit is ranked on its row alone (head stays in the
+  // row; doc, TOASTed, is read for a phrase only) and the node is joined for the page's hits only
+  // (its path, its state), or for every hit when a field is faceted. Beyond MAX_HITS, total says so
+  // (total_exact false). The project, version and locale are checked on the rows the index gives
+  // (`is true`: not an index condition; as index conditions PostgreSQL intersected the text index
+  // with the project's, a read of every row id of the project's locale).
   const from = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
-      where d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and d.doc @@ q.tq${filters}`;
-  // The title hits: the title's index alone; the project, version and locale are only checked on
-  // those rows (`is true`: not an index condition). Intersected with the project's index, the title
-  // hits cost a read of every row id of the project (1 of 1.7 ms on the bench); the doc index read
-  // twice cost as much as the rest of the search (a short prefix's posting lists). A title that
-  // matches a query without an exclusion (`!`) puts its whole text in the hits too (the title is
-  // `doc`'s first part, positions and all): only with an exclusion is the text read (TOASTed, about
-  // 7 µs a row), and only on the rows of the project, version and locale (one expression, evaluated
-  // in order: as two filters PostgreSQL ran the costlier text match first, on every title's row).
+      where search_scoped(d.doc, d.published, d.locale) @@ q.scoped
+        and (d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and (not q.phrase or d.doc @@ q.tq)) is true${filters}`;
+  // The title hits: the titles' scoped index. A title that matches a query without an exclusion
+  // (`!`) puts its whole text in the hits too (the title is `doc`'s first part, positions and all):
+  // only with an exclusion is the text read (TOASTed, about 7 µs a row), and only on the rows of the
+  // project, version and locale (one expression, evaluated in order: as two filters PostgreSQL ran
+  // the costlier text match first, on every title's row).
   const titleFrom = sql`from q, search_documents d${fieldFacets ? sql` join ${t.nodes} n on n.id = d.node_id` : sql``}
-      where to_tsvector(d.config, d.title) @@ q.tq
-        and (d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and (not q.excludes or d.doc @@ q.tq)) is true${filters}`;
+      where search_scoped(to_tsvector(d.config, d.title), d.published, d.locale) @@ q.scoped
+        and (d.project_id = ${r.projectId} and d.published = ${sql.raw(String(published))} and d.locale = ${rowLocale(r)} and (not q.phrase or to_tsvector(d.config, d.title) @@ q.tq) and (not q.excludes or d.doc @@ q.tq)) is true${filters}`;
   const cols = sql`d.node_id, d.type, ${fieldFacets ? sql`n.fields` : sql`null::jsonb as fields`}, ts_rank(${WEIGHTS}, d.head, q.tq) as score`;
-  return sql`with q as (select t.tq, strpos(t.tq::text, '!') > 0 as excludes from (select ${tq} as tq) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
+  // The scope search_scoped puts before a row's lexemes; a locale holds none of `\`, `&` or `'`.
+  const scope = `${published ? "" : "~"}${rowLocale(r)}:`.replace(/[\\&']/g, "");
+  return sql`with q as (select t.tq, regexp_replace(case when t.excludes then t.text else regexp_replace(t.text, $re$<[0-9-]+>$re$, '&', 'g') end,
+        $re$'((?:[^']|'')*)'$re$, ${`'${scope}\\1'`}, 'g')::tsquery as scoped, t.phrase, t.excludes
+      from (select tq, tq::text as text, strpos(tq::text, '<') > 0 as phrase, strpos(tq::text, '!') > 0 as excludes from (select ${tq} as tq) x) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
       (select ${cols} ${titleFrom} limit ${MAX_HITS + 1})
       union
       (select ${cols} ${from} limit ${MAX_HITS + 1})
