@@ -199,6 +199,20 @@ describe("search: delivery", async () => {
     expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${long.id}`)).status).toBe(204);
   });
 
+  test("a long page's snippet is made from the start of its text", async () => {
+    const body = `zyzzyva ${"lorem ipsum ".repeat(6000)}quagga`;
+    const page = await seedNode(h, p.slug, { slug: "long-page", title: "Long page", type: "article", blocks: [{ type: "text", data: { body } }] }, true);
+    const first = await search("q=zyzzyva");
+    expect(ids(first)).toEqual([page.id]);
+    expect(first.data[0].snippet).toStartWith("<mark>zyzzyva</mark> lorem ipsum");
+    // Found by the index (the whole text), shown as the text's start (the match is past 3,000 characters).
+    const last = await search("q=quagga");
+    expect(ids(last)).toEqual([page.id]);
+    expect(last.data[0].snippet).toStartWith("zyzzyva lorem ipsum lorem");
+    expect(last.data[0].snippet).not.toContain("<mark>");
+    expect((await h.request("DELETE", `/admin/p/${p.slug}/nodes/${page.id}`)).status).toBe(204);
+  });
+
   test("user input never errors", async () => {
     for (const q of ['"', "-", "or", "&|!():*", "'", "a:*", "\\", "<>", "x".repeat(500), "   ", "", '"unterminated phrase', "-- -", "!!!"]) {
       const res = await get(h, api(`/search?q=${encodeURIComponent(q)}`));

@@ -15,7 +15,11 @@ import { typoCorrections } from "./text";
 
 /** Ranks of the weights D, C (blocks), B (description and fields), A (title). */
 const WEIGHTS = sql.raw(`'{0.05, 0.2, 0.4, 1.0}'::float4[]`);
-/** Characters of a hit's text its snippet is made from (./snippet.ts). */
+/**
+ * Characters of a hit's text its snippet is made from (./snippet.ts): the start of the description
+ * and fields, then of the blocks, each read as a slice (`substr` reads only the TOASTed value's first
+ * chunks; `left` of the whole text decompressed a long page's blocks whole, for every hit shown).
+ */
 const SNIPPET_CHARS = 3000;
 /** The word similarity (pg_trgm) of a suggested title to what the reader typed, at least. */
 const SUGGEST_SIMILARITY = 0.45;
@@ -150,7 +154,7 @@ function statement(r: SearchRequest, tq: SQL): SQL {
     select (select count(*) from hits)::int as total${col === null ? sql`` : sql`, ${col} as collection_id`}${sql.join(facetCols, sql``)},
       p.node_id as id, sd.title, p.type, n.status, ${published ? sql`false` : sql`n.changed`} as changed, p.score::float8 as score,
       ${localPath(r, sql`p.node_id`, sql`n.path`)} as path,
-      left(sd.body || E'\\n' || sd.blocks, ${SNIPPET_CHARS}) as text, q.tq::text as tq
+      left(substr(sd.body, 1, ${SNIPPET_CHARS}) || E'\\n' || substr(sd.blocks, 1, ${SNIPPET_CHARS}), ${SNIPPET_CHARS}) as text, q.tq::text as tq
     from (select 1) one cross join q left join page p on true
       left join search_documents sd on sd.node_id = p.node_id and sd.published = ${sql.raw(String(published))} and sd.locale = ${rowLocale(r)}
       left join ${t.nodes} n on n.id = p.node_id
