@@ -114,11 +114,8 @@ function statement(r: SearchRequest, tq: SQL): SQL {
       ) f) as ${sql.raw(`facet_${i}`)}`;
   });
   const offset = Math.min((r.page - 1) * r.perPage, Number.MAX_SAFE_INTEGER);
-  // The hits are the matching rows of the project's version and locale, at most MAX_HITS of them,
-  // as the index gives them (`found`); past MAX_HITS, every row whose title matches (`titled`, its
-  // own index) is added, so that a common word's best hits are never left out. Under the cap a
-  // title's match is among them already (the title is part of the text), and the titles' index is
-  // not read (a one-time filter on `found`'s count, checked before its scan). Both
+  // The hits are the matching rows of the project's version and locale, at most MAX_HITS of them:
+  // those whose title matches (its own index) first, then the rest as the index gives them. Both
   // indexes are scoped (search_scoped, migration 0022): their lexemes carry the row's version and
   // locale, so the query (`q.scoped`, its lexemes scoped alike) reads the posting lists of its
   // version and locale alone. They hold no positions: a phrase is matched there as its words
@@ -147,12 +144,10 @@ function statement(r: SearchRequest, tq: SQL): SQL {
   const scope = `${published ? "" : "~"}${rowLocale(r)}:`.replace(/[\\&']/g, "");
   return sql`with q as (select t.tq, regexp_replace(case when t.excludes then t.text else regexp_replace(t.text, $re$<[0-9-]+>$re$, '&', 'g') end,
         $re$'((?:[^']|'')*)'$re$, ${`'${scope}\\1'`}, 'g')::tsquery as scoped, t.phrase, t.excludes
-      from (select tq, tq::text as text, strpos(tq::text, '<') > 0 as phrase, strpos(tq::text, '!') > 0 as excludes from (select ${tq} as tq) x) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} found as materialized (
-      select ${cols} ${from} limit ${MAX_HITS + 1}
-    ), titled as materialized (
-      select ${cols} ${titleFrom} and (select count(*) from found) > ${MAX_HITS} limit ${MAX_HITS + 1}
-    ), hits as materialized (
-      select * from found union all select * from titled t where not exists (select 1 from found f where f.node_id = t.node_id)
+      from (select tq, tq::text as text, strpos(tq::text, '<') > 0 as phrase, strpos(tq::text, '!') > 0 as excludes from (select ${tq} as tq) x) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
+      (select ${cols} ${titleFrom} limit ${MAX_HITS + 1})
+      union
+      (select ${cols} ${from} limit ${MAX_HITS + 1})
     ), page as (
       select * from hits order by score desc, node_id limit ${r.perPage} offset ${offset}
     )
@@ -286,8 +281,8 @@ export function postgresDriver(db: Db): SearchDriver {
       const letters = [...q].length;
       const t = tablesOf(r);
       // What was typed, folded as titles are (search_fold), once per statement: each use is a
-      // parameter of the plan (an InitPlan). A call in a row's condition or order ran once per row
-      // (and, as an SQL function before migration 0021, was parsed and planned by every statement).
+      // parameter of the plan (an InitPlan), where a call in a row's condition or order ran
+      // search_fold (an SQL function, parsed and planned anew on each statement) once per row.
       const folded = sql`(select f.typed from f)`;
       const published = r.version === "published";
       // Titles starting with what was typed, in order: a range of the prefix index (a range, not
