@@ -21,6 +21,12 @@ export const isEmbeddedDb = (db: Db): boolean => {
   return typeof client === "object" && client !== null && embedded.has(client);
 };
 
+/** The PGlite instance `db` runs its statements on, when `db` is an embedded database and not a transaction of one; else null. */
+export const embeddedClient = (db: Db): PGlite | null => {
+  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
+  return typeof client === "object" && client !== null && embedded.has(client) ? (client as PGlite) : null;
+};
+
 /** Both drivers' databases (and their transactions) are PgDatabases over one schema. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 

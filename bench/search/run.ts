@@ -5,7 +5,7 @@
 // PostgreSQL, then on the embedded PGlite (BENCH_PGLITE=0 skips it; BENCH_POSTGRES=0 skips PostgreSQL), where it also measures how
 // many hot delivery reads per second a reader gets alone and beside a search load.
 // Usage: bun bench/search/run.ts  (see bench/README.md)
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
@@ -29,6 +29,8 @@ const PGLITE = process.env.BENCH_PGLITE !== "0";
 /** BENCH_KEEP=1: measure on the PostgreSQL database an earlier run seeded, without seeding it again. */
 const KEEP = process.env.BENCH_KEEP === "1";
 const POSTGRES = process.env.BENCH_POSTGRES !== "0";
+/** BENCH_LITE_DIR=<dir>: PGlite's data directory, kept after the run; a directory an earlier run seeded is measured as it is. */
+const LITE_DIR = process.env.BENCH_LITE_DIR ?? "";
 const VOCABULARY = 6000;
 const HERE = new URL(".", import.meta.url).pathname;
 const ROOT = join(HERE, "../..");
@@ -332,12 +334,15 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = { at: new Date().toISOString(), nodes: NODES, locales: 3, connections: CONNECTIONS, requests: REQUESTS };
   if (POSTGRES) await onPostgres(results);
   if (PGLITE) {
-    const dataDir = join(work, "data");
-    const lite = await openDb({ databaseUrl: null, dataDir });
-    await runMigrations(lite);
-    await seed(lite.db);
-    results.pglite_index = await sizes(lite.db);
-    await lite.close();
+    const dataDir = LITE_DIR || join(work, "data");
+    if (LITE_DIR !== "" && existsSync(join(LITE_DIR, "PG_VERSION"))) log(`reusing ${LITE_DIR} as an earlier run left it (BENCH_LITE_DIR)`);
+    else {
+      const lite = await openDb({ databaseUrl: null, dataDir });
+      await runMigrations(lite);
+      await seed(lite.db);
+      results.pglite_index = await sizes(lite.db);
+      await lite.close();
+    }
     const env = { DATA_DIR: dataDir, DATABASE_URL: "" };
     results.pglite = await measure("pglite", env);
     results.pglite_reads_beside_search = await readsBesideSearch(env);
