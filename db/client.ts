@@ -4,10 +4,11 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { unaccent } from "@electric-sql/pglite/contrib/unaccent";
 import { type SQL, sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePglite, PgliteSession } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres, PostgresJsSession } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { type DataDirLock, DataDirUnusableError, lockDataDir } from "./lock";
+import { pgliteStatements } from "./pglite-statements";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -19,12 +20,6 @@ const embedded = new WeakSet<object>();
 export const isEmbeddedDb = (db: Db): boolean => {
   const client = (db as { $client?: unknown }).$client;
   return typeof client === "object" && client !== null && embedded.has(client);
-};
-
-/** The PGlite instance `db` runs its statements on, when `db` is an embedded database and not a transaction of one; else null. */
-export const embeddedClient = (db: Db): PGlite | null => {
-  const client = (db as unknown as { session?: { client?: unknown } }).session?.client;
-  return typeof client === "object" && client !== null && embedded.has(client) ? (client as PGlite) : null;
 };
 
 /** Both drivers' databases (and their transactions) are PgDatabases over one schema. */
@@ -93,6 +88,7 @@ export async function openDb(opts: OpenDbOptions): Promise<DbHandle> {
     throw err;
   }
   yieldBeforeTransactions(client);
+  nameEmbeddedStatements();
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   embedded.add(client);
   return {
@@ -136,6 +132,25 @@ function prepareInTransactions(): void {
     // Only a transaction's sql (postgres.js begin) has savepoint; a name, even empty, makes drizzle prepare.
     const inTransaction = typeof (this.client as { savepoint?: unknown }).savepoint === "function";
     return unnamed.call(this, query, fields, name ?? (inTransaction ? "" : undefined), ...rest);
+  } as typeof unnamed;
+}
+
+/**
+ * A statement drizzle is asked to prepare under a name (the delivery reads: src/delivery/prepared.ts)
+ * runs on PGlite as a named prepared statement (./pglite-statements.ts), as postgres.js runs it on
+ * PostgreSQL; inside a transaction (its client is the transaction's, not the PGlite) it stays unnamed.
+ */
+let naming = false;
+function nameEmbeddedStatements(): void {
+  if (naming) return;
+  naming = true;
+  const proto = PgliteSession.prototype;
+  const unnamed = proto.prepareQuery;
+  proto.prepareQuery = function (this: PgliteSession<Record<string, unknown>, never>, query, fields, name, ...rest) {
+    const prepared = unnamed.call(this, query, fields, name, ...rest);
+    const client = (this as unknown as { client: object }).client;
+    if (name !== undefined && embedded.has(client)) (prepared as unknown as { client: unknown }).client = pgliteStatements(client as PGlite);
+    return prepared;
   } as typeof unnamed;
 }
 

@@ -7,7 +7,7 @@
 // then the generic one where it costs no more). The texts are the delivery reads' (src/delivery/
 // prepared.ts): a few shapes each, but some hold data (a collection's path), so the least recently
 // used are closed past MAX_STATEMENTS.
-import { type PGlite, parse, protocol as wire, type Results } from "@electric-sql/pglite";
+import { type PGlite, parse, type Results, protocol as wire } from "@electric-sql/pglite";
 
 const protocol = wire.serialize;
 
@@ -31,7 +31,7 @@ interface Internals {
 }
 
 /** The parsers drizzle's PGlite driver gives its queries (timestamps and dates as text). */
-export type QueryOptions = Parameters<typeof parse.parseResults>[2];
+type QueryOptions = Parameters<typeof parse.parseResults>[2];
 
 const concat = (parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -2,17 +2,15 @@
 // unprepared (postgres.js `unsafe` with prepare: false), so PostgreSQL parses and plans the
 // recursive chain query on every cache miss: on the bench data set planning took ~1.1 ms and
 // execution ~0.4 ms. Prepared, the plan is made once per connection and reused (postgres.js keys
-// statements by their text and re-prepares after a schema change). On PGlite, db/pglite-statements.ts
-// names them alike.
+// statements by their text and re-prepares after a schema change). PGlite runs the same text.
 import { Param, Placeholder, SQL, StringChunk } from "drizzle-orm";
-import { type Db, embeddedClient } from "../../db/client";
-import { pgliteStatements, type QueryOptions } from "../../db/pglite-statements";
+import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
 
 interface Internals {
   dialect: { sqlToQuery(sql: SQL): Query };
   session: {
-    prepareQuery(query: Query, fields: undefined, name: string | undefined, isResponseInArrayMode: boolean): { execute(): Promise<unknown>; rawQueryConfig?: QueryOptions };
+    prepareQuery(query: Query, fields: undefined, name: string | undefined, isResponseInArrayMode: boolean): { execute(): Promise<unknown> };
   };
 }
 interface Query {
@@ -64,10 +62,5 @@ export function toQuery(db: Db, query: SQL): Query {
 /** The rows of `query`, run as a prepared statement (the statement's text is its identity). */
 export async function preparedRows<T>(db: Db, query: SQL): Promise<T[]> {
   // A name makes drizzle's postgres.js driver pass prepare: true; postgres.js names the statement itself.
-  const q = toQuery(db, query);
-  const prepared = (db as unknown as Internals).session.prepareQuery(q, undefined, "delivery", false);
-  const client = embeddedClient(db);
-  if (client === null) return rows<T>(await prepared.execute());
-  // PGlite (not in a transaction): drizzle's query, with its parsers, as a named statement.
-  return rows<T>(await pgliteStatements(client).query(q.sql, q.params, prepared.rawQueryConfig));
+  return rows<T>(await (db as unknown as Internals).session.prepareQuery(toQuery(db, query), undefined, "delivery", false).execute());
 }
