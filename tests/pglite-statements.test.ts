@@ -74,11 +74,13 @@ describe("PGlite: the delivery reads' statements are prepared", () => {
         throw new Error("rolled back");
       })
       .catch((err: Error) => err.message);
+    // fixed wait: a poll until the transaction holds its uncommitted row.
     while (!inside) await Bun.sleep(1);
     let settled = false;
     const read = preparedRows<{ n: number }>(h.db, sql`select count(*)::int as n from t where label = ${"uncommitted"}`).finally(() => {
       settled = true;
     });
+    // fixed wait: a read run inside the open transaction would have settled well within it.
     await Bun.sleep(50);
     expect(settled).toBe(false);
     release();

@@ -30,7 +30,6 @@ export const NO_DATABASE: readonly string[] = [
   "tests/error-cause.test.ts", // error values
   "tests/log-sink.test.ts", // the log writer
   "tests/model-types-generator.test.ts", // the model's TypeScript generator and tsc
-  "tests/pglite-statements.test.ts", // named prepared statements on an embedded database of its own
   "tests/pinned-fetch.test.ts", // outbound fetch on Bun, Node and Deno
   "tests/readme.test.ts", // the README and the guides
   "tests/runtimes-lock.test.ts", // the DATA_DIR lock across runtimes (DATABASE_URL removed)
