@@ -114,8 +114,12 @@ function statement(r: SearchRequest, tq: SQL): SQL {
       ) f) as ${sql.raw(`facet_${i}`)}`;
   });
   const offset = Math.min((r.page - 1) * r.perPage, Number.MAX_SAFE_INTEGER);
-  // The hits are the matching rows of the project's version and locale, at most MAX_HITS of them:
-  // those whose title matches (its own index) first, then the rest as the index gives them. Both
+  // The hits are the matching rows of the project's version and locale, at most MAX_HITS + 1 of
+  // them: those whose title matches (its own index, `titles`) first, then as many of the others as
+  // the index gives them as the cap leaves room for (the title hits left out by a hashed `not in`:
+  // as a union, each branch read and ranked up to the cap, 2,002 rows for 1,001 kept, and the
+  // union's hash over all of them; `not exists` made a generic plan scan the titles once per row,
+  // as it expects a few of them). Both
   // indexes are scoped (search_scoped, migration 0022): their lexemes carry the row's version and
   // locale, so the query (`q.scoped`, its lexemes scoped alike) reads the posting lists of its
   // version and locale alone. They hold no positions: a phrase is matched there as its words
@@ -144,10 +148,12 @@ function statement(r: SearchRequest, tq: SQL): SQL {
   const scope = `${published ? "" : "~"}${rowLocale(r)}:`.replace(/[\\&']/g, "");
   return sql`with q as (select t.tq, regexp_replace(case when t.excludes then t.text else regexp_replace(t.text, $re$<[0-9-]+>$re$, '&', 'g') end,
         $re$'((?:[^']|'')*)'$re$, ${`'${scope}\\1'`}, 'g')::tsquery as scoped, t.phrase, t.excludes
-      from (select tq, tq::text as text, strpos(tq::text, '<') > 0 as phrase, strpos(tq::text, '!') > 0 as excludes from (select ${tq} as tq) x) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``} hits as materialized (
-      (select ${cols} ${titleFrom} limit ${MAX_HITS + 1})
-      union
-      (select ${cols} ${from} limit ${MAX_HITS + 1})
+      from (select tq, tq::text as text, strpos(tq::text, '<') > 0 as phrase, strpos(tq::text, '!') > 0 as excludes from (select ${tq} as tq) x) t),${published ? sql` hidden as materialized (${hiddenIds(r.projectId)}),` : sql``}
+    titles as materialized (select ${cols} ${titleFrom} limit ${MAX_HITS + 1}),
+    hits as (
+      select * from titles
+      union all
+      (select ${cols} ${from} and d.node_id not in (select t.node_id from titles t) limit (select ${MAX_HITS + 1} - count(*) from titles))
     ), page as (
       select * from hits order by score desc, node_id limit ${r.perPage} offset ${offset}
     )
