@@ -87,10 +87,15 @@ class Statements {
 
   /** `text` with `params`, as `PGlite.query` answers it: run when no transaction is open and no other query runs. */
   query(text: string, params: readonly unknown[], options: QueryOptions): Promise<Results> {
-    if (this.client.closed) return Promise.reject(new Error("PGlite is closed"));
+    // Closed, before or while waiting for its turn: PGlite's own error (read as the database being unavailable).
+    const closed = (): Error | null => (this.client.closed ? new Error("PGlite is closed") : null);
+    const before = closed();
+    if (before) return Promise.reject(before);
     const client = this.client as unknown as Internals;
     return client._runExclusiveTransaction(() =>
       client._runExclusiveQuery(async () => {
+        const meanwhile = closed();
+        if (meanwhile) throw meanwhile;
         try {
           return await this.#run(text, params, options);
         } catch (err) {
