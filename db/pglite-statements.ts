@@ -74,10 +74,10 @@ class Statements {
 
   async #run(text: string, params: readonly unknown[], options: QueryOptions): Promise<Results> {
     const statement = await this.#prepare(text);
-    const serializers = { ...this.client.serializers, ...options?.serializers };
     const values = params.map((v, i) => {
       if (v === null || v === undefined) return null;
-      const serialize = serializers[statement.types[i] ?? 0];
+      const type = statement.types[i] ?? 0;
+      const serialize = options?.serializers?.[type] ?? this.client.serializers[type];
       return serialize ? serialize(v) : String(v);
     });
     const messages = await this.#send([protocol.bind({ statement: statement.name, values }), protocol.execute({})]);

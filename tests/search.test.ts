@@ -472,3 +472,31 @@ describe("search: a common word's hits past the cap", async () => {
     expect([res.json.total, res.json.total_exact]).toEqual([Math.floor((MAX_HITS + 20) / 100), true]);
   });
 });
+
+describe("search: a page matching in its title and its text is one hit", async () => {
+  const h = await harness();
+  const p = await seedProject(h, { locales: ["en"] });
+  // Three pages hold the word in the title and in a block (found by the titles' index and by the
+  // text's), two in a block only: five pages, each once, whatever page size reads them.
+  const both: { id: string }[] = [];
+  for (const i of [1, 2, 3]) both.push(await seedNode(h, p.slug, { slug: `both-${i}`, title: `Lantern ${i}`, blocks: [{ type: "text", data: { body: "A lantern by the door." } }] }, true));
+  const body: { id: string }[] = [];
+  for (const i of [1, 2]) body.push(await seedNode(h, p.slug, { slug: `body-${i}`, title: `Porch ${i}`, blocks: [{ type: "text", data: { body: "The lantern is lit." } }] }, true));
+
+  test("total counts five, the title hits rank first, and paging reads each page once", async () => {
+    const all = await get(h, `/api/p/${p.slug}/search?q=lantern`);
+    expect(all.status).toBe(200);
+    expect([all.json.total, all.json.total_exact]).toEqual([5, true]);
+    const ids = all.json.data.map((d: any) => d.id);
+    expect(new Set(ids).size).toBe(5);
+    expect(new Set(ids.slice(0, 3))).toEqual(new Set(both.map((n) => n.id)));
+    expect(new Set(ids.slice(3))).toEqual(new Set(body.map((n) => n.id)));
+    const paged: string[] = [];
+    for (const page of [1, 2, 3]) {
+      const res = await get(h, `/api/p/${p.slug}/search?q=lantern&per_page=2&page=${page}`);
+      expect(res.json.total).toBe(5);
+      paged.push(...res.json.data.map((d: any) => d.id));
+    }
+    expect(paged).toEqual(ids);
+  });
+});

@@ -2,7 +2,8 @@
 // unprepared (postgres.js `unsafe` with prepare: false), so PostgreSQL parses and plans the
 // recursive chain query on every cache miss: on the bench data set planning took ~1.1 ms and
 // execution ~0.4 ms. Prepared, the plan is made once per connection and reused (postgres.js keys
-// statements by their text and re-prepares after a schema change). PGlite runs the same text.
+// statements by their text and re-prepares after a schema change). On PGlite, db/client.ts names
+// them alike (db/pglite-statements.ts).
 import { Param, Placeholder, SQL, StringChunk } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { rows } from "../lib/json";
